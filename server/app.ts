@@ -1,0 +1,59 @@
+/**
+ * createApp(deps): the whole HTTP surface. Every route is mounted here in one visible list,
+ * behind the same middleware and the one onError.
+ */
+import type { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { secureHeaders } from 'hono/secure-headers';
+import type { Deps } from '../src/deps.js';
+import { NotFound, PayloadTooLarge } from '../src/errors.js';
+import { VERSION } from '../src/version.js';
+import type { Env } from './env.js';
+import { onError } from './errors.js';
+import { router } from './openapi.js';
+import { principal } from './middleware/principal.js';
+import { statusRoutes } from './routes/status.js';
+import { managementRoutes } from './routes/management.js';
+import { docsRoutes } from './routes/docs.js';
+
+export function createApp(deps: Deps): Hono<Env> {
+  const app = router();
+
+  app.use('*', async (c, next) => {
+    c.set('startedAt', Date.now());
+    c.set('deps', deps);
+    c.set('logger', deps.logger);
+    await next();
+  });
+  // X-Frame-Options DENY, nosniff and friends on every response; pages add their own CSP.
+  app.use('*', secureHeaders({ xFrameOptions: 'DENY', contentSecurityPolicy: undefined, crossOriginResourcePolicy: false }));
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: deps.config.bodyLimit,
+      onError: () => {
+        throw PayloadTooLarge(`the request body is larger than ${deps.config.bodyLimit} bytes`);
+      },
+    }),
+  );
+  app.use('*', principal());
+
+  app.route('/', statusRoutes());
+  app.route('/', managementRoutes());
+  app.route('/', docsRoutes());
+
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'idp',
+      version: VERSION,
+      description: 'OAuth 2.0 / OpenID Connect provider and Usergrid-style application backend.',
+    },
+  });
+
+  app.notFound(() => {
+    throw NotFound('no such resource');
+  });
+  app.onError(onError);
+  return app;
+}

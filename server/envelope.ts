@@ -1,0 +1,50 @@
+/**
+ * The Usergrid response envelope (CONTRACT.md section 3) wrapped around every success of the
+ * management and data API.
+ */
+import type { Context } from 'hono';
+import type { Env } from './env.js';
+
+// Query parameters that carry secrets never echo back in `params`.
+const SECRET_PARAMS = new Set(['access_token', 'client_secret', 'password', 'token']);
+
+export interface EnvelopeInput {
+  action: string;
+  entities?: unknown[];
+  organization?: { name: string; uuid: string };
+  application?: { name: string; uuid: string };
+  count?: boolean;
+  cursor?: string;
+  /** Extra top-level members such as Usergrid's `data` or `credentials`. */
+  extra?: Record<string, unknown>;
+}
+
+export function envelope(c: Context<Env>, input: EnvelopeInput) {
+  const url = new URL(c.req.url);
+  const params: Record<string, string[]> = {};
+  for (const [name, value] of url.searchParams) {
+    if (SECRET_PARAMS.has(name)) continue;
+    (params[name] ??= []).push(value);
+  }
+  const now = Date.now();
+  const entities = input.entities ?? [];
+  return {
+    action: input.action,
+    ...(input.application && { application: input.application.uuid, applicationName: input.application.name }),
+    params,
+    path: url.pathname,
+    uri: `${url.origin}${url.pathname}`,
+    entities,
+    ...(input.count && { count: entities.length }),
+    ...(input.cursor && { cursor: input.cursor }),
+    ...input.extra,
+    timestamp: now,
+    duration: now - c.var.startedAt,
+    ...(input.organization && { organization: input.organization.name }),
+  };
+}
+
+/** A 200 response with the envelope: the one way routes answer success. */
+export function ok(c: Context<Env>, input: EnvelopeInput) {
+  return c.json(envelope(c, input), 200);
+}

@@ -1,0 +1,56 @@
+/**
+ * /docs: Swagger UI (swagger-ui-dist, served from node_modules — no CDN) reading /openapi.json.
+ * The initializer is a separate script so the page runs under a strict Content-Security-Policy.
+ */
+import { Hono } from 'hono';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { Env } from '../env.js';
+
+const ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'swagger-ui-standalone-preset.js': 'text/javascript; charset=utf-8',
+};
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>idp API reference</title>
+<link rel="stylesheet" href="/docs/swagger-ui.css">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="/docs/swagger-ui-bundle.js"></script>
+<script src="/docs/init.js"></script>
+</body>
+</html>`;
+
+const INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true });`;
+
+export function docsRoutes() {
+  const app = new Hono<Env>();
+  const dir = (createRequire(import.meta.url)('swagger-ui-dist') as { getAbsoluteFSPath(): string }).getAbsoluteFSPath();
+  const cache = new Map<string, Buffer>();
+  const csp = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'";
+
+  app.get('/docs', (c) => {
+    c.header('Content-Security-Policy', csp);
+    return c.html(PAGE);
+  });
+  app.get('/docs/init.js', (c) => c.body(INIT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
+  app.get('/docs/:asset', async (c) => {
+    const asset = c.req.param('asset');
+    const type = ASSETS[asset];
+    if (!type) return c.notFound();
+    let body = cache.get(asset);
+    if (!body) {
+      body = await readFile(join(dir, asset));
+      cache.set(asset, body);
+    }
+    return c.body(new Uint8Array(body), 200, { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' });
+  });
+  return app;
+}

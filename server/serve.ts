@@ -1,0 +1,85 @@
+/**
+ * `idp serve`: opens the database, applies --superuser and --fixtures, listens, and on SIGINT or
+ * SIGTERM stops accepting, lets in-flight requests finish, then closes the database (so every
+ * acknowledged write is on disk) and resolves.
+ */
+import { serve, type ServerType } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import { dirname, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { ConfigError, type Config } from '../src/config.js';
+import { openDatabase, type Database_ } from '../src/db/open.js';
+import { createLogger, type Logger } from '../src/logger.js';
+import type { Deps } from '../src/deps.js';
+import { ensureSuperuser } from '../src/management/admin-users.js';
+import { applyFixtures, readFixtures } from '../src/fixtures/apply.js';
+import { createApp } from './app.js';
+
+export interface RunningServer {
+  url: string;
+  deps: Deps;
+  close(): Promise<void>;
+}
+
+function openStorage(config: Config): Database_ {
+  if (config.databaseUrl) throw new ConfigError('--database-url (PostgreSQL) is not available in this build yet; use --db');
+  if (config.db !== ':memory:') {
+    const dir = dirname(resolve(config.db));
+    if (!existsSync(dir)) throw new ConfigError(`cannot open database ${config.db}: directory ${dir} does not exist`);
+  }
+  try {
+    return openDatabase({ path: config.db });
+  } catch (error) {
+    const reason = (error as { code?: string; message?: string }).code ?? (error as Error).message;
+    throw new ConfigError(`cannot open database ${config.db}: ${reason}`);
+  }
+}
+
+function listen(app: ReturnType<typeof createApp>, config: Config): Promise<ServerType> {
+  return new Promise((resolvePromise, reject) => {
+    const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolvePromise(server));
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      const reason = error.code === 'EADDRINUSE' ? 'the port is in use' : error.code === 'EACCES' ? 'permission denied' : error.message;
+      reject(new ConfigError(`cannot listen on ${config.host}:${config.port}: ${reason}`));
+    });
+  });
+}
+
+export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
+  // Read the fixtures before touching the database, so a bad file changes nothing.
+  const fixtures = config.fixtures ? await readFixtures(config.fixtures) : undefined;
+  const database = openStorage(config);
+  const deps: Deps = { db: database.db, config, logger, now: () => Date.now() };
+  try {
+    if (config.superuser) await ensureSuperuser(deps, config.superuser.username, config.superuser.password);
+    if (fixtures) {
+      const summary = await applyFixtures(deps, fixtures);
+      logger.info({ fixtures: config.fixtures, ...summary }, 'fixtures applied');
+    }
+    const app = createApp(deps);
+    const server = await listen(app, config);
+    const { port } = server.address() as AddressInfo;
+    const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    // The issuer follows the bound port when --port 0 picked one (CONTRACT.md section 1).
+    config.issuer ??= url;
+    let closing: Promise<void> | undefined;
+    return {
+      url,
+      deps,
+      close() {
+        closing ??= new Promise<void>((done) => {
+          server.close(() => {
+            database.close();
+            done();
+          });
+          // Idle keep-alive sockets would hold close() open; in-flight requests still finish.
+          if ('closeIdleConnections' in server) server.closeIdleConnections();
+        });
+        return closing;
+      },
+    };
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * Domain rows → the seed's response models (field names exactly as the seed writes them; where
+ * the seed's casing differs from Usergrid's or OAuth's, both names are present: CONTRACT.md
+ * section 3).
+ */
+import { createHash } from 'node:crypto';
+import type { Organization } from '../src/management/organizations.js';
+import type { Application } from '../src/management/applications.js';
+import type { AdminUser } from '../src/management/admin-users.js';
+import type { Credential } from '../src/management/credentials.js';
+import type { ManagementActivity } from '../src/management/activities.js';
+import { MANAGEMENT_APPLICATION_UUID } from '../src/management/constants.js';
+
+function displayEmail(user: AdminUser): string {
+  return user.email ? `${user.name || user.username} <${user.email}>` : '';
+}
+
+function escapeHtml(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
+}
+
+function gravatar(email: string | null): string {
+  // Usergrid's `picture`: the Gravatar of the email (md5 is Gravatar's key, not a security use).
+  const hash = createHash('md5').update((email ?? '').trim().toLowerCase()).digest('hex');
+  return `https://www.gravatar.com/avatar/${hash}`;
+}
+
+/** AppData: members "<org>/<app>": "<uuid>". */
+export function appDataOf(org: Organization, apps: Application[]): Record<string, string> {
+  return Object.fromEntries(apps.map((app) => [`${org.name}/${app.name}`, app.uuid]));
+}
+
+export function applicationView(org: Organization, app: Application) {
+  return {
+    uuid: app.uuid,
+    type: 'application',
+    name: `${org.name}/${app.name}`,
+    applicationName: app.name,
+    organization: org.name,
+    created: app.created,
+    modified: app.modified,
+    [`${org.name}/${app.name}`]: app.uuid,
+    metadata: { path: `/management/orgs/${org.uuid}/apps/${app.uuid}` },
+  };
+}
+
+export function adminUserView(user: AdminUser, orgs: Organization[]) {
+  return {
+    uuid: user.uuid,
+    type: 'user',
+    applicationId: MANAGEMENT_APPLICATION_UUID,
+    username: user.username,
+    name: user.name,
+    email: user.email ?? '',
+    displayEmail: displayEmail(user),
+    htmldisplayEmail: escapeHtml(displayEmail(user)),
+    organization: orgs[0]?.name ?? '',
+    organizations: Object.fromEntries(orgs.map((org) => [org.name, org.uuid])),
+    picture: gravatar(user.email),
+    uri: `/management/users/${user.uuid}`,
+    path: `/management/users/${user.uuid}`,
+    activated: user.activated,
+    disabled: user.disabled,
+    adminUser: true,
+    ...(user.sysadmin && { sysadmin: true }),
+    ...user.properties,
+    created: user.created,
+    modified: user.modified,
+    metadata: { path: `/management/users/${user.uuid}` },
+  };
+}
+
+/** Organization: the organization with its owner's data (seed model). */
+export function organizationView(org: Organization, owner: AdminUser | undefined, apps: Application[]) {
+  return {
+    uuid: org.uuid,
+    type: 'organization',
+    orgname: org.name,
+    orguuId: org.uuid,
+    orgUuid: org.uuid,
+    applicationId: MANAGEMENT_APPLICATION_UUID,
+    username: owner?.username ?? '',
+    name: owner?.name ?? '',
+    email: owner?.email ?? '',
+    displayEmail: owner ? displayEmail(owner) : '',
+    htmldisplayEmail: owner ? escapeHtml(displayEmail(owner)) : '',
+    adminUser: owner !== undefined,
+    activated: org.activated,
+    disabled: org.disabled,
+    applicationdata: appDataOf(org, apps),
+    created: org.created,
+    modified: org.modified,
+    metadata: { path: `/management/orgs/${org.uuid}` },
+  };
+}
+
+export function credentialView(credential: Credential) {
+  return { client_Id: credential.clientId, client_id: credential.clientId, client_secret: credential.clientSecret };
+}
+
+/** ActivityFeed entries of the management feed. */
+export function managementActivityView(activity: ManagementActivity) {
+  return {
+    uuid: activity.uuid,
+    type: 'activity',
+    verb: activity.verb,
+    category: activity.category,
+    title: activity.title,
+    published: activity.created,
+    created: activity.created,
+    actor: activity.actorUuid ? { objecttype: 'user', objectuuId: activity.actorUuid, objectUuid: activity.actorUuid, entitytype: 'user' } : null,
+    object: {
+      displayname: activity.objectName,
+      objecttype: activity.objectType,
+      objectuuId: activity.objectUuid,
+      objectUuid: activity.objectUuid,
+      entitytype: activity.objectType,
+    },
+    metadata: { path: `/management/feed/${activity.uuid}` },
+  };
+}

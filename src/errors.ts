@@ -1,0 +1,70 @@
+/**
+ * The one error type of the core. Each kind knows its HTTP status and its wire name, so every
+ * boundary (HTTP, CLI) turns it into output in one place. OAuth kinds carry the RFC 6749 5.2 /
+ * OIDC error codes as their wire names; management kinds use Usergrid's snake_case names
+ * (CONTRACT.md section 3).
+ */
+export type ErrorFields = Record<string, string>;
+
+export class AppError extends Error {
+  readonly status: number;
+  readonly error: string;
+  readonly fields: ErrorFields;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    status: number,
+    error: string,
+    description: string,
+    options: { fields?: ErrorFields; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(description, { cause: options.cause });
+    this.name = 'AppError';
+    this.status = status;
+    this.error = error;
+    this.fields = options.fields ?? {};
+    this.headers = options.headers ?? {};
+  }
+}
+
+type Options = ConstructorParameters<typeof AppError>[3];
+
+function kind(status: number, error: string) {
+  return (description: string, options?: Options) => new AppError(status, error, description, options);
+}
+
+// Management and data API (CONTRACT.md section 3).
+export const BadRequest = kind(400, 'bad_request');
+export const IllegalArgument = kind(400, 'illegal_argument');
+export const RequiredProperty = kind(400, 'required_property_not_found');
+export const DuplicateUniqueProperty = kind(400, 'duplicate_unique_property_exists');
+export const QueryParse = kind(400, 'query_parse');
+export const InvalidJson = kind(400, 'json_parse');
+export const Unauthorized = kind(401, 'unauthorized');
+export const ExpiredToken = kind(401, 'expired_token');
+export const Forbidden = kind(403, 'forbidden');
+export const NotFound = kind(404, 'not_found');
+export const EntityNotFound = kind(404, 'entity_not_found');
+export const OrganizationNotFound = kind(404, 'organization_not_found');
+export const ApplicationNotFound = kind(404, 'application_not_found');
+export const UserNotFound = kind(404, 'user_not_found');
+export const MethodNotAllowed = kind(405, 'method_not_allowed');
+export const Conflict = kind(409, 'conflict');
+export const PayloadTooLarge = kind(413, 'payload_too_large');
+export const UnsupportedMediaType = kind(415, 'unsupported_media_type');
+export const TooManyRequests = kind(429, 'too_many_requests');
+export const Internal = kind(500, 'internal_error');
+
+// OAuth 2.0 token endpoint errors (RFC 6749 5.2, RFC 8693 2.2.2).
+export const InvalidRequest = kind(400, 'invalid_request');
+export const InvalidClient = kind(401, 'invalid_client');
+export const InvalidGrant = kind(400, 'invalid_grant');
+export const UnauthorizedClient = kind(400, 'unauthorized_client');
+export const UnsupportedGrantType = kind(400, 'unsupported_grant_type');
+export const InvalidScope = kind(400, 'invalid_scope');
+export const InvalidToken = kind(401, 'invalid_token');
+export const InvalidTarget = kind(400, 'invalid_target');
+
+export function isAppError(value: unknown): value is AppError {
+  return value instanceof AppError;
+}

@@ -1,0 +1,203 @@
+/**
+ * Admin users (the seed's User under /management/users): people who manage organizations.
+ * Looked up by username, email, real name or uuid (seed identification table, userId).
+ */
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { adminUsers, orgAdmins, organizations } from '../db/schema.js';
+import { newUuid, isUuid } from '../ids.js';
+import { hashPassword, verifyPassword } from '../identity/passwords.js';
+import { BadRequest, DuplicateUniqueProperty, UserNotFound } from '../errors.js';
+import type { Deps, Tx } from '../deps.js';
+import type { AdminUserUpdate, CreateAdminUser } from './schemas.js';
+import { recordActivity } from './activities.js';
+
+export type AdminUser = typeof adminUsers.$inferSelect;
+
+/** Which identifiers a path segment may be (seed: userId vs userId-2). */
+export type AdminLookup = 'any' | 'username-email-uuid';
+
+export async function findAdminUser(deps: Deps, id: string, lookup: AdminLookup = 'any'): Promise<AdminUser> {
+  const user = findAdminUserIn(deps.db, id, lookup);
+  if (!user) throw UserNotFound(`admin user '${id}' not found`);
+  return user;
+}
+
+export function findAdminUserIn(tx: Tx, id: string, lookup: AdminLookup = 'any'): AdminUser | undefined {
+  if (isUuid(id)) return tx.select().from(adminUsers).where(eq(adminUsers.uuid, id.toLowerCase())).get();
+  const key = id.toLowerCase();
+  const byKey = tx
+    .select()
+    .from(adminUsers)
+    .where(id.includes('@') ? eq(adminUsers.emailKey, key) : eq(adminUsers.usernameKey, key))
+    .get();
+  if (byKey || lookup !== 'any') return byKey;
+  // Real names are not unique; the oldest account with that name answers, as Usergrid's index did.
+  return tx
+    .select()
+    .from(adminUsers)
+    .where(sql`lower(${adminUsers.name}) = ${key}`)
+    .orderBy(asc(adminUsers.created))
+    .get();
+}
+
+export function assertAdminUnique(tx: Tx, fields: { username?: string; email?: string | null }, exceptUuid?: string): void {
+  if (fields.username !== undefined) {
+    const other = tx.select().from(adminUsers).where(eq(adminUsers.usernameKey, fields.username.toLowerCase())).get();
+    if (other && other.uuid !== exceptUuid) {
+      throw DuplicateUniqueProperty(`username '${fields.username}' is already taken`, { fields: { username: 'already taken' } });
+    }
+  }
+  if (fields.email) {
+    const other = tx.select().from(adminUsers).where(eq(adminUsers.emailKey, fields.email.toLowerCase())).get();
+    if (other && other.uuid !== exceptUuid) {
+      throw DuplicateUniqueProperty(`email '${fields.email}' is already taken`, { fields: { email: 'already taken' } });
+    }
+  }
+}
+
+/** Inserts an admin user; the password is hashed by the caller so the transaction stays synchronous. */
+export function insertAdminUser(
+  tx: Tx,
+  now: number,
+  input: { username: string; email?: string | null; name?: string; passwordHash: string | null; sysadmin?: boolean },
+): AdminUser {
+  assertAdminUnique(tx, input);
+  const row: AdminUser = {
+    uuid: newUuid(),
+    username: input.username,
+    usernameKey: input.username.toLowerCase(),
+    email: input.email ?? null,
+    emailKey: input.email ? input.email.toLowerCase() : null,
+    name: input.name ?? '',
+    passwordHash: input.passwordHash,
+    sysadmin: input.sysadmin ?? false,
+    activated: true,
+    disabled: false,
+    properties: {},
+    created: now,
+    modified: now,
+  };
+  tx.insert(adminUsers).values(row).run();
+  return row;
+}
+
+export async function createAdminUser(deps: Deps, input: CreateAdminUser): Promise<AdminUser> {
+  const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
+  return deps.db.transaction((tx) => insertAdminUser(tx, deps.now(), { ...input, passwordHash }));
+}
+
+export async function updateAdminUser(deps: Deps, user: AdminUser, update: AdminUserUpdate): Promise<AdminUser> {
+  return deps.db.transaction((tx) => {
+    assertAdminUnique(tx, update, user.uuid);
+    const { username, email, name, ...profile } = update;
+    const changes = {
+      ...(username !== undefined && { username, usernameKey: username.toLowerCase() }),
+      ...(email !== undefined && { email, emailKey: email.toLowerCase() }),
+      ...(name !== undefined && { name }),
+      properties: { ...user.properties, ...profile },
+      modified: deps.now(),
+    };
+    tx.update(adminUsers).set(changes).where(eq(adminUsers.uuid, user.uuid)).run();
+    return tx.select().from(adminUsers).where(eq(adminUsers.uuid, user.uuid)).get()!;
+  });
+}
+
+/** ResetPW: the current password must match before the new one is set (seed, Authentication 5). */
+export async function changeAdminPassword(deps: Deps, user: AdminUser, current: string, next: string): Promise<void> {
+  if (!(await verifyPassword(current, user.passwordHash))) {
+    throw BadRequest('the current password is not correct', { fields: { password: 'does not match' } });
+  }
+  await setAdminPassword(deps, user, next);
+}
+
+export async function setAdminPassword(deps: Deps, user: AdminUser, next: string): Promise<void> {
+  const passwordHash = await hashPassword(next);
+  deps.db.update(adminUsers).set({ passwordHash, modified: deps.now() }).where(eq(adminUsers.uuid, user.uuid)).run();
+}
+
+export async function listOrganizationAdmins(deps: Deps, orgUuid: string): Promise<AdminUser[]> {
+  return deps.db
+    .select({ user: adminUsers })
+    .from(orgAdmins)
+    .innerJoin(adminUsers, eq(orgAdmins.userUuid, adminUsers.uuid))
+    .where(eq(orgAdmins.orgUuid, orgUuid))
+    .orderBy(asc(orgAdmins.created), asc(adminUsers.uuid))
+    .all()
+    .map((row) => row.user);
+}
+
+export async function listAdminOrganizations(deps: Deps, userUuid: string) {
+  return deps.db
+    .select({ org: organizations })
+    .from(orgAdmins)
+    .innerJoin(organizations, eq(orgAdmins.orgUuid, organizations.uuid))
+    .where(eq(orgAdmins.userUuid, userUuid))
+    .orderBy(asc(orgAdmins.created))
+    .all()
+    .map((row) => row.org);
+}
+
+export function addAdminToOrganizationIn(tx: Tx, now: number, orgUuid: string, user: AdminUser, actorUuid: string | null): boolean {
+  const existing = tx
+    .select()
+    .from(orgAdmins)
+    .where(and(eq(orgAdmins.orgUuid, orgUuid), eq(orgAdmins.userUuid, user.uuid)))
+    .get();
+  if (existing) return false;
+  tx.insert(orgAdmins).values({ orgUuid, userUuid: user.uuid, created: now }).run();
+  recordActivity(tx, now, {
+    orgUuid,
+    actorUuid,
+    verb: 'add',
+    category: 'admin',
+    title: `${user.username} became an administrator`,
+    objectType: 'user',
+    objectUuid: user.uuid,
+    objectName: user.username,
+  });
+  return true;
+}
+
+export async function addAdminToOrganization(deps: Deps, orgUuid: string, user: AdminUser, actorUuid: string | null): Promise<void> {
+  deps.db.transaction((tx) => addAdminToOrganizationIn(tx, deps.now(), orgUuid, user, actorUuid));
+}
+
+/** Removes an admin from an organization; the last admin stays, so no organization is orphaned. */
+export async function removeAdminFromOrganization(deps: Deps, orgUuid: string, user: AdminUser, actorUuid: string | null): Promise<void> {
+  deps.db.transaction((tx) => {
+    const members = tx.select({ userUuid: orgAdmins.userUuid }).from(orgAdmins).where(eq(orgAdmins.orgUuid, orgUuid)).all();
+    if (!members.some((m) => m.userUuid === user.uuid)) {
+      throw UserNotFound(`'${user.username}' is not an administrator of this organization`);
+    }
+    if (members.length === 1) {
+      throw BadRequest('an organization must keep at least one administrator', { fields: { userId: 'last administrator' } });
+    }
+    tx.delete(orgAdmins).where(and(eq(orgAdmins.orgUuid, orgUuid), eq(orgAdmins.userUuid, user.uuid))).run();
+    recordActivity(tx, deps.now(), {
+      orgUuid,
+      actorUuid,
+      verb: 'remove',
+      category: 'admin',
+      title: `${user.username} is no longer an administrator`,
+      objectType: 'user',
+      objectUuid: user.uuid,
+      objectName: user.username,
+    });
+  });
+}
+
+export async function findAdminsByUuids(deps: Deps, uuids: string[]): Promise<AdminUser[]> {
+  if (uuids.length === 0) return [];
+  return deps.db.select().from(adminUsers).where(inArray(adminUsers.uuid, uuids)).all();
+}
+
+/** --superuser USER:PASSWORD: creates or updates the sysadmin at every start. */
+export async function ensureSuperuser(deps: Deps, username: string, password: string): Promise<AdminUser> {
+  const passwordHash = await hashPassword(password);
+  return deps.db.transaction((tx) => {
+    const existing = findAdminUserIn(tx, username, 'username-email-uuid');
+    if (!existing) return insertAdminUser(tx, deps.now(), { username, passwordHash, sysadmin: true, name: username });
+    tx.update(adminUsers).set({ passwordHash, sysadmin: true, modified: deps.now() }).where(eq(adminUsers.uuid, existing.uuid)).run();
+    return { ...existing, passwordHash, sysadmin: true };
+  });
+}

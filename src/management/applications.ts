@@ -1,0 +1,109 @@
+/**
+ * Applications inside an organization, addressed by name or uuid. A new application gets its
+ * client credentials and the default roles of CONTRACT.md section 3.
+ */
+import { and, asc, eq } from 'drizzle-orm';
+import { applications } from '../db/schema.js';
+import { newUuid, isUuid } from '../ids.js';
+import { ApplicationNotFound, DuplicateUniqueProperty } from '../errors.js';
+import type { Deps, Tx } from '../deps.js';
+import { DEFAULT_ROLES } from '../access/default-roles.js';
+import { insertEntity } from '../data/store.js';
+import { deleteCredentialIn, insertCredential, regenerateCredentialIn, type Credential } from './credentials.js';
+import { recordActivity } from './activities.js';
+import type { Organization } from './organizations.js';
+
+export type Application = typeof applications.$inferSelect;
+
+export function findApplicationIn(tx: Tx, org: Organization, id: string): Application | undefined {
+  return tx
+    .select()
+    .from(applications)
+    .where(
+      and(
+        eq(applications.orgUuid, org.uuid),
+        isUuid(id) ? eq(applications.uuid, id.toLowerCase()) : eq(applications.nameKey, id.toLowerCase()),
+      ),
+    )
+    .get();
+}
+
+export async function findApplication(deps: Deps, org: Organization, id: string): Promise<Application> {
+  const app = findApplicationIn(deps.db, org, id);
+  if (!app) throw ApplicationNotFound(`application '${id}' not found in organization '${org.name}'`);
+  return app;
+}
+
+export async function listApplications(deps: Deps, org: Organization): Promise<Application[]> {
+  return deps.db.select().from(applications).where(eq(applications.orgUuid, org.uuid)).orderBy(asc(applications.created)).all();
+}
+
+export function insertApplication(tx: Tx, now: number, org: Organization, name: string, actorUuid: string | null): Application {
+  if (findApplicationIn(tx, org, name)) {
+    throw DuplicateUniqueProperty(`application '${name}' already exists in organization '${org.name}'`, { fields: { name: 'already taken' } });
+  }
+  const app: Application = { uuid: newUuid(), orgUuid: org.uuid, name, nameKey: name.toLowerCase(), properties: {}, created: now, modified: now };
+  tx.insert(applications).values(app).run();
+  insertCredential(tx, now, 'application', app.uuid);
+  for (const role of DEFAULT_ROLES) {
+    insertEntity(tx, {
+      appUuid: app.uuid,
+      collection: 'roles',
+      type: 'role',
+      name: role.name,
+      properties: { roleName: role.name, title: role.title, permissions: [...role.permissions] },
+      now,
+    });
+  }
+  recordActivity(tx, now, {
+    orgUuid: org.uuid,
+    actorUuid,
+    verb: 'create',
+    category: 'application',
+    title: `application ${name} created`,
+    objectType: 'application',
+    objectUuid: app.uuid,
+    objectName: name,
+  });
+  return app;
+}
+
+export async function createApplication(deps: Deps, org: Organization, name: string, actorUuid: string | null): Promise<Application> {
+  return deps.db.transaction((tx) => insertApplication(tx, deps.now(), org, name, actorUuid));
+}
+
+/** Deletes the application with all its data (entities and connections cascade). */
+export async function deleteApplication(deps: Deps, org: Organization, app: Application, actorUuid: string | null): Promise<void> {
+  deps.db.transaction((tx) => {
+    deleteCredentialIn(tx, 'application', app.uuid);
+    tx.delete(applications).where(eq(applications.uuid, app.uuid)).run();
+    recordActivity(tx, deps.now(), {
+      orgUuid: org.uuid,
+      actorUuid,
+      verb: 'delete',
+      category: 'application',
+      title: `application ${app.name} deleted`,
+      objectType: 'application',
+      objectUuid: app.uuid,
+      objectName: app.name,
+    });
+  });
+}
+
+export async function regenerateApplicationCredential(deps: Deps, org: Organization, app: Application, actorUuid: string | null): Promise<Credential> {
+  return deps.db.transaction((tx) => {
+    const now = deps.now();
+    const credential = regenerateCredentialIn(tx, now, 'application', app.uuid);
+    recordActivity(tx, now, {
+      orgUuid: org.uuid,
+      actorUuid,
+      verb: 'regenerate',
+      category: 'credentials',
+      title: `client credentials of application ${app.name} regenerated`,
+      objectType: 'application',
+      objectUuid: app.uuid,
+      objectName: app.name,
+    });
+    return credential;
+  });
+}

@@ -1,0 +1,71 @@
+/**
+ * Organization and application client credentials (CONTRACT.md section 2). The client_id is
+ * stable for the owner's life, Usergrid style (`b3U6…` for organizations, `YXA6…` for
+ * applications); regenerating replaces the secret, and the old one stops working at once.
+ */
+import { randomBytes } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import { credentials } from '../db/schema.js';
+import { secretsEqual } from '../identity/passwords.js';
+import type { Deps, Tx } from '../deps.js';
+
+export type OwnerType = 'organization' | 'application';
+export type Credential = typeof credentials.$inferSelect;
+
+const PREFIX: Record<OwnerType, string> = { organization: 'b3U6', application: 'YXA6' };
+
+function newClientId(ownerType: OwnerType, ownerUuid: string): string {
+  return PREFIX[ownerType] + Buffer.from(ownerUuid.replaceAll('-', ''), 'hex').toString('base64url');
+}
+
+function newSecret(ownerType: OwnerType): string {
+  // 256 bits of randomness (RFC 6749 10.10 asks for secrets an attacker cannot guess).
+  return PREFIX[ownerType] + randomBytes(32).toString('base64url');
+}
+
+export function insertCredential(tx: Tx, now: number, ownerType: OwnerType, ownerUuid: string): Credential {
+  const row: Credential = {
+    clientId: newClientId(ownerType, ownerUuid),
+    ownerType,
+    ownerUuid,
+    clientSecret: newSecret(ownerType),
+    created: now,
+  };
+  tx.insert(credentials).values(row).run();
+  return row;
+}
+
+export async function getCredential(deps: Deps, ownerType: OwnerType, ownerUuid: string): Promise<Credential> {
+  const row = deps.db
+    .select()
+    .from(credentials)
+    .where(and(eq(credentials.ownerType, ownerType), eq(credentials.ownerUuid, ownerUuid)))
+    .get();
+  return row ?? deps.db.transaction((tx) => insertCredential(tx, deps.now(), ownerType, ownerUuid));
+}
+
+export function regenerateCredentialIn(tx: Tx, now: number, ownerType: OwnerType, ownerUuid: string): Credential {
+  const existing = tx
+    .select()
+    .from(credentials)
+    .where(and(eq(credentials.ownerType, ownerType), eq(credentials.ownerUuid, ownerUuid)))
+    .get();
+  if (!existing) return insertCredential(tx, now, ownerType, ownerUuid);
+  const clientSecret = newSecret(ownerType);
+  tx.update(credentials).set({ clientSecret, created: now }).where(eq(credentials.clientId, existing.clientId)).run();
+  return { ...existing, clientSecret, created: now };
+}
+
+/** Finds the owner of a client id + secret pair; the secret is compared in constant time. */
+export async function verifyCredential(deps: Deps, clientId: string, clientSecret: string): Promise<Credential | null> {
+  const row = deps.db.select().from(credentials).where(eq(credentials.clientId, clientId)).get();
+  if (!row) {
+    secretsEqual(clientSecret, clientSecret);
+    return null;
+  }
+  return secretsEqual(row.clientSecret, clientSecret) ? row : null;
+}
+
+export function deleteCredentialIn(tx: Tx, ownerType: OwnerType, ownerUuid: string): void {
+  tx.delete(credentials).where(and(eq(credentials.ownerType, ownerType), eq(credentials.ownerUuid, ownerUuid))).run();
+}

@@ -1,0 +1,92 @@
+/**
+ * Organizations: created together with their first admin user (seed: POST /management/orgs,
+ * CreateOrg), addressed by name or uuid.
+ */
+import { eq } from 'drizzle-orm';
+import { organizations } from '../db/schema.js';
+import { newUuid, isUuid } from '../ids.js';
+import { hashPassword } from '../identity/passwords.js';
+import { DuplicateUniqueProperty, OrganizationNotFound } from '../errors.js';
+import type { Deps, Tx } from '../deps.js';
+import type { CreateOrg } from './schemas.js';
+import { addAdminToOrganizationIn, insertAdminUser, type AdminUser } from './admin-users.js';
+import { insertCredential, regenerateCredentialIn, type Credential } from './credentials.js';
+import { recordActivity } from './activities.js';
+
+export type Organization = typeof organizations.$inferSelect;
+
+export function findOrganizationIn(tx: Tx, id: string): Organization | undefined {
+  return tx
+    .select()
+    .from(organizations)
+    .where(isUuid(id) ? eq(organizations.uuid, id.toLowerCase()) : eq(organizations.nameKey, id.toLowerCase()))
+    .get();
+}
+
+export async function findOrganization(deps: Deps, id: string): Promise<Organization> {
+  const org = findOrganizationIn(deps.db, id);
+  if (!org) throw OrganizationNotFound(`organization '${id}' not found`);
+  return org;
+}
+
+export function insertOrganization(tx: Tx, now: number, name: string, owner: AdminUser): Organization {
+  if (findOrganizationIn(tx, name)) {
+    throw DuplicateUniqueProperty(`organization '${name}' already exists`, { fields: { organization: 'already taken' } });
+  }
+  const org: Organization = {
+    uuid: newUuid(),
+    name,
+    nameKey: name.toLowerCase(),
+    activated: true,
+    disabled: false,
+    properties: {},
+    created: now,
+    modified: now,
+  };
+  tx.insert(organizations).values(org).run();
+  insertCredential(tx, now, 'organization', org.uuid);
+  recordActivity(tx, now, {
+    orgUuid: org.uuid,
+    actorUuid: owner.uuid,
+    verb: 'create',
+    category: 'organization',
+    title: `${owner.username} created organization ${name}`,
+    objectType: 'organization',
+    objectUuid: org.uuid,
+    objectName: name,
+  });
+  addAdminToOrganizationIn(tx, now, org.uuid, owner, owner.uuid);
+  return org;
+}
+
+/** CreateOrg: the organization and its first admin user, in one transaction. */
+export async function createOrganization(deps: Deps, input: CreateOrg): Promise<{ organization: Organization; owner: AdminUser }> {
+  const passwordHash = await hashPassword(input.password);
+  return deps.db.transaction((tx) => {
+    const now = deps.now();
+    if (findOrganizationIn(tx, input.organization)) {
+      throw DuplicateUniqueProperty(`organization '${input.organization}' already exists`, { fields: { organization: 'already taken' } });
+    }
+    const owner = insertAdminUser(tx, now, { username: input.username, email: input.email, name: input.name, passwordHash });
+    const organization = insertOrganization(tx, now, input.organization, owner);
+    return { organization, owner };
+  });
+}
+
+export async function regenerateOrganizationCredential(deps: Deps, org: Organization, actorUuid: string | null): Promise<Credential> {
+  return deps.db.transaction((tx) => {
+    const now = deps.now();
+    const credential = regenerateCredentialIn(tx, now, 'organization', org.uuid);
+    recordActivity(tx, now, {
+      orgUuid: org.uuid,
+      actorUuid,
+      verb: 'regenerate',
+      category: 'credentials',
+      title: `client credentials of organization ${org.name} regenerated`,
+      objectType: 'organization',
+      objectUuid: org.uuid,
+      objectName: org.name,
+    });
+    return credential;
+  });
+}

@@ -1,0 +1,85 @@
+/**
+ * Request schemas of the management API (the seed's request models), validated at the edge and
+ * published in /openapi.json from the same definitions. The core receives these typed values.
+ */
+import { z } from 'zod';
+import { isUuid } from '../ids.js';
+
+// Usergrid organization and application names: letters, digits, '-', '_' and '.', starting with
+// a letter or digit; not a UUID, because a UUID path segment always means an id.
+/** A string field whose messages tell "missing" from "not a string". */
+export const str = (field: string) =>
+  z.string({ error: (issue) => (issue.input === undefined ? `${field} is required` : `${field} must be a string`) });
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+// Usergrid usernames: word characters, '.', '-', '+' and '@'.
+const USERNAME = /^[\w.@+-]+$/;
+
+export const resourceName = (what: string) =>
+  str(what)
+    .trim()
+    .min(1, `${what} is required`)
+    .max(64, `${what} must be at most 64 characters`)
+    .regex(NAME, `${what} may contain only letters, digits, '-', '_' and '.', and must start with a letter or digit`)
+    .refine((value) => !isUuid(value), `${what} must not be a UUID`);
+
+export const username = str('username')
+  .trim()
+  .min(1, 'username is required')
+  .max(64, 'username must be at most 64 characters')
+  .regex(USERNAME, "username may contain only letters, digits, '_', '.', '-', '+' and '@'")
+  .refine((value) => value.toLowerCase() !== 'me' && !isUuid(value), "username must not be 'me' or a UUID");
+
+export const email = z.email({ error: (issue) => (issue.input === undefined ? 'email is required' : 'email must be a valid email address') }).max(254, 'email must be at most 254 characters');
+
+export const displayName = str('name').trim().max(128, 'name must be at most 128 characters');
+
+// NIST SP 800-63B: at least 8 characters, long passphrases allowed; bounded so hashing cannot be
+// used to burn CPU.
+export const password = str('password')
+  .min(8, 'password must be at least 8 characters')
+  .max(1024, 'password must be at most 1024 characters');
+
+/** CreateOrg: every field required (seed). */
+export const CreateOrg = z.object({
+  organization: resourceName('organization'),
+  username,
+  name: displayName.min(1, 'name is required'),
+  email,
+  password,
+});
+export type CreateOrg = z.infer<typeof CreateOrg>;
+
+/** CreateApp: the seed's model minus `token`, which travels in the Authorization header. */
+export const CreateApp = z.object({ name: resourceName('name') });
+export type CreateApp = z.infer<typeof CreateApp>;
+
+/** CreateAdminUser: username required and unique; email, name, password optional. */
+export const CreateAdminUser = z.object({
+  username,
+  email: email.optional(),
+  name: displayName.optional(),
+  password: password.optional(),
+});
+export type CreateAdminUser = z.infer<typeof CreateAdminUser>;
+
+const profileValue = z.string().max(256, 'must be at most 256 characters');
+
+/** AdminUserUpdate (city, state) plus the profile fields of CreateAdminUser. */
+export const AdminUserUpdate = z
+  .object({
+    username: username.optional(),
+    email: email.optional(),
+    name: displayName.optional(),
+    city: profileValue.optional(),
+    state: profileValue.optional(),
+  })
+  .strict();
+export type AdminUserUpdate = z.infer<typeof AdminUserUpdate>;
+
+/** ResetPW: the old password and the new one. */
+export const ResetPW = z.object({
+  password: str('password').min(1, 'password (the current password) is required'),
+  newpassword: str('newpassword').min(8, 'newpassword must be at least 8 characters').max(1024, 'newpassword must be at most 1024 characters'),
+});
+export type ResetPW = z.infer<typeof ResetPW>;

@@ -1,0 +1,64 @@
+/**
+ * Builds the real app on a fresh :memory: database (real migrations, real storage) and drives it
+ * with app.request() — no port. Only CLI and end-to-end tests open sockets.
+ */
+import { openDatabase } from '../src/db/open.js';
+import { resolveConfig, type Config } from '../src/config.js';
+import { createLogger } from '../src/logger.js';
+import type { Deps } from '../src/deps.js';
+import { createApp } from '../server/app.js';
+
+export interface TestApp {
+  deps: Deps;
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  close(): void;
+}
+
+export interface RequestOptions {
+  json?: unknown;
+  form?: Record<string, string>;
+  body?: string;
+  headers?: Record<string, string>;
+  token?: string;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+export function createTestApp(overrides: Partial<Config> = {}): TestApp {
+  const database = openDatabase({ path: ':memory:' });
+  const config: Config = { ...resolveConfig({ db: ':memory:', logLevel: 'silent' }, {}), issuer: 'http://idp.test', ...overrides };
+  const deps: Deps = { db: database.db, config, logger: createLogger(config.logLevel), now: () => Date.now() };
+  const app = createApp(deps);
+  return {
+    deps,
+    async request(method, path, options = {}) {
+      const headers: Record<string, string> = { ...options.headers };
+      let body: string | undefined = options.body;
+      if (options.json !== undefined) {
+        headers['content-type'] ??= 'application/json';
+        body = JSON.stringify(options.json);
+      } else if (options.form !== undefined) {
+        headers['content-type'] ??= 'application/x-www-form-urlencoded';
+        body = new URLSearchParams(options.form).toString();
+      }
+      if (options.token) headers.authorization = `Bearer ${options.token}`;
+      const response = await app.request(`http://idp.test${path}`, { method, headers, body });
+      const text = await response.text();
+      let parsed: unknown = undefined;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      return { status: response.status, headers: response.headers, body: parsed, text };
+    },
+    close: () => database.close(),
+  };
+}
+
+export const ORG = { organization: 'acme', username: 'alice', name: 'Alice Admin', email: 'alice@example.com', password: 'correct-horse' };

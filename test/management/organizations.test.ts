@@ -1,0 +1,117 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTestApp, ORG, type TestApp } from '../helpers.js';
+
+let t: TestApp;
+beforeEach(() => {
+  t = createTestApp();
+});
+afterEach(() => t.close());
+
+describe('organizations', () => {
+  it('creates an organization with its first admin from a form, as the seed sends it', async () => {
+    const res = await t.request('POST', '/management/orgs', { form: ORG });
+    expect(res.status).toBe(200);
+    expect(res.body.action).toBe('new organization');
+    const [org] = res.body.entities;
+    expect(org).toMatchObject({
+      type: 'organization',
+      orgname: 'acme',
+      username: 'alice',
+      name: 'Alice Admin',
+      email: 'alice@example.com',
+      displayEmail: 'Alice Admin <alice@example.com>',
+      htmldisplayEmail: 'Alice Admin &lt;alice@example.com&gt;',
+      activated: true,
+      disabled: false,
+      adminUser: true,
+    });
+    expect(org.orguuId).toBe(org.uuid);
+    expect(org.orgUuid).toBe(org.uuid);
+    expect(res.body.organization).toBe('acme');
+    expect(typeof res.body.timestamp).toBe('number');
+    expect(typeof res.body.duration).toBe('number');
+    expect(res.text).not.toContain('correct-horse');
+    expect(res.text).not.toContain('scrypt');
+  });
+
+  it('creates an organization from JSON and reads it back by name and by uuid', async () => {
+    const created = await t.request('POST', '/management/orgs', { json: ORG });
+    const uuid = created.body.entities[0].uuid;
+    for (const id of ['acme', 'ACME', uuid]) {
+      const res = await t.request('GET', `/management/orgs/${id}`);
+      expect(res.status).toBe(200);
+      expect(res.body.entities[0]).toMatchObject({ uuid, orgname: 'acme', username: 'alice' });
+    }
+  });
+
+  it('lists applications as AppData and reports them in applicationdata', async () => {
+    await t.request('POST', '/management/orgs', { json: ORG });
+    const app = await t.request('POST', '/management/orgs/acme/apps', { json: { name: 'sandbox' } });
+    expect(app.status).toBe(200);
+    const appUuid = app.body.entities[0].uuid;
+    expect(app.body.data).toEqual({ 'acme/sandbox': appUuid });
+    const list = await t.request('GET', '/management/orgs/acme/apps');
+    expect(list.body.data).toEqual({ 'acme/sandbox': appUuid });
+    expect(list.body.count).toBe(1);
+    expect(list.body.entities[0]['acme/sandbox']).toBe(appUuid);
+    const org = await t.request('GET', '/management/orgs/acme');
+    expect(org.body.entities[0].applicationdata).toEqual({ 'acme/sandbox': appUuid });
+  });
+
+  it('deletes an application by name or uuid', async () => {
+    await t.request('POST', '/management/orgs', { json: ORG });
+    const a = await t.request('POST', '/management/orgs/acme/apps', { json: { name: 'one' } });
+    await t.request('POST', '/management/orgs/acme/apps', { json: { name: 'two' } });
+    expect((await t.request('DELETE', '/management/orgs/acme/apps/one')).status).toBe(200);
+    expect((await t.request('DELETE', `/management/orgs/acme/apps/${a.body.entities[0].uuid}`)).status).toBe(404);
+    expect((await t.request('DELETE', '/management/orgs/acme/apps/two')).body.data).toHaveProperty(['acme/two']);
+    expect((await t.request('GET', '/management/orgs/acme/apps')).body.count).toBe(0);
+  });
+
+  it('creates the default roles of a new application', async () => {
+    await t.request('POST', '/management/orgs', { json: ORG });
+    const app = await t.request('POST', '/management/orgs/acme/apps', { json: { name: 'sandbox' } });
+    const rows = t.deps.db.all<{ name: string; properties: string }>(
+      // Reads the stored roles directly: the data API that lists them arrives separately.
+      (await import('drizzle-orm')).sql`select name, properties from entities where app_uuid = ${app.body.entities[0].uuid} and collection = 'roles' order by name`,
+    );
+    expect(rows.map((r) => r.name)).toEqual(['admin', 'default', 'guest']);
+    expect(JSON.parse(rows[2].properties).permissions).toEqual(['post:/users', 'post:/devices', 'put:/devices/*']);
+  });
+});
+
+describe('credentials', () => {
+  for (const path of ['/management/orgs/acme/credentials', '/management/orgs/acme/apps/sandbox/credentials']) {
+    it(`GET returns a stable pair and POST replaces the secret: ${path}`, async () => {
+      await t.request('POST', '/management/orgs', { json: ORG });
+      await t.request('POST', '/management/orgs/acme/apps', { json: { name: 'sandbox' } });
+      const first = await t.request('GET', path);
+      expect(first.status).toBe(200);
+      const { client_id, client_secret } = first.body.credentials;
+      expect(first.body.entities[0]).toEqual({ client_Id: client_id, client_id, client_secret });
+      expect((await t.request('GET', path)).body.credentials).toEqual({ client_id, client_secret });
+      const regenerated = await t.request('POST', path);
+      expect(regenerated.body.credentials.client_id).toBe(client_id);
+      expect(regenerated.body.credentials.client_secret).not.toBe(client_secret);
+      expect((await t.request('GET', path)).body.credentials.client_secret).toBe(regenerated.body.credentials.client_secret);
+    });
+  }
+});
+
+describe('feeds', () => {
+  it('records what happened in the organization, newest first', async () => {
+    await t.request('POST', '/management/orgs', { json: ORG });
+    await t.request('POST', '/management/orgs/acme/apps', { json: { name: 'sandbox' } });
+    await t.request('POST', '/management/orgs/acme/apps/sandbox/credentials');
+    const feed = await t.request('GET', '/management/orgs/acme/feed');
+    expect(feed.status).toBe(200);
+    expect(feed.body.entities.map((a: { category: string; verb: string }) => `${a.category}:${a.verb}`)).toEqual([
+      'credentials:regenerate',
+      'application:create',
+      'admin:add',
+      'organization:create',
+    ]);
+    const userFeed = await t.request('GET', '/management/users/alice/feed');
+    expect(userFeed.body.count).toBe(4);
+  });
+});
