@@ -1,0 +1,35 @@
+/**
+ * Who may administer what (CONTRACT.md section 2): a sysadmin everything; an admin user or an
+ * organization client their organizations and those organizations' applications; an
+ * application client its one application. App users and guests never administer; their access
+ * to an application's data is decided by roles and permissions (permissions.ts).
+ */
+import { and, eq } from 'drizzle-orm';
+import { orgAdmins } from '../db/schema.js';
+import type { Deps } from '../deps.js';
+import type { Principal } from './principal.js';
+
+export async function isOrganizationAdmin(deps: Deps, principal: Principal, orgUuid: string): Promise<boolean> {
+  switch (principal.kind) {
+    case 'sysadmin':
+      return true;
+    case 'organization':
+      return principal.orgUuid === orgUuid;
+    case 'admin':
+      return (
+        deps.db
+          .select({ orgUuid: orgAdmins.orgUuid })
+          .from(orgAdmins)
+          .where(and(eq(orgAdmins.orgUuid, orgUuid), eq(orgAdmins.userUuid, principal.userUuid)))
+          .get() !== undefined
+      );
+    default:
+      return false;
+  }
+}
+
+/** Full control of one application's data: its organization's administrators and its own client. */
+export async function isApplicationAdmin(deps: Deps, principal: Principal, app: { uuid: string; orgUuid: string }): Promise<boolean> {
+  if (principal.kind === 'application') return principal.appUuid === app.uuid;
+  return isOrganizationAdmin(deps, principal, app.orgUuid);
+}
