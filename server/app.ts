@@ -14,6 +14,7 @@ import { router } from './openapi.js';
 import { principal } from './middleware/principal.js';
 import { statusRoutes } from './routes/status.js';
 import { managementRoutes } from './routes/management.js';
+import { usergridTokenRoutes } from './routes/usergrid-token.js';
 import { docsRoutes } from './routes/docs.js';
 
 export function createApp(deps: Deps): Hono<Env> {
@@ -39,6 +40,7 @@ export function createApp(deps: Deps): Hono<Env> {
   app.use('*', principal());
 
   app.route('/', statusRoutes());
+  app.route('/', usergridTokenRoutes());
   app.route('/', managementRoutes());
   app.route('/', docsRoutes());
 

@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { ConfigError, type Config } from '../src/config.js';
 import { openDatabase, type Database_ } from '../src/db/open.js';
 import { createLogger, type Logger } from '../src/logger.js';
-import type { Deps } from '../src/deps.js';
+import { createDeps, type Deps } from '../src/deps.js';
 import { ensureSuperuser } from '../src/management/admin-users.js';
 import { applyFixtures, readFixtures } from '../src/fixtures/apply.js';
 import { createApp } from './app.js';
@@ -49,7 +49,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
   // Read the fixtures before touching the database, so a bad file changes nothing.
   const fixtures = config.fixtures ? await readFixtures(config.fixtures) : undefined;
   const database = openStorage(config);
-  const deps: Deps = { db: database.db, config, logger, now: () => Date.now() };
+  const deps = createDeps(database.db, config, logger);
   try {
     if (config.superuser) await ensureSuperuser(deps, config.superuser.username, config.superuser.password);
     if (fixtures) {

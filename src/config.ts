@@ -24,7 +24,18 @@ export interface Config {
   fcmUrl?: string;
   /** Largest request body accepted, in bytes. */
   bodyLimit: number;
+  /** Token lifetimes in seconds (CONTRACT.md section 2). */
+  accessTokenTtl: number;
+  idTokenTtl: number;
+  codeTtl: number;
+  refreshTokenTtl: number;
+  /** JWS algorithms of access tokens and ID tokens. */
+  accessTokenAlg: SigningAlg;
+  idTokenAlg: SigningAlg;
 }
+
+export type SigningAlg = 'ES256' | 'RS256' | 'PS256' | 'EdDSA';
+export const SIGNING_ALGS: readonly SigningAlg[] = ['ES256', 'RS256', 'PS256', 'EdDSA'];
 
 export const DEFAULTS = {
   // Loopback only: a fresh install must not be reachable from the network by accident.
@@ -38,6 +49,18 @@ export const DEFAULTS = {
   logLevel: 'info',
   // 1 MiB: entity documents are small; larger bodies are refused with 413 before parsing.
   bodyLimit: 1024 * 1024,
+  // An hour, as IdentityServer and Keycloak issue by default.
+  accessTokenTtl: 3600,
+  // ID tokens are read once at sign-in; five minutes covers clock skew.
+  idTokenTtl: 300,
+  // RFC 6749 4.1.2 recommends at most ten minutes; one is enough for a redirect.
+  codeTtl: 60,
+  // Thirty days, sliding: each rotation starts a new period.
+  refreshTokenTtl: 30 * 24 * 3600,
+  // RFC 9068 tokens are read by our own API; ES256 is small and fast to verify.
+  accessTokenAlg: 'ES256',
+  // OIDC Core 15.1: RS256 is the one algorithm every relying party must support.
+  idTokenAlg: 'RS256',
 } as const satisfies Partial<Config>;
 
 /** A flag or variable that cannot be used: `idp serve` prints one line and exits with code 2. */
@@ -59,6 +82,12 @@ export interface ServeFlags {
   superuser?: string;
   logLevel?: string;
   smtpUrl?: string;
+  accessTokenTtl?: string;
+  idTokenTtl?: string;
+  codeTtl?: string;
+  refreshTokenTtl?: string;
+  accessTokenAlg?: string;
+  idTokenAlg?: string;
 }
 
 export function resolveConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): Config {
@@ -92,6 +121,12 @@ export function resolveConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): Config
     apnsUrl: emptyToUndefined(env.IDP_APNS_URL),
     fcmUrl: emptyToUndefined(env.IDP_FCM_URL),
     bodyLimit: DEFAULTS.bodyLimit,
+    accessTokenTtl: parseSeconds(pick(flags.accessTokenTtl, 'IDP_ACCESS_TOKEN_TTL'), DEFAULTS.accessTokenTtl, '--access-token-ttl'),
+    idTokenTtl: parseSeconds(pick(flags.idTokenTtl, 'IDP_ID_TOKEN_TTL'), DEFAULTS.idTokenTtl, '--id-token-ttl'),
+    codeTtl: parseSeconds(pick(flags.codeTtl, 'IDP_CODE_TTL'), DEFAULTS.codeTtl, '--code-ttl'),
+    refreshTokenTtl: parseSeconds(pick(flags.refreshTokenTtl, 'IDP_REFRESH_TOKEN_TTL'), DEFAULTS.refreshTokenTtl, '--refresh-token-ttl'),
+    accessTokenAlg: parseAlg(pick(flags.accessTokenAlg, 'IDP_ACCESS_TOKEN_ALG'), DEFAULTS.accessTokenAlg, '--access-token-alg'),
+    idTokenAlg: parseAlg(pick(flags.idTokenAlg, 'IDP_ID_TOKEN_ALG'), DEFAULTS.idTokenAlg, '--id-token-alg'),
   };
 }
 
@@ -103,6 +138,18 @@ function parsePort(text: string): number {
   const port = Number(text);
   if (!/^\d+$/.test(text) || port > 65535) throw new ConfigError(`--port must be a number from 0 to 65535, not '${text}'`);
   return port;
+}
+
+function parseSeconds(text: string | undefined, fallback: number, flag: string): number {
+  if (text === undefined) return fallback;
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw new ConfigError(`${flag} must be a whole number of seconds, not '${text}'`);
+  return Number(text);
+}
+
+function parseAlg(text: string | undefined, fallback: SigningAlg, flag: string): SigningAlg {
+  if (text === undefined) return fallback;
+  if (!SIGNING_ALGS.includes(text as SigningAlg)) throw new ConfigError(`${flag} must be one of ${SIGNING_ALGS.join(', ')}, not '${text}'`);
+  return text as SigningAlg;
 }
 
 function checkIssuer(issuer: string): void {

@@ -1,15 +1,23 @@
 import type { Config } from './config.js';
 import type { Db } from './db/open.js';
 import type { Logger } from './logger.js';
+import { createKeyStore, type KeyStore } from './identity/keys.js';
 
 /** What the core needs from the outside world, passed explicitly (no hidden module state). */
 export interface Deps {
   readonly db: Db;
   readonly config: Config;
   readonly logger: Logger;
+  readonly keys: KeyStore;
   /** Milliseconds since the epoch; injected so expiry and ordering can be tested. */
   now(): number;
 }
 
 /** A drizzle handle inside or outside a transaction: storage helpers accept either. */
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
+
+/** The one place Deps are assembled, for `idp serve` and the tests alike. */
+export function createDeps(db: Db, config: Config, logger: Logger, now: () => number = Date.now): Deps {
+  const keys = createKeyStore(db, { access_token: config.accessTokenAlg, id_token: config.idTokenAlg }, now);
+  return { db, config, logger, keys, now };
+}

@@ -2,10 +2,11 @@
  * Builds the real app on a fresh :memory: database (real migrations, real storage) and drives it
  * with app.request() — no port. Only CLI and end-to-end tests open sockets.
  */
+import { sql } from 'drizzle-orm';
 import { openDatabase } from '../src/db/open.js';
 import { resolveConfig, type Config } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
-import type { Deps } from '../src/deps.js';
+import { createDeps, type Deps } from '../src/deps.js';
 import { createApp } from '../server/app.js';
 
 export interface TestApp {
@@ -29,10 +30,10 @@ export interface TestResponse {
   text: string;
 }
 
-export function createTestApp(overrides: Partial<Config> = {}): TestApp {
+export function createTestApp(overrides: Partial<Config> = {}, options: { now?: () => number } = {}): TestApp {
   const database = openDatabase({ path: ':memory:' });
   const config: Config = { ...resolveConfig({ db: ':memory:', logLevel: 'silent' }, {}), issuer: 'http://idp.test', ...overrides };
-  const deps: Deps = { db: database.db, config, logger: createLogger(config.logLevel), now: () => Date.now() };
+  const deps = createDeps(database.db, config, createLogger(config.logLevel), options.now);
   const app = createApp(deps);
   return {
     deps,
@@ -62,3 +63,22 @@ export function createTestApp(overrides: Partial<Config> = {}): TestApp {
 }
 
 export const ORG = { organization: 'acme', username: 'alice', name: 'Alice Admin', email: 'alice@example.com', password: 'correct-horse' };
+
+/** Creates an organization (open sign-up) and signs its admin in; returns the admin's token. */
+export async function signUp(t: TestApp, org: typeof ORG = ORG): Promise<string> {
+  const created = await t.request('POST', '/management/orgs', { json: org });
+  if (created.status !== 200) throw new Error(`sign-up failed: ${created.text}`);
+  return adminToken(t, org.username, org.password);
+}
+
+export async function adminToken(t: TestApp, username: string, password: string): Promise<string> {
+  const res = await t.request('POST', '/management/token', { json: { grant_type: 'password', username, password } });
+  if (res.status !== 200) throw new Error(`admin sign-in failed: ${res.text}`);
+  return res.body.access_token;
+}
+
+/** Every row of every table, to prove a failed request changed nothing stored. */
+export function snapshot(t: TestApp): string {
+  const tables = t.deps.db.all<{ name: string }>(sql`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`);
+  return JSON.stringify(tables.map(({ name }) => [name, t.deps.db.all(sql`select * from ${sql.identifier(name)} order by 1`)]));
+}

@@ -1,11 +1,45 @@
+/**
+ * Decides who is calling, once per request, before any route runs (CONTRACT.md section 2):
+ * `Authorization: Bearer`, or for Usergrid SDK compatibility `?access_token=` and
+ * `?client_id=&client_secret=`. No credentials → guest. Credentials that do not check out → 401,
+ * never a silent downgrade to guest. The OAuth endpoints authenticate clients themselves.
+ */
 import type { MiddlewareHandler } from 'hono';
 import type { Env } from '../env.js';
-import { GUEST } from '../../src/access/principal.js';
+import { GUEST, type Principal } from '../../src/access/principal.js';
+import { verifyAccessToken } from '../../src/identity/access-tokens.js';
+import { authenticateClientCredentials } from '../../src/identity/authenticate.js';
+import { Unauthorized } from '../../src/errors.js';
+import type { Deps } from '../../src/deps.js';
 
-/** Decides who is calling, once per request, before any route runs. */
+const SELF_AUTHENTICATING = /^\/(connect|\.well-known)\//;
+
+async function resolvePrincipal(deps: Deps, authorization: string | undefined, query: URLSearchParams): Promise<Principal> {
+  const bearer = authorization?.match(/^Bearer\s+(\S+)$/i)?.[1];
+  const token = bearer ?? query.get('access_token');
+  if (token) return verifyAccessToken(deps, token);
+  if (authorization && !/^Basic\s/i.test(authorization)) {
+    throw Unauthorized('unsupported Authorization scheme; use Bearer', { headers: { 'WWW-Authenticate': 'Bearer' } });
+  }
+  const clientId = query.get('client_id');
+  const clientSecret = query.get('client_secret');
+  if (clientId && clientSecret) {
+    try {
+      return await authenticateClientCredentials(deps, clientId, clientSecret);
+    } catch {
+      throw Unauthorized('client_id and client_secret do not match');
+    }
+  }
+  return GUEST;
+}
+
 export function principal(): MiddlewareHandler<Env> {
   return async (c, next) => {
-    c.set('principal', GUEST);
+    if (SELF_AUTHENTICATING.test(c.req.path)) {
+      c.set('principal', GUEST);
+    } else {
+      c.set('principal', await resolvePrincipal(c.var.deps, c.req.header('authorization'), new URL(c.req.url).searchParams));
+    }
     await next();
   };
 }

@@ -75,7 +75,7 @@ export function managementRoutes() {
     createRoute({ method: 'get', path: '/management/orgs/{orgId}', tags: [tag], summary: 'Get an organization', request: { params: OrgParams }, responses: responses('Organization') }),
     async (c) => {
       const found = await org(c, c.req.valid('param').orgId);
-      requireOrganizationAccess(c, found);
+      await requireOrganizationAccess(c, found);
       return ok(c, { action: 'get organization', entities: [await orgWithOwner(c, found)], organization: found });
     },
   );
@@ -84,7 +84,7 @@ export function managementRoutes() {
     createRoute({ method: 'get', path: '/management/orgs/{orgId}/apps', tags: [tag], summary: 'List the applications of an organization', request: { params: OrgParams }, responses: responses('AppData') }),
     async (c) => {
       const found = await org(c, c.req.valid('param').orgId);
-      requireOrganizationAccess(c, found);
+      await requireOrganizationAccess(c, found);
       const apps = await listApplications(c.var.deps, found);
       return ok(c, {
           action: 'get organization application',
@@ -100,7 +100,7 @@ export function managementRoutes() {
     createRoute({ method: 'post', path: '/management/orgs/{orgId}/apps', tags: [tag], summary: 'Create an application', request: { params: OrgParams, body: jsonOrForm(CreateApp, 'CreateApp (name)') }, responses: responses('AppData') }),
     async (c) => {
       const found = await org(c, c.req.valid('param').orgId);
-      requireOrganizationAccess(c, found);
+      await requireOrganizationAccess(c, found);
       const { name } = bodyOf(c, CreateApp);
       const created = await createApplication(c.var.deps, found, name, actorOf(c.var.principal));
       return ok(c, {
@@ -118,7 +118,7 @@ export function managementRoutes() {
     async (c) => {
       const params = c.req.valid('param');
       const found = await org(c, params.orgId);
-      requireOrganizationAccess(c, found);
+      await requireOrganizationAccess(c, found);
       const target = await findApplication(c.var.deps, found, params.appId);
       await deleteApplication(c.var.deps, found, target, actorOf(c.var.principal));
       return ok(c, { action: 'delete application', entities: [applicationView(found, target)], organization: found, extra: { data: appDataOf(found, [target]) } });
@@ -137,7 +137,7 @@ export function managementRoutes() {
       }),
       async (c) => {
         const found = await org(c, c.req.valid('param').orgId);
-        requireOrganizationAccess(c, found);
+        await requireOrganizationAccess(c, found);
         const credential =
           method === 'get'
             ? await getCredential(c.var.deps, 'organization', found.uuid)
@@ -164,7 +164,7 @@ export function managementRoutes() {
       async (c) => {
         const params = c.req.valid('param');
         const found = await org(c, params.orgId);
-        requireOrganizationAccess(c, found);
+        await requireOrganizationAccess(c, found);
         const target = await findApplication(c.var.deps, found, params.appId);
         const credential =
           method === 'get'
@@ -186,7 +186,7 @@ export function managementRoutes() {
     createRoute({ method: 'get', path: '/management/orgs/{orgId}/users', tags: [tag], summary: 'List the admin users of an organization', request: { params: OrgParams }, responses: responses('User') }),
     async (c) => {
       const found = await org(c, c.req.valid('param').orgId);
-      requireOrganizationAccess(c, found);
+      await requireOrganizationAccess(c, found);
       const admins = await listOrganizationAdmins(c.var.deps, found.uuid);
       const entities = await Promise.all(admins.map((user) => adminEntity(c, user)));
       return ok(c, { action: 'get organization users', entities, organization: found, count: true });
@@ -198,7 +198,7 @@ export function managementRoutes() {
     async (c) => {
       const params = c.req.valid('param');
       const found = await org(c, params.orgId);
-      requireOrganizationAccess(c, found);
+      await requireOrganizationAccess(c, found);
       const user = await findAdminUser(c.var.deps, params.userId, 'username-email-uuid');
       await addAdminToOrganization(c.var.deps, found.uuid, user, actorOf(c.var.principal));
       return ok(c, { action: 'add user to organization', entities: [await adminEntity(c, user)], organization: found });
@@ -210,7 +210,7 @@ export function managementRoutes() {
     async (c) => {
       const params = c.req.valid('param');
       const found = await org(c, params.orgId);
-      requireOrganizationAccess(c, found);
+      await requireOrganizationAccess(c, found);
       const user = await findAdminUser(c.var.deps, params.userId, 'username-email-uuid');
       await removeAdminFromOrganization(c.var.deps, found.uuid, user, actorOf(c.var.principal));
       return ok(c, { action: 'remove user from organization', entities: [await adminEntity(c, user)], organization: found });
@@ -221,7 +221,7 @@ export function managementRoutes() {
     createRoute({ method: 'get', path: '/management/orgs/{orgId}/feed', tags: [tag], summary: 'What happened in an organization, newest first', request: { params: OrgParams, query: FeedQuery }, responses: responses('ActivityFeed') }),
     async (c) => {
       const found = await org(c, c.req.valid('param').orgId);
-      requireOrganizationAccess(c, found);
+      await requireOrganizationAccess(c, found);
       const activities = await listOrganizationFeed(c.var.deps, found.uuid, c.req.valid('query').limit);
       return ok(c, { action: 'get organization feed', entities: activities.map(managementActivityView), organization: found, count: true });
     },
@@ -240,7 +240,7 @@ export function managementRoutes() {
     createRoute({ method: 'get', path: '/management/users/{userId}', tags: [tag], summary: 'Get an admin user', request: { params: UserParams }, responses: responses('User') }),
     async (c) => {
       const user = await findAdminUser(c.var.deps, c.req.valid('param').userId);
-      await requireAdminUserAccess(c, user);
+      await requireAdminUserAccess(c, user, 'read');
       return ok(c, { action: 'get admin user', entities: [await adminEntity(c, user)] });
     },
   );
@@ -249,7 +249,7 @@ export function managementRoutes() {
     createRoute({ method: 'put', path: '/management/users/{userId}', tags: [tag], summary: 'Update an admin user', request: { params: UserParams, body: jsonOrForm(AdminUserUpdate, 'AdminUserUpdate') }, responses: responses('User') }),
     async (c) => {
       const user = await findAdminUser(c.var.deps, c.req.valid('param').userId);
-      await requireAdminUserAccess(c, user);
+      await requireAdminUserAccess(c, user, 'write');
       const updated = await updateAdminUser(c.var.deps, user, bodyOf(c, AdminUserUpdate));
       return ok(c, { action: 'update admin user', entities: [await adminEntity(c, updated)] });
     },
@@ -259,7 +259,7 @@ export function managementRoutes() {
     createRoute({ method: 'put', path: '/management/users/{userId}/password', tags: [tag], summary: "Change an admin user's password", request: { params: UserParams, body: jsonOrForm(ResetPW, 'ResetPW') }, responses: responses('User') }),
     async (c) => {
       const user = await findAdminUser(c.var.deps, c.req.valid('param').userId);
-      await requireAdminUserAccess(c, user);
+      await requireAdminUserAccess(c, user, 'write');
       const { password, newpassword } = bodyOf(c, ResetPW);
       await changeAdminPassword(c.var.deps, user, password, newpassword);
       return ok(c, { action: 'set user password', entities: [await adminEntity(c, user)] });
@@ -271,7 +271,7 @@ export function managementRoutes() {
     async (c) => {
       const deps = c.var.deps;
       const user = await findAdminUser(deps, c.req.valid('param').userId);
-      await requireAdminUserAccess(c, user);
+      await requireAdminUserAccess(c, user, 'read');
       const orgs = await listAdminOrganizations(deps, user.uuid);
       const activities = await listUserFeed(deps, user.uuid, orgs.map((o) => o.uuid), c.req.valid('query').limit);
       return ok(c, { action: 'get user feed', entities: activities.map(managementActivityView), count: true });

@@ -153,3 +153,4 @@ export const managementActivities = sqliteTable(
   },
   (t) => [index('management_activities_org').on(t.orgUuid, t.created), index('management_activities_actor').on(t.actorUuid, t.created)],
 );
+export * from './schema-identity.js';

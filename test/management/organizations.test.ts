@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestApp, ORG, type TestApp } from '../helpers.js';
+import { adminToken, createTestApp, ORG, signUp, type TestApp } from '../helpers.js';
 
 let t: TestApp;
 beforeEach(() => {
@@ -37,40 +37,41 @@ describe('organizations', () => {
   it('creates an organization from JSON and reads it back by name and by uuid', async () => {
     const created = await t.request('POST', '/management/orgs', { json: ORG });
     const uuid = created.body.entities[0].uuid;
+    const token = await adminToken(t, ORG.username, ORG.password);
     for (const id of ['acme', 'ACME', uuid]) {
-      const res = await t.request('GET', `/management/orgs/${id}`);
+      const res = await t.request('GET', `/management/orgs/${id}`, { token });
       expect(res.status).toBe(200);
       expect(res.body.entities[0]).toMatchObject({ uuid, orgname: 'acme', username: 'alice' });
     }
   });
 
   it('lists applications as AppData and reports them in applicationdata', async () => {
-    await t.request('POST', '/management/orgs', { json: ORG });
-    const app = await t.request('POST', '/management/orgs/acme/apps', { json: { name: 'sandbox' } });
+    const token = await signUp(t);
+    const app = await t.request('POST', '/management/orgs/acme/apps', { json: { name: 'sandbox' }, token });
     expect(app.status).toBe(200);
     const appUuid = app.body.entities[0].uuid;
     expect(app.body.data).toEqual({ 'acme/sandbox': appUuid });
-    const list = await t.request('GET', '/management/orgs/acme/apps');
+    const list = await t.request('GET', '/management/orgs/acme/apps', { token });
     expect(list.body.data).toEqual({ 'acme/sandbox': appUuid });
     expect(list.body.count).toBe(1);
     expect(list.body.entities[0]['acme/sandbox']).toBe(appUuid);
-    const org = await t.request('GET', '/management/orgs/acme');
+    const org = await t.request('GET', '/management/orgs/acme', { token });
     expect(org.body.entities[0].applicationdata).toEqual({ 'acme/sandbox': appUuid });
   });
 
   it('deletes an application by name or uuid', async () => {
-    await t.request('POST', '/management/orgs', { json: ORG });
-    const a = await t.request('POST', '/management/orgs/acme/apps', { json: { name: 'one' } });
-    await t.request('POST', '/management/orgs/acme/apps', { json: { name: 'two' } });
-    expect((await t.request('DELETE', '/management/orgs/acme/apps/one')).status).toBe(200);
-    expect((await t.request('DELETE', `/management/orgs/acme/apps/${a.body.entities[0].uuid}`)).status).toBe(404);
-    expect((await t.request('DELETE', '/management/orgs/acme/apps/two')).body.data).toHaveProperty(['acme/two']);
-    expect((await t.request('GET', '/management/orgs/acme/apps')).body.count).toBe(0);
+    const token = await signUp(t);
+    const a = await t.request('POST', '/management/orgs/acme/apps', { json: { name: 'one' }, token });
+    await t.request('POST', '/management/orgs/acme/apps', { json: { name: 'two' }, token });
+    expect((await t.request('DELETE', '/management/orgs/acme/apps/one', { token })).status).toBe(200);
+    expect((await t.request('DELETE', `/management/orgs/acme/apps/${a.body.entities[0].uuid}`, { token })).status).toBe(404);
+    expect((await t.request('DELETE', '/management/orgs/acme/apps/two', { token })).body.data).toHaveProperty(['acme/two']);
+    expect((await t.request('GET', '/management/orgs/acme/apps', { token })).body.count).toBe(0);
   });
 
   it('creates the default roles of a new application', async () => {
-    await t.request('POST', '/management/orgs', { json: ORG });
-    const app = await t.request('POST', '/management/orgs/acme/apps', { json: { name: 'sandbox' } });
+    const token = await signUp(t);
+    const app = await t.request('POST', '/management/orgs/acme/apps', { json: { name: 'sandbox' }, token });
     const rows = t.deps.db.all<{ name: string; properties: string }>(
       // Reads the stored roles directly: the data API that lists them arrives separately.
       (await import('drizzle-orm')).sql`select name, properties from entities where app_uuid = ${app.body.entities[0].uuid} and collection = 'roles' order by name`,
@@ -83,27 +84,27 @@ describe('organizations', () => {
 describe('credentials', () => {
   for (const path of ['/management/orgs/acme/credentials', '/management/orgs/acme/apps/sandbox/credentials']) {
     it(`GET returns a stable pair and POST replaces the secret: ${path}`, async () => {
-      await t.request('POST', '/management/orgs', { json: ORG });
-      await t.request('POST', '/management/orgs/acme/apps', { json: { name: 'sandbox' } });
-      const first = await t.request('GET', path);
+      const token = await signUp(t);
+      await t.request('POST', '/management/orgs/acme/apps', { json: { name: 'sandbox' }, token });
+      const first = await t.request('GET', path, { token });
       expect(first.status).toBe(200);
       const { client_id, client_secret } = first.body.credentials;
       expect(first.body.entities[0]).toEqual({ client_Id: client_id, client_id, client_secret });
-      expect((await t.request('GET', path)).body.credentials).toEqual({ client_id, client_secret });
-      const regenerated = await t.request('POST', path);
+      expect((await t.request('GET', path, { token })).body.credentials).toEqual({ client_id, client_secret });
+      const regenerated = await t.request('POST', path, { token });
       expect(regenerated.body.credentials.client_id).toBe(client_id);
       expect(regenerated.body.credentials.client_secret).not.toBe(client_secret);
-      expect((await t.request('GET', path)).body.credentials.client_secret).toBe(regenerated.body.credentials.client_secret);
+      expect((await t.request('GET', path, { token })).body.credentials.client_secret).toBe(regenerated.body.credentials.client_secret);
     });
   }
 });
 
 describe('feeds', () => {
   it('records what happened in the organization, newest first', async () => {
-    await t.request('POST', '/management/orgs', { json: ORG });
-    await t.request('POST', '/management/orgs/acme/apps', { json: { name: 'sandbox' } });
-    await t.request('POST', '/management/orgs/acme/apps/sandbox/credentials');
-    const feed = await t.request('GET', '/management/orgs/acme/feed');
+    const token = await signUp(t);
+    await t.request('POST', '/management/orgs/acme/apps', { json: { name: 'sandbox' }, token });
+    await t.request('POST', '/management/orgs/acme/apps/sandbox/credentials', { token });
+    const feed = await t.request('GET', '/management/orgs/acme/feed', { token });
     expect(feed.status).toBe(200);
     expect(feed.body.entities.map((a: { category: string; verb: string }) => `${a.category}:${a.verb}`)).toEqual([
       'credentials:regenerate',
@@ -111,7 +112,7 @@ describe('feeds', () => {
       'admin:add',
       'organization:create',
     ]);
-    const userFeed = await t.request('GET', '/management/users/alice/feed');
+    const userFeed = await t.request('GET', '/management/users/alice/feed', { token });
     expect(userFeed.body.count).toBe(4);
   });
 });

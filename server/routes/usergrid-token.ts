@@ -1,0 +1,69 @@
+/** Usergrid-compatible token endpoints (CONTRACT.md section 2). */
+import { createRoute, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { Env } from '../env.js';
+import { router, jsonOrForm, bodyOf } from '../openapi.js';
+import { ErrorSchema } from '../openapi.js';
+import { adminUserView } from '../views.js';
+import {
+  UsergridTokenRequest,
+  issueApplicationToken,
+  issueManagementToken,
+  type UsergridTokenResult,
+} from '../../src/identity/usergrid-token.js';
+import { findOrganization } from '../../src/management/organizations.js';
+import { findApplication } from '../../src/management/applications.js';
+import { listAdminOrganizations } from '../../src/management/admin-users.js';
+
+const TokenResponse = z
+  .object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number(), scope: z.string() })
+  .passthrough()
+  .openapi('UsergridToken');
+
+const responses = {
+  200: { description: 'Access token', content: { 'application/json': { schema: TokenResponse } } },
+  default: { description: 'Error', content: { 'application/json': { schema: ErrorSchema } } },
+};
+
+async function answer(c: Context<Env>, result: UsergridTokenResult) {
+  c.header('Cache-Control', 'no-store');
+  c.header('Pragma', 'no-cache');
+  const base = { access_token: result.issued.token, token_type: 'Bearer' as const, expires_in: result.issued.expiresIn, scope: 'api' };
+  if ('admin' in result) {
+    const orgs = await listAdminOrganizations(c.var.deps, result.admin.uuid);
+    return c.json({ ...base, user: adminUserView(result.admin, orgs) }, 200);
+  }
+  if ('appUser' in result) {
+    const { uuid, type, created, modified, properties } = result.appUser;
+    return c.json({ ...base, user: { uuid, type, ...properties, created, modified } }, 200);
+  }
+  const client = result.client;
+  return c.json(
+    { ...base, ...(client.kind === 'application' ? { application: { uuid: client.appUuid, organization: client.orgUuid } } : { organization: { uuid: client.orgUuid } }) },
+    200,
+  );
+}
+
+export function usergridTokenRoutes() {
+  const app = router();
+  app.openapi(
+    createRoute({ method: 'post', path: '/management/token', tags: ['Tokens'], summary: 'Usergrid-style admin or organization token', request: { body: jsonOrForm(UsergridTokenRequest, 'grant_type password (username, password) or client_credentials (client_id, client_secret)') }, responses }),
+    async (c) => answer(c, await issueManagementToken(c.var.deps, bodyOf(c, UsergridTokenRequest))),
+  );
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/{orgId}/{appId}/token',
+      tags: ['Tokens'],
+      summary: 'Usergrid-style app user or application token',
+      request: { params: z.object({ orgId: z.string(), appId: z.string() }), body: jsonOrForm(UsergridTokenRequest, 'grant_type password or client_credentials') },
+      responses,
+    }),
+    async (c) => {
+      const { orgId, appId } = c.req.valid('param');
+      const target = await findApplication(c.var.deps, await findOrganization(c.var.deps, orgId), appId);
+      return answer(c, await issueApplicationToken(c.var.deps, target, bodyOf(c, UsergridTokenRequest)));
+    },
+  );
+  return app;
+}

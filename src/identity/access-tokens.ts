@@ -1,0 +1,155 @@
+/**
+ * RFC 9068 JWT access tokens: signed with the active access-token key, verified against the
+ * published keys, and turned back into the Principal they were issued to. The principal's state
+ * is re-read on every request (a disabled admin or a deleted app user loses access at once).
+ */
+import { SignJWT, decodeProtectedHeader, jwtVerify, errors as joseErrors } from 'jose';
+import { randomBytes } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import { adminUsers, entities } from '../db/schema.js';
+import type { Deps } from '../deps.js';
+import type { Principal } from '../access/principal.js';
+import { ExpiredToken, Unauthorized } from '../errors.js';
+
+export type TokenPrincipal = Exclude<Principal, { kind: 'guest' }>;
+
+export interface AccessTokenRequest {
+  principal: TokenPrincipal;
+  clientId: string;
+  scope: readonly string[];
+  /** The grant (refresh-token family) this token belongs to, so revoking the grant revokes it. */
+  grantId?: string;
+  /** Lifetime in seconds; the configured access-token lifetime by default. */
+  ttl?: number;
+  /** Extra claims (e.g. RFC 8693 `act`). */
+  claims?: Record<string, unknown>;
+}
+
+export interface IssuedAccessToken {
+  token: string;
+  expiresIn: number;
+  jti: string;
+  expiresAt: number;
+}
+
+/** The claims a verified token carries, for introspection and userinfo. */
+export interface AccessTokenClaims {
+  iss: string;
+  sub: string;
+  aud: string | string[];
+  client_id: string;
+  scope: string;
+  iat: number;
+  exp: number;
+  jti: string;
+  idp_kind: TokenPrincipal['kind'];
+  org?: string;
+  app?: string;
+  gid?: string;
+  [claim: string]: unknown;
+}
+
+function subjectOf(principal: TokenPrincipal): string {
+  switch (principal.kind) {
+    case 'sysadmin':
+    case 'admin':
+    case 'app-user':
+      return principal.userUuid;
+    case 'organization':
+    case 'application':
+      return principal.clientId;
+  }
+}
+
+export function issuerOf(deps: Deps): string {
+  return deps.config.issuer ?? `http://${deps.config.host}:${deps.config.port}`;
+}
+
+export async function signAccessToken(deps: Deps, request: AccessTokenRequest): Promise<IssuedAccessToken> {
+  const { principal } = request;
+  const key = await deps.keys.signingKey('access_token');
+  const ttl = request.ttl ?? deps.config.accessTokenTtl;
+  const iat = Math.floor(deps.now() / 1000);
+  const jti = randomBytes(16).toString('base64url');
+  const claims: Record<string, unknown> = {
+    ...request.claims,
+    client_id: request.clientId,
+    scope: request.scope.join(' '),
+    idp_kind: principal.kind === 'sysadmin' ? 'admin' : principal.kind,
+    ...('orgUuid' in principal && { org: principal.orgUuid }),
+    ...('appUuid' in principal && { app: principal.appUuid }),
+    ...('username' in principal && { preferred_username: principal.username }),
+    ...(request.grantId && { gid: request.grantId }),
+  };
+  const token = await new SignJWT(claims)
+    .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'at+jwt' })
+    .setIssuer(issuerOf(deps))
+    .setSubject(subjectOf(principal))
+    .setAudience(issuerOf(deps))
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + ttl)
+    .setJti(jti)
+    .sign(key.privateKey);
+  return { token, expiresIn: ttl, jti, expiresAt: (iat + ttl) * 1000 };
+}
+
+/** Verifies signature, issuer, audience, type and expiry; returns the claims. */
+export async function verifyAccessTokenClaims(deps: Deps, token: string): Promise<AccessTokenClaims> {
+  let kid: string | undefined;
+  try {
+    kid = decodeProtectedHeader(token).kid;
+  } catch {
+    throw Unauthorized('the access token is malformed', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+  }
+  const verification = kid ? await deps.keys.verificationKey(kid) : null;
+  if (!verification) throw Unauthorized('the access token was not issued by this server', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+  try {
+    const { payload } = await jwtVerify(token, verification.key, {
+      issuer: issuerOf(deps),
+      audience: issuerOf(deps),
+      typ: 'at+jwt',
+      algorithms: [verification.alg],
+      currentDate: new Date(deps.now()),
+    });
+    return payload as AccessTokenClaims;
+  } catch (error) {
+    if (error instanceof joseErrors.JWTExpired) {
+      throw ExpiredToken('the access token has expired', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token", error_description="expired"' } });
+    }
+    throw Unauthorized('the access token is not valid', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+  }
+}
+
+/** The principal a token speaks for, as it is now; null when that principal no longer may act. */
+export async function principalOfClaims(deps: Deps, claims: AccessTokenClaims): Promise<TokenPrincipal | null> {
+  switch (claims.idp_kind) {
+    case 'admin':
+    case 'sysadmin': {
+      const user = deps.db.select().from(adminUsers).where(eq(adminUsers.uuid, claims.sub)).get();
+      if (!user || user.disabled) return null;
+      return { kind: user.sysadmin ? 'sysadmin' : 'admin', userUuid: user.uuid, username: user.username };
+    }
+    case 'app-user': {
+      const user = deps.db
+        .select({ uuid: entities.uuid, name: entities.name, properties: entities.properties })
+        .from(entities)
+        .where(and(eq(entities.uuid, claims.sub), eq(entities.collection, 'users')))
+        .get();
+      if (!user || !claims.app || user.properties.disabled === true) return null;
+      return { kind: 'app-user', appUuid: claims.app, userUuid: user.uuid, username: user.name ?? '' };
+    }
+    case 'organization':
+      return claims.org ? { kind: 'organization', orgUuid: claims.org, clientId: claims.client_id } : null;
+    case 'application':
+      return claims.org && claims.app ? { kind: 'application', orgUuid: claims.org, appUuid: claims.app, clientId: claims.client_id } : null;
+    default:
+      return null;
+  }
+}
+
+export async function verifyAccessToken(deps: Deps, token: string): Promise<TokenPrincipal> {
+  const claims = await verifyAccessTokenClaims(deps, token);
+  const principal = await principalOfClaims(deps, claims);
+  if (!principal) throw Unauthorized('the account behind this token no longer exists or is disabled');
+  return principal;
+}

@@ -1,0 +1,107 @@
+/**
+ * Signing keys, generated at first start and kept in the database so every instance signs and
+ * verifies with the same keys. One active key per use (access tokens, ID tokens); rotation adds
+ * a new active key and keeps the old public key published until every token it signed expired.
+ */
+import { and, eq, isNull, or, gt } from 'drizzle-orm';
+import { exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
+import { randomBytes } from 'node:crypto';
+import { signingKeys } from '../db/schema.js';
+import type { Db } from '../db/open.js';
+import type { SigningAlg } from '../config.js';
+
+export type KeyUse = 'access_token' | 'id_token';
+type Row = typeof signingKeys.$inferSelect;
+
+export interface SigningKey {
+  kid: string;
+  alg: SigningAlg;
+  privateKey: CryptoKey;
+}
+
+export interface KeyStore {
+  /** The active key for a use, created on first call if none exists. */
+  signingKey(use: KeyUse): Promise<SigningKey>;
+  /** A public key by kid, for verification; reloads once when the kid is unknown (another instance rotated). */
+  verificationKey(kid: string): Promise<{ alg: string; key: CryptoKey } | null>;
+  /** Public keys still published (JWKS). */
+  publicJwks(): Promise<JWK[]>;
+  /** Adds new active keys; old ones stay published until `publishUntil` (ms). */
+  rotate(publishUntil: (use: KeyUse) => number): Promise<string[]>;
+}
+
+export function createKeyStore(db: Db, algs: Record<KeyUse, SigningAlg>, now: () => number): KeyStore {
+  const signing = new Map<KeyUse, SigningKey>();
+  const verifying = new Map<string, { alg: string; key: CryptoKey }>();
+
+  async function generate(use: KeyUse): Promise<Row> {
+    const alg = algs[use];
+    const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'RS256' || alg === 'PS256' ? { modulusLength: 2048 } : {}) });
+    const kid = randomBytes(12).toString('base64url');
+    const row: Row = {
+      kid,
+      alg,
+      use,
+      publicJwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' },
+      privateJwk: { ...(await exportJWK(privateKey)), kid, alg },
+      created: now(),
+      retiredAt: null,
+      expiresAt: null,
+    };
+    db.insert(signingKeys).values(row).run();
+    return row;
+  }
+
+  function activeRow(use: KeyUse): Row | undefined {
+    return db
+      .select()
+      .from(signingKeys)
+      .where(and(eq(signingKeys.use, use), isNull(signingKeys.retiredAt), eq(signingKeys.alg, algs[use])))
+      .get();
+  }
+
+  return {
+    async signingKey(use) {
+      const cached = signing.get(use);
+      if (cached) return cached;
+      const row = activeRow(use) ?? (await generate(use));
+      const key: SigningKey = { kid: row.kid, alg: row.alg as SigningAlg, privateKey: (await importJWK(row.privateJwk as JWK, row.alg)) as CryptoKey };
+      signing.set(use, key);
+      return key;
+    },
+
+    async verificationKey(kid) {
+      const cached = verifying.get(kid);
+      if (cached) return cached;
+      const row = db.select().from(signingKeys).where(eq(signingKeys.kid, kid)).get();
+      if (!row || (row.expiresAt !== null && row.expiresAt <= now())) return null;
+      const entry = { alg: row.alg, key: (await importJWK(row.publicJwk as JWK, row.alg)) as CryptoKey };
+      verifying.set(kid, entry);
+      return entry;
+    },
+
+    async publicJwks() {
+      const rows = db
+        .select()
+        .from(signingKeys)
+        .where(or(isNull(signingKeys.expiresAt), gt(signingKeys.expiresAt, now())))
+        .all();
+      return rows.map((row) => row.publicJwk as JWK);
+    },
+
+    async rotate(publishUntil) {
+      const kids: string[] = [];
+      for (const use of ['access_token', 'id_token'] as const) {
+        const at = now();
+        db.update(signingKeys)
+          .set({ retiredAt: at, expiresAt: publishUntil(use) })
+          .where(and(eq(signingKeys.use, use), isNull(signingKeys.retiredAt)))
+          .run();
+        signing.delete(use);
+        kids.push((await generate(use)).kid);
+      }
+      verifying.clear();
+      return kids;
+    },
+  };
+}
