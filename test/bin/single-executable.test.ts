@@ -3,14 +3,14 @@
  * The binary is built once per run (or reused when newer than every input), copied alone into
  * an empty folder and started with a PATH that holds no `node` and no NODE_* variables.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startIdp, type RunningIdp } from '../spawn.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const binary = join(root, 'dist', 'bin', `idp-${process.platform}-${process.arch}`);
@@ -47,26 +47,6 @@ async function ensureBinary(): Promise<void> {
   await promisify(execFile)(process.execPath, [join(root, 'scripts', 'build-bin.js'), '--quiet'], { cwd: root, timeout: 240_000 });
 }
 
-/** Resolves with the URL from the `listening on` line, or rejects with what the process said. */
-function waitForListening(child: ChildProcess): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let stderr = '';
-    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => reject(new Error(`no listening line within 30 s; stderr: ${stderr}`)), 30_000);
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      const match = /listening on (http:\/\/\S+)/.exec(line);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code} before listening; stderr: ${stderr}`));
-    });
-  });
-}
-
 async function post(url: string, body: Record<string, string>) {
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
@@ -94,37 +74,27 @@ describe('single executable', () => {
     const env = { PATH: [binDir, '/usr/bin/nonexistent'].join(delimiter), HOME: dataDir, TMPDIR: dataDir };
     expect(env.PATH.split(delimiter).some((dir) => existsSync(join(dir, 'node')))).toBe(false);
     const db = join(dataDir, 'idp.db');
-    const child = spawn(executable, ['serve', '--port', '0', '--db', db, '--log-level', 'warn'], { cwd: binDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const server: RunningIdp = await startIdp(['--port', '0', '--db', db, '--log-level', 'warn'], env, 30_000, [executable]);
+    const { url } = server;
+    let stopped = false;
     try {
-      const url = await waitForListening(child);
-
       const org = await post(`${url}/management/orgs`, ORG);
       expect(org.status).toBe(200);
       expect(org.body).toMatchObject({ entities: [{ orgname: ORG.organization, username: ORG.username }] });
 
-      // Token endpoints arrive on their own branch; where /management/token answers, the
-      // admin's token is used for everything after it, and the org's credentials get one too.
       const adminToken = await post(`${url}/management/token`, { grant_type: 'password', username: ORG.username, password: ORG.password });
-      const tokens = adminToken.status !== 404;
-      const auth: Record<string, string> = {};
-      if (tokens) {
-        expect(adminToken.status).toBe(200);
-        expect(adminToken.body).toMatchObject({ token_type: 'Bearer', access_token: expect.any(String) });
-        auth.authorization = `Bearer ${String(adminToken.body.access_token)}`;
-      }
+      expect(adminToken.status).toBe(200);
+      expect(adminToken.body).toMatchObject({ token_type: 'Bearer', access_token: expect.any(String) });
+      const authorization = `Bearer ${String(adminToken.body.access_token)}`;
 
-      const credentials = await fetch(`${url}/management/orgs/${ORG.organization}/credentials`, { headers: auth });
+      const credentials = await fetch(`${url}/management/orgs/${ORG.organization}/credentials`, { headers: { authorization } });
       expect(credentials.status).toBe(200);
       const { client_id, client_secret } = ((await credentials.json()) as { credentials: { client_id: string; client_secret: string } }).credentials;
-      expect(client_id).toEqual(expect.any(String));
-      expect(client_secret).toEqual(expect.any(String));
+      const orgToken = await post(`${url}/management/token`, { grant_type: 'client_credentials', client_id, client_secret });
+      expect(orgToken.status).toBe(200);
+      expect(orgToken.body).toMatchObject({ token_type: 'Bearer', access_token: expect.any(String), organization: expect.any(Object) });
 
-      if (tokens) {
-        const orgToken = await post(`${url}/management/token`, { grant_type: 'client_credentials', client_id, client_secret });
-        expect(orgToken.status).toBe(200);
-        expect(orgToken.body).toMatchObject({ token_type: 'Bearer', access_token: expect.any(String), organization: expect.any(Object) });
-      }
+      // The OAuth token endpoint lands on its own branch; once it answers, the same pair works there.
       const connect = await fetch(`${url}/connect/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -144,10 +114,11 @@ describe('single executable', () => {
       const css = await fetch(`${url}/docs/swagger-ui.css`);
       expect(css.status).toBe(200);
       expect((await css.text()).length).toBeGreaterThan(1000);
+      expect(await server.stop('SIGTERM')).toBe(0);
+      stopped = true;
     } finally {
-      child.kill('SIGTERM');
+      if (!stopped) server.child.kill('SIGKILL');
     }
-    expect(await exited).toBe(0);
     expect(statSync(db).size).toBeGreaterThan(0);
   }, 300_000);
 });
