@@ -23,7 +23,7 @@ export interface Database_ {
 export interface OpenOptions {
   /** A file path or ':memory:'. */
   path: string;
-  /** Where the migrations live; defaults to the folder shipped beside this module. */
+  /** Where the migrations live; defaults to src/db/migrations/sqlite (unpacked, in the executable). */
   migrationsFolder?: string;
 }
 
