@@ -15,6 +15,9 @@ import { principal } from './middleware/principal.js';
 import { statusRoutes } from './routes/status.js';
 import { managementRoutes } from './routes/management.js';
 import { usergridTokenRoutes } from './routes/usergrid-token.js';
+import { oauthRoutes } from './routes/oauth.js';
+import { clientRoutes } from './routes/clients.js';
+import { keyRoutes } from './routes/keys.js';
 import { docsRoutes } from './routes/docs.js';
 
 export function createApp(deps: Deps): Hono<Env> {
@@ -40,8 +43,11 @@ export function createApp(deps: Deps): Hono<Env> {
   app.use('*', principal());
 
   app.route('/', statusRoutes());
+  app.route('/', oauthRoutes());
   app.route('/', usergridTokenRoutes());
   app.route('/', managementRoutes());
+  app.route('/', clientRoutes());
+  app.route('/', keyRoutes());
   app.route('/', docsRoutes());
 
   app.doc31('/openapi.json', {

@@ -64,6 +64,10 @@ export const UnsupportedGrantType = kind(400, 'unsupported_grant_type');
 export const InvalidScope = kind(400, 'invalid_scope');
 export const InvalidToken = kind(401, 'invalid_token');
 export const InvalidTarget = kind(400, 'invalid_target');
+// RFC 6750 3.1 (protected resources), RFC 7591 3.2.2.
+export const InsufficientScope = kind(403, 'insufficient_scope');
+export const InvalidClientMetadata = kind(400, 'invalid_client_metadata');
+export const InvalidRedirectUri = kind(400, 'invalid_redirect_uri');
 
 export function isAppError(value: unknown): value is AppError {
   return value instanceof AppError;
