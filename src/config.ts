@@ -37,6 +37,8 @@ export interface Config {
   idTokenTtl: number;
   codeTtl: number;
   refreshTokenTtl: number;
+  /** Lifetime of a browser sign-in session in seconds, extended by each use (single sign-on). */
+  sessionTtl: number;
   /** JWS algorithms of access tokens and ID tokens. */
   accessTokenAlg: SigningAlg;
   idTokenAlg: SigningAlg;
@@ -89,6 +91,9 @@ export const DEFAULTS = {
   // Self-hosted proof of work needs no third party and works offline; its search space (ALTCHA's
   // maxnumber) costs a browser about a tenth of a second and a bot sending in bulk real CPU.
   captcha: { provider: 'altcha', maxNumber: 100_000 },
+  // Two weeks, sliding, as Keycloak's and IdentityServer's remember-me sessions: a user who comes
+  // back within that time is signed in silently.
+  sessionTtl: 14 * 24 * 3600,
   // RFC 9068 tokens are read by our own API; ES256 is small and fast to verify.
   accessTokenAlg: 'ES256',
   // OIDC Core 15.1: RS256 is the one algorithm every relying party must support.
@@ -126,6 +131,7 @@ export interface ServeFlags {
   idTokenTtl?: string;
   codeTtl?: string;
   refreshTokenTtl?: string;
+  sessionTtl?: string;
   accessTokenAlg?: string;
   idTokenAlg?: string;
 }
@@ -175,6 +181,7 @@ export function resolveConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): Config
     idTokenTtl: parseSeconds(pick(flags.idTokenTtl, 'IDP_ID_TOKEN_TTL'), DEFAULTS.idTokenTtl, '--id-token-ttl'),
     codeTtl: parseSeconds(pick(flags.codeTtl, 'IDP_CODE_TTL'), DEFAULTS.codeTtl, '--code-ttl'),
     refreshTokenTtl: parseSeconds(pick(flags.refreshTokenTtl, 'IDP_REFRESH_TOKEN_TTL'), DEFAULTS.refreshTokenTtl, '--refresh-token-ttl'),
+    sessionTtl: parseSeconds(pick(flags.sessionTtl, 'IDP_SESSION_TTL'), DEFAULTS.sessionTtl, '--session-ttl'),
     accessTokenAlg: parseAlg(pick(flags.accessTokenAlg, 'IDP_ACCESS_TOKEN_ALG'), DEFAULTS.accessTokenAlg, '--access-token-alg'),
     idTokenAlg: parseAlg(pick(flags.idTokenAlg, 'IDP_ID_TOKEN_ALG'), DEFAULTS.idTokenAlg, '--id-token-alg'),
   };

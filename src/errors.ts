@@ -64,6 +64,19 @@ export const UnsupportedGrantType = kind(400, 'unsupported_grant_type');
 export const InvalidScope = kind(400, 'invalid_scope');
 export const InvalidToken = kind(401, 'invalid_token');
 export const InvalidTarget = kind(400, 'invalid_target');
+// RFC 6750 3.1 (protected resources), RFC 7591 3.2.2.
+export const InsufficientScope = kind(403, 'insufficient_scope');
+export const InvalidClientMetadata = kind(400, 'invalid_client_metadata');
+export const InvalidRedirectUri = kind(400, 'invalid_redirect_uri');
+
+// Authorization endpoint errors sent back to the client (RFC 6749 4.1.2.1, OIDC Core 3.1.2.6).
+export const AccessDenied = kind(400, 'access_denied');
+export const UnsupportedResponseType = kind(400, 'unsupported_response_type');
+export const LoginRequired = kind(400, 'login_required');
+export const ConsentRequired = kind(400, 'consent_required');
+export const InteractionRequired = kind(400, 'interaction_required');
+export const RequestNotSupported = kind(400, 'request_not_supported');
+export const RequestUriNotSupported = kind(400, 'request_uri_not_supported');
 
 export function isAppError(value: unknown): value is AppError {
   return value instanceof AppError;
