@@ -23,6 +23,7 @@ import { endSessionRoutes } from './routes/end-session.js';
 import { pageAssetRoutes } from './routes/page-assets.js';
 import { identityProviderRoutes } from './routes/identity-providers.js';
 import { docsRoutes } from './routes/docs.js';
+import { dataRoutes } from './routes/data/index.js';
 
 export function createApp(deps: Deps): Hono<Env> {
   const app = router();
@@ -57,6 +58,8 @@ export function createApp(deps: Deps): Hono<Env> {
   app.route('/', pageAssetRoutes());
   app.route('/', identityProviderRoutes());
   app.route('/', docsRoutes());
+  // Last: /{orgId}/{appId}/… would otherwise shadow every fixed path above.
+  app.route('/', dataRoutes());
 
   app.doc31('/openapi.json', {
     openapi: '3.1.0',

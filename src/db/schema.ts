@@ -156,3 +156,4 @@ export const managementActivities = sqliteTable(
 export * from './schema-identity.js';
 export * from './schema-oauth.js';
 export * from './schema-authorize.js';
+export * from './schema-data.js';
