@@ -24,6 +24,7 @@ import { pageAssetRoutes } from './routes/page-assets.js';
 import { identityProviderRoutes } from './routes/identity-providers.js';
 import { docsRoutes } from './routes/docs.js';
 import { dataRoutes } from './routes/data/index.js';
+import { lifecycleRoutes } from './routes/lifecycle.js';
 
 export function createApp(deps: Deps): Hono<Env> {
   const app = router();
@@ -50,6 +51,8 @@ export function createApp(deps: Deps): Hono<Env> {
   app.route('/', statusRoutes());
   app.route('/', oauthRoutes());
   app.route('/', usergridTokenRoutes());
+  // Before management and data: their /users/{userId} would take `resetpw` for a user id.
+  app.route('/', lifecycleRoutes());
   app.route('/', managementRoutes());
   app.route('/', clientRoutes());
   app.route('/', keyRoutes());

@@ -55,6 +55,13 @@ export const UnsupportedMediaType = kind(415, 'unsupported_media_type');
 export const TooManyRequests = kind(429, 'too_many_requests');
 export const Internal = kind(500, 'internal_error');
 
+// Mailed activation and password-reset links, and the captcha in front of them (issue 6).
+export const InvalidLink = kind(400, 'invalid_link');
+export const LinkExpired = kind(400, 'link_expired');
+export const LinkAlreadyUsed = kind(400, 'link_already_used');
+export const CaptchaFailed = kind(400, 'captcha_failed');
+export const CaptchaUnavailable = kind(502, 'captcha_unavailable');
+
 // OAuth 2.0 token endpoint errors (RFC 6749 5.2, RFC 8693 2.2.2).
 export const InvalidRequest = kind(400, 'invalid_request');
 export const InvalidClient = kind(401, 'invalid_client');

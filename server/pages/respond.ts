@@ -11,6 +11,8 @@ export interface PageSecurity {
   /** Addresses (besides this server) the page's forms, and redirects after them, may go to. */
   formTargets?: readonly string[];
   scriptNonce?: string;
+  /** Origins a third-party widget (a captcha provider's) loads scripts and frames from. */
+  widgetOrigins?: readonly string[];
 }
 
 function originOf(address: string): string | undefined {
@@ -31,7 +33,8 @@ export function contentSecurityPolicy(security: PageSecurity): string {
     `form-action ${["'self'", ...new Set(targets)].join(' ')}`,
     "frame-ancestors 'none'",
     "base-uri 'none'",
-    ...(security.scriptNonce ? [`script-src 'nonce-${security.scriptNonce}'`] : []),
+    ...(security.scriptNonce ? [[`script-src 'nonce-${security.scriptNonce}'`, ...(security.widgetOrigins ?? [])].join(' ')] : []),
+    ...(security.widgetOrigins?.length ? [`frame-src ${security.widgetOrigins.join(' ')}`, `connect-src ${security.widgetOrigins.join(' ')}`] : []),
   ].join('; ');
 }
 

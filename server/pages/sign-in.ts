@@ -12,6 +12,8 @@ export interface SignInPage {
   interaction: string;
   /** External providers this client may use, with the address that starts each. */
   providers: { name: string; href: string }[];
+  /** The "forgot password" form of the users who sign in here (admin users or the app's users). */
+  forgotPasswordHref: string;
 }
 
 export function renderSignIn(context: PageContext, page: SignInPage): Html {
@@ -28,6 +30,7 @@ ${hiddenFields(context, { interaction: page.interaction })}
 <input type="password" id="password" name="password" autocomplete="current-password" required${page.loginHint ? html` autofocus` : ''}>
 <button type="submit" class="wide">${t('sign_in.submit')}</button>
 </form>
+<p class="muted"><a href="${page.forgotPasswordHref}">${t('sign_in.forgot_password')}</a></p>
 ${
   page.providers.length > 0
     ? html`<p class="divider">${t('sign_in.or')}</p>

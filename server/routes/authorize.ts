@@ -74,6 +74,10 @@ async function signInPage(c: C, request: AuthorizeRequest, extra: Pick<SignInPag
     alert: extra.alert,
     interaction: sealInteraction(c.var.deps, { query: request.query }),
     providers,
+    // Admin clients sign in admin users; an application's clients sign in that application's users.
+    forgotPasswordHref: request.client.appUuid
+      ? `/${request.client.orgUuid}/${request.client.appUuid}/users/resetpw?ui_locales=${encodeURIComponent(request.uiLocales ?? '')}`
+      : `/management/users/resetpw?ui_locales=${encodeURIComponent(request.uiLocales ?? '')}`,
   });
   return sendPage(c, page, status, { formTargets: [request.redirectUri] });
 }

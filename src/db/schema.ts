@@ -157,3 +157,4 @@ export * from './schema-identity.js';
 export * from './schema-oauth.js';
 export * from './schema-authorize.js';
 export * from './schema-data.js';
+export * from './schema-lifecycle.js';

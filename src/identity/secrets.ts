@@ -28,7 +28,8 @@ function macKey(deps: Deps): Buffer {
   return key;
 }
 
-export type MacPurpose = 'session' | 'csrf' | 'interaction';
+// `link`: mailed activation and reset links; `captcha`: the proof-of-work challenges' HMAC key.
+export type MacPurpose = 'session' | 'csrf' | 'interaction' | 'link' | 'captcha';
 
 export function macOf(deps: Deps, purpose: MacPurpose, value: string): string {
   return createHmac('sha256', macKey(deps)).update(`${purpose}\n${value}`).digest('base64url');
