@@ -13,6 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import { createChallenge, verifySolution, extractParams } from 'altcha-lib';
+import type { Payload } from 'altcha-lib/types';
 import { lt } from 'drizzle-orm';
 import { captchaSolutions } from '../db/schema.js';
 import type { CaptchaConfig } from '../config.js';
@@ -65,31 +66,31 @@ export async function verifyCaptcha(deps: Deps, answer: CaptchaAnswer): Promise<
  * The ALTCHA payload: the widget's base64 JSON `{algorithm, challenge, number, salt, signature}`,
  * or the same JSON unencoded.
  */
-function decodePayload(response: string): string {
+function decodePayload(response: string): Payload | undefined {
   const trimmed = response.trim();
-  return trimmed.startsWith('{') ? trimmed : Buffer.from(trimmed, 'base64').toString('utf8');
+  try {
+    const parsed = JSON.parse(trimmed.startsWith('{') ? trimmed : Buffer.from(trimmed, 'base64').toString('utf8')) as Partial<Payload>;
+    const { algorithm, challenge, number, salt, signature } = parsed;
+    if (typeof algorithm !== 'string' || typeof challenge !== 'string' || typeof number !== 'number' || typeof salt !== 'string' || typeof signature !== 'string') return undefined;
+    return { algorithm, challenge, number, salt, signature };
+  } catch {
+    return undefined;
+  }
 }
 
 async function verifyAltcha(deps: Deps, response: string): Promise<void> {
-  const fail = () => CaptchaFailed('the captcha was not solved; solve a new challenge', { fields: { captcha_response: 'not solved' } });
   const payload = decodePayload(response);
-  let signature: unknown;
-  let expires: number;
-  try {
-    const parsed = JSON.parse(payload) as { signature?: unknown };
-    signature = parsed.signature;
-    expires = Number(extractParams(payload).expires) * 1000;
-  } catch {
-    throw fail();
-  }
+  const expires = payload ? Number(extractParams(payload).expires) * 1000 : NaN;
   // The library checks expiry against the wall clock; ours is deps.now() so tests can move time.
-  if (typeof signature !== 'string' || !(expires > deps.now()) || !(await verifySolution(payload, altchaKey(deps), false))) throw fail();
+  if (!payload || !(expires > deps.now()) || !(await verifySolution(payload, altchaKey(deps), false))) {
+    throw CaptchaFailed('the captcha was not solved; solve a new challenge', { fields: { captcha_response: 'not solved' } });
+  }
   const now = deps.now();
   const spent = deps.db.transaction((tx) => {
     tx.delete(captchaSolutions).where(lt(captchaSolutions.expiresAt, now)).run();
     return tx
       .insert(captchaSolutions)
-      .values({ signatureHash: createHash('sha256').update(signature as string).digest('base64url'), expiresAt: expires })
+      .values({ signatureHash: createHash('sha256').update(payload.signature).digest('base64url'), expiresAt: expires })
       .onConflictDoNothing()
       .run();
   });
