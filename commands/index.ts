@@ -8,6 +8,7 @@ import { AppError } from '../src/errors.js';
 import { ConfigError } from '../src/config.js';
 import { VERSION } from '../src/version.js';
 import { registerServe } from './serve.js';
+import { registerKeys } from './keys.js';
 
 export function buildProgram(): Command {
   const program = new Command('idp')
@@ -16,6 +17,7 @@ export function buildProgram(): Command {
     .exitOverride()
     .showHelpAfterError();
   registerServe(program);
+  registerKeys(program);
   return program;
 }
 

@@ -30,9 +30,15 @@ export interface KeyStore {
   rotate(publishUntil: (use: KeyUse) => number): Promise<string[]>;
 }
 
+/**
+ * How long an instance keeps signing with the key it has cached before asking the database which
+ * key is active: rotation by another instance or by `idp keys rotate` takes effect within this.
+ */
+export const KEY_RECHECK_MS = 10_000;
+
 export function createKeyStore(db: Db, algs: Record<KeyUse, SigningAlg>, now: () => number): KeyStore {
-  const signing = new Map<KeyUse, SigningKey>();
-  const verifying = new Map<string, { alg: string; key: CryptoKey }>();
+  const signing = new Map<KeyUse, SigningKey & { checkedAt: number }>();
+  const verifying = new Map<string, { alg: string; key: CryptoKey; expiresAt: number | null; checkedAt: number }>();
 
   async function generate(use: KeyUse): Promise<Row> {
     const alg = algs[use];
@@ -63,19 +69,32 @@ export function createKeyStore(db: Db, algs: Record<KeyUse, SigningAlg>, now: ()
   return {
     async signingKey(use) {
       const cached = signing.get(use);
-      if (cached) return cached;
+      if (cached && now() - cached.checkedAt < KEY_RECHECK_MS) return cached;
       const row = activeRow(use) ?? (await generate(use));
-      const key: SigningKey = { kid: row.kid, alg: row.alg as SigningAlg, privateKey: (await importJWK(row.privateJwk as JWK, row.alg)) as CryptoKey };
+      if (cached && cached.kid === row.kid) {
+        cached.checkedAt = now();
+        return cached;
+      }
+      const key = { kid: row.kid, alg: row.alg as SigningAlg, privateKey: (await importJWK(row.privateJwk as JWK, row.alg)) as CryptoKey, checkedAt: now() };
       signing.set(use, key);
       return key;
     },
 
     async verificationKey(kid) {
       const cached = verifying.get(kid);
-      if (cached) return cached;
+      if (cached) {
+        if (cached.expiresAt !== null) return cached.expiresAt > now() ? cached : null;
+        // A key that was active when cached: learn of its retirement within KEY_RECHECK_MS.
+        if (now() - cached.checkedAt < KEY_RECHECK_MS) return cached;
+      }
       const row = db.select().from(signingKeys).where(eq(signingKeys.kid, kid)).get();
-      if (!row || (row.expiresAt !== null && row.expiresAt <= now())) return null;
-      const entry = { alg: row.alg, key: (await importJWK(row.publicJwk as JWK, row.alg)) as CryptoKey };
+      if (!row || (row.expiresAt !== null && row.expiresAt <= now())) {
+        verifying.delete(kid);
+        return null;
+      }
+      // The public key of a kid never changes; only its expiry does.
+      const key = cached?.key ?? ((await importJWK(row.publicJwk as JWK, row.alg)) as CryptoKey);
+      const entry = { alg: row.alg, key, expiresAt: row.expiresAt, checkedAt: now() };
       verifying.set(kid, entry);
       return entry;
     },
