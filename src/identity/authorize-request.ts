@@ -119,18 +119,27 @@ function parseResponseType(text: string | undefined): { responseType: string; pa
 }
 
 /** OAuth 2.0 Multiple Response Types 2.1: query for `code` alone, fragment for anything with a token. */
+function carriesTokens(parts: ReadonlySet<string>): boolean {
+  return parts.has('token') || parts.has('id_token');
+}
+
 function defaultMode(parts: ReadonlySet<string>): ResponseMode {
-  return parts.size === 1 && parts.has('code') ? 'query' : 'fragment';
+  return carriesTokens(parts) ? 'fragment' : 'query';
+}
+
+/** The response mode asked for, when it is one this request may use. */
+function usableMode(text: string | undefined, parts: ReadonlySet<string>): ResponseMode | undefined {
+  if (!RESPONSE_MODES.includes(text as ResponseMode)) return undefined;
+  // Multiple Response Types 2.1: tokens never travel in a query string (logs, Referer).
+  return text === 'query' && carriesTokens(parts) ? undefined : (text as ResponseMode);
 }
 
 function parseMode(text: string | undefined, parts: ReadonlySet<string>): ResponseMode {
   if (text === undefined) return defaultMode(parts);
-  if (!RESPONSE_MODES.includes(text as ResponseMode)) throw InvalidRequest(`response_mode '${text}' is not supported; use ${RESPONSE_MODES.join(', ')}`);
-  // Multiple Response Types 2.1: tokens never travel in a query string (logs, Referer).
-  if (text === 'query' && (parts.has('token') || parts.has('id_token'))) {
-    throw InvalidRequest('response_mode query cannot carry tokens; use fragment or form_post');
-  }
-  return text as ResponseMode;
+  const mode = usableMode(text, parts);
+  if (mode === undefined && text === 'query') throw InvalidRequest('response_mode query cannot carry tokens; use fragment or form_post');
+  if (mode === undefined) throw InvalidRequest(`response_mode '${text}' is not supported; use ${RESPONSE_MODES.join(', ')}`);
+  return mode;
 }
 
 /** The seed's rule: `id_token` alone takes identity scopes only, `token` alone resource scopes only. */
@@ -212,7 +221,7 @@ export async function parseAuthorizeRequest(deps: Deps, params: URLSearchParams)
     const state = single(params, 'state');
     target = { ...target, state };
     const modeText = single(params, 'response_mode');
-    if (modeText !== undefined && RESPONSE_MODES.includes(modeText as ResponseMode)) target = { ...target, mode: modeText as ResponseMode };
+    target = { ...target, mode: usableMode(modeText, typeWords) ?? target.mode };
     const { responseType, parts } = parseResponseType(single(params, 'response_type'));
     const mode = parseMode(modeText, parts);
     target = { redirectUri, mode, state };
