@@ -128,7 +128,6 @@ function linkUser(deps: Deps, appUuid: string, claims: oidc.IDToken): { uuid: st
         username,
         activated: true,
         ...(email !== undefined && !emailTaken && { email }),
-        ...(textClaim(claims, 'name') !== undefined && { name: textClaim(claims, 'name') }),
         ...(textClaim(claims, 'picture') !== undefined && { picture: textClaim(claims, 'picture') }),
       },
       now,

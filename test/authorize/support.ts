@@ -108,30 +108,40 @@ export function formOf(html: string, action?: string): { action: string; fields:
   return { action: decodeEntities(form[1]!), fields };
 }
 
-/** fetch with a cookie jar and no automatic redirects: what a browser does, step by step. */
+/** fetch with a cookie jar per host and no automatic redirects: what a browser does, step by step. */
 export class Browser {
-  private readonly cookies = new Map<string, string>();
-  constructor(readonly base: string) {}
+  private readonly jars = new Map<string, Map<string, string>>();
+  /** The address of the last page: relative form actions resolve against it, as in a browser. */
+  private current: URL;
+  constructor(base: string) {
+    this.current = new URL(base);
+  }
 
-  private remember(response: Response): void {
+  private jar(url: URL): Map<string, string> {
+    let jar = this.jars.get(url.hostname);
+    if (!jar) this.jars.set(url.hostname, (jar = new Map()));
+    return jar;
+  }
+
+  private remember(url: URL, response: Response): void {
+    const jar = this.jar(url);
     for (const header of response.headers.getSetCookie()) {
       const [pair, ...attributes] = header.split(';');
       const [name, ...value] = pair!.split('=');
       const expired = attributes.some((attribute) => /max-age=0/i.test(attribute.trim()) || /expires=Thu, 01 Jan 1970/i.test(attribute.trim()));
-      if (expired) this.cookies.delete(name!.trim());
-      else this.cookies.set(name!.trim(), value.join('='));
+      if (expired) jar.delete(name!.trim());
+      else jar.set(name!.trim(), value.join('='));
     }
   }
 
-  cookie(name: string): string | undefined {
-    return this.cookies.get(name);
-  }
-
   async request(path: string, init: RequestInit = {}): Promise<Response> {
+    const url = new URL(path, this.current);
+    this.current = url;
+    const jar = this.jar(url);
     const headers = new Headers(init.headers);
-    if (this.cookies.size > 0) headers.set('cookie', [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; '));
-    const response = await fetch(new URL(path, this.base), { ...init, headers, redirect: 'manual' });
-    this.remember(response);
+    if (jar.size > 0) headers.set('cookie', [...jar].map(([name, value]) => `${name}=${value}`).join('; '));
+    const response = await fetch(url, { ...init, headers, redirect: 'manual' });
+    this.remember(url, response);
     return response;
   }
 
