@@ -3,7 +3,7 @@
  * default, the algorithm every relying party supports). `at_hash` is left out: it is optional
  * when the ID token comes from the token endpoint (OIDC Core 3.1.3.6).
  */
-import { SignJWT } from 'jose';
+import { signCompactJws } from './jws.js';
 import type { Deps } from '../deps.js';
 import { issuerOf } from './access-tokens.js';
 import { userClaims, type UserPrincipal } from './user-claims.js';
@@ -23,17 +23,16 @@ export async function signIdToken(deps: Deps, request: IdTokenRequest): Promise<
   const key = await deps.keys.signingKey('id_token');
   const iat = Math.floor(deps.now() / 1000);
   const { sub, ...claims } = userClaims(deps, request.principal, request.scope);
-  return new SignJWT({
+  const payload = {
     ...claims,
+    iss: issuerOf(deps),
+    sub,
+    aud: request.clientId,
+    iat,
+    exp: iat + deps.config.idTokenTtl,
     auth_time: request.authTime,
     ...(request.nonce && { nonce: request.nonce }),
     ...(request.amr && { amr: request.amr }),
-  })
-    .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
-    .setIssuer(issuerOf(deps))
-    .setSubject(String(sub))
-    .setAudience(request.clientId)
-    .setIssuedAt(iat)
-    .setExpirationTime(iat + deps.config.idTokenTtl)
-    .sign(key.privateKey);
+  };
+  return signCompactJws(key.alg, key.privateKey, { kid: key.kid, typ: 'JWT' }, payload);
 }
