@@ -67,7 +67,7 @@ export function createKeyStore(db: Db, algs: Record<KeyUse, SigningAlg>, now: ()
       .get();
   }
 
-  return {
+  const store: KeyStore = {
     async signingKey(use) {
       const cached = signing.get(use);
       if (cached && now() - cached.checkedAt < KEY_RECHECK_MS) return cached;
@@ -101,6 +101,8 @@ export function createKeyStore(db: Db, algs: Record<KeyUse, SigningAlg>, now: ()
     },
 
     async publicJwks() {
+      // Keys exist from the first start on, so the JWKS is never empty.
+      for (const use of ['access_token', 'id_token'] as const) if (!signing.has(use)) await store.signingKey(use);
       const rows = db
         .select()
         .from(signingKeys)
@@ -124,4 +126,5 @@ export function createKeyStore(db: Db, algs: Record<KeyUse, SigningAlg>, now: ()
       return kids;
     },
   };
+  return store;
 }
