@@ -21,6 +21,7 @@ import { FEDERATION_CALLBACK_PATH, finishFederation, startFederation, takeFedera
 import { openInteraction, sealInteraction } from '../../src/identity/interaction.js';
 import { listIdentityProviderNames } from '../../src/identity/identity-providers.js';
 import { isCsrfTokenValid, pageContext, readSession, startSession } from '../browser.js';
+import { loginContextOf } from '../client-address.js';
 import { renderConsent } from '../pages/consent.js';
 import { renderError, type ErrorPageReason } from '../pages/error.js';
 import { renderFormPost } from '../pages/form-post.js';
@@ -153,7 +154,7 @@ export function authorizeRoutes() {
     return withRequest(c, posted.query, async (request) => {
       const login = posted.form.get('login')?.trim() ?? '';
       try {
-        const session = await startSession(c, await authenticateForRequest(c.var.deps, request, login, posted.form.get('password') ?? ''));
+        const session = await startSession(c, await authenticateForRequest(c.var.deps, request, login, posted.form.get('password') ?? '', loginContextOf(c)));
         const outcome = await continueAuthorization(c.var.deps, request, session, { freshLogin: true, consented: false });
         return render(c, outcome, session.authTime);
       } catch (error) {

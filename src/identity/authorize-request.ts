@@ -4,8 +4,8 @@
  * is shown to the user and never redirected — then everything else, whose failures go back to the
  * client at that redirect URI in the response mode it asked for.
  */
-import { and, eq } from 'drizzle-orm';
-import { identityProviders, organizations } from '../db/schema.js';
+import { eq } from 'drizzle-orm';
+import { organizations } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import {
   AppError,
@@ -19,6 +19,7 @@ import {
 import { findClient, isPublicClient, isRedirectUriAllowed, scopesFor, type Client } from './clients.js';
 import { parseAcrValues, type AcrValues } from './acr-values.js';
 import { parseScope, resolveScope, type Scope } from './scopes.js';
+import { findIdentityProviderByName } from './identity-providers.js';
 
 export type ResponseMode = 'query' | 'fragment' | 'form_post';
 export const RESPONSE_MODES: readonly ResponseMode[] = ['query', 'fragment', 'form_post'];
@@ -194,12 +195,7 @@ function parsePkce(
 async function checkAcr(deps: Deps, client: Client, acr: AcrValues): Promise<void> {
   if (acr.idp !== undefined) {
     if (!client.appUuid || !client.identityProviders.includes(acr.idp)) throw InvalidRequest(`identity provider '${acr.idp}' is not allowed for this client`);
-    const provider = deps.db
-      .select({ uuid: identityProviders.uuid })
-      .from(identityProviders)
-      .where(and(eq(identityProviders.appUuid, client.appUuid), eq(identityProviders.nameKey, acr.idp.toLowerCase())))
-      .get();
-    if (!provider) throw InvalidRequest(`identity provider '${acr.idp}' is not configured for this application`);
+    if (!findIdentityProviderByName(deps, client.appUuid, acr.idp)) throw InvalidRequest(`identity provider '${acr.idp}' is not configured for this application`);
   }
   // tenant:NAME limits admin sign-in to an organization, which must exist.
   if (acr.tenant !== undefined && client.appUuid === null) {
