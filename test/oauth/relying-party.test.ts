@@ -54,7 +54,7 @@ describe('openid-client against a running idp', () => {
     expect(metadata.issuer).toBe(server.url);
     expect(metadata.token_endpoint).toBe(`${server.url}/connect/token`);
     expect(metadata.grant_types_supported).toEqual(expect.arrayContaining(['client_credentials', 'password', 'refresh_token', 'authorization_code', 'urn:ietf:params:oauth:grant-type:token-exchange']));
-    expect(metadata.authorization_endpoint).toBeUndefined();
+    expect(metadata.authorization_endpoint).toBe(`${server.url}/connect/authorize`);
   });
 
   it('gets a client_credentials token that verifies against the JWKS and opens the management API', async () => {
