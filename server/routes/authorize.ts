@@ -7,7 +7,7 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import type { Env } from '../env.js';
-import { AccessDenied, AppError, UnsupportedMediaType } from '../../src/errors.js';
+import { AccessDenied, AppError, TemporarilyUnavailable, UnsupportedMediaType } from '../../src/errors.js';
 import {
   parseAuthorizeRequest,
   RedirectedError,
@@ -91,7 +91,8 @@ async function render(c: C, outcome: AuthorizeOutcome, loginAt?: number): Promis
         return c.redirect((await startFederation(c.var.deps, outcome.request)).toString(), 303);
       } catch (error) {
         c.var.logger.warn({ err: error, idp: outcome.request.acr.idp }, 'external identity provider unreachable');
-        return deliver(c, errorResponse(c.var.deps, outcome.request, AccessDenied(`the identity provider '${outcome.request.acr.idp}' cannot be reached`)), outcome.request.uiLocales);
+        const unreachable = TemporarilyUnavailable(`the identity provider '${outcome.request.acr.idp}' cannot be reached`);
+        return deliver(c, errorResponse(c.var.deps, outcome.request, unreachable), outcome.request.uiLocales);
       }
     case 'consent': {
       const { request, session, scopes } = outcome;

@@ -95,6 +95,15 @@ describe('federation with an external OpenID provider', () => {
     expect(html).toContain('acr_values=idp%3Apartner');
   });
 
+  it('a provider that cannot be reached is temporarily_unavailable for the client', async () => {
+    await api(home, 'POST', '/management/orgs/acme/apps/shop/identity-providers', { name: 'gone', issuer: 'http://127.0.0.1:1', client_id: 'x' });
+    const gone = await createClient(home, { require_pkce: false, identity_providers: ['gone'] });
+    const url = `/connect/authorize?${new URLSearchParams({ client_id: gone.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid', state: 'g', acr_values: 'idp:gone' })}`;
+    const { query } = redirectOf(await new Browser(home.url).get(url));
+    expect(query.get('error')).toBe('temporarily_unavailable');
+    expect(query.get('state')).toBe('g');
+  });
+
   it('a callback with an unknown state shows the error page', async () => {
     const response = await new Browser(home.url).get('/connect/federation/callback?code=x&state=forged');
     expect(response.status).toBe(400);

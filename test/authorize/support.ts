@@ -22,13 +22,21 @@ export interface Fixture {
   appUuid: string;
 }
 
-async function json(response: Response): Promise<any> {
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${response.status} ${text}`);
-  return JSON.parse(text);
+/** A JSON answer of the API: the Usergrid envelope, or a token response. */
+export interface Answer {
+  entities: Record<string, unknown>[];
+  count?: number;
+  access_token?: string;
+  [member: string]: unknown;
 }
 
-export async function api(fixture: Pick<Fixture, 'url' | 'adminToken'>, method: string, path: string, body?: unknown): Promise<any> {
+async function json(response: Response): Promise<Answer> {
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${response.status} ${text}`);
+  return JSON.parse(text) as Answer;
+}
+
+export async function api(fixture: Pick<Fixture, 'url' | 'adminToken'>, method: string, path: string, body?: unknown): Promise<Answer> {
   return json(
     await fetch(`${fixture.url}${path}`, {
       method,
@@ -45,9 +53,9 @@ export async function createFixture(server: RunningServer): Promise<Fixture> {
   const token = await json(
     await fetch(`${url}/management/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'password', username: ADMIN.username, password: ADMIN.password }) }),
   );
-  const fixture = { server, url, adminToken: token.access_token as string, appUuid: '' };
+  const fixture = { server, url, adminToken: String(token.access_token), appUuid: '' };
   const app = await api(fixture, 'POST', '/management/orgs/acme/apps', { name: 'shop' });
-  fixture.appUuid = app.entities[0].uuid;
+  fixture.appUuid = String(app.entities[0]!.uuid);
   await createAppUser(fixture, USER);
   return fixture;
 }
@@ -91,7 +99,8 @@ export async function createClient(fixture: Fixture, options: ClientOptions = {}
     response_types: ['code', 'id_token', 'token', 'id_token token', 'code id_token', 'code id_token token'],
     ...options,
   });
-  return { client_id: body.entities[0].client_id, client_secret: body.entities[0].client_secret };
+  const client = body.entities[0]!;
+  return { client_id: String(client.client_id), client_secret: client.client_secret === undefined ? undefined : String(client.client_secret) };
 }
 
 function decodeEntities(text: string): string {
