@@ -14,7 +14,7 @@ import {
   UnsafeRedirectError,
   type AuthorizeRequest,
 } from '../../src/identity/authorize-request.js';
-import { authenticateForRequest, continueAuthorization, NO_INTERACTION, type AuthorizeOutcome, type Interaction } from '../../src/identity/authorize.js';
+import { authenticateForRequest, continueAuthorization, NO_INTERACTION, realmOf, type AuthorizeOutcome, type Interaction } from '../../src/identity/authorize.js';
 import { errorResponse, type AuthorizationResponse } from '../../src/identity/authorize-response.js';
 import { rememberConsent } from '../../src/identity/consents.js';
 import { FEDERATION_CALLBACK_PATH, finishFederation, startFederation, takeFederationRequest } from '../../src/identity/federation.js';
@@ -170,7 +170,8 @@ export function authorizeRoutes() {
     if (posted instanceof Response) return posted;
     return withRequest(c, posted.query, async (request) => {
       const session = await readSession(c);
-      if (!session) return render(c, await continueAuthorization(c.var.deps, request, undefined));
+      // Signed out (or in as someone of another realm) since the page was shown: start over.
+      if (session?.realm !== realmOf(request.client)) return render(c, await continueAuthorization(c.var.deps, request, undefined));
       if (posted.form.get('decision') !== 'allow') {
         return deliver(c, errorResponse(c.var.deps, request, AccessDenied('the user denied the request')), request.uiLocales);
       }

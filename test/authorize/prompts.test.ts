@@ -160,6 +160,15 @@ describe('consent', () => {
     expect(await pageKind(await browser.get(authorizeUrl(other.client_id, { scope: 'openid profile' })))).toBe('consent');
   });
 
+  it('a consent posted after the session ended shows the sign-in page instead', async () => {
+    const other = await createClient(fixture, { require_pkce: false });
+    const browser = await signedInBrowser();
+    const html = await (await browser.get(authorizeUrl(other.client_id))).text();
+    const logout = await (await browser.get('/connect/endsession')).text();
+    await browser.submit(logout, { decision: 'logout' }, '/connect/endsession');
+    expect(await pageKind(await browser.submit(html, { decision: 'allow' }, '/connect/authorize/consent'))).toBe('sign-in');
+  });
+
   it('deny returns access_denied with the state', async () => {
     const other = await createClient(fixture, { require_pkce: false });
     const response = await authorizeAsUser(new Browser(fixture.url), authorizeUrl(other.client_id), USER, 'deny');
