@@ -1,15 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestApp, ORG, type TestApp, type TestResponse } from '../helpers.js';
+import { ORG, type TestApp, type TestResponse } from '../helpers.js';
 import { createAuthorizationCode } from '../../src/identity/authorization-codes.js';
-import { basic, claimsOf, createAppUser, createTenant, pkcePair, registerClient, token, type Tenant } from './fixtures.js';
+import { basic, claimsOf, createAppUser, createTenantApp, pkcePair, registerClient, token, type Clock, type Tenant } from './fixtures.js';
 
 let t: TestApp;
-let clock: number;
+let clock: Clock;
 let tenant: Tenant;
 beforeEach(async () => {
-  clock = Date.now();
-  t = createTestApp({}, { now: () => clock });
-  tenant = await createTenant(t);
+  ({ t, tenant, clock } = await createTenantApp());
 });
 afterEach(() => t.close());
 
@@ -136,7 +134,7 @@ describe('refresh_token', () => {
     expectOAuthError(await token(t, { grant_type: 'refresh_token', client_id: 'admin-cli', refresh_token: login.body.refresh_token, scope: 'openid' }), 400, 'invalid_scope');
     const other = await token(t, { grant_type: 'refresh_token', refresh_token: login.body.refresh_token }, { authorization: basic(tenant.app.client_id, tenant.app.client_secret) });
     expectOAuthError(other, 400, 'invalid_grant');
-    clock += 31 * 24 * 3600 * 1000;
+    clock.now += 31 * 24 * 3600 * 1000;
     expectOAuthError(await token(t, { grant_type: 'refresh_token', client_id: 'admin-cli', refresh_token: login.body.refresh_token }), 400, 'invalid_grant');
   });
 });
@@ -152,7 +150,7 @@ describe('authorization_code', () => {
     const { verifier, challenge } = pkcePair();
     const code = await createAuthorizationCode(t.deps, {
       clientId: 'admin-cli', principal: await admin(), redirectUri: redirect, scope: ['openid', 'offline_access', 'api'],
-      codeChallenge: challenge, codeChallengeMethod: 'S256', nonce: 'n-123', authTime: Math.floor(clock / 1000),
+      codeChallenge: challenge, codeChallengeMethod: 'S256', nonce: 'n-123', authTime: Math.floor(clock.now / 1000),
     });
     const res = await token(t, { grant_type: 'authorization_code', client_id: 'admin-cli', code, redirect_uri: redirect, code_verifier: verifier });
     expect(res.status, res.text).toBe(200);
@@ -178,7 +176,7 @@ describe('authorization_code', () => {
     expectOAuthError(await exchange(await mint({ codeChallenge: verifier, codeChallengeMethod: 'plain' }), { code_verifier: verifier }), 400, 'invalid_grant');
     expectOAuthError(await exchange(await mint({ codeChallenge: null }), {}), 400, 'invalid_grant');
     const late = await mint();
-    clock += 61_000;
+    clock.now += 61_000;
     expectOAuthError(await exchange(late, { code_verifier: verifier }), 400, 'invalid_grant');
     expectOAuthError(await exchange('no-such-code', { code_verifier: verifier }), 400, 'invalid_grant');
     expectOAuthError(await token(t, { grant_type: 'authorization_code', client_id: 'admin-cli', code: await mint() }), 400, 'invalid_request');
@@ -255,7 +253,7 @@ describe('errors of the token endpoint (RFC 6749 5.2)', () => {
 describe('access tokens on the management API', () => {
   it('refuses an expired token with 401 expired_token', async () => {
     const login = await adminLogin({ scope: 'api' });
-    clock += 3601_000;
+    clock.now += 3601_000;
     const res = await t.request('GET', '/management/orgs/acme', { token: login.body.access_token });
     expect(res.status).toBe(401);
     expect(res.body.error).toBe('expired_token');
