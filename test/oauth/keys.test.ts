@@ -100,7 +100,7 @@ describe('discovery', () => {
       code_challenge_methods_supported: ['S256', 'plain'],
       subject_types_supported: ['public'],
     });
-    expect(res.body.authorization_endpoint).toBeUndefined();
-    expect(res.body.end_session_endpoint).toBeUndefined();
+    expect(res.body.authorization_endpoint).toBe('http://idp.test/connect/authorize');
+    expect(res.body.end_session_endpoint).toBe('http://idp.test/connect/endsession');
   });
 });
