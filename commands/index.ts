@@ -8,6 +8,7 @@ import { AppError } from '../src/errors.js';
 import { ConfigError } from '../src/config.js';
 import { VERSION } from '../src/version.js';
 import { registerServe } from './serve.js';
+import { registerTokenCode } from './token-code.js';
 import { registerKeys } from './keys.js';
 
 export function buildProgram(): Command {
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
     .exitOverride()
     .showHelpAfterError();
   registerServe(program);
+  registerTokenCode(program);
   registerKeys(program);
   return program;
 }

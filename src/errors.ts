@@ -84,6 +84,7 @@ export const ConsentRequired = kind(400, 'consent_required');
 export const InteractionRequired = kind(400, 'interaction_required');
 export const RequestNotSupported = kind(400, 'request_not_supported');
 export const RequestUriNotSupported = kind(400, 'request_uri_not_supported');
+export const TemporarilyUnavailable = kind(503, 'temporarily_unavailable');
 
 export function isAppError(value: unknown): value is AppError {
   return value instanceof AppError;

@@ -7,20 +7,21 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import type { Env } from '../env.js';
-import { AccessDenied, AppError, UnsupportedMediaType } from '../../src/errors.js';
+import { AccessDenied, AppError, TemporarilyUnavailable, UnsupportedMediaType } from '../../src/errors.js';
 import {
   parseAuthorizeRequest,
   RedirectedError,
   UnsafeRedirectError,
   type AuthorizeRequest,
 } from '../../src/identity/authorize-request.js';
-import { authenticateForRequest, continueAuthorization, NO_INTERACTION, type AuthorizeOutcome, type Interaction } from '../../src/identity/authorize.js';
+import { authenticateForRequest, continueAuthorization, NO_INTERACTION, realmOf, type AuthorizeOutcome, type Interaction } from '../../src/identity/authorize.js';
 import { errorResponse, type AuthorizationResponse } from '../../src/identity/authorize-response.js';
 import { rememberConsent } from '../../src/identity/consents.js';
 import { FEDERATION_CALLBACK_PATH, finishFederation, startFederation, takeFederationRequest } from '../../src/identity/federation.js';
 import { openInteraction, sealInteraction } from '../../src/identity/interaction.js';
 import { listIdentityProviderNames } from '../../src/identity/identity-providers.js';
 import { isCsrfTokenValid, pageContext, readSession, startSession } from '../browser.js';
+import { loginContextOf } from '../client-address.js';
 import { renderConsent } from '../pages/consent.js';
 import { renderError, type ErrorPageReason } from '../pages/error.js';
 import { renderFormPost } from '../pages/form-post.js';
@@ -94,7 +95,8 @@ async function render(c: C, outcome: AuthorizeOutcome, loginAt?: number): Promis
         return c.redirect((await startFederation(c.var.deps, outcome.request)).toString(), 303);
       } catch (error) {
         c.var.logger.warn({ err: error, idp: outcome.request.acr.idp }, 'external identity provider unreachable');
-        return deliver(c, errorResponse(c.var.deps, outcome.request, AccessDenied(`the identity provider '${outcome.request.acr.idp}' cannot be reached`)), outcome.request.uiLocales);
+        const unreachable = TemporarilyUnavailable(`the identity provider '${outcome.request.acr.idp}' cannot be reached`);
+        return deliver(c, errorResponse(c.var.deps, outcome.request, unreachable), outcome.request.uiLocales);
       }
     case 'consent': {
       const { request, session, scopes } = outcome;
@@ -157,7 +159,7 @@ export function authorizeRoutes() {
     return withRequest(c, posted.query, async (request) => {
       const login = posted.form.get('login')?.trim() ?? '';
       try {
-        const session = await startSession(c, await authenticateForRequest(c.var.deps, request, login, posted.form.get('password') ?? ''));
+        const session = await startSession(c, await authenticateForRequest(c.var.deps, request, login, posted.form.get('password') ?? '', loginContextOf(c)));
         const outcome = await continueAuthorization(c.var.deps, request, session, { freshLogin: true, consented: false });
         return render(c, outcome, session.authTime);
       } catch (error) {
@@ -172,7 +174,8 @@ export function authorizeRoutes() {
     if (posted instanceof Response) return posted;
     return withRequest(c, posted.query, async (request) => {
       const session = await readSession(c);
-      if (!session) return render(c, await continueAuthorization(c.var.deps, request, undefined));
+      // Signed out (or in as someone of another realm) since the page was shown: start over.
+      if (session?.realm !== realmOf(request.client)) return render(c, await continueAuthorization(c.var.deps, request, undefined));
       if (posted.form.get('decision') !== 'allow') {
         return deliver(c, errorResponse(c.var.deps, request, AccessDenied('the user denied the request')), request.uiLocales);
       }

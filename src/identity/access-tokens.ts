@@ -3,7 +3,8 @@
  * published keys, and turned back into the Principal they were issued to. The principal's state
  * is re-read on every request (a disabled admin or a deleted app user loses access at once).
  */
-import { SignJWT, decodeProtectedHeader, jwtVerify, errors as joseErrors } from 'jose';
+import { decodeProtectedHeader, jwtVerify, errors as joseErrors } from 'jose';
+import { signCompactJws } from './jws.js';
 import { randomBytes } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { adminUsers, entities } from '../db/schema.js';
@@ -82,15 +83,9 @@ export async function signAccessToken(deps: Deps, request: AccessTokenRequest): 
     ...('username' in principal && { preferred_username: principal.username }),
     ...(request.grantId && { gid: request.grantId }),
   };
-  const token = await new SignJWT(claims)
-    .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'at+jwt' })
-    .setIssuer(issuerOf(deps))
-    .setSubject(subjectOf(principal))
-    .setAudience(issuerOf(deps))
-    .setIssuedAt(iat)
-    .setExpirationTime(iat + ttl)
-    .setJti(jti)
-    .sign(key.privateKey);
+  const issuer = issuerOf(deps);
+  const payload = { ...claims, iss: issuer, sub: subjectOf(principal), aud: issuer, iat, exp: iat + ttl, jti };
+  const token = signCompactJws(key.alg, key.privateKey, { kid: key.kid, typ: 'at+jwt' }, payload);
   return { token, expiresIn: ttl, jti, expiresAt: (iat + ttl) * 1000 };
 }
 

@@ -4,8 +4,8 @@
  * is shown to the user and never redirected — then everything else, whose failures go back to the
  * client at that redirect URI in the response mode it asked for.
  */
-import { and, eq } from 'drizzle-orm';
-import { identityProviders, organizations } from '../db/schema.js';
+import { eq } from 'drizzle-orm';
+import { organizations } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import {
   AppError,
@@ -19,6 +19,7 @@ import {
 import { findClient, isPublicClient, isRedirectUriAllowed, scopesFor, type Client } from './clients.js';
 import { parseAcrValues, type AcrValues } from './acr-values.js';
 import { parseScope, resolveScope, type Scope } from './scopes.js';
+import { findIdentityProviderByName } from './identity-providers.js';
 
 export type ResponseMode = 'query' | 'fragment' | 'form_post';
 export const RESPONSE_MODES: readonly ResponseMode[] = ['query', 'fragment', 'form_post'];
@@ -119,18 +120,27 @@ function parseResponseType(text: string | undefined): { responseType: string; pa
 }
 
 /** OAuth 2.0 Multiple Response Types 2.1: query for `code` alone, fragment for anything with a token. */
+function carriesTokens(parts: ReadonlySet<string>): boolean {
+  return parts.has('token') || parts.has('id_token');
+}
+
 function defaultMode(parts: ReadonlySet<string>): ResponseMode {
-  return parts.size === 1 && parts.has('code') ? 'query' : 'fragment';
+  return carriesTokens(parts) ? 'fragment' : 'query';
+}
+
+/** The response mode asked for, when it is one this request may use. */
+function usableMode(text: string | undefined, parts: ReadonlySet<string>): ResponseMode | undefined {
+  if (!RESPONSE_MODES.includes(text as ResponseMode)) return undefined;
+  // Multiple Response Types 2.1: tokens never travel in a query string (logs, Referer).
+  return text === 'query' && carriesTokens(parts) ? undefined : (text as ResponseMode);
 }
 
 function parseMode(text: string | undefined, parts: ReadonlySet<string>): ResponseMode {
   if (text === undefined) return defaultMode(parts);
-  if (!RESPONSE_MODES.includes(text as ResponseMode)) throw InvalidRequest(`response_mode '${text}' is not supported; use ${RESPONSE_MODES.join(', ')}`);
-  // Multiple Response Types 2.1: tokens never travel in a query string (logs, Referer).
-  if (text === 'query' && (parts.has('token') || parts.has('id_token'))) {
-    throw InvalidRequest('response_mode query cannot carry tokens; use fragment or form_post');
-  }
-  return text as ResponseMode;
+  const mode = usableMode(text, parts);
+  if (mode === undefined && text === 'query') throw InvalidRequest('response_mode query cannot carry tokens; use fragment or form_post');
+  if (mode === undefined) throw InvalidRequest(`response_mode '${text}' is not supported; use ${RESPONSE_MODES.join(', ')}`);
+  return mode;
 }
 
 /** The seed's rule: `id_token` alone takes identity scopes only, `token` alone resource scopes only. */
@@ -185,12 +195,7 @@ function parsePkce(
 async function checkAcr(deps: Deps, client: Client, acr: AcrValues): Promise<void> {
   if (acr.idp !== undefined) {
     if (!client.appUuid || !client.identityProviders.includes(acr.idp)) throw InvalidRequest(`identity provider '${acr.idp}' is not allowed for this client`);
-    const provider = deps.db
-      .select({ uuid: identityProviders.uuid })
-      .from(identityProviders)
-      .where(and(eq(identityProviders.appUuid, client.appUuid), eq(identityProviders.nameKey, acr.idp.toLowerCase())))
-      .get();
-    if (!provider) throw InvalidRequest(`identity provider '${acr.idp}' is not configured for this application`);
+    if (!findIdentityProviderByName(deps, client.appUuid, acr.idp)) throw InvalidRequest(`identity provider '${acr.idp}' is not configured for this application`);
   }
   // tenant:NAME limits admin sign-in to an organization, which must exist.
   if (acr.tenant !== undefined && client.appUuid === null) {
@@ -212,7 +217,7 @@ export async function parseAuthorizeRequest(deps: Deps, params: URLSearchParams)
     const state = single(params, 'state');
     target = { ...target, state };
     const modeText = single(params, 'response_mode');
-    if (modeText !== undefined && RESPONSE_MODES.includes(modeText as ResponseMode)) target = { ...target, mode: modeText as ResponseMode };
+    target = { ...target, mode: usableMode(modeText, typeWords) ?? target.mode };
     const { responseType, parts } = parseResponseType(single(params, 'response_type'));
     const mode = parseMode(modeText, parts);
     target = { redirectUri, mode, state };

@@ -15,6 +15,7 @@ import type { Client } from './clients.js';
 import { scopesNotConsented } from './consents.js';
 import type { NewSession, SessionRow } from './sessions.js';
 import type { UserPrincipal } from './user-claims.js';
+import type { LoginContext } from './throttle.js';
 
 /** The realm of admin users, who sign in through admin clients such as admin-cli. */
 export const ADMIN_REALM = 'admin';
@@ -102,16 +103,31 @@ export async function continueAuthorization(
   }
 }
 
-/** The sign-in form: checks the password of an app user or an admin, as the client's realm says. */
-export async function authenticateForRequest(deps: Deps, request: AuthorizeRequest, login: string, password: string): Promise<NewSession> {
+async function checkPassword(deps: Deps, request: AuthorizeRequest, login: string, password: string, context: LoginContext): Promise<NewSession> {
   const { client } = request;
   if (client.appUuid !== null) {
-    const user = await authenticateAppUser(deps, client.appUuid, login, password);
+    const user = await authenticateAppUser(deps, client.appUuid, login, password, context);
     return { realm: client.appUuid, principal: { kind: 'app-user', appUuid: client.appUuid, userUuid: user.uuid, username: user.name ?? '' }, amr: 'pwd' };
   }
-  const admin = await authenticateAdmin(deps, login, password);
+  const admin = await authenticateAdmin(deps, login, password, context);
   const principal: UserPrincipal = { kind: admin.sysadmin ? 'sysadmin' : 'admin', userUuid: admin.uuid, username: admin.username };
   const { tenant } = request.acr;
   if (tenant !== undefined && !isTenantMember(deps, principal, tenant)) throw InvalidGrant(`this account is not a member of the organization ${tenant}`, { fields: { tenant } });
   return { realm: ADMIN_REALM, principal, amr: 'pwd' };
+}
+
+/**
+ * The sign-in form: checks the password of an app user or an admin, as the client's realm says
+ * (throttled in authenticate.ts), and writes one audit line for the outcome, never the password.
+ */
+export async function authenticateForRequest(deps: Deps, request: AuthorizeRequest, login: string, password: string, context: LoginContext): Promise<NewSession> {
+  const facts = { endpoint: '/connect/authorize', client_id: request.client.clientId, address: context.address };
+  try {
+    const session = await checkPassword(deps, request, login, password, context);
+    deps.logger.info({ event: 'user_signed_in', ...facts, subject: session.principal.userUuid, realm: session.realm }, 'user signed in');
+    return session;
+  } catch (error) {
+    deps.logger.info({ event: 'user_sign_in_failed', ...facts, login, error: error instanceof AppError ? error.error : 'server_error' }, 'user sign-in failed');
+    throw error;
+  }
 }

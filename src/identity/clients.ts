@@ -4,7 +4,8 @@
  * clients registered for an application (oauth-clients.ts). The token, introspection and
  * revocation endpoints only ever ask `findClient`.
  */
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import { preparedFor } from '../db/prepared.js';
 import { applications, credentials, oauthClients, type StoredClientMetadata } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { SCOPES, type Scope } from './scopes.js';
@@ -104,19 +105,25 @@ export function isPublicClient(client: Client): boolean {
   return client.authMethods.includes('none');
 }
 
-export async function findClient(deps: Deps, clientId: string): Promise<Client | undefined> {
-  if (clientId === ADMIN_CLI) return ADMIN_CLI_CLIENT;
-  const credential = deps.db
+const lookups = preparedFor((db) => ({
+  credential: db
     .select({ secret: credentials.clientSecret, ownerType: credentials.ownerType, ownerUuid: credentials.ownerUuid, appOrg: applications.orgUuid })
     .from(credentials)
     .leftJoin(applications, eq(applications.uuid, credentials.ownerUuid))
-    .where(eq(credentials.clientId, clientId))
-    .get();
+    .where(eq(credentials.clientId, sql.placeholder('id')))
+    .prepare(),
+  oauthClient: db.select().from(oauthClients).where(eq(oauthClients.clientId, sql.placeholder('id'))).prepare(),
+}));
+
+export async function findClient(deps: Deps, clientId: string): Promise<Client | undefined> {
+  if (clientId === ADMIN_CLI) return ADMIN_CLI_CLIENT;
+  const statements = lookups(deps.db);
+  const credential = statements.credential.get({ id: clientId });
   if (credential) {
     if (credential.ownerType === 'organization') return credentialClient(clientId, credential.secret, credential.ownerUuid, null);
     return credential.appOrg ? credentialClient(clientId, credential.secret, credential.appOrg, credential.ownerUuid) : undefined;
   }
-  const row = deps.db.select().from(oauthClients).where(eq(oauthClients.clientId, clientId)).get();
+  const row = statements.oauthClient.get({ id: clientId });
   return row ? clientOfRow(row) : undefined;
 }
 

@@ -8,14 +8,14 @@
 import { createHash } from 'node:crypto';
 import { and, eq, lt } from 'drizzle-orm';
 import * as oidc from 'openid-client';
-import { entities, federatedIdentities, federationRequests, identityProviders } from '../db/schema.js';
+import { entities, federatedIdentities, federationRequests } from '../db/schema.js';
 import type { Deps, Tx } from '../deps.js';
 import { InvalidRequest } from '../errors.js';
 import { findEntityByName, insertEntity } from '../data/store.js';
 import { issuerOf } from './access-tokens.js';
 import { findAppUserByLogin } from './authenticate.js';
 import type { AuthorizeRequest } from './authorize-request.js';
-import { findIdentityProviderByUuid, type IdentityProviderRow } from './identity-providers.js';
+import { findIdentityProviderByName, findIdentityProviderByUuid, type IdentityProviderRow } from './identity-providers.js';
 import type { NewSession } from './sessions.js';
 
 export const FEDERATION_CALLBACK_PATH = '/connect/federation/callback';
@@ -35,14 +35,7 @@ async function discover(provider: IdentityProviderRow): Promise<oidc.Configurati
 
 function findProviderForRequest(deps: Deps, request: AuthorizeRequest): IdentityProviderRow {
   const name = request.acr.idp;
-  const row =
-    name === undefined || request.client.appUuid === null
-      ? undefined
-      : deps.db
-          .select()
-          .from(identityProviders)
-          .where(and(eq(identityProviders.appUuid, request.client.appUuid), eq(identityProviders.nameKey, name.toLowerCase())))
-          .get();
+  const row = name === undefined || request.client.appUuid === null ? undefined : findIdentityProviderByName(deps, request.client.appUuid, name);
   if (!row) throw InvalidRequest(`identity provider '${name}' is not configured for this application`);
   return row;
 }
@@ -128,7 +121,6 @@ function linkUser(deps: Deps, appUuid: string, claims: oidc.IDToken): { uuid: st
         username,
         activated: true,
         ...(email !== undefined && !emailTaken && { email }),
-        ...(textClaim(claims, 'name') !== undefined && { name: textClaim(claims, 'name') }),
         ...(textClaim(claims, 'picture') !== undefined && { picture: textClaim(claims, 'picture') }),
       },
       now,

@@ -5,7 +5,7 @@
  * it issues alongside, which front-channel ID tokens must bind (`at_hash`, `c_hash`, 3.3.2.11).
  */
 import { createHash } from 'node:crypto';
-import { SignJWT } from 'jose';
+import { signCompactJws } from './jws.js';
 import type { SigningAlg } from '../config.js';
 import type { Deps } from '../deps.js';
 import { issuerOf } from './access-tokens.js';
@@ -39,19 +39,18 @@ export async function signIdToken(deps: Deps, request: IdTokenRequest): Promise<
   const key = await deps.keys.signingKey('id_token');
   const iat = Math.floor(deps.now() / 1000);
   const { sub, ...claims } = userClaims(deps, request.principal, request.scope);
-  return new SignJWT({
+  const payload = {
     ...claims,
+    iss: issuerOf(deps),
+    sub,
+    aud: request.clientId,
+    iat,
+    exp: iat + deps.config.idTokenTtl,
     auth_time: request.authTime,
     ...(request.nonce && { nonce: request.nonce }),
     ...(request.amr && { amr: request.amr }),
     ...(request.accessToken && { at_hash: tokenHash(key.alg, request.accessToken) }),
     ...(request.code && { c_hash: tokenHash(key.alg, request.code) }),
-  })
-    .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })
-    .setIssuer(issuerOf(deps))
-    .setSubject(String(sub))
-    .setAudience(request.clientId)
-    .setIssuedAt(iat)
-    .setExpirationTime(iat + deps.config.idTokenTtl)
-    .sign(key.privateKey);
+  };
+  return signCompactJws(key.alg, key.privateKey, { kid: key.kid, typ: 'JWT' }, payload);
 }

@@ -59,6 +59,15 @@ export async function findIdentityProvider(deps: Deps, app: Application, id: str
   return row;
 }
 
+/** The provider `acr_values=idp:NAME` names for an application. */
+export function findIdentityProviderByName(deps: Deps, appUuid: string, name: string): IdentityProviderRow | undefined {
+  return deps.db
+    .select()
+    .from(identityProviders)
+    .where(and(eq(identityProviders.appUuid, appUuid), eq(identityProviders.nameKey, name.toLowerCase())))
+    .get();
+}
+
 /** The provider by its uuid, for the federation callback. */
 export function findIdentityProviderByUuid(deps: Deps, uuid: string): IdentityProviderRow | undefined {
   return deps.db.select().from(identityProviders).where(eq(identityProviders.uuid, uuid)).get();

@@ -5,7 +5,7 @@
  */
 import { and, eq, isNull, or, gt } from 'drizzle-orm';
 import { exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
-import { randomBytes } from 'node:crypto';
+import { createPrivateKey, randomBytes, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { signingKeys } from '../db/schema.js';
 import type { Db } from '../db/open.js';
 import type { SigningAlg } from '../config.js';
@@ -16,7 +16,8 @@ type Row = typeof signingKeys.$inferSelect;
 export interface SigningKey {
   kid: string;
   alg: SigningAlg;
-  privateKey: CryptoKey;
+  /** A node:crypto key: signing is synchronous and fast (jws.ts). */
+  privateKey: KeyObject;
 }
 
 export interface KeyStore {
@@ -66,7 +67,7 @@ export function createKeyStore(db: Db, algs: Record<KeyUse, SigningAlg>, now: ()
       .get();
   }
 
-  return {
+  const store: KeyStore = {
     async signingKey(use) {
       const cached = signing.get(use);
       if (cached && now() - cached.checkedAt < KEY_RECHECK_MS) return cached;
@@ -75,7 +76,7 @@ export function createKeyStore(db: Db, algs: Record<KeyUse, SigningAlg>, now: ()
         cached.checkedAt = now();
         return cached;
       }
-      const key = { kid: row.kid, alg: row.alg as SigningAlg, privateKey: (await importJWK(row.privateJwk as JWK, row.alg)) as CryptoKey, checkedAt: now() };
+      const key = { kid: row.kid, alg: row.alg as SigningAlg, privateKey: createPrivateKey({ key: row.privateJwk as JsonWebKey, format: 'jwk' }), checkedAt: now() };
       signing.set(use, key);
       return key;
     },
@@ -100,6 +101,8 @@ export function createKeyStore(db: Db, algs: Record<KeyUse, SigningAlg>, now: ()
     },
 
     async publicJwks() {
+      // Keys exist from the first start on, so the JWKS is never empty.
+      for (const use of ['access_token', 'id_token'] as const) if (!signing.has(use)) await store.signingKey(use);
       const rows = db
         .select()
         .from(signingKeys)
@@ -123,4 +126,5 @@ export function createKeyStore(db: Db, algs: Record<KeyUse, SigningAlg>, now: ()
       return kids;
     },
   };
+  return store;
 }

@@ -6,24 +6,20 @@
  */
 import { eq, lt, sql } from 'drizzle-orm';
 import { oauthGrants, refreshTokens, tokenRevocations } from '../db/schema.js';
-import type { Db } from '../db/open.js';
+import { preparedFor } from '../db/prepared.js';
 import type { Deps, Tx } from '../deps.js';
 
-const lookups = new WeakMap<Db, ReturnType<typeof prepareLookup>>();
-
-function prepareLookup(db: Db) {
-  return db
+const revocationLookup = preparedFor((db) =>
+  db
     .select({ key: tokenRevocations.key })
     .from(tokenRevocations)
     .where(sql`${tokenRevocations.key} in (${sql.placeholder('jti')}, ${sql.placeholder('gid')})`)
-    .prepare();
-}
+    .prepare(),
+);
 
 /** One indexed lookup: is this token, or the grant it belongs to, revoked? */
 export function isAccessTokenRevoked(deps: Deps, jti: string, grantId: string | undefined): boolean {
-  let lookup = lookups.get(deps.db);
-  if (!lookup) lookups.set(deps.db, (lookup = prepareLookup(deps.db)));
-  return lookup.get({ jti: `jti:${jti}`, gid: grantId ? `gid:${grantId}` : `jti:${jti}` }) !== undefined;
+  return revocationLookup(deps.db).get({ jti: `jti:${jti}`, gid: grantId ? `gid:${grantId}` : `jti:${jti}` }) !== undefined;
 }
 
 function insertRevocation(tx: Tx, key: string, now: number, expiresAt: number): void {

@@ -22,13 +22,21 @@ export interface Fixture {
   appUuid: string;
 }
 
-async function json(response: Response): Promise<any> {
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${response.status} ${text}`);
-  return JSON.parse(text);
+/** A JSON answer of the API: the Usergrid envelope, or a token response. */
+export interface Answer {
+  entities: Record<string, unknown>[];
+  count?: number;
+  access_token?: string;
+  [member: string]: unknown;
 }
 
-export async function api(fixture: Pick<Fixture, 'url' | 'adminToken'>, method: string, path: string, body?: unknown): Promise<any> {
+async function json(response: Response): Promise<Answer> {
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${response.status} ${text}`);
+  return JSON.parse(text) as Answer;
+}
+
+export async function api(fixture: Pick<Fixture, 'url' | 'adminToken'>, method: string, path: string, body?: unknown): Promise<Answer> {
   return json(
     await fetch(`${fixture.url}${path}`, {
       method,
@@ -45,9 +53,9 @@ export async function createFixture(server: RunningServer): Promise<Fixture> {
   const token = await json(
     await fetch(`${url}/management/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'password', username: ADMIN.username, password: ADMIN.password }) }),
   );
-  const fixture = { server, url, adminToken: token.access_token as string, appUuid: '' };
+  const fixture = { server, url, adminToken: String(token.access_token), appUuid: '' };
   const app = await api(fixture, 'POST', '/management/orgs/acme/apps', { name: 'shop' });
-  fixture.appUuid = app.entities[0].uuid;
+  fixture.appUuid = String(app.entities[0]!.uuid);
   await createAppUser(fixture, USER);
   return fixture;
 }
@@ -91,7 +99,8 @@ export async function createClient(fixture: Fixture, options: ClientOptions = {}
     response_types: ['code', 'id_token', 'token', 'id_token token', 'code id_token', 'code id_token token'],
     ...options,
   });
-  return { client_id: body.entities[0].client_id, client_secret: body.entities[0].client_secret };
+  const client = body.entities[0]!;
+  return { client_id: String(client.client_id), client_secret: client.client_secret === undefined ? undefined : String(client.client_secret) };
 }
 
 function decodeEntities(text: string): string {
@@ -108,30 +117,40 @@ export function formOf(html: string, action?: string): { action: string; fields:
   return { action: decodeEntities(form[1]!), fields };
 }
 
-/** fetch with a cookie jar and no automatic redirects: what a browser does, step by step. */
+/** fetch with a cookie jar per host and no automatic redirects: what a browser does, step by step. */
 export class Browser {
-  private readonly cookies = new Map<string, string>();
-  constructor(readonly base: string) {}
+  private readonly jars = new Map<string, Map<string, string>>();
+  /** The address of the last page: relative form actions resolve against it, as in a browser. */
+  private current: URL;
+  constructor(base: string) {
+    this.current = new URL(base);
+  }
 
-  private remember(response: Response): void {
+  private jar(url: URL): Map<string, string> {
+    let jar = this.jars.get(url.hostname);
+    if (!jar) this.jars.set(url.hostname, (jar = new Map()));
+    return jar;
+  }
+
+  private remember(url: URL, response: Response): void {
+    const jar = this.jar(url);
     for (const header of response.headers.getSetCookie()) {
       const [pair, ...attributes] = header.split(';');
       const [name, ...value] = pair!.split('=');
       const expired = attributes.some((attribute) => /max-age=0/i.test(attribute.trim()) || /expires=Thu, 01 Jan 1970/i.test(attribute.trim()));
-      if (expired) this.cookies.delete(name!.trim());
-      else this.cookies.set(name!.trim(), value.join('='));
+      if (expired) jar.delete(name!.trim());
+      else jar.set(name!.trim(), value.join('='));
     }
   }
 
-  cookie(name: string): string | undefined {
-    return this.cookies.get(name);
-  }
-
   async request(path: string, init: RequestInit = {}): Promise<Response> {
+    const url = new URL(path, this.current);
+    this.current = url;
+    const jar = this.jar(url);
     const headers = new Headers(init.headers);
-    if (this.cookies.size > 0) headers.set('cookie', [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; '));
-    const response = await fetch(new URL(path, this.base), { ...init, headers, redirect: 'manual' });
-    this.remember(response);
+    if (jar.size > 0) headers.set('cookie', [...jar].map(([name, value]) => `${name}=${value}`).join('; '));
+    const response = await fetch(url, { ...init, headers, redirect: 'manual' });
+    this.remember(url, response);
     return response;
   }
 
