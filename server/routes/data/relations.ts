@@ -8,7 +8,7 @@ import type { Env } from '../../env.js';
 import { ok } from '../../envelope.js';
 import type { router } from '../../openapi.js';
 import { define, otherMethodsNotAllowed, type Handler } from './define.js';
-import { addressedEntity, authorizeGrant, entitiesResponse, findOptions, modelMembers, pageResponse, readBody, relatedEntity } from './request.js';
+import { addressedEntity, authorizeGrant, dataLocation, entitiesResponse, findOptions, modelMembers, pageResponse, readBody, relatedEntity } from './request.js';
 import { entityView } from './views.js';
 import { MethodNotAllowed, EntityNotFound } from '../../../src/errors.js';
 import { isApplicationAdmin } from '../../../src/access/policy.js';
@@ -31,7 +31,7 @@ const subject = (c: Context<Env>) => addressedEntity(c, param(c, 'collection'), 
 
 function permissionsResponse(c: Context<Env>, row: EntityRow, grants: string[]) {
   const entity = entityView(c.var.appScope, describeEntities(c.var.deps.db, [row])[0]);
-  return ok(c, { action: c.req.method.toLowerCase(), entities: [entity], organization: c.var.appScope.org, application: c.var.appScope.app, extra: { data: grants, ...modelMembers(c, entity) } });
+  return ok(c, { action: c.req.method.toLowerCase(), entities: [entity], organization: c.var.appScope.org, application: c.var.appScope.app, extra: { data: grants, ...modelMembers(c, entity) }, location: dataLocation(c) });
 }
 
 /** POST …/{entityId}/{relation} when the relation is a sub-resource; keyed `collection/relation`. */
@@ -56,7 +56,7 @@ const POSTS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
       const old = body.oldpassword ?? body.password;
       const trusted = await isApplicationAdmin(c.var.deps, c.var.principal, c.var.appScope.app);
       await changeUserPassword(c.var.deps, user, { oldPassword: typeof old === 'string' ? old : undefined, newPassword: body.newpassword }, trusted);
-      return ok(c, { action: 'set user password', organization: c.var.appScope.org, application: c.var.appScope.app });
+      return ok(c, { action: 'set user password', organization: c.var.appScope.org, application: c.var.appScope.app, location: dataLocation(c) });
     },
   ],
 ]);

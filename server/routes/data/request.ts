@@ -27,9 +27,32 @@ import { entityView } from './views.js';
  */
 const RESERVED_ROOTS: ReadonlySet<string> = new Set(['management', 'connect', '.well-known', 'status', 'docs', 'openapi.json']);
 
+/** The segments of the path inside the application, as sent: `/acme/sandbox/users/me/` → `users`, `me`. */
+function appSegments(c: Context<Env>): string[] {
+  return c.req.path.split('/').filter((segment) => segment !== '').slice(2);
+}
+
 /** The path inside the application: `/acme/sandbox/users/me` → `/users/me`. */
 function appPath(c: Context<Env>): string {
-  return `/${c.req.path.split('/').filter((segment) => segment !== '').slice(2).join('/')}`;
+  return `/${appSegments(c).join('/')}`;
+}
+
+/**
+ * Usergrid's `path` and `uri` of a data response: the path inside the application of the
+ * collection the entities are listed in. A request on a collection or one of its entities
+ * answers with the collection's name whatever spelling it used (`POST /dog`, `PUT /dogs/rex`
+ * → `/dogs`); one below an entity with that sub-collection as requested
+ * (`/users/fred/activities`, `/users/fred/connecting/likes`). Usergrid's SDKs save an entity
+ * back to `{path}/{uuid}`.
+ */
+export function dataLocation(c: Context<Env>, collection?: string): { path: string; uri: string } {
+  const segments = appSegments(c);
+  let path = '/';
+  if (segments.length > 0 && segments.length <= 2) path = `/${collection ?? segments[0]}`;
+  if (segments.length > 2) path = `/${segments.slice(0, segments[2].toLowerCase() === 'connecting' ? 4 : 3).join('/')}`;
+  const { org, app } = c.var.appScope;
+  const base = `${new URL(c.req.url).origin}/${encodeURIComponent(org.name)}/${encodeURIComponent(app.name)}`;
+  return { path, uri: path === '/' ? base : `${base}${path}` };
 }
 
 /** Resolves the organization and application, then decides access for the request's verb and path. */
@@ -113,13 +136,14 @@ export function relatedEntity(c: Context<Env>, view: RelationView, id: string, c
 export function entitiesResponse(c: Context<Env>, action: string, rows: readonly EntityRow[], extra?: Record<string, unknown>) {
   const scope = c.var.appScope;
   const entities = describeEntities(c.var.deps.db, rows).map((entity) => entityView(scope, entity));
-  return ok(c, { action, entities, organization: scope.org, application: scope.app, extra });
+  return ok(c, { action, entities, organization: scope.org, application: scope.app, extra, location: dataLocation(c, rows[0]?.collection) });
 }
 
-export function pageResponse(c: Context<Env>, action: string, page: EntityPage) {
+export function pageResponse(c: Context<Env>, action: string, page: EntityPage, collection?: string) {
   const scope = c.var.appScope;
   const entities = describeEntities(c.var.deps.db, page.rows).map((entity) => entityView(scope, entity, page.select));
-  return ok(c, { action, entities, organization: scope.org, application: scope.app, count: true, cursor: page.cursor });
+  const location = dataLocation(c, collection ?? page.rows[0]?.collection);
+  return ok(c, { action, entities, organization: scope.org, application: scope.app, count: true, cursor: page.cursor, location });
 }
 
 /**
