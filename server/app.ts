@@ -19,7 +19,8 @@ import { docsRoutes } from './routes/docs.js';
 import { dataRoutes } from './routes/data/index.js';
 
 export function createApp(deps: Deps): Hono<Env> {
-  const app = router();
+  // Usergrid's SDKs end some paths with a slash (GET …/users/{id}/likes/): same resource.
+  const app = router({ strict: false });
 
   app.use('*', async (c, next) => {
     c.set('startedAt', Date.now());

@@ -53,6 +53,16 @@ describe('entities and collections', () => {
     expect((await req('GET', '/likes/pebbles/connecting/likes')).body.path).toBe('/likes/pebbles/connecting/likes');
   });
 
+  it('treats a path with a trailing slash as the path without it', async () => {
+    await req('POST', '/dogs', { name: 'rex' });
+    await req('POST', '/cats', { name: 'tom' });
+    expect((await req('POST', '/dogs/rex/chases/cats/tom/')).status).toBe(200);
+    const chased = await req('GET', '/dogs/rex/chases/');
+    expect(chased.status).toBe(200);
+    expect(chased.body.entities.map((e: { name: string }) => e.name)).toEqual(['tom']);
+    expect((await req('GET', '/dogs/')).body.count).toBe(1);
+  });
+
   it('refuses a duplicate name in a collection and stores nothing of the array', async () => {
     await req('POST', '/dogs', { name: 'rex' });
     const dup = await req('POST', '/dogs', [{ name: 'a' }, { name: 'REX' }]);
