@@ -41,6 +41,22 @@ describe('app users', () => {
     expect(login.status).toBe(200);
   });
 
+  it('is held to the same permissions however the request names the collection (/user/{id} is /users/{id})', async () => {
+    const fred = await appUser(d, 'fred');
+    await appUser(d, 'barney');
+    const put = await as(fred.token)('PUT', `/user/${fred.uuid}`, { city: 'Bedrock' });
+    expect(put.status).toBe(200);
+    expect(put.body.entities[0].city).toBe('Bedrock');
+    expect((await as(fred.token)('PUT', '/user/barney', { city: 'x' })).status).toBe(403);
+    expect((await as(fred.token)('PUT', '/USERS/barney', { city: 'x' })).status).toBe(403);
+    expect((await as(undefined)('GET', '/user/fred')).status).toBe(401);
+    // A grant on a collection holds for its type's spelling too.
+    await as(d.admin)('POST', '/dogs', { name: 'rex' });
+    expect((await as(fred.token)('PUT', '/dog/rex', { age: 4 })).status).toBe(403);
+    expect((await as(d.admin)('POST', '/users/fred/permissions', { permission: 'put:/dogs/*' })).status).toBe(200);
+    expect((await as(fred.token)('PUT', '/dog/rex', { age: 4 })).status).toBe(200);
+  });
+
   it('cannot grant itself permissions, roles or groups through /users/me', async () => {
     const fred = await appUser(d, 'fred');
     await as(d.admin)('POST', '/groups', { path: 'staff', title: 'Staff' });

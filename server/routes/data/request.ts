@@ -5,6 +5,7 @@
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Env } from '../../env.js';
+import type { Tx } from '../../../src/deps.js';
 import { ok } from '../../envelope.js';
 import { InvalidJson, NotFound, UnsupportedMediaType, EntityNotFound } from '../../../src/errors.js';
 import { isUuid } from '../../../src/ids.js';
@@ -13,7 +14,7 @@ import { findApplication } from '../../../src/management/applications.js';
 import { authorizeAppRequest } from '../../../src/access/app-access.js';
 import { verbOfMethod, type Verb } from '../../../src/access/permissions.js';
 import { describeEntities, requireEntity, type EntityRow } from '../../../src/data/entities.js';
-import { findCollectionIn, requireCollection } from '../../../src/data/collections.js';
+import { collectionForWrite, findCollectionIn, requireCollection } from '../../../src/data/collections.js';
 import { requireUser } from '../../../src/data/users.js';
 import { findEntityByUuid } from '../../../src/data/store.js';
 import type { FindOptions, EntityPage } from '../../../src/data/find.js';
@@ -32,9 +33,24 @@ function appSegments(c: Context<Env>): string[] {
   return c.req.path.split('/').filter((segment) => segment !== '').slice(2);
 }
 
-/** The path inside the application: `/acme/sandbox/users/me` → `/users/me`. */
-function appPath(c: Context<Env>): string {
-  return `/${appSegments(c).join('/')}`;
+/**
+ * The collection a first path segment addresses, as the routes resolve it (an existing
+ * collection by name or type, else the one a POST would create), so that a permission on
+ * `/users/**` holds for `/user/{id}` too. A segment that names no collection stays as it is.
+ */
+function collectionOfSegment(tx: Tx, appUuid: string, segment: string): string {
+  try {
+    return collectionForWrite(tx, appUuid, decodeURIComponent(segment)).name;
+  } catch {
+    return segment;
+  }
+}
+
+/** The path inside the application that permissions are matched against: `/acme/sandbox/user/me` → `/users/me`. */
+function permissionPath(c: Context<Env>, appUuid: string): string {
+  const [collection, ...rest] = appSegments(c);
+  if (collection === undefined) return '/';
+  return `/${[collectionOfSegment(c.var.deps.db, appUuid, collection), ...rest].join('/')}`;
 }
 
 /**
@@ -66,7 +82,19 @@ export function dataAccess(): MiddlewareHandler<Env> {
     c.set('appScope', { org, app });
     const verb = verbOfMethod(c.req.method);
     // Methods without a Usergrid verb change nothing: their routes answer 405.
-    if (verb !== null) await authorizeAppRequest(deps, { principal: c.var.principal, app, verb, path: appPath(c) });
+    if (verb !== null) {
+      // Read only when the caller is held to permissions: administrators skip the collection lookup.
+      let path: string | undefined;
+      const request = {
+        principal: c.var.principal,
+        app,
+        verb,
+        get path() {
+          return (path ??= permissionPath(c, app.uuid));
+        },
+      };
+      await authorizeAppRequest(deps, request);
+    }
     await next();
   };
 }
