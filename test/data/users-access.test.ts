@@ -57,6 +57,20 @@ describe('app users', () => {
     expect((await as(fred.token)('PUT', '/dog/rex', { age: 4 })).status).toBe(200);
   });
 
+  it('changes its password with PUT …/password as well as POST (the Usergrid SDKs use PUT)', async () => {
+    const fred = await appUser(d, 'fred');
+    const wrong = await as(fred.token)('PUT', `/users/${fred.uuid}/password`, { oldpassword: 'nope', newpassword: 'new-password-1' });
+    expect(wrong.status).toBe(400);
+    const put = await as(fred.token)('PUT', `/users/${fred.uuid}/password`, { oldpassword: 'sesame-street', newpassword: 'new-password-1' });
+    expect(put.status).toBe(200);
+    expect(put.body.action).toBe('set user password');
+    const login = await d.t.request('POST', `${APP}/token`, { json: { grant_type: 'password', username: 'fred', password: 'new-password-1' } });
+    expect(login.status).toBe(200);
+    const other = await as(d.admin)('PUT', `/users/${fred.uuid}/activities`, { verb: 'post', content: 'x' });
+    expect(other.status).toBe(405);
+    expect(other.headers.get('allow')).toBe('GET, POST, DELETE');
+  });
+
   it('cannot grant itself permissions, roles or groups through /users/me', async () => {
     const fred = await appUser(d, 'fred');
     await as(d.admin)('POST', '/groups', { path: 'staff', title: 'Staff' });
