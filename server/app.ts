@@ -27,7 +27,8 @@ import { dataRoutes } from './routes/data/index.js';
 import { lifecycleRoutes } from './routes/lifecycle.js';
 
 export function createApp(deps: Deps): Hono<Env> {
-  const app = router();
+  // Usergrid's SDKs end some paths with a slash (GET …/users/{id}/likes/): same resource.
+  const app = router({ strict: false });
 
   app.use('*', async (c, next) => {
     c.set('startedAt', Date.now());
