@@ -67,11 +67,11 @@ function assertNameFree(tx: Tx, appUuid: string, collection: string, name: strin
 }
 
 /** Inserts one entity of `collection` from request properties (inside the caller's transaction). */
-export function insertEntityFromBody(tx: Tx, appUuid: string, collection: CollectionRef, body: Properties, now: number): EntityRow {
+export function insertEntityFromBody(tx: Tx, appUuid: string, collection: CollectionRef, body: Properties, now: number, uuid?: string): EntityRow {
   const rules = rulesOf(collection.name);
   const { name, properties } = rules.normalize(writableProperties(collection.name, body), true);
   assertNameFree(tx, appUuid, collection.name, name);
-  const row = insertEntity(tx, { appUuid, collection: collection.name, type: collection.type, name, nameProperty: rules.nameProperty, properties, now });
+  const row = insertEntity(tx, { appUuid, collection: collection.name, type: collection.type, name, nameProperty: rules.nameProperty, properties, now, uuid });
   rules.afterWrite?.(tx, row);
   return row;
 }
@@ -123,9 +123,14 @@ export async function updateEntity(deps: Deps, row: EntityRow, body: unknown): P
   return deps.db.transaction((tx) => updateEntityIn(tx, row, properties, deps.now()));
 }
 
-/** Deletes the entity and its connections (and an app user's sign-in names, by cascade). */
+/** Deletes entities with their connections and whatever their collection keeps beside them. */
+export function deleteEntitiesIn(tx: Tx, rows: readonly EntityRow[]): void {
+  for (const row of rows) rulesOf(row.collection).beforeDelete?.(tx, row);
+  deleteEntityRows(tx, rows.map((row) => row.uuid));
+}
+
 export async function deleteEntity(deps: Deps, row: EntityRow): Promise<void> {
-  deps.db.transaction((tx) => deleteEntityRows(tx, [row.uuid]));
+  deps.db.transaction((tx) => deleteEntitiesIn(tx, [row]));
 }
 
 /** Rows with the relation names Usergrid shows in metadata, for a page of entities at once. */

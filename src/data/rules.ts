@@ -10,6 +10,7 @@ import type { Tx } from '../deps.js';
 import { username as usernameSchema, email as emailSchema } from '../management/schemas.js';
 import { checkEntityName } from './names.js';
 import { writeUserLogins } from './user-logins.js';
+import { deleteAppUserPassword } from '../identity/app-user-passwords.js';
 import type { EntityRow } from './store.js';
 
 export type Properties = Record<string, unknown>;
@@ -25,6 +26,8 @@ export interface CollectionRules {
   normalize(properties: Properties, isNew: boolean): { name: string | null; properties: Properties };
   /** Writes what lives beside the entity row, in the same transaction. */
   afterWrite?(tx: Tx, row: EntityRow): void;
+  /** Removes what lives beside the entity row when it is deleted. */
+  beforeDelete?(tx: Tx, row: EntityRow): void;
 }
 
 /**
@@ -73,6 +76,8 @@ const users: CollectionRules = {
     const email = row.properties.email;
     writeUserLogins(tx, row.appUuid, row.uuid, { username: row.name ?? '', email: typeof email === 'string' ? email : undefined });
   },
+  // Sign-in names go by foreign-key cascade; the password hash table has no foreign key.
+  beforeDelete: (tx, row) => deleteAppUserPassword(tx, row.uuid),
 };
 
 // Group paths address groups in URLs: no whitespace, no '/', so "a group path with a space" is
