@@ -17,6 +17,7 @@ import { managementRoutes } from './routes/management.js';
 import { usergridTokenRoutes } from './routes/usergrid-token.js';
 import { docsRoutes } from './routes/docs.js';
 import { dataRoutes } from './routes/data/index.js';
+import { pushRoutes } from './routes/notifications.js';
 
 export function createApp(deps: Deps): Hono<Env> {
   const app = router();
@@ -44,6 +45,8 @@ export function createApp(deps: Deps): Hono<Env> {
   app.route('/', usergridTokenRoutes());
   app.route('/', managementRoutes());
   app.route('/', docsRoutes());
+  // Before the data routes: notifiers, notifications, receipts and the …/*/queue paths.
+  app.route('/', pushRoutes());
   // Last: /{orgId}/{appId}/… would otherwise shadow every fixed path above.
   app.route('/', dataRoutes());
 

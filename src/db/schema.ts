@@ -155,3 +155,4 @@ export const managementActivities = sqliteTable(
 );
 export * from './schema-identity.js';
 export * from './schema-data.js';
+export * from './schema-push.js';
