@@ -5,10 +5,10 @@
  * runs inside the caller's transaction, so a crash leaves either all of a step or none of it.
  */
 import { and, asc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
-import { entities, pushDeliveries } from '../db/schema.js';
+import { collections, connections, entities, pushDeliveries } from '../db/schema.js';
+import type { Db } from '../db/open.js';
 import type { Tx } from '../deps.js';
-import { insertEntity } from '../data/store.js';
-import { connectIn } from '../data/connections.js';
+import { newUuid } from '../ids.js';
 import type { CollectionRef } from '../data/entities.js';
 import type { ProviderName, PushOutcome } from './providers/types.js';
 import { UNSENT_STATES, type NotificationState } from './notifications.js';
@@ -83,73 +83,105 @@ interface ReceiptFields {
   readonly errorMessage?: string;
 }
 
+/**
+ * The statements of the hot path, prepared once per database: a large send records a receipt,
+ * two connections and a delivery update per device, and building each query anew would cost
+ * more than running it.
+ */
+function prepareWrites(db: Db) {
+  const receipt = db
+    .insert(entities)
+    .values({
+      uuid: sql.placeholder('uuid'),
+      appUuid: sql.placeholder('appUuid'),
+      collection: RECEIPTS.name,
+      type: RECEIPTS.type,
+      name: null,
+      nameKey: null,
+      properties: sql.placeholder('properties'),
+      created: sql.placeholder('now'),
+      modified: sql.placeholder('now'),
+    })
+    .prepare();
+  const connection = db
+    .insert(connections)
+    .values({ appUuid: sql.placeholder('appUuid'), sourceUuid: sql.placeholder('source'), relation: RECEIPTS_RELATION, targetUuid: sql.placeholder('target'), created: sql.placeholder('now') })
+    .onConflictDoNothing()
+    .prepare();
+  // Only a delivery that is not final yet changes: if a lease ran out while its answer was on
+  // the way and a second attempt was made, the first answer recorded wins and the other is dropped.
+  const open = and(eq(pushDeliveries.id, sql.placeholder('id')), inArray(pushDeliveries.state, ['leased', 'queued']));
+  const finish = db.update(pushDeliveries).set({ state: sql`${sql.placeholder('state')}`, leaseOwner: null, leaseUntil: null, finished: sql`${sql.placeholder('now')}` }).where(open).prepare();
+  const retry = db
+    .update(pushDeliveries)
+    .set({ state: 'queued', dueAt: sql`${sql.placeholder('dueAt')}`, leaseOwner: null, leaseUntil: null })
+    .where(and(open, eq(pushDeliveries.attempts, sql.placeholder('attempts'))))
+    .prepare();
+  return { receipt, connection, finish, retry };
+}
+
+const prepared = new WeakMap<Db, ReturnType<typeof prepareWrites>>();
+
+function writesOf(db: Db) {
+  let writes = prepared.get(db);
+  if (writes === undefined) {
+    writes = prepareWrites(db);
+    prepared.set(db, writes);
+  }
+  return writes;
+}
+
 /** One Receipt entity per attempt, connected from its notification and its device. */
-function insertReceipt(tx: Tx, fields: ReceiptFields, now: number): void {
+function insertReceipt(db: Db, fields: ReceiptFields, now: number): void {
   const { delivery } = fields;
-  const receipt = insertEntity(tx, {
-    appUuid: delivery.appUuid,
-    collection: RECEIPTS.name,
-    type: RECEIPTS.type,
-    properties: {
-      payloads: { [fields.notifierName]: fields.payload },
-      ...(fields.sent !== undefined && { sent: fields.sent }),
-      ...(fields.errorCode !== undefined && { errorCode: fields.errorCode, errorMessage: fields.errorMessage ?? '' }),
-      notifier: delivery.notifierUuid,
-      notifierName: fields.notifierName,
-      device: delivery.deviceUuid,
-      notification: delivery.notificationUuid,
-      attempt: delivery.attempts,
-    },
-    now,
-  });
-  connectIn(
-    tx,
-    delivery.appUuid,
-    [
-      { sourceUuid: delivery.notificationUuid, relation: RECEIPTS_RELATION, targetUuid: receipt.uuid },
-      { sourceUuid: delivery.deviceUuid, relation: RECEIPTS_RELATION, targetUuid: receipt.uuid },
-    ],
-    now,
-  );
+  const writes = writesOf(db);
+  const uuid = newUuid();
+  const properties = {
+    payloads: { [fields.notifierName]: fields.payload },
+    ...(fields.sent !== undefined && { sent: fields.sent }),
+    ...(fields.errorCode !== undefined && { errorCode: fields.errorCode, errorMessage: fields.errorMessage ?? '' }),
+    notifier: delivery.notifierUuid,
+    notifierName: fields.notifierName,
+    device: delivery.deviceUuid,
+    notification: delivery.notificationUuid,
+    attempt: delivery.attempts,
+  };
+  writes.receipt.run({ uuid, appUuid: delivery.appUuid, properties, now });
+  for (const source of [delivery.notificationUuid, delivery.deviceUuid]) writes.connection.run({ appUuid: delivery.appUuid, source, target: uuid, now });
 }
 
 /** The device no longer has this token for the notifier (APNs 410, FCM UNREGISTERED). */
-function forgetDeviceToken(tx: Tx, delivery: Delivery, notifierName: string, now: number): void {
+function forgetDeviceToken(db: Db, delivery: Delivery, notifierName: string, now: number): void {
   const path = `$."${tokenProperty(notifierName)}"`;
-  tx.update(entities)
+  db.update(entities)
     .set({ properties: sql`json_remove(${entities.properties}, ${path})`, modified: now })
     .where(and(eq(entities.uuid, delivery.deviceUuid), eq(sql`json_extract(${entities.properties}, ${path})`, delivery.token)))
     .run();
 }
 
+function registerReceipts(db: Db, appUuids: Iterable<string>, now: number): void {
+  for (const appUuid of new Set(appUuids)) db.insert(collections).values({ appUuid, name: RECEIPTS.name, type: RECEIPTS.type, created: now }).onConflictDoNothing().run();
+}
+
 /**
- * Records the attempts: a Receipt for each, the delivery sent, failed or back in the queue for a
- * later retry, and tokens the provider disowned removed from their devices.
+ * Records the attempts, inside the caller's transaction on `db`: the delivery sent, failed or
+ * back in the queue for a later retry, a Receipt for each attempt that changed its delivery, and
+ * tokens the provider disowned removed from their devices.
  */
-export function recordAttempts(tx: Tx, attempts: readonly Attempt[], now: number): void {
+export function recordAttempts(db: Db, attempts: readonly Attempt[], now: number): void {
+  const writes = writesOf(db);
+  registerReceipts(db, attempts.map((attempt) => attempt.delivery.appUuid), now);
   for (const attempt of attempts) {
     const { delivery, outcome } = attempt;
     const sent = outcome.kind === 'sent';
-    insertReceipt(
-      tx,
-      {
-        delivery,
-        notifierName: attempt.notifierName,
-        payload: attempt.payload,
-        ...(sent ? { sent: now } : { errorCode: outcome.code, errorMessage: outcome.message }),
-      },
-      now,
-    );
-    if (outcome.kind === 'unregistered') forgetDeviceToken(tx, delivery, attempt.notifierName, now);
-    const retry = attempt.retryAt !== undefined;
-    tx.update(pushDeliveries)
-      .set(
-        retry
-          ? { state: 'queued', dueAt: attempt.retryAt, leaseOwner: null, leaseUntil: null }
-          : { state: sent ? 'sent' : 'failed', leaseOwner: null, leaseUntil: null, finished: now },
-      )
-      .where(eq(pushDeliveries.id, delivery.id))
-      .run();
+    const changed =
+      attempt.retryAt !== undefined
+        ? writes.retry.run({ id: delivery.id, attempts: delivery.attempts, dueAt: attempt.retryAt }).changes
+        : writes.finish.run({ id: delivery.id, state: sent ? 'sent' : 'failed', now }).changes;
+    if (changed === 0) continue;
+    const result = sent ? { sent: now } : { errorCode: outcome.code, errorMessage: outcome.message };
+    insertReceipt(db, { delivery, notifierName: attempt.notifierName, payload: attempt.payload, ...result }, now);
+    if (outcome.kind === 'unregistered') forgetDeviceToken(db, delivery, attempt.notifierName, now);
   }
 }
 
@@ -157,13 +189,14 @@ export function recordAttempts(tx: Tx, attempts: readonly Attempt[], now: number
  * Deliveries still queued when their notification's `expire` passed are never sent: each gets
  * an EXPIRED receipt. Returns the notifications touched.
  */
-export function expireDeliveries(tx: Tx, now: number, payloadOf: (delivery: Delivery) => { notifierName: string; payload: unknown }): string[] {
+export function expireDeliveries(tx: Db, now: number, payloadOf: (delivery: Delivery) => { notifierName: string; payload: unknown }): string[] {
   const expired = tx
     .update(pushDeliveries)
     .set({ state: 'expired', finished: now })
     .where(and(eq(pushDeliveries.state, 'queued'), isNotNull(pushDeliveries.expireAt), lte(pushDeliveries.expireAt, now)))
     .returning()
     .all();
+  registerReceipts(tx, expired.map((delivery) => delivery.appUuid), now);
   for (const delivery of expired) {
     insertReceipt(tx, { delivery, ...payloadOf(delivery), errorCode: 'EXPIRED', errorMessage: 'not delivered before the notification expired' }, now);
   }

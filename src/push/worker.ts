@@ -76,7 +76,7 @@ export function startDeliveryWorker(deps: Deps, overrides: Partial<WorkerOptions
   const options: WorkerOptions = { ...WORKER_DEFAULTS, ...overrides, concurrency: { ...WORKER_DEFAULTS.concurrency, ...overrides.concurrency } };
   const owner = randomUUID();
   const log = deps.logger.child({ component: 'push' });
-  const clients = new Map<string, { modified: number; name: string; client: PushClient }>();
+  const clients = new Map<string, { modified: number; checkedAt: number; name: string; client: PushClient }>();
   const notifications = new Map<string, Notification>();
   const inFlight = new Map<ProviderName, number>([...PROVIDERS.keys()].map((name) => [name, 0]));
   const sending = new Set<Promise<void>>();
@@ -99,18 +99,29 @@ export function startDeliveryWorker(deps: Deps, overrides: Partial<WorkerOptions
     return found;
   }
 
-  /** The notifier's client, rebuilt when the notifier was changed; undefined once it is deleted. */
+  /**
+   * The notifier's client, rebuilt when the notifier was changed; undefined once it is deleted.
+   * The notifier is read again at most once per poll interval, not for every message.
+   */
   function clientOf(delivery: Delivery): { name: string; client: PushClient } | undefined {
-    const row = findEntityByUuid(deps.db, delivery.appUuid, delivery.notifierUuid);
     const cached = clients.get(delivery.notifierUuid);
-    if (row === undefined) return undefined;
-    if (cached !== undefined && cached.modified === row.modified) return cached;
+    if (cached !== undefined && deps.now() - cached.checkedAt < options.pollMs) return cached;
+    const row = findEntityByUuid(deps.db, delivery.appUuid, delivery.notifierUuid);
+    if (row === undefined) {
+      if (cached !== undefined) void cached.client.close();
+      clients.delete(delivery.notifierUuid);
+      return undefined;
+    }
+    if (cached !== undefined && cached.modified === row.modified) {
+      cached.checkedAt = deps.now();
+      return cached;
+    }
     if (cached !== undefined) void cached.client.close();
     const provider = PROVIDERS.get(delivery.provider as ProviderName);
     if (provider === undefined) return undefined;
     const baseUrl = provider.name === 'apple' ? options.apnsUrl : provider.name === 'google' ? options.fcmUrl : undefined;
     const client = provider.createClient(notifierConfig(deps.db, row), { baseUrl, ca: options.ca, timeoutMs: options.requestTimeoutMs, now: deps.now });
-    const entry = { modified: row.modified, name: row.name ?? row.uuid, client };
+    const entry = { modified: row.modified, checkedAt: deps.now(), name: row.name ?? row.uuid, client };
     clients.set(delivery.notifierUuid, entry);
     return entry;
   }
@@ -135,9 +146,10 @@ export function startDeliveryWorker(deps: Deps, overrides: Partial<WorkerOptions
     if (answers.length === 0) return;
     const batch = answers;
     answers = [];
+    // The prepared statements run on deps.db; inside this transaction they are part of it.
     deps.db.transaction((tx) => {
       const now = deps.now();
-      recordAttempts(tx, batch, now);
+      recordAttempts(deps.db, batch, now);
       finishNotifications(tx, new Set(batch.map((attempt) => attempt.delivery.notificationUuid)), now);
     });
   }
@@ -178,7 +190,7 @@ export function startDeliveryWorker(deps: Deps, overrides: Partial<WorkerOptions
     deps.db.transaction((tx) => {
       const now = deps.now();
       recoverExpiredLeases(tx, now);
-      finishNotifications(tx, expireDeliveries(tx, now, describe), now);
+      finishNotifications(tx, expireDeliveries(deps.db, now, describe), now);
     });
   }
 

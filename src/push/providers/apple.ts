@@ -139,6 +139,8 @@ export function createAppleClient(notifier: NotifierConfig, options: ProviderOpt
       const open = session;
       session = undefined;
       if (open === undefined || open.closed) return;
+      // The connection is unref'd so an idle one never holds the process; closing must.
+      open.ref();
       await new Promise<void>((resolve) => open.close(() => resolve()));
     },
   };
