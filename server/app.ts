@@ -25,6 +25,7 @@ import { identityProviderRoutes } from './routes/identity-providers.js';
 import { docsRoutes } from './routes/docs.js';
 import { dataRoutes } from './routes/data/index.js';
 import { lifecycleRoutes } from './routes/lifecycle.js';
+import { pushRoutes } from './routes/notifications.js';
 
 export function createApp(deps: Deps): Hono<Env> {
   // Usergrid's SDKs end some paths with a slash (GET …/users/{id}/likes/): same resource.
@@ -62,6 +63,8 @@ export function createApp(deps: Deps): Hono<Env> {
   app.route('/', pageAssetRoutes());
   app.route('/', identityProviderRoutes());
   app.route('/', docsRoutes());
+  // Before the data routes: notifiers, notifications, receipts and the …/*/queue paths.
+  app.route('/', pushRoutes());
   // Last: /{orgId}/{appId}/… would otherwise shadow every fixed path above.
   app.route('/', dataRoutes());
 
