@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { and, eq, lt } from 'drizzle-orm';
-import * as oidc from 'openid-client';
+import type * as oidc from 'openid-client';
 import { entities, federatedIdentities, federationRequests } from '../db/schema.js';
 import type { Deps, Tx } from '../deps.js';
 import { InvalidRequest } from '../errors.js';
@@ -22,12 +22,18 @@ export const FEDERATION_CALLBACK_PATH = '/connect/federation/callback';
 /** How long the user may take at the external provider (ms). */
 const REQUEST_TTL = 10 * 60 * 1000;
 
+/** openid-client is imported on the first federated sign-in, not at start (start-up time). */
+function loadOpenidClient(): Promise<typeof oidc> {
+  return import('openid-client');
+}
+
 function hashState(state: string): string {
   return createHash('sha256').update(state).digest('base64url');
 }
 
 /** Discovery from the provider's issuer; plain http is accepted only for loopback issuers (tests, development). */
 async function discover(provider: IdentityProviderRow): Promise<oidc.Configuration> {
+  const oidc = await loadOpenidClient();
   const issuer = new URL(provider.issuer);
   const auth = provider.clientSecret ? oidc.ClientSecretBasic(provider.clientSecret) : oidc.None();
   return oidc.discovery(issuer, provider.clientId, undefined, auth, issuer.protocol === 'http:' ? { execute: [oidc.allowInsecureRequests] } : undefined);
@@ -44,6 +50,7 @@ function findProviderForRequest(deps: Deps, request: AuthorizeRequest): Identity
 export async function startFederation(deps: Deps, request: AuthorizeRequest): Promise<URL> {
   const provider = findProviderForRequest(deps, request);
   const config = await discover(provider);
+  const oidc = await loadOpenidClient();
   const state = oidc.randomState();
   const nonce = oidc.randomNonce();
   const codeVerifier = oidc.randomPKCECodeVerifier();
@@ -138,6 +145,7 @@ export async function finishFederation(deps: Deps, pending: FederationRequest, c
   const provider = findIdentityProviderByUuid(deps, pending.providerUuid);
   if (!provider) throw InvalidRequest('the identity provider of this sign-in no longer exists');
   const config = await discover(provider);
+  const oidc = await loadOpenidClient();
   const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
     pkceCodeVerifier: pending.codeVerifier,
     expectedNonce: pending.nonce,

@@ -12,7 +12,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { createTransport } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 
@@ -85,13 +85,27 @@ export function createMailer(config: Config, logger: Logger): Mailer {
   };
 }
 
+type Nodemailer = typeof import('nodemailer');
+
+/**
+ * nodemailer is imported on the first message, not at start: most servers mail rarely, and the
+ * library is a noticeable part of start-up time.
+ */
+function lazyTransport(create: (nodemailer: Nodemailer) => Transporter): { get(): Promise<Transporter>; close(): void } {
+  let transport: Promise<Transporter> | undefined;
+  return {
+    get: () => (transport ??= import('nodemailer').then(create)),
+    close: () => void transport?.then((opened) => opened.close()),
+  };
+}
+
 function smtpDelivery(smtpUrl: string): { deliver: Deliver; target: string; close(): void } {
-  const transport = createTransport(smtpUrl);
+  const transport = lazyTransport((nodemailer) => nodemailer.createTransport(smtpUrl));
   const url = new URL(smtpUrl);
   return {
     target: `${url.protocol}//${url.host}`,
     deliver: async (envelope) => {
-      await transport.sendMail(envelope);
+      await (await transport.get()).sendMail(envelope);
       return undefined;
     },
     close: () => transport.close(),
@@ -102,14 +116,14 @@ function outboxDelivery(config: Config): { deliver: Deliver; readonly target: st
   // Found on first use, so a `:memory:` server that sends nothing leaves no temporary folder.
   let outbox: string | undefined;
   const outboxPath = () => (outbox ??= join(dataDirectory(config), 'outbox'));
-  const transport = createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+  const transport = lazyTransport((nodemailer) => nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' }));
   let sequence = 0;
   return {
     get target() {
       return outboxPath();
     },
     deliver: async (envelope) => {
-      const info = await transport.sendMail(envelope);
+      const info = await (await transport.get()).sendMail(envelope);
       await mkdir(outboxPath(), { recursive: true, mode: 0o700 });
       // Named by time and order of sending, so a directory listing reads oldest first.
       const stamp = `${new Date().toISOString().replace(/[:.]/g, '-')}-${String(++sequence).padStart(6, '0')}`;
