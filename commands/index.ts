@@ -1,27 +1,90 @@
 /**
- * The `idp` program. Each noun registers itself from its own file; heavy modules (server,
- * HTTP client) are imported only inside the action that needs them, so `idp --help` is fast.
- * One catch at the top turns errors into `error: …` and an exit code (CONTRACT.md section 5).
+ * The `idp` program. Nouns are listed here with a one-line summary; a noun's module (its verbs,
+ * the HTTP client, prompts) is imported only when that noun is run, so `idp --help` loads
+ * nothing but commander. One catch at the top turns errors into `error: …` and an exit code
+ * (CONTRACT.md section 5: 1 refused by the server or network, 2 usage).
  */
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { AppError } from '../src/errors.js';
 import { ConfigError } from '../src/config.js';
 import { VERSION } from '../src/version.js';
-import { registerServe } from './serve.js';
+import type { NounModule } from './client/run.js';
 
-export function buildProgram(): Command {
-  const program = new Command('idp')
-    .description('OAuth 2.0 / OpenID Connect provider and Usergrid-style application backend')
-    .version(VERSION)
-    .exitOverride()
-    .showHelpAfterError();
-  registerServe(program);
+interface Noun {
+  name: string;
+  summary: string;
+  load(): Promise<NounModule>;
+}
+
+export const NOUNS: Noun[] = [
+  { name: 'serve', summary: 'run the identity provider and application backend', load: () => import('./serve.js') },
+  { name: 'login', summary: 'sign in as an admin user and save the tokens in the profile', load: () => import('./login.js') },
+  { name: 'logout', summary: 'forget (and revoke) the tokens of the profile', load: () => import('./logout.js') },
+  { name: 'token', summary: 'get tokens from /connect/token: client-credentials, password, refresh, exchange', load: () => import('./token.js') },
+  { name: 'org', summary: 'organizations: create, get, credentials, feed', load: () => import('./org.js') },
+  { name: 'app', summary: 'applications of an organization: create, list, delete, credentials', load: () => import('./app.js') },
+  { name: 'client', summary: 'OAuth/OIDC clients of an application', load: () => import('./client.js') },
+  { name: 'admin', summary: 'admin users: create, get, list, add, remove, password', load: () => import('./admin.js') },
+  { name: 'user', summary: 'users of an application', load: () => import('./user.js') },
+  { name: 'entity', summary: 'entities of any collection, and their connections', load: () => import('./entity.js') },
+  { name: 'group', summary: 'groups of an application and their members', load: () => import('./group.js') },
+  { name: 'role', summary: 'roles, their permissions and members', load: () => import('./role.js') },
+  { name: 'activity', summary: 'post activities to a user or group', load: () => import('./activity.js') },
+  { name: 'feed', summary: "read a user's or group's activity feed", load: () => import('./feed.js') },
+  { name: 'event', summary: 'record events', load: () => import('./event.js') },
+  { name: 'fixtures', summary: 'apply a fixtures file to a running server', load: () => import('./fixtures.js') },
+  { name: 'config', summary: 'profile settings: url, org, app', load: () => import('./config.js') },
+  { name: 'completion', summary: 'print a shell completion script: bash, zsh or fish', load: () => import('./completion.js') },
+];
+
+/** Global options that take a value: the word after them is not the noun. */
+const VALUE_OPTIONS = new Set(['--url', '--token', '--profile', '--org', '--app']);
+
+export function addGlobalOptions(program: Command): Command {
+  return program
+    .addOption(new Option('--url <url>', 'server URL (default http://127.0.0.1:8080)').env('IDP_URL'))
+    .addOption(new Option('--token <token>', 'access token to send instead of the profile\'s').env('IDP_TOKEN'))
+    .addOption(new Option('--profile <name>', 'saved profile under $XDG_CONFIG_HOME/idp/ (default "default")').env('IDP_PROFILE'))
+    .addOption(new Option('--org <org>', 'organization name or uuid').env('IDP_ORG'))
+    .addOption(new Option('--app <app>', 'application name or uuid').env('IDP_APP'))
+    .option('--json', "print the server's JSON on stdout and nothing else")
+    .option('--quiet', 'print only the essential value (a token, a uuid), or nothing');
+}
+
+/** The noun on the command line: the first word that is not an option or an option's value. */
+export function nounOf(args: string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === '--') return args[i + 1];
+    if (!arg.startsWith('-')) return arg === 'help' ? args[i + 1] : arg;
+    if (VALUE_OPTIONS.has(arg)) i++;
+  }
+  return undefined;
+}
+
+/**
+ * The program with the named nouns fully registered (all of them when `nouns` is 'all') and the
+ * others as summaries only.
+ */
+export async function buildProgram(nouns: string[] | 'all' = []): Promise<Command> {
+  const program = addGlobalOptions(
+    new Command('idp')
+      .description('OAuth 2.0 / OpenID Connect provider and Usergrid-style application backend')
+      .version(VERSION)
+      .exitOverride()
+      .showHelpAfterError(),
+  );
+  for (const noun of NOUNS) {
+    if (nouns === 'all' || nouns.includes(noun.name)) (await noun.load()).register(program);
+    else program.command(noun.name).description(noun.summary);
+  }
   return program;
 }
 
 export async function main(argv: string[]): Promise<number> {
   try {
-    await buildProgram().parseAsync(argv);
+    const noun = nounOf(argv.slice(2));
+    await (await buildProgram(noun ? [noun] : [])).parseAsync(argv);
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { resolveConfig, type ServeFlags } from '../src/config.js';
 
-export function registerServe(program: Command): void {
+export function register(program: Command): void {
   program
     .command('serve')
     .description('run the identity provider and application backend')
