@@ -20,8 +20,8 @@ export function register(program: Command): void {
       const config = resolveConfig(flags, process.env);
       const { startServer } = await import('../server/serve.js');
       const server = await startServer(config);
-      process.stdout.write(`idp ${server.deps.config.issuer === server.url ? '' : `(issuer ${server.deps.config.issuer}) `}listening on ${server.url}\n`);
-      await new Promise<void>((resolve) => {
+      // Install the handlers before announcing the address: a supervisor may signal at once.
+      const stopped = new Promise<void>((resolve) => {
         const stop = (signal: NodeJS.Signals) => {
           server.deps.logger.info({ signal }, 'shutting down');
           server.close().then(resolve, resolve);
@@ -29,5 +29,8 @@ export function register(program: Command): void {
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
       });
+      const issuer = server.deps.config.issuer;
+      process.stdout.write(`idp ${issuer === server.url ? '' : `(issuer ${issuer}) `}listening on ${server.url}\n`);
+      await stopped;
     });
 }

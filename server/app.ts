@@ -16,6 +16,7 @@ import { statusRoutes } from './routes/status.js';
 import { managementRoutes } from './routes/management.js';
 import { usergridTokenRoutes } from './routes/usergrid-token.js';
 import { docsRoutes } from './routes/docs.js';
+import { dataRoutes } from './routes/data/index.js';
 
 export function createApp(deps: Deps): Hono<Env> {
   const app = router();
@@ -43,6 +44,8 @@ export function createApp(deps: Deps): Hono<Env> {
   app.route('/', usergridTokenRoutes());
   app.route('/', managementRoutes());
   app.route('/', docsRoutes());
+  // Last: /{orgId}/{appId}/… would otherwise shadow every fixed path above.
+  app.route('/', dataRoutes());
 
   app.doc31('/openapi.json', {
     openapi: '3.1.0',

@@ -1,6 +1,8 @@
 import type { Deps } from '../src/deps.js';
 import type { Logger } from '../src/logger.js';
 import type { Principal } from '../src/access/principal.js';
+import type { Organization } from '../src/management/organizations.js';
+import type { Application } from '../src/management/applications.js';
 
 /** Typed per-request state (hono `c.var`). */
 export interface Env {
@@ -9,5 +11,7 @@ export interface Env {
     logger: Logger;
     startedAt: number;
     principal: Principal;
+    /** The application of a data API request (/{org}/{app}/…), set by its access middleware. */
+    appScope: { org: Organization; app: Application };
   };
 }

@@ -11,15 +11,20 @@ import type { Credential } from '../src/management/credentials.js';
 import type { ManagementActivity } from '../src/management/activities.js';
 import { MANAGEMENT_APPLICATION_UUID } from '../src/management/constants.js';
 
-function displayEmail(user: AdminUser): string {
-  return user.email ? `${user.name || user.username} <${user.email}>` : '';
+/** `Name <email>`, as Usergrid showed users; empty without an email. */
+export function displayEmailOf(name: string, email: string | null): string {
+  return email ? `${name} <${email}>` : '';
 }
 
-function escapeHtml(text: string): string {
+function displayEmail(user: AdminUser): string {
+  return displayEmailOf(user.name || user.username, user.email);
+}
+
+export function escapeHtml(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
 }
 
-function gravatar(email: string | null): string {
+export function gravatar(email: string | null): string {
   // Usergrid's `picture`: the Gravatar of the email (md5 is Gravatar's key, not a security use).
   const hash = createHash('md5').update((email ?? '').trim().toLowerCase()).digest('hex');
   return `https://www.gravatar.com/avatar/${hash}`;

@@ -2,6 +2,7 @@
  * Builds the real app on a fresh :memory: database (real migrations, real storage) and drives it
  * with app.request() — no port. Only CLI and end-to-end tests open sockets.
  */
+import { sql } from 'drizzle-orm';
 import { openDatabase } from '../src/db/open.js';
 import { resolveConfig, type Config } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
@@ -74,4 +75,10 @@ export async function adminToken(t: TestApp, username: string, password: string)
   const res = await t.request('POST', '/management/token', { json: { grant_type: 'password', username, password } });
   if (res.status !== 200) throw new Error(`admin sign-in failed: ${res.text}`);
   return res.body.access_token;
+}
+
+/** Every row of every table, to prove a failed request changed nothing stored. */
+export function snapshot(t: TestApp): string {
+  const tables = t.deps.db.all<{ name: string }>(sql`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`);
+  return JSON.stringify(tables.map(({ name }) => [name, t.deps.db.all(sql`select * from ${sql.identifier(name)} order by 1`)]));
 }

@@ -1,10 +1,12 @@
 /**
  * The lowest layer of entity storage, shared by every module that writes entities (data API,
- * default roles of a new application, fixtures). Keeps the rule that `name` lives both in its
- * column (for uniqueness and lookup) and in `properties` (for queries) in one place.
+ * default roles of a new application, fixtures). Keeps two rules in one place: the entity's
+ * unique name lives both in its column (for uniqueness and lookup) and in its naming property
+ * (for queries) — `name` for most collections, `username` for users, `path` for groups — and
+ * writing an entity registers its collection (seed rule 5).
  */
-import { and, eq } from 'drizzle-orm';
-import { entities } from '../db/schema.js';
+import { and, eq, inArray, or } from 'drizzle-orm';
+import { collections, connections, entities } from '../db/schema.js';
 import { newUuid } from '../ids.js';
 import type { Tx } from '../deps.js';
 
@@ -15,6 +17,8 @@ export interface NewEntity {
   collection: string;
   type: string;
   name?: string | null;
+  /** The property that mirrors `name`; `name` unless the collection names entities otherwise. */
+  nameProperty?: string;
   properties: Record<string, unknown>;
   now: number;
   uuid?: string;
@@ -33,10 +37,14 @@ export function insertEntity(tx: Tx, entity: NewEntity): EntityRow {
     type: entity.type,
     name,
     nameKey: nameKeyOf(name),
-    properties: name === null ? entity.properties : { ...entity.properties, name },
+    properties: name === null ? entity.properties : { ...entity.properties, [entity.nameProperty ?? 'name']: name },
     created: entity.now,
     modified: entity.now,
   };
+  tx.insert(collections)
+    .values({ appUuid: entity.appUuid, name: entity.collection, type: entity.type, created: entity.now })
+    .onConflictDoNothing()
+    .run();
   tx.insert(entities).values(row).run();
   return row;
 }
@@ -47,4 +55,31 @@ export function findEntityByName(tx: Tx, appUuid: string, collection: string, na
     .from(entities)
     .where(and(eq(entities.appUuid, appUuid), eq(entities.collection, collection), eq(entities.nameKey, name.toLowerCase())))
     .get();
+}
+
+export function findEntityByUuid(tx: Tx, appUuid: string, uuid: string): EntityRow | undefined {
+  return tx
+    .select()
+    .from(entities)
+    .where(and(eq(entities.appUuid, appUuid), eq(entities.uuid, uuid.toLowerCase())))
+    .get();
+}
+
+/** Writes new properties (and the name they carry) of an existing entity. */
+export function updateEntityRow(tx: Tx, row: EntityRow, properties: Record<string, unknown>, name: string | null, now: number): EntityRow {
+  const updated: EntityRow = { ...row, properties, name, nameKey: nameKeyOf(name), modified: now };
+  tx.update(entities)
+    .set({ properties, name, nameKey: updated.nameKey, modified: now })
+    .where(eq(entities.uuid, row.uuid))
+    .run();
+  return updated;
+}
+
+/** Deletes entities with every connection to or from them. */
+export function deleteEntityRows(tx: Tx, uuids: readonly string[]): void {
+  if (uuids.length === 0) return;
+  tx.delete(connections)
+    .where(or(inArray(connections.sourceUuid, [...uuids]), inArray(connections.targetUuid, [...uuids])))
+    .run();
+  tx.delete(entities).where(inArray(entities.uuid, [...uuids])).run();
 }

@@ -1,10 +1,34 @@
 /**
  * SQL functions the query compiler (src/data/query/) relies on, registered on every SQLite
- * connection. PostgreSQL gets the same behaviour from its own operators.
+ * connection. Their bodies are the same JavaScript the in-memory evaluator runs
+ * (src/data/query/functions.ts), so SQL and reference semantics cannot drift apart. SQLite's own
+ * lower()/LIKE/instr are not used: they fold ASCII only and stop at NUL characters.
+ * PostgreSQL gets the same behaviour from its own operators.
  */
 import type Database from 'better-sqlite3';
+import { containsWords, distanceMeters, foldCase, hasPrefix } from '../data/query/functions.js';
 
 export function registerSqlFunctions(sqlite: Database.Database): void {
-  // Placeholder-free registration point: query functions are added by src/data/query/sqlite-functions.ts.
-  void sqlite;
+  const options = { deterministic: true };
+  // idp_fold(text): case-folded text; other values pass through (NULL stays NULL).
+  sqlite.function('idp_fold', options, (value: unknown) => (typeof value === 'string' ? foldCase(value) : asSqlValue(value)));
+  // idp_starts_with(text, prefix): 1 when text starts with prefix, else 0.
+  sqlite.function('idp_starts_with', options, (text: unknown, prefix: unknown) =>
+    typeof text === 'string' && typeof prefix === 'string' && hasPrefix(text, prefix) ? 1 : 0,
+  );
+  // idp_contains(text, term, isPrefix): 1 when the words of term occur in text (`contains`).
+  sqlite.function('idp_contains', options, (text: unknown, term: unknown, prefix: unknown) =>
+    typeof text === 'string' && typeof term === 'string' && containsWords(text, term, prefix === 1) ? 1 : 0,
+  );
+  // idp_distance(lat1, lon1, lat2, lon2): great-circle meters; NULL unless all four are numbers.
+  sqlite.function('idp_distance', options, (lat1: unknown, lon1: unknown, lat2: unknown, lon2: unknown) =>
+    typeof lat1 === 'number' && typeof lon1 === 'number' && typeof lat2 === 'number' && typeof lon2 === 'number'
+      ? distanceMeters(lat1, lon1, lat2, lon2)
+      : null,
+  );
+}
+
+// What better-sqlite3 accepts as a function result; anything else becomes NULL.
+function asSqlValue(value: unknown): number | bigint | Buffer | null {
+  return typeof value === 'number' || typeof value === 'bigint' || Buffer.isBuffer(value) ? value : null;
 }

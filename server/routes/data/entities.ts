@@ -1,0 +1,101 @@
+/**
+ * The application root, collections and entities (seed: GET /{org}/{app}, GET/POST/PUT/DELETE
+ * /{org}/{app}/{collection}, GET/PUT/DELETE …/{collection}/{entityId}).
+ */
+import type { Context } from 'hono';
+import type { Env } from '../../env.js';
+import { ok } from '../../envelope.js';
+import type { router } from '../../openapi.js';
+import { define, otherMethodsNotAllowed } from './define.js';
+import { addressedEntity, entitiesResponse, findOptions, modelMembers, pageResponse, readBody } from './request.js';
+import { applicationEntityView, entityView } from './views.js';
+import { collectionForWrite, listCollections, requireCollection } from '../../../src/data/collections.js';
+import { createEntities, deleteEntitiesIn, deleteEntity, describeEntities, entityBodies, updateEntity, updateEntityIn, type CollectionRef, type EntityRow } from '../../../src/data/entities.js';
+import { findEntities } from '../../../src/data/find.js';
+import { createUsers } from '../../../src/data/users.js';
+import { putDevice } from '../../../src/data/devices.js';
+import { createEvents } from '../../../src/activity/events.js';
+import { isUuid } from '../../../src/ids.js';
+import type { Deps } from '../../../src/deps.js';
+
+const APP = '/{orgId}/{appId}';
+const COLLECTION = `${APP}/{collection}`;
+const ENTITY = `${COLLECTION}/{entityId}`;
+
+type Creator = (deps: Deps, appUuid: string, collection: CollectionRef, body: unknown) => Promise<EntityRow[]>;
+
+/** Collections whose POST does more than store the body. */
+const CREATORS: ReadonlyMap<string, Creator> = new Map<string, Creator>([
+  ['users', (deps, appUuid, _collection, body) => createUsers(deps, appUuid, body)],
+  ['events', (deps, appUuid, _collection, body) => createEvents(deps, appUuid, body)],
+]);
+
+function scope(c: Context<Env>) {
+  return c.var.appScope;
+}
+
+async function postEntities(c: Context<Env>) {
+  const { app } = scope(c);
+  const collection = collectionForWrite(c.var.deps.db, app.uuid, c.req.param('collection') ?? '');
+  const create = CREATORS.get(collection.name) ?? createEntities;
+  const rows = await create(c.var.deps, app.uuid, collection, await readBody(c));
+  if (collection.name !== 'events') return entitiesResponse(c, 'post', rows);
+  const view = entityView(scope(c), describeEntities(c.var.deps.db, rows)[0]);
+  return entitiesResponse(c, 'post', rows, modelMembers(c, view));
+}
+
+/** PUT or DELETE on every entity a query matches (up to `limit`), in one transaction. */
+async function changeMatches(c: Context<Env>, change: (rows: EntityRow[], body: unknown) => EntityRow[]) {
+  const { deps } = c.var;
+  const { app } = scope(c);
+  const collection = requireCollection(deps.db, app.uuid, c.req.param('collection') ?? '');
+  const body = c.req.method === 'PUT' ? await readBody(c) : undefined;
+  const rows = deps.db.transaction((tx) => {
+    const { rows: matched } = findEntities(tx, app.uuid, { kind: 'collection', collection: collection.name }, findOptions(c));
+    return change(matched, body);
+  });
+  return ok(c, { action: c.req.method.toLowerCase(), entities: describeEntities(deps.db, rows).map((one) => entityView(scope(c), one)), organization: scope(c).org, application: app });
+}
+
+export function entityRoutes(app: ReturnType<typeof router>): void {
+  define(app, 'get', APP, 'The application and its collections', async (c) => {
+    const collections = await listCollections(c.var.deps, scope(c).app.uuid);
+    return ok(c, { action: 'get', entities: [applicationEntityView(scope(c), collections)], organization: scope(c).org, application: scope(c).app });
+  });
+  otherMethodsNotAllowed(app, APP, ['get']);
+
+  define(app, 'get', COLLECTION, 'Query a collection (ql or queryStatement, limit, cursor)', async (c) => {
+    const collection = requireCollection(c.var.deps.db, scope(c).app.uuid, c.req.param('collection') ?? '');
+    return pageResponse(c, 'get', findEntities(c.var.deps.db, scope(c).app.uuid, { kind: 'collection', collection: collection.name }, findOptions(c)));
+  });
+  define(app, 'post', COLLECTION, 'Create one entity or an array of them (creates the collection)', postEntities);
+  define(app, 'put', COLLECTION, 'Update every entity a query matches', (c) =>
+    changeMatches(c, (rows, body) => {
+      const [properties] = entityBodies(body);
+      const now = c.var.deps.now();
+      return rows.map((row) => updateEntityIn(c.var.deps.db, row, properties, now));
+    }),
+  );
+  define(app, 'delete', COLLECTION, 'Delete every entity a query matches (up to limit)', (c) =>
+    changeMatches(c, (rows) => {
+      deleteEntitiesIn(c.var.deps.db, rows);
+      return rows;
+    }),
+  );
+  otherMethodsNotAllowed(app, COLLECTION, ['get', 'post', 'put', 'delete']);
+
+  define(app, 'get', ENTITY, 'Get an entity by uuid or name', async (c) =>
+    entitiesResponse(c, 'get', [addressedEntity(c, c.req.param('collection') ?? '', c.req.param('entityId') ?? '')]),
+  );
+  define(app, 'put', ENTITY, 'Merge properties into an entity (a device PUT to its uuid registers it)', async (c) => {
+    const [collection, id] = [c.req.param('collection') ?? '', c.req.param('entityId') ?? ''];
+    if (collection.toLowerCase() === 'devices' && isUuid(id)) return entitiesResponse(c, 'put', [await putDevice(c.var.deps, scope(c).app.uuid, id, await readBody(c))]);
+    return entitiesResponse(c, 'put', [await updateEntity(c.var.deps, addressedEntity(c, collection, id), await readBody(c))]);
+  });
+  define(app, 'delete', ENTITY, 'Delete an entity and its connections', async (c) => {
+    const row = addressedEntity(c, c.req.param('collection') ?? '', c.req.param('entityId') ?? '');
+    await deleteEntity(c.var.deps, row);
+    return entitiesResponse(c, 'delete', [row]);
+  });
+  otherMethodsNotAllowed(app, ENTITY, ['get', 'put', 'delete']);
+}

@@ -1,0 +1,139 @@
+/**
+ * Everything below an entity (seed: …/{entityId}/{relation}[/{type}]/{entityId2}): connections,
+ * the reverse `connecting` view, group and role membership, permissions, activities, feeds and
+ * users' passwords. Sub-resources with their own meaning are looked up in maps by relation name.
+ */
+import type { Context } from 'hono';
+import type { Env } from '../../env.js';
+import { ok } from '../../envelope.js';
+import type { router } from '../../openapi.js';
+import { define, otherMethodsNotAllowed, type Handler } from './define.js';
+import { addressedEntity, authorizeGrant, entitiesResponse, findOptions, modelMembers, pageResponse, readBody, relatedEntity } from './request.js';
+import { entityView } from './views.js';
+import { MethodNotAllowed, EntityNotFound } from '../../../src/errors.js';
+import { isApplicationAdmin } from '../../../src/access/policy.js';
+import { collectionForWrite } from '../../../src/data/collections.js';
+import { describeEntities, insertEntityFromBody, entityBodies, type EntityRow } from '../../../src/data/entities.js';
+import { findEntities } from '../../../src/data/find.js';
+import { connectEntities, connectIn, disconnectEntities, isRelatedIn } from '../../../src/data/connections.js';
+import { relationView, type RelationView } from '../../../src/data/relations.js';
+import { GRANTEES, grantPermission, listGrants, revokePermission } from '../../../src/data/grants.js';
+import { changeUserPassword } from '../../../src/data/users.js';
+import { createActivity } from '../../../src/activity/activities.js';
+
+const ENTITY = '/{orgId}/{appId}/{collection}/{entityId}';
+const RELATION = `${ENTITY}/{relation}`;
+const RELATED = `${RELATION}/{entityId2}`;
+const RELATED_TYPED = `${RELATION}/{type}/{entityId2}`;
+
+const param = (c: Context<Env>, name: string) => c.req.param(name) ?? '';
+const subject = (c: Context<Env>) => addressedEntity(c, param(c, 'collection'), param(c, 'entityId'));
+
+function permissionsResponse(c: Context<Env>, row: EntityRow, grants: string[]) {
+  const entity = entityView(c.var.appScope, describeEntities(c.var.deps.db, [row])[0]);
+  return ok(c, { action: c.req.method.toLowerCase(), entities: [entity], organization: c.var.appScope.org, application: c.var.appScope.app, extra: { data: grants, ...modelMembers(c, entity) } });
+}
+
+/** POST …/{entityId}/{relation} when the relation is a sub-resource; keyed `collection/relation`. */
+const POSTS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
+  ...[...GRANTEES].map((collection): [string, Handler] => [
+    `${collection}/permissions`,
+    async (c) => {
+      const row = subject(c);
+      await authorizeGrant(c, 'post', `/${row.collection}/${row.uuid}/permissions`);
+      return permissionsResponse(c, row, await grantPermission(c.var.deps, row, await readBody(c)));
+    },
+  ]),
+  ...['users', 'groups'].map((collection): [string, Handler] => [
+    `${collection}/activities`,
+    async (c) => entitiesResponse(c, 'post', [await createActivity(c.var.deps, subject(c), await readBody(c))]),
+  ]),
+  [
+    'users/password',
+    async (c) => {
+      const user = subject(c);
+      const body = (await readBody(c)) as Record<string, unknown>;
+      const old = body.oldpassword ?? body.password;
+      const trusted = await isApplicationAdmin(c.var.deps, c.var.principal, c.var.appScope.app);
+      await changeUserPassword(c.var.deps, user, { oldPassword: typeof old === 'string' ? old : undefined, newPassword: body.newpassword }, trusted);
+      return ok(c, { action: 'set user password', organization: c.var.appScope.org, application: c.var.appScope.app });
+    },
+  ],
+]);
+
+/** Creates an entity in the relation's collection and connects the subject to it (Usergrid's POST /users/fred/likes). */
+async function createConnected(c: Context<Env>) {
+  const { deps, appScope } = c.var;
+  const source = subject(c);
+  const view = relationView(source.collection, param(c, 'relation'));
+  if (view.direction === 'in') throw MethodNotAllowed(`create the entity, then POST …/${view.relation}/{id} to connect it`, { headers: { Allow: 'GET' } });
+  const items = entityBodies(await readBody(c));
+  const rows = deps.db.transaction((tx) => {
+    const now = deps.now();
+    const collection = collectionForWrite(tx, appScope.app.uuid, view.collection ?? view.relation);
+    const created = items.map((item) => insertEntityFromBody(tx, appScope.app.uuid, collection, item, now));
+    connectIn(tx, appScope.app.uuid, created.map((row) => ({ sourceUuid: source.uuid, relation: view.relation, targetUuid: row.uuid })), now);
+    return created;
+  });
+  return entitiesResponse(c, 'post', rows);
+}
+
+/** The stored edge of a membership (group or role holding users, role holding groups), if this is one. */
+function membershipPath(entity: EntityRow, view: RelationView, other: EntityRow): string | null {
+  const [owner, member] = view.direction === 'out' ? [entity, other] : [other, entity];
+  const isMembership = (owner.collection === 'groups' || owner.collection === 'roles') && (view.relation === 'users' || view.relation === 'groups');
+  return isMembership ? `/${owner.collection}/${owner.uuid}/${view.relation}/${member.uuid}` : null;
+}
+
+function connectionHandler(action: 'get' | 'post' | 'delete'): Handler {
+  return async (c) => {
+    const entity = subject(c);
+    const view = relationView(entity.collection, param(c, 'relation'));
+    const other = relatedEntity(c, view, param(c, 'entityId2'), c.req.param('type'));
+    if (action === 'get') {
+      if (!isRelatedIn(c.var.deps.db, entity, view, other)) throw EntityNotFound(`not connected through '${view.relation}'`, { fields: { relation: view.relation } });
+      return entitiesResponse(c, 'get', [other]);
+    }
+    // Joining a group or a role changes what the member may do: never on the strength of `me`.
+    const canonical = membershipPath(entity, view, other);
+    if (canonical !== null) await authorizeGrant(c, action, canonical);
+    await (action === 'post' ? connectEntities : disconnectEntities)(c.var.deps, entity, view, other);
+    return entitiesResponse(c, action, [other]);
+  };
+}
+
+export function relationRoutes(app: ReturnType<typeof router>): void {
+  define(app, 'get', RELATION, "An entity's connections, sub-collection, feed or permissions (with ql)", async (c) => {
+    const entity = subject(c);
+    const relation = param(c, 'relation');
+    if (relation === 'permissions' && GRANTEES.has(entity.collection)) return permissionsResponse(c, entity, listGrants(entity));
+    const page = findEntities(c.var.deps.db, entity.appUuid, { kind: 'related', uuid: entity.uuid, view: relationView(entity.collection, relation) }, findOptions(c));
+    return pageResponse(c, 'get', page);
+  });
+  define(app, 'post', RELATION, 'Add an activity, a permission, a password, or a new connected entity', async (c) => {
+    const handler = POSTS.get(`${subject(c).collection}/${param(c, 'relation')}`) ?? createConnected;
+    return handler(c);
+  });
+  define(app, 'delete', RELATION, 'Remove a permission (?permission= or ?grant_url_pattern=)', async (c) => {
+    const row = subject(c);
+    if (param(c, 'relation') !== 'permissions' || !GRANTEES.has(row.collection)) throw MethodNotAllowed('only …/permissions can be deleted here', { headers: { Allow: 'GET, POST' } });
+    await authorizeGrant(c, 'delete', `/${row.collection}/${row.uuid}/permissions`);
+    return permissionsResponse(c, row, await revokePermission(c.var.deps, row, c.req.query('permission') ?? c.req.query('grant_url_pattern')));
+  });
+  otherMethodsNotAllowed(app, RELATION, ['get', 'post', 'delete']);
+
+  define(app, 'get', RELATED, 'A connected entity, or the entities connecting through a relation (…/connecting/{relation})', async (c) => {
+    if (param(c, 'relation') !== 'connecting') return connectionHandler('get')(c);
+    const entity = subject(c);
+    const view: RelationView = { direction: 'in', relation: param(c, 'entityId2') };
+    return pageResponse(c, 'get', findEntities(c.var.deps.db, entity.appUuid, { kind: 'related', uuid: entity.uuid, view }, findOptions(c)));
+  });
+  define(app, 'post', RELATED, 'Connect two entities', connectionHandler('post'));
+  define(app, 'delete', RELATED, 'Disconnect two entities', connectionHandler('delete'));
+  otherMethodsNotAllowed(app, RELATED, ['get', 'post', 'delete']);
+
+  define(app, 'get', RELATED_TYPED, 'A connected entity of a type', connectionHandler('get'));
+  define(app, 'post', RELATED_TYPED, 'Connect two entities, the second named within its type', connectionHandler('post'));
+  define(app, 'delete', RELATED_TYPED, 'Disconnect two entities', connectionHandler('delete'));
+  otherMethodsNotAllowed(app, RELATED_TYPED, ['get', 'post', 'delete']);
+}

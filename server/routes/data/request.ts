@@ -1,0 +1,137 @@
+/**
+ * What every data route shares: the access middleware (one place, so no route can forget the
+ * check), reading bodies and query parameters, finding the addressed entities, and the
+ * envelope around them.
+ */
+import type { Context, MiddlewareHandler } from 'hono';
+import type { Env } from '../../env.js';
+import { ok } from '../../envelope.js';
+import { InvalidJson, NotFound, UnsupportedMediaType, EntityNotFound } from '../../../src/errors.js';
+import { isUuid } from '../../../src/ids.js';
+import { findOrganization } from '../../../src/management/organizations.js';
+import { findApplication } from '../../../src/management/applications.js';
+import { authorizeAppRequest } from '../../../src/access/app-access.js';
+import { verbOfMethod, type Verb } from '../../../src/access/permissions.js';
+import { describeEntities, requireEntity, type EntityRow } from '../../../src/data/entities.js';
+import { findCollectionIn, requireCollection } from '../../../src/data/collections.js';
+import { requireUser } from '../../../src/data/users.js';
+import { findEntityByUuid } from '../../../src/data/store.js';
+import type { FindOptions, EntityPage } from '../../../src/data/find.js';
+import type { RelationView } from '../../../src/data/relations.js';
+import { entityView } from './views.js';
+
+/**
+ * First path segments that belong to other parts of the server. Their routes are mounted before
+ * the data routes; this keeps an unknown path under them a plain 404 instead of "organization
+ * not found".
+ */
+const RESERVED_ROOTS: ReadonlySet<string> = new Set(['management', 'connect', '.well-known', 'status', 'docs', 'openapi.json']);
+
+/** The path inside the application: `/acme/sandbox/users/me` → `/users/me`. */
+function appPath(c: Context<Env>): string {
+  return `/${c.req.path.split('/').filter((segment) => segment !== '').slice(2).join('/')}`;
+}
+
+/** Resolves the organization and application, then decides access for the request's verb and path. */
+export function dataAccess(): MiddlewareHandler<Env> {
+  return async (c, next) => {
+    const orgId = c.req.param('orgId') ?? '';
+    if (RESERVED_ROOTS.has(orgId.toLowerCase())) throw NotFound('no such resource');
+    const deps = c.var.deps;
+    const org = await findOrganization(deps, orgId);
+    const app = await findApplication(deps, org, c.req.param('appId') ?? '');
+    c.set('appScope', { org, app });
+    const verb = verbOfMethod(c.req.method);
+    // Methods without a Usergrid verb change nothing: their routes answer 405.
+    if (verb !== null) await authorizeAppRequest(deps, { principal: c.var.principal, app, verb, path: appPath(c) });
+    await next();
+  };
+}
+
+/**
+ * A second check for requests that change who may do what (permissions, role and group
+ * membership): the canonical path must be permitted without `me` standing for the caller.
+ */
+export async function authorizeGrant(c: Context<Env>, verb: Verb, path: string): Promise<void> {
+  await authorizeAppRequest(c.var.deps, { principal: c.var.principal, app: c.var.appScope.app, verb, path, selfMatches: false });
+}
+
+export function callerUuid(c: Context<Env>): string | undefined {
+  const principal = c.var.principal;
+  return principal.kind === 'app-user' ? principal.userUuid : undefined;
+}
+
+/** The JSON (or form) body. @throws 400 `json_parse`, 415 for other content types. */
+export async function readBody(c: Context<Env>): Promise<unknown> {
+  const type = c.req.header('content-type') ?? '';
+  const text = await c.req.text();
+  if (/^application\/x-www-form-urlencoded/i.test(type)) return Object.fromEntries(new URLSearchParams(text));
+  if (type !== '' && !/^application\/([a-z.-]+\+)?json/i.test(type) && !/^text\/plain/i.test(type)) {
+    throw UnsupportedMediaType('the request body must be application/json');
+  }
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw InvalidJson('the request body is not valid JSON');
+  }
+}
+
+/** `ql` (or the seed's `queryStatement`), `limit` and `cursor`. */
+export function findOptions(c: Context<Env>): FindOptions {
+  return { ql: c.req.query('ql') ?? c.req.query('queryStatement'), limit: c.req.query('limit'), cursor: c.req.query('cursor') };
+}
+
+/** The entity at `/{collection}/{id}`: uuid or name; for users also email and `me`. */
+export function addressedEntity(c: Context<Env>, collectionSegment: string, id: string): EntityRow {
+  const { deps, appScope } = c.var;
+  const collection = requireCollection(deps.db, appScope.app.uuid, collectionSegment);
+  if (collection.name === 'users') return requireUser(deps.db, appScope.app.uuid, id, callerUuid(c));
+  return requireEntity(deps.db, appScope.app.uuid, collection.name, id);
+}
+
+/**
+ * The entity at the other end of `view`: a uuid anywhere in the application, or a name in the
+ * collection `collectionSegment` names (the 7-segment form), else the one the relation implies.
+ */
+export function relatedEntity(c: Context<Env>, view: RelationView, id: string, collectionSegment?: string): EntityRow {
+  const { deps, appScope } = c.var;
+  const segment = collectionSegment ?? view.collection ?? view.relation;
+  if (isUuid(id) && collectionSegment === undefined) {
+    const row = findEntityByUuid(deps.db, appScope.app.uuid, id);
+    if (row === undefined || (view.collection !== undefined && row.collection !== view.collection)) {
+      throw EntityNotFound(`entity '${id}' not found`, { fields: { entity: id } });
+    }
+    return row;
+  }
+  if (findCollectionIn(deps.db, appScope.app.uuid, segment) === undefined) {
+    throw EntityNotFound(`'${id}' is not a uuid and '${segment}' is not a collection: use /{relation}/{type}/{name}`, { fields: { entity: id } });
+  }
+  return addressedEntity(c, segment, id);
+}
+
+export function entitiesResponse(c: Context<Env>, action: string, rows: readonly EntityRow[], extra?: Record<string, unknown>) {
+  const scope = c.var.appScope;
+  const entities = describeEntities(c.var.deps.db, rows).map((entity) => entityView(scope, entity));
+  return ok(c, { action, entities, organization: scope.org, application: scope.app, extra });
+}
+
+export function pageResponse(c: Context<Env>, action: string, page: EntityPage) {
+  const scope = c.var.appScope;
+  const entities = describeEntities(c.var.deps.db, page.rows).map((entity) => entityView(scope, entity, page.select));
+  return ok(c, { action, entities, organization: scope.org, application: scope.app, count: true, cursor: page.cursor });
+}
+
+/**
+ * The members the seed's Event, Role and Permission models add to the envelope: the
+ * application's uuid, the request URL and parameters, and the entity itself.
+ */
+export function modelMembers(c: Context<Env>, entity: unknown): Record<string, unknown> {
+  const url = new URL(c.req.url);
+  return {
+    applicationId: c.var.appScope.app.uuid,
+    url: `${url.origin}${url.pathname}`,
+    parameters: Object.fromEntries([...url.searchParams].filter(([name]) => !/secret|token|password/i.test(name))),
+    entity,
+  };
+}

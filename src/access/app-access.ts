@@ -1,0 +1,92 @@
+/**
+ * The one access decision of the data API (/{org}/{app}/…, CONTRACT.md sections 2 and 3).
+ * Administrators of the application (policy.ts) may do everything. Everyone else is held to the
+ * Usergrid permissions that apply to them, read from storage on every request so a change takes
+ * effect on the very next one:
+ *
+ * - an app user: the `permissions` property of their user entity, of each group they belong to,
+ *   of each role assigned to them or to one of their groups, and of the `default` role;
+ * - a guest (no token), or an administrator of another organization: the `guest` role.
+ *
+ * Roles, users and groups keep their grants in the same `permissions` property (a string array,
+ * written only through …/permissions endpoints).
+ */
+import { and, eq, inArray } from 'drizzle-orm';
+import { connections, entities } from '../db/schema.js';
+import { Forbidden, Unauthorized } from '../errors.js';
+import type { Deps, Tx } from '../deps.js';
+import { findEntityByName, findEntityByUuid } from '../data/store.js';
+import { GUEST_ROLE, SIGNED_IN_ROLE } from './default-roles.js';
+import { isPermitted, permissionsForCaller, type Caller, type PermissionGrants, type Verb } from './permissions.js';
+import { isApplicationAdmin } from './policy.js';
+import type { Principal } from './principal.js';
+
+export interface AppRequest {
+  readonly principal: Principal;
+  readonly app: { readonly uuid: string; readonly orgUuid: string };
+  readonly verb: Verb;
+  /** The path inside the application, e.g. `/users/me/devices`. */
+  readonly path: string;
+  /**
+   * Whether `me` / `${user}` in a permission may match the caller. Off for requests that
+   * change who may do what (permissions, role and group membership), so that the default
+   * role's `/users/me/**` never lets a user grant themselves more.
+   */
+  readonly selfMatches?: boolean;
+}
+
+/**
+ * @throws AppError `unauthorized` (401) for a guest or a user who no longer exists, `forbidden`
+ * (403) for a signed-in caller without permission.
+ */
+export async function authorizeAppRequest(deps: Deps, request: AppRequest): Promise<void> {
+  const { principal, app } = request;
+  if (await isApplicationAdmin(deps, principal, app)) return;
+  const { grants, caller } = grantsOf(deps.db, principal, app.uuid);
+  const permitted = isPermitted(permissionsForCaller(grants), request.verb, request.path, request.selfMatches === false ? {} : caller);
+  if (permitted) return;
+  if (principal.kind === 'guest') throw Unauthorized(`sign in to ${request.verb} ${request.path}`);
+  throw Forbidden(`not permitted to ${request.verb} ${request.path}`);
+}
+
+function permissionsOf(properties: Record<string, unknown> | undefined): string[] {
+  const value = properties?.permissions;
+  return Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === 'string') : [];
+}
+
+function rolePermissions(tx: Tx, appUuid: string, name: string): string[] {
+  return permissionsOf(findEntityByName(tx, appUuid, 'roles', name)?.properties);
+}
+
+/** Entities of `collection` that point at any of `targets` through `relation`. */
+function sourcesOf(tx: Tx, collection: string, relation: string, targets: string[]) {
+  if (targets.length === 0) return [];
+  return tx
+    .select({ uuid: entities.uuid, properties: entities.properties })
+    .from(connections)
+    .innerJoin(entities, eq(entities.uuid, connections.sourceUuid))
+    .where(and(inArray(connections.targetUuid, targets), eq(connections.relation, relation), eq(entities.collection, collection)))
+    .all();
+}
+
+function grantsOf(tx: Tx, principal: Principal, appUuid: string): { grants: PermissionGrants; caller: Caller } {
+  const guest = { grants: { user: [], groups: [], roles: [rolePermissions(tx, appUuid, GUEST_ROLE)] }, caller: {} };
+  if (principal.kind !== 'app-user') return guest;
+  if (principal.appUuid !== appUuid) throw Unauthorized('the access token belongs to another application');
+  const user = findEntityByUuid(tx, appUuid, principal.userUuid);
+  if (user === undefined || user.collection !== 'users') throw Unauthorized('the user of this access token no longer exists');
+  if (user.properties.disabled === true) throw Unauthorized('this user is disabled');
+  const groups = sourcesOf(tx, 'groups', 'users', [user.uuid]);
+  const roles = [
+    ...sourcesOf(tx, 'roles', 'users', [user.uuid]),
+    ...sourcesOf(tx, 'roles', 'groups', groups.map((group) => group.uuid)),
+  ];
+  return {
+    grants: {
+      user: permissionsOf(user.properties),
+      groups: groups.map((group) => permissionsOf(group.properties)),
+      roles: [...roles.map((role) => permissionsOf(role.properties)), rolePermissions(tx, appUuid, SIGNED_IN_ROLE)],
+    },
+    caller: { uuid: user.uuid, username: user.name ?? undefined },
+  };
+}

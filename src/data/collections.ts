@@ -1,0 +1,75 @@
+/**
+ * The collections of an application. The first entity of a type creates its collection (seed
+ * rule 5): POST /dog and POST /dogs both write to `dogs`. The collections every application has
+ * from the start exist without that.
+ */
+import { and, count, eq, or } from 'drizzle-orm';
+import { collections, entities } from '../db/schema.js';
+import { EntityNotFound } from '../errors.js';
+import type { Deps, Tx } from '../deps.js';
+import { checkCollectionName, isPlural, pluralize, singularize } from './names.js';
+import type { CollectionRef } from './entities.js';
+
+export const BUILT_IN_COLLECTIONS: readonly CollectionRef[] = [
+  { name: 'users', type: 'user' },
+  { name: 'groups', type: 'group' },
+  { name: 'roles', type: 'role' },
+  { name: 'devices', type: 'device' },
+  { name: 'activities', type: 'activity' },
+  { name: 'events', type: 'event' },
+];
+
+export interface CollectionSummary extends CollectionRef {
+  readonly count: number;
+}
+
+/** The collection a path segment names, by collection name or entity type, if it exists. */
+export function findCollectionIn(tx: Tx, appUuid: string, segment: string): CollectionRef | undefined {
+  const key = segment.toLowerCase();
+  const builtIn = BUILT_IN_COLLECTIONS.find((collection) => collection.name === key || collection.type === key);
+  if (builtIn !== undefined) return builtIn;
+  return tx
+    .select({ name: collections.name, type: collections.type })
+    .from(collections)
+    .where(and(eq(collections.appUuid, appUuid), or(eq(collections.name, key), eq(collections.type, key))))
+    .get();
+}
+
+/** @throws AppError `entity_not_found` (404) for a collection the application never created. */
+export function requireCollection(tx: Tx, appUuid: string, segment: string): CollectionRef {
+  const found = findCollectionIn(tx, appUuid, segment);
+  if (found === undefined) throw EntityNotFound(`collection '${segment}' not found`, { fields: { collection: segment } });
+  return found;
+}
+
+/**
+ * The collection an entity posted to `segment` goes to: an existing one, or a new one named by
+ * the plural of the type. @throws AppError `illegal_argument` (400) for a malformed or reserved name.
+ */
+export function collectionForWrite(tx: Tx, appUuid: string, segment: string): CollectionRef {
+  const name = checkCollectionName(segment);
+  const existing = findCollectionIn(tx, appUuid, name);
+  if (existing !== undefined) return existing;
+  return isPlural(name) ? { name, type: singularize(name) } : { name: pluralize(name), type: name };
+}
+
+/** Every collection of the application with its entity count, built-in ones first. */
+export async function listCollections(deps: Deps, appUuid: string): Promise<CollectionSummary[]> {
+  const counts = new Map(
+    deps.db
+      .select({ name: entities.collection, count: count() })
+      .from(entities)
+      .where(eq(entities.appUuid, appUuid))
+      .groupBy(entities.collection)
+      .all()
+      .map((row) => [row.name, row.count]),
+  );
+  const created = deps.db
+    .select({ name: collections.name, type: collections.type })
+    .from(collections)
+    .where(eq(collections.appUuid, appUuid))
+    .orderBy(collections.name)
+    .all()
+    .filter((row) => !BUILT_IN_COLLECTIONS.some((builtIn) => builtIn.name === row.name));
+  return [...BUILT_IN_COLLECTIONS, ...created].map((collection) => ({ ...collection, count: counts.get(collection.name) ?? 0 }));
+}

@@ -1,0 +1,66 @@
+/**
+ * Connections between entities (seed: POST/DELETE …/{collection}/{entityId1}/{relation}/
+ * {entityId2}). A `following` connection brings its reciprocal `followers`; deleting an entity
+ * removes its connections (store.ts `deleteEntityRows`).
+ */
+import { and, eq } from 'drizzle-orm';
+import { connections } from '../db/schema.js';
+import { EntityNotFound } from '../errors.js';
+import type { Deps, Tx } from '../deps.js';
+import type { EntityRow } from './store.js';
+import { RECIPROCAL, type RelationView } from './relations.js';
+
+interface Edge {
+  sourceUuid: string;
+  relation: string;
+  targetUuid: string;
+}
+
+/** The stored edges behind `entity -view-> other`, the reciprocal included. */
+function edgesOf(entity: EntityRow, view: RelationView, other: EntityRow): Edge[] {
+  if (view.direction === 'in') return [{ sourceUuid: other.uuid, relation: view.relation, targetUuid: entity.uuid }];
+  const edges = [{ sourceUuid: entity.uuid, relation: view.relation, targetUuid: other.uuid }];
+  const reciprocal = RECIPROCAL.get(view.relation);
+  if (reciprocal !== undefined) edges.push({ sourceUuid: other.uuid, relation: reciprocal, targetUuid: entity.uuid });
+  return edges;
+}
+
+export function connectIn(tx: Tx, appUuid: string, edges: readonly Edge[], now: number): void {
+  for (const edge of edges) tx.insert(connections).values({ appUuid, ...edge, created: now }).onConflictDoNothing().run();
+}
+
+export async function connectEntities(deps: Deps, entity: EntityRow, view: RelationView, other: EntityRow): Promise<void> {
+  deps.db.transaction((tx) => connectIn(tx, entity.appUuid, edgesOf(entity, view, other), deps.now()));
+}
+
+/** @throws AppError `entity_not_found` (404) when the two are not connected that way. */
+export async function disconnectEntities(deps: Deps, entity: EntityRow, view: RelationView, other: EntityRow): Promise<void> {
+  deps.db.transaction((tx) => {
+    const [main, ...rest] = edgesOf(entity, view, other);
+    if (!isConnectedIn(tx, main)) {
+      throw EntityNotFound(`'${entity.name ?? entity.uuid}' has no '${view.relation}' connection to '${other.name ?? other.uuid}'`, {
+        fields: { relation: view.relation },
+      });
+    }
+    for (const edge of [main, ...rest]) {
+      tx.delete(connections)
+        .where(and(eq(connections.sourceUuid, edge.sourceUuid), eq(connections.relation, edge.relation), eq(connections.targetUuid, edge.targetUuid)))
+        .run();
+    }
+  });
+}
+
+export function isConnectedIn(tx: Tx, edge: Edge): boolean {
+  return (
+    tx
+      .select({ relation: connections.relation })
+      .from(connections)
+      .where(and(eq(connections.sourceUuid, edge.sourceUuid), eq(connections.relation, edge.relation), eq(connections.targetUuid, edge.targetUuid)))
+      .get() !== undefined
+  );
+}
+
+/** Whether `entity -view-> other` holds. */
+export function isRelatedIn(tx: Tx, entity: EntityRow, view: RelationView, other: EntityRow): boolean {
+  return isConnectedIn(tx, edgesOf(entity, view, other)[0]);
+}

@@ -1,0 +1,25 @@
+/**
+ * Devices (seed: POST /{org}/{app}/devices; CONTRACT.md section 6: a device holds its push
+ * token in `<notifierName>.notifier.id`). A device registers itself by PUT to its own uuid, as
+ * Usergrid's SDKs do, and the guest role allows exactly that (`put:/devices/*`): the first PUT
+ * creates the device, later ones update it.
+ */
+import { IllegalArgument } from '../errors.js';
+import type { Deps } from '../deps.js';
+import { entityBodies, insertEntityFromBody, updateEntityIn, type CollectionRef } from './entities.js';
+import { findEntityByUuid, type EntityRow } from './store.js';
+
+export const DEVICES: CollectionRef = { name: 'devices', type: 'device' };
+
+export async function putDevice(deps: Deps, appUuid: string, uuid: string, body: unknown): Promise<EntityRow> {
+  const [properties] = entityBodies(body);
+  return deps.db.transaction((tx) => {
+    const now = deps.now();
+    const existing = findEntityByUuid(tx, appUuid, uuid);
+    if (existing !== undefined && existing.collection !== DEVICES.name) {
+      throw IllegalArgument(`${uuid} is the uuid of a ${existing.type}, not of a device`, { fields: { uuid: 'taken' } });
+    }
+    if (existing !== undefined) return updateEntityIn(tx, existing, properties, now);
+    return insertEntityFromBody(tx, appUuid, DEVICES, properties, now, uuid.toLowerCase());
+  });
+}

@@ -1,0 +1,80 @@
+/**
+ * Reads pages of entities with the Usergrid query language (src/data/query/): a collection, or
+ * the entities at the other end of a relation. Keyset cursors (query/cursor.ts) keep paging
+ * correct while entities come and go; `limit` defaults to 10 and is clamped to 1000
+ * (CONTRACT.md section 3).
+ */
+import { and, eq, getTableColumns, type SQL } from 'drizzle-orm';
+import { connections, entities } from '../db/schema.js';
+import { IllegalArgument } from '../errors.js';
+import type { Tx } from '../deps.js';
+import { compileQuery, encodeCursor, parseQuery, type EntityRecord, type PropertyPath, type Query } from './query/index.js';
+import type { EntityRow } from './store.js';
+import type { RelationView } from './relations.js';
+
+export const DEFAULT_LIMIT = 10;
+export const MAX_LIMIT = 1000;
+
+export type EntityScope =
+  | { readonly kind: 'collection'; readonly collection: string }
+  | { readonly kind: 'related'; readonly uuid: string; readonly view: RelationView };
+
+export interface FindOptions {
+  readonly ql?: string;
+  readonly limit?: string;
+  readonly cursor?: string;
+}
+
+export interface EntityPage {
+  readonly rows: EntityRow[];
+  readonly cursor?: string;
+  /** The query's select list for projecting each entity; null for all properties. */
+  readonly select: readonly PropertyPath[] | null;
+}
+
+/** `limit` as given in a query string. @throws AppError `illegal_argument` (400) when not a number. */
+export function parseLimit(text: string | undefined): number {
+  if (text === undefined || text === '') return DEFAULT_LIMIT;
+  if (!/^-?\d+$/.test(text.trim())) throw IllegalArgument(`limit must be a whole number, not '${text}'`, { fields: { limit: 'not a number' } });
+  return Math.min(MAX_LIMIT, Math.max(1, Number(text)));
+}
+
+/** The entity as the query language sees it: columns plus properties. */
+export function entityRecord(row: EntityRow): EntityRecord {
+  return { ...row.properties, uuid: row.uuid, type: row.type, created: row.created, modified: row.modified };
+}
+
+function scopeCondition(appUuid: string, scope: EntityScope): SQL | undefined {
+  if (scope.kind === 'collection') return and(eq(entities.appUuid, appUuid), eq(entities.collection, scope.collection));
+  const { view, uuid } = scope;
+  const anchor = view.direction === 'out' ? connections.sourceUuid : connections.targetUuid;
+  return and(
+    eq(anchor, uuid),
+    eq(connections.relation, view.relation),
+    eq(entities.appUuid, appUuid),
+    view.collection === undefined ? undefined : eq(entities.collection, view.collection),
+  );
+}
+
+export function findEntities(tx: Tx, appUuid: string, scope: EntityScope, options: FindOptions): EntityPage {
+  const query: Query = parseQuery(options.ql);
+  const limit = parseLimit(options.limit);
+  const compiled = compileQuery(query, { dialect: 'sqlite', cursor: options.cursor || undefined });
+  const base = tx.select(getTableColumns(entities)).from(entities);
+  const joined =
+    scope.kind === 'collection'
+      ? base
+      : base.innerJoin(connections, eq(scope.view.direction === 'out' ? connections.targetUuid : connections.sourceUuid, entities.uuid));
+  const rows = joined
+    .where(and(scopeCondition(appUuid, scope), compiled.where))
+    .orderBy(compiled.orderBy)
+    .limit(limit + 1)
+    .all();
+  const more = rows.length > limit;
+  const page = more ? rows.slice(0, limit) : rows;
+  return {
+    rows: page,
+    cursor: more ? encodeCursor(query, entityRecord(page[page.length - 1])) : undefined,
+    select: compiled.select,
+  };
+}

@@ -1,0 +1,184 @@
+/**
+ * Compiles a parsed query to SQL fragments for the `entities` table, with the semantics of
+ * evaluate.ts (the reference the tests hold it to) and the order of order.ts:
+ *
+ *   SELECT … FROM entities
+ *   WHERE app_uuid = ? AND collection = ? AND ${where}
+ *   ORDER BY ${orderBy} LIMIT ${limit + 1}
+ *
+ * Every user value is a bound parameter. Each condition compiles to an expression that is
+ * never NULL — a type guard ANDed with the comparison — so `not` is plain boolean negation.
+ */
+import { sql, type SQL } from 'drizzle-orm';
+import type { ComparisonOperator, Condition, Direction, Literal, PropertyPath, Query } from './ast.js';
+import { decodeCursor } from './cursor.js';
+import { dialects, type Dialect, type DialectName } from './dialect.js';
+import { foldCase } from './functions.js';
+import { sortKeys, type SortKey, type SortValue } from './order.js';
+import { literalType, resolveProperty, type ValueType } from './properties.js';
+
+export interface CompileOptions {
+  readonly dialect: DialectName;
+  /** A cursor from `encodeCursor` for the same order: only entities after it are selected. */
+  readonly cursor?: string;
+  /** The name (or alias) qualifying the entity columns; default `entities`. */
+  readonly table?: string;
+}
+
+export interface CompiledQuery {
+  /** A parenthesised condition, cursor included; `1` when the query selects everything. */
+  readonly where: SQL;
+  /** The ORDER BY list (without the keywords): total, ending with the uuid tie-breaker. */
+  readonly orderBy: SQL;
+  /** The selected property paths for `projectEntity`; `null` for all properties. */
+  readonly select: readonly PropertyPath[] | null;
+}
+
+/** Throws IllegalArgument when `cursor` is malformed or belongs to another order. */
+export function compileQuery(query: Query, options: CompileOptions): CompiledQuery {
+  const createDialect = dialects.get(options.dialect);
+  if (createDialect === undefined) throw new TypeError(`unknown SQL dialect ${options.dialect}`);
+  const dialect = createDialect(options.table ?? 'entities');
+  const keys = sortKeys(query);
+  const conditions: SQL[] = [];
+  if (query.where !== null) conditions.push(compileCondition(query.where, dialect));
+  if (options.cursor !== undefined) conditions.push(compileAfter(keys, decodeCursor(options.cursor, keys), dialect));
+  return {
+    where: conditions.length > 0 ? sql`(${joinBalanced(conditions, AND)})` : dialect.true,
+    orderBy: sql.join(
+      keys.flatMap((key) => sortComponents(key, dialect)).map(({ expression, direction }) => sql`${expression} ${DIRECTIONS[direction]}`),
+      sql`, `,
+    ),
+    select: query.select,
+  };
+}
+
+const AND = sql.raw(' AND ');
+const OR = sql.raw(' OR ');
+const DIRECTIONS: Readonly<Record<Direction, SQL>> = { asc: sql.raw('ASC'), desc: sql.raw('DESC') };
+const OPERATORS: Readonly<Record<ComparisonOperator, SQL>> = {
+  '=': sql.raw('='),
+  '<': sql.raw('<'),
+  '<=': sql.raw('<='),
+  '>': sql.raw('>'),
+  '>=': sql.raw('>='),
+};
+
+function compileCondition(condition: Condition, dialect: Dialect): SQL {
+  switch (condition.kind) {
+    case 'and':
+      return joinBalanced(condition.conditions.map((part) => compileCondition(part, dialect)), AND);
+    case 'or':
+      return joinBalanced(condition.conditions.map((part) => compileCondition(part, dialect)), OR);
+    case 'not':
+      return sql`(NOT ${compileCondition(condition.condition, dialect)})`;
+    case 'compare': {
+      const type = literalType(condition.value);
+      const typed = typedProperty(condition.property, type, dialect);
+      if (typed === null) return dialect.false;
+      const value = type === 'string' ? dialect.fold(typed.value) : typed.value;
+      return guarded(typed.guard, sql`${value} ${OPERATORS[condition.operator]} ${operand(condition.value)}`);
+    }
+    case 'prefix': {
+      const typed = typedProperty(condition.property, 'string', dialect);
+      if (typed === null) return dialect.false;
+      return guarded(typed.guard, dialect.hasPrefix(dialect.fold(typed.value), foldCase(condition.prefix)));
+    }
+    case 'contains': {
+      const typed = typedProperty(condition.property, 'string', dialect);
+      if (typed === null) return dialect.false;
+      return guarded(typed.guard, dialect.contains(typed.value, condition.term, condition.prefix));
+    }
+    case 'within': {
+      const latitude = typedProperty(`${condition.property}.latitude`, 'number', dialect);
+      const longitude = typedProperty(`${condition.property}.longitude`, 'number', dialect);
+      if (latitude === null || longitude === null) return dialect.false;
+      const distance = dialect.distance(latitude.value, longitude.value, condition.latitude, condition.longitude);
+      const guards = [latitude.guard, longitude.guard].filter((guard) => guard !== null);
+      return guarded(guards.length > 0 ? joinBalanced(guards, AND) : null, sql`${distance} <= ${condition.meters}`);
+    }
+  }
+}
+
+interface TypedProperty {
+  /** What must hold for `value` to be of the wanted type; null when it always is (a column). */
+  readonly guard: SQL | null;
+  readonly value: SQL;
+}
+
+/** The property as a value of `type`, or null when it can never hold one (a column of another type). */
+function typedProperty(property: PropertyPath, type: ValueType, dialect: Dialect): TypedProperty | null {
+  const source = resolveProperty(property);
+  if (source.kind === 'column') return source.type === type ? { guard: null, value: dialect.column(source.column) } : null;
+  return { guard: dialect.jsonTypeIs(source.path, type), value: dialect.jsonValue(source.path) };
+}
+
+function guarded(guard: SQL | null, test: SQL): SQL {
+  return guard === null ? test : sql`(${guard} AND ${test})`;
+}
+
+function operand(literal: Literal): number | string {
+  switch (literal.kind) {
+    case 'number':
+      return literal.value;
+    case 'boolean':
+      // JSON true/false read as 1/0.
+      return literal.value ? 1 : 0;
+    case 'string':
+    case 'uuid':
+      return foldCase(literal.value);
+  }
+}
+
+/** Joins as a balanced tree, so a long `or` list nests log2(n) deep, not n (SQLite caps depth at 1000). */
+function joinBalanced(parts: readonly SQL[], operator: SQL): SQL {
+  if (parts.length === 0) throw new RangeError('joinBalanced needs at least one part');
+  if (parts.length === 1) return parts[0];
+  const middle = Math.ceil(parts.length / 2);
+  return sql`(${joinBalanced(parts.slice(0, middle), operator)}${operator}${joinBalanced(parts.slice(middle), operator)})`;
+}
+
+interface SortComponent {
+  readonly expression: SQL;
+  readonly direction: Direction;
+}
+
+/** The ORDER BY expressions of one key (order.ts): a column, or a JSON property's rank and value. */
+function sortComponents(key: SortKey, dialect: Dialect): SortComponent[] {
+  const source = key.source;
+  if (source.kind === 'column') {
+    const column = dialect.column(source.column);
+    const folded = source.type === 'string' && source.column !== 'uuid';
+    return [{ expression: folded ? dialect.fold(column) : column, direction: key.direction }];
+  }
+  return [
+    { expression: dialect.jsonSortRank(source.path), direction: 'asc' },
+    { expression: dialect.jsonSortValue(source.path), direction: key.direction },
+  ];
+}
+
+/**
+ * "Sorts after the cursor": c1 beyond v1 OR (c1 = v1 AND (c2 beyond v2 OR (…))). A JSON
+ * property with a NULL value (last rank) contributes only its rank: within that rank all values
+ * are NULL and tie, and comparing with NULL would never be true.
+ */
+function compileAfter(keys: readonly SortKey[], values: readonly SortValue[], dialect: Dialect): SQL {
+  const bounds: { expression: SQL; direction: Direction; value: number | string }[] = [];
+  keys.forEach((key, i) => {
+    const components = sortComponents(key, dialect);
+    const value = values[i];
+    if (typeof value !== 'object') {
+      bounds.push({ ...components[0], value });
+      return;
+    }
+    bounds.push({ ...components[0], value: value[0] });
+    if (value[1] !== null) bounds.push({ ...components[1], value: value[1] });
+  });
+  let after: SQL | null = null;
+  for (const { expression, direction, value } of bounds.reverse()) {
+    const beyond = sql`${expression} ${direction === 'asc' ? sql.raw('>') : sql.raw('<')} ${value}`;
+    after = after === null ? beyond : sql`(${beyond} OR (${expression} = ${value} AND ${after}))`;
+  }
+  if (after === null) throw new RangeError('an order has at least one key');
+  return after;
+}

@@ -1,0 +1,20 @@
+/**
+ * The Usergrid query language (CONTRACT.md section 3): parse → AST → SQL, plus the same
+ * semantics in memory. Pure: no I/O, no database handle.
+ *
+ * A collection read (GET /{org}/{app}/{collection}?ql=…&limit=…&cursor=…):
+ *
+ *   const query = parseQuery(ql);                                   // 400 query_parse
+ *   const { where, orderBy, select } = compileQuery(query, { dialect: 'sqlite', cursor }); // 400 illegal_argument
+ *   const rows = db.all(sql`SELECT … FROM entities WHERE app_uuid = ${app} AND collection = ${name}
+ *                            AND ${where} ORDER BY ${orderBy} LIMIT ${limit + 1}`);
+ *   const page = rows.slice(0, limit).map(toEntityRecord);          // {uuid, type, created, modified, ...properties}
+ *   const next = rows.length > limit ? encodeCursor(query, page[page.length - 1]) : undefined;
+ *   const entities = page.map((entity) => projectEntity(entity, select));
+ */
+export type { Condition, Direction, Literal, OrderKey, PropertyPath, Query } from './ast.js';
+export { parseQuery, QUERY_LIMITS } from './parse.js';
+export { compileQuery, type CompileOptions, type CompiledQuery } from './compile.js';
+export { encodeCursor } from './cursor.js';
+export { compareEntities, matchesQuery, projectEntity } from './evaluate.js';
+export type { EntityRecord } from './properties.js';

@@ -1,0 +1,62 @@
+/**
+ * Where a property named in a query lives and what type its value has. `uuid`, `type`,
+ * `created` and `modified` are columns of `entities`; every other path — `name` included, which
+ * the entity layer also keeps in `properties` — is read from the JSON `properties`. Shared by
+ * the compiler and the in-memory evaluator so both read the same place.
+ */
+import type { Literal, PropertyPath } from './ast.js';
+
+/** The types a query compares; a value of another type (null, object, array) matches nothing. */
+export type ValueType = 'number' | 'string' | 'boolean';
+
+export type ColumnName = 'uuid' | 'type' | 'created' | 'modified';
+
+export type PropertySource =
+  | { readonly kind: 'column'; readonly column: ColumnName; readonly type: 'number' | 'string' }
+  | { readonly kind: 'json'; readonly path: readonly string[] };
+
+const COLUMNS: ReadonlyMap<string, PropertySource> = new Map<string, PropertySource>([
+  ['uuid', { kind: 'column', column: 'uuid', type: 'string' }],
+  ['type', { kind: 'column', column: 'type', type: 'string' }],
+  ['created', { kind: 'column', column: 'created', type: 'number' }],
+  ['modified', { kind: 'column', column: 'modified', type: 'number' }],
+]);
+
+export function resolveProperty(property: PropertyPath): PropertySource {
+  return COLUMNS.get(property) ?? { kind: 'json', path: property.split('.') };
+}
+
+/** An entity as the evaluator sees it: the columns plus the JSON properties at the top level. */
+export interface EntityRecord {
+  readonly uuid: string;
+  readonly type: string;
+  readonly created: number;
+  readonly modified: number;
+  readonly [property: string]: unknown;
+}
+
+/** The value at a dotted path, descending through plain objects only, as JSON paths do. */
+export function readProperty(entity: Readonly<Record<string, unknown>>, property: PropertyPath): unknown {
+  let value: unknown = entity;
+  for (const segment of property.split('.')) {
+    if (!isPlainObject(value) || !Object.hasOwn(value, segment)) return undefined;
+    value = value[segment];
+  }
+  return value;
+}
+
+export function valueTypeOf(value: unknown): ValueType | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? 'number' : null;
+  if (typeof value === 'string') return 'string';
+  if (typeof value === 'boolean') return 'boolean';
+  return null;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The type a literal compares as: an unquoted UUID is a string. */
+export function literalType(literal: Literal): ValueType {
+  return literal.kind === 'uuid' ? 'string' : literal.kind;
+}

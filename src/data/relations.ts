@@ -1,0 +1,49 @@
+/**
+ * How Usergrid's relation paths map onto the `connections` table. Group membership, role
+ * assignment, a user's devices, activities and feed are stored as connections too, but Usergrid
+ * shows them as the owner's sub-collections, not as connections; and some of them are read from
+ * the other end (`/users/fred/groups` lists the groups whose `users` hold fred). One table of
+ * those facts, consulted by reads, writes and metadata alike.
+ */
+
+/** Relations through which an entity of a collection owns a sub-collection. */
+const OWNED: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ['users', new Set(['activities', 'feed', 'devices'])],
+  ['groups', new Set(['users', 'activities', 'feed'])],
+  ['roles', new Set(['users', 'groups'])],
+]);
+
+export function isOwnedRelation(collection: string, relation: string): boolean {
+  return OWNED.get(collection)?.has(relation) ?? false;
+}
+
+/**
+ * A relation as seen from one end: `out` follows `source -relation-> target` from the source;
+ * `in` reads it backwards, from the target, and `collection` then names where the sources live.
+ */
+export interface RelationView {
+  readonly direction: 'out' | 'in';
+  readonly relation: string;
+  /** Where the entities at the other end live, when the relation implies it. */
+  readonly collection?: string;
+}
+
+const INVERSE: ReadonlyMap<string, RelationView> = new Map([
+  ['users/groups', { direction: 'in', relation: 'users', collection: 'groups' }],
+  ['users/roles', { direction: 'in', relation: 'users', collection: 'roles' }],
+  ['groups/roles', { direction: 'in', relation: 'groups', collection: 'roles' }],
+]);
+
+/** Where the target of an outgoing relation lives, when its name does not say it. */
+const TARGET_COLLECTION: ReadonlyMap<string, string> = new Map([
+  ['following', 'users'],
+  ['followers', 'users'],
+]);
+
+/** `/{collection}/{id}/{relation}` as a view on the connections table. */
+export function relationView(collection: string, relation: string): RelationView {
+  return INVERSE.get(`${collection}/${relation}`) ?? { direction: 'out', relation, collection: TARGET_COLLECTION.get(relation) };
+}
+
+/** `following` is answered by `followers` on the other end (Usergrid's social graph). */
+export const RECIPROCAL: ReadonlyMap<string, string> = new Map([['following', 'followers']]);

@@ -1,0 +1,75 @@
+/**
+ * App users: entities of the `users` collection, addressed by uuid, username or email, or `me`
+ * for the caller (CONTRACT.md section 3). Passwords never enter entity properties: they are
+ * hashed into app_user_credentials (src/identity/app-user-passwords.ts).
+ */
+import { EntityNotFound, IllegalArgument, InvalidGrant } from '../errors.js';
+import type { Deps, Tx } from '../deps.js';
+import { hashPassword } from '../identity/passwords.js';
+import { storeAppUserPasswordHash, verifyAppUserPassword } from '../identity/app-user-passwords.js';
+import { password as passwordSchema } from '../management/schemas.js';
+import { findEntityByUuid, type EntityRow } from './store.js';
+import { findUserUuidByLogin } from './user-logins.js';
+import { entityBodies, insertEntityFromBody, type CollectionRef } from './entities.js';
+
+export const USERS: CollectionRef = { name: 'users', type: 'user' };
+
+/** The signed-in app user a request is made by, when there is one. */
+export type CallerUuid = string | undefined;
+
+/** A user by uuid, username or email (any case), or `me` for the caller. */
+export function findUserIn(tx: Tx, appUuid: string, id: string, caller: CallerUuid): EntityRow | undefined {
+  const uuid = id.toLowerCase() === 'me' ? caller : (findUserUuidByLogin(tx, appUuid, id) ?? id);
+  const row = uuid === undefined ? undefined : findEntityByUuid(tx, appUuid, uuid);
+  return row?.collection === 'users' ? row : undefined;
+}
+
+export function requireUser(tx: Tx, appUuid: string, id: string, caller: CallerUuid): EntityRow {
+  const row = findUserIn(tx, appUuid, id, caller);
+  if (row !== undefined) return row;
+  const description = id.toLowerCase() === 'me' ? '/users/me names the signed-in app user, and this caller is not one' : `user '${id}' not found`;
+  throw EntityNotFound(description, { fields: { user: id } });
+}
+
+function checkPassword(value: unknown): string {
+  const parsed = passwordSchema.safeParse(value);
+  if (!parsed.success) {
+    const message = parsed.error.issues[0]?.message ?? 'password is invalid';
+    throw IllegalArgument(message, { fields: { password: message } });
+  }
+  return parsed.data;
+}
+
+/** CreateUser (one or an array); an optional `password` is hashed into the credentials table. */
+export async function createUsers(deps: Deps, appUuid: string, body: unknown): Promise<EntityRow[]> {
+  const items = entityBodies(body);
+  // Hash before the transaction: better-sqlite3 transactions are synchronous.
+  const hashes = await Promise.all(
+    items.map((item) => (item.password === undefined ? undefined : hashPassword(checkPassword(item.password)))),
+  );
+  return deps.db.transaction((tx) => {
+    const now = deps.now();
+    return items.map((item, i) => {
+      const { password: _password, ...properties } = item;
+      const row = insertEntityFromBody(tx, appUuid, USERS, properties, now);
+      const hash = hashes[i];
+      if (hash !== undefined) storeAppUserPasswordHash(tx, appUuid, row.uuid, hash, now);
+      return row;
+    });
+  });
+}
+
+/**
+ * ResetPW: sets a new password. The old one must match unless `trusted` (an administrator of
+ * the application or its client calls), as in Usergrid.
+ */
+export async function changeUserPassword(deps: Deps, user: EntityRow, input: { oldPassword?: string; newPassword: unknown }, trusted: boolean): Promise<void> {
+  const next = checkPassword(input.newPassword);
+  if (!trusted) {
+    if (input.oldPassword === undefined) throw IllegalArgument('oldpassword is required', { fields: { oldpassword: 'required' } });
+    if (!(await verifyAppUserPassword(deps, user.uuid, input.oldPassword))) {
+      throw InvalidGrant('the old password does not match', { fields: { oldpassword: 'does not match' } });
+    }
+  }
+  storeAppUserPasswordHash(deps.db, user.appUuid, user.uuid, await hashPassword(next), deps.now());
+}

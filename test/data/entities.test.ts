@@ -1,0 +1,60 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { APP, createDataTest, type DataTest } from './setup.js';
+
+let d: DataTest;
+beforeEach(async () => {
+  d = await createDataTest();
+});
+afterEach(() => d.t.close());
+
+const req = (method: string, path: string, json?: unknown) => d.t.request(method, `${APP}${path}`, { json, token: d.admin });
+
+describe('entities and collections', () => {
+  it('creates the plural collection from a singular or plural type and reads entities by name and uuid', async () => {
+    const one = await req('POST', '/dog', { name: 'Rex', age: 3 });
+    expect(one.status).toBe(200);
+    const rex = one.body.entities[0];
+    expect(rex).toMatchObject({ type: 'dog', name: 'Rex', age: 3, metadata: { path: `/dogs/${rex.uuid}` } });
+    expect(one.body).toMatchObject({ action: 'post', organization: 'acme', applicationName: 'sandbox' });
+    const two = await req('POST', '/dogs', [{ name: 'fido' }, { name: 'spot' }]);
+    expect(two.body.entities.map((e: { type: string }) => e.type)).toEqual(['dog', 'dog']);
+    for (const id of ['rex', 'REX', rex.uuid]) {
+      const got = await req('GET', `/dogs/${id}`);
+      expect(got.status).toBe(200);
+      expect(got.body.entities[0].uuid).toBe(rex.uuid);
+    }
+    const list = await req('GET', '/dogs');
+    expect(list.body.count).toBe(3);
+    expect(list.body.entities.map((e: { name: string }) => e.name)).toEqual(['spot', 'fido', 'Rex']);
+    const root = await req('GET', '');
+    expect(root.body.entities[0].metadata.collections.dogs).toMatchObject({ count: 3, type: 'dog' });
+  });
+
+  it('PUT merges properties and never overwrites uuid, type, created or metadata', async () => {
+    const rex = (await req('POST', '/dogs', { name: 'rex', color: 'brown', size: 'big' })).body.entities[0];
+    const put = await req('PUT', '/dogs/rex', { color: 'black', size: null, uuid: 'x', type: 'cat', created: 1, metadata: { path: '/x' } });
+    expect(put.status).toBe(200);
+    const got = (await req('GET', `/dogs/${rex.uuid}`)).body.entities[0];
+    expect(got).toMatchObject({ uuid: rex.uuid, type: 'dog', created: rex.created, color: 'black', name: 'rex' });
+    expect(got).not.toHaveProperty('size');
+    expect(got.metadata.path).toBe(`/dogs/${rex.uuid}`);
+  });
+
+  it('refuses a duplicate name in a collection and stores nothing of the array', async () => {
+    await req('POST', '/dogs', { name: 'rex' });
+    const dup = await req('POST', '/dogs', [{ name: 'a' }, { name: 'REX' }]);
+    expect(dup.status).toBe(400);
+    expect(dup.body.error).toBe('duplicate_unique_property_exists');
+    expect((await req('GET', '/dogs/a')).status).toBe(404);
+  });
+
+  it('deletes an entity with its connections', async () => {
+    await req('POST', '/dogs', { name: 'rex' });
+    await req('POST', '/cats', { name: 'tom' });
+    expect((await req('POST', '/dogs/rex/chases/cats/tom')).status).toBe(200);
+    expect((await req('GET', '/cats/tom')).body.entities[0].metadata.connecting).toEqual({ chases: expect.stringContaining('/connecting/chases') });
+    expect((await req('DELETE', '/dogs/rex')).status).toBe(200);
+    expect((await req('GET', '/dogs/rex')).body.error).toBe('entity_not_found');
+    expect((await req('GET', '/cats/tom')).body.entities[0].metadata).not.toHaveProperty('connecting');
+  });
+});

@@ -1,0 +1,129 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { APP, appUser, createDataTest, type DataTest } from './setup.js';
+
+let d: DataTest;
+beforeEach(async () => {
+  d = await createDataTest();
+});
+afterEach(() => d.t.close());
+
+const as = (token: string | undefined) => (method: string, path: string, json?: unknown) => d.t.request(method, `${APP}${path}`, { json, token });
+
+describe('app users', () => {
+  it('are unique by username and by email, and a username may not be another user\'s email', async () => {
+    const admin = as(d.admin);
+    const fred = await admin('POST', '/users', { username: 'fred', email: 'Fred@Example.com', password: 'sesame-street' });
+    expect(fred.status).toBe(200);
+    expect(fred.text).not.toContain('sesame');
+    for (const body of [{ username: 'FRED' }, { username: 'other', email: 'fred@example.com' }, { username: 'fred@example.com' }]) {
+      const res = await admin('POST', '/users', body);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe('duplicate_unique_property_exists');
+    }
+    for (const id of ['fred', 'fred@example.com', fred.body.entities[0].uuid]) {
+      expect((await admin('GET', `/users/${id}`)).body.entities[0]).toMatchObject({ username: 'fred', email: 'Fred@Example.com', adminUser: false });
+    }
+  });
+
+  it('signs in, reads /users/me, changes its password with the old one, and is refused other users\' entities', async () => {
+    const fred = await appUser(d, 'fred');
+    await appUser(d, 'barney');
+    const me = await as(fred.token)('GET', '/users/me');
+    expect(me.status).toBe(200);
+    expect(me.body.entities[0].uuid).toBe(fred.uuid);
+    expect((await as(fred.token)('PUT', '/users/me', { city: 'Bedrock' })).status).toBe(200);
+    expect((await as(fred.token)('PUT', '/users/barney', { city: 'x' })).status).toBe(403);
+    expect((await as(undefined)('GET', '/users/fred')).status).toBe(401);
+    const wrong = await as(fred.token)('POST', '/users/me/password', { oldpassword: 'nope', newpassword: 'new-password-1' });
+    expect(wrong.status).toBe(400);
+    expect((await as(fred.token)('POST', '/users/me/password', { oldpassword: 'sesame-street', newpassword: 'new-password-1' })).status).toBe(200);
+    const login = await d.t.request('POST', `${APP}/token`, { json: { grant_type: 'password', username: 'fred', password: 'new-password-1' } });
+    expect(login.status).toBe(200);
+  });
+
+  it('cannot grant itself permissions, roles or groups through /users/me', async () => {
+    const fred = await appUser(d, 'fred');
+    await as(d.admin)('POST', '/groups', { path: 'staff', title: 'Staff' });
+    for (const [method, path, body] of [
+      ['POST', '/users/me/permissions', { permission: 'get,put,post,delete:/**' }],
+      ['POST', '/users/me/roles/admin', undefined],
+      ['POST', '/users/me/groups/staff', undefined],
+      ['PUT', '/users/me', { permissions: ['get,put,post,delete:/**'] }],
+    ] as const) {
+      const res = await as(fred.token)(method, path, body);
+      expect([400, 403]).toContain(res.status);
+    }
+    expect((await as(fred.token)('DELETE', '/roles/default')).status).toBe(403);
+  });
+});
+
+describe('roles, groups and permissions', () => {
+  it('applies a permission granted to a role, a group or a user on the very next request, and its removal too', async () => {
+    const admin = as(d.admin);
+    const fred = await appUser(d, 'fred');
+    await admin('POST', '/secrets', { name: 's1' });
+    // The default role reads everything; take that away so grants are what decides.
+    expect((await admin('DELETE', '/roles/default/permissions?permission=get:/**')).status).toBe(200);
+    expect((await as(fred.token)('GET', '/secrets/s1')).status).toBe(403);
+
+    expect((await admin('POST', '/roles', { title: 'Readers', 'role name': 'readers' })).status).toBe(200);
+    expect((await admin('POST', '/roles/readers/permissions', { operation: 'get', resource_path: '/secrets/*' })).body.data).toEqual(['get:/secrets/*']);
+    expect((await admin('POST', '/roles/readers/users/fred')).status).toBe(200);
+    expect((await as(fred.token)('GET', '/secrets/s1')).status).toBe(200);
+    expect((await admin('GET', '/users/fred/roles')).body.entities.map((r: { name: string }) => r.name)).toEqual(['readers']);
+    expect((await admin('GET', '/roles/readers/users')).body.entities.map((u: { username: string }) => u.username)).toEqual(['fred']);
+    expect((await admin('DELETE', '/roles/readers/permissions?grant_url_pattern=get:/secrets/*')).status).toBe(200);
+    expect((await as(fred.token)('GET', '/secrets/s1')).status).toBe(403);
+
+    expect((await admin('POST', '/groups', { path: 'staff', title: 'Staff' })).status).toBe(200);
+    expect((await admin('POST', '/groups/staff/permissions', { permission: 'get:/secrets/**' })).status).toBe(200);
+    expect((await admin('POST', '/groups/staff/users/fred')).status).toBe(200);
+    expect((await as(fred.token)('GET', '/secrets/s1')).status).toBe(200);
+    expect((await admin('DELETE', '/groups/staff/users/fred')).status).toBe(200);
+    expect((await as(fred.token)('GET', '/secrets/s1')).status).toBe(403);
+
+    expect((await admin('POST', '/users/fred/permissions', { permission: 'get:/secrets/s1' })).status).toBe(200);
+    expect((await admin('GET', '/users/fred/permissions')).body.data).toEqual(['get:/secrets/s1']);
+    expect((await as(fred.token)('GET', '/secrets/s1')).status).toBe(200);
+  });
+
+  it('lets a guest sign up and register a device but read nothing', async () => {
+    const guest = as(undefined);
+    expect((await guest('POST', '/users', { username: 'wilma', password: 'sesame-street' })).status).toBe(200);
+    const device = '0190f4c2-0000-7000-8000-000000000001';
+    const put = await guest('PUT', `/devices/${device}`, { name: 'phone', 'apple.notifier.id': 'token-1' });
+    expect(put.status).toBe(200);
+    expect(put.body.entities[0]).toMatchObject({ uuid: device, type: 'device', 'apple.notifier.id': 'token-1' });
+    expect((await guest('GET', '/devices')).status).toBe(401);
+    expect((await guest('DELETE', `/devices/${device}`)).status).toBe(401);
+  });
+});
+
+describe('activities, feeds and following', () => {
+  it('publishes a user activity to their feed and followers\' feeds, and a group activity to members\' feeds', async () => {
+    const admin = as(d.admin);
+    const fred = await appUser(d, 'fred');
+    await appUser(d, 'barney');
+    expect((await as(fred.token)('POST', '/users/me/following/users/barney')).status).toBe(200);
+    expect((await admin('GET', '/users/barney/followers')).body.entities.map((u: { username: string }) => u.username)).toEqual(['fred']);
+    const posted = await admin('POST', '/users/barney/activities', { verb: 'post', content: 'yabba dabba' });
+    expect(posted.status).toBe(200);
+    expect(posted.body.entities[0]).toMatchObject({ type: 'activity', verb: 'post', content: 'yabba dabba', actor: { username: 'barney' } });
+    expect((await as(fred.token)('GET', '/users/me/feed')).body.entities.map((a: { content: string }) => a.content)).toEqual(['yabba dabba']);
+    await admin('POST', '/groups', { path: 'lodge', title: 'Water Buffaloes' });
+    await admin('POST', '/groups/lodge/users/fred');
+    await admin('POST', '/groups/lodge/activities', { verb: 'post', content: 'meeting', displayName: 'Grand Poobah' });
+    const feed = (await admin('GET', '/users/fred/feed')).body.entities.map((a: { content: string }) => a.content);
+    expect(feed).toEqual(['meeting', 'yabba dabba']);
+    expect((await admin('GET', '/groups/lodge/feed')).body.entities).toHaveLength(1);
+  });
+
+  it('records events, listed newest first', async () => {
+    const admin = as(d.admin);
+    const first = await admin('POST', '/events', { timestamp: 0, category: 'a' });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ applicationName: 'sandbox', organization: 'acme', applicationId: expect.any(String), url: expect.stringContaining('/events') });
+    await admin('POST', '/events', { timestamp: '1700000000000', category: 'b' });
+    expect((await admin('GET', '/events')).body.entities.map((e: { category: string }) => e.category)).toEqual(['b', 'a']);
+  });
+});

@@ -1,0 +1,134 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { adminToken, createTestApp, ORG, signUp, type TestApp } from '../helpers.js';
+
+let t: TestApp;
+let token: string;
+beforeEach(async () => {
+  t = createTestApp();
+  token = await signUp(t);
+});
+afterEach(() => t.close());
+
+const BOB = { username: 'bob', email: 'bob@example.com', name: 'Bob Builder', password: 'bob-password' };
+
+describe('admin users', () => {
+  it('creates an admin user and finds them by username, email, real name and uuid', async () => {
+    const created = await t.request('POST', '/management/users', { json: BOB });
+    expect(created.status).toBe(200);
+    const user = created.body.entities[0];
+    expect(user).toMatchObject({ username: 'bob', email: 'bob@example.com', name: 'Bob Builder', adminUser: true, activated: true, disabled: false });
+    expect(created.text).not.toContain('bob-password');
+    const bobToken = await adminToken(t, 'bob', 'bob-password');
+    for (const id of ['bob', 'BOB@example.com', 'Bob Builder', user.uuid]) {
+      const res = await t.request('GET', `/management/users/${encodeURIComponent(id)}`, { token: bobToken });
+      expect(res.status, id).toBe(200);
+      expect(res.body.entities[0].uuid).toBe(user.uuid);
+    }
+  });
+
+  it('updates profile fields (AdminUserUpdate city and state, plus name and email)', async () => {
+    const res = await t.request('PUT', '/management/users/alice', { json: { city: 'Berlin', state: 'BE', name: 'Alice A.' }, token });
+    expect(res.status).toBe(200);
+    expect(res.body.entities[0]).toMatchObject({ city: 'Berlin', state: 'BE', name: 'Alice A.', username: 'alice' });
+    expect((await t.request('GET', '/management/users/alice', { token })).body.entities[0].city).toBe('Berlin');
+  });
+
+  it('changes the password only when the old one matches', async () => {
+    const wrong = await t.request('PUT', '/management/users/alice/password', { json: { password: 'nope-nope', newpassword: 'new-password-1' }, token });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.fields).toHaveProperty('password');
+    await adminToken(t, 'alice', ORG.password);
+    const right = await t.request('PUT', '/management/users/alice/password', { json: { password: ORG.password, newpassword: 'new-password-1' }, token });
+    expect(right.status).toBe(200);
+    expect((await t.request('POST', '/management/token', { json: { grant_type: 'password', username: 'alice', password: ORG.password } })).status).toBe(400);
+    await adminToken(t, 'alice', 'new-password-1');
+  });
+
+  it('adds an existing admin to an organization, lists and removes them, keeping the last admin', async () => {
+    const bob = (await t.request('POST', '/management/users', { json: BOB })).body.entities[0];
+    expect((await t.request('PUT', '/management/orgs/acme/users/bob@example.com', { token })).status).toBe(200);
+    const listed = await t.request('GET', '/management/orgs/acme/users', { token });
+    expect(listed.body.entities.map((u: { username: string }) => u.username)).toEqual(['alice', 'bob']);
+    const bobToken = await adminToken(t, 'bob', BOB.password);
+    expect((await t.request('GET', '/management/orgs/acme/apps', { token: bobToken })).status).toBe(200);
+    expect((await t.request('DELETE', `/management/orgs/acme/users/${bob.uuid}`, { token })).status).toBe(200);
+    expect((await t.request('GET', '/management/orgs/acme/apps', { token: bobToken })).status).toBe(403);
+    const last = await t.request('DELETE', '/management/orgs/acme/users/alice', { token });
+    expect(last.status).toBe(400);
+    expect((await t.request('GET', '/management/orgs/acme/users', { token })).body.count).toBe(1);
+  });
+});
+
+describe('who may call what', () => {
+  it('refuses guests with 401 and other organizations with 403', async () => {
+    await t.request('POST', '/management/orgs', { json: { ...ORG, organization: 'other', username: 'olga', email: 'olga@example.com' } });
+    const olga = await adminToken(t, 'olga', ORG.password);
+    expect((await t.request('GET', '/management/orgs/acme')).status).toBe(401);
+    const res = await t.request('GET', '/management/orgs/acme', { token: olga });
+    expect(res.status).toBe(403);
+    expect(res.body.error).toBe('forbidden');
+    expect((await t.request('POST', '/management/orgs/acme/apps', { json: { name: 'x' }, token: olga })).status).toBe(403);
+    expect((await t.request('GET', '/management/orgs/acme/credentials', { token: olga })).status).toBe(403);
+    expect((await t.request('PUT', '/management/users/alice', { json: { city: 'X' }, token: olga })).status).toBe(403);
+    expect((await t.request('GET', '/management/orgs/acme/apps', { token })).body.count).toBe(0);
+  });
+
+  it('accepts a token as ?access_token= and organization credentials as ?client_id=&client_secret=', async () => {
+    const { client_id, client_secret } = (await t.request('GET', '/management/orgs/acme/credentials', { token })).body.credentials;
+    expect((await t.request('GET', `/management/orgs/acme/apps?access_token=${token}`)).status).toBe(200);
+    const viaCredentials = await t.request('GET', `/management/orgs/acme/apps?client_id=${client_id}&client_secret=${client_secret}`);
+    expect(viaCredentials.status).toBe(200);
+    expect(viaCredentials.body.params).not.toHaveProperty('client_secret');
+    expect((await t.request('GET', `/management/orgs/acme/apps?client_id=${client_id}&client_secret=wrong`)).status).toBe(401);
+  });
+
+  it('issues organization tokens for organization credentials, and the old secret stops working after regeneration', async () => {
+    const { client_id, client_secret } = (await t.request('GET', '/management/orgs/acme/credentials', { token })).body.credentials;
+    const issued = await t.request('POST', '/management/token', { json: { grant_type: 'client_credentials', client_id, client_secret } });
+    expect(issued.status).toBe(200);
+    expect(issued.headers.get('cache-control')).toBe('no-store');
+    expect((await t.request('GET', '/management/orgs/acme/apps', { token: issued.body.access_token })).status).toBe(200);
+    await t.request('POST', '/management/orgs/acme/credentials', { token });
+    const stale = await t.request('POST', '/management/token', { json: { grant_type: 'client_credentials', client_id, client_secret } });
+    expect(stale.status).toBe(401);
+    expect(stale.body.error).toBe('invalid_client');
+  });
+
+  it('answers a tampered token with 401 unauthorized and an expired one with 401 expired_token', async () => {
+    const tampered = token.slice(0, -4) + (token.endsWith('AAAA') ? 'BBBB' : 'AAAA');
+    const bad = await t.request('GET', '/management/orgs/acme', { token: tampered });
+    expect(bad.status).toBe(401);
+    expect(bad.body.error).toBe('unauthorized');
+    let offset = 0;
+    const clocked = createTestApp({}, { now: () => Date.now() + offset });
+    try {
+      const early = await signUp(clocked);
+      expect((await clocked.request('GET', '/management/orgs/acme', { token: early })).status).toBe(200);
+      offset = 3601 * 1000;
+      const expired = await clocked.request('GET', '/management/orgs/acme', { token: early });
+      expect(expired.status).toBe(401);
+      expect(expired.body.error).toBe('expired_token');
+      expect(expired.headers.get('www-authenticate')).toContain('invalid_token');
+    } finally {
+      clocked.close();
+    }
+  });
+
+  it('closed sign-up refuses new organizations and admin users to everyone but a sysadmin', async () => {
+    const closed = createTestApp({ signup: 'closed' });
+    try {
+      const res = await closed.request('POST', '/management/orgs', { json: ORG });
+      expect(res.status).toBe(401);
+      expect((await closed.request('POST', '/management/users', { json: BOB })).status).toBe(401);
+      const { ensureSuperuser } = await import('../../src/management/admin-users.js');
+      await ensureSuperuser(closed.deps, 'root', 'root-password');
+      const root = await adminToken(closed, 'root', 'root-password');
+      expect((await closed.request('POST', '/management/orgs', { json: ORG, token: root })).status).toBe(200);
+      const alice = await adminToken(closed, ORG.username, ORG.password);
+      expect((await closed.request('POST', '/management/users', { json: BOB, token: alice })).status).toBe(403);
+      expect((await closed.request('GET', '/management/orgs/acme', { token: root })).status).toBe(200);
+    } finally {
+      closed.close();
+    }
+  });
+});

@@ -1,0 +1,187 @@
+/**
+ * Keyset paging: walking a query page by page with cursors gives the unpaged result, and stays
+ * correct while entities are added and removed between pages.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { compileQuery } from '../../src/data/query/compile.js';
+import { decodeCursor, encodeCursor } from '../../src/data/query/cursor.js';
+import { compareEntities, matchesQuery } from '../../src/data/query/evaluate.js';
+import { sortKeys } from '../../src/data/query/order.js';
+import { parseQuery } from '../../src/data/query/parse.js';
+import type { Query } from '../../src/data/query/ast.js';
+import type { EntityRecord } from '../../src/data/query/properties.js';
+import { isAppError } from '../../src/errors.js';
+import { UUID_POOL, entitiesArbitrary, entityArbitrary, queryArbitrary, type GeneratedEntity } from './arbitraries.js';
+import { openQueryDatabase, type QueryDatabase } from './database.js';
+
+let database: QueryDatabase;
+beforeAll(() => {
+  database = openQueryDatabase();
+});
+afterAll(() => database.close());
+
+/** What happens before fetching the next page. */
+type Change = { kind: 'none' } | { kind: 'insert'; entity: GeneratedEntity } | { kind: 'delete'; pick: number };
+
+// Inserted entities take uuids outside the pool the initial entities use, so they are new.
+const freshUuids = Array.from({ length: 64 }, (_, i) => `eeeeeeee-${i.toString(16).padStart(4, '0')}-4000-8000-000000000000`);
+const changeArbitrary: fc.Arbitrary<Change> = fc.oneof(
+  fc.constant<Change>({ kind: 'none' }),
+  entityArbitrary(fc.constantFrom(...freshUuids)).map((entity): Change => ({ kind: 'insert', entity })),
+  fc.nat().map((pick): Change => ({ kind: 'delete', pick })),
+);
+
+interface Walk {
+  readonly pages: EntityRecord[][];
+  readonly deleted: ReadonlySet<string>;
+}
+
+/** Fetches pages of `limits[i]` entities (limit + 1 rows, as a route does) until the last one. */
+function walk(query: Query, limits: readonly number[], changes: readonly Change[] = []): Walk {
+  const pages: EntityRecord[][] = [];
+  const deleted = new Set<string>();
+  const inserted = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; ; page++) {
+    const limit = limits[page % limits.length];
+    const rows = database.select(query, { cursor, limit: limit + 1 });
+    pages.push(rows.slice(0, limit));
+    if (rows.length <= limit) return { pages, deleted };
+    cursor = encodeCursor(query, rows[limit - 1]);
+    const change = changes[page] ?? { kind: 'none' };
+    if (change.kind === 'insert' && !inserted.has(change.entity.record.uuid)) {
+      inserted.add(change.entity.record.uuid);
+      database.insertEntity(change.entity);
+    } else if (change.kind === 'delete') {
+      const all = database.select({ select: null, where: null, orderBy: [] });
+      const victim = all[change.pick % Math.max(all.length, 1)];
+      if (victim !== undefined) {
+        deleted.add(victim.uuid);
+        database.deleteEntity(victim.uuid);
+      }
+    }
+  }
+}
+
+const limitsArbitrary = fc.array(fc.integer({ min: 1, max: 7 }), { minLength: 1, maxLength: 5 });
+
+describe('cursor paging', () => {
+  it('walks the same sequence as one unpaged query', () => {
+    fc.assert(
+      fc.property(entitiesArbitrary, queryArbitrary, limitsArbitrary, (entities, query, limits) => {
+        database.replaceEntities(entities);
+        const expected = database.select(query).map((row) => row.uuid);
+        const { pages } = walk(query, limits);
+        expect(pages.flat().map((row) => row.uuid)).toEqual(expected);
+        // Every page but the last is full, and a full last page is followed by no cursor.
+        pages.slice(0, -1).forEach((page, i) => expect(page.length).toBe(limits[i % limits.length]));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('never repeats or skips an entity while others are inserted and deleted between pages', () => {
+    fc.assert(
+      fc.property(
+        entitiesArbitrary,
+        queryArbitrary,
+        limitsArbitrary,
+        fc.array(changeArbitrary, { maxLength: 12 }),
+        (entities, query, limits, changes) => {
+          database.replaceEntities(entities);
+          const { pages, deleted } = walk(query, limits, changes);
+          const seen = pages.flat();
+          const seenUuids = seen.map((row) => row.uuid);
+          expect(new Set(seenUuids).size).toBe(seenUuids.length);
+          // Strictly ascending in the query's order: no repeats, no going back.
+          const compare = compareEntities(query);
+          seen.slice(1).forEach((row, i) => expect(compare(seen[i], row)).toBeLessThan(0));
+          // Every original match that was never deleted was returned.
+          const survivors = entities
+            .map((entity) => entity.record)
+            .filter((record) => matchesQuery(query, record) && !deleted.has(record.uuid))
+            .map((record) => record.uuid);
+          expect(seenUuids).toEqual(expect.arrayContaining(survivors));
+          // Everything returned matches the query.
+          seen.forEach((row) => expect(matchesQuery(query, row)).toBe(true));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('round-trips the sort values of any entity', () => {
+    fc.assert(
+      fc.property(queryArbitrary, entityArbitrary(fc.constantFrom(...UUID_POOL)), (query, entity) => {
+        const keys = sortKeys(query);
+        const values = decodeCursor(encodeCursor(query, entity.record), keys);
+        expect(values).toHaveLength(keys.length);
+      }),
+    );
+  });
+
+  it('refuses a cursor made for another order', () => {
+    const record: EntityRecord = { uuid: UUID_POOL[0], type: 'dog', created: 1, modified: 1, name: 'fred' };
+    const cursor = encodeCursor(parseQuery('order by name'), record);
+    expect(() => compileQuery(parseQuery('order by name'), { dialect: 'sqlite', cursor })).not.toThrow();
+    expect(() => compileQuery(parseQuery("name = 'x' order by name asc"), { dialect: 'sqlite', cursor })).not.toThrow();
+    for (const other of ['order by name desc', '', 'order by a', 'order by name, created']) {
+      expectIllegalCursor(() => compileQuery(parseQuery(other), { dialect: 'sqlite', cursor }), 'another order');
+    }
+  });
+
+  it('refuses malformed and damaged cursors', () => {
+    const query = parseQuery('order by name');
+    const keys = sortKeys(query);
+    const encode = (payload: unknown): string => Buffer.from(JSON.stringify(payload)).toString('base64url');
+    const signature = 'name asc,uuid asc';
+    const bad = [
+      '',
+      'not a cursor!',
+      '%%%',
+      Buffer.from('{"v":1').toString('base64url'),
+      encode(null),
+      encode([1, 2]),
+      encode({ v: 2, o: signature, k: [[2, 'fred'], UUID_POOL[0]] }),
+      encode({ v: 1, o: signature, k: [[2, 'fred']] }),
+      encode({ v: 1, o: signature, k: [[2, 5], UUID_POOL[0]] }),
+      encode({ v: 1, o: signature, k: [[1, 'x'], UUID_POOL[0]] }),
+      encode({ v: 1, o: signature, k: [[3, 2], UUID_POOL[0]] }),
+      encode({ v: 1, o: signature, k: [[4, 0], UUID_POOL[0]] }),
+      encode({ v: 1, o: signature, k: [[9, null], UUID_POOL[0]] }),
+      encode({ v: 1, o: signature, k: [[2, 'fred'], 7] }),
+      encode({ v: 1, o: signature, k: [[2, 'fred', 1], UUID_POOL[0]] }),
+    ];
+    for (const cursor of bad) expectIllegalCursor(() => decodeCursor(cursor, keys));
+    expect(decodeCursor(encode({ v: 1, o: signature, k: [[4, null], UUID_POOL[0]] }), keys)).toEqual([[4, null], UUID_POOL[0]]);
+  });
+
+  it('refuses arbitrary strings as cursors with illegal_argument only', () => {
+    const keys = sortKeys(parseQuery(''));
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.base64String(), fc.json().map((json) => Buffer.from(json).toString('base64url'))), (cursor) => {
+        try {
+          decodeCursor(cursor, keys);
+        } catch (error) {
+          expect(isAppError(error) && error.error === 'illegal_argument').toBe(true);
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+function expectIllegalCursor(run: () => unknown, mentions?: string): void {
+  let thrown: unknown;
+  try {
+    run();
+  } catch (error) {
+    thrown = error;
+  }
+  expect(isAppError(thrown)).toBe(true);
+  if (!isAppError(thrown)) return;
+  expect(thrown.error).toBe('illegal_argument');
+  expect(thrown.fields.cursor).toBe(thrown.message);
+  if (mentions !== undefined) expect(thrown.message).toContain(mentions);
+}
