@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { act, examples } from './client/run.js';
 import { confirmOrYes, needSecret, needText, passwordOf, passwordOptions, type PasswordFlags } from './client/prompt.js';
-import { p, type Ctx } from './client/context.js';
+import type { Ctx } from './client/context.js';
+import { p } from './client/api.js';
 import { messageOf, recordOf, tableOf } from './client/output.js';
 import { UsageError } from './client/errors.js';
 

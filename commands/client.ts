@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { act, examples } from './client/run.js';
 import { confirmOrYes, needText } from './client/prompt.js';
-import { p, type Ctx } from './client/context.js';
+import type { Ctx } from './client/context.js';
+import { p } from './client/api.js';
 import { parseProperties } from './client/data.js';
 import { entitiesOf, messageOf, type Result } from './client/output.js';
 

@@ -140,7 +140,7 @@ export function register(program: Command): void {
           return messageOf({ shell, script }, script.trimEnd(), script.trimEnd());
         }),
       ),
-    'source <(idp completion bash)',
     'idp completion fish > ~/.config/fish/completions/idp.fish',
+    'source <(idp completion bash)',
   );
 }

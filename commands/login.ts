@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { act, examples } from './client/run.js';
 import { needText, passwordOf, passwordOptions, type PasswordFlags } from './client/prompt.js';
 import { requestToken } from './client/tokens.js';
-import { ADMIN_CLI, p, withTokens, type Ctx } from './client/context.js';
+import type { Ctx } from './client/context.js';
+import { ADMIN_CLI, p, withTokens } from './client/api.js';
 import { firstEntity, messageOf } from './client/output.js';
 
 interface LoginFlags extends PasswordFlags {

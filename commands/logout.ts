@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { act, examples } from './client/run.js';
-import { ADMIN_CLI, isMissingEndpoint, type Ctx } from './client/context.js';
+import type { Ctx } from './client/context.js';
+import { ADMIN_CLI, isMissingEndpoint } from './client/api.js';
 import { messageOf } from './client/output.js';
 import { NetworkError } from './client/errors.js';
 

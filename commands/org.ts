@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { act, examples } from './client/run.js';
 import { needText, passwordOf, passwordOptions, type PasswordFlags } from './client/prompt.js';
-import { p, type Ctx } from './client/context.js';
+import type { Ctx } from './client/context.js';
+import { p } from './client/api.js';
 import { recordOf, tableOf } from './client/output.js';
 import { credentialsResult, orgOf } from './client/management.js';
 

@@ -11,9 +11,10 @@ const KEYS = ['uuid', 'name', 'title', 'permissions', 'created'];
 async function create(ctx: Ctx, name: string | undefined, flags: { title?: string; permission: string[] }) {
   const roleName = await needText(name, 'role name', 'pass it as the first argument');
   const created = await ctx.call({ method: 'POST', path: appPath(ctx, 'roles'), json: { 'role name': roleName, title: flags.title ?? roleName } });
-  if (flags.permission.length === 0) return recordOf(created, KEYS);
-  for (const permission of flags.permission) await grantOne(ctx, roleName, permission);
-  return recordOf(await ctx.call({ method: 'GET', path: appPath(ctx, 'roles', roleName) }), KEYS);
+  // With permissions, the answer to the last grant holds the role and all its permissions.
+  let last = created;
+  for (const permission of flags.permission) last = await grantOne(ctx, roleName, permission);
+  return recordOf(last, KEYS);
 }
 
 function grantOne(ctx: Ctx, role: string, permission: string) {

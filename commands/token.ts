@@ -2,7 +2,8 @@ import { Option, type Command } from 'commander';
 import { act, examples } from './client/run.js';
 import { needSecret, needText, passwordOf, passwordOptions, type PasswordFlags } from './client/prompt.js';
 import { requestToken } from './client/tokens.js';
-import { ADMIN_CLI, type Ctx } from './client/context.js';
+import type { Ctx } from './client/context.js';
+import { ADMIN_CLI } from './client/api.js';
 import type { Result } from './client/output.js';
 import { UsageError } from './client/errors.js';
 

@@ -8,7 +8,8 @@
 import { createHttp, errorOf, parseBaseUrl, type Http, type HttpRequest, type HttpResponse } from './http.js';
 import { DEFAULT_PROFILE, loadProfile, updateProfile, type Profile } from './profiles.js';
 import { AppError } from '../../src/errors.js';
-import { UsageError, ServerError } from './errors.js';
+import { UsageError } from './errors.js';
+import { ADMIN_CLI, DEFAULT_URL, withTokens, type TokenSet } from './api.js';
 import type { OutputMode } from './output.js';
 
 export interface GlobalFlags {
@@ -21,10 +22,6 @@ export interface GlobalFlags {
   quiet?: boolean;
 }
 
-/** `idp serve`'s default address (CONTRACT.md section 1). */
-export const DEFAULT_URL = 'http://127.0.0.1:8080';
-/** The built-in public client of admin tools (CONTRACT.md section 2). */
-export const ADMIN_CLI = 'admin-cli';
 /** Refresh a little before expiry, so a request never starts with a token about to lapse. */
 const EXPIRY_MARGIN_MS = 30_000;
 
@@ -50,22 +47,6 @@ export interface Ctx {
   send(req: ApiRequest): Promise<HttpResponse>;
   saveProfile(change: (profile: Profile) => Profile): Promise<Profile>;
   close(): Promise<void>;
-}
-
-export interface TokenSet {
-  access_token: string;
-  refresh_token?: string;
-  expires_in?: number;
-}
-
-/** What `idp login` and a refresh store: the new tokens, replacing the old ones. */
-export function withTokens(profile: Profile, tokens: TokenSet, now = Date.now()): Profile {
-  return {
-    ...profile,
-    access_token: tokens.access_token,
-    refresh_token: tokens.refresh_token,
-    expires_at: tokens.expires_in === undefined ? undefined : now + tokens.expires_in * 1000,
-  };
 }
 
 export async function createContext(flags: GlobalFlags, env: NodeJS.ProcessEnv = process.env): Promise<Ctx> {
@@ -135,14 +116,4 @@ export async function createContext(flags: GlobalFlags, env: NodeJS.ProcessEnv =
     },
     close: () => http.close(),
   };
-}
-
-/** Encodes each interpolated value as one path segment: p`/management/orgs/${org}/apps`. */
-export function p(strings: TemplateStringsArray, ...values: string[]): string {
-  return strings.reduce((path, part, i) => path + part + (i < values.length ? encodeURIComponent(values[i]) : ''), '');
-}
-
-/** True when the server answered "no such endpoint" rather than "no such thing". */
-export function isMissingEndpoint(error: unknown): boolean {
-  return error instanceof ServerError && (error.status === 404 || error.status === 405) && (error.error === 'not_found' || error.error === 'method_not_allowed');
 }

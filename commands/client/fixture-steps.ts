@@ -6,7 +6,8 @@
  * used.
  */
 import type { Fixtures, FixtureApplication } from '../../src/fixtures/format.js';
-import { ADMIN_CLI, p, type Ctx } from './context.js';
+import type { Ctx } from './context.js';
+import { ADMIN_CLI, p } from './api.js';
 import { ServerError } from './errors.js';
 import { requestToken } from './tokens.js';
 import { entitiesOf } from './output.js';
@@ -85,6 +86,7 @@ export function planSteps(ctx: Ctx, fixtures: Fixtures): Step[] {
         }
         if (!owner.email || !owner.name) throw new Error(`the owner '${owner.username}' needs an email and a name to create organization '${org.name}'`);
         await ctx.call({ method: 'POST', path: '/management/orgs', form: { organization: org.name, username: owner.username, name: owner.name, email: owner.email, password: owner.password } });
+        tokens.delete(owner.username.toLowerCase());
       },
     };
     steps.push(orgStep);
@@ -176,12 +178,15 @@ function applicationSteps(org: string, app: FixtureApplication, base: string, ap
     exists: () => found(() => call('GET', at(collection, name))),
     create: async () => void (await call('POST', createPath, body)),
   });
-  /** A member of a sub-collection (role users, group users, connections), linked by POST. */
-  const link = (path: string, label: string, parents: Step[], list: string, member: string, linkPath: string): Step => ({
+  /**
+   * A connection (group or role membership, `following`, …): GET on the connection's own path
+   * answers 200 when it exists, 404 when not; POST there makes it.
+   */
+  const link = (path: string, label: string, parents: Step[], linkPath: string): Step => ({
     path,
     label,
     parents,
-    exists: async () => (await members(list)).has(member.toLowerCase()),
+    exists: () => found(() => call('GET', linkPath)),
     create: async () => void (await call('POST', linkPath)),
   });
 
@@ -225,17 +230,17 @@ function applicationSteps(org: string, app: FixtureApplication, base: string, ap
     const step = entity(`${base}.groups[${i}]`, `group ${group.path}`, 'groups', group.path, { ...properties, title: group.title ?? group.path });
     steps.push(step);
     users.forEach((username, j) => {
-      steps.push(link(`${base}.groups[${i}].users[${j}]`, `${username} in group ${group.path}`, withUser(username, step), at('groups', group.path, 'users'), username, at('groups', group.path, 'users', username)));
+      steps.push(link(`${base}.groups[${i}].users[${j}]`, `${username} in group ${group.path}`, withUser(username, step), at('groups', group.path, 'users', username)));
     });
   });
 
   app.roles.forEach((role, i) => {
     const step = roleSteps.get(role.name)!;
     role.users.forEach((username, j) => {
-      steps.push(link(`${base}.roles[${i}].users[${j}]`, `${username} in role ${role.name}`, withUser(username, step), at('roles', role.name, 'users'), username, at('roles', role.name, 'users', username)));
+      steps.push(link(`${base}.roles[${i}].users[${j}]`, `${username} in role ${role.name}`, withUser(username, step), at('roles', role.name, 'users', username)));
     });
     role.groups.forEach((group, j) => {
-      steps.push(link(`${base}.roles[${i}].groups[${j}]`, `group ${group} in role ${role.name}`, [step], at('roles', role.name, 'groups'), group, at('roles', role.name, 'groups', group)));
+      steps.push(link(`${base}.roles[${i}].groups[${j}]`, `group ${group} in role ${role.name}`, [step], at('roles', role.name, 'groups', group)));
     });
   });
 
@@ -245,10 +250,8 @@ function applicationSteps(org: string, app: FixtureApplication, base: string, ap
 
   app.connections.forEach((connection, i) => {
     const [collection, name] = connection.from.split('/');
-    const [, target] = connection.to.split('/');
-    steps.push(
-      link(`${base}.connections[${i}]`, `${connection.from} ${connection.relation} ${connection.to}`, [appStep], at(collection, name, connection.relation), target, at(collection, name, connection.relation, ...connection.to.split('/'))),
-    );
+    const label = `${connection.from} ${connection.relation} ${connection.to}`;
+    steps.push(link(`${base}.connections[${i}]`, label, [appStep], at(collection, name, connection.relation, ...connection.to.split('/'))));
   });
 
   app.notifiers.forEach((notifier, i) => steps.push(entity(`${base}.notifiers[${i}]`, `notifier ${notifier.name}`, 'notifiers', notifier.name, notifier)));

@@ -8,25 +8,48 @@
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { z } from 'zod';
 import { UsageError } from './errors.js';
 
-export const Profile = z
-  .object({
-    url: z.string().optional(),
-    org: z.string().optional(),
-    app: z.string().optional(),
-    username: z.string().optional(),
-    access_token: z.string().optional(),
-    refresh_token: z.string().optional(),
-    /** Milliseconds since the epoch. */
-    expires_at: z.number().optional(),
-  })
-  .strict();
-export type Profile = z.infer<typeof Profile>;
+export interface Profile {
+  url?: string;
+  org?: string;
+  app?: string;
+  username?: string;
+  access_token?: string;
+  refresh_token?: string;
+  /** Milliseconds since the epoch. */
+  expires_at?: number;
+}
 
-const ProfilesFile = z.record(z.string(), Profile);
-type ProfilesFile = z.infer<typeof ProfilesFile>;
+type ProfilesFile = Record<string, Profile>;
+
+const FIELDS: Record<keyof Profile, 'string' | 'number'> = {
+  url: 'string',
+  org: 'string',
+  app: 'string',
+  username: 'string',
+  access_token: 'string',
+  refresh_token: 'string',
+  expires_at: 'number',
+};
+
+/**
+ * Checked by hand rather than with zod: every command reads this file, and loading zod would
+ * add a sixth of a second to each of them.
+ */
+function checkProfiles(value: unknown, path: string): ProfilesFile {
+  const isObject = (item: unknown): item is Record<string, unknown> => item !== null && typeof item === 'object' && !Array.isArray(item);
+  if (!isObject(value)) throw new UsageError(`${path} must hold a JSON object of profiles; fix or delete it`);
+  for (const [name, profile] of Object.entries(value)) {
+    if (!isObject(profile)) throw new UsageError(`${path}: profile '${name}' must be an object`);
+    for (const [key, field] of Object.entries(profile)) {
+      const expected = FIELDS[key as keyof Profile];
+      if (expected === undefined) throw new UsageError(`${path}: profile '${name}' has an unknown setting '${key}'`);
+      if (typeof field !== expected) throw new UsageError(`${path}: ${name}.${key} must be a ${expected}`);
+    }
+  }
+  return value as ProfilesFile;
+}
 
 /** The settings `idp config get|set` may touch; tokens are written only by login and logout. */
 export const SETTINGS = ['url', 'org', 'app'] as const;
@@ -51,14 +74,13 @@ async function readAll(path: string): Promise<ProfilesFile> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
     throw new UsageError(`cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
   }
-  let parsed;
+  let json: unknown;
   try {
-    parsed = ProfilesFile.safeParse(JSON.parse(text));
+    json = JSON.parse(text);
   } catch {
     throw new UsageError(`${path} is not valid JSON; fix or delete it`);
   }
-  if (!parsed.success) throw new UsageError(`${path}: ${parsed.error.issues[0].path.join('.')}: ${parsed.error.issues[0].message}`);
-  return parsed.data;
+  return checkProfiles(json, path);
 }
 
 export async function loadProfile(name: string, env: NodeJS.ProcessEnv = process.env): Promise<Profile> {

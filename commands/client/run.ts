@@ -4,13 +4,15 @@
  * Errors travel up to the one catch in commands/index.ts.
  */
 import type { Command } from 'commander';
-import { createContext, type Ctx, type GlobalFlags } from './context.js';
+import type { Ctx, GlobalFlags } from './context.js';
 import { printResult, type Result } from './output.js';
 import { AppError } from '../../src/errors.js';
 
 export function act<A extends unknown[]>(fn: (ctx: Ctx, ...args: A) => Promise<Result>) {
   return async (...raw: unknown[]): Promise<void> => {
     const command = raw[raw.length - 1] as Command;
+    // The client (undici, zod) loads when a command runs, not when its help is shown.
+    const { createContext } = await import('./context.js');
     const ctx = await createContext(command.optsWithGlobals<GlobalFlags>());
     try {
       const result = await fn(ctx, ...(raw.slice(0, -1) as A));

@@ -3,8 +3,8 @@
  * (CONTRACT.md section 2). A server without it still has Usergrid's `/management/token`
  * (password and client_credentials grants), which answers with the same tokens.
  */
-import type { Ctx, TokenSet } from './context.js';
-import { isMissingEndpoint } from './context.js';
+import type { Ctx } from './context.js';
+import { isMissingEndpoint, type TokenSet } from './api.js';
 
 /** Grants that Usergrid's endpoint also understands. */
 const USERGRID_GRANTS = new Set(['password', 'client_credentials']);
