@@ -73,8 +73,18 @@ async function get(ctx: Ctx, id: string) {
   return clientResult(await ctx.call({ method: 'GET', path: `${clientsPath(ctx)}/${encodeURIComponent(id)}` }));
 }
 
+/** What the server assigns; a PUT never sends it back. */
+const ASSIGNED = new Set(['uuid', 'type', 'client_id', 'client_Id', 'client_secret', 'client_id_issued_at', 'client_secret_expires_at', 'created', 'modified', 'metadata']);
+
+/**
+ * RFC 7592 2.2: PUT replaces the whole registration, so the current metadata is read first and
+ * only what was given on the command line changes.
+ */
 async function update(ctx: Ctx, id: string, flags: ClientFlags) {
-  return clientResult(await ctx.call({ method: 'PUT', path: `${clientsPath(ctx)}/${encodeURIComponent(id)}`, json: metadataOf(flags) }));
+  const path = `${clientsPath(ctx)}/${encodeURIComponent(id)}`;
+  const current = clientsOf(await ctx.call({ method: 'GET', path }))[0] ?? {};
+  const kept = Object.fromEntries(Object.entries(current).filter(([key]) => !ASSIGNED.has(key)));
+  return clientResult(await ctx.call({ method: 'PUT', path, json: { ...kept, ...metadataOf(flags) } }));
 }
 
 async function remove(ctx: Ctx, id: string, flags: { yes?: boolean }) {

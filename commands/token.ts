@@ -3,7 +3,7 @@ import { act, examples } from './client/run.js';
 import { needSecret, needText, passwordOf, passwordOptions, type PasswordFlags } from './client/prompt.js';
 import { requestToken } from './client/tokens.js';
 import type { Ctx } from './client/context.js';
-import { ADMIN_CLI } from './client/api.js';
+import { ADMIN_CLI, withTokens, type TokenSet } from './client/api.js';
 import type { Result } from './client/output.js';
 import { UsageError } from './client/errors.js';
 
@@ -51,10 +51,17 @@ async function password(ctx: Ctx, flags: ClientFlags & PasswordFlags & { usernam
   return issued(ctx, { grant_type: 'password', client_id: flags.clientId ?? ADMIN_CLI, client_secret: flags.clientSecret, username, password: secret, scope: flags.scope });
 }
 
+/**
+ * Refresh tokens rotate on use (CONTRACT.md section 2): refreshing the profile's own token
+ * stores the new pair, or the profile would hold a spent token whose reuse revokes the session.
+ */
 async function refresh(ctx: Ctx, flags: ClientFlags & { refreshToken?: string }) {
+  const own = flags.refreshToken === undefined;
   const refreshToken = flags.refreshToken ?? ctx.profile().refresh_token;
   if (!refreshToken) throw new UsageError('no refresh token: pass --refresh-token, or run `idp login` first');
-  return issued(ctx, { grant_type: 'refresh_token', client_id: flags.clientId ?? ADMIN_CLI, client_secret: flags.clientSecret, refresh_token: refreshToken, scope: flags.scope });
+  const result = await issued(ctx, { grant_type: 'refresh_token', client_id: flags.clientId ?? ADMIN_CLI, client_secret: flags.clientSecret, refresh_token: refreshToken, scope: flags.scope });
+  if (own) await ctx.saveProfile((profile) => withTokens(profile, result.json as TokenSet));
+  return result;
 }
 
 interface ExchangeFlags extends ClientFlags {
@@ -102,7 +109,7 @@ export function register(program: Command): void {
   );
 
   examples(
-    clientOptions(token.command('refresh').description("refresh_token grant: new tokens for the profile's (or the given) refresh token"), ADMIN_CLI)
+    clientOptions(token.command('refresh').description("refresh_token grant: new tokens for the given refresh token, or for the profile's (saved back into it)"), ADMIN_CLI)
       .option('--refresh-token <token>', "refresh token (default: the profile's)")
       .action(act(refresh)),
     'idp token refresh --json',

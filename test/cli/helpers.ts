@@ -29,8 +29,8 @@ export interface Cli {
   stop(): Promise<void>;
 }
 
-export async function startCli(serveArgs: string[] = ['--fixtures', DEMO_FIXTURES]): Promise<Cli> {
-  const server = await startIdp(['--port', '0', '--db', ':memory:', '--log-level', 'warn', ...serveArgs]);
+export async function startCli(serveArgs: string[] = ['--fixtures', DEMO_FIXTURES], serveEnv: NodeJS.ProcessEnv = {}): Promise<Cli> {
+  const server = await startIdp(['--port', '0', '--db', ':memory:', '--log-level', 'warn', ...serveArgs], serveEnv);
   const configHome = mkdtempSync(join(tmpdir(), 'idp-cli-'));
   const run: Cli['run'] = (args, options = {}) => {
     const url = options.url === undefined ? server.url : options.url;
