@@ -29,8 +29,8 @@ async function post(ctx: Ctx, properties: string[], flags: PostFlags) {
   return recordOf(await ctx.call({ method: 'POST', path: appPath(ctx, collection, id, 'activities'), json }), ['uuid', 'verb', 'content', 'actor', 'published']);
 }
 
-export function register(program: Command): void {
-  const activity = examples(program.command('activity').description('activities of users and groups (--org, --app)'), 'idp activity post --user fred --content "Hello"');
+export function register(noun: Command): void {
+  const activity = examples(noun.description('activities of users and groups (--org, --app)'), 'idp activity post --user fred --content "Hello"');
   examples(
     ownerOptions(dataOptions(activity.command('post').description("post an activity to a user's or group's feed")))
       .option('--verb <verb>', 'what happened', 'post')

@@ -64,8 +64,8 @@ async function password(ctx: Ctx, user: string | undefined, flags: { password?: 
   return messageOf(body, `password of ${id} changed`);
 }
 
-export function register(program: Command): void {
-  const admin = examples(program.command('admin').description('admin users (people who manage organizations)'), 'idp admin list --org demo');
+export function register(noun: Command): void {
+  const admin = examples(noun.description('admin users (people who manage organizations)'), 'idp admin list --org demo');
   examples(
     passwordOptions(
       admin

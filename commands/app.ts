@@ -39,8 +39,8 @@ async function credentials(ctx: Ctx, name: string | undefined, flags: { regenera
   return credentialsResult(ctx, `${appsPath(ctx)}/${encodeURIComponent(app)}/credentials`, flags.regenerate, flags.yes);
 }
 
-export function register(program: Command): void {
-  const app = examples(program.command('app').description('applications of an organization (--org)'), 'idp app list --org demo');
+export function register(noun: Command): void {
+  const app = examples(noun.description('applications of an organization (--org)'), 'idp app list --org demo');
   examples(app.command('create').description('create an application').argument('[name]', 'application name (asked on a terminal)').action(act(create)), 'idp app create sandbox --org demo');
   examples(app.command('list').description('list the applications of the organization').action(act(list)), 'idp app list --org demo --json');
   examples(

@@ -113,8 +113,8 @@ function metadataOptions(command: Command): Command {
     .option('-d, --data <json>', 'further RFC 7591 metadata as a JSON object, or @FILE');
 }
 
-export function register(program: Command): void {
-  const client = examples(program.command('client').description('OAuth/OIDC clients of an application (--org, --app)'), 'idp client list --org demo --app sandbox');
+export function register(noun: Command): void {
+  const client = examples(noun.description('OAuth/OIDC clients of an application (--org, --app)'), 'idp client list --org demo --app sandbox');
   examples(
     metadataOptions(client.command('create').description('register a client; the answer carries its client_id and, for confidential clients, client_secret').argument('[name]', 'client name (asked on a terminal)')).action(act(create)),
     'idp client create web --redirect-uri https://app.example.com/callback --grant-type authorization_code --grant-type refresh_token --scope "openid profile api"',

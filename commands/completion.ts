@@ -126,17 +126,16 @@ export function completionScript(program: Command, shell: Shell): string {
   return GENERATORS[shell](nodeOf(program));
 }
 
-export function register(program: Command): void {
+export function register(noun: Command): void {
   examples(
-    program
-      .command('completion')
+    noun
       .description('print a shell completion script')
       .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
       .action(
         actLocal(async (_flags, shell: Shell) => {
           // The whole tree is needed, so every noun is loaded here (and only here).
-          const { buildProgram } = await import('./index.js');
-          const script = completionScript(await buildProgram('all'), shell);
+          const { buildFullProgram } = await import('./index.js');
+          const script = completionScript(await buildFullProgram(), shell);
           return messageOf({ shell, script }, script.trimEnd(), script.trimEnd());
         }),
       ),

@@ -55,8 +55,8 @@ async function list(flags: GlobalFlags) {
   };
 }
 
-export function register(program: Command): void {
-  const config = examples(program.command('config').description(`profile settings (${SETTINGS.join(', ')}) under $XDG_CONFIG_HOME/idp/`), 'idp config set url https://idp.example.com --profile prod');
+export function register(noun: Command): void {
+  const config = examples(noun.description(`profile settings (${SETTINGS.join(', ')}) under $XDG_CONFIG_HOME/idp/`), 'idp config set url https://idp.example.com --profile prod');
   examples(config.command('get').description('print one setting of the profile').argument('<key>', SETTINGS.join(' | ')).action(actLocal(get)), 'idp config get org');
   examples(config.command('set').description('change one setting of the profile').argument('<key>', SETTINGS.join(' | ')).argument('<value>', 'the new value').action(actLocal(set)), 'idp config set org demo');
   examples(config.command('unset').description('remove one setting from the profile').argument('<key>', SETTINGS.join(' | ')).action(actLocal(unset)), 'idp config unset app');

@@ -28,8 +28,8 @@ const connectionArgs = (command: Command) =>
     .argument('<relation>', 'relation, e.g. likes, following')
     .argument('<target>', 'target entity: uuid, name, or collection/name');
 
-export function register(program: Command): void {
-  const entity = examples(program.command('entity').description('entities of any collection (--org, --app)'), 'idp entity create dogs name=fido color=black --org demo --app sandbox');
+export function register(noun: Command): void {
+  const entity = examples(noun.description('entities of any collection (--org, --app)'), 'idp entity create dogs name=fido color=black --org demo --app sandbox');
   examples(
     dataOptions(entity.command('create').description('create an entity (a JSON array in --data creates several)').argument('<collection>', 'collection or type, e.g. dogs or dog')).action(act(create)),
     'idp entity create dogs name=fido age=3 \'tags=["good","loud"]\'',

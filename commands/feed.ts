@@ -12,9 +12,9 @@ async function feed(ctx: Ctx, flags: OwnerFlags & ListFlags) {
   return tableOf(await fetchList(ctx, appPath(ctx, collection, id, 'feed'), flags), ['published', 'verb', 'content', 'uuid'], 'the feed is empty');
 }
 
-export function register(program: Command): void {
+export function register(noun: Command): void {
   examples(
-    listOptions(ownerOptions(program.command('feed').description("read a user's or group's activity feed, newest first (--org, --app)"))).action(act(feed)),
+    listOptions(ownerOptions(noun.description("read a user's or group's activity feed, newest first (--org, --app)"))).action(act(feed)),
     'idp feed --user fred --limit 20',
     'idp feed --group berlin --all --json',
   );

@@ -98,8 +98,8 @@ async function apply(ctx: Ctx, file: string, flags: { dryRun?: boolean }): Promi
   };
 }
 
-export function register(program: Command): void {
-  const fixtures = examples(program.command('fixtures').description('fixtures files against a running server'), 'idp fixtures apply fixtures/demo.json');
+export function register(noun: Command): void {
+  const fixtures = examples(noun.description('fixtures files against a running server'), 'idp fixtures apply fixtures/demo.json');
   examples(
     fixtures
       .command('apply')

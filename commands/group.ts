@@ -15,8 +15,8 @@ async function create(ctx: Ctx, path: string | undefined, properties: string[], 
   return recordOf(await ctx.call({ method: 'POST', path: appPath(ctx, 'groups'), json }), KEYS);
 }
 
-export function register(program: Command): void {
-  const group = examples(program.command('group').description('groups of an application (--org, --app)'), 'idp group create berlin --title "Berlin office"');
+export function register(noun: Command): void {
+  const group = examples(noun.description('groups of an application (--org, --app)'), 'idp group create berlin --title "Berlin office"');
   examples(
     dataOptions(group.command('create').description('create a group').argument('[path]', 'group path, e.g. offices/berlin (asked on a terminal)'))
       .option('--title <title>', 'display title (default: the path)')

@@ -37,9 +37,6 @@ export const NOUNS: Noun[] = [
   { name: 'completion', summary: 'print a shell completion script: bash, zsh or fish', load: () => import('./completion.js') },
 ];
 
-/** Global options that take a value: the word after them is not the noun. */
-const VALUE_OPTIONS = new Set(['--url', '--token', '--profile', '--org', '--app']);
-
 export function addGlobalOptions(program: Command): Command {
   return program
     .addOption(new Option('--url <url>', 'server URL (default http://127.0.0.1:8080)').env('IDP_URL'))
@@ -51,22 +48,21 @@ export function addGlobalOptions(program: Command): Command {
     .option('--quiet', 'print only the essential value (a token, a uuid), or nothing');
 }
 
-/** The noun on the command line: the first word that is not an option or an option's value. */
-export function nounOf(args: string[]): string | undefined {
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (arg === '--') return args[i + 1];
-    if (!arg.startsWith('-')) return arg === 'help' ? args[i + 1] : arg;
-    if (VALUE_OPTIONS.has(arg)) i++;
-  }
-  return undefined;
+const loaded = new WeakSet<Command>();
+
+/** Adds a noun's verbs, options and action to its command, once. */
+async function loadNoun(command: Command): Promise<void> {
+  const noun = NOUNS.find((candidate) => candidate.name === command.name());
+  if (noun === undefined || loaded.has(command)) return;
+  loaded.add(command);
+  (await noun.load()).register(command);
 }
 
 /**
- * The program with the named nouns fully registered (all of them when `nouns` is 'all') and the
- * others as summaries only.
+ * The program: every noun with its one-line summary. A noun's module is loaded only when the
+ * noun is about to run (commander's preSubcommand hook), including for `idp NOUN --help`.
  */
-export async function buildProgram(nouns: string[] | 'all' = []): Promise<Command> {
+export function buildProgram(): Command {
   const program = addGlobalOptions(
     new Command('idp')
       .description('OAuth 2.0 / OpenID Connect provider and Usergrid-style application backend')
@@ -74,17 +70,32 @@ export async function buildProgram(nouns: string[] | 'all' = []): Promise<Comman
       .exitOverride()
       .showHelpAfterError(),
   );
-  for (const noun of NOUNS) {
-    if (nouns === 'all' || nouns.includes(noun.name)) (await noun.load()).register(program);
-    else program.command(noun.name).description(noun.summary);
-  }
+  for (const noun of NOUNS) program.command(noun.name).description(noun.summary);
+  program.addHelpText('after', '\nExamples:\n  $ idp login --url http://127.0.0.1:8080 --username demo\n  $ idp app list --json');
+  program.hook('preSubcommand', (_program, command) => loadNoun(command));
+  return program;
+}
+
+/** The whole tree, every noun loaded: for shell completion and the help tests. */
+export async function buildFullProgram(): Promise<Command> {
+  const program = buildProgram();
+  await Promise.all(program.commands.map(loadNoun));
   return program;
 }
 
 export async function main(argv: string[]): Promise<number> {
+  // `idp … | head`: a reader that has seen enough is not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
   try {
-    const noun = nounOf(argv.slice(2));
-    await (await buildProgram(noun ? [noun] : [])).parseAsync(argv);
+    const program = buildProgram();
+    // `idp help NOUN` shows the noun's help without dispatching to it, so no hook loads it.
+    const [first, second] = argv.slice(2);
+    const helped = first === 'help' ? program.commands.find((command) => command.name() === second) : undefined;
+    if (helped !== undefined) await loadNoun(helped);
+    await program.parseAsync(argv);
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) {

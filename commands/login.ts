@@ -32,9 +32,8 @@ async function login(ctx: Ctx, flags: LoginFlags) {
   return messageOf(tokens, `logged in to ${ctx.url} as ${username}${where}${org ? `; organization ${org}` : ''}`, tokens.access_token);
 }
 
-export function register(program: Command): void {
-  const command = program
-    .command('login')
+export function register(noun: Command): void {
+  const command = noun
     .description('sign in as an admin user (password grant of the admin-cli client) and save the tokens in the profile')
     .option('-u, --username <username>', 'admin username or email (asked on a terminal)');
   examples(

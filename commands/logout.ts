@@ -25,6 +25,6 @@ async function logout(ctx: Ctx) {
   return messageOf({ revoked }, `logged out of ${ctx.url}${revoked ? ' (refresh token revoked)' : ''}`);
 }
 
-export function register(program: Command): void {
-  examples(program.command('logout').description('forget the tokens of the profile, revoking the refresh token').action(act(logout)), 'idp logout --profile ci');
+export function register(noun: Command): void {
+  examples(noun.description('forget the tokens of the profile, revoking the refresh token').action(act(logout)), 'idp logout --profile ci');
 }

@@ -37,8 +37,8 @@ async function feed(ctx: Ctx, org: string | undefined, flags: { limit?: string }
   return tableOf(body, ['uuid', 'published', 'category', 'verb', 'title'], 'nothing has happened yet');
 }
 
-export function register(program: Command): void {
-  const org = examples(program.command('org').description('organizations'), 'idp org get demo');
+export function register(noun: Command): void {
+  const org = examples(noun.description('organizations'), 'idp org get demo');
   examples(
     passwordOptions(
       org

@@ -43,8 +43,8 @@ async function permissions(ctx: Ctx, role: string) {
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
-export function register(program: Command): void {
-  const role = examples(program.command('role').description('roles, their permissions and users (--org, --app)'), 'idp role create reader --permission "get:/**"');
+export function register(noun: Command): void {
+  const role = examples(noun.description('roles, their permissions and users (--org, --app)'), 'idp role create reader --permission "get:/**"');
   examples(
     role
       .command('create')

@@ -95,8 +95,8 @@ async function exchange(ctx: Ctx, flags: ExchangeFlags) {
   });
 }
 
-export function register(program: Command): void {
-  const token = examples(program.command('token').description('get tokens from the token endpoint /connect/token'), 'idp token client-credentials --client-id "$ID" --client-secret "$SECRET" --quiet');
+export function register(noun: Command): void {
+  const token = examples(noun.description('get tokens from the token endpoint /connect/token'), 'idp token client-credentials --client-id "$ID" --client-secret "$SECRET" --quiet');
 
   examples(
     clientOptions(token.command('client-credentials').description('client_credentials grant: a token for an organization, application or OAuth client')).action(act(clientCredentials)),

@@ -39,8 +39,8 @@ async function password(ctx: Ctx, user: string, flags: { oldPassword?: string; n
   return messageOf(body, `password of ${user} changed`);
 }
 
-export function register(program: Command): void {
-  const user = examples(program.command('user').description('users of an application (--org, --app)'), 'idp user list --org demo --app sandbox');
+export function register(noun: Command): void {
+  const user = examples(noun.description('users of an application (--org, --app)'), 'idp user list --org demo --app sandbox');
   examples(
     passwordOptions(
       dataOptions(

@@ -29,9 +29,9 @@ export function examples(command: Command, ...lines: string[]): Command {
   return command.addHelpText('after', `\nExample${lines.length > 1 ? 's' : ''}:\n${lines.map((line) => `  $ ${line}`).join('\n')}`);
 }
 
-/** The contract of a noun module: it adds its command (and verbs) to the program. */
+/** The contract of a noun module: it adds its verbs, options and action to the noun's command. */
 export interface NounModule {
-  register(program: Command): void;
+  register(noun: Command): void;
 }
 
 /** Local commands (config, completion): the global flags and the printer, no server connection. */

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { nounOf, buildProgram } from '../../commands/index.js';
+import { buildFullProgram } from '../../commands/index.js';
 import { printResult, renderView, styleFor, tableOf } from '../../commands/client/output.js';
 import { parseEntityBody, parseProperties } from '../../commands/client/data.js';
 import { completionScript } from '../../commands/completion.js';
@@ -57,17 +57,9 @@ describe('properties from the command line', () => {
   });
 });
 
-describe('lazy loading', () => {
-  it('finds the noun past global options and their values', () => {
-    expect(nounOf(['--url', 'http://x', '--json', 'org', 'get'])).toBe('org');
-    expect(nounOf(['help', 'app'])).toBe('app');
-    expect(nounOf(['--version'])).toBeUndefined();
-  });
-});
-
 describe('shell completion', () => {
   it('generates scripts for bash, zsh and fish from the command tree; bash parses them', async () => {
-    const program = await buildProgram('all');
+    const program = await buildFullProgram();
     const bash = completionScript(program, 'bash');
     expect(bash).toContain('complete -F _idp idp');
     expect(bash).toMatch(/ {4}entity\)\n {6}case "\$verb" in\n {8}''\) words="create list get update delete connect disconnect connections /);
