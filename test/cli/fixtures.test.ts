@@ -98,6 +98,27 @@ describe('idp fixtures apply', () => {
   });
 });
 
+describe('devices and notifiers', () => {
+  it('are created by name and left alone the second time', async () => {
+    const file = join(dir, 'devices.json');
+    writeFileSync(file, JSON.stringify({
+      admins: [{ username: 'things', email: 'things@example.com', name: 'Things', password: 'things-password' }],
+      organizations: [{ name: 'things', owner: 'things', applications: [{ name: 'iot', notifiers: [{ name: 'apple-dev', provider: 'noop' }], devices: [{ name: 'ada-phone', 'apple-dev.notifier.id': 'token-1' }] }] }],
+    }));
+    const first = await cli.json(['fixtures', 'apply', file]);
+    expect(first.items.map((item: { path: string; outcome: string }) => `${item.path} ${item.outcome}`)).toEqual([
+      'organizations[0] created',
+      'organizations[0].applications[0] created',
+      'organizations[0].applications[0].notifiers[0] created',
+      'organizations[0].applications[0].devices[0] created',
+    ]);
+    expect((await cli.json(['fixtures', 'apply', file])).unchanged).toBe(4);
+    await cli.run(['login', '--username', 'things', '--password-stdin', '--profile', 'things'], { input: 'things-password' });
+    const device = await cli.json(['entity', 'get', 'devices', 'ada-phone', '--profile', 'things', '--org', 'things', '--app', 'iot']);
+    expect(device.entities[0]['apple-dev.notifier.id']).toBe('token-1');
+  });
+});
+
 describe('idp serve --fixtures with application data', () => {
   it('creates admins, organizations and applications, and leaves the rest to idp fixtures apply', async () => {
     const served = await startCli(['--fixtures', SOCIAL, '--log-level', 'warn']);

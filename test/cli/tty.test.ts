@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../spawn.js';
-import { loginDemo, startCli, type Cli } from './helpers.js';
+import { DEMO_FIXTURES, loginDemo, startCli, type Cli } from './helpers.js';
 
 const SOCKET = `idp-cli-test-${process.pid}`;
 const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
@@ -86,6 +86,14 @@ describe('prompts on a terminal', () => {
     expect(text).toContain('EXIT:2');
     tmux('kill-session', '-t', s);
     expect((await cli.json(['app', 'list'])).count).toBe(1);
+  });
+
+  it('fixtures apply draws its progress on the terminal and clears it for the summary', async () => {
+    const s = startInTerminal(['fixtures', 'apply', DEMO_FIXTURES]);
+    const text = await waitFor(s, /EXIT:\d+/);
+    expect(text).toMatch(/^nothing to change: created 0, unchanged 2, failed 0\nEXIT:0$/m);
+    expect(text).not.toContain('░');
+    tmux('kill-session', '-t', s);
   });
 
   it('a missing organization name is asked for', async () => {
