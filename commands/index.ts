@@ -9,6 +9,8 @@ import { AppError } from '../src/errors.js';
 import { ConfigError } from '../src/config.js';
 import { VERSION } from '../src/version.js';
 import type { NounModule } from './client/run.js';
+import { registerTokenCode } from './token-code.js';
+import { registerKeys } from './keys.js';
 
 interface Noun {
   name: string;
@@ -71,6 +73,10 @@ export function buildProgram(): Command {
       .showHelpAfterError(),
   );
   for (const noun of NOUNS) program.command(noun.name).description(noun.summary);
+  // Verbs defined in their own files: `token code` (the browser flow) joins the token noun,
+  // `keys rotate` works on the database file. Both are small and load eagerly.
+  registerTokenCode(program);
+  registerKeys(program);
   program.addHelpText('after', '\nExamples:\n  $ idp login --url http://127.0.0.1:8080 --username demo\n  $ idp app list --json');
   program.hook('preSubcommand', (_program, command) => loadNoun(command));
   return program;

@@ -13,7 +13,15 @@ export function register(noun: Command): void {
     .option('--signup <mode>', 'open|closed: whether POST /management/orgs needs no token [IDP_SIGNUP] (default open)')
     .option('--superuser <user:password>', 'create or update a sysadmin [IDP_SUPERUSER]')
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [IDP_LOG_LEVEL] (default info)')
-    .option('--smtp-url <url>', 'outgoing mail server [IDP_SMTP_URL]')
+    .option('--smtp-url <url>', 'outgoing mail server, smtp://user:pass@host:587; without it mail goes to outbox/ beside the database [IDP_SMTP_URL]')
+    .option('--mail-from <address>', 'sender of outgoing mail [IDP_MAIL_FROM] (default no-reply@ISSUER-HOST)')
+    .option('--require-activation', 'new organizations and admin users must follow an emailed link before use [IDP_REQUIRE_ACTIVATION] (default off)')
+    .option('--activation-ttl <seconds>', 'lifetime of activation links [IDP_ACTIVATION_TTL] (default 86400)')
+    .option('--reset-ttl <seconds>', 'lifetime of password-reset links [IDP_RESET_TTL] (default 3600)')
+    .option('--captcha-provider <name>', 'altcha|recaptcha|hcaptcha|turnstile [IDP_CAPTCHA_PROVIDER] (default altcha, self-hosted)')
+    .option('--captcha-secret <secret>', "the provider's secret key [IDP_CAPTCHA_SECRET]")
+    .option('--captcha-site-key <key>', "the provider's site key, for the form's widget [IDP_CAPTCHA_SITE_KEY]")
+    .option('--captcha-verify-url <url>', "the provider's verify endpoint [IDP_CAPTCHA_VERIFY_URL] (default: the provider's own)")
     .addHelpText('after', '\nExample:\n  $ idp serve --port 0 --db :memory: --fixtures fixtures/demo.json')
     .action(async (flags: ServeFlags) => {
       const config = resolveConfig(flags, process.env);

@@ -23,6 +23,12 @@ export function requireSignup(c: Context<Env>): void {
   throw Forbidden('sign-up is closed on this server; ask an administrator');
 }
 
+/** Server-wide operations such as key rotation. */
+export function requireSysadmin(c: Context<Env>): void {
+  requireSignedIn(c);
+  if (c.var.principal.kind !== 'sysadmin') throw Forbidden('only a sysadmin may do this');
+}
+
 export async function requireOrganizationAccess(c: Context<Env>, org: Organization): Promise<void> {
   requireSignedIn(c);
   if (!(await isOrganizationAdmin(c.var.deps, c.var.principal, org.uuid))) {

@@ -15,11 +15,20 @@ import { principal } from './middleware/principal.js';
 import { statusRoutes } from './routes/status.js';
 import { managementRoutes } from './routes/management.js';
 import { usergridTokenRoutes } from './routes/usergrid-token.js';
+import { oauthRoutes } from './routes/oauth.js';
+import { clientRoutes } from './routes/clients.js';
+import { keyRoutes } from './routes/keys.js';
+import { authorizeRoutes } from './routes/authorize.js';
+import { endSessionRoutes } from './routes/end-session.js';
+import { pageAssetRoutes } from './routes/page-assets.js';
+import { identityProviderRoutes } from './routes/identity-providers.js';
 import { docsRoutes } from './routes/docs.js';
 import { dataRoutes } from './routes/data/index.js';
+import { lifecycleRoutes } from './routes/lifecycle.js';
 
 export function createApp(deps: Deps): Hono<Env> {
-  const app = router();
+  // Usergrid's SDKs end some paths with a slash (GET …/users/{id}/likes/): same resource.
+  const app = router({ strict: false });
 
   app.use('*', async (c, next) => {
     c.set('startedAt', Date.now());
@@ -41,8 +50,17 @@ export function createApp(deps: Deps): Hono<Env> {
   app.use('*', principal());
 
   app.route('/', statusRoutes());
+  app.route('/', oauthRoutes());
   app.route('/', usergridTokenRoutes());
+  // Before management and data: their /users/{userId} would take `resetpw` for a user id.
+  app.route('/', lifecycleRoutes());
   app.route('/', managementRoutes());
+  app.route('/', clientRoutes());
+  app.route('/', keyRoutes());
+  app.route('/', authorizeRoutes());
+  app.route('/', endSessionRoutes());
+  app.route('/', pageAssetRoutes());
+  app.route('/', identityProviderRoutes());
   app.route('/', docsRoutes());
   // Last: /{orgId}/{appId}/… would otherwise shadow every fixed path above.
   app.route('/', dataRoutes());

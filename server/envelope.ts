@@ -17,6 +17,11 @@ export interface EnvelopeInput {
   cursor?: string;
   /** Extra top-level members such as Usergrid's `data` or `credentials`. */
   extra?: Record<string, unknown>;
+  /**
+   * `path` and `uri` when they are not the request's own: the data API answers with the path
+   * inside the application, as Usergrid did (server/routes/data/request.ts `dataLocation`).
+   */
+  location?: { path: string; uri: string };
 }
 
 export function envelope(c: Context<Env>, input: EnvelopeInput) {
@@ -32,8 +37,8 @@ export function envelope(c: Context<Env>, input: EnvelopeInput) {
     action: input.action,
     ...(input.application && { application: input.application.uuid, applicationName: input.application.name }),
     params,
-    path: url.pathname,
-    uri: `${url.origin}${url.pathname}`,
+    path: input.location?.path ?? url.pathname,
+    uri: input.location?.uri ?? `${url.origin}${url.pathname}`,
     entities,
     ...(input.count && { count: entities.length }),
     ...(input.cursor && { cursor: input.cursor }),

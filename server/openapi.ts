@@ -8,8 +8,9 @@ import type { ZodType } from 'zod';
 import type { Env } from './env.js';
 import { validationError, validationHook } from './errors.js';
 
-export function router() {
-  return new OpenAPIHono<Env>({ defaultHook: validationHook });
+/** `strict: false` on the top-level app makes `/users/fred/likes/` the same route as `/users/fred/likes`. */
+export function router(options: { strict?: boolean } = {}) {
+  return new OpenAPIHono<Env>({ defaultHook: validationHook, ...options });
 }
 
 /** A request body accepted as JSON or as a form (Usergrid accepted both). */

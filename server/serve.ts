@@ -70,8 +70,11 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       close() {
         closing ??= new Promise<void>((done) => {
           server.close(() => {
-            database.close();
-            done();
+            // Mail already handed over (a reset link, say) goes out before the process ends.
+            void deps.mailer.close().finally(() => {
+              database.close();
+              done();
+            });
           });
           // Idle keep-alive sockets would hold close() open; in-flight requests still finish.
           if ('closeIdleConnections' in server) server.closeIdleConnections();

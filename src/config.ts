@@ -20,6 +20,14 @@ export interface Config {
   superuser?: { username: string; password: string };
   logLevel: LogLevel;
   smtpUrl?: string;
+  /** Sender of outgoing mail; `no-reply@<issuer host>` when not given. */
+  mailFrom?: string;
+  /** Whether new organizations and admin users must follow an emailed link before use. */
+  requireActivation: boolean;
+  /** Lifetimes of emailed links in seconds. */
+  activationTtl: number;
+  resetTtl: number;
+  captcha: CaptchaConfig;
   apnsUrl?: string;
   fcmUrl?: string;
   /** Largest request body accepted, in bytes. */
@@ -29,10 +37,27 @@ export interface Config {
   idTokenTtl: number;
   codeTtl: number;
   refreshTokenTtl: number;
+  /** Lifetime of a browser sign-in session in seconds, extended by each use (single sign-on). */
+  sessionTtl: number;
   /** JWS algorithms of access tokens and ID tokens. */
   accessTokenAlg: SigningAlg;
   idTokenAlg: SigningAlg;
 }
+
+export type CaptchaProvider = 'altcha' | 'recaptcha' | 'hcaptcha' | 'turnstile';
+export const CAPTCHA_PROVIDERS: readonly CaptchaProvider[] = ['altcha', 'recaptcha', 'hcaptcha', 'turnstile'];
+
+/** The captcha of the password-reset form: self-hosted proof of work, or a provider's check. */
+export type CaptchaConfig =
+  | { provider: 'altcha'; maxNumber: number }
+  | { provider: Exclude<CaptchaProvider, 'altcha'>; secret: string; siteKey?: string; verifyUrl: string };
+
+// Each provider's documented server-side verification endpoint.
+export const CAPTCHA_VERIFY_URLS: Record<Exclude<CaptchaProvider, 'altcha'>, string> = {
+  recaptcha: 'https://www.google.com/recaptcha/api/siteverify',
+  hcaptcha: 'https://api.hcaptcha.com/siteverify',
+  turnstile: 'https://challenges.cloudflare.com/turnstile/v0/siteverify',
+};
 
 export type SigningAlg = 'ES256' | 'RS256' | 'PS256' | 'EdDSA';
 export const SIGNING_ALGS: readonly SigningAlg[] = ['ES256', 'RS256', 'PS256', 'EdDSA'];
@@ -57,6 +82,18 @@ export const DEFAULTS = {
   codeTtl: 60,
   // Thirty days, sliding: each rotation starts a new period.
   refreshTokenTtl: 30 * 24 * 3600,
+  // Off: a local `idp serve` works without a mail server; production turns it on.
+  requireActivation: false,
+  // A day: long enough to find the mail the next morning, short enough that an old inbox is not a key.
+  activationTtl: 24 * 3600,
+  // An hour, as OWASP's Forgot Password Cheat Sheet advises for reset links.
+  resetTtl: 3600,
+  // Self-hosted proof of work needs no third party and works offline; its search space (ALTCHA's
+  // maxnumber) costs a browser about a tenth of a second and a bot sending in bulk real CPU.
+  captcha: { provider: 'altcha', maxNumber: 100_000 },
+  // Two weeks, sliding, as Keycloak's and IdentityServer's remember-me sessions: a user who comes
+  // back within that time is signed in silently.
+  sessionTtl: 14 * 24 * 3600,
   // RFC 9068 tokens are read by our own API; ES256 is small and fast to verify.
   accessTokenAlg: 'ES256',
   // OIDC Core 15.1: RS256 is the one algorithm every relying party must support.
@@ -82,10 +119,19 @@ export interface ServeFlags {
   superuser?: string;
   logLevel?: string;
   smtpUrl?: string;
+  mailFrom?: string;
+  requireActivation?: boolean;
+  activationTtl?: string;
+  resetTtl?: string;
+  captchaProvider?: string;
+  captchaSecret?: string;
+  captchaSiteKey?: string;
+  captchaVerifyUrl?: string;
   accessTokenTtl?: string;
   idTokenTtl?: string;
   codeTtl?: string;
   refreshTokenTtl?: string;
+  sessionTtl?: string;
   accessTokenAlg?: string;
   idTokenAlg?: string;
 }
@@ -118,6 +164,16 @@ export function resolveConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): Config
     superuser: superuser === undefined ? undefined : parseSuperuser(superuser),
     logLevel: logLevel as LogLevel,
     smtpUrl: pick(flags.smtpUrl, 'IDP_SMTP_URL'),
+    mailFrom: pick(flags.mailFrom, 'IDP_MAIL_FROM'),
+    requireActivation: flags.requireActivation ?? parseBoolean(emptyToUndefined(env.IDP_REQUIRE_ACTIVATION), DEFAULTS.requireActivation, 'IDP_REQUIRE_ACTIVATION'),
+    activationTtl: parseSeconds(pick(flags.activationTtl, 'IDP_ACTIVATION_TTL'), DEFAULTS.activationTtl, '--activation-ttl'),
+    resetTtl: parseSeconds(pick(flags.resetTtl, 'IDP_RESET_TTL'), DEFAULTS.resetTtl, '--reset-ttl'),
+    captcha: parseCaptcha({
+      provider: pick(flags.captchaProvider, 'IDP_CAPTCHA_PROVIDER'),
+      secret: pick(flags.captchaSecret, 'IDP_CAPTCHA_SECRET'),
+      siteKey: pick(flags.captchaSiteKey, 'IDP_CAPTCHA_SITE_KEY'),
+      verifyUrl: pick(flags.captchaVerifyUrl, 'IDP_CAPTCHA_VERIFY_URL'),
+    }),
     apnsUrl: emptyToUndefined(env.IDP_APNS_URL),
     fcmUrl: emptyToUndefined(env.IDP_FCM_URL),
     bodyLimit: DEFAULTS.bodyLimit,
@@ -125,6 +181,7 @@ export function resolveConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): Config
     idTokenTtl: parseSeconds(pick(flags.idTokenTtl, 'IDP_ID_TOKEN_TTL'), DEFAULTS.idTokenTtl, '--id-token-ttl'),
     codeTtl: parseSeconds(pick(flags.codeTtl, 'IDP_CODE_TTL'), DEFAULTS.codeTtl, '--code-ttl'),
     refreshTokenTtl: parseSeconds(pick(flags.refreshTokenTtl, 'IDP_REFRESH_TOKEN_TTL'), DEFAULTS.refreshTokenTtl, '--refresh-token-ttl'),
+    sessionTtl: parseSeconds(pick(flags.sessionTtl, 'IDP_SESSION_TTL'), DEFAULTS.sessionTtl, '--session-ttl'),
     accessTokenAlg: parseAlg(pick(flags.accessTokenAlg, 'IDP_ACCESS_TOKEN_ALG'), DEFAULTS.accessTokenAlg, '--access-token-alg'),
     idTokenAlg: parseAlg(pick(flags.idTokenAlg, 'IDP_ID_TOKEN_ALG'), DEFAULTS.idTokenAlg, '--id-token-alg'),
   };
@@ -150,6 +207,28 @@ function parseAlg(text: string | undefined, fallback: SigningAlg, flag: string):
   if (text === undefined) return fallback;
   if (!SIGNING_ALGS.includes(text as SigningAlg)) throw new ConfigError(`${flag} must be one of ${SIGNING_ALGS.join(', ')}, not '${text}'`);
   return text as SigningAlg;
+}
+
+function parseBoolean(text: string | undefined, fallback: boolean, name: string): boolean {
+  if (text === undefined) return fallback;
+  if (/^(true|1|yes|on)$/i.test(text)) return true;
+  if (/^(false|0|no|off)$/i.test(text)) return false;
+  throw new ConfigError(`${name} must be true or false, not '${text}'`);
+}
+
+function parseCaptcha(given: { provider?: string; secret?: string; siteKey?: string; verifyUrl?: string }): CaptchaConfig {
+  const provider = given.provider ?? DEFAULTS.captcha.provider;
+  if (!CAPTCHA_PROVIDERS.includes(provider as CaptchaProvider)) {
+    throw new ConfigError(`--captcha-provider must be one of ${CAPTCHA_PROVIDERS.join(', ')}, not '${provider}'`);
+  }
+  if (provider === 'altcha') {
+    if (given.secret !== undefined) throw new ConfigError('--captcha-secret needs --captcha-provider recaptcha, hcaptcha or turnstile');
+    return { ...DEFAULTS.captcha };
+  }
+  if (given.secret === undefined) throw new ConfigError(`--captcha-provider ${provider} needs --captcha-secret`);
+  const verifyUrl = given.verifyUrl ?? CAPTCHA_VERIFY_URLS[provider as Exclude<CaptchaProvider, 'altcha'>];
+  if (!/^https?:\/\//.test(verifyUrl)) throw new ConfigError(`--captcha-verify-url must be an http(s) URL, not '${verifyUrl}'`);
+  return { provider: provider as Exclude<CaptchaProvider, 'altcha'>, secret: given.secret, siteKey: given.siteKey, verifyUrl };
 }
 
 function checkIssuer(issuer: string): void {

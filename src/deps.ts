@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import type { Db } from './db/open.js';
 import type { Logger } from './logger.js';
 import { createKeyStore, type KeyStore } from './identity/keys.js';
+import { createMailer, type Mailer } from './mail/mailer.js';
 
 /** What the core needs from the outside world, passed explicitly (no hidden module state). */
 export interface Deps {
@@ -9,6 +10,7 @@ export interface Deps {
   readonly config: Config;
   readonly logger: Logger;
   readonly keys: KeyStore;
+  readonly mailer: Mailer;
   /** Milliseconds since the epoch; injected so expiry and ordering can be tested. */
   now(): number;
 }
@@ -19,5 +21,5 @@ export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
 /** The one place Deps are assembled, for `idp serve` and the tests alike. */
 export function createDeps(db: Db, config: Config, logger: Logger, now: () => number = Date.now): Deps {
   const keys = createKeyStore(db, { access_token: config.accessTokenAlg, id_token: config.idTokenAlg }, now);
-  return { db, config, logger, keys, now };
+  return { db, config, logger, keys, mailer: createMailer(config, logger), now };
 }

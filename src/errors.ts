@@ -55,6 +55,13 @@ export const UnsupportedMediaType = kind(415, 'unsupported_media_type');
 export const TooManyRequests = kind(429, 'too_many_requests');
 export const Internal = kind(500, 'internal_error');
 
+// Mailed activation and password-reset links, and the captcha in front of them (issue 6).
+export const InvalidLink = kind(400, 'invalid_link');
+export const LinkExpired = kind(400, 'link_expired');
+export const LinkAlreadyUsed = kind(400, 'link_already_used');
+export const CaptchaFailed = kind(400, 'captcha_failed');
+export const CaptchaUnavailable = kind(502, 'captcha_unavailable');
+
 // OAuth 2.0 token endpoint errors (RFC 6749 5.2, RFC 8693 2.2.2).
 export const InvalidRequest = kind(400, 'invalid_request');
 export const InvalidClient = kind(401, 'invalid_client');
@@ -64,6 +71,20 @@ export const UnsupportedGrantType = kind(400, 'unsupported_grant_type');
 export const InvalidScope = kind(400, 'invalid_scope');
 export const InvalidToken = kind(401, 'invalid_token');
 export const InvalidTarget = kind(400, 'invalid_target');
+// RFC 6750 3.1 (protected resources), RFC 7591 3.2.2.
+export const InsufficientScope = kind(403, 'insufficient_scope');
+export const InvalidClientMetadata = kind(400, 'invalid_client_metadata');
+export const InvalidRedirectUri = kind(400, 'invalid_redirect_uri');
+
+// Authorization endpoint errors sent back to the client (RFC 6749 4.1.2.1, OIDC Core 3.1.2.6).
+export const AccessDenied = kind(400, 'access_denied');
+export const UnsupportedResponseType = kind(400, 'unsupported_response_type');
+export const LoginRequired = kind(400, 'login_required');
+export const ConsentRequired = kind(400, 'consent_required');
+export const InteractionRequired = kind(400, 'interaction_required');
+export const RequestNotSupported = kind(400, 'request_not_supported');
+export const RequestUriNotSupported = kind(400, 'request_uri_not_supported');
+export const TemporarilyUnavailable = kind(503, 'temporarily_unavailable');
 
 export function isAppError(value: unknown): value is AppError {
   return value instanceof AppError;

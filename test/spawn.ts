@@ -16,8 +16,10 @@ export interface RunningIdp {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export function startIdp(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 15_000): Promise<RunningIdp> {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], {
+/** `command` is what runs `idp`: node over bin/idp.js by default, or a single executable. */
+export function startIdp(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 15_000, command: string[] = [process.execPath, BIN]): Promise<RunningIdp> {
+  const [file, ...prefix] = command;
+  const child = spawn(file, [...prefix, 'serve', ...args], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,11 +1,9 @@
 /**
- * /docs: Swagger UI (swagger-ui-dist, served from node_modules — no CDN) reading /openapi.json.
+ * /docs: Swagger UI (swagger-ui-dist's files, read through the runtime assets — no CDN) reading /openapi.json.
  * The initializer is a separate script so the page runs under a strict Content-Security-Policy.
  */
 import { Hono } from 'hono';
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { readAsset } from '../../src/runtime/assets.js';
 import type { Env } from '../env.js';
 
 const ASSETS: Record<string, string> = {
@@ -32,7 +30,6 @@ const INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swag
 
 export function docsRoutes() {
   const app = new Hono<Env>();
-  const dir = (createRequire(import.meta.url)('swagger-ui-dist') as { getAbsoluteFSPath(): string }).getAbsoluteFSPath();
   const cache = new Map<string, Buffer>();
   const csp = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'";
 
@@ -41,13 +38,13 @@ export function docsRoutes() {
     return c.html(PAGE);
   });
   app.get('/docs/init.js', (c) => c.body(INIT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
-  app.get('/docs/:asset', async (c) => {
+  app.get('/docs/:asset', (c) => {
     const asset = c.req.param('asset');
     const type = ASSETS[asset];
     if (!type) return c.notFound();
     let body = cache.get(asset);
     if (!body) {
-      body = await readFile(join(dir, asset));
+      body = readAsset(`node_modules/swagger-ui-dist/${asset}`);
       cache.set(asset, body);
     }
     return c.body(new Uint8Array(body), 200, { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' });

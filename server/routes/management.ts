@@ -32,6 +32,7 @@ import {
 import { getCredential } from '../../src/management/credentials.js';
 import { listOrganizationFeed, listUserFeed } from '../../src/management/activities.js';
 import { actorOf } from '../../src/access/principal.js';
+import { sendActivationLink } from '../../src/lifecycle/activation.js';
 import { requireOrganizationAccess, requireSignup, requireAdminUserAccess } from '../access.js';
 
 const tag = 'Management';
@@ -61,6 +62,9 @@ export function managementRoutes() {
       requireSignup(c);
       const input = bodyOf(c, CreateOrg);
       const { organization, owner } = await createOrganization(c.var.deps, input);
+      // Under --require-activation each is activated by its own mailed link.
+      if (!owner.activated) await sendActivationLink(c.var.deps, { type: 'admin_user', uuid: owner.uuid });
+      if (!organization.activated) await sendActivationLink(c.var.deps, { type: 'organization', uuid: organization.uuid });
       const entity = organizationView(organization, owner, []);
       return ok(c, {
           action: 'new organization',
@@ -232,6 +236,7 @@ export function managementRoutes() {
     async (c) => {
       requireSignup(c);
       const user = await createAdminUser(c.var.deps, bodyOf(c, CreateAdminUser));
+      if (!user.activated) await sendActivationLink(c.var.deps, { type: 'admin_user', uuid: user.uuid });
       return ok(c, { action: 'create user', entities: [adminUserView(user, [])] });
     },
   );

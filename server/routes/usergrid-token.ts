@@ -3,6 +3,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { Env } from '../env.js';
 import { router, jsonOrForm, bodyOf } from '../openapi.js';
+import { loginContextOf } from '../client-address.js';
 import { ErrorSchema } from '../openapi.js';
 import { adminUserView } from '../views.js';
 import {
@@ -48,7 +49,7 @@ export function usergridTokenRoutes() {
   const app = router();
   app.openapi(
     createRoute({ method: 'post', path: '/management/token', tags: ['Tokens'], summary: 'Usergrid-style admin or organization token', request: { body: jsonOrForm(UsergridTokenRequest, 'grant_type password (username, password) or client_credentials (client_id, client_secret)') }, responses }),
-    async (c) => answer(c, await issueManagementToken(c.var.deps, bodyOf(c, UsergridTokenRequest))),
+    async (c) => answer(c, await issueManagementToken(c.var.deps, bodyOf(c, UsergridTokenRequest), loginContextOf(c))),
   );
   app.openapi(
     createRoute({
@@ -62,7 +63,7 @@ export function usergridTokenRoutes() {
     async (c) => {
       const { orgId, appId } = c.req.valid('param');
       const target = await findApplication(c.var.deps, await findOrganization(c.var.deps, orgId), appId);
-      return answer(c, await issueApplicationToken(c.var.deps, target, bodyOf(c, UsergridTokenRequest)));
+      return answer(c, await issueApplicationToken(c.var.deps, target, bodyOf(c, UsergridTokenRequest), loginContextOf(c)));
     },
   );
   return app;

@@ -6,8 +6,8 @@
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
+import { assetPath, isSingleExecutable } from '../runtime/assets.js';
 import * as schema from './schema.js';
 import { registerSqlFunctions } from './functions.js';
 
@@ -23,16 +23,24 @@ export interface Database_ {
 export interface OpenOptions {
   /** A file path or ':memory:'. */
   path: string;
-  /** Where the migrations live; defaults to the folder shipped beside this module. */
+  /** Where the migrations live; defaults to src/db/migrations/sqlite (unpacked, in the executable). */
   migrationsFolder?: string;
 }
 
 export function defaultMigrationsFolder(): string {
-  return fileURLToPath(new URL('./migrations/sqlite', import.meta.url));
+  return assetPath('src/db/migrations/sqlite');
+}
+
+/**
+ * Inside the single executable there is no node_modules for better-sqlite3 to search, so the
+ * addon carried in the binary is handed over by path; elsewhere better-sqlite3 finds its own.
+ */
+function nativeBinding(): string | undefined {
+  return isSingleExecutable() ? assetPath('node_modules/better-sqlite3/build/Release/better_sqlite3.node') : undefined;
 }
 
 export function openDatabase(options: OpenOptions): Database_ {
-  const sqlite = new Database(options.path);
+  const sqlite = new Database(options.path, { nativeBinding: nativeBinding() });
   try {
     // WAL lets readers run beside the writer; NORMAL sync is durable against process crashes,
     // which is what an acknowledged write must survive (SIGKILL included).

@@ -154,4 +154,7 @@ export const managementActivities = sqliteTable(
   (t) => [index('management_activities_org').on(t.orgUuid, t.created), index('management_activities_actor').on(t.actorUuid, t.created)],
 );
 export * from './schema-identity.js';
+export * from './schema-oauth.js';
+export * from './schema-authorize.js';
 export * from './schema-data.js';
+export * from './schema-lifecycle.js';

@@ -3,13 +3,15 @@
  * published keys, and turned back into the Principal they were issued to. The principal's state
  * is re-read on every request (a disabled admin or a deleted app user loses access at once).
  */
-import { SignJWT, decodeProtectedHeader, jwtVerify, errors as joseErrors } from 'jose';
+import { decodeProtectedHeader, jwtVerify, errors as joseErrors } from 'jose';
+import { signCompactJws } from './jws.js';
 import { randomBytes } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { adminUsers, entities } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import type { Principal } from '../access/principal.js';
 import { ExpiredToken, Unauthorized } from '../errors.js';
+import { isAccessTokenRevoked } from './revocations.js';
 
 export type TokenPrincipal = Exclude<Principal, { kind: 'guest' }>;
 
@@ -81,19 +83,13 @@ export async function signAccessToken(deps: Deps, request: AccessTokenRequest): 
     ...('username' in principal && { preferred_username: principal.username }),
     ...(request.grantId && { gid: request.grantId }),
   };
-  const token = await new SignJWT(claims)
-    .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'at+jwt' })
-    .setIssuer(issuerOf(deps))
-    .setSubject(subjectOf(principal))
-    .setAudience(issuerOf(deps))
-    .setIssuedAt(iat)
-    .setExpirationTime(iat + ttl)
-    .setJti(jti)
-    .sign(key.privateKey);
+  const issuer = issuerOf(deps);
+  const payload = { ...claims, iss: issuer, sub: subjectOf(principal), aud: issuer, iat, exp: iat + ttl, jti };
+  const token = signCompactJws(key.alg, key.privateKey, { kid: key.kid, typ: 'at+jwt' }, payload);
   return { token, expiresIn: ttl, jti, expiresAt: (iat + ttl) * 1000 };
 }
 
-/** Verifies signature, issuer, audience, type and expiry; returns the claims. */
+/** Verifies signature, issuer, audience, type, expiry and revocation; returns the claims. */
 export async function verifyAccessTokenClaims(deps: Deps, token: string): Promise<AccessTokenClaims> {
   let kid: string | undefined;
   try {
@@ -103,6 +99,7 @@ export async function verifyAccessTokenClaims(deps: Deps, token: string): Promis
   }
   const verification = kid ? await deps.keys.verificationKey(kid) : null;
   if (!verification) throw Unauthorized('the access token was not issued by this server', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+  let claims: AccessTokenClaims;
   try {
     const { payload } = await jwtVerify(token, verification.key, {
       issuer: issuerOf(deps),
@@ -111,21 +108,28 @@ export async function verifyAccessTokenClaims(deps: Deps, token: string): Promis
       algorithms: [verification.alg],
       currentDate: new Date(deps.now()),
     });
-    return payload as AccessTokenClaims;
+    claims = payload as AccessTokenClaims;
   } catch (error) {
     if (error instanceof joseErrors.JWTExpired) {
       throw ExpiredToken('the access token has expired', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token", error_description="expired"' } });
     }
     throw Unauthorized('the access token is not valid', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
   }
+  if (typeof claims.jti !== 'string' || isAccessTokenRevoked(deps, claims.jti, typeof claims.gid === 'string' ? claims.gid : undefined)) {
+    throw Unauthorized('the access token has been revoked', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+  }
+  return claims;
 }
 
-/** The principal a token speaks for, as it is now; null when that principal no longer may act. */
-export async function principalOfClaims(deps: Deps, claims: AccessTokenClaims): Promise<TokenPrincipal | null> {
-  switch (claims.idp_kind) {
+/**
+ * A principal as it is now: users are re-read (a disabled admin or a deleted app user loses
+ * access at once); null when it may no longer act.
+ */
+export async function currentPrincipal(deps: Deps, principal: TokenPrincipal): Promise<TokenPrincipal | null> {
+  switch (principal.kind) {
     case 'admin':
     case 'sysadmin': {
-      const user = deps.db.select().from(adminUsers).where(eq(adminUsers.uuid, claims.sub)).get();
+      const user = deps.db.select().from(adminUsers).where(eq(adminUsers.uuid, principal.userUuid)).get();
       if (!user || user.disabled) return null;
       return { kind: user.sysadmin ? 'sysadmin' : 'admin', userUuid: user.uuid, username: user.username };
     }
@@ -133,11 +137,25 @@ export async function principalOfClaims(deps: Deps, claims: AccessTokenClaims): 
       const user = deps.db
         .select({ uuid: entities.uuid, name: entities.name, properties: entities.properties })
         .from(entities)
-        .where(and(eq(entities.uuid, claims.sub), eq(entities.collection, 'users')))
+        .where(and(eq(entities.uuid, principal.userUuid), eq(entities.appUuid, principal.appUuid), eq(entities.collection, 'users')))
         .get();
-      if (!user || !claims.app || user.properties.disabled === true) return null;
-      return { kind: 'app-user', appUuid: claims.app, userUuid: user.uuid, username: user.name ?? '' };
+      if (!user || user.properties.disabled === true) return null;
+      return { kind: 'app-user', appUuid: principal.appUuid, userUuid: user.uuid, username: user.name ?? '' };
     }
+    case 'organization':
+    case 'application':
+      return principal;
+  }
+}
+
+/** The principal a token speaks for, as it is now; null when that principal no longer may act. */
+export async function principalOfClaims(deps: Deps, claims: AccessTokenClaims): Promise<TokenPrincipal | null> {
+  switch (claims.idp_kind) {
+    case 'admin':
+    case 'sysadmin':
+      return currentPrincipal(deps, { kind: 'admin', userUuid: claims.sub, username: '' });
+    case 'app-user':
+      return claims.app ? currentPrincipal(deps, { kind: 'app-user', appUuid: claims.app, userUuid: claims.sub, username: '' }) : null;
     case 'organization':
       return claims.org ? { kind: 'organization', orgUuid: claims.org, clientId: claims.client_id } : null;
     case 'application':

@@ -5,7 +5,7 @@
  */
 import { and, eq, isNull, or, gt } from 'drizzle-orm';
 import { exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
-import { randomBytes } from 'node:crypto';
+import { createPrivateKey, randomBytes, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { signingKeys } from '../db/schema.js';
 import type { Db } from '../db/open.js';
 import type { SigningAlg } from '../config.js';
@@ -16,7 +16,8 @@ type Row = typeof signingKeys.$inferSelect;
 export interface SigningKey {
   kid: string;
   alg: SigningAlg;
-  privateKey: CryptoKey;
+  /** A node:crypto key: signing is synchronous and fast (jws.ts). */
+  privateKey: KeyObject;
 }
 
 export interface KeyStore {
@@ -30,9 +31,15 @@ export interface KeyStore {
   rotate(publishUntil: (use: KeyUse) => number): Promise<string[]>;
 }
 
+/**
+ * How long an instance keeps signing with the key it has cached before asking the database which
+ * key is active: rotation by another instance or by `idp keys rotate` takes effect within this.
+ */
+export const KEY_RECHECK_MS = 10_000;
+
 export function createKeyStore(db: Db, algs: Record<KeyUse, SigningAlg>, now: () => number): KeyStore {
-  const signing = new Map<KeyUse, SigningKey>();
-  const verifying = new Map<string, { alg: string; key: CryptoKey }>();
+  const signing = new Map<KeyUse, SigningKey & { checkedAt: number }>();
+  const verifying = new Map<string, { alg: string; key: CryptoKey; expiresAt: number | null; checkedAt: number }>();
 
   async function generate(use: KeyUse): Promise<Row> {
     const alg = algs[use];
@@ -60,27 +67,42 @@ export function createKeyStore(db: Db, algs: Record<KeyUse, SigningAlg>, now: ()
       .get();
   }
 
-  return {
+  const store: KeyStore = {
     async signingKey(use) {
       const cached = signing.get(use);
-      if (cached) return cached;
+      if (cached && now() - cached.checkedAt < KEY_RECHECK_MS) return cached;
       const row = activeRow(use) ?? (await generate(use));
-      const key: SigningKey = { kid: row.kid, alg: row.alg as SigningAlg, privateKey: (await importJWK(row.privateJwk as JWK, row.alg)) as CryptoKey };
+      if (cached && cached.kid === row.kid) {
+        cached.checkedAt = now();
+        return cached;
+      }
+      const key = { kid: row.kid, alg: row.alg as SigningAlg, privateKey: createPrivateKey({ key: row.privateJwk as JsonWebKey, format: 'jwk' }), checkedAt: now() };
       signing.set(use, key);
       return key;
     },
 
     async verificationKey(kid) {
       const cached = verifying.get(kid);
-      if (cached) return cached;
+      if (cached) {
+        if (cached.expiresAt !== null) return cached.expiresAt > now() ? cached : null;
+        // A key that was active when cached: learn of its retirement within KEY_RECHECK_MS.
+        if (now() - cached.checkedAt < KEY_RECHECK_MS) return cached;
+      }
       const row = db.select().from(signingKeys).where(eq(signingKeys.kid, kid)).get();
-      if (!row || (row.expiresAt !== null && row.expiresAt <= now())) return null;
-      const entry = { alg: row.alg, key: (await importJWK(row.publicJwk as JWK, row.alg)) as CryptoKey };
+      if (!row || (row.expiresAt !== null && row.expiresAt <= now())) {
+        verifying.delete(kid);
+        return null;
+      }
+      // The public key of a kid never changes; only its expiry does.
+      const key = cached?.key ?? ((await importJWK(row.publicJwk as JWK, row.alg)) as CryptoKey);
+      const entry = { alg: row.alg, key, expiresAt: row.expiresAt, checkedAt: now() };
       verifying.set(kid, entry);
       return entry;
     },
 
     async publicJwks() {
+      // Keys exist from the first start on, so the JWKS is never empty.
+      for (const use of ['access_token', 'id_token'] as const) if (!signing.has(use)) await store.signingKey(use);
       const rows = db
         .select()
         .from(signingKeys)
@@ -104,4 +126,5 @@ export function createKeyStore(db: Db, algs: Record<KeyUse, SigningAlg>, now: ()
       return kids;
     },
   };
+  return store;
 }

@@ -59,7 +59,7 @@ export function assertAdminUnique(tx: Tx, fields: { username?: string; email?: s
 export function insertAdminUser(
   tx: Tx,
   now: number,
-  input: { username: string; email?: string | null; name?: string; passwordHash: string | null; sysadmin?: boolean },
+  input: { username: string; email?: string | null; name?: string; passwordHash: string | null; sysadmin?: boolean; activated?: boolean },
 ): AdminUser {
   assertAdminUnique(tx, input);
   const row: AdminUser = {
@@ -71,7 +71,7 @@ export function insertAdminUser(
     name: input.name ?? '',
     passwordHash: input.passwordHash,
     sysadmin: input.sysadmin ?? false,
-    activated: true,
+    activated: input.activated ?? true,
     disabled: false,
     properties: {},
     created: now,
@@ -83,7 +83,9 @@ export function insertAdminUser(
 
 export async function createAdminUser(deps: Deps, input: CreateAdminUser): Promise<AdminUser> {
   const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
-  return deps.db.transaction((tx) => insertAdminUser(tx, deps.now(), { ...input, passwordHash }));
+  // Signing up starts not activated under --require-activation: the mailed link activates it.
+  const activated = !deps.config.requireActivation;
+  return deps.db.transaction((tx) => insertAdminUser(tx, deps.now(), { ...input, passwordHash, activated }));
 }
 
 export async function updateAdminUser(deps: Deps, user: AdminUser, update: AdminUserUpdate): Promise<AdminUser> {

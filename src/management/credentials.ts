@@ -6,7 +6,6 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { credentials } from '../db/schema.js';
-import { secretsEqual } from '../identity/passwords.js';
 import type { Deps, Tx } from '../deps.js';
 
 export type OwnerType = 'organization' | 'application';
@@ -54,16 +53,6 @@ export function regenerateCredentialIn(tx: Tx, now: number, ownerType: OwnerType
   const clientSecret = newSecret(ownerType);
   tx.update(credentials).set({ clientSecret, created: now }).where(eq(credentials.clientId, existing.clientId)).run();
   return { ...existing, clientSecret, created: now };
-}
-
-/** Finds the owner of a client id + secret pair; the secret is compared in constant time. */
-export async function verifyCredential(deps: Deps, clientId: string, clientSecret: string): Promise<Credential | null> {
-  const row = deps.db.select().from(credentials).where(eq(credentials.clientId, clientId)).get();
-  if (!row) {
-    secretsEqual(clientSecret, clientSecret);
-    return null;
-  }
-  return secretsEqual(row.clientSecret, clientSecret) ? row : null;
 }
 
 export function deleteCredentialIn(tx: Tx, ownerType: OwnerType, ownerUuid: string): void {

@@ -29,7 +29,7 @@ export async function findOrganization(deps: Deps, id: string): Promise<Organiza
   return org;
 }
 
-export function insertOrganization(tx: Tx, now: number, name: string, owner: AdminUser): Organization {
+export function insertOrganization(tx: Tx, now: number, name: string, owner: AdminUser, activated = true): Organization {
   if (findOrganizationIn(tx, name)) {
     throw DuplicateUniqueProperty(`organization '${name}' already exists`, { fields: { organization: 'already taken' } });
   }
@@ -37,7 +37,7 @@ export function insertOrganization(tx: Tx, now: number, name: string, owner: Adm
     uuid: newUuid(),
     name,
     nameKey: name.toLowerCase(),
-    activated: true,
+    activated,
     disabled: false,
     properties: {},
     created: now,
@@ -67,8 +67,10 @@ export async function createOrganization(deps: Deps, input: CreateOrg): Promise<
     if (findOrganizationIn(tx, input.organization)) {
       throw DuplicateUniqueProperty(`organization '${input.organization}' already exists`, { fields: { organization: 'already taken' } });
     }
-    const owner = insertAdminUser(tx, now, { username: input.username, email: input.email, name: input.name, passwordHash });
-    const organization = insertOrganization(tx, now, input.organization, owner);
+    // Under --require-activation both start not activated; each is activated by its mailed link.
+    const activated = !deps.config.requireActivation;
+    const owner = insertAdminUser(tx, now, { username: input.username, email: input.email, name: input.name, passwordHash, activated });
+    const organization = insertOrganization(tx, now, input.organization, owner, activated);
     return { organization, owner };
   });
 }

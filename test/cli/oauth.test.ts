@@ -1,17 +1,16 @@
 /**
- * Commands that need the OAuth token endpoint and client management (`/connect/token`,
- * `/connect/revocation`, `/management/orgs/{org}/apps/{app}/clients`), which the auth work
- * brings. Until that is merged this file is skipped, saying why.
+ * Commands on the OAuth endpoints: `/connect/token` (refresh, exchange, expiry), `/connect/
+ * revocation`, `/connect/authorize` (login --code) and the OAuth clients of an application.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
 import { loginDemo, startCli, DEMO_FIXTURES, type Cli } from './helpers.js';
+import { BIN } from '../spawn.js';
+import { authorizeAsUser, Browser, redirectOf } from '../authorize/support.js';
 
-const OAUTH = existsSync(fileURLToPath(new URL('../../server/routes/oauth.ts', import.meta.url)));
-
-describe.skipIf(!OAUTH)('OAuth commands (skipped when this build has no /connect/token and client management)', () => {
+describe('OAuth commands', () => {
   let cli: Cli;
   const profilePath = () => join(cli.configHome, 'idp', 'profiles.json');
   const readProfile = (name = 'default') => JSON.parse(readFileSync(profilePath(), 'utf8'))[name];
@@ -89,6 +88,32 @@ describe.skipIf(!OAUTH)('OAuth commands (skipped when this build has no /connect
     expect((await cli.run(['logout', '--profile', 'leaving'])).stdout).toContain('refresh token revoked');
     const reuse = await cli.run(['token', 'refresh', '--refresh-token', refreshToken]);
     expect(reuse.code).toBe(1);
+  });
+
+  it('login --code signs in through the browser flow and saves the profile', async () => {
+    const child = spawn(process.execPath, [BIN, '--url', cli.url, 'login', '--code', '--profile', 'browser'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, XDG_CONFIG_HOME: cli.configHome, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    let url: string | undefined;
+    for (let tries = 0; url === undefined && tries < 200; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      url = /(http:\/\/\S+\/connect\/authorize\?\S+)/.exec(stderr)?.[1];
+    }
+    expect(url).toBeDefined();
+    // What the user does with the printed URL: signs in, and the browser follows the redirect home.
+    const back = redirectOf(await authorizeAsUser(new Browser(cli.url), url!, { username: 'demo', email: 'demo@example.com', name: 'Demo Admin', password: 'demo-password' }));
+    expect(back.url.hostname).toBe('127.0.0.1');
+    await (await fetch(back.url)).text();
+    expect(await exited).toBe(0);
+    expect(stdout).toBe(`logged in to ${cli.url} as demo (profile browser); organization demo\n`);
+    expect(readProfile('browser')).toMatchObject({ url: cli.url, username: 'demo', org: 'demo', refresh_token: expect.any(String) });
+    expect((await cli.json(['org', 'get', '--profile', 'browser'])).entities[0].orgname).toBe('demo');
   });
 
   it('fixtures with OAuth clients apply twice', async () => {

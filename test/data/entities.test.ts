@@ -40,6 +40,29 @@ describe('entities and collections', () => {
     expect(got.metadata.path).toBe(`/dogs/${rex.uuid}`);
   });
 
+  it("answers with Usergrid's path and uri: the collection inside the application, whatever spelling the request used", async () => {
+    const created = await req('POST', '/dog', { name: 'rex' });
+    expect(created.body).toMatchObject({ path: '/dogs', uri: 'http://idp.test/acme/sandbox/dogs' });
+    const uuid = created.body.entities[0].uuid;
+    expect((await req('PUT', `/dog/${uuid}`, { age: 4 })).body.path).toBe('/dogs');
+    expect((await req('GET', '/dogs?ql=age%20%3E%201')).body.path).toBe('/dogs');
+    expect((await req('DELETE', `/dogs/${uuid}`)).body.path).toBe('/dogs');
+    expect((await req('GET', '')).body).toMatchObject({ path: '/', uri: 'http://idp.test/acme/sandbox' });
+    await req('POST', '/users', { username: 'fred' });
+    expect((await req('POST', '/users/fred/likes', { name: 'pebbles' })).body.path).toBe('/users/fred/likes');
+    expect((await req('GET', '/likes/pebbles/connecting/likes')).body.path).toBe('/likes/pebbles/connecting/likes');
+  });
+
+  it('treats a path with a trailing slash as the path without it', async () => {
+    await req('POST', '/dogs', { name: 'rex' });
+    await req('POST', '/cats', { name: 'tom' });
+    expect((await req('POST', '/dogs/rex/chases/cats/tom/')).status).toBe(200);
+    const chased = await req('GET', '/dogs/rex/chases/');
+    expect(chased.status).toBe(200);
+    expect(chased.body.entities.map((e: { name: string }) => e.name)).toEqual(['tom']);
+    expect((await req('GET', '/dogs/')).body.count).toBe(1);
+  });
+
   it('refuses a duplicate name in a collection and stores nothing of the array', async () => {
     await req('POST', '/dogs', { name: 'rex' });
     const dup = await req('POST', '/dogs', [{ name: 'a' }, { name: 'REX' }]);

@@ -41,6 +41,36 @@ describe('app users', () => {
     expect(login.status).toBe(200);
   });
 
+  it('is held to the same permissions however the request names the collection (/user/{id} is /users/{id})', async () => {
+    const fred = await appUser(d, 'fred');
+    await appUser(d, 'barney');
+    const put = await as(fred.token)('PUT', `/user/${fred.uuid}`, { city: 'Bedrock' });
+    expect(put.status).toBe(200);
+    expect(put.body.entities[0].city).toBe('Bedrock');
+    expect((await as(fred.token)('PUT', '/user/barney', { city: 'x' })).status).toBe(403);
+    expect((await as(fred.token)('PUT', '/USERS/barney', { city: 'x' })).status).toBe(403);
+    expect((await as(undefined)('GET', '/user/fred')).status).toBe(401);
+    // A grant on a collection holds for its type's spelling too.
+    await as(d.admin)('POST', '/dogs', { name: 'rex' });
+    expect((await as(fred.token)('PUT', '/dog/rex', { age: 4 })).status).toBe(403);
+    expect((await as(d.admin)('POST', '/users/fred/permissions', { permission: 'put:/dogs/*' })).status).toBe(200);
+    expect((await as(fred.token)('PUT', '/dog/rex', { age: 4 })).status).toBe(200);
+  });
+
+  it('changes its password with PUT …/password as well as POST (the Usergrid SDKs use PUT)', async () => {
+    const fred = await appUser(d, 'fred');
+    const wrong = await as(fred.token)('PUT', `/users/${fred.uuid}/password`, { oldpassword: 'nope', newpassword: 'new-password-1' });
+    expect(wrong.status).toBe(400);
+    const put = await as(fred.token)('PUT', `/users/${fred.uuid}/password`, { oldpassword: 'sesame-street', newpassword: 'new-password-1' });
+    expect(put.status).toBe(200);
+    expect(put.body.action).toBe('set user password');
+    const login = await d.t.request('POST', `${APP}/token`, { json: { grant_type: 'password', username: 'fred', password: 'new-password-1' } });
+    expect(login.status).toBe(200);
+    const other = await as(d.admin)('PUT', `/users/${fred.uuid}/activities`, { verb: 'post', content: 'x' });
+    expect(other.status).toBe(405);
+    expect(other.headers.get('allow')).toBe('GET, POST, DELETE');
+  });
+
   it('cannot grant itself permissions, roles or groups through /users/me', async () => {
     const fred = await appUser(d, 'fred');
     await as(d.admin)('POST', '/groups', { path: 'staff', title: 'Staff' });

@@ -7,7 +7,7 @@ import type { Env } from '../../env.js';
 import { ok } from '../../envelope.js';
 import type { router } from '../../openapi.js';
 import { define, otherMethodsNotAllowed } from './define.js';
-import { addressedEntity, entitiesResponse, findOptions, modelMembers, pageResponse, readBody } from './request.js';
+import { addressedEntity, dataLocation, entitiesResponse, findOptions, modelMembers, pageResponse, readBody } from './request.js';
 import { applicationEntityView, entityView } from './views.js';
 import { collectionForWrite, listCollections, requireCollection } from '../../../src/data/collections.js';
 import { createEntities, deleteEntitiesIn, deleteEntity, describeEntities, entityBodies, updateEntity, updateEntityIn, type CollectionRef, type EntityRow } from '../../../src/data/entities.js';
@@ -54,19 +54,19 @@ async function changeMatches(c: Context<Env>, change: (rows: EntityRow[], body: 
     const { rows: matched } = findEntities(tx, app.uuid, { kind: 'collection', collection: collection.name }, findOptions(c));
     return change(matched, body);
   });
-  return ok(c, { action: c.req.method.toLowerCase(), entities: describeEntities(deps.db, rows).map((one) => entityView(scope(c), one)), organization: scope(c).org, application: app });
+  return ok(c, { action: c.req.method.toLowerCase(), entities: describeEntities(deps.db, rows).map((one) => entityView(scope(c), one)), organization: scope(c).org, application: app, location: dataLocation(c, collection.name) });
 }
 
 export function entityRoutes(app: ReturnType<typeof router>): void {
   define(app, 'get', APP, 'The application and its collections', async (c) => {
     const collections = await listCollections(c.var.deps, scope(c).app.uuid);
-    return ok(c, { action: 'get', entities: [applicationEntityView(scope(c), collections)], organization: scope(c).org, application: scope(c).app });
+    return ok(c, { action: 'get', entities: [applicationEntityView(scope(c), collections)], organization: scope(c).org, application: scope(c).app, location: dataLocation(c) });
   });
   otherMethodsNotAllowed(app, APP, ['get']);
 
   define(app, 'get', COLLECTION, 'Query a collection (ql or queryStatement, limit, cursor)', async (c) => {
     const collection = requireCollection(c.var.deps.db, scope(c).app.uuid, c.req.param('collection') ?? '');
-    return pageResponse(c, 'get', findEntities(c.var.deps.db, scope(c).app.uuid, { kind: 'collection', collection: collection.name }, findOptions(c)));
+    return pageResponse(c, 'get', findEntities(c.var.deps.db, scope(c).app.uuid, { kind: 'collection', collection: collection.name }, findOptions(c)), collection.name);
   });
   define(app, 'post', COLLECTION, 'Create one entity or an array of them (creates the collection)', postEntities);
   define(app, 'put', COLLECTION, 'Update every entity a query matches', (c) =>

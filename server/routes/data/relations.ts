@@ -8,7 +8,7 @@ import type { Env } from '../../env.js';
 import { ok } from '../../envelope.js';
 import type { router } from '../../openapi.js';
 import { define, otherMethodsNotAllowed, type Handler } from './define.js';
-import { addressedEntity, authorizeGrant, entitiesResponse, findOptions, modelMembers, pageResponse, readBody, relatedEntity } from './request.js';
+import { addressedEntity, authorizeGrant, dataLocation, entitiesResponse, findOptions, modelMembers, pageResponse, readBody, relatedEntity } from './request.js';
 import { entityView } from './views.js';
 import { MethodNotAllowed, EntityNotFound } from '../../../src/errors.js';
 import { isApplicationAdmin } from '../../../src/access/policy.js';
@@ -31,7 +31,17 @@ const subject = (c: Context<Env>) => addressedEntity(c, param(c, 'collection'), 
 
 function permissionsResponse(c: Context<Env>, row: EntityRow, grants: string[]) {
   const entity = entityView(c.var.appScope, describeEntities(c.var.deps.db, [row])[0]);
-  return ok(c, { action: c.req.method.toLowerCase(), entities: [entity], organization: c.var.appScope.org, application: c.var.appScope.app, extra: { data: grants, ...modelMembers(c, entity) } });
+  return ok(c, { action: c.req.method.toLowerCase(), entities: [entity], organization: c.var.appScope.org, application: c.var.appScope.app, extra: { data: grants, ...modelMembers(c, entity) }, location: dataLocation(c) });
+}
+
+/** ResetPW: the old password must match unless an administrator of the application calls. */
+async function setPassword(c: Context<Env>) {
+  const user = subject(c);
+  const body = (await readBody(c)) as Record<string, unknown>;
+  const old = body.oldpassword ?? body.password;
+  const trusted = await isApplicationAdmin(c.var.deps, c.var.principal, c.var.appScope.app);
+  await changeUserPassword(c.var.deps, user, { oldPassword: typeof old === 'string' ? old : undefined, newPassword: body.newpassword }, trusted);
+  return ok(c, { action: 'set user password', organization: c.var.appScope.org, application: c.var.appScope.app, location: dataLocation(c) });
 }
 
 /** POST …/{entityId}/{relation} when the relation is a sub-resource; keyed `collection/relation`. */
@@ -48,18 +58,11 @@ const POSTS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
     `${collection}/activities`,
     async (c) => entitiesResponse(c, 'post', [await createActivity(c.var.deps, subject(c), await readBody(c))]),
   ]),
-  [
-    'users/password',
-    async (c) => {
-      const user = subject(c);
-      const body = (await readBody(c)) as Record<string, unknown>;
-      const old = body.oldpassword ?? body.password;
-      const trusted = await isApplicationAdmin(c.var.deps, c.var.principal, c.var.appScope.app);
-      await changeUserPassword(c.var.deps, user, { oldPassword: typeof old === 'string' ? old : undefined, newPassword: body.newpassword }, trusted);
-      return ok(c, { action: 'set user password', organization: c.var.appScope.org, application: c.var.appScope.app });
-    },
-  ],
+  ['users/password', setPassword],
 ]);
+
+/** PUT …/{entityId}/{relation}: Usergrid set a password with PUT as well as POST (its SDKs use PUT). */
+const PUTS: ReadonlyMap<string, Handler> = new Map<string, Handler>([['users/password', setPassword]]);
 
 /** Creates an entity in the relation's collection and connects the subject to it (Usergrid's POST /users/fred/likes). */
 async function createConnected(c: Context<Env>) {
@@ -120,7 +123,12 @@ export function relationRoutes(app: ReturnType<typeof router>): void {
     await authorizeGrant(c, 'delete', `/${row.collection}/${row.uuid}/permissions`);
     return permissionsResponse(c, row, await revokePermission(c.var.deps, row, c.req.query('permission') ?? c.req.query('grant_url_pattern')));
   });
-  otherMethodsNotAllowed(app, RELATION, ['get', 'post', 'delete']);
+  define(app, 'put', RELATION, "Set a user's password (…/users/{userId}/password)", async (c) => {
+    const handler = PUTS.get(`${subject(c).collection}/${param(c, 'relation')}`);
+    if (handler === undefined) throw MethodNotAllowed('only …/users/{userId}/password takes PUT here', { headers: { Allow: 'GET, POST, DELETE' } });
+    return handler(c);
+  });
+  otherMethodsNotAllowed(app, RELATION, ['get', 'post', 'put', 'delete']);
 
   define(app, 'get', RELATED, 'A connected entity, or the entities connecting through a relation (…/connecting/{relation})', async (c) => {
     if (param(c, 'relation') !== 'connecting') return connectionHandler('get')(c);

@@ -5,6 +5,7 @@
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Env } from '../../env.js';
+import type { Tx } from '../../../src/deps.js';
 import { ok } from '../../envelope.js';
 import { InvalidJson, NotFound, UnsupportedMediaType, EntityNotFound } from '../../../src/errors.js';
 import { isUuid } from '../../../src/ids.js';
@@ -13,7 +14,7 @@ import { findApplication } from '../../../src/management/applications.js';
 import { authorizeAppRequest } from '../../../src/access/app-access.js';
 import { verbOfMethod, type Verb } from '../../../src/access/permissions.js';
 import { describeEntities, requireEntity, type EntityRow } from '../../../src/data/entities.js';
-import { findCollectionIn, requireCollection } from '../../../src/data/collections.js';
+import { collectionForWrite, findCollectionIn, requireCollection } from '../../../src/data/collections.js';
 import { requireUser } from '../../../src/data/users.js';
 import { findEntityByUuid } from '../../../src/data/store.js';
 import type { FindOptions, EntityPage } from '../../../src/data/find.js';
@@ -27,9 +28,47 @@ import { entityView } from './views.js';
  */
 const RESERVED_ROOTS: ReadonlySet<string> = new Set(['management', 'connect', '.well-known', 'status', 'docs', 'openapi.json']);
 
-/** The path inside the application: `/acme/sandbox/users/me` → `/users/me`. */
-function appPath(c: Context<Env>): string {
-  return `/${c.req.path.split('/').filter((segment) => segment !== '').slice(2).join('/')}`;
+/** The segments of the path inside the application, as sent: `/acme/sandbox/users/me/` → `users`, `me`. */
+function appSegments(c: Context<Env>): string[] {
+  return c.req.path.split('/').filter((segment) => segment !== '').slice(2);
+}
+
+/**
+ * The collection a first path segment addresses, as the routes resolve it (an existing
+ * collection by name or type, else the one a POST would create), so that a permission on
+ * `/users/**` holds for `/user/{id}` too. A segment that names no collection stays as it is.
+ */
+function collectionOfSegment(tx: Tx, appUuid: string, segment: string): string {
+  try {
+    return collectionForWrite(tx, appUuid, decodeURIComponent(segment)).name;
+  } catch {
+    return segment;
+  }
+}
+
+/** The path inside the application that permissions are matched against: `/acme/sandbox/user/me` → `/users/me`. */
+function permissionPath(c: Context<Env>, appUuid: string): string {
+  const [collection, ...rest] = appSegments(c);
+  if (collection === undefined) return '/';
+  return `/${[collectionOfSegment(c.var.deps.db, appUuid, collection), ...rest].join('/')}`;
+}
+
+/**
+ * Usergrid's `path` and `uri` of a data response: the path inside the application of the
+ * collection the entities are listed in. A request on a collection or one of its entities
+ * answers with the collection's name whatever spelling it used (`POST /dog`, `PUT /dogs/rex`
+ * → `/dogs`); one below an entity with that sub-collection as requested
+ * (`/users/fred/activities`, `/users/fred/connecting/likes`). Usergrid's SDKs save an entity
+ * back to `{path}/{uuid}`.
+ */
+export function dataLocation(c: Context<Env>, collection?: string): { path: string; uri: string } {
+  const segments = appSegments(c);
+  let path = '/';
+  if (segments.length > 0 && segments.length <= 2) path = `/${collection ?? segments[0]}`;
+  if (segments.length > 2) path = `/${segments.slice(0, segments[2].toLowerCase() === 'connecting' ? 4 : 3).join('/')}`;
+  const { org, app } = c.var.appScope;
+  const base = `${new URL(c.req.url).origin}/${encodeURIComponent(org.name)}/${encodeURIComponent(app.name)}`;
+  return { path, uri: path === '/' ? base : `${base}${path}` };
 }
 
 /** Resolves the organization and application, then decides access for the request's verb and path. */
@@ -43,7 +82,19 @@ export function dataAccess(): MiddlewareHandler<Env> {
     c.set('appScope', { org, app });
     const verb = verbOfMethod(c.req.method);
     // Methods without a Usergrid verb change nothing: their routes answer 405.
-    if (verb !== null) await authorizeAppRequest(deps, { principal: c.var.principal, app, verb, path: appPath(c) });
+    if (verb !== null) {
+      // Read only when the caller is held to permissions: administrators skip the collection lookup.
+      let path: string | undefined;
+      const request = {
+        principal: c.var.principal,
+        app,
+        verb,
+        get path() {
+          return (path ??= permissionPath(c, app.uuid));
+        },
+      };
+      await authorizeAppRequest(deps, request);
+    }
     await next();
   };
 }
@@ -113,13 +164,14 @@ export function relatedEntity(c: Context<Env>, view: RelationView, id: string, c
 export function entitiesResponse(c: Context<Env>, action: string, rows: readonly EntityRow[], extra?: Record<string, unknown>) {
   const scope = c.var.appScope;
   const entities = describeEntities(c.var.deps.db, rows).map((entity) => entityView(scope, entity));
-  return ok(c, { action, entities, organization: scope.org, application: scope.app, extra });
+  return ok(c, { action, entities, organization: scope.org, application: scope.app, extra, location: dataLocation(c, rows[0]?.collection) });
 }
 
-export function pageResponse(c: Context<Env>, action: string, page: EntityPage) {
+export function pageResponse(c: Context<Env>, action: string, page: EntityPage, collection?: string) {
   const scope = c.var.appScope;
   const entities = describeEntities(c.var.deps.db, page.rows).map((entity) => entityView(scope, entity, page.select));
-  return ok(c, { action, entities, organization: scope.org, application: scope.app, count: true, cursor: page.cursor });
+  const location = dataLocation(c, collection ?? page.rows[0]?.collection);
+  return ok(c, { action, entities, organization: scope.org, application: scope.app, count: true, cursor: page.cursor, location });
 }
 
 /**

@@ -1,0 +1,146 @@
+// Builds dist/bin/idp-<platform>-<arch>: one executable that runs every command without Node.js
+// or node_modules on the target machine. Node's single executable applications (SEA) with the
+// local node binary, so nothing is downloaded (pkg fetches prebuilt Node binaries):
+//   1. esbuild bundles everything reachable from commands/index.ts into one CommonJS file,
+//      the only form of `main` Node 20's SEA accepts;
+//   2. every file src/runtime/assets.ts may be asked for becomes a SEA asset, with a manifest;
+//   3. node --experimental-sea-config writes the blob, postject injects it into a copy of node.
+// Usage: node scripts/build-bin.js [--quiet]
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import postject from 'postject';
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const quiet = process.argv.includes('--quiet');
+
+// Keep in step with src/runtime/assets.ts.
+const MANIFEST_KEY = 'idp:manifest';
+// Node's fixed fuse for SEA blobs (doc/api/single-executable-applications.md).
+const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+// Where the project's own run-time files live: every file there that tsc does not compile
+// (migrations, page assets, locales, …) is embedded, so new ones need no change here.
+const SOURCE_DIRS = ['commands', 'server', 'src'];
+// Files of dependencies read at run time through src/runtime/assets.ts.
+const DEPENDENCY_FILES = [
+  'node_modules/better-sqlite3/build/Release/better_sqlite3.node',
+  'node_modules/swagger-ui-dist/swagger-ui.css',
+  'node_modules/swagger-ui-dist/swagger-ui-bundle.js',
+  'node_modules/swagger-ui-dist/swagger-ui-standalone-preset.js',
+];
+// The one module allowed to know where it sits on disk; see guardImportMeta below.
+const ASSETS_MODULE = join(root, 'src', 'runtime', 'assets.ts');
+
+function log(message) {
+  if (!quiet) process.stderr.write(`build-bin: ${message}\n`);
+}
+
+function listFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    return entry.isDirectory() ? listFiles(path) : [path];
+  });
+}
+
+function toKey(path) {
+  return relative(root, path).split(sep).join('/');
+}
+
+function collectAssets() {
+  const keys = ['package.json', ...DEPENDENCY_FILES];
+  for (const dir of SOURCE_DIRS) {
+    for (const file of listFiles(join(root, dir))) if (!file.endsWith('.ts')) keys.push(toKey(file));
+  }
+  for (const key of keys) if (!existsSync(join(root, key))) throw new Error(`${key} is missing; run npm ci first`);
+  return keys.sort();
+}
+
+// A module that finds files next to itself through import.meta.url would look beside the
+// executable at run time and fail there; such reads belong in src/runtime/assets.ts.
+const guardImportMeta = {
+  name: 'guard-import-meta',
+  setup(builder) {
+    builder.onLoad({ filter: /\.ts$/ }, (args) => {
+      if (args.path.includes(`${sep}node_modules${sep}`) || args.path === ASSETS_MODULE) return undefined;
+      const text = readFileSync(args.path, 'utf8');
+      if (!/\bimport\.meta\b/.test(text)) return undefined;
+      return {
+        errors: [{ text: `${toKey(args.path)} uses import.meta, which points beside the executable at run time; read files with readAsset/assetPath from src/runtime/assets.ts` }],
+      };
+    });
+  },
+};
+
+async function bundle(outfile) {
+  const result = await build({
+    stdin: {
+      contents: "import { main } from './commands/index.ts';\nmain(process.argv).then((code) => { process.exitCode = code; });\n",
+      resolveDir: root,
+      sourcefile: 'sea-main.ts',
+      loader: 'ts',
+    },
+    outfile,
+    bundle: true,
+    platform: 'node',
+    target: `node${process.versions.node.split('.')[0]}`,
+    format: 'cjs',
+    // The SEA's own require loads only built-in modules; better-sqlite3 requires its addon by
+    // path, so give the bundle a real one (the idiom the SEA documentation gives), and let
+    // src/runtime/assets.ts compute its source-mode location as it does under ESM.
+    banner: {
+      js: "require = require('node:module').createRequire(__filename);\nvar __idp_import_meta_url = require('node:url').pathToFileURL(__filename).href;",
+    },
+    define: { 'import.meta.url': '__idp_import_meta_url' },
+    plugins: [guardImportMeta],
+    legalComments: 'none',
+    logLevel: quiet ? 'error' : 'warning',
+  });
+  if (result.errors.length > 0) throw new Error('bundling failed');
+}
+
+async function main() {
+  if (process.platform !== 'linux') throw new Error(`building the executable is supported on Linux only, not ${process.platform}`);
+  const outDir = join(root, 'dist', 'bin');
+  const work = join(outDir, 'sea');
+  const output = join(outDir, `idp-${process.platform}-${process.arch}`);
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+
+  const started = Date.now();
+  const script = join(work, 'idp.cjs');
+  await bundle(script);
+  log(`bundled ${toKey(script)} in ${Date.now() - started} ms`);
+
+  const keys = collectAssets();
+  const files = Object.fromEntries(keys.map((key) => [key, createHash('sha256').update(readFileSync(join(root, key))).digest('hex')]));
+  const manifest = join(work, 'manifest.json');
+  writeFileSync(manifest, `${JSON.stringify({ files }, null, 2)}\n`);
+  const seaConfig = {
+    main: script,
+    output: join(work, 'sea-prep.blob'),
+    disableExperimentalSEAWarning: true,
+    // V8's code cache for the bundle, made by this very node, spares compiling it at each start.
+    useCodeCache: true,
+    assets: { [MANIFEST_KEY]: manifest, ...Object.fromEntries(keys.map((key) => [key, join(root, key)])) },
+  };
+  const configFile = join(work, 'sea-config.json');
+  writeFileSync(configFile, `${JSON.stringify(seaConfig, null, 2)}\n`);
+  execFileSync(process.execPath, ['--experimental-sea-config', configFile], { stdio: quiet ? 'ignore' : ['ignore', 'inherit', 'inherit'] });
+  log(`embedded ${keys.length} assets`);
+
+  // Inject into a copy beside the target, then rename, so a half-written binary never has its name.
+  const partial = `${output}.partial`;
+  copyFileSync(process.execPath, partial);
+  chmodSync(partial, 0o755);
+  await postject.inject(partial, 'NODE_SEA_BLOB', readFileSync(seaConfig.output), { sentinelFuse: SEA_FUSE });
+  renameSync(partial, output);
+  log(`wrote ${toKey(output)} in ${Date.now() - started} ms`);
+}
+
+main().catch((error) => {
+  process.stderr.write(`build-bin: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,65 @@
+/**
+ * The browser's state at this server: the signed session cookie (HttpOnly, SameSite=Lax, Secure
+ * when the issuer is https) that points at a session row, and the CSRF token of page forms — a
+ * random cookie, and in each form its MAC, compared in constant time (signed double submit).
+ */
+import type { Context } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import type { Env } from './env.js';
+import { issuerOf } from '../src/identity/access-tokens.js';
+import { macOf, randomToken, safeEqual, sign, unsign } from '../src/identity/secrets.js';
+import { createSession, endSession, findSession, type NewSession, type SessionRow } from '../src/identity/sessions.js';
+import { pickLocale, translator } from './pages/i18n.js';
+import type { PageContext } from './pages/layout.js';
+
+const SESSION_COOKIE = 'idp_session';
+const CSRF_COOKIE = 'idp_csrf';
+
+function cookieOptions(c: Context<Env>) {
+  return { path: '/', httpOnly: true, sameSite: 'Lax', secure: issuerOf(c.var.deps).startsWith('https:') } as const;
+}
+
+function sessionIdOf(c: Context<Env>): string | undefined {
+  const cookie = getCookie(c, SESSION_COOKIE);
+  return cookie ? unsign(c.var.deps, 'session', cookie) : undefined;
+}
+
+/** The browser's live session, if it has one. */
+export async function readSession(c: Context<Env>): Promise<SessionRow | undefined> {
+  const id = sessionIdOf(c);
+  return id ? findSession(c.var.deps, id) : undefined;
+}
+
+/** Signs the browser in; any earlier session of this browser ends (no session fixation). */
+export async function startSession(c: Context<Env>, input: NewSession): Promise<SessionRow> {
+  const { id, session } = await createSession(c.var.deps, input, sessionIdOf(c));
+  setCookie(c, SESSION_COOKIE, sign(c.var.deps, 'session', id), { ...cookieOptions(c), maxAge: c.var.deps.config.sessionTtl });
+  return session;
+}
+
+export async function clearSession(c: Context<Env>): Promise<void> {
+  const id = sessionIdOf(c);
+  if (id) await endSession(c.var.deps, id);
+  deleteCookie(c, SESSION_COOKIE, cookieOptions(c));
+}
+
+/** The token to put in this browser's forms (sets the CSRF cookie on first use). */
+function csrfToken(c: Context<Env>): string {
+  let secret = getCookie(c, CSRF_COOKIE);
+  if (!secret || !/^[\w-]{43}$/.test(secret)) {
+    secret = randomToken();
+    setCookie(c, CSRF_COOKIE, secret, cookieOptions(c));
+  }
+  return macOf(c.var.deps, 'csrf', secret);
+}
+
+export function isCsrfTokenValid(c: Context<Env>, token: string | undefined): boolean {
+  const secret = getCookie(c, CSRF_COOKIE);
+  return Boolean(secret && token && safeEqual(token, macOf(c.var.deps, 'csrf', secret)));
+}
+
+/** Language, texts and CSRF token of a page. */
+export function pageContext(c: Context<Env>, uiLocales: string | undefined): PageContext {
+  const locale = pickLocale(uiLocales);
+  return { locale, t: translator(locale), csrf: csrfToken(c) };
+}

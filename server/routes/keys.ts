@@ -1,0 +1,19 @@
+/** POST /management/keys/rotate: sysadmins rotate the signing keys (as `idp keys rotate` does). */
+import { createRoute } from '@hono/zod-openapi';
+import { router, responses } from '../openapi.js';
+import { ok } from '../envelope.js';
+import { requireSysadmin } from '../access.js';
+import { rotateSigningKeys } from '../../src/identity/rotate-keys.js';
+
+export function keyRoutes() {
+  const app = router();
+  app.openapi(
+    createRoute({ method: 'post', path: '/management/keys/rotate', tags: ['Management'], summary: 'Rotate the token signing keys (sysadmin)', responses: responses('Keys') }),
+    async (c) => {
+      requireSysadmin(c);
+      const rotated = await rotateSigningKeys(c.var.deps);
+      return ok(c, { action: 'rotate keys', entities: rotated.kids.map((kid) => ({ type: 'key', kid })), extra: { retired_until: rotated.retiredUntil } });
+    },
+  );
+  return app;
+}

@@ -1,0 +1,281 @@
+/**
+ * The account-lifecycle endpoints (seed: the Action operations; issue 6): activation and
+ * reactivation of organizations, admin users and app users, and password reset by mail with a
+ * captcha. JSON clients get the seed's Action model in the envelope; a browser (Accept: text/html)
+ * gets a page. Mounted before the management and data routes: `/management/users/{userId}` and
+ * `/{orgId}/{appId}/users/{userId}` would otherwise take `resetpw` for a user id.
+ */
+import { Hono, type Context } from 'hono';
+import { z } from 'zod';
+import type { Env } from '../env.js';
+import { ok } from '../envelope.js';
+import { toAppError, validationError } from '../errors.js';
+import { isCsrfTokenValid, pageContext } from '../browser.js';
+import { loginContextOf } from '../client-address.js';
+import { sendPage } from '../pages/respond.js';
+import { CAPTCHA_WIDGETS, renderNewPassword, renderNotice, renderResetRequest, type Text } from '../pages/lifecycle.js';
+import { randomToken } from '../../src/identity/secrets.js';
+import { AppError, Forbidden, IllegalArgument, InvalidJson, UnsupportedMediaType } from '../../src/errors.js';
+import { email as emailSchema, password as passwordSchema } from '../../src/management/schemas.js';
+import { findOrganization } from '../../src/management/organizations.js';
+import { findAdminUser } from '../../src/management/admin-users.js';
+import { findApplication } from '../../src/management/applications.js';
+import { requireUser } from '../../src/data/users.js';
+import { activateAccount, parseConfirmEmail, reactivateAccount } from '../../src/lifecycle/activation.js';
+import { checkResetLink, completePasswordReset, requestPasswordReset, type Realm, type UserSubject } from '../../src/lifecycle/password-reset.js';
+import { createCaptchaChallenge, type CaptchaChallenge } from '../../src/lifecycle/captcha.js';
+import type { Subject } from '../../src/lifecycle/links.js';
+
+type C = Context<Env>;
+
+/** What a lifecycle request did: the Action's status, and the page a browser sees instead. */
+interface Outcome {
+  status: string;
+  token?: string;
+  title: Text;
+  message: Text;
+  extra?: Record<string, unknown>;
+}
+
+function wantsHtml(c: C): boolean {
+  return (c.req.header('accept') ?? '').includes('text/html');
+}
+
+function uiLocalesOf(c: C): string | undefined {
+  return c.req.query('ui_locales') ?? c.req.header('accept-language')?.split(',').map((tag) => tag.split(';')[0].trim()).join(' ');
+}
+
+/** The page of a failure: its text in the reader's language where there is one. */
+function failureText(error: AppError): Text {
+  const known = ['invalid_link', 'link_expired', 'link_already_used', 'captcha_failed'];
+  if (known.includes(error.error)) return { key: `lifecycle.error.${error.error}` };
+  if (error.status === 429) return { key: 'lifecycle.error.too_many_requests', values: { seconds: error.headers['Retry-After'] ?? '60' } };
+  return { key: 'lifecycle.error.other', values: { detail: error.message } };
+}
+
+async function failurePage(c: C, error: AppError): Promise<Response> {
+  const page = renderNotice(pageContext(c, uiLocalesOf(c)), { title: { key: 'lifecycle.failed_title' }, message: failureText(error), alert: true });
+  return sendPage(c, page, error.status as 400);
+}
+
+/**
+ * Runs the work; answers the Action in the envelope, or a page for a browser. A browser's failure
+ * gets `retry`'s page (a form again) when it offers one, else a page saying what went wrong.
+ */
+async function answer(c: C, action: string, work: () => Promise<Outcome>, retry?: (error: AppError) => Promise<Response | undefined>): Promise<Response> {
+  if (!wantsHtml(c)) {
+    const outcome = await work();
+    const entity = { action, status: outcome.status, ...(outcome.token !== undefined && { token: outcome.token }) };
+    return ok(c, { action, entities: [entity], extra: outcome.extra });
+  }
+  let outcome: Outcome;
+  try {
+    outcome = await work();
+  } catch (error) {
+    const appError = toAppError(error);
+    if (!appError) throw error;
+    for (const [name, value] of Object.entries(appError.headers)) c.header(name, value);
+    return (await retry?.(appError)) ?? failurePage(c, appError);
+  }
+  return sendPage(c, renderNotice(pageContext(c, uiLocalesOf(c)), { title: outcome.title, message: outcome.message }));
+}
+
+/** A JSON or form body as strings; anything else is refused before it is read. */
+async function fieldsOf(c: C): Promise<Record<string, string>> {
+  const type = c.req.header('content-type') ?? '';
+  if (/^application\/([a-z.-]+\+)?json/i.test(type)) {
+    let body: unknown;
+    try {
+      body = await c.req.json();
+    } catch {
+      throw InvalidJson('the request body is not valid JSON');
+    }
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw IllegalArgument('the body must be a JSON object', { fields: { body: 'must be an object' } });
+    return Object.fromEntries(Object.entries(body).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  }
+  if (/^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(type)) {
+    const form = await c.req.parseBody();
+    return Object.fromEntries(Object.entries(form).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  }
+  throw UnsupportedMediaType('the request body must be application/json or application/x-www-form-urlencoded');
+}
+
+function isForm(c: C): boolean {
+  return /^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(c.req.header('content-type') ?? '');
+}
+
+function parse<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw validationError(parsed.error);
+  return parsed.data;
+}
+
+const LinkToken = z.string({ error: 'token is required' }).min(1, 'token is required').max(512, 'token is not valid');
+const LinkQuery = z.object({ token: LinkToken });
+const NewPassword = z.object({ token: LinkToken, newpassword: passwordSchema });
+
+// ---- activation -------------------------------------------------------------------------------
+
+function activationRoutes(app: Hono<Env>, base: string, subjectOf: (c: C) => Promise<Subject>) {
+  app.get(`${base}/activate`, (c) =>
+    answer(c, 'activate', async () => {
+      // Every parameter is checked before anything is spent, so bad input changes nothing.
+      const { token } = parse(LinkQuery, c.req.query());
+      const confirm = parseConfirmEmail(c.req.query('confirm_email'));
+      const account = await activateAccount(c.var.deps, await subjectOf(c), token, confirm);
+      return {
+        status: 'activated',
+        title: { key: 'activate.title' },
+        message: { key: confirm && account.email ? 'activate.confirmation_sent' : 'activate.done', values: { name: account.displayName } },
+      };
+    }),
+  );
+  app.get(`${base}/reactivate`, (c) =>
+    answer(c, 'reactivate', async () => {
+      const account = await reactivateAccount(c.var.deps, await subjectOf(c), loginContextOf(c));
+      return { status: 'sent', title: { key: 'activate.title' }, message: { key: 'reactivate.sent', values: { name: account.displayName } } };
+    }),
+  );
+}
+
+// ---- password reset ---------------------------------------------------------------------------
+
+interface ResetScope {
+  /** Where this realm's users live: `/management/users` or `/{org}/{app}/users`. */
+  base: string;
+  realmOf(c: C): Promise<Realm>;
+  subjectOf(c: C): Promise<UserSubject>;
+}
+
+function captchaView(captcha: CaptchaChallenge) {
+  return captcha.provider === 'altcha'
+    ? { provider: 'altcha', challenge: JSON.parse(captcha.challenge) as unknown }
+    : { provider: captcha.provider, site_key: captcha.siteKey ?? null, response_field: CAPTCHA_WIDGETS[captcha.provider].field };
+}
+
+async function resetRequestPage(c: C, alert?: Text, email?: string, status: 200 | 400 | 429 = 200): Promise<Response> {
+  const captcha = await createCaptchaChallenge(c.var.deps);
+  const nonce = randomToken(16);
+  const { page, widgetOrigins } = renderResetRequest(pageContext(c, uiLocalesOf(c)), { action: c.req.path, captcha, email, alert, scriptNonce: nonce });
+  return sendPage(c, page, status, { scriptNonce: nonce, widgetOrigins });
+}
+
+const ResetPWMsg = z.object({
+  email: emailSchema,
+  captcha_challenge: z.string().max(4096).optional(),
+  captcha_response: z.string({ error: 'captcha_response is required' }).min(1, 'captcha_response is required').max(8192, 'captcha_response is too long'),
+});
+
+function resetRoutes(app: Hono<Env>, scope: ResetScope) {
+  app.get(`${scope.base}/resetpw`, async (c) => {
+    await scope.realmOf(c);
+    if (wantsHtml(c)) return resetRequestPage(c);
+    const captcha = await createCaptchaChallenge(c.var.deps);
+    return ok(c, {
+      action: 'resetpw',
+      entities: [{ action: 'resetpw', status: 'form', token: captcha.provider === 'altcha' ? captcha.challenge : '' }],
+      extra: { data: { fields: ['email', 'captcha_challenge', 'captcha_response'], captcha: captchaView(captcha) } },
+    });
+  });
+
+  app.post(`${scope.base}/resetpw`, async (c) => {
+    const realm = await scope.realmOf(c);
+    const fields = await fieldsOf(c);
+    // A provider's widget posts its own field; ResetPWMsg's captcha_response is the portable name.
+    const widgetField = Object.values(CAPTCHA_WIDGETS).find((widget) => fields[widget.field])?.field;
+    const input = { ...fields, captcha_response: fields.captcha_response || (widgetField && fields[widgetField]) || undefined };
+    return answer(
+      c,
+      'resetpw',
+      async () => {
+        const msg = parse(ResetPWMsg, input);
+        const context = loginContextOf(c);
+        await requestPasswordReset(c.var.deps, realm, msg.email.toLowerCase(), { response: msg.captcha_response, remoteIp: context.address }, context);
+        return { status: 'sent', title: { key: 'resetpw.sent_title' }, message: { key: 'resetpw.sent' } };
+      },
+      // The form again, with a fresh challenge and what went wrong.
+      (error) => resetRequestPage(c, failureText(error), fields.email, error.status === 429 ? 429 : 400),
+    );
+  });
+
+  app.get(`${scope.base}/:userId/resetpw`, async (c) => {
+    const open = async () => {
+      const { token } = parse(LinkQuery, c.req.query());
+      return { token, account: await checkResetLink(c.var.deps, await scope.subjectOf(c), token) };
+    };
+    if (!wantsHtml(c)) {
+      await open();
+      return ok(c, { action: 'resetpw', entities: [{ action: 'resetpw', status: 'valid' }], extra: { data: { fields: ['token', 'newpassword'] } } });
+    }
+    let opened: Awaited<ReturnType<typeof open>>;
+    try {
+      opened = await open();
+    } catch (error) {
+      const appError = toAppError(error);
+      if (!appError) throw error;
+      return failurePage(c, appError);
+    }
+    return sendPage(c, renderNewPassword(pageContext(c, uiLocalesOf(c)), { action: c.req.path, token: opened.token, account: opened.account.displayName }));
+  });
+
+  app.post(`${scope.base}/:userId/resetpw`, async (c) => {
+    const fields = await fieldsOf(c);
+    return answer(
+      c,
+      'resetpw',
+      async () => {
+        // A browser's form must carry this browser's CSRF token; a JSON body cannot be sent
+        // cross-site without CORS, and the link's token is itself the proof of the mailbox.
+        if (isForm(c) && !isCsrfTokenValid(c, fields.csrf_token)) {
+          throw Forbidden('this form has expired or did not come from this site; open the link again', { fields: { csrf_token: 'not valid' } });
+        }
+        const { token, newpassword } = parse(NewPassword, fields);
+        if (fields.newpassword2 !== undefined && fields.newpassword2 !== newpassword) {
+          throw IllegalArgument('the two passwords are not the same', { fields: { newpassword2: 'does not match' } });
+        }
+        await completePasswordReset(c.var.deps, await scope.subjectOf(c), token, newpassword);
+        return { status: 'password_changed', title: { key: 'newpw.done_title' }, message: { key: 'newpw.done' } };
+      },
+      // A password the rules refuse: the same form again, the link still unspent.
+      async (error) => {
+        if (error.error !== 'illegal_argument' || !fields.token) return undefined;
+        const account = await checkResetLink(c.var.deps, await scope.subjectOf(c), fields.token).catch(() => undefined);
+        if (!account) return undefined;
+        const alert: Text = error.fields.newpassword2 ? { key: 'newpw.mismatch' } : { key: 'lifecycle.error.other', values: { detail: error.message } };
+        return sendPage(c, renderNewPassword(pageContext(c, uiLocalesOf(c)), { action: c.req.path, token: fields.token, account: account.displayName, alert }), 400);
+      },
+    );
+  });
+}
+
+// ---- the routes -------------------------------------------------------------------------------
+
+export function lifecycleRoutes() {
+  const app = new Hono<Env>();
+  const appOf = async (c: C) => {
+    const org = await findOrganization(c.var.deps, c.req.param('orgId')!);
+    return findApplication(c.var.deps, org, c.req.param('appId')!);
+  };
+  const adminUserOf = async (c: C): Promise<UserSubject> => ({ type: 'admin_user', uuid: (await findAdminUser(c.var.deps, c.req.param('userId')!)).uuid });
+  const appUserOf = async (c: C): Promise<UserSubject> => {
+    const application = await appOf(c);
+    return { type: 'app_user', appUuid: application.uuid, uuid: requireUser(c.var.deps.db, application.uuid, c.req.param('userId')!, undefined).uuid };
+  };
+
+  // Fixed paths before parameterized ones: `resetpw` is not a user id.
+  resetRoutes(app, {
+    base: '/management/users',
+    realmOf: async () => ({ type: 'admin' }),
+    subjectOf: adminUserOf,
+  });
+  resetRoutes(app, {
+    base: '/:orgId/:appId/users',
+    realmOf: async (c) => ({ type: 'app', appUuid: (await appOf(c)).uuid }),
+    subjectOf: appUserOf,
+  });
+
+  activationRoutes(app, '/management/orgs/:orgId', async (c) => ({ type: 'organization', uuid: (await findOrganization(c.var.deps, c.req.param('orgId')!)).uuid }));
+  activationRoutes(app, '/management/users/:userId', adminUserOf);
+  activationRoutes(app, '/:orgId/:appId/users/:userId', appUserOf);
+  return app;
+}

@@ -1,0 +1,127 @@
+/**
+ * OAuth 2.0 / OpenID Connect state: the clients of applications, grants (one sign-in of one
+ * principal at one client, the family its refresh tokens and access tokens belong to), refresh
+ * tokens, authorization codes, revocations and password-guessing counters. Tokens and codes are
+ * stored only as SHA-256 hashes: a copy of the database does not hold a usable token.
+ */
+import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core';
+import { applications } from './schema.js';
+import type { Principal } from '../access/principal.js';
+
+type TokenPrincipal = Exclude<Principal, { kind: 'guest' }>;
+
+/** RFC 7591 client metadata as stored (CONTRACT.md section 2). */
+export interface StoredClientMetadata {
+  client_name: string;
+  redirect_uris: string[];
+  post_logout_redirect_uris: string[];
+  grant_types: string[];
+  response_types: string[];
+  scope: string;
+  token_endpoint_auth_method: 'client_secret_basic' | 'client_secret_post' | 'none';
+  require_pkce: boolean;
+  require_consent: boolean;
+  allow_plain_pkce: boolean;
+  identity_providers: string[];
+}
+
+/**
+ * OAuth clients of an application. The secret of a confidential client is shown once, at
+ * creation, and kept only as a SHA-256 hash: it is 256 random bits, so a fast hash is as safe as a
+ * slow one, and checking it costs microseconds on the token endpoint's hot path.
+ */
+export const oauthClients = sqliteTable(
+  'oauth_clients',
+  {
+    clientId: text('client_id').primaryKey(),
+    appUuid: text('app_uuid')
+      .notNull()
+      .references(() => applications.uuid, { onDelete: 'cascade' }),
+    orgUuid: text('org_uuid').notNull(),
+    secretHash: text('secret_hash'),
+    metadata: text('metadata', { mode: 'json' }).$type<StoredClientMetadata>().notNull(),
+    created: integer('created').notNull(),
+    modified: integer('modified').notNull(),
+  },
+  (t) => [index('oauth_clients_app').on(t.appUuid, t.created)],
+);
+
+/**
+ * A grant: what one principal allowed one client (scope), born from a password or code exchange.
+ * Refresh tokens and access tokens carry its id (`gid`); revoking it ends them all.
+ */
+export const oauthGrants = sqliteTable(
+  'oauth_grants',
+  {
+    id: text('id').primaryKey(),
+    clientId: text('client_id').notNull(),
+    principal: text('principal', { mode: 'json' }).$type<TokenPrincipal>().notNull(),
+    scope: text('scope').notNull(),
+    /** When the user authenticated (seconds, OIDC `auth_time`). */
+    authTime: integer('auth_time').notNull(),
+    created: integer('created').notNull(),
+    revokedAt: integer('revoked_at'),
+  },
+  (t) => [index('oauth_grants_client').on(t.clientId)],
+);
+
+/** Refresh tokens by hash. `rotated` ones were used once; presenting one again revokes the grant. */
+export const refreshTokens = sqliteTable(
+  'refresh_tokens',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    grantId: text('grant_id')
+      .notNull()
+      .references(() => oauthGrants.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: ['active', 'rotated', 'revoked'] }).notNull(),
+    scope: text('scope').notNull(),
+    created: integer('created').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [index('refresh_tokens_grant').on(t.grantId)],
+);
+
+/**
+ * Authorization codes minted by /connect/authorize and exchanged once at /connect/token. A code
+ * presented a second time revokes the grant its first exchange created (`grantId`), RFC 6749 4.1.2.
+ */
+export const authorizationCodes = sqliteTable('authorization_codes', {
+  codeHash: text('code_hash').primaryKey(),
+  clientId: text('client_id').notNull(),
+  principal: text('principal', { mode: 'json' }).$type<TokenPrincipal>().notNull(),
+  redirectUri: text('redirect_uri').notNull(),
+  scope: text('scope').notNull(),
+  codeChallenge: text('code_challenge'),
+  codeChallengeMethod: text('code_challenge_method', { enum: ['S256', 'plain'] }),
+  nonce: text('nonce'),
+  authTime: integer('auth_time').notNull(),
+  created: integer('created').notNull(),
+  expiresAt: integer('expires_at').notNull(),
+  consumedAt: integer('consumed_at'),
+  grantId: text('grant_id'),
+});
+
+/**
+ * Revoked access tokens, by `jti:<id>` or by `gid:<grant id>`: verifying a token is one primary
+ * key lookup for both. A row lives until the last token it could match has expired.
+ */
+export const tokenRevocations = sqliteTable(
+  'token_revocations',
+  {
+    key: text('key').primaryKey(),
+    created: integer('created').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [index('token_revocations_expires').on(t.expiresAt)],
+);
+
+/**
+ * Failed password attempts per account (`account:<realm>:<login>`) and per client address
+ * (`address:<ip>`), in the database so every instance sees the same counts.
+ */
+export const loginThrottle = sqliteTable('login_throttle', {
+  key: text('key').primaryKey(),
+  failures: integer('failures').notNull(),
+  blockedUntil: integer('blocked_until').notNull(),
+  lastFailure: integer('last_failure').notNull(),
+});

@@ -1,0 +1,44 @@
+/**
+ * The OpenID Provider Metadata (OpenID Connect Discovery 1.0 section 3, RFC 8414): every value
+ * is what this server actually does.
+ */
+import type { Deps } from '../deps.js';
+import { issuerOf } from './access-tokens.js';
+import { grants } from './grants/index.js';
+import { SCOPES } from './scopes.js';
+import { PROMPTS, RESPONSE_MODES, RESPONSE_TYPES } from './authorize-request.js';
+import { LOCALES } from './locales.js';
+
+export const JWKS_PATH = '/.well-known/openid-configuration/jwks';
+
+export function discoveryDocument(deps: Deps): Record<string, unknown> {
+  const issuer = issuerOf(deps);
+  return {
+    issuer,
+    authorization_endpoint: `${issuer}/connect/authorize`,
+    token_endpoint: `${issuer}/connect/token`,
+    jwks_uri: `${issuer}${JWKS_PATH}`,
+    userinfo_endpoint: `${issuer}/connect/userinfo`,
+    introspection_endpoint: `${issuer}/connect/introspect`,
+    revocation_endpoint: `${issuer}/connect/revocation`,
+    end_session_endpoint: `${issuer}/connect/endsession`,
+    scopes_supported: SCOPES,
+    response_types_supported: RESPONSE_TYPES,
+    response_modes_supported: RESPONSE_MODES,
+    grant_types_supported: [...grants.keys()],
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: [deps.config.idTokenAlg],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    code_challenge_methods_supported: ['S256', 'plain'],
+    claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'amr', 'preferred_username', 'name', 'picture', 'updated_at', 'email'],
+    prompt_values_supported: PROMPTS,
+    ui_locales_supported: LOCALES,
+    // RFC 9207: every authorization response carries `iss`.
+    authorization_response_iss_parameter_supported: true,
+    claims_parameter_supported: false,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+  };
+}

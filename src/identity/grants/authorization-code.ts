@@ -1,0 +1,88 @@
+/**
+ * authorization_code (RFC 6749 4.1.3) with PKCE (RFC 7636): the code is used once, by the client
+ * it was issued to, with the same redirect_uri; a second use fails and revokes everything the
+ * first one issued (RFC 6749 4.1.2). `plain` challenges only for clients that allow them.
+ */
+import { createHash } from 'node:crypto';
+import { and, eq, isNull } from 'drizzle-orm';
+import { authorizationCodes } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import { InvalidGrant } from '../../errors.js';
+import { currentPrincipal } from '../access-tokens.js';
+import { findAuthorizationCode, type AuthorizationCodeRow } from '../authorization-codes.js';
+import type { Client } from '../clients.js';
+import { issueTokens } from '../issue.js';
+import { findGrant, insertGrant, newGrantId } from '../oauth-grants.js';
+import { secretsEqual } from '../passwords.js';
+import { revokeGrant } from '../revocations.js';
+import { isScope } from '../scopes.js';
+import { requireParam, type GrantHandler } from './types.js';
+
+// RFC 7636 4.1: 43 to 128 unreserved characters.
+const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
+
+function checkPkce(client: Client, code: AuthorizationCodeRow, verifier: string | undefined): void {
+  if (!code.codeChallenge) {
+    if (client.requirePkce) throw InvalidGrant('this client must use PKCE, and the code was issued without a code_challenge');
+    // RFC 9700 4.8.2: a verifier for a code without a challenge is a sign of an injected code.
+    if (verifier !== undefined) throw InvalidGrant('code_verifier was sent but the code was issued without a code_challenge');
+    return;
+  }
+  if (verifier === undefined || verifier === '') throw InvalidGrant('code_verifier is required for this code');
+  if (!VERIFIER.test(verifier)) throw InvalidGrant('code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~');
+  if (code.codeChallengeMethod === 'plain') {
+    if (!client.allowPlainPkce) throw InvalidGrant('this client may not use the plain code_challenge_method');
+    if (!secretsEqual(verifier, code.codeChallenge)) throw InvalidGrant('code_verifier does not match the code_challenge');
+    return;
+  }
+  const derived = createHash('sha256').update(verifier).digest('base64url');
+  if (!secretsEqual(derived, code.codeChallenge)) throw InvalidGrant('code_verifier does not match the code_challenge');
+}
+
+/**
+ * Marks the code used and creates its grant in one transaction, so a concurrent second use always
+ * finds the grant to revoke. Returns null when the code had been used already.
+ */
+function consume(deps: Deps, code: AuthorizationCodeRow): string | null {
+  const grantId = newGrantId();
+  const now = deps.now();
+  return deps.db.transaction((tx) => {
+    const claimed = tx
+      .update(authorizationCodes)
+      .set({ consumedAt: now, grantId })
+      .where(and(eq(authorizationCodes.codeHash, code.codeHash), isNull(authorizationCodes.consumedAt)))
+      .run();
+    if (claimed.changes !== 1) return null;
+    insertGrant(tx, now, { id: grantId, clientId: code.clientId, principal: code.principal, scope: code.scope.split(' '), authTime: code.authTime });
+    return grantId;
+  });
+}
+
+export const authorizationCodeGrant: GrantHandler = {
+  grantType: 'authorization_code',
+  async handle(deps, { client, params }) {
+    const code = findAuthorizationCode(deps, requireParam(params, 'code'));
+    const redirectUri = requireParam(params, 'redirect_uri');
+    if (!code) throw InvalidGrant('the authorization code is not valid');
+    if (code.clientId !== client.clientId) throw InvalidGrant('the authorization code was issued to another client');
+    const grantId = consume(deps, code);
+    if (!grantId) {
+      const used = findAuthorizationCode(deps, params.code);
+      if (used?.grantId) revokeGrant(deps, used.grantId);
+      throw InvalidGrant('the authorization code was already used; what it issued has been revoked');
+    }
+    try {
+      if (code.expiresAt <= deps.now()) throw InvalidGrant('the authorization code has expired');
+      if (code.redirectUri !== redirectUri) throw InvalidGrant('redirect_uri does not match the one the code was issued for');
+      checkPkce(client, code, params.code_verifier);
+      const principal = await currentPrincipal(deps, code.principal);
+      if (!principal) throw InvalidGrant('the account of this code no longer exists or is disabled');
+      const scope = code.scope.split(' ').filter(isScope);
+      return await issueTokens(deps, { client, principal, scope, grant: findGrant(deps, grantId), nonce: code.nonce });
+    } catch (error) {
+      // The code is spent either way (a failed exchange may be an attacker's): end its grant too.
+      revokeGrant(deps, grantId);
+      throw error;
+    }
+  },
+};

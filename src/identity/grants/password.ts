@@ -1,0 +1,51 @@
+/**
+ * password (RFC 6749 4.3): admin users through `admin-cli`, an application's users through that
+ * application's clients. `acr_values=tenant:NAME` limits an admin sign-in to members of
+ * organization NAME; `idp:NAME` is refused with invalid_request, because signing in at an
+ * external provider needs a browser (use /connect/authorize).
+ */
+import { and, eq } from 'drizzle-orm';
+import { orgAdmins } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import { InvalidGrant, InvalidRequest, UnauthorizedClient } from '../../errors.js';
+import { findOrganizationIn } from '../../management/organizations.js';
+import { parseAcrValues } from '../acr-values.js';
+import { authenticateAdmin, authenticateAppUser } from '../authenticate.js';
+import { scopesFor, type Client } from '../clients.js';
+import { issueTokens } from '../issue.js';
+import { insertGrant } from '../oauth-grants.js';
+import { parseScope, resolveScope } from '../scopes.js';
+import type { TokenPrincipal } from '../access-tokens.js';
+import type { LoginContext } from '../throttle.js';
+import { requireParam, type GrantHandler } from './types.js';
+
+async function signIn(deps: Deps, client: Client, params: Readonly<Record<string, string>>, context: LoginContext): Promise<TokenPrincipal> {
+  const username = requireParam(params, 'username');
+  const password = requireParam(params, 'password');
+  const acr = parseAcrValues(params.acr_values);
+  if (acr.idp) throw InvalidRequest(`acr_values idp:${acr.idp} needs a browser; sign in through /connect/authorize`);
+  if (client.kind === 'admin-cli') {
+    const admin = await authenticateAdmin(deps, username, password, context);
+    if (acr.tenant && !admin.sysadmin) {
+      const org = findOrganizationIn(deps.db, acr.tenant);
+      const member = org && deps.db.select().from(orgAdmins).where(and(eq(orgAdmins.orgUuid, org.uuid), eq(orgAdmins.userUuid, admin.uuid))).get();
+      if (!member) throw InvalidGrant(`this account is not an administrator of organization '${acr.tenant}'`);
+    }
+    return { kind: admin.sysadmin ? 'sysadmin' : 'admin', userUuid: admin.uuid, username: admin.username };
+  }
+  if (!client.appUuid) throw UnauthorizedClient('only admin-cli and the clients of an application sign users in');
+  if (acr.tenant) throw InvalidRequest('acr_values tenant: applies to admin sign-in through admin-cli only');
+  const user = await authenticateAppUser(deps, client.appUuid, username, password, context);
+  return { kind: 'app-user', appUuid: client.appUuid, userUuid: user.uuid, username: user.name ?? '' };
+}
+
+export const passwordGrant: GrantHandler = {
+  grantType: 'password',
+  async handle(deps, { client, params, context }) {
+    // Scope first: a bad request is refused before a password is spent on it.
+    const scope = resolveScope(parseScope(params.scope), scopesFor(client, 'password'), 'this client');
+    const principal = await signIn(deps, client, params, context);
+    const grant = insertGrant(deps.db, deps.now(), { clientId: client.clientId, principal, scope, authTime: Math.floor(deps.now() / 1000) });
+    return issueTokens(deps, { client, principal, scope, grant, amr: ['pwd'] });
+  },
+};

@@ -1,0 +1,50 @@
+/**
+ * refresh_token (RFC 6749 6) with rotation (RFC 9700 4.14.2): every use returns a new refresh
+ * token and retires the old one; presenting a retired one again means it was copied, so the whole
+ * grant is revoked: its refresh tokens and every access token issued under it.
+ */
+import { and, eq } from 'drizzle-orm';
+import { refreshTokens } from '../../db/schema.js';
+import { InvalidGrant } from '../../errors.js';
+import { currentPrincipal } from '../access-tokens.js';
+import { issueTokens } from '../issue.js';
+import { findGrant, findRefreshToken } from '../oauth-grants.js';
+import { revokeGrant } from '../revocations.js';
+import { parseScope, resolveScope, type Scope } from '../scopes.js';
+import { requireParam, type GrantHandler } from './types.js';
+
+export const refreshTokenGrant: GrantHandler = {
+  grantType: 'refresh_token',
+  async handle(deps, { client, params }) {
+    const row = findRefreshToken(deps, requireParam(params, 'refresh_token'));
+    const grant = row && findGrant(deps, row.grantId);
+    if (!row || !grant) throw InvalidGrant('the refresh token is not valid');
+    // RFC 6749 10.4: a refresh token is bound to the client it was issued to.
+    if (grant.clientId !== client.clientId) throw InvalidGrant('the refresh token was issued to another client');
+    if (row.status === 'rotated') {
+      revokeGrant(deps, grant.id);
+      throw InvalidGrant('the refresh token was already used; the grant has been revoked');
+    }
+    if (row.status === 'revoked' || grant.revokedAt !== null) throw InvalidGrant('the refresh token has been revoked');
+    if (row.expiresAt <= deps.now()) throw InvalidGrant('the refresh token has expired');
+    // RFC 6749 6: the new access token may narrow the grant's scope, never widen it.
+    const granted = grant.scope.split(' ') as Scope[];
+    const scope = resolveScope(parseScope(params.scope), granted, 'this refresh token');
+    const principal = await currentPrincipal(deps, grant.principal);
+    if (!principal) {
+      revokeGrant(deps, grant.id);
+      throw InvalidGrant('the account of this grant no longer exists or is disabled');
+    }
+    // Retire the token atomically: of two concurrent uses only one wins, the other is a reuse.
+    const retired = deps.db
+      .update(refreshTokens)
+      .set({ status: 'rotated' })
+      .where(and(eq(refreshTokens.tokenHash, row.tokenHash), eq(refreshTokens.status, 'active')))
+      .run();
+    if (retired.changes !== 1) {
+      revokeGrant(deps, grant.id);
+      throw InvalidGrant('the refresh token was already used; the grant has been revoked');
+    }
+    return issueTokens(deps, { client, principal, scope, grant });
+  },
+};

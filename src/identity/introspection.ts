@@ -1,0 +1,114 @@
+/**
+ * Token introspection (RFC 7662) and revocation (RFC 7009) for authenticated clients.
+ * Introspection is for confidential clients (resource servers), and shows a token only to a
+ * client of the same application or organization, or the one it was issued to (RFC 7662 4:
+ * no scanning of other tenants' tokens); anything else is `{active: false}`. Revoking a refresh
+ * token ends its grant; revoking an access token ends that token.
+ */
+import { eq } from 'drizzle-orm';
+import { applications } from '../db/schema.js';
+import type { Deps } from '../deps.js';
+import { InvalidClient, InvalidRequest, UnauthorizedClient, isAppError } from '../errors.js';
+import { principalOfClaims, verifyAccessTokenClaims, type AccessTokenClaims } from './access-tokens.js';
+import { isPublicClient, type Client } from './clients.js';
+import { findGrant, findRefreshToken, type Grant, type RefreshTokenRow } from './oauth-grants.js';
+import { revokeAccessToken, revokeGrant } from './revocations.js';
+import { isUserPrincipal } from './user-claims.js';
+
+type Hint = 'access_token' | 'refresh_token';
+
+async function accessTokenClaims(deps: Deps, token: string): Promise<AccessTokenClaims | null> {
+  try {
+    const claims = await verifyAccessTokenClaims(deps, token);
+    return (await principalOfClaims(deps, claims)) ? claims : null;
+  } catch (error) {
+    if (isAppError(error)) return null;
+    throw error;
+  }
+}
+
+function liveRefreshToken(deps: Deps, token: string): { row: RefreshTokenRow; grant: Grant } | null {
+  const row = findRefreshToken(deps, token);
+  const grant = row && findGrant(deps, row.grantId);
+  if (!row || !grant || row.status !== 'active' || grant.revokedAt !== null || row.expiresAt <= deps.now()) return null;
+  return { row, grant };
+}
+
+function orgOfApp(deps: Deps, appUuid: string | undefined): string | undefined {
+  if (!appUuid) return undefined;
+  return deps.db.select({ orgUuid: applications.orgUuid }).from(applications).where(eq(applications.uuid, appUuid)).get()?.orgUuid;
+}
+
+function isVisibleTo(deps: Deps, client: Client, claims: AccessTokenClaims): boolean {
+  if (claims.client_id === client.clientId) return true;
+  if (client.appUuid) return claims.app === client.appUuid;
+  if (client.kind === 'organization') return claims.org === client.orgUuid || orgOfApp(deps, claims.app) === client.orgUuid;
+  return false;
+}
+
+function tokenTypeHint(params: Readonly<Record<string, string>>): Hint | undefined {
+  // RFC 7009 2.1 / RFC 7662 2.1: an unknown hint is ignored, the token is looked up everywhere.
+  return params.token_type_hint === 'access_token' || params.token_type_hint === 'refresh_token' ? params.token_type_hint : undefined;
+}
+
+export async function introspectToken(deps: Deps, client: Client, params: Readonly<Record<string, string>>): Promise<Record<string, unknown>> {
+  if (isPublicClient(client)) throw InvalidClient('introspection is for confidential clients', { headers: { 'WWW-Authenticate': 'Basic realm="idp"' } });
+  const token = params.token;
+  if (!token) throw InvalidRequest('token is required');
+  const lookups = {
+    access_token: async () => {
+      const claims = await accessTokenClaims(deps, token);
+      if (!claims || !isVisibleTo(deps, client, claims)) return null;
+      const { iss, sub, aud, client_id, scope, iat, exp, jti, preferred_username } = claims;
+      return { active: true, token_type: 'Bearer', iss, sub, aud, client_id, scope, iat, exp, jti, ...(preferred_username !== undefined && { username: preferred_username }) };
+    },
+    refresh_token: async () => {
+      const live = liveRefreshToken(deps, token);
+      if (!live || live.grant.clientId !== client.clientId) return null;
+      const principal = live.grant.principal;
+      return {
+        active: true,
+        token_type: 'refresh_token',
+        client_id: live.grant.clientId,
+        scope: live.row.scope,
+        sub: isUserPrincipal(principal) ? principal.userUuid : principal.clientId,
+        ...(isUserPrincipal(principal) && { username: principal.username }),
+        iat: Math.floor(live.row.created / 1000),
+        exp: Math.floor(live.row.expiresAt / 1000),
+      };
+    },
+  };
+  const order: Hint[] = tokenTypeHint(params) === 'refresh_token' ? ['refresh_token', 'access_token'] : ['access_token', 'refresh_token'];
+  for (const kind of order) {
+    const answer = await lookups[kind]();
+    if (answer) return answer;
+  }
+  return { active: false };
+}
+
+export async function revokeToken(deps: Deps, client: Client, params: Readonly<Record<string, string>>): Promise<void> {
+  const token = params.token;
+  if (!token) throw InvalidRequest('token is required');
+  const revokers = {
+    access_token: async () => {
+      const claims = await accessTokenClaims(deps, token);
+      if (!claims) return false;
+      if (claims.client_id !== client.clientId) throw UnauthorizedClient('the token was not issued to this client');
+      revokeAccessToken(deps, claims.jti, claims.exp * 1000);
+      return true;
+    },
+    refresh_token: async () => {
+      const row = findRefreshToken(deps, token);
+      const grant = row && findGrant(deps, row.grantId);
+      if (!grant) return false;
+      if (grant.clientId !== client.clientId) throw UnauthorizedClient('the token was not issued to this client');
+      revokeGrant(deps, grant.id);
+      return true;
+    },
+  };
+  const order: Hint[] = tokenTypeHint(params) === 'access_token' ? ['access_token', 'refresh_token'] : ['refresh_token', 'access_token'];
+  for (const kind of order) {
+    if (await revokers[kind]()) return;
+  }
+  // RFC 7009 2.2: an unknown or already invalid token is not an error.
+}

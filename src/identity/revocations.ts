@@ -1,0 +1,50 @@
+/**
+ * Revoked access tokens and grants. Access tokens are self-contained JWTs, so revoking one
+ * (RFC 7009) or its whole grant (refresh-token reuse, a replayed code) leaves a row keyed
+ * `jti:<id>` or `gid:<grant id>`; verification looks both up in one primary-key query. Rows are
+ * dropped once every token they could match has expired.
+ */
+import { eq, lt, sql } from 'drizzle-orm';
+import { oauthGrants, refreshTokens, tokenRevocations } from '../db/schema.js';
+import { preparedFor } from '../db/prepared.js';
+import type { Deps, Tx } from '../deps.js';
+
+const revocationLookup = preparedFor((db) =>
+  db
+    .select({ key: tokenRevocations.key })
+    .from(tokenRevocations)
+    .where(sql`${tokenRevocations.key} in (${sql.placeholder('jti')}, ${sql.placeholder('gid')})`)
+    .prepare(),
+);
+
+/** One indexed lookup: is this token, or the grant it belongs to, revoked? */
+export function isAccessTokenRevoked(deps: Deps, jti: string, grantId: string | undefined): boolean {
+  return revocationLookup(deps.db).get({ jti: `jti:${jti}`, gid: grantId ? `gid:${grantId}` : `jti:${jti}` }) !== undefined;
+}
+
+function insertRevocation(tx: Tx, key: string, now: number, expiresAt: number): void {
+  tx.delete(tokenRevocations).where(lt(tokenRevocations.expiresAt, now)).run();
+  tx.insert(tokenRevocations)
+    .values({ key, created: now, expiresAt })
+    .onConflictDoUpdate({ target: tokenRevocations.key, set: { expiresAt: sql`max(${tokenRevocations.expiresAt}, ${expiresAt})` } })
+    .run();
+}
+
+/** Revokes one access token until its own expiry (ms). */
+export function revokeAccessToken(deps: Deps, jti: string, expiresAt: number): void {
+  const now = deps.now();
+  if (expiresAt > now) insertRevocation(deps.db, `jti:${jti}`, now, expiresAt);
+}
+
+/**
+ * Ends a grant: its refresh tokens stop working, and so does every access token issued under it
+ * (none outlives one access-token lifetime from now).
+ */
+export function revokeGrant(deps: Deps, grantId: string): void {
+  const now = deps.now();
+  deps.db.transaction((tx) => {
+    tx.update(oauthGrants).set({ revokedAt: now }).where(eq(oauthGrants.id, grantId)).run();
+    tx.update(refreshTokens).set({ status: 'revoked' }).where(eq(refreshTokens.grantId, grantId)).run();
+    insertRevocation(tx, `gid:${grantId}`, now, now + deps.config.accessTokenTtl * 1000);
+  });
+}

@@ -1,0 +1,101 @@
+/**
+ * The three kinds of account the lifecycle acts on — organizations, admin users, app users —
+ * seen through one shape: who to write to, whether it is activated or disabled, where its links
+ * point, and how it is activated or given a new password.
+ */
+import { eq } from 'drizzle-orm';
+import { adminUsers, applications, organizations } from '../db/schema.js';
+import type { Deps, Tx } from '../deps.js';
+import { ApplicationNotFound } from '../errors.js';
+import { issuerOf } from '../identity/access-tokens.js';
+import { storeAppUserPasswordHash } from '../identity/app-user-passwords.js';
+import { findEntityByUuid } from '../data/store.js';
+import { updateEntityIn } from '../data/entities.js';
+import { listOrganizationAdmins } from '../management/admin-users.js';
+import type { LinkPurpose, Subject } from './links.js';
+
+export interface Account {
+  subject: Subject;
+  /** What the mail calls the account: the organization's or the user's name. */
+  displayName: string;
+  /** Where its mail goes; an organization's goes to its first administrator. */
+  email: string | undefined;
+  activated: boolean;
+  disabled: boolean;
+}
+
+function nonEmpty(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** The account behind a subject, as stored now; undefined when it no longer exists. */
+export async function findAccount(deps: Deps, subject: Subject): Promise<Account | undefined> {
+  switch (subject.type) {
+    case 'organization': {
+      const org = deps.db.select().from(organizations).where(eq(organizations.uuid, subject.uuid)).get();
+      if (!org) return undefined;
+      const [owner] = await listOrganizationAdmins(deps, org.uuid);
+      return { subject, displayName: org.name, email: nonEmpty(owner?.email), activated: org.activated, disabled: org.disabled };
+    }
+    case 'admin_user': {
+      const user = deps.db.select().from(adminUsers).where(eq(adminUsers.uuid, subject.uuid)).get();
+      if (!user) return undefined;
+      return { subject, displayName: user.name || user.username, email: nonEmpty(user.email), activated: user.activated, disabled: user.disabled };
+    }
+    case 'app_user': {
+      const user = findEntityByUuid(deps.db, subject.appUuid, subject.uuid);
+      if (!user || user.collection !== 'users') return undefined;
+      const { properties } = user;
+      return {
+        subject,
+        displayName: nonEmpty(properties.name) ?? user.name ?? '',
+        email: nonEmpty(properties.email),
+        // App users are active unless marked otherwise, as authenticateAppUser reads them.
+        activated: properties.activated !== false,
+        disabled: properties.disabled === true,
+      };
+    }
+  }
+}
+
+/** The page a mailed link opens (Usergrid's paths; ids are uuids so renames do not break links). */
+export function linkUrl(deps: Deps, purpose: LinkPurpose, subject: Subject, token: string): string {
+  const issuer = issuerOf(deps);
+  const query = `?token=${encodeURIComponent(token)}`;
+  switch (subject.type) {
+    case 'organization':
+      return `${issuer}/management/orgs/${subject.uuid}/${purpose}${query}`;
+    case 'admin_user':
+      return `${issuer}/management/users/${subject.uuid}/${purpose}${query}`;
+    case 'app_user': {
+      const app = deps.db.select().from(applications).where(eq(applications.uuid, subject.appUuid)).get();
+      if (!app) throw ApplicationNotFound(`application '${subject.appUuid}' not found`);
+      return `${issuer}/${app.orgUuid}/${subject.appUuid}/users/${subject.uuid}/${purpose}${query}`;
+    }
+  }
+}
+
+export function markActivated(tx: Tx, subject: Subject, now: number): void {
+  switch (subject.type) {
+    case 'organization':
+      tx.update(organizations).set({ activated: true, modified: now }).where(eq(organizations.uuid, subject.uuid)).run();
+      return;
+    case 'admin_user':
+      tx.update(adminUsers).set({ activated: true, modified: now }).where(eq(adminUsers.uuid, subject.uuid)).run();
+      return;
+    case 'app_user': {
+      const user = findEntityByUuid(tx, subject.appUuid, subject.uuid);
+      if (user) updateEntityIn(tx, user, { activated: true }, now);
+      return;
+    }
+  }
+}
+
+/** Stores an already hashed password (hashing is slow and happens before the transaction). */
+export function storePasswordHash(tx: Tx, subject: Extract<Subject, { type: 'admin_user' | 'app_user' }>, passwordHash: string, now: number): void {
+  if (subject.type === 'admin_user') {
+    tx.update(adminUsers).set({ passwordHash, modified: now }).where(eq(adminUsers.uuid, subject.uuid)).run();
+  } else {
+    storeAppUserPasswordHash(tx, subject.appUuid, subject.uuid, passwordHash, now);
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * Mail floods: each request that would mail an address counts against that address (or account)
+ * and against the requesting client address, in the same database-backed counters as
+ * password guessing (src/identity/throttle.ts), so every instance sees the same counts. A few are
+ * free; after that each waits twice as long as the last, answered 429 with Retry-After before
+ * anything is looked up or sent.
+ */
+import type { Deps } from '../deps.js';
+import { AppError, TooManyRequests } from '../errors.js';
+import { assertNotThrottled, recordLoginFailure, type LoginContext, type ThrottleKey } from '../identity/throttle.js';
+
+// A person may ask again once or twice when a mail is slow to arrive; more is a flood.
+const FREE_MAILS_PER_TARGET = 3;
+// Several people behind one NAT may reset at once; a script sending to many addresses may not.
+const FREE_MAILS_PER_CLIENT = 20;
+
+function keysOf(target: string, context: LoginContext): ThrottleKey[] {
+  return [
+    { key: `mail:${target.toLowerCase()}`, free: FREE_MAILS_PER_TARGET },
+    { key: `mail-client:${context.address}`, free: FREE_MAILS_PER_CLIENT },
+  ];
+}
+
+/** Refuses with 429 and Retry-After while `target` or the client is waiting. */
+export function assertMailNotThrottled(deps: Deps, target: string, context: LoginContext): void {
+  try {
+    assertNotThrottled(deps, keysOf(target, context));
+  } catch (error) {
+    if (!(error instanceof AppError) || error.status !== 429) throw error;
+    const seconds = error.headers['Retry-After'];
+    throw TooManyRequests(`too many mails were asked for; try again in ${seconds} s`, { headers: error.headers });
+  }
+}
+
+/** Counts one request that may send mail to `target`. */
+export function countMail(deps: Deps, target: string, context: LoginContext): void {
+  recordLoginFailure(deps, keysOf(target, context));
+}
+
+/** Refuses while waiting, otherwise counts this request. */
+export function throttleMail(deps: Deps, target: string, context: LoginContext): void {
+  assertMailNotThrottled(deps, target, context);
+  countMail(deps, target, context);
+}

@@ -1,0 +1,83 @@
+/**
+ * Password reset by mail (seed: GET/POST /management/users/resetpw with ResetPWMsg,
+ * Authentication 5; issue 6), for admin users and, the same way, for an application's users.
+ *
+ * Asking: the captcha must be solved, and the answer is the same whether or not the address
+ * belongs to an account (OWASP Forgot Password Cheat Sheet), so the mail is handed to the mailer
+ * without waiting for it. Too many requests for one address, or from one client, are throttled.
+ * Completing: the mailed link opens a form that sets the new password once; then every session
+ * and refresh token of the account ends.
+ */
+import type { Deps } from '../deps.js';
+import { NotFound } from '../errors.js';
+import { hashPassword } from '../identity/passwords.js';
+import { endAllSignIns } from '../identity/end-sign-ins.js';
+import type { LoginContext } from '../identity/throttle.js';
+import { findAdminUserIn } from '../management/admin-users.js';
+import { findUserUuidByLogin } from '../data/user-logins.js';
+import { findAccount, linkUrl, storePasswordHash, type Account } from './accounts.js';
+import { checkLinkToken, issueLinkToken, redeemLinkToken, type Subject } from './links.js';
+import { composeMail } from './messages.js';
+import { verifyCaptcha, type CaptchaAnswer } from './captcha.js';
+import { assertMailNotThrottled, countMail } from './mail-throttle.js';
+
+/** Whose passwords: the admin users, or the users of one application. */
+export type Realm = { type: 'admin' } | { type: 'app'; appUuid: string };
+
+export type UserSubject = Extract<Subject, { type: 'admin_user' | 'app_user' }>;
+
+function realmKey(realm: Realm): string {
+  return realm.type === 'admin' ? 'admin' : realm.appUuid;
+}
+
+function findSubjectByEmail(deps: Deps, realm: Realm, email: string): UserSubject | undefined {
+  if (realm.type === 'admin') {
+    const user = findAdminUserIn(deps.db, email, 'username-email-uuid');
+    return user && { type: 'admin_user', uuid: user.uuid };
+  }
+  const uuid = findUserUuidByLogin(deps.db, realm.appUuid, email);
+  return uuid === undefined ? undefined : { type: 'app_user', uuid, appUuid: realm.appUuid };
+}
+
+/** ResetPWMsg: answers nothing either way; a reset mail goes out only to an existing, enabled account. */
+export async function requestPasswordReset(deps: Deps, realm: Realm, email: string, captcha: CaptchaAnswer, context: LoginContext): Promise<void> {
+  const target = `resetpw:${realmKey(realm)}:${email}`;
+  assertMailNotThrottled(deps, target, context);
+  await verifyCaptcha(deps, captcha);
+  countMail(deps, target, context);
+  const subject = findSubjectByEmail(deps, realm, email);
+  const account = subject && (await findAccount(deps, subject));
+  if (!subject || !account?.email || account.disabled) return;
+  const token = deps.db.transaction((tx) => issueLinkToken(tx, deps, 'resetpw', subject));
+  const link = linkUrl(deps, 'resetpw', subject, token);
+  void deps.mailer.send(composeMail('resetpw', { ...account, email: account.email }, { link, ttlSeconds: deps.config.resetTtl }));
+}
+
+async function requireAccount(deps: Deps, subject: UserSubject): Promise<Account> {
+  const account = await findAccount(deps, subject);
+  if (!account) throw NotFound('the account no longer exists');
+  return account;
+}
+
+/** The account a reset link is for, when the link can still be used (the form is shown only then). */
+export async function checkResetLink(deps: Deps, subject: UserSubject, token: string): Promise<Account> {
+  const account = await requireAccount(deps, subject);
+  checkLinkToken(deps.db, deps, 'resetpw', subject, token);
+  return account;
+}
+
+/** Sets the new password once, then ends every session and grant of the account. */
+export async function completePasswordReset(deps: Deps, subject: UserSubject, token: string, newPassword: string): Promise<Account> {
+  const account = await requireAccount(deps, subject);
+  checkLinkToken(deps.db, deps, 'resetpw', subject, token);
+  // Hash before the transaction (slow); the transaction re-checks and spends the link.
+  const passwordHash = await hashPassword(newPassword);
+  deps.db.transaction((tx) => {
+    redeemLinkToken(tx, deps, 'resetpw', subject, token);
+    storePasswordHash(tx, subject, passwordHash, deps.now());
+  });
+  const ended = endAllSignIns(deps, subject.uuid);
+  deps.logger.info({ subject: subject.uuid, type: subject.type, ...ended }, 'password reset by mail; sessions and grants ended');
+  if (account.email) void deps.mailer.send(composeMail('password_changed', { ...account, email: account.email }));
+  return account;
+}

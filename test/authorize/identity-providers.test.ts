@@ -1,0 +1,65 @@
+/** /management/orgs/{org}/apps/{app}/identity-providers: CRUD, validation, the secret never shown. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, createFixture, startIdp, type Fixture } from './support.js';
+
+let fixture: Fixture;
+const PATH = '/management/orgs/acme/apps/shop/identity-providers';
+
+beforeAll(async () => {
+  fixture = await createFixture(await startIdp());
+});
+afterAll(() => fixture.server.close());
+
+async function raw(method: string, path: string, body?: unknown, token: string | null = fixture.adminToken) {
+  const response = await fetch(`${fixture.url}${path}`, {
+    method,
+    headers: { ...(token && { authorization: `Bearer ${token}` }), 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+describe('identity providers of an application', () => {
+  it('creates, reads, lists, replaces and deletes; the client secret is never returned', async () => {
+    const created = await api(fixture, 'POST', PATH, { name: 'corp', issuer: 'https://login.corp.example/', client_id: 'idp-client', client_secret: 's3cret' });
+    const provider = created.entities[0];
+    expect(provider).toMatchObject({ name: 'corp', issuer: 'https://login.corp.example', client_id: 'idp-client', scope: 'openid profile email', has_client_secret: true });
+    expect(provider.redirect_uri).toBe(`${fixture.url}/connect/federation/callback`);
+    expect(JSON.stringify(created)).not.toContain('s3cret');
+    expect((await api(fixture, 'GET', `${PATH}/corp`)).entities[0].uuid).toBe(provider.uuid);
+    expect((await api(fixture, 'GET', `${PATH}/${provider.uuid}`)).entities[0].name).toBe('corp');
+    const listed = await api(fixture, 'GET', PATH);
+    expect(listed.count).toBe(1);
+    expect(JSON.stringify(listed)).not.toContain('s3cret');
+    const replaced = await api(fixture, 'PUT', `${PATH}/corp`, { name: 'corp', issuer: 'https://login.corp.example', client_id: 'other', scope: 'openid email' });
+    expect(replaced.entities[0]).toMatchObject({ client_id: 'other', scope: 'openid email', has_client_secret: true });
+    await api(fixture, 'DELETE', `${PATH}/corp`);
+    expect((await raw('GET', `${PATH}/corp`)).status).toBe(404);
+  });
+
+  it('refuses bad input with the fields named', async () => {
+    const cases: [unknown, string][] = [
+      [{ issuer: 'https://x.example', client_id: 'c' }, 'name'],
+      [{ name: 'x', issuer: 'http://x.example', client_id: 'c' }, 'issuer'],
+      [{ name: 'x', issuer: 'https://x.example?a=1', client_id: 'c' }, 'issuer'],
+      [{ name: 'x', issuer: 'https://x.example' }, 'client_id'],
+      [{ name: 'x', issuer: 'https://x.example', client_id: 'c', scope: 'profile' }, 'scope'],
+    ];
+    for (const [body, field] of cases) {
+      const response = await raw('POST', PATH, body);
+      expect(response.status).toBe(400);
+      expect(Object.keys(response.body.fields)).toContain(field);
+    }
+  });
+
+  it('a duplicate name is duplicate_unique_property_exists', async () => {
+    await api(fixture, 'POST', PATH, { name: 'dup', issuer: 'http://127.0.0.1:1', client_id: 'c' });
+    const again = await raw('POST', PATH, { name: 'DUP', issuer: 'http://127.0.0.1:1', client_id: 'c' });
+    expect(again.status).toBe(400);
+    expect(again.body.error).toBe('duplicate_unique_property_exists');
+  });
+
+  it('needs an administrator of the organization', async () => {
+    expect((await raw('GET', PATH, undefined, null)).status).toBe(401);
+  });
+});

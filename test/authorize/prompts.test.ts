@@ -1,0 +1,256 @@
+/**
+ * Single sign-on and the prompt / max_age rules, each path its own test: silent sign-in,
+ * prompt=none's three errors, prompt=login, prompt=consent, max_age, remembered and denied consent.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeJwt } from 'jose';
+import { authorizeAsUser, Browser, createClient, createFixture, formOf, redirectOf, REDIRECT, startIdp, USER, ADMIN, type Fixture } from './support.js';
+
+let fixture: Fixture;
+let client: { client_id: string };
+let noConsent: { client_id: string };
+
+beforeAll(async () => {
+  fixture = await createFixture(await startIdp());
+  client = await createClient(fixture, { require_pkce: false });
+  noConsent = await createClient(fixture, { require_pkce: false, require_consent: false });
+});
+afterAll(() => fixture.server.close());
+
+function authorizeUrl(clientId: string, extra: Record<string, string> = {}): string {
+  return `/connect/authorize?${new URLSearchParams({ client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid profile', state: 'st', ...extra })}`;
+}
+
+/** A browser signed in to the app (and having consented to `client`). */
+async function signedInBrowser(): Promise<Browser> {
+  const browser = new Browser(fixture.url);
+  const response = await authorizeAsUser(browser, authorizeUrl(client.client_id));
+  expect(redirectOf(response).query.get('code')).toBeTruthy();
+  return browser;
+}
+
+async function pageKind(response: Response): Promise<'sign-in' | 'consent' | 'other'> {
+  const html = await response.text();
+  if (html.includes('action="/connect/authorize/login"')) return 'sign-in';
+  if (html.includes('action="/connect/authorize/consent"')) return 'consent';
+  return 'other';
+}
+
+describe('single sign-on', () => {
+  it('a valid session signs in silently, without sign-in or consent page', async () => {
+    const browser = await signedInBrowser();
+    const { query } = redirectOf(await browser.get(authorizeUrl(client.client_id, { state: 'again' })));
+    expect(query.get('code')).toBeTruthy();
+    expect(query.get('state')).toBe('again');
+    expect(query.get('iss')).toBe(fixture.url);
+  });
+
+  it('a session of the app is shared by its clients; a client needing consent still asks once', async () => {
+    const browser = await signedInBrowser();
+    expect(redirectOf(await browser.get(authorizeUrl(noConsent.client_id))).query.get('code')).toBeTruthy();
+    const other = await createClient(fixture, { require_pkce: false });
+    expect(await pageKind(await browser.get(authorizeUrl(other.client_id)))).toBe('consent');
+  });
+});
+
+describe('prompt', () => {
+  it('prompt=none without a session returns login_required to the client', async () => {
+    const { query } = redirectOf(await new Browser(fixture.url).get(authorizeUrl(client.client_id, { prompt: 'none' })));
+    expect(query.get('error')).toBe('login_required');
+    expect(query.get('state')).toBe('st');
+    expect(query.get('error_description')).toBeTruthy();
+  });
+
+  it('prompt=none with a session but no consent returns consent_required', async () => {
+    const browser = await signedInBrowser();
+    const other = await createClient(fixture, { require_pkce: false });
+    const { query } = redirectOf(await browser.get(authorizeUrl(other.client_id, { prompt: 'none' })));
+    expect(query.get('error')).toBe('consent_required');
+  });
+
+  it('prompt=none with a session that cannot be used (another tenant) returns interaction_required', async () => {
+    // An admin signed in at admin-cli for tenant acme, then asked for a tenant they are not in.
+    await fetch(`${fixture.url}/management/orgs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ organization: 'globex', username: 'gina', name: 'Gina', email: 'gina@example.com', password: 'ginas-password' }),
+    });
+    const browser = new Browser(fixture.url);
+    const cli = (extra: Record<string, string>) =>
+      `/connect/authorize?${new URLSearchParams({ client_id: 'admin-cli', redirect_uri: 'http://127.0.0.1:5555/cb', response_type: 'code', scope: 'openid api', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', ...extra })}`;
+    const signedIn = await authorizeAsUser(browser, cli({ acr_values: 'tenant:acme' }), { ...USER, username: ADMIN.username, password: ADMIN.password });
+    expect(redirectOf(signedIn).query.get('code')).toBeTruthy();
+    const { query } = redirectOf(await browser.get(cli({ acr_values: 'tenant:globex', prompt: 'none' })));
+    expect(query.get('error')).toBe('interaction_required');
+  });
+
+  it('prompt=none with a session and consent answers silently', async () => {
+    const browser = await signedInBrowser();
+    expect(redirectOf(await browser.get(authorizeUrl(client.client_id, { prompt: 'none' }))).query.get('code')).toBeTruthy();
+  });
+
+  it('prompt=login shows the sign-in page even with a valid session, and signing in continues', async () => {
+    const browser = await signedInBrowser();
+    const page = await browser.get(authorizeUrl(client.client_id, { prompt: 'login' }));
+    const html = await page.text();
+    expect(html).toContain('action="/connect/authorize/login"');
+    const after = await browser.submit(html, { login: USER.username, password: USER.password }, '/connect/authorize/login');
+    expect(redirectOf(after).query.get('code')).toBeTruthy();
+  });
+
+  it('prompt=consent shows the consent page even when consent is remembered', async () => {
+    const browser = await signedInBrowser();
+    const page = await browser.get(authorizeUrl(client.client_id, { prompt: 'consent' }));
+    const html = await page.text();
+    expect(html).toContain('action="/connect/authorize/consent"');
+    expect(redirectOf(await browser.submit(html, { decision: 'allow' }, '/connect/authorize/consent')).query.get('code')).toBeTruthy();
+  });
+
+  it('prompt=none together with another value is invalid_request', async () => {
+    const { query } = redirectOf(await new Browser(fixture.url).get(authorizeUrl(client.client_id, { prompt: 'none login' })));
+    expect(query.get('error')).toBe('invalid_request');
+  });
+});
+
+describe('max_age', () => {
+  it('a session older than max_age shows the sign-in page', async () => {
+    const browser = await signedInBrowser();
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(await pageKind(await browser.get(authorizeUrl(client.client_id, { max_age: '1' })))).toBe('sign-in');
+  });
+
+  it('a session older than max_age with prompt=none is login_required', async () => {
+    const browser = await signedInBrowser();
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(redirectOf(await browser.get(authorizeUrl(client.client_id, { max_age: '1', prompt: 'none' }))).query.get('error')).toBe('login_required');
+  });
+
+  it('max_age=0 signs in again, and the fresh sign-in counts (no loop); auth_time is in the ID token', async () => {
+    const browser = await signedInBrowser();
+    const url = `/connect/authorize?${new URLSearchParams({ client_id: noConsent.client_id, redirect_uri: REDIRECT, response_type: 'id_token', scope: 'openid', nonce: 'n-0', max_age: '0' })}`;
+    const before = Math.floor(Date.now() / 1000);
+    const response = await authorizeAsUser(browser, url);
+    const idToken = new URLSearchParams(new URL(response.headers.get('location')!).hash.slice(1)).get('id_token')!;
+    expect(decodeJwt(idToken).auth_time).toBeGreaterThanOrEqual(before);
+  });
+
+  it('a session younger than max_age signs in silently', async () => {
+    const browser = await signedInBrowser();
+    expect(redirectOf(await browser.get(authorizeUrl(client.client_id, { max_age: '3600' }))).query.get('code')).toBeTruthy();
+  });
+
+  it('max_age that is not a number is invalid_request', async () => {
+    expect(redirectOf(await new Browser(fixture.url).get(authorizeUrl(client.client_id, { max_age: 'soon' }))).query.get('error')).toBe('invalid_request');
+  });
+});
+
+describe('consent', () => {
+  it('lists the scopes in words and is remembered per client and user', async () => {
+    const other = await createClient(fixture, { require_pkce: false });
+    const browser = new Browser(fixture.url);
+    let response = await browser.get(authorizeUrl(other.client_id, { scope: 'openid email api' }));
+    response = await browser.submit(await response.text(), { login: USER.email, password: USER.password }, '/connect/authorize/login');
+    const html = await response.text();
+    expect(html).toContain('See your email address');
+    expect(html).toContain('Read and change your data through the API');
+    expect(html).toContain('Signed in as bob');
+    expect(redirectOf(await browser.submit(html, { decision: 'allow' }, '/connect/authorize/consent')).query.get('code')).toBeTruthy();
+    expect(redirectOf(await browser.get(authorizeUrl(other.client_id, { scope: 'openid email' }))).query.get('code')).toBeTruthy();
+    // A scope not allowed before asks again.
+    expect(await pageKind(await browser.get(authorizeUrl(other.client_id, { scope: 'openid profile' })))).toBe('consent');
+  });
+
+  it('a consent posted after the session ended shows the sign-in page instead', async () => {
+    const other = await createClient(fixture, { require_pkce: false });
+    const browser = await signedInBrowser();
+    const html = await (await browser.get(authorizeUrl(other.client_id))).text();
+    const logout = await (await browser.get('/connect/endsession')).text();
+    await browser.submit(logout, { decision: 'logout' }, '/connect/endsession');
+    expect(await pageKind(await browser.submit(html, { decision: 'allow' }, '/connect/authorize/consent'))).toBe('sign-in');
+  });
+
+  it('deny returns access_denied with the state', async () => {
+    const other = await createClient(fixture, { require_pkce: false });
+    const response = await authorizeAsUser(new Browser(fixture.url), authorizeUrl(other.client_id), USER, 'deny');
+    const { query } = redirectOf(response);
+    expect(query.get('error')).toBe('access_denied');
+    expect(query.get('state')).toBe('st');
+  });
+});
+
+describe('sign-in page', () => {
+  it('login_hint pre-fills the username; a wrong password shows the page again with an alert', async () => {
+    const browser = new Browser(fixture.url);
+    const page = await browser.get(authorizeUrl(client.client_id, { login_hint: 'bob@example.com' }));
+    const html = await page.text();
+    expect(html).toContain('value="bob@example.com"');
+    const failed = await browser.submit(html, { login: 'bob', password: 'wrong' }, '/connect/authorize/login');
+    expect(failed.status).toBe(400);
+    const again = await failed.text();
+    expect(again).toContain('role="alert"');
+    expect(again).toContain('The username or password is not correct.');
+    expect(formOf(again, '/connect/authorize/login').fields.interaction).toBe(formOf(html, '/connect/authorize/login').fields.interaction);
+  });
+
+  it('is protected against framing and keeps an HttpOnly SameSite=Lax session cookie', async () => {
+    const browser = new Browser(fixture.url);
+    const page = await browser.get(authorizeUrl(client.client_id));
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    const html = await page.text();
+    const after = await browser.submit(html, { login: USER.username, password: USER.password }, '/connect/authorize/login');
+    const cookie = after.headers.getSetCookie().find((header) => header.startsWith('idp_session='))!;
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    expect(cookie).not.toMatch(/Secure/);
+  });
+
+  it('refuses a form without the CSRF token', async () => {
+    const browser = new Browser(fixture.url);
+    const html = await (await browser.get(authorizeUrl(client.client_id))).text();
+    const response = await browser.submit(html, { login: USER.username, password: USER.password, csrf_token: 'forged' }, '/connect/authorize/login');
+    expect(response.status).toBe(403);
+    expect(await response.text()).toContain('data-error="csrf"');
+  });
+
+  it('refuses a form from another browser (CSRF cookie missing)', async () => {
+    const html = await (await new Browser(fixture.url).get(authorizeUrl(client.client_id))).text();
+    const response = await new Browser(fixture.url).submit(html, { login: USER.username, password: USER.password }, '/connect/authorize/login');
+    expect(response.status).toBe(403);
+  });
+
+  it('refuses an altered authorize request in the form', async () => {
+    const browser = new Browser(fixture.url);
+    const html = await (await browser.get(authorizeUrl(client.client_id))).text();
+    const sealed = formOf(html).fields.interaction!;
+    const response = await browser.submit(html, { login: USER.username, password: USER.password, interaction: `x${sealed}` }, '/connect/authorize/login');
+    expect(response.status).toBe(403);
+  });
+
+  it('is in German, French or Spanish by ui_locales, and in English for other languages', async () => {
+    const text = async (locales: string) => (await new Browser(fixture.url).get(authorizeUrl(client.client_id, { ui_locales: locales }))).text();
+    expect(await text('de-CH en')).toContain('<html lang="de">');
+    expect(await text('de')).toContain('Benutzername oder E-Mail');
+    expect(await text('fr')).toContain('Mot de passe');
+    expect(await text('es')).toContain('Contraseña');
+    expect(await text('xx')).toContain('Username or email');
+  });
+
+  it('shows tenant:NAME and signs in only members of that organization at admin clients', async () => {
+    const browser = new Browser(fixture.url);
+    const url = `/connect/authorize?${new URLSearchParams({ client_id: 'admin-cli', redirect_uri: 'http://127.0.0.1:4444/cb', response_type: 'code', scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', acr_values: 'tenant:acme' })}`;
+    const html = await (await browser.get(url)).text();
+    expect(html).toContain('Organization: acme');
+    await fetch(`${fixture.url}/management/orgs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ organization: 'initech', username: 'peter', name: 'Peter', email: 'peter@example.com', password: 'peters-password' }),
+    });
+    const refused = await browser.submit(html, { login: 'peter', password: 'peters-password' }, '/connect/authorize/login');
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain('not a member of the organization acme');
+    const accepted = await browser.submit(html, { login: ADMIN.username, password: ADMIN.password }, '/connect/authorize/login');
+    expect(redirectOf(accepted).url.origin).toBe('http://127.0.0.1:4444');
+  });
+});

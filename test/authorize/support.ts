@@ -1,0 +1,193 @@
+/**
+ * Shared pieces of the authorize tests: a real server on a free port (openid-client and the
+ * browser need a socket), an organization with an application, users and OAuth clients, and a
+ * small cookie-keeping "browser" that fills in the pages' forms with fetch.
+ */
+import { resolveConfig } from '../../src/config.js';
+import { startServer, type RunningServer } from '../../server/serve.js';
+import { insertEntity } from '../../src/data/store.js';
+import { setAppUserPassword } from '../../src/identity/app-user-passwords.js';
+
+export const ADMIN = { organization: 'acme', username: 'alice', name: 'Alice Admin', email: 'alice@example.com', password: 'correct-horse' };
+export const USER = { username: 'bob', email: 'bob@example.com', name: 'Bob Builder', password: 'bobs-password-1' };
+
+export async function startIdp(): Promise<RunningServer> {
+  return startServer(resolveConfig({ host: '127.0.0.1', port: '0', db: ':memory:', logLevel: 'silent' }, {}));
+}
+
+export interface Fixture {
+  server: RunningServer;
+  url: string;
+  adminToken: string;
+  appUuid: string;
+}
+
+/** A JSON answer of the API: the Usergrid envelope, or a token response. */
+export interface Answer {
+  entities: Record<string, unknown>[];
+  count?: number;
+  access_token?: string;
+  [member: string]: unknown;
+}
+
+async function json(response: Response): Promise<Answer> {
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${response.status} ${text}`);
+  return JSON.parse(text) as Answer;
+}
+
+export async function api(fixture: Pick<Fixture, 'url' | 'adminToken'>, method: string, path: string, body?: unknown): Promise<Answer> {
+  return json(
+    await fetch(`${fixture.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${fixture.adminToken}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
+  );
+}
+
+/** An organization `acme` with application `shop` and its user bob. */
+export async function createFixture(server: RunningServer): Promise<Fixture> {
+  const url = server.url;
+  await json(await fetch(`${url}/management/orgs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) }));
+  const token = await json(
+    await fetch(`${url}/management/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'password', username: ADMIN.username, password: ADMIN.password }) }),
+  );
+  const fixture = { server, url, adminToken: String(token.access_token), appUuid: '' };
+  const app = await api(fixture, 'POST', '/management/orgs/acme/apps', { name: 'shop' });
+  fixture.appUuid = String(app.entities[0]!.uuid);
+  await createAppUser(fixture, USER);
+  return fixture;
+}
+
+export async function createAppUser(fixture: Fixture, user: typeof USER): Promise<string> {
+  const { deps } = fixture.server;
+  const row = insertEntity(deps.db, {
+    appUuid: fixture.appUuid,
+    collection: 'users',
+    type: 'user',
+    name: user.username,
+    properties: { username: user.username, email: user.email, name: user.name },
+    now: deps.now(),
+  });
+  await setAppUserPassword(deps, fixture.appUuid, row.uuid, user.password);
+  return row.uuid;
+}
+
+export interface ClientOptions {
+  redirect_uris?: string[];
+  post_logout_redirect_uris?: string[];
+  grant_types?: string[];
+  response_types?: string[];
+  scope?: string;
+  token_endpoint_auth_method?: 'client_secret_basic' | 'client_secret_post' | 'none';
+  require_pkce?: boolean;
+  require_consent?: boolean;
+  allow_plain_pkce?: boolean;
+  identity_providers?: string[];
+  client_name?: string;
+}
+
+export const REDIRECT = 'https://rp.example/callback';
+
+export async function createClient(fixture: Fixture, options: ClientOptions = {}): Promise<{ client_id: string; client_secret?: string }> {
+  const body = await api(fixture, 'POST', '/management/orgs/acme/apps/shop/clients', {
+    client_name: 'Shop',
+    redirect_uris: [REDIRECT],
+    post_logout_redirect_uris: ['https://rp.example/bye'],
+    grant_types: ['authorization_code', 'implicit', 'refresh_token'],
+    response_types: ['code', 'id_token', 'token', 'id_token token', 'code id_token', 'code id_token token'],
+    ...options,
+  });
+  const client = body.entities[0]!;
+  return { client_id: String(client.client_id), client_secret: client.client_secret === undefined ? undefined : String(client.client_secret) };
+}
+
+function decodeEntities(text: string): string {
+  return text.replace(/&(amp|lt|gt|quot|#39|#x27);/g, (_, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", '#x27': "'" })[name] ?? '');
+}
+
+/** The hidden and named inputs of the first form of a page (and the form's action). */
+export function formOf(html: string, action?: string): { action: string; fields: Record<string, string> } {
+  const forms = [...html.matchAll(/<form[^>]*action="([^"]*)"[^>]*>([\s\S]*?)<\/form>/g)];
+  const form = action ? forms.find((match) => decodeEntities(match[1]!) === action) : forms[0];
+  if (!form) throw new Error(`no form${action ? ` to ${action}` : ''} in page: ${html.slice(0, 400)}`);
+  const fields: Record<string, string> = {};
+  for (const input of form[2]!.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) fields[decodeEntities(input[1]!)] = decodeEntities(input[2]!);
+  return { action: decodeEntities(form[1]!), fields };
+}
+
+/** fetch with a cookie jar per host and no automatic redirects: what a browser does, step by step. */
+export class Browser {
+  private readonly jars = new Map<string, Map<string, string>>();
+  /** The address of the last page: relative form actions resolve against it, as in a browser. */
+  private current: URL;
+  constructor(base: string) {
+    this.current = new URL(base);
+  }
+
+  private jar(url: URL): Map<string, string> {
+    let jar = this.jars.get(url.hostname);
+    if (!jar) this.jars.set(url.hostname, (jar = new Map()));
+    return jar;
+  }
+
+  private remember(url: URL, response: Response): void {
+    const jar = this.jar(url);
+    for (const header of response.headers.getSetCookie()) {
+      const [pair, ...attributes] = header.split(';');
+      const [name, ...value] = pair!.split('=');
+      const expired = attributes.some((attribute) => /max-age=0/i.test(attribute.trim()) || /expires=Thu, 01 Jan 1970/i.test(attribute.trim()));
+      if (expired) jar.delete(name!.trim());
+      else jar.set(name!.trim(), value.join('='));
+    }
+  }
+
+  async request(path: string, init: RequestInit = {}): Promise<Response> {
+    const url = new URL(path, this.current);
+    this.current = url;
+    const jar = this.jar(url);
+    const headers = new Headers(init.headers);
+    if (jar.size > 0) headers.set('cookie', [...jar].map(([name, value]) => `${name}=${value}`).join('; '));
+    const response = await fetch(url, { ...init, headers, redirect: 'manual' });
+    this.remember(url, response);
+    return response;
+  }
+
+  get(path: string): Promise<Response> {
+    return this.request(path);
+  }
+
+  post(path: string, fields: Record<string, string>): Promise<Response> {
+    return this.request(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+  }
+
+  /** Submits the page's form (hidden fields plus `values`). */
+  async submit(html: string, values: Record<string, string>, action?: string): Promise<Response> {
+    const form = formOf(html, action);
+    return this.post(form.action, { ...form.fields, ...values });
+  }
+}
+
+/** Where a redirect goes, with its query and fragment parameters. */
+export function redirectOf(response: Response): { url: URL; query: URLSearchParams; fragment: URLSearchParams } {
+  const location = response.headers.get('location');
+  if (!location || response.status < 300 || response.status >= 400) throw new Error(`expected a redirect, got ${response.status}`);
+  const url = new URL(location);
+  return { url, query: url.searchParams, fragment: new URLSearchParams(url.hash.slice(1)) };
+}
+
+/**
+ * Runs an authorize request through sign-in (and consent, when asked) like a user would; returns
+ * the final response: the redirect to the client or the form_post page.
+ */
+export async function authorizeAsUser(browser: Browser, authorizeUrl: string, user = USER, consent: 'allow' | 'deny' = 'allow'): Promise<Response> {
+  let response = await browser.get(authorizeUrl);
+  for (let step = 0; step < 3 && response.status !== 303; step++) {
+    const html = await response.text();
+    if (html.includes('action="/connect/authorize/login"')) response = await browser.submit(html, { login: user.username, password: user.password }, '/connect/authorize/login');
+    else if (html.includes('action="/connect/authorize/consent"')) response = await browser.submit(html, { decision: consent }, '/connect/authorize/consent');
+    else return new Response(html, { status: response.status, headers: response.headers });
+  }
+  return response;
+}

@@ -1,0 +1,112 @@
+/**
+ * panva's openid-client (v6) as the relying party against a real server on a socket: discovery,
+ * client credentials, password, refresh, userinfo, introspection and revocation; every token is
+ * checked with jose against the published JWKS.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as oidc from 'openid-client';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { resolveConfig } from '../../src/config.js';
+import { startServer, type RunningServer } from '../../server/serve.js';
+import { insertEntity } from '../../src/data/store.js';
+import { setAppUserPassword } from '../../src/identity/app-user-passwords.js';
+
+let server: RunningServer;
+let credentials: { client_id: string; client_secret: string };
+let oauthClient: { client_id: string; client_secret: string };
+
+async function call(path: string, init: { method?: string; json?: unknown; token?: string } = {}) {
+  const response = await fetch(server.url + path, {
+    method: init.method ?? (init.json ? 'POST' : 'GET'),
+    headers: { ...(init.json !== undefined && { 'content-type': 'application/json' }), ...(init.token && { authorization: `Bearer ${init.token}` }) },
+    body: init.json === undefined ? undefined : JSON.stringify(init.json),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+const insecure = { execute: [oidc.allowInsecureRequests] };
+
+beforeAll(async () => {
+  server = await startServer(resolveConfig({ port: '0', db: ':memory:', logLevel: 'silent' }, {}));
+  await call('/management/orgs', { json: { organization: 'acme', username: 'alice', name: 'Alice', email: 'alice@example.com', password: 'correct-horse' } });
+  const admin = await call('/management/token', { json: { grant_type: 'password', username: 'alice', password: 'correct-horse' } });
+  const app = await call('/management/orgs/acme/apps', { json: { name: 'sandbox' }, token: admin.body.access_token });
+  credentials = (await call('/management/orgs/acme/apps/sandbox/credentials', { token: admin.body.access_token })).body.credentials;
+  const client = await call('/management/orgs/acme/apps/sandbox/clients', {
+    json: { client_name: 'resource server', grant_types: ['client_credentials', 'password', 'refresh_token'], token_endpoint_auth_method: 'client_secret_post' },
+    token: admin.body.access_token,
+  });
+  oauthClient = client.body.entities[0];
+  const appUuid = app.body.entities[0].uuid;
+  const user = insertEntity(server.deps.db, { appUuid, collection: 'users', type: 'user', name: 'fred', properties: { username: 'fred', email: 'fred@example.com' }, now: Date.now() });
+  await setAppUserPassword(server.deps, appUuid, user.uuid, 'fred-password');
+});
+afterAll(() => server.close());
+
+function jwks() {
+  return createRemoteJWKSet(new URL(`${server.url}/.well-known/openid-configuration/jwks`));
+}
+
+describe('openid-client against a running idp', () => {
+  it('discovers the issuer and its endpoints', async () => {
+    const config = await oidc.discovery(new URL(server.url), credentials.client_id, credentials.client_secret, undefined, insecure);
+    const metadata = config.serverMetadata();
+    expect(metadata.issuer).toBe(server.url);
+    expect(metadata.token_endpoint).toBe(`${server.url}/connect/token`);
+    expect(metadata.grant_types_supported).toEqual(expect.arrayContaining(['client_credentials', 'password', 'refresh_token', 'authorization_code', 'urn:ietf:params:oauth:grant-type:token-exchange']));
+    expect(metadata.authorization_endpoint).toBe(`${server.url}/connect/authorize`);
+  });
+
+  it('gets a client_credentials token that verifies against the JWKS and opens the management API', async () => {
+    const config = await oidc.discovery(new URL(server.url), credentials.client_id, credentials.client_secret, oidc.ClientSecretBasic(credentials.client_secret), insecure);
+    const tokens = await oidc.clientCredentialsGrant(config, { scope: 'api' });
+    const { payload, protectedHeader } = await jwtVerify(tokens.access_token, jwks(), { issuer: server.url, audience: server.url, typ: 'at+jwt' });
+    expect(protectedHeader.alg).toBe('ES256');
+    expect(payload).toMatchObject({ client_id: credentials.client_id, scope: 'api' });
+    expect(tokens.expires_in).toBe(3600);
+  });
+
+  it('signs an app user in with genericGrantRequest(password), refreshes, reads userinfo', async () => {
+    const config = await oidc.discovery(new URL(server.url), oauthClient.client_id, oauthClient.client_secret, oidc.ClientSecretPost(oauthClient.client_secret), insecure);
+    const tokens = await oidc.genericGrantRequest(config, 'password', { username: 'fred', password: 'fred-password', scope: 'openid profile email offline_access api' });
+    const idToken = await jwtVerify(tokens.id_token!, jwks(), { issuer: server.url, audience: oauthClient.client_id });
+    expect(idToken.protectedHeader.alg).toBe('RS256');
+    expect(tokens.claims()).toMatchObject({ preferred_username: 'fred', email: 'fred@example.com' });
+    const userinfo = await oidc.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub);
+    expect(userinfo).toMatchObject({ preferred_username: 'fred', email: 'fred@example.com' });
+
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+    expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
+    await jwtVerify(refreshed.access_token, jwks(), { issuer: server.url, audience: server.url });
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('introspects and revokes', async () => {
+    const config = await oidc.discovery(new URL(server.url), oauthClient.client_id, oauthClient.client_secret, oidc.ClientSecretPost(oauthClient.client_secret), insecure);
+    const tokens = await oidc.genericGrantRequest(config, 'password', { username: 'fred', password: 'fred-password' });
+    const active = await oidc.tokenIntrospection(config, tokens.access_token);
+    expect(active).toMatchObject({ active: true, client_id: oauthClient.client_id, username: 'fred', token_type: 'Bearer' });
+    const refresh = await oidc.tokenIntrospection(config, tokens.refresh_token!, { token_type_hint: 'refresh_token' });
+    expect(refresh).toMatchObject({ active: true, token_type: 'refresh_token' });
+
+    await oidc.tokenRevocation(config, tokens.refresh_token!);
+    expect((await oidc.tokenIntrospection(config, tokens.refresh_token!)).active).toBe(false);
+    // Revoking the refresh token ended its grant: the access token of the grant is dead too.
+    expect((await oidc.tokenIntrospection(config, tokens.access_token)).active).toBe(false);
+
+    const other = await oidc.genericGrantRequest(config, 'password', { username: 'fred', password: 'fred-password', scope: 'api' });
+    await oidc.tokenRevocation(config, other.access_token);
+    expect((await oidc.tokenIntrospection(config, other.access_token)).active).toBe(false);
+    await oidc.tokenRevocation(config, 'not-a-token');
+  });
+
+  it('reports errors the way openid-client understands them', async () => {
+    const config = await oidc.discovery(new URL(server.url), credentials.client_id, 'wrong-secret', oidc.ClientSecretBasic('wrong-secret'), insecure);
+    // A 401 with WWW-Authenticate: Basic surfaces as openid-client's challenge error.
+    const failure = await oidc.clientCredentialsGrant(config).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(oidc.WWWAuthenticateChallengeError);
+    expect(failure).toMatchObject({ status: 401, cause: [expect.objectContaining({ scheme: 'basic' })] });
+    const right = await oidc.discovery(new URL(server.url), credentials.client_id, credentials.client_secret, undefined, insecure);
+    await expect(oidc.clientCredentialsGrant(right, { scope: 'openid' })).rejects.toMatchObject({ error: 'invalid_scope', status: 400 });
+  });
+});
