@@ -3,7 +3,7 @@
 // else it compares against), prepares them over HTTP, runs autocannon, and prints req/s.
 // Add a scenario by adding an entry to SCENARIOS.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,7 @@ import autocannon from 'autocannon';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const START_TIMEOUT_MS = 20_000;
+const WARM_UP_SECONDS = 2;
 
 /** Starts a child that prints "listening on URL"; resolves with { url, stop }. */
 function startChild(args, label) {
@@ -28,6 +29,7 @@ function startChild(args, label) {
       clearTimeout(timer);
       resolve({
         url: match[1],
+        pid: child.pid,
         stop: () =>
           new Promise((done) => {
             child.once('exit', done);
@@ -85,13 +87,34 @@ function load(url, { connections, duration, request }) {
   });
 }
 
+/** CPU seconds a process has used (Linux /proc; null elsewhere). */
+function cpuSeconds(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Runs the load and reports req/s, and also the server's CPU time per request: on a shared
+ * machine other work steals cores from either server, and CPU per request is the figure that
+ * noise does not move.
+ */
 async function measure(label, target, options) {
+  // Both servers get the same short warm-up, so JIT compilation is not what is measured.
+  await load(target.url + options.path, { ...options, duration: WARM_UP_SECONDS });
+  const cpuBefore = cpuSeconds(target.pid);
   const result = await load(target.url + options.path, options);
+  const cpuAfter = cpuSeconds(target.pid);
   const failed = result.non2xx + result.errors + result.timeouts;
   const rps = result.requests.average;
-  console.log(`  ${label.padEnd(14)} ${rps.toFixed(0).padStart(7)} req/s  p99 ${result.latency.p99} ms  (${result.requests.total} requests, ${failed} failed)`);
+  const cpuPerRequest = cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore) / result.requests.total) * 1e6;
+  const cpuText = cpuPerRequest === null ? '' : `  ${cpuPerRequest.toFixed(0)} µs CPU/request`;
+  console.log(`  ${label.padEnd(14)} ${rps.toFixed(0).padStart(7)} req/s  p99 ${result.latency.p99} ms${cpuText}  (${result.requests.total} requests, ${failed} failed)`);
   if (failed > 0) throw new Error(`${label}: ${failed} requests failed`);
-  return rps;
+  return { rps, cpuPerRequest };
 }
 
 const SCENARIOS = [
@@ -126,8 +149,11 @@ const SCENARIOS = [
       } finally {
         await provider.stop();
       }
-      const ratio = ours / theirs;
-      console.log(`  ratio          ${ratio.toFixed(2)}× (target ≥ ${scenario.target}×)`);
+      const ratio = ours.rps / theirs.rps;
+      console.log(`  ratio          ${ratio.toFixed(2)}× req/s (target ≥ ${scenario.target}×)`);
+      if (ours.cpuPerRequest && theirs.cpuPerRequest) {
+        console.log(`                 ${(theirs.cpuPerRequest / ours.cpuPerRequest).toFixed(2)}× less CPU per request`);
+      }
       return ratio >= scenario.target;
     },
   },

@@ -3,15 +3,15 @@
  * behind the same middleware and the one onError.
  */
 import type { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import type { Deps } from '../src/deps.js';
-import { NotFound, PayloadTooLarge } from '../src/errors.js';
+import { NotFound } from '../src/errors.js';
 import { VERSION } from '../src/version.js';
 import type { Env } from './env.js';
 import { onError } from './errors.js';
 import { router } from './openapi.js';
 import { principal } from './middleware/principal.js';
+import { limitBodySize } from './middleware/body-limit.js';
 import { statusRoutes } from './routes/status.js';
 import { managementRoutes } from './routes/management.js';
 import { usergridTokenRoutes } from './routes/usergrid-token.js';
@@ -25,6 +25,7 @@ import { identityProviderRoutes } from './routes/identity-providers.js';
 import { docsRoutes } from './routes/docs.js';
 import { dataRoutes } from './routes/data/index.js';
 import { lifecycleRoutes } from './routes/lifecycle.js';
+import { pushRoutes } from './routes/notifications.js';
 
 export function createApp(deps: Deps): Hono<Env> {
   // Usergrid's SDKs end some paths with a slash (GET …/users/{id}/likes/): same resource.
@@ -38,15 +39,7 @@ export function createApp(deps: Deps): Hono<Env> {
   });
   // X-Frame-Options DENY, nosniff and friends on every response; pages add their own CSP.
   app.use('*', secureHeaders({ xFrameOptions: 'DENY', contentSecurityPolicy: undefined, crossOriginResourcePolicy: false }));
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: deps.config.bodyLimit,
-      onError: () => {
-        throw PayloadTooLarge(`the request body is larger than ${deps.config.bodyLimit} bytes`);
-      },
-    }),
-  );
+  app.use('*', limitBodySize(deps.config.bodyLimit));
   app.use('*', principal());
 
   app.route('/', statusRoutes());
@@ -62,6 +55,8 @@ export function createApp(deps: Deps): Hono<Env> {
   app.route('/', pageAssetRoutes());
   app.route('/', identityProviderRoutes());
   app.route('/', docsRoutes());
+  // Before the data routes: notifiers, notifications, receipts and the …/*/queue paths.
+  app.route('/', pushRoutes());
   // Last: /{orgId}/{appId}/… would otherwise shadow every fixed path above.
   app.route('/', dataRoutes());
 

@@ -9,10 +9,8 @@ import type { Env } from './env.js';
 import { UNKNOWN_ADDRESS, type LoginContext } from '../src/identity/throttle.js';
 
 export function loginContextOf(c: Context<Env>): LoginContext {
-  try {
-    const address = getConnInfo(c).remote.address;
-    return address ? { address } : UNKNOWN_ADDRESS;
-  } catch {
-    return UNKNOWN_ADDRESS;
-  }
+  const bindings = c.env as { incoming?: unknown; server?: { incoming?: unknown } } | undefined;
+  if (!bindings?.incoming && !bindings?.server?.incoming) return UNKNOWN_ADDRESS;
+  const address = getConnInfo(c).remote.address;
+  return address ? { address } : UNKNOWN_ADDRESS;
 }

@@ -14,6 +14,7 @@ import { createDeps, type Deps } from '../src/deps.js';
 import { ensureSuperuser } from '../src/management/admin-users.js';
 import { applyFixtures, readFixtures } from '../src/fixtures/apply.js';
 import { createApp } from './app.js';
+import { startDeliveryWorker } from '../src/push/worker.js';
 
 export interface RunningServer {
   url: string;
@@ -63,22 +64,25 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     // The issuer follows the bound port when --port 0 picked one (CONTRACT.md section 1).
     config.issuer ??= url;
+    const worker = startDeliveryWorker(deps, { apnsUrl: config.apnsUrl, fcmUrl: config.fcmUrl, leaseMs: config.pushLeaseMs, requestTimeoutMs: Math.min(15_000, config.pushLeaseMs / 2) });
     let closing: Promise<void> | undefined;
     return {
       url,
       deps,
       close() {
-        closing ??= new Promise<void>((done) => {
-          server.close(() => {
-            // Mail already handed over (a reset link, say) goes out before the process ends.
-            void deps.mailer.close().finally(() => {
-              database.close();
-              done();
-            });
+        closing ??= (async () => {
+          // Sends in flight finish and are recorded while the last requests are answered.
+          const drained = worker.stop();
+          await new Promise<void>((done) => {
+            server.close(() => done());
+            // Idle keep-alive sockets would hold close() open; in-flight requests still finish.
+            if ('closeIdleConnections' in server) server.closeIdleConnections();
           });
-          // Idle keep-alive sockets would hold close() open; in-flight requests still finish.
-          if ('closeIdleConnections' in server) server.closeIdleConnections();
-        });
+          await drained;
+          // Mail already handed over (a reset link, say) goes out before the process ends.
+          await deps.mailer.close().catch(() => undefined);
+          database.close();
+        })();
         return closing;
       },
     };

@@ -30,6 +30,8 @@ export interface Config {
   captcha: CaptchaConfig;
   apnsUrl?: string;
   fcmUrl?: string;
+  /** How long the push worker holds a delivery it is sending; a killed worker's leases run out. */
+  pushLeaseMs: number;
   /** Largest request body accepted, in bytes. */
   bodyLimit: number;
   /** Token lifetimes in seconds (CONTRACT.md section 2). */
@@ -72,6 +74,8 @@ export const DEFAULTS = {
   // Local use starts with open signup so `npm start` needs no setup (CONTRACT.md section 1).
   signup: 'open',
   logLevel: 'info',
+  // Twice the push request time-out, so an answer always lands before another worker may resend.
+  pushLeaseMs: 30_000,
   // 1 MiB: entity documents are small; larger bodies are refused with 413 before parsing.
   bodyLimit: 1024 * 1024,
   // An hour, as IdentityServer and Keycloak issue by default.
@@ -176,6 +180,7 @@ export function resolveConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): Config
     }),
     apnsUrl: emptyToUndefined(env.IDP_APNS_URL),
     fcmUrl: emptyToUndefined(env.IDP_FCM_URL),
+    pushLeaseMs: parseSeconds(emptyToUndefined(env.IDP_PUSH_LEASE_MS), DEFAULTS.pushLeaseMs, 'IDP_PUSH_LEASE_MS', 'milliseconds'),
     bodyLimit: DEFAULTS.bodyLimit,
     accessTokenTtl: parseSeconds(pick(flags.accessTokenTtl, 'IDP_ACCESS_TOKEN_TTL'), DEFAULTS.accessTokenTtl, '--access-token-ttl'),
     idTokenTtl: parseSeconds(pick(flags.idTokenTtl, 'IDP_ID_TOKEN_TTL'), DEFAULTS.idTokenTtl, '--id-token-ttl'),
@@ -197,9 +202,9 @@ function parsePort(text: string): number {
   return port;
 }
 
-function parseSeconds(text: string | undefined, fallback: number, flag: string): number {
+function parseSeconds(text: string | undefined, fallback: number, flag: string, unit = 'seconds'): number {
   if (text === undefined) return fallback;
-  if (!/^\d+$/.test(text) || Number(text) < 1) throw new ConfigError(`${flag} must be a whole number of seconds, not '${text}'`);
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw new ConfigError(`${flag} must be a whole number of ${unit}, not '${text}'`);
   return Number(text);
 }
 

@@ -9,7 +9,8 @@ import type { Context } from 'hono';
 import type { Env } from '../env.js';
 import { router } from '../openapi.js';
 import { loginContextOf } from '../client-address.js';
-import { InvalidRequest } from '../../src/errors.js';
+import { noStore } from '../middleware/no-store.js';
+import { InvalidRequest, MethodNotAllowed } from '../../src/errors.js';
 import { discoveryDocument, JWKS_PATH } from '../../src/identity/discovery.js';
 import { authenticateRequestClient, requestToken, type ClientRequest } from '../../src/identity/token.js';
 import { findUserinfo } from '../../src/identity/userinfo.js';
@@ -64,11 +65,7 @@ function document(app: ReturnType<typeof router>, method: 'get' | 'post', path: 
 
 export function oauthRoutes() {
   const app = router();
-  app.use('/connect/*', async (c, next) => {
-    c.header('Cache-Control', 'no-store');
-    c.header('Pragma', 'no-cache');
-    await next();
-  });
+  app.use('/connect/*', noStore());
 
   document(app, 'get', '/.well-known/openid-configuration', 'OpenID Provider metadata');
   app.get('/.well-known/openid-configuration', (c) => c.json(discoveryDocument(c.var.deps)));
@@ -101,6 +98,13 @@ export function oauthRoutes() {
     await revokeToken(c.var.deps, client, request.params);
     return c.body(null, 200);
   });
+
+  // Registered after the real handlers, so only other methods reach these.
+  for (const [path, allow] of [['/connect/token', 'POST'], ['/connect/introspect', 'POST'], ['/connect/revocation', 'POST'], ['/connect/userinfo', 'GET, POST']]) {
+    app.all(path, () => {
+      throw MethodNotAllowed(`${path} accepts ${allow}`, { headers: { Allow: allow } });
+    });
+  }
   return app;
 }
 

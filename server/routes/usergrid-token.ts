@@ -4,6 +4,7 @@ import type { Context } from 'hono';
 import type { Env } from '../env.js';
 import { router, jsonOrForm, bodyOf } from '../openapi.js';
 import { loginContextOf } from '../client-address.js';
+import { noStore } from '../middleware/no-store.js';
 import { ErrorSchema } from '../openapi.js';
 import { adminUserView } from '../views.js';
 import {
@@ -27,8 +28,6 @@ const responses = {
 };
 
 async function answer(c: Context<Env>, result: UsergridTokenResult) {
-  c.header('Cache-Control', 'no-store');
-  c.header('Pragma', 'no-cache');
   const base = { access_token: result.issued.token, token_type: 'Bearer' as const, expires_in: result.issued.expiresIn, scope: 'api' };
   if ('admin' in result) {
     const orgs = await listAdminOrganizations(c.var.deps, result.admin.uuid);
@@ -47,6 +46,8 @@ async function answer(c: Context<Env>, result: UsergridTokenResult) {
 
 export function usergridTokenRoutes() {
   const app = router();
+  app.use('/management/token', noStore());
+  app.use('/:orgId/:appId/token', noStore());
   app.openapi(
     createRoute({ method: 'post', path: '/management/token', tags: ['Tokens'], summary: 'Usergrid-style admin or organization token', request: { body: jsonOrForm(UsergridTokenRequest, 'grant_type password (username, password) or client_credentials (client_id, client_secret)') }, responses }),
     async (c) => answer(c, await issueManagementToken(c.var.deps, bodyOf(c, UsergridTokenRequest), loginContextOf(c))),

@@ -40,8 +40,12 @@ function checkPassword(value: unknown): string {
   return parsed.data;
 }
 
-/** CreateUser (one or an array); an optional `password` is hashed into the credentials table. */
-export async function createUsers(deps: Deps, appUuid: string, body: unknown): Promise<EntityRow[]> {
+/**
+ * CreateUser (one or an array); an optional `password` is hashed into the credentials table.
+ * `pendingActivation` (self sign-up under --require-activation): the users start not activated
+ * whatever the body says, so a guest cannot skip the mailed link.
+ */
+export async function createUsers(deps: Deps, appUuid: string, body: unknown, options: { pendingActivation?: boolean } = {}): Promise<EntityRow[]> {
   const items = entityBodies(body);
   // Hash before the transaction: better-sqlite3 transactions are synchronous.
   const hashes = await Promise.all(
@@ -51,6 +55,7 @@ export async function createUsers(deps: Deps, appUuid: string, body: unknown): P
     const now = deps.now();
     return items.map((item, i) => {
       const { password: _password, ...properties } = item;
+      if (options.pendingActivation) properties.activated = false;
       const row = insertEntityFromBody(tx, appUuid, USERS, properties, now);
       const hash = hashes[i];
       if (hash !== undefined) storeAppUserPasswordHash(tx, appUuid, row.uuid, hash, now);

@@ -158,3 +158,4 @@ export * from './schema-oauth.js';
 export * from './schema-authorize.js';
 export * from './schema-data.js';
 export * from './schema-lifecycle.js';
+export * from './schema-push.js';

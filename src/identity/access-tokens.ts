@@ -5,7 +5,7 @@
  */
 import { decodeProtectedHeader, jwtVerify, errors as joseErrors } from 'jose';
 import { signCompactJws } from './jws.js';
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { adminUsers, entities } from '../db/schema.js';
 import type { Deps } from '../deps.js';
@@ -72,7 +72,8 @@ export async function signAccessToken(deps: Deps, request: AccessTokenRequest): 
   const key = await deps.keys.signingKey('access_token');
   const ttl = request.ttl ?? deps.config.accessTokenTtl;
   const iat = Math.floor(deps.now() / 1000);
-  const jti = randomBytes(16).toString('base64url');
+  // randomUUID draws from a cached entropy pool: 122 random bits without a system call per token.
+  const jti = randomUUID();
   const claims: Record<string, unknown> = {
     ...request.claims,
     client_id: request.clientId,

@@ -78,8 +78,8 @@ export async function authenticateAppUser(
   return user;
 }
 
-/** RFC 7235 2.1: a 401 names the scheme to use; clients authenticate with HTTP Basic. */
-function clientFailed(description: string) {
+/** invalid_client (RFC 6749 5.2): 401 naming the scheme to use (RFC 7235 2.1), HTTP Basic. */
+export function clientAuthenticationFailed(description: string) {
   return InvalidClient(description, { headers: { 'WWW-Authenticate': 'Basic realm="idp", charset="UTF-8"' } });
 }
 
@@ -107,17 +107,17 @@ export async function authenticateClient(deps: Deps, presented: ClientAuthentica
   const client = await findClient(deps, presented.clientId);
   if (!client) {
     secretsEqual(presented.secret ?? '', presented.secret ?? '');
-    throw clientFailed('client authentication failed');
+    throw clientAuthenticationFailed('client authentication failed');
   }
   if (presented.method === 'none') {
-    if (!isPublicClient(client)) throw clientFailed('client authentication failed: this client must authenticate with its secret');
+    if (!isPublicClient(client)) throw clientAuthenticationFailed('client authentication failed: this client must authenticate with its secret');
     return client;
   }
-  if (isPublicClient(client)) throw clientFailed('client authentication failed: this is a public client, it has no secret');
+  if (isPublicClient(client)) throw clientAuthenticationFailed('client authentication failed: this is a public client, it has no secret');
   if (!client.authMethods.includes(presented.method)) {
-    throw clientFailed(`client authentication failed: this client is registered for ${client.authMethods.join(', ')}, not ${presented.method}`);
+    throw clientAuthenticationFailed(`client authentication failed: this client is registered for ${client.authMethods.join(', ')}, not ${presented.method}`);
   }
-  if (!secretMatches(client, presented.secret ?? '')) throw clientFailed('client authentication failed');
+  if (!secretMatches(client, presented.secret ?? '')) throw clientAuthenticationFailed('client authentication failed');
   return client;
 }
 
@@ -125,7 +125,7 @@ export async function authenticateClient(deps: Deps, presented: ClientAuthentica
 export async function authenticateClientCredentials(deps: Deps, clientId: string, clientSecret: string): Promise<TokenPrincipal> {
   const client = await authenticateClient(deps, { clientId, secret: clientSecret, method: 'client_secret_post' });
   const principal = servicePrincipalOf(client);
-  if (!principal || client.kind === 'oauth') throw clientFailed('client authentication failed');
+  if (!principal || client.kind === 'oauth') throw clientAuthenticationFailed('client authentication failed');
   return principal;
 }
 

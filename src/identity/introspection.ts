@@ -8,7 +8,8 @@
 import { eq } from 'drizzle-orm';
 import { applications } from '../db/schema.js';
 import type { Deps } from '../deps.js';
-import { InvalidClient, InvalidRequest, UnauthorizedClient, isAppError } from '../errors.js';
+import { InvalidRequest, UnauthorizedClient, isAppError } from '../errors.js';
+import { clientAuthenticationFailed } from './authenticate.js';
 import { principalOfClaims, verifyAccessTokenClaims, type AccessTokenClaims } from './access-tokens.js';
 import { isPublicClient, type Client } from './clients.js';
 import { findGrant, findRefreshToken, type Grant, type RefreshTokenRow } from './oauth-grants.js';
@@ -52,7 +53,7 @@ function tokenTypeHint(params: Readonly<Record<string, string>>): Hint | undefin
 }
 
 export async function introspectToken(deps: Deps, client: Client, params: Readonly<Record<string, string>>): Promise<Record<string, unknown>> {
-  if (isPublicClient(client)) throw InvalidClient('introspection is for confidential clients', { headers: { 'WWW-Authenticate': 'Basic realm="idp"' } });
+  if (isPublicClient(client)) throw clientAuthenticationFailed('introspection is for confidential clients');
   const token = params.token;
   if (!token) throw InvalidRequest('token is required');
   const lookups = {

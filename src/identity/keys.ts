@@ -3,7 +3,7 @@
  * verifies with the same keys. One active key per use (access tokens, ID tokens); rotation adds
  * a new active key and keeps the old public key published until every token it signed expired.
  */
-import { and, eq, isNull, or, gt } from 'drizzle-orm';
+import { and, desc, eq, isNull, or, gt } from 'drizzle-orm';
 import { exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
 import { createPrivateKey, randomBytes, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { signingKeys } from '../db/schema.js';
@@ -64,14 +64,26 @@ export function createKeyStore(db: Db, algs: Record<KeyUse, SigningAlg>, now: ()
       .select()
       .from(signingKeys)
       .where(and(eq(signingKeys.use, use), isNull(signingKeys.retiredAt), eq(signingKeys.alg, algs[use])))
+      .orderBy(desc(signingKeys.created))
       .get();
+  }
+
+  // Concurrent first requests share one key generation instead of each making a key.
+  const generating = new Map<KeyUse, Promise<Row>>();
+  function generateOnce(use: KeyUse): Promise<Row> {
+    let pending = generating.get(use);
+    if (!pending) {
+      pending = generate(use).finally(() => generating.delete(use));
+      generating.set(use, pending);
+    }
+    return pending;
   }
 
   const store: KeyStore = {
     async signingKey(use) {
       const cached = signing.get(use);
       if (cached && now() - cached.checkedAt < KEY_RECHECK_MS) return cached;
-      const row = activeRow(use) ?? (await generate(use));
+      const row = activeRow(use) ?? (await generateOnce(use));
       if (cached && cached.kid === row.kid) {
         cached.checkedAt = now();
         return cached;

@@ -4,8 +4,8 @@
  * client authentication shared by introspection and revocation.
  */
 import type { Deps } from '../deps.js';
-import { InvalidClient, InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from '../errors.js';
-import { authenticateClient, type ClientAuthentication } from './authenticate.js';
+import { InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from '../errors.js';
+import { authenticateClient, clientAuthenticationFailed, type ClientAuthentication } from './authenticate.js';
 import { withTokenAudit, type AuditContext } from './audit.js';
 import type { Client } from './clients.js';
 import { grants } from './grants/index.js';
@@ -19,14 +19,12 @@ export interface ClientRequest {
   context: LoginContext;
 }
 
-const BASIC_CHALLENGE = { 'WWW-Authenticate': 'Basic realm="idp", charset="UTF-8"' };
-
 /** RFC 6749 2.3.1: client_id and client_secret are form-url-encoded before Basic encoding. */
 function formDecode(text: string): string {
   try {
     return decodeURIComponent(text.replaceAll('+', ' '));
   } catch {
-    throw InvalidClient('the Basic credentials are not form-url-encoded', { headers: BASIC_CHALLENGE });
+    throw clientAuthenticationFailed('the Basic credentials are not form-url-encoded');
   }
 }
 
@@ -37,13 +35,13 @@ export function presentedClient(request: ClientRequest): ClientAuthentication {
   if (basic !== undefined) {
     const decoded = Buffer.from(basic, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
-    if (colon < 0) throw InvalidClient('the Basic credentials must be client_id:client_secret', { headers: BASIC_CHALLENGE });
+    if (colon < 0) throw clientAuthenticationFailed('the Basic credentials must be client_id:client_secret');
     const clientId = formDecode(decoded.slice(0, colon));
     if (params.client_secret !== undefined) throw InvalidRequest('client credentials were sent both in the Authorization header and in the body; use one');
     if (params.client_id !== undefined && params.client_id !== clientId) throw InvalidRequest('client_id in the body differs from the one in the Authorization header');
     return { clientId, secret: formDecode(decoded.slice(colon + 1)), method: 'client_secret_basic' };
   }
-  if (!params.client_id) throw InvalidClient('client authentication is required: send client_id (and client_secret), or HTTP Basic', { headers: BASIC_CHALLENGE });
+  if (!params.client_id) throw clientAuthenticationFailed('client authentication is required: send client_id (and client_secret), or HTTP Basic');
   if (params.client_secret !== undefined) return { clientId: params.client_id, secret: params.client_secret, method: 'client_secret_post' };
   return { clientId: params.client_id, method: 'none' };
 }

@@ -120,7 +120,7 @@ describe('devices and notifiers', () => {
 });
 
 describe('idp serve --fixtures with application data', () => {
-  it('creates admins, organizations and applications, and leaves the rest to idp fixtures apply', async () => {
+  it('creates admins, organizations and applications, and leaves the rest to idp fixtures apply', { timeout: 90_000 }, async () => {
     const served = await startCli(['--fixtures', SOCIAL, '--log-level', 'warn']);
     try {
       expect(served.server.stdout()).toContain('listening on');

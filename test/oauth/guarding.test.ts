@@ -22,7 +22,9 @@ describe('password throttling', () => {
     expect(blocked.headers.get('retry-after')).toBe('1');
     expect(blocked.headers.get('cache-control')).toBe('no-store');
     // The Usergrid endpoint shares the same counters.
-    expect((await t.request('POST', '/management/token', { json: { grant_type: 'password', username: 'alice', password: ORG.password } })).status).toBe(429);
+    const usergrid = await t.request('POST', '/management/token', { json: { grant_type: 'password', username: 'alice', password: ORG.password } });
+    expect(usergrid.status).toBe(429);
+    expect(usergrid.headers.get('cache-control')).toBe('no-store');
     clock.now += 1100;
     expect((await login('alice', 'wrong')).status).toBe(400);
     const longer = await login('alice', ORG.password);

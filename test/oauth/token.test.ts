@@ -259,3 +259,14 @@ describe('access tokens on the management API', () => {
     expect(res.body.error).toBe('expired_token');
   });
 });
+
+describe('methods', () => {
+  it('answers 405 with Allow for other methods on the /connect endpoints', async () => {
+    for (const [method, path, allow] of [['GET', '/connect/token', 'POST'], ['DELETE', '/connect/revocation', 'POST'], ['PUT', '/connect/userinfo', 'GET, POST']]) {
+      const res = await t.request(method, path);
+      expect(res.status).toBe(405);
+      expect(res.body.error).toBe('method_not_allowed');
+      expect(res.headers.get('allow')).toBe(allow);
+    }
+  });
+});

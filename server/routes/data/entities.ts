@@ -13,6 +13,8 @@ import { collectionForWrite, listCollections, requireCollection } from '../../..
 import { createEntities, deleteEntitiesIn, deleteEntity, describeEntities, entityBodies, updateEntity, updateEntityIn, type CollectionRef, type EntityRow } from '../../../src/data/entities.js';
 import { findEntities } from '../../../src/data/find.js';
 import { createUsers } from '../../../src/data/users.js';
+import { sendActivationLink } from '../../../src/lifecycle/activation.js';
+import type { Principal } from '../../../src/access/principal.js';
 import { putDevice } from '../../../src/data/devices.js';
 import { createEvents } from '../../../src/activity/events.js';
 import { isUuid } from '../../../src/ids.js';
@@ -22,11 +24,13 @@ const APP = '/{orgId}/{appId}';
 const COLLECTION = `${APP}/{collection}`;
 const ENTITY = `${COLLECTION}/{entityId}`;
 
-type Creator = (deps: Deps, appUuid: string, collection: CollectionRef, body: unknown) => Promise<EntityRow[]>;
+type Creator = (deps: Deps, appUuid: string, collection: CollectionRef, body: unknown, principal: Principal) => Promise<EntityRow[]>;
 
 /** Collections whose POST does more than store the body. */
 const CREATORS: ReadonlyMap<string, Creator> = new Map<string, Creator>([
-  ['users', (deps, appUuid, _collection, body) => createUsers(deps, appUuid, body)],
+  // A guest signing up under --require-activation starts not activated (issue 6).
+  ['users', (deps, appUuid, _collection, body, principal) =>
+    createUsers(deps, appUuid, body, { pendingActivation: deps.config.requireActivation && principal.kind === 'guest' })],
   ['events', (deps, appUuid, _collection, body) => createEvents(deps, appUuid, body)],
 ]);
 
@@ -38,7 +42,12 @@ async function postEntities(c: Context<Env>) {
   const { app } = scope(c);
   const collection = collectionForWrite(c.var.deps.db, app.uuid, c.req.param('collection') ?? '');
   const create = CREATORS.get(collection.name) ?? createEntities;
-  const rows = await create(c.var.deps, app.uuid, collection, await readBody(c));
+  const rows = await create(c.var.deps, app.uuid, collection, await readBody(c), c.var.principal);
+  if (collection.name === 'users') {
+    for (const row of rows) {
+      if (row.properties.activated === false) await sendActivationLink(c.var.deps, { type: 'app_user', uuid: row.uuid, appUuid: app.uuid });
+    }
+  }
   if (collection.name !== 'events') return entitiesResponse(c, 'post', rows);
   const view = entityView(scope(c), describeEntities(c.var.deps.db, rows)[0]);
   return entitiesResponse(c, 'post', rows, modelMembers(c, view));

@@ -1,0 +1,142 @@
+/**
+ * Push notifications (seed: Notifications, Receipts, Devices; CONTRACT.md section 6): notifiers,
+ * sending to every target, cancel and delete, receipts and the queue. Mounted before the data
+ * routes, whose `/{orgId}/{appId}/{collection}/…` would otherwise take these paths; each route
+ * runs the data API's access middleware itself, so only these paths pay for it.
+ */
+import type { Context } from 'hono';
+import type { Env } from '../env.js';
+import { createRoute, z } from '@hono/zod-openapi';
+import { router, responses } from '../openapi.js';
+import type { Handler, Method } from './data/define.js';
+import { addressedEntity, authorizeGrant, callerUuid, dataAccess, entitiesResponse, findOptions, pageResponse, readBody } from './data/request.js';
+import { MethodNotAllowed } from '../../src/errors.js';
+import { deleteEntity } from '../../src/data/entities.js';
+import { findEntities } from '../../src/data/find.js';
+import { createNotifiers, NOTIFIERS, requireNotifier, updateNotifier } from '../../src/push/notifiers.js';
+import { cancelNotification, createNotification, deleteNotification, NOTIFICATIONS, requireNotification } from '../../src/push/notifications.js';
+import { RECEIPTS } from '../../src/push/queue.js';
+import { findNotificationsOfReceipt, findQueuedDevices, findReceiptsOf, requireEntityAmong } from '../../src/push/reads.js';
+import type { NotificationTarget } from '../../src/push/targets.js';
+
+const APP = '/{orgId}/{appId}';
+const param = (c: Context<Env>, name: string) => c.req.param(name) ?? '';
+const appUuid = (c: Context<Env>) => c.var.appScope.app.uuid;
+
+type Router = ReturnType<typeof router>;
+
+/** Collections whose path segment may also be the singular type, as Usergrid allowed. */
+const PLURALS: ReadonlySet<string> = new Set(['notifiers', 'notifications', 'receipts', 'devices', 'users', 'groups']);
+
+/**
+ * The hono pattern of a documented path: `{name}` is a parameter, a literal `*` segment only
+ * matches `*` (seed: /{notificationId}/[*]/queue), and a collection also answers to its singular.
+ */
+function honoPath(path: string): string {
+  return path
+    .split('/')
+    .map((segment) => {
+      if (segment === '*') return ':star{\\*}';
+      if (PLURALS.has(segment)) return `:collection{${segment}?}`;
+      return segment.replace(/^\{(\w+)\}$/, ':$1');
+    })
+    .join('/');
+}
+
+/** Declares one route with the data API's access middleware in front, and documents it. */
+function route(app: Router, method: Method, path: string, summary: string, handler: Handler): void {
+  const names = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
+  app.openAPIRegistry.registerPath(
+    createRoute({ method, path, tags: ['Push'], summary, request: { params: z.object(Object.fromEntries(names.map((name) => [name, z.string()]))) }, responses: responses('Entity') }),
+  );
+  app.on(method.toUpperCase(), honoPath(path), dataAccess(), handler);
+}
+
+/** Every other method on `path` is 405 with `Allow`. */
+function otherMethodsNotAllowed(app: Router, path: string, allowed: readonly Method[]): void {
+  const allow = allowed.map((method) => method.toUpperCase()).join(', ');
+  app.all(honoPath(path), () => {
+    throw MethodNotAllowed(`${path} allows ${allow}`, { headers: { Allow: allow } });
+  });
+}
+
+function sendTo(target: (c: Context<Env>) => NotificationTarget): Handler {
+  return async (c) => entitiesResponse(c, 'post', [await createNotification(c.var.deps, appUuid(c), target(c), await readBody(c))]);
+}
+
+function notifierRoutes(app: Router): void {
+  route(app, 'get', `${APP}/notifiers`, 'List notifiers (ql, limit, cursor)', async (c) => pageResponse(c, 'get', findEntities(c.var.deps.db, appUuid(c), { kind: 'collection', collection: NOTIFIERS.name }, findOptions(c))));
+  route(app, 'post', `${APP}/notifiers`, 'Create a notifier: provider apple or google, environment, credentials', async (c) => entitiesResponse(c, 'post', await createNotifiers(c.var.deps, appUuid(c), await readBody(c))));
+  route(app, 'get', `${APP}/notifiers/{id}`, 'Get a notifier (never its credentials)', async (c) => entitiesResponse(c, 'get', [requireNotifier(c.var.deps.db, appUuid(c), param(c, 'id'))]));
+  route(app, 'put', `${APP}/notifiers/{id}`, 'Update a notifier; the result is checked as a whole', async (c) => entitiesResponse(c, 'put', [await updateNotifier(c.var.deps, requireNotifier(c.var.deps.db, appUuid(c), param(c, 'id')), await readBody(c))]));
+  route(app, 'delete', `${APP}/notifiers/{id}`, 'Delete a notifier and its credentials', async (c) => {
+    const row = requireNotifier(c.var.deps.db, appUuid(c), param(c, 'id'));
+    await deleteEntity(c.var.deps, row);
+    return entitiesResponse(c, 'delete', [row]);
+  });
+}
+
+function notificationRoutes(app: Router): void {
+  route(app, 'get', `${APP}/notifications`, 'List notifications (ql, e.g. state=\'FINISHED\'; limit, cursor)', async (c) => pageResponse(c, 'get', findEntities(c.var.deps.db, appUuid(c), { kind: 'collection', collection: NOTIFICATIONS.name }, findOptions(c))));
+  route(app, 'post', `${APP}/notifications`, 'Not a target: send through …/devices, …/users/{id} or …/groups/{path}', async () => {
+    throw MethodNotAllowed('POST a notification to …/devices/{deviceId}/notifications, …/devices/*/notifications, …/users/{userId}/notifications or …/groups/{path}/notifications', { headers: { Allow: 'GET' } });
+  });
+  route(app, 'get', `${APP}/notifications/{id}`, 'Get a notification', async (c) => entitiesResponse(c, 'get', [requireNotification(c.var.deps.db, appUuid(c), param(c, 'id'))]));
+  route(app, 'put', `${APP}/notifications/{id}`, 'Cancel an unsent notification: {"canceled": true}', async (c) => entitiesResponse(c, 'put', [await cancelNotification(c.var.deps, appUuid(c), param(c, 'id'), await readBody(c))]));
+  route(app, 'delete', `${APP}/notifications/{id}`, 'Delete an unsent notification', async (c) => entitiesResponse(c, 'delete', [await deleteNotification(c.var.deps, appUuid(c), param(c, 'id'))]));
+
+  route(app, 'post', `${APP}/devices/{deviceId}/notifications`, 'Send to one device, or to every device with deviceId *', sendTo((c) => (param(c, 'deviceId') === '*' ? { kind: 'devices' } : { kind: 'device', id: param(c, 'deviceId') })));
+  route(app, 'post', `${APP}/users/{userId}/notifications`, 'Send to every device of a user', sendTo((c) => ({ kind: 'user', id: param(c, 'userId'), caller: callerUuid(c) })));
+  route(app, 'post', `${APP}/groups/{groupId}/notifications`, 'Send to the devices of every member of a group', sendTo((c) => ({ kind: 'group', id: param(c, 'groupId') })));
+}
+
+function receiptRoutes(app: Router): void {
+  route(app, 'get', `${APP}/receipts`, 'List receipts (ql, limit, cursor)', async (c) => pageResponse(c, 'get', findEntities(c.var.deps.db, appUuid(c), { kind: 'collection', collection: RECEIPTS.name }, findOptions(c))));
+  route(app, 'get', `${APP}/receipts/{id}`, 'Get a receipt', async (c) => entitiesResponse(c, 'get', [addressedEntity(c, RECEIPTS.name, param(c, 'id'))]));
+  route(app, 'get', `${APP}/{id}/*/receipts`, 'Receipts of a device or of a notification', async (c) => {
+    const owner = requireEntityAmong(c.var.deps.db, appUuid(c), ['devices', NOTIFICATIONS.name], param(c, 'id'));
+    return pageResponse(c, 'get', findReceiptsOf(c.var.deps.db, owner, findOptions(c)));
+  });
+  route(app, 'get', `${APP}/{id}/*/queue`, 'Devices a notification has still to be sent to', async (c) => {
+    const notification = requireNotification(c.var.deps.db, appUuid(c), param(c, 'id'));
+    return pageResponse(c, 'get', findQueuedDevices(c.var.deps.db, notification, findOptions(c)));
+  });
+  route(app, 'get', `${APP}/{id}/*/notifications`, 'The notification of a receipt', async (c) => {
+    const receipt = requireEntityAmong(c.var.deps.db, appUuid(c), [RECEIPTS.name], param(c, 'id'));
+    return pageResponse(c, 'get', findNotificationsOfReceipt(c.var.deps.db, receipt, findOptions(c)));
+  });
+}
+
+/**
+ * POST /{org}/{app}/devices?ql=… sends to the devices the query matches; without ql it is the
+ * data API's device creation and passes through. Guests may create devices (`post:/devices`), so
+ * a query send must also be permitted as a send to every device.
+ */
+function queryTargetRoute(app: Router): void {
+  const send = sendTo((c) => ({ kind: 'devices', ql: c.req.query('ql') ?? c.req.query('queryStatement') }));
+  app.openAPIRegistry.registerPath(
+    createRoute({ method: 'post', path: `${APP}/devices`, tags: ['Push'], summary: 'With ql or queryStatement: send to the devices the query matches (without: create a device)', request: { params: z.object({ orgId: z.string(), appId: z.string() }) }, responses: responses('Notification') }),
+  );
+  app.use(honoPath(`${APP}/devices`), async (c, next) => {
+    if (c.req.method !== 'POST' || (c.req.query('ql') === undefined && c.req.query('queryStatement') === undefined)) return next();
+    let response: Response | undefined;
+    await dataAccess()(c, async () => {
+      await authorizeGrant(c, 'post', '/devices/*/notifications');
+      response = await send(c);
+    });
+    return response;
+  });
+}
+
+export function pushRoutes() {
+  const app = router();
+  queryTargetRoute(app);
+  notifierRoutes(app);
+  notificationRoutes(app);
+  receiptRoutes(app);
+  otherMethodsNotAllowed(app, `${APP}/notifiers`, ['get', 'post']);
+  otherMethodsNotAllowed(app, `${APP}/notifications`, ['get']);
+  otherMethodsNotAllowed(app, `${APP}/receipts`, ['get']);
+  otherMethodsNotAllowed(app, `${APP}/receipts/{id}`, ['get']);
+  return app;
+}

@@ -1,0 +1,64 @@
+/**
+ * Reads of the push API beyond plain collection queries (seed: GET /{notificationId}/[*]/queue,
+ * /{deviceId}/[*]/receipts, /{notificationId}/[*]/receipts, /{receiptId}/[*]/notifications).
+ */
+import { and, asc, eq, getTableColumns, gt, inArray } from 'drizzle-orm';
+import { entities, pushDeliveries } from '../db/schema.js';
+import { EntityNotFound, IllegalArgument } from '../errors.js';
+import type { Tx } from '../deps.js';
+import { findEntityIn, type EntityRow } from '../data/entities.js';
+import { findEntities, parseLimit, type EntityPage, type FindOptions } from '../data/find.js';
+import { findEntityByUuid } from '../data/store.js';
+import { isUuid } from '../ids.js';
+import { NOTIFICATIONS } from './notifications.js';
+import { RECEIPTS, RECEIPTS_RELATION } from './queue.js';
+
+/** An entity of one of `collections` by uuid, or by name in the first collection that has it. */
+export function requireEntityAmong(tx: Tx, appUuid: string, collections: readonly string[], id: string): EntityRow {
+  const row = isUuid(id)
+    ? findEntityByUuid(tx, appUuid, id)
+    : collections.map((collection) => findEntityIn(tx, appUuid, collection, id)).find((one) => one !== undefined);
+  if (row === undefined || !collections.includes(row.collection)) {
+    throw EntityNotFound(`no ${collections.join(' or ')} entity '${id}'`, { fields: { entity: id } });
+  }
+  return row;
+}
+
+/** Receipts of a device or a notification, with the query language and paging. */
+export function findReceiptsOf(tx: Tx, owner: EntityRow, options: FindOptions): EntityPage {
+  return findEntities(tx, owner.appUuid, { kind: 'related', uuid: owner.uuid, view: { direction: 'out', relation: RECEIPTS_RELATION, collection: RECEIPTS.name } }, options);
+}
+
+/** The notification a receipt belongs to. */
+export function findNotificationsOfReceipt(tx: Tx, receipt: EntityRow, options: FindOptions): EntityPage {
+  return findEntities(tx, receipt.appUuid, { kind: 'related', uuid: receipt.uuid, view: { direction: 'in', relation: RECEIPTS_RELATION, collection: NOTIFICATIONS.name } }, options);
+}
+
+function decodeQueueCursor(cursor: string | undefined): number {
+  if (cursor === undefined || cursor === '') return 0;
+  const text = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
+  const id = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(id)) throw IllegalArgument('cursor is not one this endpoint returned', { fields: { cursor: 'malformed' } });
+  return id;
+}
+
+/** Devices a notification has still to be sent to, in queue order, with an opaque cursor. */
+export function findQueuedDevices(tx: Tx, notification: EntityRow, options: FindOptions): EntityPage {
+  const limit = parseLimit(options.limit);
+  const after = decodeQueueCursor(options.cursor);
+  const rows = tx
+    .select({ id: pushDeliveries.id, entity: getTableColumns(entities) })
+    .from(pushDeliveries)
+    .innerJoin(entities, eq(entities.uuid, pushDeliveries.deviceUuid))
+    .where(and(eq(pushDeliveries.notificationUuid, notification.uuid), inArray(pushDeliveries.state, ['queued', 'leased']), gt(pushDeliveries.id, after)))
+    .orderBy(asc(pushDeliveries.id))
+    .limit(limit + 1)
+    .all();
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    rows: page.map((row) => row.entity),
+    cursor: rows.length > limit ? Buffer.from(String(last.id)).toString('base64url') : undefined,
+    select: null,
+  };
+}

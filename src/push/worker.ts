@@ -1,0 +1,257 @@
+/**
+ * The delivery worker inside `idp serve`: leases due deliveries from the queue (queue.ts), sends
+ * them through the notifier's provider with bounded concurrency per provider, and records every
+ * answer in batches. Retryable answers go back to the queue with exponential back-off. A killed
+ * worker's leases run out and are taken again; because each message keeps one id on every
+ * attempt (`apns-id`), a resend of a message that was in flight at the kill is recognisable as
+ * the same notification.
+ *
+ * Scheduling needs nothing more: a delivery is due at its notification's `deliver`, so it is
+ * sent when due, or on the first poll after a restart if the server was down at that time.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { Deps } from '../deps.js';
+import { findEntityByUuid } from '../data/store.js';
+import { notifierConfig } from './notifiers.js';
+import { PROVIDERS } from './providers/index.js';
+import type { ProviderName, PushClient, PushOutcome } from './providers/types.js';
+import { expireDeliveries, finishNotifications, leaseDeliveries, recordAttempts, recoverExpiredLeases, type Attempt, type Delivery } from './queue.js';
+
+export interface WorkerOptions {
+  /** How long a lease lasts; must exceed `requestTimeoutMs`, or a slow send could be taken twice. */
+  readonly leaseMs: number;
+  /** How often an idle worker looks for due deliveries, expired leases and expiries. */
+  readonly pollMs: number;
+  /** Sends in flight at once, per provider. */
+  readonly concurrency: Readonly<Record<ProviderName, number>>;
+  /** Attempts per delivery before a retryable failure counts as failed. */
+  readonly maxAttempts: number;
+  /** Back-off after the first retryable failure; doubles each attempt, up to `retryMaxMs`. */
+  readonly retryBaseMs: number;
+  readonly retryMaxMs: number;
+  readonly requestTimeoutMs: number;
+  /** Deliveries leased and answers recorded per transaction. */
+  readonly batchSize: number;
+  /** Longest an answer waits to be recorded: bounds what a crash can leave unrecorded. */
+  readonly flushMs: number;
+  readonly apnsUrl?: string;
+  readonly fcmUrl?: string;
+  /** Extra CA certificates for provider connections (tests, private gateways). */
+  readonly ca?: string | string[];
+}
+
+export const WORKER_DEFAULTS: WorkerOptions = {
+  // Twice the request timeout: an answer always arrives, or fails, before the lease runs out.
+  leaseMs: 30_000,
+  // Short enough that a new notification starts at once, long enough to cost nothing when idle.
+  pollMs: 100,
+  // APNs takes hundreds of concurrent streams on one connection; FCM is HTTP/1.1 per request.
+  concurrency: { apple: 200, google: 100, noop: 1000 },
+  maxAttempts: 5,
+  // 1 s, 2 s, 4 s, 8 s: what Apple and Google ask of senders they throttle.
+  retryBaseMs: 1000,
+  retryMaxMs: 60_000,
+  requestTimeoutMs: 15_000,
+  batchSize: 500,
+  flushMs: 20,
+};
+
+export interface DeliveryWorker {
+  /** Stops leasing, lets every send in flight finish and records it, closes connections. */
+  stop(): Promise<void>;
+}
+
+/** Stable per notification, device and notifier, in UUID form: the same on every attempt. */
+export function messageId(delivery: Delivery): string {
+  const hex = createHash('sha256').update(`${delivery.notificationUuid}/${delivery.deviceUuid}/${delivery.notifierUuid}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`.toUpperCase();
+}
+
+interface Notification {
+  readonly payloads: Record<string, unknown>;
+  readonly expire?: number;
+}
+
+export function startDeliveryWorker(deps: Deps, overrides: Partial<WorkerOptions> = {}): DeliveryWorker {
+  const options: WorkerOptions = { ...WORKER_DEFAULTS, ...overrides, concurrency: { ...WORKER_DEFAULTS.concurrency, ...overrides.concurrency } };
+  const owner = randomUUID();
+  const log = deps.logger.child({ component: 'push' });
+  const clients = new Map<string, { modified: number; checkedAt: number; name: string; client: PushClient }>();
+  const notifications = new Map<string, Notification>();
+  const inFlight = new Map<ProviderName, number>([...PROVIDERS.keys()].map((name) => [name, 0]));
+  const sending = new Set<Promise<void>>();
+  let answers: Attempt[] = [];
+  let oldestAnswer = 0;
+  let stopping = false;
+  let wake: (() => void) | undefined;
+
+  function notificationOf(delivery: Delivery): Notification {
+    const known = notifications.get(delivery.notificationUuid);
+    if (known !== undefined) return known;
+    const row = findEntityByUuid(deps.db, delivery.appUuid, delivery.notificationUuid);
+    const found: Notification = {
+      payloads: (row?.properties.payloads ?? {}) as Record<string, unknown>,
+      expire: typeof row?.properties.expire === 'number' ? row.properties.expire : undefined,
+    };
+    // Payloads never change after acceptance; the cache only needs bounding.
+    if (notifications.size > 10_000) notifications.clear();
+    notifications.set(delivery.notificationUuid, found);
+    return found;
+  }
+
+  /**
+   * The notifier's client, rebuilt when the notifier was changed; undefined once it is deleted.
+   * The notifier is read again at most once per poll interval, not for every message.
+   */
+  function clientOf(delivery: Delivery): { name: string; client: PushClient } | undefined {
+    const cached = clients.get(delivery.notifierUuid);
+    if (cached !== undefined && deps.now() - cached.checkedAt < options.pollMs) return cached;
+    const row = findEntityByUuid(deps.db, delivery.appUuid, delivery.notifierUuid);
+    if (row === undefined) {
+      if (cached !== undefined) void cached.client.close();
+      clients.delete(delivery.notifierUuid);
+      return undefined;
+    }
+    if (cached !== undefined && cached.modified === row.modified) {
+      cached.checkedAt = deps.now();
+      return cached;
+    }
+    if (cached !== undefined) void cached.client.close();
+    const provider = PROVIDERS.get(delivery.provider as ProviderName);
+    if (provider === undefined) return undefined;
+    const baseUrl = provider.name === 'apple' ? options.apnsUrl : provider.name === 'google' ? options.fcmUrl : undefined;
+    const client = provider.createClient(notifierConfig(deps.db, row), { baseUrl, ca: options.ca, timeoutMs: options.requestTimeoutMs, now: deps.now });
+    const entry = { modified: row.modified, checkedAt: deps.now(), name: row.name ?? row.uuid, client };
+    clients.set(delivery.notifierUuid, entry);
+    return entry;
+  }
+
+  function payloadFor(notification: Notification, notifierName: string, notifierUuid: string): unknown {
+    const key = Object.keys(notification.payloads).find((one) => one.toLowerCase() === notifierName.toLowerCase() || one === notifierUuid);
+    return key === undefined ? undefined : notification.payloads[key];
+  }
+
+  function describe(delivery: Delivery): { notifierName: string; payload: unknown } {
+    const notifierName = clients.get(delivery.notifierUuid)?.name ?? findEntityByUuid(deps.db, delivery.appUuid, delivery.notifierUuid)?.name ?? delivery.notifierUuid;
+    return { notifierName, payload: payloadFor(notificationOf(delivery), notifierName, delivery.notifierUuid) };
+  }
+
+  function backoff(delivery: Delivery, outcome: PushOutcome): number | undefined {
+    if (outcome.kind !== 'retry' || delivery.attempts >= options.maxAttempts) return undefined;
+    const exponential = Math.min(options.retryMaxMs, options.retryBaseMs * 2 ** (delivery.attempts - 1));
+    return deps.now() + (outcome.retryAfterMs ?? exponential);
+  }
+
+  function flush(): void {
+    if (answers.length === 0) return;
+    const batch = answers;
+    answers = [];
+    // The prepared statements run on deps.db; inside this transaction they are part of it.
+    deps.db.transaction((tx) => {
+      const now = deps.now();
+      recordAttempts(deps.db, batch, now);
+      finishNotifications(tx, new Set(batch.map((attempt) => attempt.delivery.notificationUuid)), now);
+    });
+  }
+
+  async function attempt(delivery: Delivery): Promise<void> {
+    const target = clientOf(delivery);
+    const { notifierName, payload } = describe(delivery);
+    let outcome: PushOutcome;
+    if (target === undefined) outcome = { kind: 'rejected', code: 'NOTIFIER_NOT_FOUND', message: 'the notifier was deleted' };
+    else if (payload === undefined) outcome = { kind: 'rejected', code: 'NO_PAYLOAD', message: `the notification has no payload for '${notifierName}'` };
+    else {
+      try {
+        const expire = notificationOf(delivery).expire;
+        outcome = await target.client.send({ id: messageId(delivery), token: delivery.token, payload, expire });
+      } catch (error) {
+        outcome = { kind: 'rejected', code: 'PROVIDER_ERROR', message: error instanceof Error ? error.message : String(error) };
+      }
+    }
+    if (outcome.kind !== 'sent') log.debug({ delivery: delivery.id, code: outcome.code }, outcome.message);
+    if (answers.length === 0) oldestAnswer = deps.now();
+    answers.push({ delivery, outcome, notifierName, payload, retryAt: backoff(delivery, outcome) });
+    if (answers.length >= options.batchSize) flush();
+  }
+
+  function dispatch(provider: ProviderName, delivery: Delivery): void {
+    inFlight.set(provider, (inFlight.get(provider) ?? 0) + 1);
+    const done: Promise<void> = attempt(delivery)
+      .catch((error: unknown) => log.error({ err: error, delivery: delivery.id }, 'recording a push attempt failed'))
+      .finally(() => {
+        inFlight.set(provider, (inFlight.get(provider) ?? 0) - 1);
+        sending.delete(done);
+        wake?.();
+      });
+    sending.add(done);
+  }
+
+  function sweep(): void {
+    deps.db.transaction((tx) => {
+      const now = deps.now();
+      recoverExpiredLeases(tx, now);
+      finishNotifications(tx, expireDeliveries(deps.db, now, describe), now);
+    });
+  }
+
+  /**
+   * Leases what each provider has room for; true when anything was leased. A busy provider is
+   * topped up once a quarter of its slots are free, not after every answer, so leases come in
+   * batches rather than one transaction per message.
+   */
+  function leaseRound(): boolean {
+    let leasedAny = false;
+    for (const provider of PROVIDERS.keys()) {
+      const busy = inFlight.get(provider) ?? 0;
+      const room = Math.min(options.batchSize, options.concurrency[provider] - busy);
+      if (room <= 0 || (busy > 0 && room < options.concurrency[provider] / 4)) continue;
+      const leased = deps.db.transaction((tx) => leaseDeliveries(tx, provider, room, deps.now(), owner, options.leaseMs));
+      for (const delivery of leased) dispatch(provider, delivery);
+      leasedAny ||= leased.length > 0;
+    }
+    return leasedAny;
+  }
+
+  function pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      }
+      wake = done;
+    });
+  }
+
+  async function run(): Promise<void> {
+    let nextSweep = 0;
+    while (!stopping) {
+      try {
+        if (deps.now() >= nextSweep) {
+          sweep();
+          nextSweep = deps.now() + options.pollMs;
+        }
+        const leased = leaseRound();
+        if (!leased || deps.now() - oldestAnswer >= options.flushMs) flush();
+        await (leased ? new Promise<void>((resolve) => setImmediate(resolve)) : pause(options.pollMs));
+      } catch (error) {
+        log.error({ err: error }, 'the delivery worker failed a round; retrying');
+        await pause(options.pollMs);
+      }
+    }
+  }
+
+  const running = run();
+  return {
+    async stop() {
+      stopping = true;
+      wake?.();
+      await running;
+      await Promise.allSettled([...sending]);
+      flush();
+      await Promise.allSettled([...clients.values()].map(({ client }) => client.close()));
+      clients.clear();
+    },
+  };
+}

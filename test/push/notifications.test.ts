@@ -1,0 +1,221 @@
+/** Sending to every target through `noop`, validation, scheduling, expiry, cancel, delete, reads. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { APP, createDataTest, createDevices, must, testWorker, waitForState, type DataTest } from './setup.js';
+import { snapshot } from '../helpers.js';
+import type { DeliveryWorker } from '../../src/push/worker.js';
+
+let d: DataTest;
+let worker: DeliveryWorker | undefined;
+
+beforeEach(async () => {
+  d = await createDataTest();
+  await must(d, 'POST', `${APP}/notifiers`, { name: 'dev', provider: 'noop', environment: 'development' });
+});
+
+afterEach(async () => {
+  await worker?.stop();
+  worker = undefined;
+  d.t.close();
+});
+
+const send = (path: string, json: unknown) => d.t.request('POST', `${APP}${path}`, { json, token: d.admin });
+
+describe('sending', () => {
+  it('to one device: stored before the answer, sent by the worker, one receipt', async () => {
+    const [device] = await createDevices(d, 'dev', 1);
+    const res = await send(`/devices/${device.uuid}/notifications`, { payloads: { dev: 'hello' } });
+    expect(res.status).toBe(200);
+    const notification = res.body.entities[0];
+    expect(notification).toMatchObject({ type: 'notification', state: 'CREATED', expectedCount: 1, payloads: { dev: 'hello' } });
+    const queue = await must(d, 'GET', `${APP}/${notification.uuid}/*/queue`);
+    expect(queue.entities.map((e: { uuid: string }) => e.uuid)).toEqual([device.uuid]);
+
+    worker = testWorker(d);
+    const done = await waitForState(d, notification.uuid, ['FINISHED']);
+    expect(done.statistics).toEqual({ sent: 1, errors: 0 });
+    expect(done.started).toBeTypeOf('number');
+    expect(done.finished).toBeTypeOf('number');
+    const receipts = await must(d, 'GET', `${APP}/${notification.uuid}/*/receipts`);
+    expect(receipts.entities).toHaveLength(1);
+    expect(receipts.entities[0]).toMatchObject({ type: 'receipt', device: device.uuid, notification: notification.uuid, notifierName: 'dev', payloads: { dev: 'hello' } });
+    expect(receipts.entities[0].sent).toBeTypeOf('number');
+    expect(receipts.entities[0].errorCode).toBeUndefined();
+    const byDevice = await must(d, 'GET', `${APP}/${device.name}/*/receipts`);
+    expect(byDevice.entities.map((e: { uuid: string }) => e.uuid)).toEqual([receipts.entities[0].uuid]);
+    const back = await must(d, 'GET', `${APP}/${receipts.entities[0].uuid}/*/notifications`);
+    expect(back.entities.map((e: { uuid: string }) => e.uuid)).toEqual([notification.uuid]);
+    expect((await must(d, 'GET', `${APP}/${notification.uuid}/*/queue`)).entities).toEqual([]);
+  });
+
+  it('to every device, to devices a query matches, to a user and to a group', async () => {
+    const devices = await createDevices(d, 'dev', 6);
+    await createDevices(d, 'other', 2, 'elsewhere-');
+    await must(d, 'PUT', `${APP}/devices/${devices[0].uuid}`, { platform: 'ios' });
+    await must(d, 'PUT', `${APP}/devices/${devices[1].uuid}`, { platform: 'ios' });
+    await must(d, 'POST', `${APP}/users`, [{ username: 'fred' }, { username: 'wilma' }]);
+    await must(d, 'POST', `${APP}/users/fred/devices/${devices[2].uuid}`);
+    await must(d, 'POST', `${APP}/users/fred/devices/${devices[3].uuid}`);
+    await must(d, 'POST', `${APP}/users/wilma/devices/${devices[4].uuid}`);
+    await must(d, 'POST', `${APP}/groups`, { path: 'flintstones', title: 'Flintstones' });
+    await must(d, 'POST', `${APP}/groups/flintstones/users/fred`);
+    await must(d, 'POST', `${APP}/groups/flintstones/users/wilma`);
+
+    const expected: [string, number][] = [
+      ['/devices/*/notifications', 6],
+      ["/devices?ql=select * where platform = 'ios'", 2],
+      ['/users/fred/notifications', 2],
+      ['/groups/flintstones/notifications', 3],
+    ];
+    const uuids: string[] = [];
+    for (const [path, count] of expected) {
+      const res = await send(path, { payloads: { dev: { text: path } } });
+      expect(res.status, path).toBe(200);
+      expect(res.body.entities[0].expectedCount, path).toBe(count);
+      uuids.push(res.body.entities[0].uuid);
+    }
+    const bareQuery = await send(`/devices?queryStatement=${encodeURIComponent("platform = 'ios'")}`, { payloads: { dev: 'q' } });
+    expect(bareQuery.body.entities[0].expectedCount).toBe(2);
+
+    worker = testWorker(d);
+    for (const [i, uuid] of uuids.entries()) {
+      const done = await waitForState(d, uuid, ['FINISHED']);
+      expect(done.statistics.sent).toBe(expected[i][1]);
+    }
+    const finished = await must(d, 'GET', `${APP}/notifications?ql=${encodeURIComponent("select * where state = 'FINISHED'")}&limit=2`);
+    expect(finished.entities).toHaveLength(2);
+    expect(finished.cursor).toBeTypeOf('string');
+    const next = await must(d, 'GET', `${APP}/notifications?ql=${encodeURIComponent("select * where state = 'FINISHED'")}&limit=2&cursor=${finished.cursor}`);
+    expect(next.entities).toHaveLength(2);
+    const receipts = await must(d, 'GET', `${APP}/receipts?limit=1000`);
+    expect(receipts.entities).toHaveLength(6 + 2 + 2 + 3 + 2);
+  });
+
+  it('POST /devices without a query still creates a device', async () => {
+    const res = await send('/devices', { name: 'plain', 'dev.notifier.id': 'x' });
+    expect(res.status).toBe(200);
+    expect(res.body.entities[0]).toMatchObject({ type: 'device', name: 'plain' });
+  });
+
+  it.each([
+    ['missing payloads', {}, 'payloads'],
+    ['payloads not an object', { payloads: 'hello' }, 'payloads'],
+    ['payloads an array', { payloads: ['hello'] }, 'payloads'],
+    ['unknown notifier', { payloads: { nope: 'hello' } }, 'payloads'],
+    ['payload neither text nor object', { payloads: { dev: 42 } }, 'payloads.dev'],
+    ['deliver not a number', { payloads: { dev: 'x' }, deliver: 'tomorrow' }, 'deliver'],
+    ['deliver in the past', { payloads: { dev: 'x' }, deliver: 1000 }, 'deliver'],
+    ['expire in the past', { payloads: { dev: 'x' }, expire: 1000 }, 'expire'],
+  ])('400 for %s, storing nothing', async (_name, body, field) => {
+    await createDevices(d, 'dev', 2);
+    const before = snapshot(d.t);
+    const res = await send('/devices/*/notifications', body);
+    expect(res.status).toBe(400);
+    expect(res.body.fields).toHaveProperty([field]);
+    expect(snapshot(d.t)).toEqual(before);
+  });
+
+  it('404 for an unknown device, user or group; 400 for a bad query', async () => {
+    for (const path of ['/devices/nope/notifications', '/users/nobody/notifications', '/groups/none/notifications']) {
+      expect((await send(path, { payloads: { dev: 'x' } })).status, path).toBe(404);
+    }
+    const bad = await send('/devices?ql=select * where (', { payloads: { dev: 'x' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toBe('query_parse');
+  });
+
+  it('a guest may register a device but not send to devices by query', async () => {
+    await createDevices(d, 'dev', 1);
+    expect((await d.t.request('POST', `${APP}/devices`, { json: { name: 'mine' } })).status).toBe(200);
+    const res = await d.t.request('POST', `${APP}/devices?ql=select *`, { json: { payloads: { dev: 'spam' } } });
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('schedule, expiry, cancel, delete', () => {
+  it('stays SCHEDULED until deliver, then is sent', async () => {
+    await createDevices(d, 'dev', 3);
+    const deliver = Date.now() + 400;
+    const res = await send('/devices/*/notifications', { payloads: { dev: 'later' }, deliver });
+    expect(res.body.entities[0]).toMatchObject({ state: 'SCHEDULED', deliver });
+    worker = testWorker(d);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect((await must(d, 'GET', `${APP}/notifications/${res.body.entities[0].uuid}`)).entities[0].state).toBe('SCHEDULED');
+    const scheduled = await must(d, 'GET', `${APP}/notifications?ql=${encodeURIComponent("state = 'SCHEDULED'")}`);
+    expect(scheduled.entities).toHaveLength(1);
+    const done = await waitForState(d, res.body.entities[0].uuid, ['FINISHED']);
+    expect(done.started).toBeGreaterThanOrEqual(deliver);
+    expect(done.statistics.sent).toBe(3);
+  });
+
+  it('not delivered before expire: not sent, EXPIRED receipts', async () => {
+    await createDevices(d, 'dev', 2);
+    const now = Date.now();
+    const res = await send('/devices/*/notifications', { payloads: { dev: 'too late' }, deliver: now + 100, expire: now + 150 });
+    expect(res.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    worker = testWorker(d);
+    const done = await waitForState(d, res.body.entities[0].uuid, ['EXPIRED']);
+    expect(done.statistics).toEqual({ sent: 0, errors: 2 });
+    const receipts = await must(d, 'GET', `${APP}/${res.body.entities[0].uuid}/*/receipts`);
+    expect(receipts.entities.map((r: { errorCode: string }) => r.errorCode)).toEqual(['EXPIRED', 'EXPIRED']);
+    expect(receipts.entities.every((r: { sent?: number }) => r.sent === undefined)).toBe(true);
+  });
+
+  it('cancel before delivery: CANCELED, nothing sent; after sending: 403', async () => {
+    await createDevices(d, 'dev', 2);
+    const later = await send('/devices/*/notifications', { payloads: { dev: 'x' }, deliver: Date.now() + 60_000 });
+    const uuid = later.body.entities[0].uuid;
+    expect((await d.t.request('PUT', `${APP}/notifications/${uuid}`, { json: {}, token: d.admin })).status).toBe(400);
+    const canceled = await must(d, 'PUT', `${APP}/notifications/${uuid}`, { canceled: true });
+    expect(canceled.entities[0]).toMatchObject({ state: 'CANCELED', canceled: true });
+    expect((await must(d, 'GET', `${APP}/${uuid}/*/queue`)).entities).toEqual([]);
+
+    const now = await send('/devices/*/notifications', { payloads: { dev: 'y' } });
+    worker = testWorker(d);
+    await waitForState(d, now.body.entities[0].uuid, ['FINISHED']);
+    const refused = await d.t.request('PUT', `${APP}/notifications/${now.body.entities[0].uuid}`, { json: { canceled: true }, token: d.admin });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toBe('forbidden');
+    expect((await must(d, 'GET', `${APP}/receipts`)).entities).toHaveLength(2);
+    expect((await must(d, 'GET', `${APP}/notifications/${uuid}`)).entities[0].state).toBe('CANCELED');
+  });
+
+  it('DELETE removes an unsent notification and refuses a sent one', async () => {
+    await createDevices(d, 'dev', 2);
+    const later = await send('/devices/*/notifications', { payloads: { dev: 'x' }, deliver: Date.now() + 60_000 });
+    await must(d, 'DELETE', `${APP}/notifications/${later.body.entities[0].uuid}`);
+    expect((await d.t.request('GET', `${APP}/notifications/${later.body.entities[0].uuid}`, { token: d.admin })).status).toBe(404);
+    expect(d.t.deps.db.$client.prepare('select count(*) as n from push_deliveries').get()).toEqual({ n: 0 });
+
+    const sent = await send('/devices/*/notifications', { payloads: { dev: 'y' } });
+    worker = testWorker(d);
+    await waitForState(d, sent.body.entities[0].uuid, ['FINISHED']);
+    expect((await d.t.request('DELETE', `${APP}/notifications/${sent.body.entities[0].uuid}`, { token: d.admin })).status).toBe(403);
+  });
+
+  it('pages the queue and receipts', async () => {
+    await createDevices(d, 'dev', 25);
+    const res = await send('/devices/*/notifications', { payloads: { dev: 'x' }, deliver: Date.now() + 60_000 });
+    const uuid = res.body.entities[0].uuid;
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    do {
+      const page = await must(d, 'GET', `${APP}/${uuid}/*/queue?limit=10${cursor ? `&cursor=${cursor}` : ''}`);
+      for (const entity of page.entities) seen.add(entity.uuid);
+      cursor = page.cursor;
+    } while (cursor);
+    expect(seen.size).toBe(25);
+    expect((await d.t.request('GET', `${APP}/${uuid}/*/queue?cursor=!!`, { token: d.admin })).status).toBe(400);
+  });
+
+  it('a notification with no device that has a token finishes at once', async () => {
+    await createDevices(d, 'other', 2);
+    const res = await send('/devices/*/notifications', { payloads: { dev: 'x' } });
+    expect(res.body.entities[0]).toMatchObject({ state: 'FINISHED', expectedCount: 0 });
+  });
+
+  it('POST /notifications and writes to receipts are 405', async () => {
+    expect((await send('/notifications', { payloads: { dev: 'x' } })).status).toBe(405);
+    expect((await d.t.request('PUT', `${APP}/receipts`, { json: {}, token: d.admin })).status).toBe(405);
+  });
+});
