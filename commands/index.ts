@@ -1,31 +1,107 @@
 /**
- * The `idp` program. Each noun registers itself from its own file; heavy modules (server,
- * HTTP client) are imported only inside the action that needs them, so `idp --help` is fast.
- * One catch at the top turns errors into `error: …` and an exit code (CONTRACT.md section 5).
+ * The `idp` program. Nouns are listed here with a one-line summary; a noun's module (its verbs,
+ * the HTTP client, prompts) is imported only when that noun is run, so `idp --help` loads
+ * nothing but commander. One catch at the top turns errors into `error: …` and an exit code
+ * (CONTRACT.md section 5: 1 refused by the server or network, 2 usage).
  */
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { AppError } from '../src/errors.js';
 import { ConfigError } from '../src/config.js';
 import { VERSION } from '../src/version.js';
-import { registerServe } from './serve.js';
+import type { NounModule } from './client/run.js';
 import { registerTokenCode } from './token-code.js';
 import { registerKeys } from './keys.js';
 
+interface Noun {
+  name: string;
+  summary: string;
+  load(): Promise<NounModule>;
+}
+
+export const NOUNS: Noun[] = [
+  { name: 'serve', summary: 'run the identity provider and application backend', load: () => import('./serve.js') },
+  { name: 'login', summary: 'sign in as an admin user and save the tokens in the profile', load: () => import('./login.js') },
+  { name: 'logout', summary: 'forget (and revoke) the tokens of the profile', load: () => import('./logout.js') },
+  { name: 'token', summary: 'get tokens from /connect/token: client-credentials, password, refresh, exchange', load: () => import('./token.js') },
+  { name: 'org', summary: 'organizations: create, get, credentials, feed', load: () => import('./org.js') },
+  { name: 'app', summary: 'applications of an organization: create, list, delete, credentials', load: () => import('./app.js') },
+  { name: 'client', summary: 'OAuth/OIDC clients of an application', load: () => import('./client.js') },
+  { name: 'admin', summary: 'admin users: create, get, list, add, remove, password', load: () => import('./admin.js') },
+  { name: 'user', summary: 'users of an application', load: () => import('./user.js') },
+  { name: 'entity', summary: 'entities of any collection, and their connections', load: () => import('./entity.js') },
+  { name: 'group', summary: 'groups of an application and their members', load: () => import('./group.js') },
+  { name: 'role', summary: 'roles, their permissions and members', load: () => import('./role.js') },
+  { name: 'activity', summary: 'post activities to a user or group', load: () => import('./activity.js') },
+  { name: 'feed', summary: "read a user's or group's activity feed", load: () => import('./feed.js') },
+  { name: 'event', summary: 'record events', load: () => import('./event.js') },
+  { name: 'fixtures', summary: 'apply a fixtures file to a running server', load: () => import('./fixtures.js') },
+  { name: 'config', summary: 'profile settings: url, org, app', load: () => import('./config.js') },
+  { name: 'completion', summary: 'print a shell completion script: bash, zsh or fish', load: () => import('./completion.js') },
+];
+
+export function addGlobalOptions(program: Command): Command {
+  return program
+    .addOption(new Option('--url <url>', 'server URL (default http://127.0.0.1:8080)').env('IDP_URL'))
+    .addOption(new Option('--token <token>', 'access token to send instead of the profile\'s').env('IDP_TOKEN'))
+    .addOption(new Option('--profile <name>', 'saved profile under $XDG_CONFIG_HOME/idp/ (default "default")').env('IDP_PROFILE'))
+    .addOption(new Option('--org <org>', 'organization name or uuid').env('IDP_ORG'))
+    .addOption(new Option('--app <app>', 'application name or uuid').env('IDP_APP'))
+    .option('--json', "print the server's JSON on stdout and nothing else")
+    .option('--quiet', 'print only the essential value (a token, a uuid), or nothing');
+}
+
+const loaded = new WeakSet<Command>();
+
+/** Adds a noun's verbs, options and action to its command, once. */
+async function loadNoun(command: Command): Promise<void> {
+  const noun = NOUNS.find((candidate) => candidate.name === command.name());
+  if (noun === undefined || loaded.has(command)) return;
+  loaded.add(command);
+  (await noun.load()).register(command);
+}
+
+/**
+ * The program: every noun with its one-line summary. A noun's module is loaded only when the
+ * noun is about to run (commander's preSubcommand hook), including for `idp NOUN --help`.
+ */
 export function buildProgram(): Command {
-  const program = new Command('idp')
-    .description('OAuth 2.0 / OpenID Connect provider and Usergrid-style application backend')
-    .version(VERSION)
-    .exitOverride()
-    .showHelpAfterError();
-  registerServe(program);
+  const program = addGlobalOptions(
+    new Command('idp')
+      .description('OAuth 2.0 / OpenID Connect provider and Usergrid-style application backend')
+      .version(VERSION)
+      .exitOverride()
+      .showHelpAfterError(),
+  );
+  for (const noun of NOUNS) program.command(noun.name).description(noun.summary);
+  // Verbs defined in their own files: `token code` (the browser flow) joins the token noun,
+  // `keys rotate` works on the database file. Both are small and load eagerly.
   registerTokenCode(program);
   registerKeys(program);
+  program.addHelpText('after', '\nExamples:\n  $ idp login --url http://127.0.0.1:8080 --username demo\n  $ idp app list --json');
+  program.hook('preSubcommand', (_program, command) => loadNoun(command));
+  return program;
+}
+
+/** The whole tree, every noun loaded: for shell completion and the help tests. */
+export async function buildFullProgram(): Promise<Command> {
+  const program = buildProgram();
+  await Promise.all(program.commands.map(loadNoun));
   return program;
 }
 
 export async function main(argv: string[]): Promise<number> {
+  // `idp … | head`: a reader that has seen enough is not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
   try {
-    await buildProgram().parseAsync(argv);
+    const program = buildProgram();
+    // `idp help NOUN` shows the noun's help without dispatching to it, so no hook loads it.
+    const [first, second] = argv.slice(2);
+    const helped = first === 'help' ? program.commands.find((command) => command.name() === second) : undefined;
+    if (helped !== undefined) await loadNoun(helped);
+    await program.parseAsync(argv);
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) {

@@ -36,6 +36,7 @@ export function registerKeys(program: Command): void {
     .option('--access-token-alg <alg>', 'algorithm of the new access-token key [IDP_ACCESS_TOKEN_ALG] (default ES256)')
     .option('--id-token-alg <alg>', 'algorithm of the new ID-token key [IDP_ID_TOKEN_ALG] (default RS256)')
     .option('--json', 'print the result as JSON')
+    .addHelpText('after', '\nExample:\n  $ idp keys rotate --db ./idp.db')
     .action(async (flags: KeysFlags & { json?: boolean }) => {
       const result = await rotateKeysCommand(flags);
       if (flags.json) {

@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import { resolveConfig, type ServeFlags } from '../src/config.js';
 
-export function registerServe(program: Command): void {
-  program
-    .command('serve')
+export function register(noun: Command): void {
+  noun
     .description('run the identity provider and application backend')
     .option('--host <host>', 'interface to listen on [IDP_HOST] (default 127.0.0.1)')
     .option('--port <port>', 'port to listen on, 0 = any free port [IDP_PORT] (default 8080)')

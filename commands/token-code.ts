@@ -23,12 +23,14 @@ export function registerTokenCode(program: Command): void {
     .option('--client-secret <secret>', 'for confidential clients [IDP_CLIENT_SECRET]')
     .option('--scope <scopes>', 'space-separated scopes (default "openid profile offline_access api")')
     .option('--timeout <seconds>', 'how long to wait for the browser to come back', '300')
-    .action(async (flags: TokenCodeFlags) => {
+    .addHelpText('after', '\nExample:\n  $ idp token code --url http://127.0.0.1:8080 --scope "openid api"')
+    .action(async (flags: TokenCodeFlags, command: Command) => {
       const timeout = Number(flags.timeout);
       if (!Number.isInteger(timeout) || timeout < 1) throw new ConfigError(`--timeout must be a whole number of seconds, not '${flags.timeout}'`);
       const { runAuthorizationCodeFlow } = await import('./auth-code-flow.js');
       const tokens = await runAuthorizationCodeFlow({
-        issuer: flags.url ?? process.env.IDP_URL ?? 'http://127.0.0.1:8080',
+        // The program's global --url (which also reads IDP_URL) takes the flag wherever it is written.
+        issuer: flags.url ?? command.optsWithGlobals<{ url?: string }>().url ?? process.env.IDP_URL ?? 'http://127.0.0.1:8080',
         clientId: flags.clientId,
         clientSecret: flags.clientSecret ?? process.env.IDP_CLIENT_SECRET,
         scope: flags.scope,

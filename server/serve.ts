@@ -56,6 +56,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     if (fixtures) {
       const summary = await applyFixtures(deps, fixtures);
       logger.info({ fixtures: config.fixtures, ...summary }, 'fixtures applied');
+      if (summary.skipped > 0) logger.warn({ skipped: summary.skipped }, 'items inside applications are applied over HTTP: run `idp fixtures apply FILE` against this server');
     }
     const app = createApp(deps);
     const server = await listen(app, config);

@@ -111,7 +111,7 @@ describe('idp serve', () => {
     ['an unreadable database file', ['--db', 'UNREADABLE'], /cannot open database/],
     ['a missing fixtures file', ['--fixtures', 'nope.json'], /cannot read fixtures file/],
     ['a malformed fixtures file', ['--fixtures', 'MALFORMED'], /not valid JSON/],
-    ['fixtures of the wrong shape', ['--fixtures', 'WRONG'], /organizations\.0\.name/],
+    ['fixtures of the wrong shape', ['--fixtures', 'WRONG'], /organizations\[0\]\.name/],
     ['an unknown signup mode', ['--signup', 'maybe'], /--signup must be 'open' or 'closed'/],
     ['an unknown log level', ['--log-level', 'loud'], /--log-level must be one of/],
     ['a bad superuser', ['--superuser', 'nocolon'], /--superuser must be USER:PASSWORD/],

@@ -1,0 +1,118 @@
+/**
+ * One printer for every command. Actions return a Result — the server's JSON plus how a person
+ * should see it — and never write to stdout themselves, so they can be tested as data and
+ * `--json` always prints exactly what the server said, and nothing else (CONTRACT.md section 5).
+ */
+
+export interface Column {
+  key: string;
+  header?: string;
+}
+
+export type View =
+  | { kind: 'table'; columns: Column[]; rows: Record<string, unknown>[]; empty?: string }
+  | { kind: 'record'; record: Record<string, unknown>; keys?: string[] }
+  | { kind: 'message'; text: string };
+
+export interface Result {
+  /** What `--json` prints: the server's JSON, or for local commands the local data. */
+  json: unknown;
+  /** What a person sees. */
+  view: View;
+  /** What `--quiet` prints: the one value a script wants (a token, a uuid), or nothing. */
+  quiet?: string;
+  /** Set when part of the work failed: printed as `error: …` after the result, exit code 1. */
+  failure?: string;
+}
+
+export interface OutputMode {
+  json: boolean;
+  quiet: boolean;
+}
+
+export interface Style {
+  bold(text: string): string;
+  dim(text: string): string;
+  green(text: string): string;
+}
+
+/** Colour only on a terminal, and never when NO_COLOR is set to anything (no-color.org). */
+export function styleFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = process.env): Style {
+  const on = stream.isTTY === true && (env.NO_COLOR === undefined || env.NO_COLOR === '');
+  const wrap = (open: number, close: number) => (text: string) => (on ? `\u001b[${open}m${text}\u001b[${close}m` : text);
+  return { bold: wrap(1, 22), dim: wrap(2, 22), green: wrap(32, 39) };
+}
+
+export function printResult(result: Result, mode: OutputMode, stdout: NodeJS.WriteStream = process.stdout): void {
+  if (mode.json) {
+    stdout.write(`${JSON.stringify(result.json, null, 2)}\n`);
+    return;
+  }
+  if (mode.quiet) {
+    if (result.quiet !== undefined) stdout.write(`${result.quiet}\n`);
+    return;
+  }
+  const text = renderView(result.view, styleFor(stdout), stdout.isTTY ? stdout.columns : undefined);
+  if (text !== '') stdout.write(`${text}\n`);
+}
+
+export function renderView(view: View, style: Style, width?: number): string {
+  switch (view.kind) {
+    case 'message':
+      return view.text;
+    case 'record':
+      return renderRecord(view.record, view.keys, style);
+    case 'table':
+      return view.rows.length === 0 ? style.dim(view.empty ?? '(none)') : renderTable(view.columns, view.rows, style, width);
+  }
+}
+
+export function cell(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'number' && value > 1e12 && value < 1e14) return new Date(value).toISOString();
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+function renderRecord(record: Record<string, unknown>, keys: string[] | undefined, style: Style): string {
+  const shown = (keys ?? Object.keys(record)).filter((key) => record[key] !== undefined);
+  const pad = Math.max(0, ...shown.map((key) => key.length));
+  return shown.map((key) => `${style.bold(key.padEnd(pad))}  ${cell(record[key])}`).join('\n');
+}
+
+/** Column widths fit the content; on a terminal, long cells are cut so rows stay one line. */
+function renderTable(columns: Column[], rows: Record<string, unknown>[], style: Style, width?: number): string {
+  const limit = width ? Math.max(12, Math.floor(width / columns.length)) : Infinity;
+  const cut = (text: string) => (text.length > limit ? `${text.slice(0, limit - 1)}…` : text);
+  const headers = columns.map((column) => (column.header ?? column.key).toUpperCase());
+  const body = rows.map((row) => columns.map((column) => cut(cell(row[column.key]))));
+  const widths = headers.map((header, i) => Math.max(header.length, ...body.map((line) => line[i].length)));
+  const line = (cells: string[]) => cells.map((text, i) => (i === cells.length - 1 ? text : text.padEnd(widths[i]))).join('  ');
+  return [style.bold(line(headers)), ...body.map(line)].join('\n');
+}
+
+/** The `entities` of a Usergrid envelope. */
+export function entitiesOf(body: unknown): Record<string, unknown>[] {
+  const entities = body && typeof body === 'object' ? (body as { entities?: unknown }).entities : undefined;
+  return Array.isArray(entities) ? (entities as Record<string, unknown>[]) : [];
+}
+
+export function firstEntity(body: unknown): Record<string, unknown> {
+  return entitiesOf(body)[0] ?? {};
+}
+
+/** The common shapes: a list of entities as a table, or the first entity as a record. */
+export function tableOf(body: unknown, columns: (string | Column)[], empty?: string): Result {
+  const cols = columns.map((column) => (typeof column === 'string' ? { key: column } : column));
+  const rows = entitiesOf(body);
+  return { json: body, view: { kind: 'table', columns: cols, rows, empty }, quiet: rows.map((row) => cell(row[cols[0].key])).join('\n') || undefined };
+}
+
+export function recordOf(body: unknown, keys?: string[]): Result {
+  const record = firstEntity(body);
+  return { json: body, view: { kind: 'record', record, keys }, quiet: cell(record.uuid ?? record.name) || undefined };
+}
+
+export function messageOf(body: unknown, text: string, quiet?: string): Result {
+  return { json: body, view: { kind: 'message', text }, quiet };
+}

@@ -1,0 +1,75 @@
+import type { Command } from 'commander';
+import { act, examples } from './client/run.js';
+import { confirmOrYes, needText } from './client/prompt.js';
+import type { Ctx } from './client/context.js';
+import { messageOf, recordOf, type Result } from './client/output.js';
+import { addCollectionVerbs, addMemberVerbs, appPath } from './client/collection.js';
+
+const KEYS = ['uuid', 'name', 'title', 'permissions', 'created'];
+
+/** Seed: POST /{orgId}/{appId}/roles with AddRole (`title` and `role name`, with its space). */
+async function create(ctx: Ctx, name: string | undefined, flags: { title?: string; permission: string[] }) {
+  const roleName = await needText(name, 'role name', 'pass it as the first argument');
+  const created = await ctx.call({ method: 'POST', path: appPath(ctx, 'roles'), json: { 'role name': roleName, title: flags.title ?? roleName } });
+  // With permissions, the answer to the last grant holds the role and all its permissions.
+  let last = created;
+  for (const permission of flags.permission) last = await grantOne(ctx, roleName, permission);
+  return recordOf(last, KEYS);
+}
+
+function grantOne(ctx: Ctx, role: string, permission: string) {
+  return ctx.call({ method: 'POST', path: appPath(ctx, 'roles', role, 'permissions'), json: { permission } });
+}
+
+function permissionsResult(body: unknown, text: string): Result {
+  const permissions = (body as { data?: unknown }).data;
+  return { ...messageOf(body, Array.isArray(permissions) ? `${text}\n${permissions.join('\n')}` : text), quiet: Array.isArray(permissions) ? permissions.join('\n') : undefined };
+}
+
+async function grant(ctx: Ctx, role: string, permission: string) {
+  return permissionsResult(await grantOne(ctx, role, permission), `granted ${permission} to role ${role}; it now has:`);
+}
+
+/** Seed: DELETE /{orgId}/{appId}/roles/{roleId}/permissions?grant_url_pattern=… */
+async function revoke(ctx: Ctx, role: string, permission: string, flags: { yes?: boolean }) {
+  await confirmOrYes(flags.yes, `Revoke ${permission} from role ${role}?`);
+  const body = await ctx.call({ method: 'DELETE', path: appPath(ctx, 'roles', role, 'permissions'), query: { grant_url_pattern: permission } });
+  return permissionsResult(body, `revoked ${permission} from role ${role}; it now has:`);
+}
+
+async function permissions(ctx: Ctx, role: string) {
+  return permissionsResult(await ctx.call({ method: 'GET', path: appPath(ctx, 'roles', role, 'permissions') }), `permissions of role ${role}:`);
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+export function register(noun: Command): void {
+  const role = examples(noun.description('roles, their permissions and users (--org, --app)'), 'idp role create reader --permission "get:/**"');
+  examples(
+    role
+      .command('create')
+      .description('create a role')
+      .argument('[name]', 'role name (asked on a terminal)')
+      .option('--title <title>', 'display title (default: the name)')
+      .option('-p, --permission <permission>', 'grant "verbs:/path/pattern" (repeatable)', collect, [])
+      .action(act(create)),
+    'idp role create editor --title Editors --permission "get,put,post:/posts/**"',
+  );
+  addCollectionVerbs(role, { collection: 'roles', what: 'role', idHelp: 'name or uuid', columns: ['name', 'title', 'uuid'], keys: KEYS, example: 'editor' }, ['list', 'get', 'delete']);
+  examples(
+    role.command('grant').description('add a permission to a role').argument('<role>', 'role name or uuid').argument('<permission>', '"verbs:/path/pattern", e.g. "get,post:/posts/**"').action(act(grant)),
+    'idp role grant editor "delete:/posts/*"',
+  );
+  examples(
+    role
+      .command('revoke')
+      .description('remove a permission from a role (a bare /path removes every verb on it)')
+      .argument('<role>', 'role name or uuid')
+      .argument('<permission>', '"verbs:/path/pattern" or "/path/pattern"')
+      .option('-y, --yes', 'revoke without asking')
+      .action(act(revoke)),
+    'idp role revoke editor "delete:/posts/*" --yes',
+  );
+  examples(role.command('permissions').description('list the permissions of a role').argument('<role>', 'role name or uuid').action(act(permissions)), 'idp role permissions editor --json');
+  addMemberVerbs(role, 'roles', 'role', 'editor');
+}

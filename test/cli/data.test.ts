@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loginDemo, startCli, type Cli } from './helpers.js';
+
+let cli: Cli;
+beforeAll(async () => {
+  cli = await startCli();
+  await loginDemo(cli);
+  await cli.run(['config', 'set', 'app', 'sandbox']);
+});
+afterAll(() => cli.stop());
+
+const names = (body: { entities: { name?: string; username?: string }[] }) => body.entities.map((entity) => entity.username ?? entity.name);
+
+describe('entities', () => {
+  it('creates from NAME=VALUE words and --data, gets, updates and deletes', async () => {
+    const fido = await cli.json(['entity', 'create', 'dogs', 'name=fido', 'age=3', 'tags=["good","loud"]', 'owner.city=Berlin']);
+    expect(fido.entities[0]).toMatchObject({ type: 'dog', name: 'fido', age: 3, tags: ['good', 'loud'], owner: { city: 'Berlin' } });
+    const many = await cli.json(['entity', 'create', 'dogs', '--data', '[{"name":"rex","age":5},{"name":"lassie","age":7}]']);
+    expect(names(many)).toEqual(['rex', 'lassie']);
+    expect((await cli.json(['entity', 'get', 'dogs', 'fido'])).entities[0].uuid).toBe(fido.entities[0].uuid);
+    const updated = await cli.json(['entity', 'update', 'dogs', 'fido', 'age=4']);
+    expect(updated.entities[0]).toMatchObject({ name: 'fido', age: 4, tags: ['good', 'loud'] });
+    const human = await cli.run(['entity', 'get', 'dogs', 'fido']);
+    expect(human.stdout).toMatch(/^name +fido$/m);
+    expect((await cli.run(['entity', 'delete', 'dogs', 'lassie'])).code).toBe(2);
+    expect((await cli.json(['entity', 'delete', 'dogs', 'lassie', '--yes'])).action).toBe('delete');
+    const gone = await cli.run(['entity', 'get', 'dogs', 'lassie']);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toMatch(/^error: /);
+  });
+
+  it('lists with --ql and --limit, and --all follows cursors to the last page', async () => {
+    const body = Array.from({ length: 25 }, (_, i) => ({ name: `cat-${String(i).padStart(2, '0')}`, lives: i }));
+    await cli.run(['entity', 'create', 'cats', '--data', JSON.stringify(body)]);
+    const page = await cli.json(['entity', 'list', 'cats', '--limit', '10']);
+    expect(page.entities).toHaveLength(10);
+    expect(page.cursor).toEqual(expect.any(String));
+    const all = await cli.json(['entity', 'list', 'cats', '--limit', '10', '--all']);
+    expect(all.entities).toHaveLength(25);
+    expect(all.count).toBe(25);
+    expect(all.cursor).toBeUndefined();
+    expect(new Set(names(all)).size).toBe(25);
+    const query = await cli.json(['entity', 'list', 'cats', '--ql', 'select * where lives >= 20 order by lives asc']);
+    expect(names(query)).toEqual(['cat-20', 'cat-21', 'cat-22', 'cat-23', 'cat-24']);
+    const table = await cli.run(['entity', 'list', 'cats', '--ql', 'where lives < 2 order by lives asc']);
+    expect(table.stdout).toMatch(/^TYPE +NAME +UUID +CREATED\ncat +cat-00 /);
+    const bad = await cli.run(['entity', 'list', 'cats', '--ql', 'where ((']);
+    expect(bad.code).toBe(1);
+    expect((await cli.run(['entity', 'list', 'cats', '--limit', 'ten'])).code).toBe(2);
+    expect((await cli.run(['entity', 'create', 'cats', 'nonsense'])).code).toBe(2);
+  });
+
+  it('connects, lists connections and disconnects', async () => {
+    await cli.json(['user', 'create', 'fred']);
+    await cli.json(['entity', 'create', 'dogs', 'name=bello']);
+    expect((await cli.run(['entity', 'connect', 'users', 'fred', 'likes', 'dogs/bello'])).code).toBe(0);
+    expect(names(await cli.json(['entity', 'connections', 'users', 'fred', 'likes']))).toEqual(['bello']);
+    expect(names(await cli.json(['user', 'connections', 'fred', 'likes']))).toEqual(['bello']);
+    expect((await cli.run(['entity', 'disconnect', 'users', 'fred', 'likes', 'dogs/bello', '--yes'])).code).toBe(0);
+    expect((await cli.json(['entity', 'connections', 'users', 'fred', 'likes'])).entities).toEqual([]);
+  });
+});
+
+describe('users', () => {
+  it('creates, lists, gets, updates, sets a password and deletes', async () => {
+    const wilma = await cli.json(['user', 'create', 'wilma', '--email', 'wilma@example.com', '--name', 'Wilma', '--password-stdin', 'city=Bedrock'], { input: 'wilma-password' });
+    expect(wilma.entities[0]).toMatchObject({ username: 'wilma', email: 'wilma@example.com', city: 'Bedrock' });
+    expect(JSON.stringify(wilma)).not.toContain('wilma-password');
+    expect(names(await cli.json(['user', 'list', '--ql', "where username = 'wilma'"]))).toEqual(['wilma']);
+    expect((await cli.json(['user', 'update', 'wilma', 'city=Rockvegas'])).entities[0].city).toBe('Rockvegas');
+    expect((await cli.run(['user', 'password', 'wilma', '--new-password', 'wilma-password-2'])).code).toBe(0);
+    expect((await cli.json(['user', 'get', 'wilma'])).entities[0].email).toBe('wilma@example.com');
+    expect((await cli.json(['user', 'delete', 'wilma', '--yes'])).entities[0].username).toBe('wilma');
+  });
+});
+
+describe('groups and roles', () => {
+  it('creates a group, adds and removes members, lists them', async () => {
+    await cli.json(['user', 'create', 'barney']);
+    const group = await cli.json(['group', 'create', 'berlin', '--title', 'Berlin office']);
+    expect(group.entities[0]).toMatchObject({ path: 'berlin', title: 'Berlin office' });
+    await cli.json(['group', 'add-user', 'berlin', 'barney']);
+    expect(names(await cli.json(['group', 'users', 'berlin']))).toEqual(['barney']);
+    expect((await cli.json(['group', 'list'])).entities.map((g: { path: string }) => g.path)).toContain('berlin');
+    expect((await cli.json(['group', 'update', 'berlin', 'floor=3'])).entities[0].floor).toBe(3);
+    await cli.json(['group', 'remove-user', 'berlin', 'barney', '--yes']);
+    expect((await cli.json(['group', 'users', 'berlin'])).entities).toEqual([]);
+    expect((await cli.json(['group', 'get', 'berlin'])).entities[0].title).toBe('Berlin office');
+  });
+
+  it('creates a role with permissions, grants, revokes, assigns users', async () => {
+    const created = await cli.json(['role', 'create', 'editor', '--title', 'Editors', '--permission', 'get,post:/posts/**']);
+    expect(created.entities[0]).toMatchObject({ name: 'editor', title: 'Editors' });
+    expect(created.data).toEqual(['get,post:/posts/**']);
+    const granted = await cli.json(['role', 'grant', 'editor', 'delete:/posts/*']);
+    expect(granted.data).toEqual(['get,post:/posts/**', 'delete:/posts/*']);
+    expect((await cli.run(['role', 'permissions', 'editor', '--quiet'])).stdout).toBe('get,post:/posts/**\ndelete:/posts/*\n');
+    const revoked = await cli.json(['role', 'revoke', 'editor', 'delete:/posts/*', '--yes']);
+    expect(revoked.data).toEqual(['get,post:/posts/**']);
+    await cli.json(['user', 'create', 'betty']);
+    await cli.json(['role', 'add-user', 'editor', 'betty']);
+    expect(names(await cli.json(['role', 'users', 'editor']))).toEqual(['betty']);
+    await cli.json(['role', 'remove-user', 'editor', 'betty', '--yes']);
+    expect(names(await cli.json(['role', 'list']))).toEqual(expect.arrayContaining(['admin', 'default', 'guest', 'editor']));
+    expect((await cli.json(['role', 'get', 'editor'])).entities[0].title).toBe('Editors');
+    await cli.json(['role', 'delete', 'editor', '--yes']);
+    expect((await cli.run(['role', 'get', 'editor'])).code).toBe(1);
+  });
+});
+
+describe('activities, feeds and events', () => {
+  it('posts to a user and a group, and reads their feeds', async () => {
+    await cli.json(['user', 'create', 'pebbles']);
+    await cli.json(['group', 'create', 'kids']);
+    await cli.json(['group', 'add-user', 'kids', 'pebbles']);
+    const posted = await cli.json(['activity', 'post', '--user', 'pebbles', '--content', 'Hello']);
+    expect(posted.entities[0]).toMatchObject({ verb: 'post', content: 'Hello' });
+    await cli.json(['activity', 'post', '--group', 'kids', '--verb', 'checkin', '--content', 'At school']);
+    const feed = await cli.json(['feed', '--user', 'pebbles']);
+    expect(feed.entities.map((a: { content: string }) => a.content)).toEqual(['At school', 'Hello']);
+    expect((await cli.json(['feed', '--group', 'kids'])).entities.map((a: { content: string }) => a.content)).toEqual(['At school']);
+    expect((await cli.run(['feed'])).code).toBe(2);
+    expect((await cli.run(['activity', 'post', '--user', 'pebbles'])).code).toBe(2);
+  });
+
+  it('records an event', async () => {
+    const event = await cli.json(['event', 'post', 'category=signup', 'counters.signups=1', '--timestamp', '1700000000000']);
+    expect(event.entities[0]).toMatchObject({ category: 'signup', counters: { signups: 1 } });
+  });
+
+  it('without --app or an app in the profile, data commands are usage errors', async () => {
+    const result = await cli.run(['entity', 'list', 'dogs', '--profile', 'empty', '--token', 'x']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('no organization given');
+  });
+});

@@ -1,0 +1,128 @@
+/**
+ * Commands on the OAuth endpoints: `/connect/token` (refresh, exchange, expiry), `/connect/
+ * revocation`, `/connect/authorize` (login --code) and the OAuth clients of an application.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { loginDemo, startCli, DEMO_FIXTURES, type Cli } from './helpers.js';
+import { BIN } from '../spawn.js';
+import { authorizeAsUser, Browser, redirectOf } from '../authorize/support.js';
+
+describe('OAuth commands', () => {
+  let cli: Cli;
+  const profilePath = () => join(cli.configHome, 'idp', 'profiles.json');
+  const readProfile = (name = 'default') => JSON.parse(readFileSync(profilePath(), 'utf8'))[name];
+
+  beforeAll(async () => {
+    cli = await startCli();
+    await loginDemo(cli);
+    await cli.run(['config', 'set', 'app', 'sandbox']);
+  });
+  afterAll(() => cli.stop());
+
+  it('login keeps a refresh token; token refresh rotates it and saves the new pair', async () => {
+    const before = readProfile();
+    expect(before.refresh_token).toEqual(expect.any(String));
+    const refreshed = await cli.json(['token', 'refresh']);
+    expect(refreshed.refresh_token).not.toBe(before.refresh_token);
+    expect(readProfile().refresh_token).toBe(refreshed.refresh_token);
+  });
+
+  it('an expired access token is refreshed once, then the user is asked to log in again', async () => {
+    // A server of two-second access tokens, so expiry can be watched.
+    const short = await startCli(['--fixtures', DEMO_FIXTURES], { IDP_ACCESS_TOKEN_TTL: '2' });
+    try {
+      await loginDemo(short);
+      const path = join(short.configHome, 'idp', 'profiles.json');
+      const edit = (change: (profile: Record<string, unknown>) => void) => {
+        const all = JSON.parse(readFileSync(path, 'utf8'));
+        change(all.default);
+        // Far-future expiry in the profile: the server, not the clock, must say the token expired.
+        all.default.expires_at = Date.now() + 3_600_000;
+        writeFileSync(path, JSON.stringify(all));
+      };
+      edit(() => {});
+      const before = JSON.parse(readFileSync(path, 'utf8')).default.access_token;
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      expect((await short.json(['org', 'get'])).entities[0].orgname).toBe('demo');
+      expect(JSON.parse(readFileSync(path, 'utf8')).default.access_token).not.toBe(before);
+      edit((profile) => (profile.refresh_token = 'spent'));
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      const result = await short.run(['org', 'get']);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/^error: .*run `idp login` again\n$/);
+    } finally {
+      await short.stop();
+    }
+  });
+
+  it('manages the OAuth clients of an application', async () => {
+    const created = await cli.json(['client', 'create', 'web', '--redirect-uri', 'https://app.example.com/cb', '--grant-type', 'authorization_code', '--grant-type', 'refresh_token', '--scope', 'openid profile api']);
+    const client = created.entities?.[0] ?? created;
+    expect(client).toMatchObject({ client_name: 'web', redirect_uris: ['https://app.example.com/cb'], client_secret: expect.any(String) });
+    const id = client.client_id;
+    expect((await cli.json(['client', 'list'])).entities.map((c: { client_id: string }) => c.client_id)).toContain(id);
+    expect((await cli.run(['client', 'get', id, '--quiet'])).stdout.trim()).toBe(id);
+    const updated = await cli.json(['client', 'update', id, '--name', 'web2', '--no-require-consent']);
+    expect(updated.entities?.[0] ?? updated).toMatchObject({ client_name: 'web2', require_consent: false, redirect_uris: ['https://app.example.com/cb'] });
+    expect((await cli.run(['client', 'delete', id])).code).toBe(2);
+    expect((await cli.run(['client', 'delete', id, '--yes'])).code).toBe(0);
+    expect((await cli.run(['client', 'get', id])).code).toBe(1);
+  });
+
+  it('client-credentials, an app user password grant and a token exchange (RFC 8693)', async () => {
+    const [appId, appSecret] = (await cli.run(['app', 'credentials', 'sandbox', '--quiet'])).stdout.trim().split(' ');
+    expect((await cli.json(['token', 'client-credentials', '--client-id', appId, '--client-secret', appSecret])).token_type).toBe('Bearer');
+    await cli.run(['user', 'create', 'wilma', '--password-stdin'], { input: 'wilma-password' });
+    const userToken = (await cli.run(['token', 'password', '--username', 'wilma', '--password-stdin', '--client-id', appId, '--client-secret', appSecret, '--quiet'], { input: 'wilma-password' })).stdout.trim();
+    expect(userToken).toMatch(/^ey/);
+    const exchanged = await cli.json(['token', 'exchange', '--client-id', appId, '--client-secret', appSecret, '--subject-token', userToken, '--scope', 'api']);
+    expect(exchanged).toMatchObject({ token_type: 'Bearer', scope: 'api', issued_token_type: 'urn:ietf:params:oauth:token-type:access_token' });
+  });
+
+  it('logout revokes the refresh token', async () => {
+    await loginDemo(cli, ['--profile', 'leaving']);
+    const refreshToken = readProfile('leaving').refresh_token;
+    expect((await cli.run(['logout', '--profile', 'leaving'])).stdout).toContain('refresh token revoked');
+    const reuse = await cli.run(['token', 'refresh', '--refresh-token', refreshToken]);
+    expect(reuse.code).toBe(1);
+  });
+
+  it('login --code signs in through the browser flow and saves the profile', async () => {
+    const child = spawn(process.execPath, [BIN, '--url', cli.url, 'login', '--code', '--profile', 'browser'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, XDG_CONFIG_HOME: cli.configHome, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    let url: string | undefined;
+    for (let tries = 0; url === undefined && tries < 200; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      url = /(http:\/\/\S+\/connect\/authorize\?\S+)/.exec(stderr)?.[1];
+    }
+    expect(url).toBeDefined();
+    // What the user does with the printed URL: signs in, and the browser follows the redirect home.
+    const back = redirectOf(await authorizeAsUser(new Browser(cli.url), url!, { username: 'demo', email: 'demo@example.com', name: 'Demo Admin', password: 'demo-password' }));
+    expect(back.url.hostname).toBe('127.0.0.1');
+    await (await fetch(back.url)).text();
+    expect(await exited).toBe(0);
+    expect(stdout).toBe(`logged in to ${cli.url} as demo (profile browser); organization demo\n`);
+    expect(readProfile('browser')).toMatchObject({ url: cli.url, username: 'demo', org: 'demo', refresh_token: expect.any(String) });
+    expect((await cli.json(['org', 'get', '--profile', 'browser'])).entities[0].orgname).toBe('demo');
+  });
+
+  it('fixtures with OAuth clients apply twice', async () => {
+    const file = join(cli.configHome, 'clients.json');
+    writeFileSync(file, JSON.stringify({
+      admins: [{ username: 'demo', email: 'demo@example.com', name: 'Demo Admin', password: 'demo-password' }],
+      organizations: [{ name: 'demo', owner: 'demo', applications: [{ name: 'sandbox', clients: [{ client_name: 'spa', redirect_uris: ['http://127.0.0.1:5173/cb'], grant_types: ['authorization_code'], token_endpoint_auth_method: 'none' }] }] }],
+    }));
+    expect((await cli.run(['fixtures', 'apply', file])).stdout).toBe('created 1, unchanged 2, failed 0\n');
+    expect((await cli.run(['fixtures', 'apply', file])).stdout).toBe('nothing to change: created 0, unchanged 3, failed 0\n');
+  });
+});

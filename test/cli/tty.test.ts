@@ -1,0 +1,109 @@
+/**
+ * The prompts, driven through a real pseudo-terminal: tmux runs `idp` in a detached session on
+ * a private socket, the test types into it with send-keys and reads the screen with
+ * capture-pane. (.ci/run installs tmux when it is missing.)
+ */
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN } from '../spawn.js';
+import { DEMO_FIXTURES, loginDemo, startCli, type Cli } from './helpers.js';
+
+const SOCKET = `idp-cli-test-${process.pid}`;
+const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
+
+let cli: Cli;
+beforeAll(async () => {
+  cli = await startCli();
+});
+afterAll(async () => {
+  try {
+    tmux('kill-server');
+  } catch {
+    // No session was left running.
+  }
+  await cli.stop();
+});
+
+let sessions = 0;
+
+/** Starts `idp ARGS` in a terminal; returns the session name. The exit code is printed after it. */
+function startInTerminal(args: string[]): string {
+  const name = `s${++sessions}`;
+  const command = [process.execPath, BIN, '--url', cli.url, ...args].map((word) => `'${word}'`).join(' ');
+  tmux('new-session', '-d', '-s', name, '-x', '160', '-y', '40', `env XDG_CONFIG_HOME='${cli.configHome}' NO_COLOR=1 ${command}; echo "EXIT:$?"; sleep 60`);
+  return name;
+}
+
+const screen = (name: string) => tmux('capture-pane', '-p', '-t', name);
+
+async function waitFor(name: string, pattern: RegExp, timeoutMs = 15_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const text = screen(name);
+    if (pattern.test(text)) return text;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern} on the terminal:\n${text}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const type = (name: string, ...keys: string[]) => tmux('send-keys', '-t', name, ...keys);
+
+describe('prompts on a terminal', () => {
+  it('login asks for the username and the hidden password', async () => {
+    const s = startInTerminal(['login', '--profile', 'tty']);
+    await waitFor(s, /username:/);
+    type(s, 'demo', 'Enter');
+    await waitFor(s, /password:/);
+    type(s, 'demo-password', 'Enter');
+    const text = await waitFor(s, /EXIT:\d+/);
+    expect(text).toContain('EXIT:0');
+    expect(text).toContain(`logged in to ${cli.url} as demo (profile tty); organization demo`);
+    expect(text).not.toContain('demo-password');
+    tmux('kill-session', '-t', s);
+  });
+
+  it('app delete offers the applications of the organization and confirms', async () => {
+    await loginDemo(cli);
+    await cli.run(['app', 'create', 'doomed']);
+    const s = startInTerminal(['app', 'delete']);
+    await waitFor(s, /application:[\s\S]*sandbox[\s\S]*doomed/);
+    type(s, 'Down', 'Enter');
+    await waitFor(s, /Delete application demo\/doomed and all its data\?/);
+    type(s, 'y', 'Enter');
+    const text = await waitFor(s, /EXIT:\d+/);
+    expect(text).toContain('deleted application demo/doomed');
+    expect(text).toContain('EXIT:0');
+    tmux('kill-session', '-t', s);
+    expect((await cli.json(['app', 'list'])).entities.map((app: { applicationName: string }) => app.applicationName)).toEqual(['sandbox']);
+  });
+
+  it('answering no to the confirmation deletes nothing', async () => {
+    const s = startInTerminal(['app', 'delete', 'sandbox']);
+    await waitFor(s, /Delete application demo\/sandbox/);
+    type(s, 'n', 'Enter');
+    const text = await waitFor(s, /EXIT:\d+/);
+    expect(text).toContain('error: cancelled');
+    expect(text).toContain('EXIT:2');
+    tmux('kill-session', '-t', s);
+    expect((await cli.json(['app', 'list'])).count).toBe(1);
+  });
+
+  it('fixtures apply draws its progress on the terminal and clears it for the summary', async () => {
+    const s = startInTerminal(['fixtures', 'apply', DEMO_FIXTURES]);
+    const text = await waitFor(s, /EXIT:\d+/);
+    expect(text).toMatch(/^nothing to change: created 0, unchanged 2, failed 0\nEXIT:0$/m);
+    expect(text).not.toContain('░');
+    tmux('kill-session', '-t', s);
+  });
+
+  it('a missing organization name is asked for', async () => {
+    const s = startInTerminal(['org', 'create', '--username', 'tty', '--name', 'Tty', '--email', 'tty@example.com']);
+    await waitFor(s, /organization name:/);
+    type(s, 'ttyorg', 'Enter');
+    await waitFor(s, /owner's password:/);
+    type(s, 'tty-password', 'Enter');
+    const text = await waitFor(s, /EXIT:\d+/);
+    expect(text).toMatch(/orgname +ttyorg/);
+    tmux('kill-session', '-t', s);
+  });
+});
