@@ -1,0 +1,79 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { act, examples } from './client/run.js';
+import { needText } from './client/prompt.js';
+import type { Ctx } from './client/context.js';
+import { UsageError } from './client/errors.js';
+import { recordOf } from './client/output.js';
+import { addCollectionVerbs, appPath } from './client/collection.js';
+
+const KEYS = ['uuid', 'name', 'provider', 'environment', 'created', 'modified'];
+
+interface CreateFlags {
+  provider?: string;
+  environment?: string;
+  p8?: string;
+  keyId?: string;
+  teamId?: string;
+  topic?: string;
+  credentials?: string;
+}
+
+function readFileFlag(path: string, flag: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`${flag}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+}
+
+/**
+ * CONTRACT.md section 6: an `apple` notifier takes the .p8 key (PEM text), keyId, teamId and
+ * topic; a `google` one the service-account JSON. The server checks them and never echoes them.
+ */
+function credentialsOf(flags: CreateFlags): Record<string, unknown> {
+  if (flags.provider === 'apple') {
+    return {
+      ...(flags.p8 && { p8: readFileFlag(flags.p8, '--p8') }),
+      ...(flags.keyId && { keyId: flags.keyId }),
+      ...(flags.teamId && { teamId: flags.teamId }),
+      ...(flags.topic && { topic: flags.topic }),
+    };
+  }
+  if (flags.provider === 'google' && flags.credentials) {
+    const text = readFileFlag(flags.credentials, '--credentials');
+    try {
+      return { credentials: JSON.parse(text) as unknown };
+    } catch {
+      throw new UsageError(`--credentials: ${flags.credentials} is not valid JSON`);
+    }
+  }
+  return {};
+}
+
+async function create(ctx: Ctx, name: string | undefined, flags: CreateFlags) {
+  const notifierName = await needText(name, 'notifier name', 'pass it as the first argument');
+  const provider = await needText(flags.provider, 'provider (apple or google)', 'pass --provider');
+  const json = { name: notifierName, provider, environment: flags.environment ?? 'development', ...credentialsOf({ ...flags, provider }) };
+  return recordOf(await ctx.call({ method: 'POST', path: appPath(ctx, 'notifiers'), json }), KEYS);
+}
+
+export function register(noun: Command): void {
+  const notifier = examples(noun.description('push notifiers of an application (--org, --app)'), 'idp notifier create ios --provider apple --p8 AuthKey.p8 --key-id ABC123 --team-id TEAM42 --topic com.example.app');
+  examples(
+    notifier
+      .command('create')
+      .description('create a notifier (APNs or FCM credentials are checked by the server)')
+      .argument('[name]', 'notifier name; devices keep their token in <name>.notifier.id')
+      .option('--provider <provider>', 'apple or google')
+      .option('--environment <environment>', 'development or production (default development)')
+      .option('--p8 <file>', 'apple: the .p8 signing key file')
+      .option('--key-id <id>', 'apple: the key id')
+      .option('--team-id <id>', 'apple: the team id')
+      .option('--topic <topic>', 'apple: the app bundle id')
+      .option('--credentials <file>', 'google: the service-account JSON file')
+      .action(act(create)),
+    'idp notifier create android --provider google --credentials service-account.json --environment production',
+  );
+  addCollectionVerbs(notifier, { collection: 'notifiers', what: 'notifier', idHelp: 'name or uuid', columns: ['name', 'provider', 'environment', 'uuid'], keys: KEYS, example: 'ios' }, ['list', 'get', 'delete']);
+}
