@@ -43,7 +43,11 @@ function walk(query: Query, limits: readonly number[], changes: readonly Change[
   const deleted = new Set<string>();
   const inserted = new Set<string>();
   let cursor: string | undefined;
+  // Each page but the last holds at least one entity, so more pages than entities ever stored
+  // means a cursor did not advance: fail instead of looping forever.
+  const maxPages = database.select({ select: null, where: null, orderBy: [] }).length + changes.length + 2;
   for (let page = 0; ; page++) {
+    if (page > maxPages) throw new Error(`paging did not end after ${maxPages} pages: a cursor did not advance (cursor ${cursor})`);
     const limit = limits[page % limits.length];
     const rows = database.select(query, { cursor, limit: limit + 1 });
     pages.push(rows.slice(0, limit));
@@ -79,6 +83,19 @@ describe('cursor paging', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('pages past integers beyond 2^53, which SQLite keeps exact and JavaScript rounds', () => {
+    // fast-check's counterexample: the cursor carried the rounded double, SQLite compared it with the
+    // exact integer, and the first row was "after" its own cursor forever.
+    const big = { n: { x: -71020672200464910 } };
+    database.replaceEntities([
+      { record: { uuid: '9e3779b1-0000-4abc-8def-000000000000', type: 'dog', created: 0, modified: 0, ...big }, properties: big },
+      { record: { uuid: 'e3779b10-d001-4abc-8def-00000000000f', type: 'dog', created: 0, modified: 0 }, properties: {} },
+    ]);
+    const query = parseQuery('order by n.x asc');
+    expect(walk(query, [1]).pages.flat().map((row) => row.uuid)).toEqual(['9e3779b1-0000-4abc-8def-000000000000', 'e3779b10-d001-4abc-8def-00000000000f']);
+    expect(database.select(parseQuery('where n.x = -71020672200464910')).map((row) => row.uuid)).toEqual(['9e3779b1-0000-4abc-8def-000000000000']);
   });
 
   it('never repeats or skips an entity while others are inserted and deleted between pages', () => {

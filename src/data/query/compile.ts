@@ -110,7 +110,8 @@ interface TypedProperty {
 function typedProperty(property: PropertyPath, type: ValueType, dialect: Dialect): TypedProperty | null {
   const source = resolveProperty(property);
   if (source.kind === 'column') return source.type === type ? { guard: null, value: dialect.column(source.column) } : null;
-  return { guard: dialect.jsonTypeIs(source.path, type), value: dialect.jsonValue(source.path) };
+  const value = dialect.jsonValue(source.path);
+  return { guard: dialect.jsonTypeIs(source.path, type), value: type === 'number' ? dialect.real(value) : value };
 }
 
 function guarded(guard: SQL | null, test: SQL): SQL {

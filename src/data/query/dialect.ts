@@ -20,6 +20,12 @@ export interface Dialect {
   jsonTypeIs(path: readonly string[], type: ValueType): SQL;
   /** The JSON property's scalar value: a number, the text, or 1/0 for true/false. */
   jsonValue(path: readonly string[]): SQL;
+  /**
+   * A number as a double. JSON integers beyond 2^53 are exact 64-bit integers in SQLite but doubles
+   * in JavaScript; comparing them as doubles keeps SQL, the reference evaluator and cursors (which
+   * carry JavaScript numbers) in agreement, so paging always advances.
+   */
+  real(value: SQL): SQL;
   /** The sort rank of the JSON property's type (order.ts `TYPE_RANK`). */
   jsonSortRank(path: readonly string[]): SQL;
   /** The JSON property's value within its rank: the number, the folded text, 1/0, or NULL. */
@@ -57,10 +63,11 @@ function createSqliteDialect(table: string): Dialect {
     // json_type is NULL for a missing path; coalesce keeps the guard two-valued.
     jsonTypeIs: (path, type) => sql`coalesce(${jsonType(path)}, 'null') IN ${typeNames[type]}`,
     jsonValue,
+    real: (value) => sql`CAST(${value} AS REAL)`,
     jsonSortRank: (path) =>
       sql`CASE ${jsonType(path)} WHEN 'integer' THEN ${rank(TYPE_RANK.number)} WHEN 'real' THEN ${rank(TYPE_RANK.number)} WHEN 'text' THEN ${rank(TYPE_RANK.string)} WHEN 'true' THEN ${rank(TYPE_RANK.boolean)} WHEN 'false' THEN ${rank(TYPE_RANK.boolean)} ELSE ${rank(TYPE_RANK.none)} END`,
     jsonSortValue: (path) =>
-      sql`CASE ${jsonType(path)} WHEN 'text' THEN idp_fold(${jsonValue(path)}) WHEN 'integer' THEN ${jsonValue(path)} WHEN 'real' THEN ${jsonValue(path)} WHEN 'true' THEN 1 WHEN 'false' THEN 0 END`,
+      sql`CASE ${jsonType(path)} WHEN 'text' THEN idp_fold(${jsonValue(path)}) WHEN 'integer' THEN CAST(${jsonValue(path)} AS REAL) WHEN 'real' THEN ${jsonValue(path)} WHEN 'true' THEN 1 WHEN 'false' THEN 0 END`,
     fold: (text) => sql`idp_fold(${text})`,
     hasPrefix: (text, prefix) => sql`idp_starts_with(${text}, ${prefix})`,
     contains: (text, term, prefix) => sql`idp_contains(${text}, ${term}, ${prefix ? 1 : 0})`,
