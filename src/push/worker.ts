@@ -205,7 +205,7 @@ export function startDeliveryWorker(deps: Deps, overrides: Partial<WorkerOptions
       const busy = inFlight.get(provider) ?? 0;
       const room = Math.min(options.batchSize, options.concurrency[provider] - busy);
       if (room <= 0 || (busy > 0 && room < options.concurrency[provider] / 4)) continue;
-      const leased = deps.db.transaction((tx) => leaseDeliveries(tx, provider, room, deps.now(), owner, options.leaseMs));
+      const leased = deps.db.transaction(() => leaseDeliveries(deps.db, provider, room, deps.now(), owner, options.leaseMs));
       for (const delivery of leased) dispatch(provider, delivery);
       leasedAny ||= leased.length > 0;
     }
