@@ -15,7 +15,7 @@ import { newUuid } from '../ids.js';
 import type { CollectionRef } from '../data/entities.js';
 import type { ProviderName, PushOutcome } from './providers/types.js';
 import { UNSENT_STATES, type NotificationState } from './notifications.js';
-import { tokenProperty } from './notifiers.js';
+import { tokenPath } from './notifiers.js';
 
 export type Delivery = typeof pushDeliveries.$inferSelect;
 
@@ -140,7 +140,7 @@ function insertReceipts(db: Db, rows: readonly ReceiptRow[], now: number): void 
 
 /** The device no longer has this token for the notifier (APNs 410, FCM UNREGISTERED). */
 function forgetDeviceToken(db: Db, delivery: Delivery, notifierName: string, now: number): void {
-  const path = `$."${tokenProperty(notifierName)}"`;
+  const path = tokenPath(notifierName);
   db.update(entities)
     .set({ properties: sql`json_remove(${entities.properties}, ${path})`, modified: now })
     .where(and(eq(entities.uuid, delivery.deviceUuid), eq(sql`json_extract(${entities.properties}, ${path})`, delivery.token)))
