@@ -131,6 +131,7 @@ export async function runPushScenario(name, options = {}) {
     const started = performance.now();
     const sent = await call(idp.url, 'POST', '/bench/push/devices/*/notifications', token, { payloads: { [notifier]: 'benchmark' } });
     const accepted = performance.now() - started;
+    const acceptCpu = cpuSeconds(idp.child.pid) - cpuBefore;
     const uuid = sent.entities[0].uuid;
     const latencies = [];
     let state;
@@ -152,6 +153,7 @@ export async function runPushScenario(name, options = {}) {
       state: state.state,
       sent: state.statistics.sent,
       acceptedMs: Math.round(accepted),
+      acceptCpuSeconds: Number(acceptCpu.toFixed(2)),
       seconds: Number(seconds.toFixed(2)),
       deliveriesPerSecond: Math.round(state.statistics.sent / seconds),
       getMedianMs: Number(median(latencies).toFixed(1)),
