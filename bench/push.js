@@ -78,6 +78,14 @@ function cpuSeconds(pid) {
 }
 
 /**
+ * Seconds the process's main thread spent waiting for a CPU while runnable (/proc/<pid>/schedstat,
+ * second field, in ns): on a shared machine, the part of the wall-clock time lost to neighbours.
+ */
+function runQueueSeconds(pid) {
+  return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e9;
+}
+
+/**
  * Starts an APNs stand-in and `idp serve`, creates an app with a noop and an apple notifier and
  * `devices` devices that have a token for both. `close()` stops everything.
  */
@@ -128,6 +136,7 @@ export async function runPushScenario(name, options = {}) {
     const apnsBefore = bench.apns.received();
     const cpuBefore = cpuSeconds(idp.child.pid);
     const benchCpuBefore = process.cpuUsage();
+    const waitBefore = runQueueSeconds(idp.child.pid);
     const started = performance.now();
     const sent = await call(idp.url, 'POST', '/bench/push/devices/*/notifications', token, { payloads: { [notifier]: 'benchmark' } });
     const accepted = performance.now() - started;
@@ -146,6 +155,7 @@ export async function runPushScenario(name, options = {}) {
     const seconds = (performance.now() - started) / 1000;
     const serverCpu = cpuSeconds(idp.child.pid) - cpuBefore;
     const benchCpu = process.cpuUsage(benchCpuBefore);
+    const serverWait = runQueueSeconds(idp.child.pid) - waitBefore;
     return {
       scenario: name,
       notifier,
@@ -161,6 +171,7 @@ export async function runPushScenario(name, options = {}) {
       serverCpuSeconds: Number(serverCpu.toFixed(2)),
       // What the server would deliver per second with a whole core to itself.
       deliveriesPerCpuSecond: Math.round(state.statistics.sent / serverCpu),
+      serverRunQueueSeconds: Number(serverWait.toFixed(2)),
       // This process: the GETs, and for `apns` the APNs stand-in's TLS and HTTP/2 work.
       benchCpuSeconds: Number(((benchCpu.user + benchCpu.system) / 1e6).toFixed(2)),
       loadAverage: Number(load.toFixed(2)),

@@ -7,7 +7,7 @@
  * on one connection are part of whatever transaction is open.
  */
 import { and, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
-import { collections, entities, pushDeliveries, type DeliveryState } from '../db/schema.js';
+import { entities, pushDeliveries, type DeliveryState } from '../db/schema.js';
 import { preparedFor } from '../db/prepared.js';
 import type { Db } from '../db/open.js';
 import type { Tx } from '../deps.js';
@@ -31,12 +31,7 @@ export const RECEIPTS_RELATION = 'receipts';
 export function leaseDeliveries(db: Db, provider: ProviderName, limit: number, now: number, owner: string, leaseMs: number): Delivery[] {
   const leased = statementsOf(db).lease.all({ provider, limit, now, owner, leaseUntil: now + leaseMs }) as Delivery[];
   const started = [...new Set(leased.map((delivery) => delivery.notificationUuid))];
-  if (started.length > 0) {
-    db.update(entities)
-      .set({ properties: sql`json_set(${entities.properties}, '$.state', 'STARTED', '$.started', ${now})`, modified: now })
-      .where(and(inArray(entities.uuid, started), inArray(sql`json_extract(${entities.properties}, '$.state')`, [...UNSENT_STATES])))
-      .run();
-  }
+  if (started.length > 0) statementsOf(db).started.run({ notifications: JSON.stringify(started), now });
   return leased;
 }
 
@@ -104,6 +99,14 @@ const statementsOf = preparedFor((db: Db) => {
     // Receipts are rows [uuid, appUuid, notificationUuid, deviceUuid, properties].
     receipts: client.prepare(`insert into entities (uuid, app_uuid, collection, type, name, name_key, properties, created, modified)
       select value ->> 0, value ->> 1, '${RECEIPTS.name}', '${RECEIPTS.type}', null, null, value -> 4, @now, @now from json_each(@receipts)`),
+    // Only the first lease of an unsent notification starts it; later ones find it STARTED.
+    started: client.prepare(`update entities
+      set properties = json_set(properties, '$.state', 'STARTED', '$.started', @now), modified = @now
+      where uuid in (select value from json_each(@notifications))
+        and json_extract(properties, '$.state') in (${UNSENT_STATES.map((state) => `'${state}'`).join(', ')})`),
+    collection: client.prepare(`insert into collections (app_uuid, name, type, created)
+      values (@appUuid, '${RECEIPTS.name}', '${RECEIPTS.type}', @now) on conflict do nothing`),
+    pending: client.prepare(`select 1 from push_deliveries where notification_uuid = ? and state in ('queued', 'leased') limit 1`).pluck(),
     connections: client.prepare(`insert into connections (app_uuid, source_uuid, relation, target_uuid, created)
       select value ->> 1, value ->> 2, '${RECEIPTS_RELATION}', value ->> 0, @now from json_each(@receipts)
       union all
@@ -148,7 +151,7 @@ function forgetDeviceToken(db: Db, delivery: Delivery, notifierName: string, now
 }
 
 function registerReceipts(db: Db, appUuids: Iterable<string>, now: number): void {
-  for (const appUuid of new Set(appUuids)) db.insert(collections).values({ appUuid, name: RECEIPTS.name, type: RECEIPTS.type, created: now }).onConflictDoNothing().run();
+  for (const appUuid of new Set(appUuids)) statementsOf(db).collection.run({ appUuid, now });
 }
 
 /**
@@ -206,17 +209,12 @@ function finalState(counts: Map<string, number>): NotificationState {
 }
 
 /** Notifications among `uuids` with nothing left queued or leased get their final state and statistics. */
-export function finishNotifications(tx: Tx, uuids: Iterable<string>, now: number): void {
+export function finishNotifications(db: Db, uuids: Iterable<string>, now: number): void {
   for (const uuid of uuids) {
-    const pending = tx
-      .select({ id: pushDeliveries.id })
-      .from(pushDeliveries)
-      .where(and(eq(pushDeliveries.notificationUuid, uuid), inArray(pushDeliveries.state, ['queued', 'leased'])))
-      .limit(1)
-      .get();
-    if (pending !== undefined) continue;
+    // Asked after every batch of answers, so prepared once; the counts below run once per notification.
+    if (statementsOf(db).pending.get(uuid) !== undefined) continue;
     const counts = new Map(
-      tx
+      db
         .select({ state: pushDeliveries.state, count: sql<number>`count(*)` })
         .from(pushDeliveries)
         .where(eq(pushDeliveries.notificationUuid, uuid))
@@ -226,7 +224,7 @@ export function finishNotifications(tx: Tx, uuids: Iterable<string>, now: number
     );
     const statistics = { sent: counts.get('sent') ?? 0, errors: (counts.get('failed') ?? 0) + (counts.get('expired') ?? 0) };
     const state = finalState(counts);
-    tx.update(entities)
+    db.update(entities)
       .set({
         properties: sql`json_set(${entities.properties}, '$.state', ${state}, '$.finished', ${now}, '$.statistics', json(${JSON.stringify(statistics)}))`,
         modified: now,

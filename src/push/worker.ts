@@ -147,10 +147,10 @@ export function startDeliveryWorker(deps: Deps, overrides: Partial<WorkerOptions
     if (answers.length === 0) return;
     const batch = answers.splice(0, options.batchSize);
     // The prepared statements run on deps.db; inside this transaction they are part of it.
-    deps.db.transaction((tx) => {
+    deps.db.transaction(() => {
       const now = deps.now();
       recordAttempts(deps.db, batch, now);
-      finishNotifications(tx, new Set(batch.map((attempt) => attempt.delivery.notificationUuid)), now);
+      finishNotifications(deps.db, new Set(batch.map((attempt) => attempt.delivery.notificationUuid)), now);
     });
   }
 
@@ -191,7 +191,7 @@ export function startDeliveryWorker(deps: Deps, overrides: Partial<WorkerOptions
     deps.db.transaction((tx) => {
       const now = deps.now();
       recoverExpiredLeases(tx, now);
-      finishNotifications(tx, expireDeliveries(deps.db, now, describe), now);
+      finishNotifications(deps.db, expireDeliveries(deps.db, now, describe), now);
     });
   }
 
