@@ -7,7 +7,7 @@
  * CPU time the server process spent (from /proc/<pid>/stat): the machine is shared, so
  * wall-clock alone says as much about the neighbours as about the code.
  *
- *   npm run build && node bench/push.js
+ *   npm run build && node bench/push.js            (BENCH_PUSH_ONLY=apns: one scenario)
  *
  * The scenarios are exported for the common runner: `setupPushBench()` starts the servers and
  * creates the devices once, `runPushScenario('noop' | 'apns', { bench })` sends and measures.
@@ -186,7 +186,7 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   const bench = await setupPushBench();
   try {
     const results = [];
-    for (const name of Object.keys(PUSH_SCENARIOS)) results.push(await runPushScenario(name, { bench }));
+    for (const name of (process.env.BENCH_PUSH_ONLY ?? 'noop,apns').split(',')) results.push(await runPushScenario(name, { bench }));
     console.log(JSON.stringify({ scenario: 'push', results }, null, 2));
   } finally {
     bench.close();
