@@ -11,7 +11,8 @@ import { assetPath, isSingleExecutable } from '../runtime/assets.js';
 import * as schema from './schema.js';
 import { registerSqlFunctions } from './functions.js';
 
-export type Db = BetterSQLite3Database<typeof schema>;
+/** drizzle's handle, with the driver's own under `$client` for the few statements drizzle cannot prepare. */
+export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
 export interface Database_ {
   readonly db: Db;

@@ -121,3 +121,8 @@ export function notifierConfig(tx: Tx, row: EntityRow): NotifierConfig {
 export function tokenProperty(notifierName: string): string {
   return `${notifierName}.notifier.id`;
 }
+
+/** The JSON path of that property in a device's properties (names are letters, digits, _ and -). */
+export function tokenPath(notifierName: string): string {
+  return `$."${tokenProperty(notifierName)}"`;
+}

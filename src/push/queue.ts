@@ -2,17 +2,20 @@
  * The delivery queue's storage (push_deliveries), used by the worker: lease due deliveries, put
  * back the leases of a worker that died, record each attempt's answer as a Receipt, expire what
  * was not sent in time, and close notifications whose deliveries are all done. Each function
- * runs inside the caller's transaction, so a crash leaves either all of a step or none of it.
+ * runs inside the caller's transaction, so a crash leaves either all of a step or none of it;
+ * those that take the database handle (not the transaction) run prepared statements on it, which
+ * on one connection are part of whatever transaction is open.
  */
-import { and, asc, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
-import { collections, connections, entities, pushDeliveries } from '../db/schema.js';
+import { and, eq, inArray, isNotNull, lte, sql } from 'drizzle-orm';
+import { entities, pushDeliveries, type DeliveryState } from '../db/schema.js';
+import { preparedFor } from '../db/prepared.js';
 import type { Db } from '../db/open.js';
 import type { Tx } from '../deps.js';
 import { newUuid } from '../ids.js';
 import type { CollectionRef } from '../data/entities.js';
 import type { ProviderName, PushOutcome } from './providers/types.js';
 import { UNSENT_STATES, type NotificationState } from './notifications.js';
-import { tokenProperty } from './notifiers.js';
+import { tokenPath } from './notifiers.js';
 
 export type Delivery = typeof pushDeliveries.$inferSelect;
 
@@ -25,33 +28,10 @@ export const RECEIPTS_RELATION = 'receipts';
  * Leases up to `limit` due deliveries of one provider for `leaseMs`, and marks their
  * notifications STARTED. Nothing past its expiry is leased: the expiry sweep records those.
  */
-export function leaseDeliveries(tx: Tx, provider: ProviderName, limit: number, now: number, owner: string, leaseMs: number): Delivery[] {
-  const due = tx
-    .select({ id: pushDeliveries.id })
-    .from(pushDeliveries)
-    .where(
-      and(
-        eq(pushDeliveries.state, 'queued'),
-        eq(pushDeliveries.provider, provider),
-        lte(pushDeliveries.dueAt, now),
-        sql`(${pushDeliveries.expireAt} is null or ${pushDeliveries.expireAt} > ${now})`,
-      ),
-    )
-    .orderBy(asc(pushDeliveries.dueAt))
-    .limit(limit);
-  const leased = tx
-    .update(pushDeliveries)
-    .set({ state: 'leased', leaseOwner: owner, leaseUntil: now + leaseMs, attempts: sql`${pushDeliveries.attempts} + 1` })
-    .where(inArray(pushDeliveries.id, due))
-    .returning()
-    .all();
+export function leaseDeliveries(db: Db, provider: ProviderName, limit: number, now: number, owner: string, leaseMs: number): Delivery[] {
+  const leased = statementsOf(db).lease.all({ provider, limit, now, owner, leaseUntil: now + leaseMs }) as Delivery[];
   const started = [...new Set(leased.map((delivery) => delivery.notificationUuid))];
-  if (started.length > 0) {
-    tx.update(entities)
-      .set({ properties: sql`json_set(${entities.properties}, '$.state', 'STARTED', '$.started', ${now})`, modified: now })
-      .where(and(inArray(entities.uuid, started), inArray(sql`json_extract(${entities.properties}, '$.state')`, [...UNSENT_STATES])))
-      .run();
-  }
+  if (started.length > 0) statementsOf(db).started.run({ notifications: JSON.stringify(started), now });
   return leased;
 }
 
@@ -83,59 +63,62 @@ interface ReceiptFields {
   readonly errorMessage?: string;
 }
 
+// The columns of a delivery under the names of `Delivery`, for statements that return rows.
+const DELIVERY_COLUMNS = `id, app_uuid as appUuid, notification_uuid as notificationUuid, device_uuid as deviceUuid,
+  notifier_uuid as notifierUuid, provider, token, state, attempts, due_at as dueAt, expire_at as expireAt,
+  lease_owner as leaseOwner, lease_until as leaseUntil, finished`;
+
 /**
- * The statements of the hot path, prepared once per database: a large send records a receipt,
- * two connections and a delivery update per device, and building each query anew would cost
- * more than running it.
+ * The statements of the hot path, prepared once per database on the driver itself: a large send
+ * leases, finishes and receipts hundreds of deliveries per transaction, and one statement per
+ * batch (its rows in a JSON parameter, unpacked by json_each) costs a fraction of one statement
+ * per delivery, and of building the SQL each time.
  */
-function prepareWrites(db: Db) {
-  const receipt = db
-    .insert(entities)
-    .values({
-      uuid: sql.placeholder('uuid'),
-      appUuid: sql.placeholder('appUuid'),
-      collection: RECEIPTS.name,
-      type: RECEIPTS.type,
-      name: null,
-      nameKey: null,
-      properties: sql.placeholder('properties'),
-      created: sql.placeholder('now'),
-      modified: sql.placeholder('now'),
-    })
-    .prepare();
-  const connection = db
-    .insert(connections)
-    .values({ appUuid: sql.placeholder('appUuid'), sourceUuid: sql.placeholder('source'), relation: RECEIPTS_RELATION, targetUuid: sql.placeholder('target'), created: sql.placeholder('now') })
-    .onConflictDoNothing()
-    .prepare();
-  // Only a delivery that is not final yet changes: if a lease ran out while its answer was on
-  // the way and a second attempt was made, the first answer recorded wins and the other is dropped.
-  const open = and(eq(pushDeliveries.id, sql.placeholder('id')), inArray(pushDeliveries.state, ['leased', 'queued']));
-  const finish = db.update(pushDeliveries).set({ state: sql`${sql.placeholder('state')}`, leaseOwner: null, leaseUntil: null, finished: sql`${sql.placeholder('now')}` }).where(open).prepare();
-  const retry = db
-    .update(pushDeliveries)
-    .set({ state: 'queued', dueAt: sql`${sql.placeholder('dueAt')}`, leaseOwner: null, leaseUntil: null })
-    .where(and(open, eq(pushDeliveries.attempts, sql.placeholder('attempts'))))
-    .prepare();
-  return { receipt, connection, finish, retry };
-}
+const statementsOf = preparedFor((db: Db) => {
+  const client = db.$client;
+  return {
+    lease: client.prepare(`update push_deliveries
+      set state = 'leased', lease_owner = @owner, lease_until = @leaseUntil, attempts = attempts + 1
+      where id in (
+        select id from push_deliveries
+        where state = 'queued' and provider = @provider and due_at <= @now and (expire_at is null or expire_at > @now)
+        order by due_at limit @limit)
+      returning ${DELIVERY_COLUMNS}`),
+    // Only a delivery that is not final yet changes: if a lease ran out while its answer was on
+    // the way and a second attempt was made, the first answer recorded wins and the other is
+    // dropped. Rows are [id, final state]; the ids returned are those that changed.
+    finish: client.prepare(`update push_deliveries
+      set state = answer.value ->> 1, lease_owner = null, lease_until = null, finished = @now
+      from json_each(@answers) as answer
+      where push_deliveries.id = answer.value ->> 0 and push_deliveries.state in ('leased', 'queued')
+      returning push_deliveries.id`),
+    // A retry goes back only if no other attempt has been made or recorded since this one.
+    retry: client.prepare(`update push_deliveries
+      set state = 'queued', due_at = @dueAt, lease_owner = null, lease_until = null
+      where id = @id and state in ('leased', 'queued') and attempts = @attempts`),
+    // Receipts are rows [uuid, appUuid, notificationUuid, deviceUuid, properties].
+    receipts: client.prepare(`insert into entities (uuid, app_uuid, collection, type, name, name_key, properties, created, modified)
+      select value ->> 0, value ->> 1, '${RECEIPTS.name}', '${RECEIPTS.type}', null, null, value -> 4, @now, @now from json_each(@receipts)`),
+    // Only the first lease of an unsent notification starts it; later ones find it STARTED.
+    started: client.prepare(`update entities
+      set properties = json_set(properties, '$.state', 'STARTED', '$.started', @now), modified = @now
+      where uuid in (select value from json_each(@notifications))
+        and json_extract(properties, '$.state') in (${UNSENT_STATES.map((state) => `'${state}'`).join(', ')})`),
+    collection: client.prepare(`insert into collections (app_uuid, name, type, created)
+      values (@appUuid, '${RECEIPTS.name}', '${RECEIPTS.type}', @now) on conflict do nothing`),
+    pending: client.prepare(`select 1 from push_deliveries where notification_uuid = ? and state in ('queued', 'leased') limit 1`).pluck(),
+    connections: client.prepare(`insert into connections (app_uuid, source_uuid, relation, target_uuid, created)
+      select value ->> 1, value ->> 2, '${RECEIPTS_RELATION}', value ->> 0, @now from json_each(@receipts)
+      union all
+      select value ->> 1, value ->> 3, '${RECEIPTS_RELATION}', value ->> 0, @now from json_each(@receipts)
+      where true on conflict do nothing`),
+  };
+});
 
-const prepared = new WeakMap<Db, ReturnType<typeof prepareWrites>>();
+type ReceiptRow = [uuid: string, appUuid: string, notificationUuid: string, deviceUuid: string, properties: Record<string, unknown>];
 
-function writesOf(db: Db) {
-  let writes = prepared.get(db);
-  if (writes === undefined) {
-    writes = prepareWrites(db);
-    prepared.set(db, writes);
-  }
-  return writes;
-}
-
-/** One Receipt entity per attempt, connected from its notification and its device. */
-function insertReceipt(db: Db, fields: ReceiptFields, now: number): void {
+function receiptRow(fields: ReceiptFields): ReceiptRow {
   const { delivery } = fields;
-  const writes = writesOf(db);
-  const uuid = newUuid();
   const properties = {
     payloads: { [fields.notifierName]: fields.payload },
     ...(fields.sent !== undefined && { sent: fields.sent }),
@@ -146,13 +129,21 @@ function insertReceipt(db: Db, fields: ReceiptFields, now: number): void {
     notification: delivery.notificationUuid,
     attempt: delivery.attempts,
   };
-  writes.receipt.run({ uuid, appUuid: delivery.appUuid, properties, now });
-  for (const source of [delivery.notificationUuid, delivery.deviceUuid]) writes.connection.run({ appUuid: delivery.appUuid, source, target: uuid, now });
+  return [newUuid(), delivery.appUuid, delivery.notificationUuid, delivery.deviceUuid, properties];
+}
+
+/** Receipt entities, each connected from its notification and its device, in two statements. */
+function insertReceipts(db: Db, rows: readonly ReceiptRow[], now: number): void {
+  if (rows.length === 0) return;
+  const statements = statementsOf(db);
+  const receipts = JSON.stringify(rows);
+  statements.receipts.run({ receipts, now });
+  statements.connections.run({ receipts, now });
 }
 
 /** The device no longer has this token for the notifier (APNs 410, FCM UNREGISTERED). */
 function forgetDeviceToken(db: Db, delivery: Delivery, notifierName: string, now: number): void {
-  const path = `$."${tokenProperty(notifierName)}"`;
+  const path = tokenPath(notifierName);
   db.update(entities)
     .set({ properties: sql`json_remove(${entities.properties}, ${path})`, modified: now })
     .where(and(eq(entities.uuid, delivery.deviceUuid), eq(sql`json_extract(${entities.properties}, ${path})`, delivery.token)))
@@ -160,7 +151,7 @@ function forgetDeviceToken(db: Db, delivery: Delivery, notifierName: string, now
 }
 
 function registerReceipts(db: Db, appUuids: Iterable<string>, now: number): void {
-  for (const appUuid of new Set(appUuids)) db.insert(collections).values({ appUuid, name: RECEIPTS.name, type: RECEIPTS.type, created: now }).onConflictDoNothing().run();
+  for (const appUuid of new Set(appUuids)) statementsOf(db).collection.run({ appUuid, now });
 }
 
 /**
@@ -169,20 +160,27 @@ function registerReceipts(db: Db, appUuids: Iterable<string>, now: number): void
  * tokens the provider disowned removed from their devices.
  */
 export function recordAttempts(db: Db, attempts: readonly Attempt[], now: number): void {
-  const writes = writesOf(db);
+  const statements = statementsOf(db);
   registerReceipts(db, attempts.map((attempt) => attempt.delivery.appUuid), now);
+  const changed = new Set<number>();
+  const final: [number, DeliveryState][] = [];
+  for (const { delivery, outcome, retryAt } of attempts) {
+    if (retryAt === undefined) final.push([delivery.id, outcome.kind === 'sent' ? 'sent' : 'failed']);
+    else if (statements.retry.run({ id: delivery.id, attempts: delivery.attempts, dueAt: retryAt }).changes > 0) changed.add(delivery.id);
+  }
+  if (final.length > 0) {
+    for (const { id } of statements.finish.all({ answers: JSON.stringify(final), now }) as { id: number }[]) changed.add(id);
+  }
+  const receipts: ReceiptRow[] = [];
   for (const attempt of attempts) {
     const { delivery, outcome } = attempt;
-    const sent = outcome.kind === 'sent';
-    const changed =
-      attempt.retryAt !== undefined
-        ? writes.retry.run({ id: delivery.id, attempts: delivery.attempts, dueAt: attempt.retryAt }).changes
-        : writes.finish.run({ id: delivery.id, state: sent ? 'sent' : 'failed', now }).changes;
-    if (changed === 0) continue;
-    const result = sent ? { sent: now } : { errorCode: outcome.code, errorMessage: outcome.message };
-    insertReceipt(db, { delivery, notifierName: attempt.notifierName, payload: attempt.payload, ...result }, now);
+    // Deleting marks the delivery done: an id answered twice in one batch gets one receipt.
+    if (!changed.delete(delivery.id)) continue;
+    const result = outcome.kind === 'sent' ? { sent: now } : { errorCode: outcome.code, errorMessage: outcome.message };
+    receipts.push(receiptRow({ delivery, notifierName: attempt.notifierName, payload: attempt.payload, ...result }));
     if (outcome.kind === 'unregistered') forgetDeviceToken(db, delivery, attempt.notifierName, now);
   }
+  insertReceipts(db, receipts, now);
 }
 
 /**
@@ -197,9 +195,8 @@ export function expireDeliveries(tx: Db, now: number, payloadOf: (delivery: Deli
     .returning()
     .all();
   registerReceipts(tx, expired.map((delivery) => delivery.appUuid), now);
-  for (const delivery of expired) {
-    insertReceipt(tx, { delivery, ...payloadOf(delivery), errorCode: 'EXPIRED', errorMessage: 'not delivered before the notification expired' }, now);
-  }
+  const error = { errorCode: 'EXPIRED', errorMessage: 'not delivered before the notification expired' };
+  insertReceipts(tx, expired.map((delivery) => receiptRow({ delivery, ...payloadOf(delivery), ...error })), now);
   return [...new Set(expired.map((delivery) => delivery.notificationUuid))];
 }
 
@@ -212,17 +209,12 @@ function finalState(counts: Map<string, number>): NotificationState {
 }
 
 /** Notifications among `uuids` with nothing left queued or leased get their final state and statistics. */
-export function finishNotifications(tx: Tx, uuids: Iterable<string>, now: number): void {
+export function finishNotifications(db: Db, uuids: Iterable<string>, now: number): void {
   for (const uuid of uuids) {
-    const pending = tx
-      .select({ id: pushDeliveries.id })
-      .from(pushDeliveries)
-      .where(and(eq(pushDeliveries.notificationUuid, uuid), inArray(pushDeliveries.state, ['queued', 'leased'])))
-      .limit(1)
-      .get();
-    if (pending !== undefined) continue;
+    // Asked after every batch of answers, so prepared once; the counts below run once per notification.
+    if (statementsOf(db).pending.get(uuid) !== undefined) continue;
     const counts = new Map(
-      tx
+      db
         .select({ state: pushDeliveries.state, count: sql<number>`count(*)` })
         .from(pushDeliveries)
         .where(eq(pushDeliveries.notificationUuid, uuid))
@@ -232,7 +224,7 @@ export function finishNotifications(tx: Tx, uuids: Iterable<string>, now: number
     );
     const statistics = { sent: counts.get('sent') ?? 0, errors: (counts.get('failed') ?? 0) + (counts.get('expired') ?? 0) };
     const state = finalState(counts);
-    tx.update(entities)
+    db.update(entities)
       .set({
         properties: sql`json_set(${entities.properties}, '$.state', ${state}, '$.finished', ${now}, '$.statistics', json(${JSON.stringify(statistics)}))`,
         modified: now,
