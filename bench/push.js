@@ -80,30 +80,39 @@ async function measure(idp, token, notifier) {
   return { notifier, devices: DEVICES, state: state.state, sent: state.statistics.sent, acceptedMs: Math.round(accepted), seconds: Number(seconds.toFixed(2)), deliveriesPerSecond: Math.round(state.statistics.sent / seconds), getMedianMs: Number(median(latencies).toFixed(1)), gets: latencies.length };
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'idp-bench-push-'));
-const apns = await startApns();
-writeFileSync(join(dir, 'ca.pem'), apns.cert);
-const idp = await startIdp(join(dir, 'idp.db'), { IDP_APNS_URL: apns.url, NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem') });
-try {
-  await call(idp.url, 'POST', '/management/orgs', undefined, { organization: 'bench', username: 'bench', name: 'Bench', email: 'bench@example.com', password: 'bench-password' });
-  const { access_token: token } = await call(idp.url, 'POST', '/management/token', undefined, { grant_type: 'password', username: 'bench', password: 'bench-password' });
-  await call(idp.url, 'POST', '/management/orgs/bench/apps', token, { name: 'push' });
-  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
-  await call(idp.url, 'POST', '/bench/push/notifiers', token, [
-    { name: 'dev', provider: 'noop', environment: 'development' },
-    { name: 'ios', provider: 'apple', environment: 'production', p8: await exportPKCS8(privateKey), keyId: 'BENCH12345', teamId: 'TEAM123456', topic: 'com.example.bench' },
-  ]);
-  const setup = performance.now();
-  for (let i = 0; i < DEVICES; i += 1000) {
-    const batch = Array.from({ length: Math.min(1000, DEVICES - i) }, (_, k) => ({ 'dev.notifier.id': `noop-${i + k}`, 'ios.notifier.id': `apns${i + k}` }));
-    await call(idp.url, 'POST', '/bench/push/devices', token, batch);
+/**
+ * The whole benchmark, for `npm run bench` (bench/run.js imports it) and for running this file
+ * directly: resolves with one result per notifier (noop, then the local APNs).
+ */
+export async function runPushBenchmark() {
+  const dir = mkdtempSync(join(tmpdir(), 'idp-bench-push-'));
+  const apns = await startApns();
+  writeFileSync(join(dir, 'ca.pem'), apns.cert);
+  const idp = await startIdp(join(dir, 'idp.db'), { IDP_APNS_URL: apns.url, NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem') });
+  try {
+    await call(idp.url, 'POST', '/management/orgs', undefined, { organization: 'bench', username: 'bench', name: 'Bench', email: 'bench@example.com', password: 'bench-password' });
+    const { access_token: token } = await call(idp.url, 'POST', '/management/token', undefined, { grant_type: 'password', username: 'bench', password: 'bench-password' });
+    await call(idp.url, 'POST', '/management/orgs/bench/apps', token, { name: 'push' });
+    const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+    await call(idp.url, 'POST', '/bench/push/notifiers', token, [
+      { name: 'dev', provider: 'noop', environment: 'development' },
+      { name: 'ios', provider: 'apple', environment: 'production', p8: await exportPKCS8(privateKey), keyId: 'BENCH12345', teamId: 'TEAM123456', topic: 'com.example.bench' },
+    ]);
+    const setup = performance.now();
+    for (let i = 0; i < DEVICES; i += 1000) {
+      const batch = Array.from({ length: Math.min(1000, DEVICES - i) }, (_, k) => ({ 'dev.notifier.id': `noop-${i + k}`, 'ios.notifier.id': `apns${i + k}` }));
+      await call(idp.url, 'POST', '/bench/push/devices', token, batch);
+    }
+    console.error(`created ${DEVICES} devices in ${((performance.now() - setup) / 1000).toFixed(1)} s`);
+    const results = [await measure(idp, token, 'dev'), await measure(idp, token, 'ios')];
+    results[1].apnsRequests = apns.received();
+    return results;
+  } finally {
+    idp.child.kill('SIGTERM');
+    apns.close();
+    rmSync(dir, { recursive: true, force: true });
   }
-  console.error(`created ${DEVICES} devices in ${((performance.now() - setup) / 1000).toFixed(1)} s`);
-  const results = [await measure(idp, token, 'dev'), await measure(idp, token, 'ios')];
-  results[1].apnsRequests = apns.received();
-  console.log(JSON.stringify({ scenario: 'push', results }, null, 2));
-} finally {
-  idp.child.kill('SIGTERM');
-  apns.close();
-  rmSync(dir, { recursive: true, force: true });
 }
+
+// Run directly (`node bench/push.js`), it prints the results as JSON as it always did.
+if (process.argv[1] === fileURLToPath(import.meta.url)) console.log(JSON.stringify({ scenario: 'push', results: await runPushBenchmark() }, null, 2));
