@@ -173,7 +173,9 @@ const SCENARIOS = [
         const result = await measureLoad(idp, '/bench/app/items', {
           method: 'POST',
           headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          setupRequest: (request) => ({ ...request, body: JSON.stringify({ name: `item-${n++}`, ...KILOBYTE_OF_PROPERTIES }) }),
+          // Only a setupRequest inside `requests` is applied: given at the top level, autocannon
+          // ignores it and sends every POST without a body.
+          requests: [{ setupRequest: (request) => ({ ...request, body: JSON.stringify({ name: `item-${n++}`, ...KILOBYTE_OF_PROPERTIES }) }) }],
         });
         return [atLeast('req/s', result.rps, 0.6 * 4500, ' req/s', perRequest(result))];
       }),
