@@ -218,7 +218,7 @@ const SCENARIOS = [
   },
   {
     name: 'push',
-    title: 'one notification to 100,000 devices through noop, then through a local APNs, POST to last receipt (bench/push.js)',
+    title: `one notification to ${process.env.BENCH_DEVICES ?? '100,000'} devices (BENCH_DEVICES) through noop, then through a local APNs, POST to last receipt (bench/push.js)`,
     limitSeconds: 600,
     async run() {
       const rows = [];
