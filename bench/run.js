@@ -1,19 +1,32 @@
-// `npm run bench`: load scenarios against real server processes, each bounded in time.
-// Every scenario starts its servers as child processes (`idp serve` from dist/, and whatever
-// else it compares against), prepares them over HTTP, runs autocannon, and prints req/s.
-// Add a scenario by adding an entry to SCENARIOS.
+// `npm run bench [-- <scenario>…]`: the one benchmark runner. Every scenario starts its own
+// servers as child processes (`idp serve` from dist/, and whatever it compares against) on a
+// temporary database, prepares them over HTTP, loads them for a fixed time, and reports figures
+// against the targets of issues 3, 4 and 7. Add a scenario by adding an entry to SCENARIOS.
+//
+//   npm run bench                          every scenario
+//   npm run bench -- token get-entity      a subset, by name
+//   npm run bench -- push                  a name also selects every `push-…` scenario
+//
+// HTTP scenarios report req/s and the server's CPU time per request (Linux /proc): the machine
+// is shared, so req/s moves with everyone else's load while CPU per request does not.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { PUSH_SCENARIOS, runPushScenario, setupPushBench } from './push.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const START_TIMEOUT_MS = 20_000;
 const WARM_UP_SECONDS = 2;
+const CONNECTIONS = 50;
+const SECONDS = 10;
+const ORG = { organization: 'bench', username: 'bench', name: 'Bench', email: 'bench@example.com', password: 'bench-password' };
+// About 1 KB once serialized, with a unique name per request added by the scenario.
+const KILOBYTE_OF_PROPERTIES = { description: 'x'.repeat(900), tags: ['a', 'b', 'c'], score: 42, nested: { level: 1 } };
 
-/** Starts a child that prints "listening on URL"; resolves with { url, stop }. */
+/** Starts a child that prints "listening on URL"; resolves with { url, pid, stop }. */
 function startChild(args, label) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] });
@@ -32,6 +45,7 @@ function startChild(args, label) {
         pid: child.pid,
         stop: () =>
           new Promise((done) => {
+            if (child.exitCode !== null) return done();
             child.once('exit', done);
             child.kill('SIGTERM');
           }),
@@ -44,46 +58,42 @@ function startChild(args, label) {
   });
 }
 
-async function startIdp() {
+/** `idp serve` on a fresh database file, run with `use(server)`, then stopped and removed. */
+async function withIdp(use) {
   const dir = mkdtempSync(join(tmpdir(), 'idp-bench-'));
   const server = await startChild(['bin/idp.js', 'serve', '--port', '0', '--db', join(dir, 'bench.db')], 'idp serve');
-  return {
-    ...server,
-    stop: async () => {
-      await server.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  try {
+    return await use(server);
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
-async function call(url, init) {
-  const response = await fetch(url, init);
+async function call(url, method, path, { json, token } = {}) {
+  const headers = { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }) };
+  const response = await fetch(`${url}${path}`, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
   const body = await response.json();
-  if (!response.ok) throw new Error(`${init?.method ?? 'GET'} ${url}: ${response.status} ${JSON.stringify(body)}`);
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(body)}`);
   return body;
 }
 
-/** An organization, an application and its client credentials on a fresh idp. */
-async function applicationCredentials(url) {
-  const json = (body, token) => ({
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }) },
-    body: JSON.stringify(body),
-  });
-  await call(`${url}/management/orgs`, json({ organization: 'bench', username: 'bench', name: 'Bench', email: 'bench@example.com', password: 'bench-password' }));
-  const { access_token: token } = await call(`${url}/management/token`, json({ grant_type: 'password', username: 'bench', password: 'bench-password' }));
-  await call(`${url}/management/orgs/bench/apps`, json({ name: 'load' }, token));
-  const { credentials } = await call(`${url}/management/orgs/bench/apps/load/credentials`, { headers: { authorization: `Bearer ${token}` } });
-  return credentials;
+/** Organization `bench` with application `app` on a fresh idp; its admin's token and the app's credentials. */
+async function setUpApplication(url) {
+  await call(url, 'POST', '/management/orgs', { json: ORG });
+  const { access_token: token } = await call(url, 'POST', '/management/token', { json: { grant_type: 'password', username: ORG.username, password: ORG.password } });
+  await call(url, 'POST', '/management/orgs/bench/apps', { json: { name: 'app' }, token });
+  const { credentials } = await call(url, 'GET', '/management/orgs/bench/apps/app/credentials', { token });
+  return { token, credentials };
 }
 
 function basic(id, secret) {
   return `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 }
 
-function load(url, { connections, duration, request }) {
+function load(url, options) {
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections, duration, ...request }, (error, result) => (error ? reject(error) : resolve(result)));
+    autocannon({ url, connections: CONNECTIONS, duration: SECONDS, ...options }, (error, result) => (error ? reject(error) : resolve(result)));
   });
 }
 
@@ -98,77 +108,210 @@ function cpuSeconds(pid) {
 }
 
 /**
- * Runs the load and reports req/s, and also the server's CPU time per request: on a shared
- * machine other work steals cores from either server, and CPU per request is the figure that
- * noise does not move.
+ * Loads `server` at `path` after a short warm-up (so JIT compilation is not what is measured);
+ * resolves with req/s and the server's CPU µs per request. Any failed request fails the scenario.
  */
-async function measure(label, target, options) {
-  // Both servers get the same short warm-up, so JIT compilation is not what is measured.
-  await load(target.url + options.path, { ...options, duration: WARM_UP_SECONDS });
-  const cpuBefore = cpuSeconds(target.pid);
-  const result = await load(target.url + options.path, options);
-  const cpuAfter = cpuSeconds(target.pid);
+async function measureLoad(server, path, request) {
+  await load(server.url + path, { ...request, duration: WARM_UP_SECONDS });
+  const cpuBefore = cpuSeconds(server.pid);
+  const result = await load(server.url + path, request);
+  const cpuAfter = cpuSeconds(server.pid);
   const failed = result.non2xx + result.errors + result.timeouts;
-  const rps = result.requests.average;
+  if (failed > 0) throw new Error(`${path}: ${failed} of ${result.requests.total} requests failed`);
   const cpuPerRequest = cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore) / result.requests.total) * 1e6;
-  const cpuText = cpuPerRequest === null ? '' : `  ${cpuPerRequest.toFixed(0)} µs CPU/request`;
-  console.log(`  ${label.padEnd(14)} ${rps.toFixed(0).padStart(7)} req/s  p99 ${result.latency.p99} ms${cpuText}  (${result.requests.total} requests, ${failed} failed)`);
-  if (failed > 0) throw new Error(`${label}: ${failed} requests failed`);
-  return { rps, cpuPerRequest };
+  return { rps: result.requests.average, cpuPerRequest, p99: result.latency.p99 };
+}
+
+const perRequest = ({ rps, cpuPerRequest, p99 }) => `${rps.toFixed(0)} req/s, ${cpuPerRequest === null ? '?' : cpuPerRequest.toFixed(0)} µs CPU/req, p99 ${p99} ms`;
+
+/** A figure that must reach `target` (higher is better). */
+const atLeast = (label, value, target, unit, detail) => ({ label, value, target, higherIsBetter: true, unit, detail });
+/** A figure that must stay under `target` (lower is better). */
+const atMost = (label, value, target, unit, detail) => ({ label, value, target, higherIsBetter: false, unit, detail });
+
+/** client_credentials form requests for autocannon. */
+function tokenRequest(clientId, secret) {
+  return {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(clientId, secret) },
+    body: 'grant_type=client_credentials&scope=api',
+  };
 }
 
 const SCENARIOS = [
   {
-    name: 'client_credentials token, 50 connections, 10 s: idp vs oidc-provider (ES256 JWT access tokens)',
-    connections: 50,
-    duration: 10,
-    target: 2,
-    async run(scenario) {
-      const idp = await startIdp();
-      let ours;
-      try {
-        const { client_id, client_secret } = await applicationCredentials(idp.url);
-        const request = {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(client_id, client_secret) },
-          body: 'grant_type=client_credentials&scope=api',
-        };
-        ours = await measure('idp', idp, { ...scenario, path: '/connect/token', request });
-      } finally {
-        await idp.stop();
-      }
-      const provider = await startChild(['bench/oidc-provider-server.js', 'bench-client', 'bench-secret-bench-secret-bench-secret'], 'oidc-provider');
+    name: 'token',
+    title: `client_credentials at /connect/token, ${CONNECTIONS} connections, ${SECONDS} s, vs panva's oidc-provider (ES256 JWT access tokens)`,
+    limitSeconds: 90,
+    async run() {
+      const ours = await withIdp(async (idp) => {
+        const { credentials } = await setUpApplication(idp.url);
+        return measureLoad(idp, '/connect/token', tokenRequest(credentials.client_id, credentials.client_secret));
+      });
+      const secret = 'bench-secret-bench-secret-bench-secret';
+      const provider = await startChild(['bench/oidc-provider-server.js', 'bench-client', secret], 'oidc-provider');
       let theirs;
       try {
-        const request = {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic('bench-client', 'bench-secret-bench-secret-bench-secret') },
-          body: 'grant_type=client_credentials&scope=api',
-        };
-        theirs = await measure('oidc-provider', provider, { ...scenario, path: '/token', request });
+        theirs = await measureLoad(provider, '/token', tokenRequest('bench-client', secret));
       } finally {
         await provider.stop();
       }
-      const ratio = ours.rps / theirs.rps;
-      console.log(`  ratio          ${ratio.toFixed(2)}× req/s (target ≥ ${scenario.target}×)`);
-      if (ours.cpuPerRequest && theirs.cpuPerRequest) {
-        console.log(`                 ${(theirs.cpuPerRequest / ours.cpuPerRequest).toFixed(2)}× less CPU per request`);
+      const detail = `idp ${perRequest(ours)}; oidc-provider ${perRequest(theirs)}`;
+      const rows = [atLeast('req/s vs oidc-provider', ours.rps / theirs.rps, 2, '×', detail)];
+      if (ours.cpuPerRequest && theirs.cpuPerRequest) rows.push(atLeast('CPU/request vs oidc-provider', theirs.cpuPerRequest / ours.cpuPerRequest, 2, '×'));
+      return rows;
+    },
+  },
+  {
+    name: 'create-entity',
+    title: `POST /{org}/{app}/items (1 KB JSON, admin token), ${CONNECTIONS} connections, ${SECONDS} s; target 60% of 4,500 inserts/s`,
+    limitSeconds: 60,
+    run: () =>
+      withIdp(async (idp) => {
+        const { token } = await setUpApplication(idp.url);
+        let n = 0;
+        const result = await measureLoad(idp, '/bench/app/items', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          // Only a setupRequest inside `requests` is applied: given at the top level, autocannon
+          // ignores it and sends every POST without a body.
+          requests: [{ setupRequest: (request) => ({ ...request, body: JSON.stringify({ name: `item-${n++}`, ...KILOBYTE_OF_PROPERTIES }) }) }],
+        });
+        return [atLeast('req/s', result.rps, 0.6 * 4500, ' req/s', perRequest(result))];
+      }),
+  },
+  {
+    name: 'get-entity',
+    title: `GET /{org}/{app}/pets/rex (by name, admin token), ${CONNECTIONS} connections, ${SECONDS} s; target 60% of 11,700 selects/s`,
+    limitSeconds: 60,
+    run: () =>
+      withIdp(async (idp) => {
+        const { token } = await setUpApplication(idp.url);
+        await call(idp.url, 'POST', '/bench/app/pets', { json: { name: 'rex', ...KILOBYTE_OF_PROPERTIES }, token });
+        const result = await measureLoad(idp, '/bench/app/pets/rex', { method: 'GET', headers: { authorization: `Bearer ${token}` } });
+        return [atLeast('req/s', result.rps, 0.6 * 11700, ' req/s', perRequest(result))];
+      }),
+  },
+  {
+    name: 'query',
+    title: "`where age > N and city = 'X' order by created desc`, limit 50, over 100,000 entities of one collection (50 queries)",
+    limitSeconds: 300,
+    run: () =>
+      withIdp(async (idp) => {
+        const { token } = await setUpApplication(idp.url);
+        const cities = ['Berlin', 'Paris', 'Madrid', 'Rome', 'Oslo', 'Vienna', 'Prague', 'Lisbon', 'Dublin', 'Athens'];
+        for (let batch = 0; batch < 100; batch++) {
+          const people = Array.from({ length: 1000 }, (_, i) => ({ name: `p${batch * 1000 + i}`, age: (batch * 7 + i) % 90, city: cities[(batch + i) % cities.length] }));
+          await call(idp.url, 'POST', '/bench/app/people', { json: people, token });
+        }
+        const times = [];
+        for (let i = 0; i < 50; i++) {
+          const ql = encodeURIComponent(`where age > ${20 + (i % 40)} and city = '${cities[i % cities.length]}' order by created desc`);
+          const started = performance.now();
+          const page = await call(idp.url, 'GET', `/bench/app/people?ql=${ql}&limit=50`, { token });
+          times.push(performance.now() - started);
+          if (page.count !== 50) throw new Error(`expected 50 results, got ${page.count}`);
+        }
+        times.sort((a, b) => a - b);
+        return [atMost('median', times[times.length >> 1], 20, ' ms', `p90 ${times[Math.floor(times.length * 0.9)].toFixed(1)} ms`)];
+      }),
+  },
+  {
+    name: 'push',
+    title: `one notification to ${process.env.BENCH_DEVICES ?? '100,000'} devices (BENCH_DEVICES) through noop, then through a local APNs, POST to last receipt (bench/push.js)`,
+    limitSeconds: 600,
+    async run() {
+      const rows = [];
+      // One server with the devices for both scenarios: creating 100,000 devices is the slow part.
+      const bench = await setupPushBench();
+      const results = [];
+      try {
+        for (const name of Object.keys(PUSH_SCENARIOS)) results.push(await runPushScenario(name, { bench }));
+      } finally {
+        bench.close();
       }
-      return ratio >= scenario.target;
+      for (const result of results) {
+        const via = result.notifier === 'dev' ? 'noop' : 'APNs';
+        if (result.state !== 'FINISHED') throw new Error(`${via}: notification ended ${result.state}`);
+        rows.push(atLeast(`${via} deliveries/s`, result.deliveriesPerSecond, via === 'noop' ? 10_000 : 3_000, '/s', `${result.sent} sent in ${result.seconds} s`));
+        rows.push(atMost(`GET median during the ${via} send`, result.getMedianMs, 50, ' ms', `${result.gets} GETs`));
+      }
+      return rows;
     },
   },
 ];
 
-const only = process.argv[2];
-let failures = 0;
-for (const scenario of SCENARIOS) {
-  if (only && !scenario.name.includes(only)) continue;
-  console.log(scenario.name);
+/** Child processes of this runner still alive (Linux /proc), so a timed-out scenario leaves none behind. */
+function stopOwnChildren() {
+  let pids = [];
   try {
-    if (!(await scenario.run(scenario))) failures += 1;
-  } catch (error) {
-    failures += 1;
-    console.log(`  failed: ${error.message}`);
+    pids = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
+  } catch {
+    return;
+  }
+  for (const pid of pids) {
+    try {
+      const parent = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+      if (parent === process.pid) process.kill(Number(pid), 'SIGTERM');
+    } catch {
+      // The process ended while we looked.
+    }
   }
 }
-process.exitCode = failures === 0 ? 0 : 1;
+
+function withinLimit(scenario) {
+  let timer;
+  const limit = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`did not finish within ${scenario.limitSeconds} s`)), scenario.limitSeconds * 1000);
+  });
+  return Promise.race([scenario.run(), limit]).finally(() => clearTimeout(timer));
+}
+
+function format(value, unit) {
+  const digits = unit === '×' ? 2 : value < 100 ? 1 : 0;
+  return `${value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })}${unit}`;
+}
+
+function printTable(rows) {
+  const header = ['scenario', 'figure', 'target', 'ratio to target', 'detail'];
+  const cells = rows.map((row) => [row.scenario, row.figure, row.target, row.ratio, row.detail ?? '']);
+  const widths = header.map((_, i) => Math.max(header[i].length, ...cells.map((line) => line[i].length)));
+  for (const line of [header, widths.map((w) => '-'.repeat(w)), ...cells]) console.log(line.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd());
+}
+
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((name) => !SCENARIOS.some((scenario) => scenario.name === name || scenario.name.startsWith(`${name}-`)));
+if (unknown.length > 0) {
+  console.error(`unknown scenario ${unknown.join(', ')}; scenarios: ${SCENARIOS.map((scenario) => scenario.name).join(', ')}`);
+  process.exit(2);
+}
+const selected = SCENARIOS.filter((scenario) => wanted.length === 0 || wanted.some((name) => scenario.name === name || scenario.name.startsWith(`${name}-`)));
+
+console.log(`${new Date().toISOString()}, load average ${loadavg().map((n) => n.toFixed(2)).join(' ')} on this machine`);
+const table = [];
+let failures = 0;
+for (const scenario of selected) {
+  console.log(`${scenario.name}: ${scenario.title}`);
+  try {
+    for (const figure of await withinLimit(scenario)) {
+      const ratio = figure.higherIsBetter ? figure.value / figure.target : figure.target / figure.value;
+      if (ratio < 1) failures += 1;
+      table.push({
+        scenario: `${scenario.name} ${figure.label}`,
+        figure: format(figure.value, figure.unit),
+        target: `${figure.higherIsBetter ? '≥' : '<'} ${format(figure.target, figure.unit)}`,
+        ratio: `${ratio.toFixed(2)}${ratio < 1 ? '  short' : ''}`,
+        detail: figure.detail,
+      });
+    }
+  } catch (error) {
+    failures += 1;
+    table.push({ scenario: scenario.name, figure: 'failed', target: '', ratio: '', detail: error.message });
+    // What a failed or timed-out scenario left running would load the next one's measurement.
+    stopOwnChildren();
+  }
+}
+console.log(`load average ${loadavg().map((n) => n.toFixed(2)).join(' ')} at the end`);
+printTable(table);
+// A timed-out scenario may still hold sockets or timers; the table is the last word.
+process.exit(failures === 0 ? 0 : 1);

@@ -3,7 +3,6 @@
  * behind the same middleware and the one onError.
  */
 import type { Hono } from 'hono';
-import { secureHeaders } from 'hono/secure-headers';
 import type { Deps } from '../src/deps.js';
 import { NotFound } from '../src/errors.js';
 import { VERSION } from '../src/version.js';
@@ -12,6 +11,7 @@ import { onError } from './errors.js';
 import { router } from './openapi.js';
 import { principal } from './middleware/principal.js';
 import { limitBodySize } from './middleware/body-limit.js';
+import { secureHeaders } from './middleware/secure-headers.js';
 import { statusRoutes } from './routes/status.js';
 import { managementRoutes } from './routes/management.js';
 import { usergridTokenRoutes } from './routes/usergrid-token.js';
@@ -38,7 +38,7 @@ export function createApp(deps: Deps): Hono<Env> {
     await next();
   });
   // X-Frame-Options DENY, nosniff and friends on every response; pages add their own CSP.
-  app.use('*', secureHeaders({ xFrameOptions: 'DENY', contentSecurityPolicy: undefined, crossOriginResourcePolicy: false }));
+  app.use('*', secureHeaders());
   app.use('*', limitBodySize(deps.config.bodyLimit));
   app.use('*', principal());
 

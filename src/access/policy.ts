@@ -4,10 +4,19 @@
  * application client its one application. App users and guests never administer; their access
  * to an application's data is decided by roles and permissions (permissions.ts).
  */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { orgAdmins } from '../db/schema.js';
+import { preparedFor } from '../db/prepared.js';
 import type { Deps } from '../deps.js';
 import type { Principal } from './principal.js';
+
+const membership = preparedFor((db) =>
+  db
+    .select({ orgUuid: orgAdmins.orgUuid })
+    .from(orgAdmins)
+    .where(and(eq(orgAdmins.orgUuid, sql.placeholder('org')), eq(orgAdmins.userUuid, sql.placeholder('user'))))
+    .prepare(),
+);
 
 export async function isOrganizationAdmin(deps: Deps, principal: Principal, orgUuid: string): Promise<boolean> {
   switch (principal.kind) {
@@ -16,13 +25,7 @@ export async function isOrganizationAdmin(deps: Deps, principal: Principal, orgU
     case 'organization':
       return principal.orgUuid === orgUuid;
     case 'admin':
-      return (
-        deps.db
-          .select({ orgUuid: orgAdmins.orgUuid })
-          .from(orgAdmins)
-          .where(and(eq(orgAdmins.orgUuid, orgUuid), eq(orgAdmins.userUuid, principal.userUuid)))
-          .get() !== undefined
-      );
+      return membership(deps.db).get({ org: orgUuid, user: principal.userUuid }) !== undefined;
     default:
       return false;
   }

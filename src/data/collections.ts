@@ -3,7 +3,8 @@
  * rule 5): POST /dog and POST /dogs both write to `dogs`. The collections every application has
  * from the start exist without that.
  */
-import { and, count, eq, or } from 'drizzle-orm';
+import { and, count, eq, or, sql } from 'drizzle-orm';
+import { preparedFor } from '../db/prepared.js';
 import { collections, entities } from '../db/schema.js';
 import { EntityNotFound } from '../errors.js';
 import type { Deps, Tx } from '../deps.js';
@@ -23,16 +24,20 @@ export interface CollectionSummary extends CollectionRef {
   readonly count: number;
 }
 
+const collectionBy = preparedFor((db) =>
+  db
+    .select({ name: collections.name, type: collections.type })
+    .from(collections)
+    .where(and(eq(collections.appUuid, sql.placeholder('app')), or(eq(collections.name, sql.placeholder('key')), eq(collections.type, sql.placeholder('key')))))
+    .prepare(),
+);
+
 /** The collection a path segment names, by collection name or entity type, if it exists. */
 export function findCollectionIn(tx: Tx, appUuid: string, segment: string): CollectionRef | undefined {
   const key = segment.toLowerCase();
   const builtIn = BUILT_IN_COLLECTIONS.find((collection) => collection.name === key || collection.type === key);
   if (builtIn !== undefined) return builtIn;
-  return tx
-    .select({ name: collections.name, type: collections.type })
-    .from(collections)
-    .where(and(eq(collections.appUuid, appUuid), or(eq(collections.name, key), eq(collections.type, key))))
-    .get();
+  return collectionBy(tx).get({ app: appUuid, key });
 }
 
 /** @throws AppError `entity_not_found` (404) for a collection the application never created. */

@@ -3,7 +3,8 @@
  * …/{collection}/{entityId}). Every write runs in one transaction, so a request that fails on
  * its tenth entity stores none of them.
  */
-import { eq, inArray } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import { preparedFor } from '../db/prepared.js';
 import { connections, entities } from '../db/schema.js';
 import { EntityNotFound, IllegalArgument, DuplicateUniqueProperty } from '../errors.js';
 import { isUuid } from '../ids.js';
@@ -133,21 +134,28 @@ export async function deleteEntity(deps: Deps, row: EntityRow): Promise<void> {
   deps.db.transaction((tx) => deleteEntitiesIn(tx, [row]));
 }
 
-/** Rows with the relation names Usergrid shows in metadata, for a page of entities at once. */
-export function describeEntities(tx: Tx, rows: readonly EntityRow[]): EntityDescription[] {
-  if (rows.length === 0) return [];
-  const uuids = rows.map((row) => row.uuid);
-  const outgoing = tx
+// The uuids go in as one JSON array, so one prepared statement serves a page of any size.
+const relationsOf = preparedFor((db) => ({
+  outgoing: db
     .selectDistinct({ uuid: connections.sourceUuid, relation: connections.relation })
     .from(connections)
-    .where(inArray(connections.sourceUuid, uuids))
-    .all();
-  const incoming = tx
+    .where(sql`${connections.sourceUuid} in (select value from json_each(${sql.placeholder('uuids')}))`)
+    .prepare(),
+  incoming: db
     .selectDistinct({ uuid: connections.targetUuid, relation: connections.relation, sourceCollection: entities.collection })
     .from(connections)
     .innerJoin(entities, eq(entities.uuid, connections.sourceUuid))
-    .where(inArray(connections.targetUuid, uuids))
-    .all();
+    .where(sql`${connections.targetUuid} in (select value from json_each(${sql.placeholder('uuids')}))`)
+    .prepare(),
+}));
+
+/** Rows with the relation names Usergrid shows in metadata, for a page of entities at once. */
+export function describeEntities(tx: Tx, rows: readonly EntityRow[]): EntityDescription[] {
+  if (rows.length === 0) return [];
+  const uuids = JSON.stringify(rows.map((row) => row.uuid));
+  const statements = relationsOf(tx);
+  const outgoing = statements.outgoing.all({ uuids });
+  const incoming = statements.incoming.all({ uuids });
   const collectionOf = new Map(rows.map((row) => [row.uuid, row.collection]));
   const group = (pairs: { uuid: string; relation: string }[]) => {
     const byUuid = new Map<string, Set<string>>();

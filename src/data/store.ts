@@ -5,7 +5,8 @@
  * (for queries) — `name` for most collections, `username` for users, `path` for groups — and
  * writing an entity registers its collection (seed rule 5).
  */
-import { and, eq, inArray, or } from 'drizzle-orm';
+import { and, eq, inArray, or, sql } from 'drizzle-orm';
+import { preparedFor } from '../db/prepared.js';
 import { collections, connections, entities } from '../db/schema.js';
 import { newUuid } from '../ids.js';
 import type { Tx } from '../deps.js';
@@ -28,6 +29,28 @@ export function nameKeyOf(name: string | null | undefined): string | null {
   return name === undefined || name === null ? null : name.toLowerCase();
 }
 
+const entityWrites = preparedFor((db) => ({
+  collection: db
+    .insert(collections)
+    .values({ appUuid: sql.placeholder('app'), name: sql.placeholder('name'), type: sql.placeholder('type'), created: sql.placeholder('now') })
+    .onConflictDoNothing()
+    .prepare(),
+  entity: db
+    .insert(entities)
+    .values({
+      uuid: sql.placeholder('uuid'),
+      appUuid: sql.placeholder('appUuid'),
+      collection: sql.placeholder('collection'),
+      type: sql.placeholder('type'),
+      name: sql.placeholder('name'),
+      nameKey: sql.placeholder('nameKey'),
+      properties: sql.placeholder('properties'),
+      created: sql.placeholder('created'),
+      modified: sql.placeholder('modified'),
+    })
+    .prepare(),
+}));
+
 export function insertEntity(tx: Tx, entity: NewEntity): EntityRow {
   const name = entity.name ?? null;
   const row: EntityRow = {
@@ -41,28 +64,31 @@ export function insertEntity(tx: Tx, entity: NewEntity): EntityRow {
     created: entity.now,
     modified: entity.now,
   };
-  tx.insert(collections)
-    .values({ appUuid: entity.appUuid, name: entity.collection, type: entity.type, created: entity.now })
-    .onConflictDoNothing()
-    .run();
-  tx.insert(entities).values(row).run();
+  const statements = entityWrites(tx);
+  statements.collection.run({ app: entity.appUuid, name: entity.collection, type: entity.type, now: entity.now });
+  statements.entity.run(row);
   return row;
 }
 
-export function findEntityByName(tx: Tx, appUuid: string, collection: string, name: string): EntityRow | undefined {
-  return tx
+const entityBy = preparedFor((db) => ({
+  name: db
     .select()
     .from(entities)
-    .where(and(eq(entities.appUuid, appUuid), eq(entities.collection, collection), eq(entities.nameKey, name.toLowerCase())))
-    .get();
+    .where(and(eq(entities.appUuid, sql.placeholder('app')), eq(entities.collection, sql.placeholder('collection')), eq(entities.nameKey, sql.placeholder('key'))))
+    .prepare(),
+  uuid: db
+    .select()
+    .from(entities)
+    .where(and(eq(entities.appUuid, sql.placeholder('app')), eq(entities.uuid, sql.placeholder('uuid'))))
+    .prepare(),
+}));
+
+export function findEntityByName(tx: Tx, appUuid: string, collection: string, name: string): EntityRow | undefined {
+  return entityBy(tx).name.get({ app: appUuid, collection, key: name.toLowerCase() });
 }
 
 export function findEntityByUuid(tx: Tx, appUuid: string, uuid: string): EntityRow | undefined {
-  return tx
-    .select()
-    .from(entities)
-    .where(and(eq(entities.appUuid, appUuid), eq(entities.uuid, uuid.toLowerCase())))
-    .get();
+  return entityBy(tx).uuid.get({ app: appUuid, uuid: uuid.toLowerCase() });
 }
 
 /** Writes new properties (and the name they carry) of an existing entity. */

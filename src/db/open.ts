@@ -40,8 +40,35 @@ function nativeBinding(): string | undefined {
   return isSingleExecutable() ? assetPath('node_modules/better-sqlite3/build/Release/better_sqlite3.node') : undefined;
 }
 
+/** Compiled statements kept per connection; beyond this the oldest is dropped. */
+const STATEMENT_CACHE_SIZE = 1000;
+
+/**
+ * drizzle asks better-sqlite3 to `prepare` every query it runs, and SQLite parses and plans the
+ * SQL each time: on a point read that costs about as much as the read. The same query builder
+ * always produces the same SQL text, so compiled statements are kept by text and reused. A
+ * reused statement is set back to plain row objects, since drizzle switches some to raw arrays.
+ * Nothing here iterates a statement, which is the one use that would make sharing one unsafe.
+ */
+function reuseStatements(sqlite: Database.Database): void {
+  const prepare = sqlite.prepare.bind(sqlite);
+  const statements = new Map<string, Database.Statement>();
+  sqlite.prepare = ((source: string) => {
+    let statement = statements.get(source);
+    if (statement === undefined) {
+      statement = prepare(source);
+      if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value ?? '');
+      statements.set(source, statement);
+    } else if (statement.reader) {
+      statement.raw(false).pluck(false).expand(false);
+    }
+    return statement;
+  }) as Database.Database['prepare'];
+}
+
 export function openDatabase(options: OpenOptions): Database_ {
   const sqlite = new Database(options.path, { nativeBinding: nativeBinding() });
+  reuseStatements(sqlite);
   try {
     // WAL lets readers run beside the writer; NORMAL sync is durable against process crashes,
     // which is what an acknowledged write must survive (SIGKILL included).

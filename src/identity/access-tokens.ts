@@ -6,7 +6,8 @@
 import { decodeProtectedHeader, jwtVerify, errors as joseErrors } from 'jose';
 import { signCompactJws } from './jws.js';
 import { randomUUID } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
+import { preparedFor } from '../db/prepared.js';
 import { adminUsers, entities } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import type { Principal } from '../access/principal.js';
@@ -90,8 +91,52 @@ export async function signAccessToken(deps: Deps, request: AccessTokenRequest): 
   return { token, expiresIn: ttl, jti, expiresAt: (iat + ttl) * 1000 };
 }
 
+/** How many verified tokens an instance remembers (about 1 KB each); beyond this the oldest go. */
+const VERIFIED_TOKENS_KEPT = 5_000;
+
+/**
+ * Tokens whose signature, issuer, audience, type and algorithm were checked, by their exact
+ * text: those checks give the same answer for the same text every time, and a client sends the
+ * same token on request after request, so the signature (WebCrypto, the largest cost of a data
+ * request) is verified once per token. What can change is still checked on every use: that the
+ * key is still published, expiry, and revocation.
+ */
+const verifiedTokens = new WeakMap<Deps, Map<string, { kid: string; claims: Readonly<AccessTokenClaims> }>>();
+
+function verifiedTokensOf(deps: Deps) {
+  let verified = verifiedTokens.get(deps);
+  if (!verified) verifiedTokens.set(deps, (verified = new Map()));
+  return verified;
+}
+
+/** The claims of a token verified before, if its key is still published and it has not expired. */
+async function previouslyVerified(deps: Deps, token: string): Promise<AccessTokenClaims | null> {
+  const verified = verifiedTokensOf(deps);
+  const known = verified.get(token);
+  if (!known) return null;
+  // As jose decides expiry: expired once `exp` is not after the current second.
+  if (known.claims.exp > Math.floor(deps.now() / 1000) && (await deps.keys.verificationKey(known.kid))) return known.claims;
+  verified.delete(token);
+  return null;
+}
+
+function rememberVerified(deps: Deps, token: string, kid: string, claims: AccessTokenClaims): void {
+  const verified = verifiedTokensOf(deps);
+  if (verified.size >= VERIFIED_TOKENS_KEPT) verified.delete(verified.keys().next().value ?? '');
+  verified.set(token, { kid, claims: Object.freeze(claims) });
+}
+
 /** Verifies signature, issuer, audience, type, expiry and revocation; returns the claims. */
 export async function verifyAccessTokenClaims(deps: Deps, token: string): Promise<AccessTokenClaims> {
+  const claims = (await previouslyVerified(deps, token)) ?? (await verifySignedClaims(deps, token));
+  if (typeof claims.jti !== 'string' || isAccessTokenRevoked(deps, claims.jti, typeof claims.gid === 'string' ? claims.gid : undefined)) {
+    throw Unauthorized('the access token has been revoked', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+  }
+  return claims;
+}
+
+/** The full check of a token not seen before (or whose key or lifetime ran out since). */
+async function verifySignedClaims(deps: Deps, token: string): Promise<AccessTokenClaims> {
   let kid: string | undefined;
   try {
     kid = decodeProtectedHeader(token).kid;
@@ -99,7 +144,7 @@ export async function verifyAccessTokenClaims(deps: Deps, token: string): Promis
     throw Unauthorized('the access token is malformed', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
   }
   const verification = kid ? await deps.keys.verificationKey(kid) : null;
-  if (!verification) throw Unauthorized('the access token was not issued by this server', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+  if (!kid || !verification) throw Unauthorized('the access token was not issued by this server', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
   let claims: AccessTokenClaims;
   try {
     const { payload } = await jwtVerify(token, verification.key, {
@@ -116,11 +161,22 @@ export async function verifyAccessTokenClaims(deps: Deps, token: string): Promis
     }
     throw Unauthorized('the access token is not valid', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
   }
-  if (typeof claims.jti !== 'string' || isAccessTokenRevoked(deps, claims.jti, typeof claims.gid === 'string' ? claims.gid : undefined)) {
-    throw Unauthorized('the access token has been revoked', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
-  }
+  rememberVerified(deps, token, kid, claims);
   return claims;
 }
+
+const principalBy = preparedFor((db) => ({
+  admin: db
+    .select({ uuid: adminUsers.uuid, username: adminUsers.username, disabled: adminUsers.disabled, sysadmin: adminUsers.sysadmin })
+    .from(adminUsers)
+    .where(eq(adminUsers.uuid, sql.placeholder('user')))
+    .prepare(),
+  appUser: db
+    .select({ uuid: entities.uuid, name: entities.name, properties: entities.properties })
+    .from(entities)
+    .where(and(eq(entities.uuid, sql.placeholder('user')), eq(entities.appUuid, sql.placeholder('app')), eq(entities.collection, 'users')))
+    .prepare(),
+}));
 
 /**
  * A principal as it is now: users are re-read (a disabled admin or a deleted app user loses
@@ -130,16 +186,12 @@ export async function currentPrincipal(deps: Deps, principal: TokenPrincipal): P
   switch (principal.kind) {
     case 'admin':
     case 'sysadmin': {
-      const user = deps.db.select().from(adminUsers).where(eq(adminUsers.uuid, principal.userUuid)).get();
+      const user = principalBy(deps.db).admin.get({ user: principal.userUuid });
       if (!user || user.disabled) return null;
       return { kind: user.sysadmin ? 'sysadmin' : 'admin', userUuid: user.uuid, username: user.username };
     }
     case 'app-user': {
-      const user = deps.db
-        .select({ uuid: entities.uuid, name: entities.name, properties: entities.properties })
-        .from(entities)
-        .where(and(eq(entities.uuid, principal.userUuid), eq(entities.appUuid, principal.appUuid), eq(entities.collection, 'users')))
-        .get();
+      const user = principalBy(deps.db).appUser.get({ user: principal.userUuid, app: principal.appUuid });
       if (!user || user.properties.disabled === true) return null;
       return { kind: 'app-user', appUuid: principal.appUuid, userUuid: user.uuid, username: user.name ?? '' };
     }

@@ -2,7 +2,8 @@
  * Applications inside an organization, addressed by name or uuid. A new application gets its
  * client credentials and the default roles of CONTRACT.md section 3.
  */
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { preparedFor } from '../db/prepared.js';
 import { applications } from '../db/schema.js';
 import { newUuid, isUuid } from '../ids.js';
 import { ApplicationNotFound, DuplicateUniqueProperty } from '../errors.js';
@@ -15,17 +16,14 @@ import type { Organization } from './organizations.js';
 
 export type Application = typeof applications.$inferSelect;
 
+const applicationBy = preparedFor((db) => ({
+  uuid: db.select().from(applications).where(and(eq(applications.orgUuid, sql.placeholder('org')), eq(applications.uuid, sql.placeholder('key')))).prepare(),
+  name: db.select().from(applications).where(and(eq(applications.orgUuid, sql.placeholder('org')), eq(applications.nameKey, sql.placeholder('key')))).prepare(),
+}));
+
 export function findApplicationIn(tx: Tx, org: Organization, id: string): Application | undefined {
-  return tx
-    .select()
-    .from(applications)
-    .where(
-      and(
-        eq(applications.orgUuid, org.uuid),
-        isUuid(id) ? eq(applications.uuid, id.toLowerCase()) : eq(applications.nameKey, id.toLowerCase()),
-      ),
-    )
-    .get();
+  const by = applicationBy(tx);
+  return (isUuid(id) ? by.uuid : by.name).get({ org: org.uuid, key: id.toLowerCase() });
 }
 
 export async function findApplication(deps: Deps, org: Organization, id: string): Promise<Application> {

@@ -2,7 +2,8 @@
  * Organizations: created together with their first admin user (seed: POST /management/orgs,
  * CreateOrg), addressed by name or uuid.
  */
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import { preparedFor } from '../db/prepared.js';
 import { organizations } from '../db/schema.js';
 import { newUuid, isUuid } from '../ids.js';
 import { hashPassword } from '../identity/passwords.js';
@@ -15,12 +16,14 @@ import { recordActivity } from './activities.js';
 
 export type Organization = typeof organizations.$inferSelect;
 
+const organizationBy = preparedFor((db) => ({
+  uuid: db.select().from(organizations).where(eq(organizations.uuid, sql.placeholder('key'))).prepare(),
+  name: db.select().from(organizations).where(eq(organizations.nameKey, sql.placeholder('key'))).prepare(),
+}));
+
 export function findOrganizationIn(tx: Tx, id: string): Organization | undefined {
-  return tx
-    .select()
-    .from(organizations)
-    .where(isUuid(id) ? eq(organizations.uuid, id.toLowerCase()) : eq(organizations.nameKey, id.toLowerCase()))
-    .get();
+  const by = organizationBy(tx);
+  return (isUuid(id) ? by.uuid : by.name).get({ key: id.toLowerCase() });
 }
 
 export async function findOrganization(deps: Deps, id: string): Promise<Organization> {
