@@ -6,7 +6,7 @@
 import { and, count, eq, or, sql } from 'drizzle-orm';
 import { preparedFor } from '../db/prepared.js';
 import { collections, entities } from '../db/schema.js';
-import { EntityNotFound } from '../errors.js';
+import { EntityNotFound, IllegalArgument } from '../errors.js';
 import type { Deps, Tx } from '../deps.js';
 import { checkCollectionName, isPlural, pluralize, singularize } from './names.js';
 import type { CollectionRef } from './entities.js';
@@ -51,11 +51,26 @@ export function requireCollection(tx: Tx, appUuid: string, segment: string): Col
  * The collection an entity posted to `segment` goes to: an existing one, or a new one named by
  * the plural of the type. @throws AppError `illegal_argument` (400) for a malformed or reserved name.
  */
+/**
+ * Collections whose entities only their own service creates (push, CONTRACT.md section 6): the
+ * generic entity routes may read them but never create in them, or anyone allowed to POST under
+ * their own user could forge receipts and notifications.
+ */
+const SERVICE_COLLECTIONS: ReadonlyMap<string, string> = new Map([
+  ['notifications', 'send notifications through …/devices, …/users/{user} or …/groups/{group}/notifications'],
+  ['receipts', 'receipts are written by the push service'],
+  ['notifiers', 'create notifiers with POST …/notifiers'],
+]);
+
 export function collectionForWrite(tx: Tx, appUuid: string, segment: string): CollectionRef {
   const name = checkCollectionName(segment);
   const existing = findCollectionIn(tx, appUuid, name);
-  if (existing !== undefined) return existing;
-  return isPlural(name) ? { name, type: singularize(name) } : { name: pluralize(name), type: name };
+  const collection = existing ?? (isPlural(name) ? { name, type: singularize(name) } : { name: pluralize(name), type: name });
+  const service = SERVICE_COLLECTIONS.get(collection.name);
+  if (service !== undefined) {
+    throw IllegalArgument(`entities of '${collection.name}' cannot be created here: ${service}`, { fields: { collection: 'created by the push service' } });
+  }
+  return collection;
 }
 
 /** Every collection of the application with its entity count, built-in ones first. */

@@ -56,6 +56,9 @@ const CASES: Case[] = [
   { name: 'disconnecting what is not connected', method: 'DELETE', path: '/groups/staff/users/fred', status: 404, error: 'entity_not_found' },
   { name: '/users/me for an administrator', method: 'GET', path: '/users/me', status: 404, error: 'entity_not_found' },
   { name: 'activity without content', method: 'POST', path: '/users/fred/activities', json: { verb: 'post' }, status: 400, error: 'illegal_argument' },
+  { name: 'a forged receipt under my own user', method: 'POST', path: '/users/me/receipts', json: { sent: 1 }, asUser: true, status: 400, error: 'illegal_argument' },
+  { name: 'a notifier as a connected entity', method: 'POST', path: '/users/fred/notifiers', json: { name: 'x', provider: 'noop' }, status: 400, error: 'illegal_argument' },
+  { name: 'a receipt in its collection', method: 'POST', path: '/receipt', json: { sent: 1 }, status: 405, error: 'method_not_allowed' },
   { name: 'event without timestamp', method: 'POST', path: '/events', json: { category: 'x' }, status: 400, error: 'illegal_argument' },
   { name: 'a user deleting a dog', method: 'DELETE', path: '/dogs/rex', asUser: true, status: 403, error: 'forbidden' },
 ];
