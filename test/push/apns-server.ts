@@ -66,12 +66,21 @@ export async function startLocalApns(expect: ApnsExpectations): Promise<LocalApn
     answer: () => ({ status: 200 }),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
-  server.on('secureConnection', () => (connections += 1));
+  // A client that is killed mid-send (the crash test SIGKILLs idp serve) resets its connection:
+  // that is expected here, not a failure of the test, so socket, session and stream errors are
+  // absorbed instead of surfacing as uncaught exceptions.
+  const ignore = () => undefined;
+  server.on('secureConnection', (socket) => {
+    connections += 1;
+    socket.on('error', ignore);
+  });
   server.on('session', (session) => {
     sessions.add(session);
+    session.on('error', ignore);
     session.on('close', () => sessions.delete(session));
   });
   server.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
+    stream.on('error', ignore);
     open += 1;
     maxOpen = Math.max(maxOpen, open);
     stream.on('close', () => (open -= 1));
