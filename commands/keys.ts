@@ -17,11 +17,11 @@ export async function rotateKeysCommand(flags: KeysFlags): Promise<{ kids: strin
     import('../src/logger.js'),
     import('../src/identity/rotate-keys.js'),
   ]);
-  const database = openDatabase({ path: config.db });
+  const database = await openDatabase({ path: config.db });
   try {
-    return await rotateSigningKeys(createDeps(database.db, config, createLogger('silent')));
+    return await rotateSigningKeys(await createDeps(database.db, config, createLogger('silent')));
   } finally {
-    database.close();
+    await database.close();
   }
 }
 

@@ -7,7 +7,9 @@ export function register(noun: Command): void {
     .option('--host <host>', 'interface to listen on [IDP_HOST] (default 127.0.0.1)')
     .option('--port <port>', 'port to listen on, 0 = any free port [IDP_PORT] (default 8080)')
     .option('--db <path>', 'SQLite database file or :memory: [IDP_DB] (default ./idp.db)')
-    .option('--database-url <url>', 'postgres:// URL instead of SQLite [IDP_DATABASE_URL]')
+    .option('--database-url <url>', 'postgres:// URL instead of SQLite; `?options=-c search_path=NAME` picks a schema [IDP_DATABASE_URL]')
+    .option('--database-pool-size <n>', 'PostgreSQL connections per instance [IDP_DATABASE_POOL_SIZE] (default 10)')
+    .option('--redis-url <url>', 'redis:// URL: keep the login throttle counters in Redis instead of the database [IDP_REDIS_URL]')
     .option('--issuer <url>', 'OpenID issuer URL [IDP_ISSUER] (default http://HOST:PORT)')
     .option('--fixtures <file>', 'apply a fixtures file at start, idempotently [IDP_FIXTURES]')
     .option('--signup <mode>', 'open|closed: whether POST /management/orgs needs no token [IDP_SIGNUP] (default open)')
@@ -29,9 +31,9 @@ export function register(noun: Command): void {
       const server = await startServer(config);
       // Install the handlers before announcing the address: a supervisor may signal at once.
       const stopped = new Promise<void>((resolve) => {
-        const stop = (signal: NodeJS.Signals) => {
+        const stop = async (signal: NodeJS.Signals) => {
           server.deps.logger.info({ signal }, 'shutting down');
-          server.close().then(resolve, resolve);
+          await server.close().then(resolve, resolve);
         };
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { ConfigError, type Config } from '../src/config.js';
-import { openDatabase, type Database_ } from '../src/db/open.js';
+import { openDatabase, redactUrl, type Database_ } from '../src/db/open.js';
 import { createLogger, type Logger } from '../src/logger.js';
 import { createDeps, type Deps } from '../src/deps.js';
 import { ensureSuperuser } from '../src/management/admin-users.js';
@@ -22,14 +22,21 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-function openStorage(config: Config): Database_ {
-  if (config.databaseUrl) throw new ConfigError('--database-url (PostgreSQL) is not available in this build yet; use --db');
+async function openStorage(config: Config): Promise<Database_> {
+  if (config.databaseUrl) {
+    try {
+      return await openDatabase({ url: config.databaseUrl, poolSize: config.databasePoolSize });
+    } catch (error) {
+      const reason = (error as { code?: string; message?: string }).code ?? (error as Error).message;
+      throw new ConfigError(`cannot open database ${redactUrl(config.databaseUrl)}: ${reason}`);
+    }
+  }
   if (config.db !== ':memory:') {
     const dir = dirname(resolve(config.db));
     if (!existsSync(dir)) throw new ConfigError(`cannot open database ${config.db}: directory ${dir} does not exist`);
   }
   try {
-    return openDatabase({ path: config.db });
+    return await openDatabase({ path: config.db });
   } catch (error) {
     const reason = (error as { code?: string; message?: string }).code ?? (error as Error).message;
     throw new ConfigError(`cannot open database ${config.db}: ${reason}`);
@@ -49,8 +56,16 @@ function listen(app: ReturnType<typeof createApp>, config: Config): Promise<Serv
 export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
   // Read the fixtures before touching the database, so a bad file changes nothing.
   const fixtures = config.fixtures ? await readFixtures(config.fixtures) : undefined;
-  const database = openStorage(config);
-  const deps = createDeps(database.db, config, logger);
+  const database = await openStorage(config);
+  let deps: Deps;
+  try {
+    deps = await createDeps(database.db, config, logger);
+  } catch (error) {
+    await database.close();
+    if (!config.redisUrl) throw error;
+    const reason = (error as { code?: string; message?: string }).code ?? (error as Error).message;
+    throw new ConfigError(`cannot connect to Redis at ${redactUrl(config.redisUrl)}: ${reason}`);
+  }
   try {
     if (config.superuser) await ensureSuperuser(deps, config.superuser.username, config.superuser.password);
     if (fixtures) {
@@ -81,13 +96,15 @@ export async function startServer(config: Config, logger: Logger = createLogger(
           await drained;
           // Mail already handed over (a reset link, say) goes out before the process ends.
           await deps.mailer.close().catch(() => undefined);
-          database.close();
+          await deps.throttle.close();
+          await database.close();
         })();
         return closing;
       },
     };
   } catch (error) {
-    database.close();
+    await deps.throttle.close();
+    await database.close();
     throw error;
   }
 }

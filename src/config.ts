@@ -13,6 +13,10 @@ export interface Config {
   /** SQLite file or ':memory:'. */
   db: string;
   databaseUrl?: string;
+  /** PostgreSQL connections each instance keeps open. */
+  databasePoolSize: number;
+  /** Redis for the login throttle's counters (instead of the database), when given. */
+  redisUrl?: string;
   /** The issuer exactly as published; resolved from host and the bound port when not given. */
   issuer?: string;
   fixtures?: string;
@@ -76,6 +80,8 @@ export const DEFAULTS = {
   logLevel: 'info',
   // Twice the push request time-out, so an answer always lands before another worker may resend.
   pushLeaseMs: 30_000,
+  // Per instance; PostgreSQL's default max_connections (100) leaves room for several instances.
+  databasePoolSize: 10,
   // 1 MiB: entity documents are small; larger bodies are refused with 413 before parsing.
   bodyLimit: 1024 * 1024,
   // An hour, as IdentityServer and Keycloak issue by default.
@@ -117,6 +123,8 @@ export interface ServeFlags {
   port?: string;
   db?: string;
   databaseUrl?: string;
+  databasePoolSize?: string;
+  redisUrl?: string;
   issuer?: string;
   fixtures?: string;
   signup?: string;
@@ -156,12 +164,16 @@ export function resolveConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): Config
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError(`--database-url must be a postgres:// URL`);
   }
+  const redisUrl = pick(flags.redisUrl, 'IDP_REDIS_URL');
+  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) throw new ConfigError(`--redis-url must be a redis:// URL`);
   const superuser = pick(flags.superuser, 'IDP_SUPERUSER');
   return {
     host,
     port,
     db: pick(flags.db, 'IDP_DB') ?? DEFAULTS.db,
     databaseUrl,
+    databasePoolSize: parseSeconds(pick(flags.databasePoolSize, 'IDP_DATABASE_POOL_SIZE'), DEFAULTS.databasePoolSize, '--database-pool-size', 'connections'),
+    redisUrl,
     issuer: issuer?.replace(/\/+$/, ''),
     fixtures: pick(flags.fixtures, 'IDP_FIXTURES'),
     signup,

@@ -3,6 +3,8 @@ import type { Db } from './db/open.js';
 import type { Logger } from './logger.js';
 import { createKeyStore, type KeyStore } from './identity/keys.js';
 import { createMailer, type Mailer } from './mail/mailer.js';
+import { loadMacKey } from './identity/secrets.js';
+import { databaseThrottle, redisThrottle, type ThrottleStore } from './identity/throttle.js';
 
 /** What the core needs from the outside world, passed explicitly (no hidden module state). */
 export interface Deps {
@@ -11,6 +13,8 @@ export interface Deps {
   readonly logger: Logger;
   readonly keys: KeyStore;
   readonly mailer: Mailer;
+  /** The login throttle's counters: in the database, or in Redis with --redis-url. */
+  readonly throttle: ThrottleStore;
   /** Milliseconds since the epoch; injected so expiry and ordering can be tested. */
   now(): number;
 }
@@ -19,7 +23,10 @@ export interface Deps {
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
 
 /** The one place Deps are assembled, for `idp serve` and the tests alike. */
-export function createDeps(db: Db, config: Config, logger: Logger, now: () => number = Date.now): Deps {
+export async function createDeps(db: Db, config: Config, logger: Logger, now: () => number = Date.now): Promise<Deps> {
   const keys = createKeyStore(db, { access_token: config.accessTokenAlg, id_token: config.idTokenAlg }, now);
-  return { db, config, logger, keys, mailer: createMailer(config, logger), now };
+  const throttle = config.redisUrl ? await redisThrottle(config.redisUrl) : databaseThrottle(db);
+  const deps = { db, config, logger, keys, mailer: createMailer(config, logger), throttle, now };
+  await loadMacKey(deps);
+  return deps;
 }

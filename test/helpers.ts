@@ -2,8 +2,7 @@
  * Builds the real app on a fresh :memory: database (real migrations, real storage) and drives it
  * with app.request() — no port. Only CLI and end-to-end tests open sockets.
  */
-import { sql } from 'drizzle-orm';
-import { openDatabase } from '../src/db/open.js';
+import { openTestDatabase } from './database.js';
 import { resolveConfig, type Config } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { createDeps, type Deps } from '../src/deps.js';
@@ -12,7 +11,7 @@ import { createApp } from '../server/app.js';
 export interface TestApp {
   deps: Deps;
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
-  close(): void;
+  close(): Promise<void>;
 }
 
 export interface RequestOptions {
@@ -30,10 +29,10 @@ export interface TestResponse {
   text: string;
 }
 
-export function createTestApp(overrides: Partial<Config> = {}, options: { now?: () => number } = {}): TestApp {
-  const database = openDatabase({ path: ':memory:' });
-  const config: Config = { ...resolveConfig({ db: ':memory:', logLevel: 'silent' }, {}), issuer: 'http://idp.test', ...overrides };
-  const deps = createDeps(database.db, config, createLogger(config.logLevel), options.now);
+export async function createTestApp(overrides: Partial<Config> = {}, options: { now?: () => number } = {}): Promise<TestApp> {
+  const database = await openTestDatabase();
+  const config: Config = { ...resolveConfig({ db: ':memory:', logLevel: (process.env.IDP_TEST_LOG_LEVEL as 'silent' | undefined) ?? 'silent' }, {}), issuer: 'http://idp.test', ...overrides };
+  const deps = await createDeps(database.db, config, createLogger(config.logLevel), options.now);
   const app = createApp(deps);
   return {
     deps,
@@ -78,7 +77,14 @@ export async function adminToken(t: TestApp, username: string, password: string)
 }
 
 /** Every row of every table, to prove a failed request changed nothing stored. */
-export function snapshot(t: TestApp): string {
-  const tables = t.deps.db.all<{ name: string }>(sql`select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`);
-  return JSON.stringify(tables.map(({ name }) => [name, t.deps.db.all(sql`select * from ${sql.identifier(name)} order by 1`)]));
+export async function snapshot(t: TestApp): Promise<string> {
+  const driver = t.deps.db.$client;
+  const tables = await driver.query<{ name: string }>(
+    driver.dialect === 'sqlite'
+      ? `select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name`
+      : `select table_name as name from information_schema.tables where table_schema = current_schema() order by table_name`,
+  );
+  const rows = [];
+  for (const { name } of tables) rows.push([name, await driver.query(`select * from "${name}" order by 1`)]);
+  return JSON.stringify(rows);
 }

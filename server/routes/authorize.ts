@@ -179,7 +179,7 @@ export function authorizeRoutes() {
       if (posted.form.get('decision') !== 'allow') {
         return deliver(c, errorResponse(c.var.deps, request, AccessDenied('the user denied the request')), request.uiLocales);
       }
-      rememberConsent(c.var.deps, request.client.clientId, session.principal.userUuid, request.scope);
+      await rememberConsent(c.var.deps, request.client.clientId, session.principal.userUuid, request.scope);
       const freshLogin = posted.loginAt !== undefined && posted.loginAt === session.authTime;
       return render(c, await continueAuthorization(c.var.deps, request, session, { freshLogin, consented: true }), posted.loginAt);
     });
@@ -188,9 +188,9 @@ export function authorizeRoutes() {
   app.get(FEDERATION_CALLBACK_PATH, async (c) => {
     // The address the provider was given, whatever Host this request came in with (a proxy).
     const callbackUrl = new URL(`${FEDERATION_CALLBACK_PATH}${new URL(c.req.url).search}`, issuerOf(c.var.deps));
-    const pending = takeFederationRequest(c.var.deps, callbackUrl.searchParams.get('state') ?? undefined);
+    const pending = await takeFederationRequest(c.var.deps, callbackUrl.searchParams.get('state') ?? undefined);
     if (!pending) return errorPage(c, 'federation_failed', undefined, 'unknown or expired state');
-    return withRequest(c, new URLSearchParams(pending.resume), async (request) => {
+    return (await withRequest(c, new URLSearchParams(pending.resume), async (request) => {
       const refused = callbackUrl.searchParams.get('error');
       if (refused) return deliver(c, errorResponse(c.var.deps, request, AccessDenied(`the identity provider answered ${refused}`)), request.uiLocales);
       try {
@@ -200,7 +200,7 @@ export function authorizeRoutes() {
         c.var.logger.warn({ err: error, idp: request.acr.idp }, 'external sign-in failed');
         return deliver(c, errorResponse(c.var.deps, request, AccessDenied(`signing in with '${request.acr.idp}' failed`)), request.uiLocales);
       }
-    });
+    }));
   });
 
   return app;

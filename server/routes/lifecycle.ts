@@ -259,7 +259,7 @@ export function lifecycleRoutes() {
   const adminUserOf = async (c: C): Promise<UserSubject> => ({ type: 'admin_user', uuid: (await findAdminUser(c.var.deps, c.req.param('userId')!)).uuid });
   const appUserOf = async (c: C): Promise<UserSubject> => {
     const application = await appOf(c);
-    return { type: 'app_user', appUuid: application.uuid, uuid: requireUser(c.var.deps.db, application.uuid, c.req.param('userId')!, undefined).uuid };
+    return { type: 'app_user', appUuid: application.uuid, uuid: (await requireUser(c.var.deps.db, application.uuid, c.req.param('userId')!, undefined)).uuid };
   };
 
   // Fixed paths before parameterized ones: `resetpw` is not a user id.

@@ -25,8 +25,11 @@ export interface AppRequest {
   readonly principal: Principal;
   readonly app: { readonly uuid: string; readonly orgUuid: string };
   readonly verb: Verb;
-  /** The path inside the application, e.g. `/users/me/devices`. */
-  readonly path: string;
+  /**
+   * The path inside the application, e.g. `/users/me/devices`; a function when finding it takes
+   * a lookup that administrators, who are never held to paths, should not pay for.
+   */
+  readonly path: string | (() => Promise<string>);
   /**
    * Whether `me` / `${user}` in a permission may match the caller. Off for requests that
    * change who may do what (permissions, role and group membership), so that the default
@@ -42,11 +45,12 @@ export interface AppRequest {
 export async function authorizeAppRequest(deps: Deps, request: AppRequest): Promise<void> {
   const { principal, app } = request;
   if (await isApplicationAdmin(deps, principal, app)) return;
-  const { grants, caller } = grantsOf(deps.db, principal, app.uuid);
-  const permitted = isPermitted(permissionsForCaller(grants), request.verb, request.path, request.selfMatches === false ? {} : caller);
+  const { grants, caller } = await grantsOf(deps.db, principal, app.uuid);
+  const path = typeof request.path === 'string' ? request.path : await request.path();
+  const permitted = isPermitted(permissionsForCaller(grants), request.verb, path, request.selfMatches === false ? {} : caller);
   if (permitted) return;
-  if (principal.kind === 'guest') throw Unauthorized(`sign in to ${request.verb} ${request.path}`);
-  throw Forbidden(`not permitted to ${request.verb} ${request.path}`);
+  if (principal.kind === 'guest') throw Unauthorized(`sign in to ${request.verb} ${path}`);
+  throw Forbidden(`not permitted to ${request.verb} ${path}`);
 }
 
 function permissionsOf(properties: Record<string, unknown> | undefined): string[] {
@@ -54,14 +58,14 @@ function permissionsOf(properties: Record<string, unknown> | undefined): string[
   return Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === 'string') : [];
 }
 
-function rolePermissions(tx: Tx, appUuid: string, name: string): string[] {
-  return permissionsOf(findEntityByName(tx, appUuid, 'roles', name)?.properties);
+async function rolePermissions(tx: Tx, appUuid: string, name: string): Promise<string[]> {
+  return permissionsOf((await findEntityByName(tx, appUuid, 'roles', name))?.properties);
 }
 
 /** Entities of `collection` that point at any of `targets` through `relation`. */
-function sourcesOf(tx: Tx, collection: string, relation: string, targets: string[]) {
+async function sourcesOf(tx: Tx, collection: string, relation: string, targets: string[]) {
   if (targets.length === 0) return [];
-  return tx
+  return await tx
     .select({ uuid: entities.uuid, properties: entities.properties })
     .from(connections)
     .innerJoin(entities, eq(entities.uuid, connections.sourceUuid))
@@ -69,23 +73,23 @@ function sourcesOf(tx: Tx, collection: string, relation: string, targets: string
     .all();
 }
 
-function grantsOf(tx: Tx, principal: Principal, appUuid: string): { grants: PermissionGrants; caller: Caller } {
-  const guest = { grants: { user: [], groups: [], roles: [rolePermissions(tx, appUuid, GUEST_ROLE)] }, caller: {} };
+async function grantsOf(tx: Tx, principal: Principal, appUuid: string): Promise<{ grants: PermissionGrants; caller: Caller }> {
+  const guest = { grants: { user: [], groups: [], roles: [await rolePermissions(tx, appUuid, GUEST_ROLE)] }, caller: {} };
   if (principal.kind !== 'app-user') return guest;
   if (principal.appUuid !== appUuid) throw Unauthorized('the access token belongs to another application');
-  const user = findEntityByUuid(tx, appUuid, principal.userUuid);
+  const user = await findEntityByUuid(tx, appUuid, principal.userUuid);
   if (user === undefined || user.collection !== 'users') throw Unauthorized('the user of this access token no longer exists');
   if (user.properties.disabled === true) throw Unauthorized('this user is disabled');
-  const groups = sourcesOf(tx, 'groups', 'users', [user.uuid]);
+  const groups = await sourcesOf(tx, 'groups', 'users', [user.uuid]);
   const roles = [
-    ...sourcesOf(tx, 'roles', 'users', [user.uuid]),
-    ...sourcesOf(tx, 'roles', 'groups', groups.map((group) => group.uuid)),
+    ...(await sourcesOf(tx, 'roles', 'users', [user.uuid])),
+    ...(await sourcesOf(tx, 'roles', 'groups', groups.map((group) => group.uuid))),
   ];
   return {
     grants: {
       user: permissionsOf(user.properties),
       groups: groups.map((group) => permissionsOf(group.properties)),
-      roles: [...roles.map((role) => permissionsOf(role.properties)), rolePermissions(tx, appUuid, SIGNED_IN_ROLE)],
+      roles: [...roles.map((role) => permissionsOf(role.properties)), await rolePermissions(tx, appUuid, SIGNED_IN_ROLE)],
     },
     caller: { uuid: user.uuid, username: user.name ?? undefined },
   };

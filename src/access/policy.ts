@@ -25,7 +25,7 @@ export async function isOrganizationAdmin(deps: Deps, principal: Principal, orgU
     case 'organization':
       return principal.orgUuid === orgUuid;
     case 'admin':
-      return membership(deps.db).get({ org: orgUuid, user: principal.userUuid }) !== undefined;
+      return (await membership(deps.db).get({ org: orgUuid, user: principal.userUuid })) !== undefined;
     default:
       return false;
   }

@@ -44,14 +44,14 @@ function requireText(body: Record<string, unknown>, field: string): string {
   return value;
 }
 
-function audienceOf(tx: Tx, owner: EntityRow): string[] {
+async function audienceOf(tx: Tx, owner: EntityRow): Promise<string[]> {
   const relation = AUDIENCE.get(owner.collection);
   if (relation === undefined) return [];
-  return tx
+  return (await tx
     .select({ uuid: connections.targetUuid })
     .from(connections)
     .where(and(eq(connections.sourceUuid, owner.uuid), eq(connections.relation, relation)))
-    .all()
+    .all())
     .map((row) => row.uuid);
 }
 
@@ -61,11 +61,11 @@ export async function createActivity(deps: Deps, owner: EntityRow, body: unknown
   const content = requireText(input, 'content');
   const actor = actorOf(input, owner);
   const rest = Object.fromEntries(Object.entries(input).filter(([key]) => !(ACTOR_FIELDS as readonly string[]).includes(key) && key !== 'actor'));
-  return deps.db.transaction((tx) => {
+  return await deps.db.transaction(async (tx) => {
     const now = deps.now();
-    const activity = insertEntityFromBody(tx, owner.appUuid, ACTIVITIES, { ...rest, verb, content, actor, published: now }, now);
-    const feeds = [owner.uuid, ...audienceOf(tx, owner)];
-    connectIn(
+    const activity = await insertEntityFromBody(tx, owner.appUuid, ACTIVITIES, { ...rest, verb, content, actor, published: now }, now);
+    const feeds = [owner.uuid, ...(await audienceOf(tx, owner))];
+    await connectIn(
       tx,
       owner.appUuid,
       [

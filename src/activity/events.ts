@@ -20,8 +20,10 @@ function timestampOf(value: unknown, now: number): number {
 
 export async function createEvents(deps: Deps, appUuid: string, body: unknown): Promise<EntityRow[]> {
   const items = entityBodies(body);
-  return deps.db.transaction((tx) => {
+  return await deps.db.transaction(async (tx) => {
     const now = deps.now();
-    return items.map((item) => insertEntityFromBody(tx, appUuid, EVENTS, { ...item, timestamp: timestampOf(item.timestamp, now) }, now));
+    const rows: EntityRow[] = [];
+    for (const item of items) rows.push(await insertEntityFromBody(tx, appUuid, EVENTS, { ...item, timestamp: timestampOf(item.timestamp, now) }, now));
+    return rows;
   });
 }

@@ -33,16 +33,16 @@ const collectionBy = preparedFor((db) =>
 );
 
 /** The collection a path segment names, by collection name or entity type, if it exists. */
-export function findCollectionIn(tx: Tx, appUuid: string, segment: string): CollectionRef | undefined {
+export async function findCollectionIn(tx: Tx, appUuid: string, segment: string): Promise<CollectionRef | undefined> {
   const key = segment.toLowerCase();
   const builtIn = BUILT_IN_COLLECTIONS.find((collection) => collection.name === key || collection.type === key);
   if (builtIn !== undefined) return builtIn;
-  return collectionBy(tx).get({ app: appUuid, key });
+  return await collectionBy(tx).get({ app: appUuid, key });
 }
 
 /** @throws AppError `entity_not_found` (404) for a collection the application never created. */
-export function requireCollection(tx: Tx, appUuid: string, segment: string): CollectionRef {
-  const found = findCollectionIn(tx, appUuid, segment);
+export async function requireCollection(tx: Tx, appUuid: string, segment: string): Promise<CollectionRef> {
+  const found = await findCollectionIn(tx, appUuid, segment);
   if (found === undefined) throw EntityNotFound(`collection '${segment}' not found`, { fields: { collection: segment } });
   return found;
 }
@@ -62,9 +62,9 @@ const SERVICE_COLLECTIONS: ReadonlyMap<string, string> = new Map([
   ['notifiers', 'create notifiers with POST …/notifiers'],
 ]);
 
-export function collectionForWrite(tx: Tx, appUuid: string, segment: string): CollectionRef {
+export async function collectionForWrite(tx: Tx, appUuid: string, segment: string): Promise<CollectionRef> {
   const name = checkCollectionName(segment);
-  const existing = findCollectionIn(tx, appUuid, name);
+  const existing = await findCollectionIn(tx, appUuid, name);
   const collection = existing ?? (isPlural(name) ? { name, type: singularize(name) } : { name: pluralize(name), type: name });
   const service = SERVICE_COLLECTIONS.get(collection.name);
   if (service !== undefined) {
@@ -76,20 +76,20 @@ export function collectionForWrite(tx: Tx, appUuid: string, segment: string): Co
 /** Every collection of the application with its entity count, built-in ones first. */
 export async function listCollections(deps: Deps, appUuid: string): Promise<CollectionSummary[]> {
   const counts = new Map(
-    deps.db
+    (await deps.db
       .select({ name: entities.collection, count: count() })
       .from(entities)
       .where(eq(entities.appUuid, appUuid))
       .groupBy(entities.collection)
-      .all()
+      .all())
       .map((row) => [row.name, row.count]),
   );
-  const created = deps.db
+  const created = (await deps.db
     .select({ name: collections.name, type: collections.type })
     .from(collections)
     .where(eq(collections.appUuid, appUuid))
     .orderBy(collections.name)
-    .all()
+    .all())
     .filter((row) => !BUILT_IN_COLLECTIONS.some((builtIn) => builtIn.name === row.name));
   return [...BUILT_IN_COLLECTIONS, ...created].map((collection) => ({ ...collection, count: counts.get(collection.name) ?? 0 }));
 }

@@ -25,42 +25,42 @@ function edgesOf(entity: EntityRow, view: RelationView, other: EntityRow): Edge[
   return edges;
 }
 
-export function connectIn(tx: Tx, appUuid: string, edges: readonly Edge[], now: number): void {
-  for (const edge of edges) tx.insert(connections).values({ appUuid, ...edge, created: now }).onConflictDoNothing().run();
+export async function connectIn(tx: Tx, appUuid: string, edges: readonly Edge[], now: number): Promise<void> {
+  for (const edge of edges) await tx.insert(connections).values({ appUuid, ...edge, created: now }).onConflictDoNothing().run();
 }
 
 export async function connectEntities(deps: Deps, entity: EntityRow, view: RelationView, other: EntityRow): Promise<void> {
-  deps.db.transaction((tx) => connectIn(tx, entity.appUuid, edgesOf(entity, view, other), deps.now()));
+  await deps.db.transaction(async (tx) => connectIn(tx, entity.appUuid, edgesOf(entity, view, other), deps.now()));
 }
 
 /** @throws AppError `entity_not_found` (404) when the two are not connected that way. */
 export async function disconnectEntities(deps: Deps, entity: EntityRow, view: RelationView, other: EntityRow): Promise<void> {
-  deps.db.transaction((tx) => {
+  await deps.db.transaction(async (tx) => {
     const [main, ...rest] = edgesOf(entity, view, other);
-    if (!isConnectedIn(tx, main)) {
+    if (!(await isConnectedIn(tx, main))) {
       throw EntityNotFound(`'${entity.name ?? entity.uuid}' has no '${view.relation}' connection to '${other.name ?? other.uuid}'`, {
         fields: { relation: view.relation },
       });
     }
     for (const edge of [main, ...rest]) {
-      tx.delete(connections)
+      await tx.delete(connections)
         .where(and(eq(connections.sourceUuid, edge.sourceUuid), eq(connections.relation, edge.relation), eq(connections.targetUuid, edge.targetUuid)))
         .run();
     }
   });
 }
 
-export function isConnectedIn(tx: Tx, edge: Edge): boolean {
+export async function isConnectedIn(tx: Tx, edge: Edge): Promise<boolean> {
   return (
-    tx
+    (await tx
       .select({ relation: connections.relation })
       .from(connections)
       .where(and(eq(connections.sourceUuid, edge.sourceUuid), eq(connections.relation, edge.relation), eq(connections.targetUuid, edge.targetUuid)))
-      .get() !== undefined
+      .get()) !== undefined
   );
 }
 
 /** Whether `entity -view-> other` holds. */
-export function isRelatedIn(tx: Tx, entity: EntityRow, view: RelationView, other: EntityRow): boolean {
+export async function isRelatedIn(tx: Tx, entity: EntityRow, view: RelationView, other: EntityRow): Promise<boolean> {
   return isConnectedIn(tx, edgesOf(entity, view, other)[0]);
 }

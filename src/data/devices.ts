@@ -13,9 +13,9 @@ export const DEVICES: CollectionRef = { name: 'devices', type: 'device' };
 
 export async function putDevice(deps: Deps, appUuid: string, uuid: string, body: unknown): Promise<EntityRow> {
   const [properties] = entityBodies(body);
-  return deps.db.transaction((tx) => {
+  return await deps.db.transaction(async (tx) => {
     const now = deps.now();
-    const existing = findEntityByUuid(tx, appUuid, uuid);
+    const existing = await findEntityByUuid(tx, appUuid, uuid);
     if (existing !== undefined && existing.collection !== DEVICES.name) {
       throw IllegalArgument(`${uuid} is the uuid of a ${existing.type}, not of a device`, { fields: { uuid: 'taken' } });
     }

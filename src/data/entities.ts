@@ -5,7 +5,9 @@
  */
 import { eq, sql } from 'drizzle-orm';
 import { preparedFor } from '../db/prepared.js';
+import { dialectOf } from '../db/open.js';
 import { connections, entities } from '../db/schema.js';
+import { inJsonArray } from '../db/sql.js';
 import { EntityNotFound, IllegalArgument, DuplicateUniqueProperty } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { Deps, Tx } from '../deps.js';
@@ -31,6 +33,19 @@ export interface EntityDescription {
   readonly connecting: readonly string[];
 }
 
+// Text neither database keeps: PostgreSQL's text and jsonb refuse NUL, and JSON text with a lone
+// surrogate is not valid UTF-8. Refused on both databases alike.
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** The top-level property whose value (or name) holds unstorable text, anywhere inside it. */
+function unstorableText(item: object): string | undefined {
+  const bad = (value: unknown): boolean =>
+    typeof value === 'string'
+      ? UNSTORABLE.test(value)
+      : typeof value === 'object' && value !== null && Object.entries(value).some(([key, inner]) => UNSTORABLE.test(key) || bad(inner));
+  return Object.entries(item).find(([key, value]) => UNSTORABLE.test(key) || bad(value))?.[0];
+}
+
 /** The JSON object(s) of a request body as new entities' properties. */
 export function entityBodies(body: unknown): Properties[] {
   const items = Array.isArray(body) ? body : [body];
@@ -39,6 +54,10 @@ export function entityBodies(body: unknown): Properties[] {
     if (typeof item !== 'object' || item === null || Array.isArray(item)) {
       const where = Array.isArray(body) ? `item ${i} of the request body` : 'the request body';
       throw IllegalArgument(`${where} must be a JSON object`, { fields: { body: 'must be a JSON object' } });
+    }
+    const bad = unstorableText(item);
+    if (bad !== undefined) {
+      throw IllegalArgument(`'${bad}' holds text that cannot be stored: a NUL character or a lone surrogate`, { fields: { [bad]: 'NUL or lone surrogate' } });
     }
     return item as Properties;
   });
@@ -58,44 +77,68 @@ function writableProperties(collection: string, body: Properties): Properties {
   return properties;
 }
 
-function assertNameFree(tx: Tx, appUuid: string, collection: string, name: string | null, self?: string): void {
-  if (name === null) return;
-  const holder = findEntityByName(tx, appUuid, collection, name);
-  if (holder !== undefined && holder.uuid !== self) {
-    const field = rulesOf(collection).nameProperty;
-    throw DuplicateUniqueProperty(`${collection} already has an entity with ${field} '${name}'`, { fields: { [field]: 'already taken' } });
+function nameTaken(collection: string, name: string) {
+  const field = rulesOf(collection).nameProperty;
+  return DuplicateUniqueProperty(`${collection} already has an entity with ${field} '${name}'`, { fields: { [field]: 'already taken' } });
+}
+
+/**
+ * SQLite: looks the name up before the write. PostgreSQL: leaves it to the unique index (see
+ * `claimingName`), because the lookup makes concurrent creates in one collection conflict:
+ * serializable transactions that read and then write the same index page abort each other.
+ */
+async function assertNameFree(tx: Tx, appUuid: string, collection: string, name: string | null, self?: string): Promise<void> {
+  if (name === null || dialectOf(tx) === 'postgres') return;
+  const holder = await findEntityByName(tx, appUuid, collection, name);
+  if (holder !== undefined && holder.uuid !== self) throw nameTaken(collection, name);
+}
+
+const NAME_INDEX = 'entities_app_collection_name';
+
+/** A write the unique index of names refused (PostgreSQL's unique_violation, maybe under drizzle's error) answers as a taken name. */
+async function claimingName<T>(collection: string, name: string | null, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    const cause = (error as { cause?: { code?: unknown; constraint?: unknown } }).cause ?? (error as { code?: unknown; constraint?: unknown });
+    if (name !== null && cause?.code === '23505' && cause.constraint === NAME_INDEX) throw nameTaken(collection, name);
+    throw error;
   }
 }
 
 /** Inserts one entity of `collection` from request properties (inside the caller's transaction). */
-export function insertEntityFromBody(tx: Tx, appUuid: string, collection: CollectionRef, body: Properties, now: number, uuid?: string): EntityRow {
+export async function insertEntityFromBody(tx: Tx, appUuid: string, collection: CollectionRef, body: Properties, now: number, uuid?: string): Promise<EntityRow> {
   const rules = rulesOf(collection.name);
   const { name, properties } = rules.normalize(writableProperties(collection.name, body), true);
-  assertNameFree(tx, appUuid, collection.name, name);
-  const row = insertEntity(tx, { appUuid, collection: collection.name, type: collection.type, name, nameProperty: rules.nameProperty, properties, now, uuid });
-  rules.afterWrite?.(tx, row);
+  await assertNameFree(tx, appUuid, collection.name, name);
+  const row = await claimingName(collection.name, name, () =>
+    insertEntity(tx, { appUuid, collection: collection.name, type: collection.type, name, nameProperty: rules.nameProperty, properties, now, uuid }),
+  );
+  await rules.afterWrite?.(tx, row);
   return row;
 }
 
 export async function createEntities(deps: Deps, appUuid: string, collection: CollectionRef, body: unknown): Promise<EntityRow[]> {
   const items = entityBodies(body);
-  return deps.db.transaction((tx) => {
+  return await deps.db.transaction(async (tx) => {
     const now = deps.now();
-    return items.map((item) => insertEntityFromBody(tx, appUuid, collection, item, now));
+    const rows: EntityRow[] = [];
+    for (const item of items) rows.push(await insertEntityFromBody(tx, appUuid, collection, item, now));
+    return rows;
   });
 }
 
 /** An entity of `collection` by uuid or by name (case-insensitive). */
-export function findEntityIn(tx: Tx, appUuid: string, collection: string, id: string): EntityRow | undefined {
+export async function findEntityIn(tx: Tx, appUuid: string, collection: string, id: string): Promise<EntityRow | undefined> {
   if (isUuid(id)) {
-    const row = findEntityByUuid(tx, appUuid, id);
+    const row = await findEntityByUuid(tx, appUuid, id);
     return row?.collection === collection ? row : undefined;
   }
   return findEntityByName(tx, appUuid, collection, id);
 }
 
-export function requireEntity(tx: Tx, appUuid: string, collection: string, id: string): EntityRow {
-  const row = findEntityIn(tx, appUuid, collection, id);
+export async function requireEntity(tx: Tx, appUuid: string, collection: string, id: string): Promise<EntityRow> {
+  const row = await findEntityIn(tx, appUuid, collection, id);
   if (row === undefined) throw EntityNotFound(`${collection} '${id}' not found`, { fields: { entity: id } });
   return row;
 }
@@ -104,7 +147,7 @@ export function requireEntity(tx: Tx, appUuid: string, collection: string, id: s
  * PUT merges `body` into the entity's properties: a key with `null` removes the property; the
  * system properties (uuid, type, created, modified, metadata) are never overwritten.
  */
-export function updateEntityIn(tx: Tx, row: EntityRow, body: Properties, now: number): EntityRow {
+export async function updateEntityIn(tx: Tx, row: EntityRow, body: Properties, now: number): Promise<EntityRow> {
   const rules = rulesOf(row.collection);
   const merged: Properties = { ...row.properties };
   for (const [key, value] of Object.entries(writableProperties(row.collection, body))) {
@@ -112,26 +155,26 @@ export function updateEntityIn(tx: Tx, row: EntityRow, body: Properties, now: nu
     else merged[key] = value;
   }
   const { name, properties } = rules.normalize(merged, false);
-  assertNameFree(tx, row.appUuid, row.collection, name, row.uuid);
-  const updated = updateEntityRow(tx, row, properties, name, now);
-  rules.afterWrite?.(tx, updated);
+  await assertNameFree(tx, row.appUuid, row.collection, name, row.uuid);
+  const updated = await claimingName(row.collection, name, () => updateEntityRow(tx, row, properties, name, now));
+  await rules.afterWrite?.(tx, updated);
   return updated;
 }
 
 export async function updateEntity(deps: Deps, row: EntityRow, body: unknown): Promise<EntityRow> {
   const [properties] = entityBodies(body);
   if (Array.isArray(body)) throw IllegalArgument('PUT on an entity takes one JSON object', { fields: { body: 'must be a JSON object' } });
-  return deps.db.transaction((tx) => updateEntityIn(tx, row, properties, deps.now()));
+  return await deps.db.transaction(async (tx) => updateEntityIn(tx, row, properties, deps.now()));
 }
 
 /** Deletes entities with their connections and whatever their collection keeps beside them. */
-export function deleteEntitiesIn(tx: Tx, rows: readonly EntityRow[]): void {
-  for (const row of rows) rulesOf(row.collection).beforeDelete?.(tx, row);
-  deleteEntityRows(tx, rows.map((row) => row.uuid));
+export async function deleteEntitiesIn(tx: Tx, rows: readonly EntityRow[]): Promise<void> {
+  for (const row of rows) await rulesOf(row.collection).beforeDelete?.(tx, row);
+  await deleteEntityRows(tx, rows.map((row) => row.uuid));
 }
 
 export async function deleteEntity(deps: Deps, row: EntityRow): Promise<void> {
-  deps.db.transaction((tx) => deleteEntitiesIn(tx, [row]));
+  await deps.db.transaction(async (tx) => deleteEntitiesIn(tx, [row]));
 }
 
 // The uuids go in as one JSON array, so one prepared statement serves a page of any size.
@@ -139,23 +182,23 @@ const relationsOf = preparedFor((db) => ({
   outgoing: db
     .selectDistinct({ uuid: connections.sourceUuid, relation: connections.relation })
     .from(connections)
-    .where(sql`${connections.sourceUuid} in (select value from json_each(${sql.placeholder('uuids')}))`)
+    .where(inJsonArray(db, connections.sourceUuid, sql.placeholder('uuids')))
     .prepare(),
   incoming: db
     .selectDistinct({ uuid: connections.targetUuid, relation: connections.relation, sourceCollection: entities.collection })
     .from(connections)
     .innerJoin(entities, eq(entities.uuid, connections.sourceUuid))
-    .where(sql`${connections.targetUuid} in (select value from json_each(${sql.placeholder('uuids')}))`)
+    .where(inJsonArray(db, connections.targetUuid, sql.placeholder('uuids')))
     .prepare(),
 }));
 
 /** Rows with the relation names Usergrid shows in metadata, for a page of entities at once. */
-export function describeEntities(tx: Tx, rows: readonly EntityRow[]): EntityDescription[] {
+export async function describeEntities(tx: Tx, rows: readonly EntityRow[]): Promise<EntityDescription[]> {
   if (rows.length === 0) return [];
   const uuids = JSON.stringify(rows.map((row) => row.uuid));
   const statements = relationsOf(tx);
-  const outgoing = statements.outgoing.all({ uuids });
-  const incoming = statements.incoming.all({ uuids });
+  const outgoing = await statements.outgoing.all({ uuids });
+  const incoming = await statements.incoming.all({ uuids });
   const collectionOf = new Map(rows.map((row) => [row.uuid, row.collection]));
   const group = (pairs: { uuid: string; relation: string }[]) => {
     const byUuid = new Map<string, Set<string>>();

@@ -6,6 +6,7 @@
  */
 import { and, eq, getTableColumns, type SQL } from 'drizzle-orm';
 import { connections, entities } from '../db/schema.js';
+import { dialectOf } from '../db/open.js';
 import { IllegalArgument } from '../errors.js';
 import type { Tx } from '../deps.js';
 import { compileQuery, encodeCursor, parseQuery, type EntityRecord, type PropertyPath, type Query } from './query/index.js';
@@ -56,16 +57,16 @@ function scopeCondition(appUuid: string, scope: EntityScope): SQL | undefined {
   );
 }
 
-export function findEntities(tx: Tx, appUuid: string, scope: EntityScope, options: FindOptions): EntityPage {
+export async function findEntities(tx: Tx, appUuid: string, scope: EntityScope, options: FindOptions): Promise<EntityPage> {
   const query: Query = parseQuery(options.ql);
   const limit = parseLimit(options.limit);
-  const compiled = compileQuery(query, { dialect: 'sqlite', cursor: options.cursor || undefined });
+  const compiled = compileQuery(query, { dialect: dialectOf(tx), cursor: options.cursor || undefined });
   const base = tx.select(getTableColumns(entities)).from(entities);
   const joined =
     scope.kind === 'collection'
       ? base
       : base.innerJoin(connections, eq(scope.view.direction === 'out' ? connections.targetUuid : connections.sourceUuid, entities.uuid));
-  const rows = joined
+  const rows = await joined
     .where(and(scopeCondition(appUuid, scope), compiled.where))
     .orderBy(compiled.orderBy)
     .limit(limit + 1)

@@ -32,8 +32,8 @@ function permissionText(input: AddPermission): string {
   return 'permission' in input ? input.permission : `${input.operation}:${input.resource_path}`;
 }
 
-function writeGrants(deps: Deps, row: EntityRow, grants: string[]): EntityRow {
-  return deps.db.transaction((tx) => updateEntityRow(tx, row, { ...row.properties, permissions: grants }, row.name, deps.now()));
+async function writeGrants(deps: Deps, row: EntityRow, grants: string[]): Promise<EntityRow> {
+  return await deps.db.transaction(async (tx) => updateEntityRow(tx, row, { ...row.properties, permissions: grants }, row.name, deps.now()));
 }
 
 /** Adds a permission; one already granted on the same path gains the new verbs. */
@@ -48,7 +48,7 @@ export async function grantPermission(deps: Deps, row: EntityRow, input: unknown
   const merged: Permission = samePath ? { ...added, verbs: new Set([...samePath.verbs, ...added.verbs]) } : added;
   const kept = listGrants(row).filter((_, i) => current[i] === null || current[i]?.pattern !== added.pattern);
   const grants = [...kept, formatPermission(merged)];
-  writeGrants(deps, row, grants);
+  await writeGrants(deps, row, grants);
   return grants;
 }
 
@@ -74,7 +74,7 @@ export async function revokePermission(deps: Deps, row: EntityRow, text: string 
     if (verbs.size > 0) grants.push(formatPermission({ ...entry, verbs }));
   }
   if (!matched) throw EntityNotFound(`no permission on '${removed.pattern}' to remove`, { fields: { permission: text } });
-  writeGrants(deps, row, grants);
+  await writeGrants(deps, row, grants);
   return grants;
 }
 

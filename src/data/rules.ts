@@ -25,9 +25,9 @@ export interface CollectionRules {
   /** Checks and completes the full properties of an entity about to be written; returns its name. */
   normalize(properties: Properties, isNew: boolean): { name: string | null; properties: Properties };
   /** Writes what lives beside the entity row, in the same transaction. */
-  afterWrite?(tx: Tx, row: EntityRow): void;
+  afterWrite?(tx: Tx, row: EntityRow): Promise<void>;
   /** Removes what lives beside the entity row when it is deleted. */
-  beforeDelete?(tx: Tx, row: EntityRow): void;
+  beforeDelete?(tx: Tx, row: EntityRow): Promise<void>;
 }
 
 /**
@@ -72,9 +72,9 @@ const users: CollectionRules = {
     const { email: _email, ...rest } = properties;
     return { name: username, properties: { ...rest, username, ...(email !== undefined && { email }), activated: rest.activated ?? true } };
   },
-  afterWrite(tx, row) {
+  async afterWrite(tx, row) {
     const email = row.properties.email;
-    writeUserLogins(tx, row.appUuid, row.uuid, { username: row.name ?? '', email: typeof email === 'string' ? email : undefined });
+    await writeUserLogins(tx, row.appUuid, row.uuid, { username: row.name ?? '', email: typeof email === 'string' ? email : undefined });
   },
   // Sign-in names go by foreign-key cascade; the password hash table has no foreign key.
   beforeDelete: (tx, row) => deleteAppUserPassword(tx, row.uuid),

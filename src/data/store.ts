@@ -51,7 +51,7 @@ const entityWrites = preparedFor((db) => ({
     .prepare(),
 }));
 
-export function insertEntity(tx: Tx, entity: NewEntity): EntityRow {
+export async function insertEntity(tx: Tx, entity: NewEntity): Promise<EntityRow> {
   const name = entity.name ?? null;
   const row: EntityRow = {
     uuid: entity.uuid ?? newUuid(),
@@ -65,8 +65,8 @@ export function insertEntity(tx: Tx, entity: NewEntity): EntityRow {
     modified: entity.now,
   };
   const statements = entityWrites(tx);
-  statements.collection.run({ app: entity.appUuid, name: entity.collection, type: entity.type, now: entity.now });
-  statements.entity.run(row);
+  await statements.collection.run({ app: entity.appUuid, name: entity.collection, type: entity.type, now: entity.now });
+  await statements.entity.run(row);
   return row;
 }
 
@@ -83,18 +83,18 @@ const entityBy = preparedFor((db) => ({
     .prepare(),
 }));
 
-export function findEntityByName(tx: Tx, appUuid: string, collection: string, name: string): EntityRow | undefined {
-  return entityBy(tx).name.get({ app: appUuid, collection, key: name.toLowerCase() });
+export async function findEntityByName(tx: Tx, appUuid: string, collection: string, name: string): Promise<EntityRow | undefined> {
+  return await entityBy(tx).name.get({ app: appUuid, collection, key: name.toLowerCase() });
 }
 
-export function findEntityByUuid(tx: Tx, appUuid: string, uuid: string): EntityRow | undefined {
-  return entityBy(tx).uuid.get({ app: appUuid, uuid: uuid.toLowerCase() });
+export async function findEntityByUuid(tx: Tx, appUuid: string, uuid: string): Promise<EntityRow | undefined> {
+  return await entityBy(tx).uuid.get({ app: appUuid, uuid: uuid.toLowerCase() });
 }
 
 /** Writes new properties (and the name they carry) of an existing entity. */
-export function updateEntityRow(tx: Tx, row: EntityRow, properties: Record<string, unknown>, name: string | null, now: number): EntityRow {
+export async function updateEntityRow(tx: Tx, row: EntityRow, properties: Record<string, unknown>, name: string | null, now: number): Promise<EntityRow> {
   const updated: EntityRow = { ...row, properties, name, nameKey: nameKeyOf(name), modified: now };
-  tx.update(entities)
+  await tx.update(entities)
     .set({ properties, name, nameKey: updated.nameKey, modified: now })
     .where(eq(entities.uuid, row.uuid))
     .run();
@@ -102,10 +102,10 @@ export function updateEntityRow(tx: Tx, row: EntityRow, properties: Record<strin
 }
 
 /** Deletes entities with every connection to or from them. */
-export function deleteEntityRows(tx: Tx, uuids: readonly string[]): void {
+export async function deleteEntityRows(tx: Tx, uuids: readonly string[]): Promise<void> {
   if (uuids.length === 0) return;
-  tx.delete(connections)
+  await tx.delete(connections)
     .where(or(inArray(connections.sourceUuid, [...uuids]), inArray(connections.targetUuid, [...uuids])))
     .run();
-  tx.delete(entities).where(inArray(entities.uuid, [...uuids])).run();
+  await tx.delete(entities).where(inArray(entities.uuid, [...uuids])).run();
 }

@@ -14,29 +14,29 @@ export interface UserLogins {
 }
 
 /** The user (uuid) who signs in with `login`, a username or an email, in any case. */
-export function findUserUuidByLogin(tx: Tx, appUuid: string, login: string): string | undefined {
-  return tx
+export async function findUserUuidByLogin(tx: Tx, appUuid: string, login: string): Promise<string | undefined> {
+  return (await tx
     .select({ userUuid: appUserLogins.userUuid })
     .from(appUserLogins)
     .where(and(eq(appUserLogins.appUuid, appUuid), eq(appUserLogins.loginKey, login.toLowerCase())))
-    .get()?.userUuid;
+    .get())?.userUuid;
 }
 
 /**
  * Makes `logins` the sign-in names of the user. @throws AppError
  * `duplicate_unique_property_exists` (400) naming the field when another user holds one.
  */
-export function writeUserLogins(tx: Tx, appUuid: string, userUuid: string, logins: UserLogins): void {
+export async function writeUserLogins(tx: Tx, appUuid: string, userUuid: string, logins: UserLogins): Promise<void> {
   const keys: { kind: 'username' | 'email'; value: string }[] = [{ kind: 'username', value: logins.username }];
   if (logins.email !== undefined) keys.push({ kind: 'email', value: logins.email });
   for (const { kind, value } of keys) {
-    const holder = findUserUuidByLogin(tx, appUuid, value);
+    const holder = await findUserUuidByLogin(tx, appUuid, value);
     if (holder !== undefined && holder !== userUuid) {
       throw DuplicateUniqueProperty(`${kind} '${value}' is already taken by another user`, { fields: { [kind]: 'already taken' } });
     }
   }
-  tx.delete(appUserLogins).where(eq(appUserLogins.userUuid, userUuid)).run();
+  await tx.delete(appUserLogins).where(eq(appUserLogins.userUuid, userUuid)).run();
   for (const { kind, value } of keys) {
-    tx.insert(appUserLogins).values({ appUuid, loginKey: value.toLowerCase(), kind, userUuid }).onConflictDoNothing().run();
+    await tx.insert(appUserLogins).values({ appUuid, loginKey: value.toLowerCase(), kind, userUuid }).onConflictDoNothing().run();
   }
 }

@@ -18,14 +18,14 @@ export const USERS: CollectionRef = { name: 'users', type: 'user' };
 export type CallerUuid = string | undefined;
 
 /** A user by uuid, username or email (any case), or `me` for the caller. */
-export function findUserIn(tx: Tx, appUuid: string, id: string, caller: CallerUuid): EntityRow | undefined {
-  const uuid = id.toLowerCase() === 'me' ? caller : (findUserUuidByLogin(tx, appUuid, id) ?? id);
-  const row = uuid === undefined ? undefined : findEntityByUuid(tx, appUuid, uuid);
+export async function findUserIn(tx: Tx, appUuid: string, id: string, caller: CallerUuid): Promise<EntityRow | undefined> {
+  const uuid = id.toLowerCase() === 'me' ? caller : ((await findUserUuidByLogin(tx, appUuid, id)) ?? id);
+  const row = uuid === undefined ? undefined : await findEntityByUuid(tx, appUuid, uuid);
   return row?.collection === 'users' ? row : undefined;
 }
 
-export function requireUser(tx: Tx, appUuid: string, id: string, caller: CallerUuid): EntityRow {
-  const row = findUserIn(tx, appUuid, id, caller);
+export async function requireUser(tx: Tx, appUuid: string, id: string, caller: CallerUuid): Promise<EntityRow> {
+  const row = await findUserIn(tx, appUuid, id, caller);
   if (row !== undefined) return row;
   const description = id.toLowerCase() === 'me' ? '/users/me names the signed-in app user, and this caller is not one' : `user '${id}' not found`;
   throw EntityNotFound(description, { fields: { user: id } });
@@ -47,20 +47,22 @@ function checkPassword(value: unknown): string {
  */
 export async function createUsers(deps: Deps, appUuid: string, body: unknown, options: { pendingActivation?: boolean } = {}): Promise<EntityRow[]> {
   const items = entityBodies(body);
-  // Hash before the transaction: better-sqlite3 transactions are synchronous.
+  // Hash before the transaction, which holds the database while it runs.
   const hashes = await Promise.all(
     items.map((item) => (item.password === undefined ? undefined : hashPassword(checkPassword(item.password)))),
   );
-  return deps.db.transaction((tx) => {
+  return await deps.db.transaction(async (tx) => {
     const now = deps.now();
-    return items.map((item, i) => {
+    const rows: EntityRow[] = [];
+    for (const [i, item] of items.entries()) {
       const { password: _password, ...properties } = item;
       if (options.pendingActivation) properties.activated = false;
-      const row = insertEntityFromBody(tx, appUuid, USERS, properties, now);
+      const row = await insertEntityFromBody(tx, appUuid, USERS, properties, now);
       const hash = hashes[i];
-      if (hash !== undefined) storeAppUserPasswordHash(tx, appUuid, row.uuid, hash, now);
-      return row;
-    });
+      if (hash !== undefined) await storeAppUserPasswordHash(tx, appUuid, row.uuid, hash, now);
+      rows.push(row);
+    }
+    return rows;
   });
 }
 
@@ -76,5 +78,5 @@ export async function changeUserPassword(deps: Deps, user: EntityRow, input: { o
       throw InvalidGrant('the old password does not match', { fields: { oldpassword: 'does not match' } });
     }
   }
-  storeAppUserPasswordHash(deps.db, user.appUuid, user.uuid, await hashPassword(next), deps.now());
+  await storeAppUserPasswordHash(deps.db, user.appUuid, user.uuid, await hashPassword(next), deps.now());
 }

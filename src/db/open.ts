@@ -1,96 +1,166 @@
 /**
- * Opens the embedded SQLite database: WAL mode, foreign keys, the versioned migrations under
- * migrations/sqlite applied in place (drizzle's migrator records them in __drizzle_migrations,
- * so an older database is upgraded, never recreated). The only module that knows the driver.
+ * Opens the database the configuration names — the embedded SQLite file (`--db`) or PostgreSQL
+ * (`--database-url`) — applies that database's versioned migrations in place (drizzle's
+ * migrator records them in __drizzle_migrations, so an older database is upgraded, never
+ * recreated), and hands back one drizzle handle for both (see driver.ts). The only module that
+ * knows which drivers exist.
  */
-import Database from 'better-sqlite3';
-import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
-import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { existsSync } from 'node:fs';
-import { assetPath, isSingleExecutable } from '../runtime/assets.js';
+import { drizzle, type SqliteRemoteDatabase } from 'drizzle-orm/sqlite-proxy';
+import { assetPath } from '../runtime/assets.js';
 import * as schema from './schema.js';
-import { registerSqlFunctions } from './functions.js';
+import type { DialectName, Driver } from './driver.js';
+import { openSqlite, type SqliteDriver } from './sqlite.js';
 
-/** drizzle's handle, with the driver's own under `$client` for the few statements drizzle cannot prepare. */
-export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
+/** drizzle's handle; the driver under `$client` runs the statements drizzle cannot build. */
+export type Db = SqliteRemoteDatabase<typeof schema> & { $client: Driver };
 
 export interface Database_ {
   readonly db: Db;
-  readonly sqlite: Database.Database;
-  readonly path: string;
-  close(): void;
+  readonly driver: Driver;
+  /** The SQLite file or the PostgreSQL URL without its password, for messages. */
+  readonly location: string;
+  close(): Promise<void>;
 }
 
 export interface OpenOptions {
-  /** A file path or ':memory:'. */
-  path: string;
-  /** Where the migrations live; defaults to src/db/migrations/sqlite (unpacked, in the executable). */
+  /** A SQLite file path or ':memory:'. */
+  path?: string;
+  /** A postgres:// URL; takes precedence over `path`. */
+  url?: string;
+  /** PostgreSQL: the schema to work in (tests isolate themselves this way); default `public`. */
+  schema?: string;
+  /** PostgreSQL: connections in the pool. */
+  poolSize?: number;
+  /** Where the migrations live; defaults to src/db/migrations/<dialect> (unpacked, in the executable). */
   migrationsFolder?: string;
 }
 
-export function defaultMigrationsFolder(): string {
-  return assetPath('src/db/migrations/sqlite');
+export function defaultMigrationsFolder(dialect: DialectName = 'sqlite'): string {
+  return assetPath(`src/db/migrations/${dialect}`);
 }
 
-/**
- * Inside the single executable there is no node_modules for better-sqlite3 to search, so the
- * addon carried in the binary is handed over by path; elsewhere better-sqlite3 finds its own.
- */
-function nativeBinding(): string | undefined {
-  return isSingleExecutable() ? assetPath('node_modules/better-sqlite3/build/Release/better_sqlite3.node') : undefined;
+const dialects = new WeakMap<object, DialectName>();
+
+/** Which database a handle (or a transaction's handle) runs on. */
+export function dialectOf(handle: object): DialectName {
+  const session: unknown = Reflect.get(handle, 'session');
+  return dialects.get(typeof session === 'object' && session !== null ? session : handle) ?? 'sqlite';
 }
 
-/** Compiled statements kept per connection; beyond this the oldest is dropped. */
-const STATEMENT_CACHE_SIZE = 1000;
+type Session = {
+  transaction(body: (tx: unknown) => Promise<unknown>, config?: unknown): Promise<unknown>;
+};
 
 /**
- * drizzle asks better-sqlite3 to `prepare` every query it runs, and SQLite parses and plans the
- * SQL each time: on a point read that costs about as much as the read. The same query builder
- * always produces the same SQL text, so compiled statements are kept by text and reused. A
- * reused statement is set back to plain row objects, since drizzle switches some to raw arrays.
- * Nothing here iterates a statement, which is the one use that would make sharing one unsafe.
+ * drizzle's proxy session sends `begin` … `commit` through the driver; the driver has to know the
+ * statements in between belong together, so every transaction runs inside `driver.transaction`.
+ * One opened inside another becomes a savepoint, as better-sqlite3 would make it.
  */
-function reuseStatements(sqlite: Database.Database): void {
-  const prepare = sqlite.prepare.bind(sqlite);
-  const statements = new Map<string, Database.Statement>();
-  sqlite.prepare = ((source: string) => {
-    let statement = statements.get(source);
-    if (statement === undefined) {
-      statement = prepare(source);
-      if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value ?? '');
-      statements.set(source, statement);
-    } else if (statement.reader) {
-      statement.raw(false).pluck(false).expand(false);
+function bindTransactions(db: Db, driver: Driver): void {
+  const session = Reflect.get(db, 'session') as Session;
+  const begin = session.transaction.bind(session);
+  let savepoints = 0;
+  session.transaction = async (body, config) => {
+    if (!driver.inTransaction()) return await driver.transaction(async () => begin(body, config));
+    const name = `idp_sp_${++savepoints}`;
+    await driver.run(`savepoint ${name}`);
+    try {
+      const result = await body(db);
+      await driver.run(`release savepoint ${name}`);
+      return result;
+    } catch (error) {
+      await driver.run(`rollback to savepoint ${name}`);
+      throw error;
     }
-    return statement;
-  }) as Database.Database['prepare'];
+  };
 }
 
-export function openDatabase(options: OpenOptions): Database_ {
-  const sqlite = new Database(options.path, { nativeBinding: nativeBinding() });
-  reuseStatements(sqlite);
+function handleFor(driver: Driver): Db {
+  const db = Object.assign(
+    drizzle((text, params, method) => driver.execute(text, params, method) as Promise<{ rows: never[] }>, { schema }),
+    { $client: driver },
+  );
+  dialects.set(Reflect.get(db, 'session') as object, driver.dialect);
+  bindTransactions(db, driver);
+  return db;
+}
+
+async function migrateSqlite(driver: SqliteDriver, migrationsFolder: string): Promise<void> {
+  const [{ drizzle: direct }, { migrate }] = await Promise.all([import('drizzle-orm/better-sqlite3'), import('drizzle-orm/better-sqlite3/migrator')]);
+  migrate(direct(driver.sqlite), { migrationsFolder });
+}
+
+/** The URL as it may appear in messages and logs: without its password. */
+export function redactUrl(url: string): string {
   try {
-    // WAL lets readers run beside the writer; NORMAL sync is durable against process crashes,
-    // which is what an acknowledged write must survive (SIGKILL included).
-    sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma('synchronous = NORMAL');
-    sqlite.pragma('foreign_keys = ON');
-    sqlite.pragma('busy_timeout = 5000');
-    registerSqlFunctions(sqlite);
-    const db = drizzle(sqlite, { schema });
-    const migrationsFolder = options.migrationsFolder ?? defaultMigrationsFolder();
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'postgres://…';
+  }
+}
+
+/** Every connection of the pool works in `schema` (and finds its tables there). */
+function withSearchPath(url: string, schemaName: string): string {
+  const parsed = new URL(url);
+  parsed.searchParams.set('options', `-c search_path=${schemaName}`);
+  return parsed.toString();
+}
+
+// Any number, the same in every instance: instances starting together migrate one at a time.
+const MIGRATION_LOCK = 7152024;
+
+/** The schema a URL's `options=-c search_path=…` names, if any. */
+function searchPathOf(url: string): string | undefined {
+  try {
+    return /(?:^|\s)-c\s*search_path=([^\s,]+)/.exec(new URL(url).searchParams.get('options') ?? '')?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+async function openPostgresDatabase(options: OpenOptions & { url: string }): Promise<Database_> {
+  const { openPostgres } = await import('./postgres.js');
+  // The migrations are recorded beside the tables, so each schema is migrated on its own.
+  const schemaName = options.schema ?? searchPathOf(options.url);
+  if (schemaName !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schemaName)) throw new Error(`invalid schema name ${schemaName}`);
+  const driver = openPostgres({ url: schemaName ? withSearchPath(options.url, schemaName) : options.url, poolSize: options.poolSize });
+  try {
+    const migrationsFolder = options.migrationsFolder ?? defaultMigrationsFolder('postgres');
     if (!existsSync(migrationsFolder)) throw new Error(`migrations folder not found: ${migrationsFolder}`);
-    migrate(db, { migrationsFolder });
-    return {
-      db,
-      sqlite,
-      path: options.path,
-      close() {
-        if (sqlite.open) sqlite.close();
-      },
-    };
+    const [{ drizzle: direct }, { migrate }] = await Promise.all([import('drizzle-orm/node-postgres'), import('drizzle-orm/node-postgres/migrator')]);
+    const client = await driver.pool.connect();
+    try {
+      await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      try {
+        if (schemaName) await client.query(`create schema if not exists "${schemaName}"`);
+        await migrate(direct(client), { migrationsFolder, migrationsSchema: schemaName ?? 'public' });
+      } finally {
+        await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+      }
+    } finally {
+      client.release();
+    }
+    return { db: handleFor(driver), driver, location: redactUrl(options.url), close: () => driver.close() };
   } catch (error) {
-    if (sqlite.open) sqlite.close();
+    await driver.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+export async function openDatabase(options: OpenOptions): Promise<Database_> {
+  if (options.url !== undefined) return openPostgresDatabase({ ...options, url: options.url });
+  const path = options.path ?? ':memory:';
+  const driver = openSqlite(path);
+  try {
+    const migrationsFolder = options.migrationsFolder ?? defaultMigrationsFolder('sqlite');
+    if (!existsSync(migrationsFolder)) throw new Error(`migrations folder not found: ${migrationsFolder}`);
+    await migrateSqlite(driver, migrationsFolder);
+    return { db: handleFor(driver), driver, location: path, close: () => driver.close() };
+  } catch (error) {
+    await driver.close();
     throw error;
   }
 }

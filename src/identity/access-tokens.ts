@@ -129,7 +129,7 @@ function rememberVerified(deps: Deps, token: string, kid: string, claims: Access
 /** Verifies signature, issuer, audience, type, expiry and revocation; returns the claims. */
 export async function verifyAccessTokenClaims(deps: Deps, token: string): Promise<AccessTokenClaims> {
   const claims = (await previouslyVerified(deps, token)) ?? (await verifySignedClaims(deps, token));
-  if (typeof claims.jti !== 'string' || isAccessTokenRevoked(deps, claims.jti, typeof claims.gid === 'string' ? claims.gid : undefined)) {
+  if (typeof claims.jti !== 'string' || (await isAccessTokenRevoked(deps, claims.jti, typeof claims.gid === 'string' ? claims.gid : undefined))) {
     throw Unauthorized('the access token has been revoked', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
   }
   return claims;
@@ -186,12 +186,12 @@ export async function currentPrincipal(deps: Deps, principal: TokenPrincipal): P
   switch (principal.kind) {
     case 'admin':
     case 'sysadmin': {
-      const user = principalBy(deps.db).admin.get({ user: principal.userUuid });
+      const user = await principalBy(deps.db).admin.get({ user: principal.userUuid });
       if (!user || user.disabled) return null;
       return { kind: user.sysadmin ? 'sysadmin' : 'admin', userUuid: user.uuid, username: user.username };
     }
     case 'app-user': {
-      const user = principalBy(deps.db).appUser.get({ user: principal.userUuid, app: principal.appUuid });
+      const user = await principalBy(deps.db).appUser.get({ user: principal.userUuid, app: principal.appUuid });
       if (!user || user.properties.disabled === true) return null;
       return { kind: 'app-user', appUuid: principal.appUuid, userUuid: user.uuid, username: user.name ?? '' };
     }

@@ -5,8 +5,8 @@ import type { Deps, Tx } from '../deps.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 
 /** Stores an already hashed password (hash outside the transaction: hashing is slow). */
-export function storeAppUserPasswordHash(tx: Tx, appUuid: string, userUuid: string, passwordHash: string, now: number): void {
-  tx.insert(appUserCredentials)
+export async function storeAppUserPasswordHash(tx: Tx, appUuid: string, userUuid: string, passwordHash: string, now: number): Promise<void> {
+  await tx.insert(appUserCredentials)
     .values({ userUuid, appUuid, passwordHash, modified: now })
     .onConflictDoUpdate({ target: appUserCredentials.userUuid, set: { passwordHash, modified: now } })
     .run();
@@ -14,14 +14,14 @@ export function storeAppUserPasswordHash(tx: Tx, appUuid: string, userUuid: stri
 
 export async function setAppUserPassword(deps: Deps, appUuid: string, userUuid: string, password: string): Promise<void> {
   const hash = await hashPassword(password);
-  storeAppUserPasswordHash(deps.db, appUuid, userUuid, hash, deps.now());
+  await storeAppUserPasswordHash(deps.db, appUuid, userUuid, hash, deps.now());
 }
 
 export async function verifyAppUserPassword(deps: Deps, userUuid: string, password: string): Promise<boolean> {
-  const row = deps.db.select().from(appUserCredentials).where(eq(appUserCredentials.userUuid, userUuid)).get();
+  const row = await deps.db.select().from(appUserCredentials).where(eq(appUserCredentials.userUuid, userUuid)).get();
   return verifyPassword(password, row?.passwordHash);
 }
 
-export function deleteAppUserPassword(tx: Tx, userUuid: string): void {
-  tx.delete(appUserCredentials).where(eq(appUserCredentials.userUuid, userUuid)).run();
+export async function deleteAppUserPassword(tx: Tx, userUuid: string): Promise<void> {
+  await tx.delete(appUserCredentials).where(eq(appUserCredentials.userUuid, userUuid)).run();
 }

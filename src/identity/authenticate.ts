@@ -6,6 +6,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { entities } from '../db/schema.js';
+import { jsonText } from '../db/sql.js';
 import type { Deps } from '../deps.js';
 import { InvalidClient, InvalidGrant } from '../errors.js';
 import { secretsEqual, verifyPassword } from './passwords.js';
@@ -25,19 +26,19 @@ const BAD_LOGIN = 'the username or password is not correct';
  */
 async function throttled<T>(deps: Deps, realm: string, login: string, context: LoginContext, check: () => Promise<T | null>): Promise<T> {
   const { account, address } = throttleKeys(realm, login, context);
-  assertNotThrottled(deps, [account, address]);
+  await assertNotThrottled(deps, [account, address]);
   const found = await check();
   if (!found) {
-    recordLoginFailure(deps, [account, address]);
+    await recordLoginFailure(deps, [account, address]);
     throw InvalidGrant(BAD_LOGIN);
   }
-  resetLoginFailures(deps, account);
+  await resetLoginFailures(deps, account);
   return found;
 }
 
 export async function authenticateAdmin(deps: Deps, login: string, password: string, context: LoginContext = UNKNOWN_ADDRESS): Promise<AdminUser> {
   const user = await throttled(deps, 'admin', login, context, async () => {
-    const candidate = findAdminUserIn(deps.db, login, 'username-email-uuid');
+    const candidate = await findAdminUserIn(deps.db, login, 'username-email-uuid');
     return (await verifyPassword(password, candidate?.passwordHash)) ? candidate! : null;
   });
   if (user.disabled) throw InvalidGrant('this account is disabled');
@@ -46,16 +47,16 @@ export async function authenticateAdmin(deps: Deps, login: string, password: str
 }
 
 /** An app user by username or email (case-insensitive). */
-export function findAppUserByLogin(deps: Deps, appUuid: string, login: string): EntityRow | undefined {
+export async function findAppUserByLogin(deps: Deps, appUuid: string, login: string): Promise<EntityRow | undefined> {
   const key = login.toLowerCase();
-  return deps.db
+  return await deps.db
     .select()
     .from(entities)
     .where(
       and(
         eq(entities.appUuid, appUuid),
         eq(entities.collection, 'users'),
-        login.includes('@') ? sql`lower(json_extract(${entities.properties}, '$.email')) = ${key}` : eq(entities.nameKey, key),
+        login.includes('@') ? sql`lower(${jsonText(deps.db, entities.properties, 'email')}) = ${key}` : eq(entities.nameKey, key),
       ),
     )
     .get();
@@ -69,7 +70,7 @@ export async function authenticateAppUser(
   context: LoginContext = UNKNOWN_ADDRESS,
 ): Promise<EntityRow> {
   const user = await throttled(deps, appUuid, login, context, async () => {
-    const candidate = findAppUserByLogin(deps, appUuid, login);
+    const candidate = await findAppUserByLogin(deps, appUuid, login);
     const valid = candidate ? await verifyAppUserPassword(deps, candidate.uuid, password) : await verifyPassword(password, null);
     return valid ? candidate! : null;
   });

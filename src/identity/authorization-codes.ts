@@ -30,7 +30,7 @@ export interface NewAuthorizationCode {
 export async function createAuthorizationCode(deps: Deps, input: NewAuthorizationCode): Promise<string> {
   const code = newOpaqueToken();
   const now = deps.now();
-  deps.db
+  await deps.db
     .insert(authorizationCodes)
     .values({
       codeHash: hashToken(code),
@@ -49,6 +49,6 @@ export async function createAuthorizationCode(deps: Deps, input: NewAuthorizatio
   return code;
 }
 
-export function findAuthorizationCode(deps: Deps, code: string): AuthorizationCodeRow | undefined {
-  return deps.db.select().from(authorizationCodes).where(eq(authorizationCodes.codeHash, hashToken(code))).get();
+export async function findAuthorizationCode(deps: Deps, code: string): Promise<AuthorizationCodeRow | undefined> {
+  return await deps.db.select().from(authorizationCodes).where(eq(authorizationCodes.codeHash, hashToken(code))).get();
 }

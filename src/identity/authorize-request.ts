@@ -195,11 +195,11 @@ function parsePkce(
 async function checkAcr(deps: Deps, client: Client, acr: AcrValues): Promise<void> {
   if (acr.idp !== undefined) {
     if (!client.appUuid || !client.identityProviders.includes(acr.idp)) throw InvalidRequest(`identity provider '${acr.idp}' is not allowed for this client`);
-    if (!findIdentityProviderByName(deps, client.appUuid, acr.idp)) throw InvalidRequest(`identity provider '${acr.idp}' is not configured for this application`);
+    if (!(await findIdentityProviderByName(deps, client.appUuid, acr.idp))) throw InvalidRequest(`identity provider '${acr.idp}' is not configured for this application`);
   }
   // tenant:NAME limits admin sign-in to an organization, which must exist.
   if (acr.tenant !== undefined && client.appUuid === null) {
-    const org = deps.db.select({ uuid: organizations.uuid }).from(organizations).where(eq(organizations.nameKey, acr.tenant.toLowerCase())).get();
+    const org = await deps.db.select({ uuid: organizations.uuid }).from(organizations).where(eq(organizations.nameKey, acr.tenant.toLowerCase())).get();
     if (!org) throw InvalidRequest(`no organization '${acr.tenant}' (acr_values tenant)`);
   }
 }

@@ -40,9 +40,9 @@ export type AuthorizeOutcome =
   | { kind: 'respond'; request: AuthorizeRequest; response: AuthorizationResponse };
 
 /** Sign-in to an admin client with `tenant:NAME` is for members of that organization only. */
-function isTenantMember(deps: Deps, principal: UserPrincipal, tenant: string): boolean {
+async function isTenantMember(deps: Deps, principal: UserPrincipal, tenant: string): Promise<boolean> {
   if (principal.kind === 'sysadmin') return true;
-  const row = deps.db
+  const row = await deps.db
     .select({ userUuid: orgAdmins.userUuid })
     .from(orgAdmins)
     .innerJoin(organizations, eq(organizations.uuid, orgAdmins.orgUuid))
@@ -54,10 +54,10 @@ function isTenantMember(deps: Deps, principal: UserPrincipal, tenant: string): b
 type SignInReason = 'no-session' | 'wrong-account' | 'forced' | null;
 
 /** Why the user must sign in (again) before this request can be answered, if they must. */
-function signInReason(deps: Deps, request: AuthorizeRequest, session: SessionRow | undefined, interaction: Interaction): SignInReason {
+async function signInReason(deps: Deps, request: AuthorizeRequest, session: SessionRow | undefined, interaction: Interaction): Promise<SignInReason> {
   if (!session) return 'no-session';
   const { tenant, idp } = request.acr;
-  if (tenant !== undefined && request.client.appUuid === null && !isTenantMember(deps, session.principal, tenant)) return 'wrong-account';
+  if (tenant !== undefined && request.client.appUuid === null && !(await isTenantMember(deps, session.principal, tenant))) return 'wrong-account';
   if (idp !== undefined && session.provider?.toLowerCase() !== idp.toLowerCase()) return 'wrong-account';
   if (interaction.freshLogin) return null;
   if (request.prompt.has('login') || request.prompt.has('select_account')) return 'forced';
@@ -78,7 +78,7 @@ export async function continueAuthorization(
 ): Promise<AuthorizeOutcome> {
   const session = browserSession?.realm === realmOf(request.client) ? browserSession : undefined;
   try {
-    const reason = signInReason(deps, request, session, interaction);
+    const reason = await signInReason(deps, request, session, interaction);
     if (reason !== null) {
       if (request.prompt.has('none')) {
         // OIDC Core 3.1.2.6: signed in, but as someone this request cannot use: choosing another
@@ -90,7 +90,7 @@ export async function continueAuthorization(
     }
     const signedIn = session!;
     if (request.client.requireConsent && !interaction.consented) {
-      const missing = scopesNotConsented(deps, request.client.clientId, signedIn.principal.userUuid, request.scope);
+      const missing = await scopesNotConsented(deps, request.client.clientId, signedIn.principal.userUuid, request.scope);
       if (missing.length > 0 || request.prompt.has('consent')) {
         if (request.prompt.has('none')) throw ConsentRequired('the user has not allowed this client these scopes, and prompt is none');
         return { kind: 'consent', request, session: signedIn, scopes: request.scope };
@@ -112,7 +112,7 @@ async function checkPassword(deps: Deps, request: AuthorizeRequest, login: strin
   const admin = await authenticateAdmin(deps, login, password, context);
   const principal: UserPrincipal = { kind: admin.sysadmin ? 'sysadmin' : 'admin', userUuid: admin.uuid, username: admin.username };
   const { tenant } = request.acr;
-  if (tenant !== undefined && !isTenantMember(deps, principal, tenant)) throw InvalidGrant(`this account is not a member of the organization ${tenant}`, { fields: { tenant } });
+  if (tenant !== undefined && !(await isTenantMember(deps, principal, tenant))) throw InvalidGrant(`this account is not a member of the organization ${tenant}`, { fields: { tenant } });
   return { realm: ADMIN_REALM, principal, amr: 'pwd' };
 }
 

@@ -118,12 +118,12 @@ const lookups = preparedFor((db) => ({
 export async function findClient(deps: Deps, clientId: string): Promise<Client | undefined> {
   if (clientId === ADMIN_CLI) return ADMIN_CLI_CLIENT;
   const statements = lookups(deps.db);
-  const credential = statements.credential.get({ id: clientId });
+  const credential = await statements.credential.get({ id: clientId });
   if (credential) {
     if (credential.ownerType === 'organization') return credentialClient(clientId, credential.secret, credential.ownerUuid, null);
     return credential.appOrg ? credentialClient(clientId, credential.secret, credential.appOrg, credential.ownerUuid) : undefined;
   }
-  const row = statements.oauthClient.get({ id: clientId });
+  const row = await statements.oauthClient.get({ id: clientId });
   return row ? clientOfRow(row) : undefined;
 }
 

@@ -4,10 +4,10 @@
  */
 import { and, eq } from 'drizzle-orm';
 import { consents } from '../db/schema.js';
-import type { Deps } from '../deps.js';
+import type { Deps, Tx } from '../deps.js';
 
-function findConsent(deps: Deps, clientId: string, userUuid: string) {
-  return deps.db
+async function findConsent(tx: Tx, clientId: string, userUuid: string) {
+  return await tx
     .select()
     .from(consents)
     .where(and(eq(consents.clientId, clientId), eq(consents.userUuid, userUuid)))
@@ -15,18 +15,21 @@ function findConsent(deps: Deps, clientId: string, userUuid: string) {
 }
 
 /** The requested scopes the user has not yet allowed this client. */
-export function scopesNotConsented(deps: Deps, clientId: string, userUuid: string, scope: readonly string[]): string[] {
-  const granted = new Set((findConsent(deps, clientId, userUuid)?.scope ?? '').split(' '));
+export async function scopesNotConsented(deps: Deps, clientId: string, userUuid: string, scope: readonly string[]): Promise<string[]> {
+  const granted = new Set(((await findConsent(deps.db, clientId, userUuid))?.scope ?? '').split(' '));
   return scope.filter((item) => !granted.has(item));
 }
 
-export function rememberConsent(deps: Deps, clientId: string, userUuid: string, scope: readonly string[]): void {
+export async function rememberConsent(deps: Deps, clientId: string, userUuid: string, scope: readonly string[]): Promise<void> {
   const now = deps.now();
-  const existing = findConsent(deps, clientId, userUuid);
-  const merged = [...new Set([...(existing?.scope.split(' ') ?? []), ...scope])].filter((item) => item !== '').join(' ');
-  deps.db
-    .insert(consents)
-    .values({ clientId, userUuid, scope: merged, created: now, modified: now })
-    .onConflictDoUpdate({ target: [consents.clientId, consents.userUuid], set: { scope: merged, modified: now } })
-    .run();
+  // Read, merge and write in one transaction: two consents given at once both stay remembered.
+  await deps.db.transaction(async (tx) => {
+    const existing = await findConsent(tx, clientId, userUuid);
+    const merged = [...new Set([...(existing?.scope.split(' ') ?? []), ...scope])].filter((item) => item !== '').join(' ');
+    await tx
+      .insert(consents)
+      .values({ clientId, userUuid, scope: merged, created: now, modified: now })
+      .onConflictDoUpdate({ target: [consents.clientId, consents.userUuid], set: { scope: merged, modified: now } })
+      .run();
+  });
 }

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { and, eq, lt } from 'drizzle-orm';
 import type * as oidc from 'openid-client';
+import { changes } from '../db/changes.js';
 import { entities, federatedIdentities, federationRequests } from '../db/schema.js';
 import type { Deps, Tx } from '../deps.js';
 import { InvalidRequest } from '../errors.js';
@@ -39,25 +40,25 @@ async function discover(provider: IdentityProviderRow): Promise<oidc.Configurati
   return oidc.discovery(issuer, provider.clientId, undefined, auth, issuer.protocol === 'http:' ? { execute: [oidc.allowInsecureRequests] } : undefined);
 }
 
-function findProviderForRequest(deps: Deps, request: AuthorizeRequest): IdentityProviderRow {
+async function findProviderForRequest(deps: Deps, request: AuthorizeRequest): Promise<IdentityProviderRow> {
   const name = request.acr.idp;
-  const row = name === undefined || request.client.appUuid === null ? undefined : findIdentityProviderByName(deps, request.client.appUuid, name);
+  const row = name === undefined || request.client.appUuid === null ? undefined : await findIdentityProviderByName(deps, request.client.appUuid, name);
   if (!row) throw InvalidRequest(`identity provider '${name}' is not configured for this application`);
   return row;
 }
 
 /** The provider's authorization URL for this request; what is needed to finish it is stored. */
 export async function startFederation(deps: Deps, request: AuthorizeRequest): Promise<URL> {
-  const provider = findProviderForRequest(deps, request);
+  const provider = await findProviderForRequest(deps, request);
   const config = await discover(provider);
   const oidc = await loadOpenidClient();
   const state = oidc.randomState();
   const nonce = oidc.randomNonce();
   const codeVerifier = oidc.randomPKCECodeVerifier();
   const now = deps.now();
-  deps.db.transaction((tx) => {
-    tx.delete(federationRequests).where(lt(federationRequests.expiresAt, now)).run();
-    tx.insert(federationRequests)
+  await deps.db.transaction(async (tx) => {
+    await tx.delete(federationRequests).where(lt(federationRequests.expiresAt, now)).run();
+    await tx.insert(federationRequests)
       .values({ stateHash: hashState(state), providerUuid: provider.uuid, codeVerifier, nonce, resume: request.query, created: now, expiresAt: now + REQUEST_TTL })
       .run();
   });
@@ -75,21 +76,27 @@ export async function startFederation(deps: Deps, request: AuthorizeRequest): Pr
 }
 
 /** The stored request a callback's `state` belongs to, used up by this call. */
-export function takeFederationRequest(deps: Deps, state: string | undefined) {
+export async function takeFederationRequest(deps: Deps, state: string | undefined) {
   if (!state) return undefined;
   const stateHash = hashState(state);
-  const row = deps.db.select().from(federationRequests).where(eq(federationRequests.stateHash, stateHash)).get();
+  // Read and delete in one transaction, and only the caller whose delete removed the row has it:
+  // two callbacks with the same state cannot both use it.
+  const row = await deps.db.transaction(async (tx) => {
+    const found = await tx.select().from(federationRequests).where(eq(federationRequests.stateHash, stateHash)).get();
+    if (!found) return undefined;
+    const deleted = changes(await tx.delete(federationRequests).where(eq(federationRequests.stateHash, stateHash)).run());
+    return deleted > 0 ? found : undefined;
+  });
   if (!row) return undefined;
-  deps.db.delete(federationRequests).where(eq(federationRequests.stateHash, stateHash)).run();
   return row.expiresAt > deps.now() ? row : undefined;
 }
 
-export type FederationRequest = NonNullable<ReturnType<typeof takeFederationRequest>>;
+export type FederationRequest = NonNullable<Awaited<ReturnType<typeof takeFederationRequest>>>;
 
 /** A username for a new user that no one in the application has yet. */
-function freeUsername(tx: Tx, appUuid: string, wanted: string, issuer: string, subject: string): string {
+async function freeUsername(tx: Tx, appUuid: string, wanted: string, issuer: string, subject: string): Promise<string> {
   const base = wanted.replace(/[^\w.@+-]/g, '').slice(0, 48) || 'user';
-  if (!findEntityByName(tx, appUuid, 'users', base)) return base;
+  if (!(await findEntityByName(tx, appUuid, 'users', base))) return base;
   const suffix = createHash('sha256').update(`${issuer} ${subject}`).digest('hex').slice(0, 8);
   return `${base}-${suffix}`;
 }
@@ -100,26 +107,26 @@ function textClaim(claims: oidc.IDToken, name: string): string | undefined {
 }
 
 /** The app user linked to an external account, created on its first sign-in. */
-function linkUser(deps: Deps, appUuid: string, claims: oidc.IDToken): { uuid: string; username: string } {
-  return deps.db.transaction((tx) => {
-    const link = tx
+async function linkUser(deps: Deps, appUuid: string, claims: oidc.IDToken): Promise<{ uuid: string; username: string }> {
+  return await deps.db.transaction(async (tx) => {
+    const link = await tx
       .select()
       .from(federatedIdentities)
       .where(and(eq(federatedIdentities.appUuid, appUuid), eq(federatedIdentities.issuer, claims.iss), eq(federatedIdentities.subject, claims.sub)))
       .get();
     const now = deps.now();
     if (link) {
-      const user = tx.select({ uuid: entities.uuid, name: entities.name }).from(entities).where(eq(entities.uuid, link.userUuid)).get();
+      const user = await tx.select({ uuid: entities.uuid, name: entities.name }).from(entities).where(eq(entities.uuid, link.userUuid)).get();
       if (user) return { uuid: user.uuid, username: user.name ?? '' };
       // The linked user was deleted: the account starts over as a new user.
-      tx.delete(federatedIdentities).where(and(eq(federatedIdentities.appUuid, appUuid), eq(federatedIdentities.issuer, claims.iss), eq(federatedIdentities.subject, claims.sub))).run();
+      await tx.delete(federatedIdentities).where(and(eq(federatedIdentities.appUuid, appUuid), eq(federatedIdentities.issuer, claims.iss), eq(federatedIdentities.subject, claims.sub))).run();
     }
     const email = textClaim(claims, 'email');
-    const username = freeUsername(tx, appUuid, textClaim(claims, 'preferred_username') ?? email?.split('@')[0] ?? claims.sub, claims.iss, claims.sub);
+    const username = await freeUsername(tx, appUuid, textClaim(claims, 'preferred_username') ?? email?.split('@')[0] ?? claims.sub, claims.iss, claims.sub);
     // An email already used by another user is not copied: emails are unique among app users,
     // and an external provider's say-so must not take over an existing account.
-    const emailTaken = email !== undefined && findAppUserByLogin(deps, appUuid, email) !== undefined;
-    const user = insertEntity(tx, {
+    const emailTaken = email !== undefined && (await findAppUserByLogin(deps, appUuid, email)) !== undefined;
+    const user = await insertEntity(tx, {
       appUuid,
       collection: 'users',
       type: 'user',
@@ -132,7 +139,7 @@ function linkUser(deps: Deps, appUuid: string, claims: oidc.IDToken): { uuid: st
       },
       now,
     });
-    tx.insert(federatedIdentities).values({ appUuid, issuer: claims.iss, subject: claims.sub, userUuid: user.uuid, created: now }).run();
+    await tx.insert(federatedIdentities).values({ appUuid, issuer: claims.iss, subject: claims.sub, userUuid: user.uuid, created: now }).run();
     return { uuid: user.uuid, username };
   });
 }
@@ -142,7 +149,7 @@ function linkUser(deps: Deps, appUuid: string, claims: oidc.IDToken): { uuid: st
  * (issuer, audience, nonce, signature), and returns the session to start for the linked user.
  */
 export async function finishFederation(deps: Deps, pending: FederationRequest, callbackUrl: URL): Promise<NewSession> {
-  const provider = findIdentityProviderByUuid(deps, pending.providerUuid);
+  const provider = await findIdentityProviderByUuid(deps, pending.providerUuid);
   if (!provider) throw InvalidRequest('the identity provider of this sign-in no longer exists');
   const config = await discover(provider);
   const oidc = await loadOpenidClient();
@@ -154,7 +161,7 @@ export async function finishFederation(deps: Deps, pending: FederationRequest, c
   });
   const claims = tokens.claims();
   if (!claims) throw InvalidRequest('the identity provider returned no ID token');
-  const user = linkUser(deps, provider.appUuid, claims);
+  const user = await linkUser(deps, provider.appUuid, claims);
   return {
     realm: provider.appUuid,
     principal: { kind: 'app-user', appUuid: provider.appUuid, userUuid: user.uuid, username: user.username },

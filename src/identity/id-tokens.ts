@@ -38,7 +38,7 @@ export function tokenHash(alg: SigningAlg, value: string): string {
 export async function signIdToken(deps: Deps, request: IdTokenRequest): Promise<string> {
   const key = await deps.keys.signingKey('id_token');
   const iat = Math.floor(deps.now() / 1000);
-  const { sub, ...claims } = userClaims(deps, request.principal, request.scope);
+  const { sub, ...claims } = await userClaims(deps, request.principal, request.scope);
   const payload = {
     ...claims,
     iss: issuerOf(deps),

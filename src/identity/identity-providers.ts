@@ -44,9 +44,9 @@ export const IdentityProviderInput = z.object({
 });
 export type IdentityProviderInput = z.infer<typeof IdentityProviderInput>;
 
-function findIn(deps: Deps, app: Application, id: string): IdentityProviderRow | undefined {
+async function findIn(deps: Deps, app: Application, id: string): Promise<IdentityProviderRow | undefined> {
   const key = isUuid(id) ? eq(identityProviders.uuid, id) : eq(identityProviders.nameKey, id.toLowerCase());
-  return deps.db
+  return await deps.db
     .select()
     .from(identityProviders)
     .where(and(eq(identityProviders.appUuid, app.uuid), key))
@@ -54,14 +54,14 @@ function findIn(deps: Deps, app: Application, id: string): IdentityProviderRow |
 }
 
 export async function findIdentityProvider(deps: Deps, app: Application, id: string): Promise<IdentityProviderRow> {
-  const row = findIn(deps, app, id);
+  const row = await findIn(deps, app, id);
   if (!row) throw EntityNotFound(`identity provider '${id}' not found`, { fields: { identity_provider: id } });
   return row;
 }
 
 /** The provider `acr_values=idp:NAME` names for an application. */
-export function findIdentityProviderByName(deps: Deps, appUuid: string, name: string): IdentityProviderRow | undefined {
-  return deps.db
+export async function findIdentityProviderByName(deps: Deps, appUuid: string, name: string): Promise<IdentityProviderRow | undefined> {
+  return await deps.db
     .select()
     .from(identityProviders)
     .where(and(eq(identityProviders.appUuid, appUuid), eq(identityProviders.nameKey, name.toLowerCase())))
@@ -69,31 +69,31 @@ export function findIdentityProviderByName(deps: Deps, appUuid: string, name: st
 }
 
 /** The provider by its uuid, for the federation callback. */
-export function findIdentityProviderByUuid(deps: Deps, uuid: string): IdentityProviderRow | undefined {
-  return deps.db.select().from(identityProviders).where(eq(identityProviders.uuid, uuid)).get();
+export async function findIdentityProviderByUuid(deps: Deps, uuid: string): Promise<IdentityProviderRow | undefined> {
+  return await deps.db.select().from(identityProviders).where(eq(identityProviders.uuid, uuid)).get();
 }
 
 export async function listIdentityProviders(deps: Deps, app: Application): Promise<IdentityProviderRow[]> {
-  return deps.db.select().from(identityProviders).where(eq(identityProviders.appUuid, app.uuid)).orderBy(asc(identityProviders.nameKey)).all();
+  return await deps.db.select().from(identityProviders).where(eq(identityProviders.appUuid, app.uuid)).orderBy(asc(identityProviders.nameKey)).all();
 }
 
 /** The providers a client may send its users to: allowed by the client and configured for its app. */
 export async function listIdentityProviderNames(deps: Deps, client: Client): Promise<string[]> {
   if (client.appUuid === null || client.identityProviders.length === 0) return [];
   const allowed = new Set(client.identityProviders.map((name) => name.toLowerCase()));
-  const rows = deps.db.select({ name: identityProviders.name, nameKey: identityProviders.nameKey }).from(identityProviders).where(eq(identityProviders.appUuid, client.appUuid)).all();
+  const rows = await deps.db.select({ name: identityProviders.name, nameKey: identityProviders.nameKey }).from(identityProviders).where(eq(identityProviders.appUuid, client.appUuid)).all();
   return rows.filter((row) => allowed.has(row.nameKey)).map((row) => row.name);
 }
 
-function assertNameFree(deps: Deps, app: Application, name: string, exceptUuid?: string): void {
-  const existing = findIn(deps, app, name);
+async function assertNameFree(deps: Deps, app: Application, name: string, exceptUuid?: string): Promise<void> {
+  const existing = await findIn(deps, app, name);
   if (existing && existing.uuid !== exceptUuid) {
     throw DuplicateUniqueProperty(`an identity provider named '${name}' already exists`, { fields: { name: 'already exists' } });
   }
 }
 
 export async function createIdentityProvider(deps: Deps, app: Application, input: IdentityProviderInput): Promise<IdentityProviderRow> {
-  assertNameFree(deps, app, input.name);
+  await assertNameFree(deps, app, input.name);
   const now = deps.now();
   const row: IdentityProviderRow = {
     uuid: newUuid(),
@@ -107,14 +107,14 @@ export async function createIdentityProvider(deps: Deps, app: Application, input
     created: now,
     modified: now,
   };
-  deps.db.insert(identityProviders).values(row).run();
+  await deps.db.insert(identityProviders).values(row).run();
   return row;
 }
 
 /** PUT replaces the settings; a PUT without client_secret keeps the stored one. */
 export async function updateIdentityProvider(deps: Deps, app: Application, id: string, input: IdentityProviderInput): Promise<IdentityProviderRow> {
   const current = await findIdentityProvider(deps, app, id);
-  assertNameFree(deps, app, input.name, current.uuid);
+  await assertNameFree(deps, app, input.name, current.uuid);
   const next: IdentityProviderRow = {
     ...current,
     name: input.name,
@@ -125,12 +125,12 @@ export async function updateIdentityProvider(deps: Deps, app: Application, id: s
     scope: input.scope,
     modified: deps.now(),
   };
-  deps.db.update(identityProviders).set(next).where(eq(identityProviders.uuid, current.uuid)).run();
+  await deps.db.update(identityProviders).set(next).where(eq(identityProviders.uuid, current.uuid)).run();
   return next;
 }
 
 export async function deleteIdentityProvider(deps: Deps, app: Application, id: string): Promise<IdentityProviderRow> {
   const current = await findIdentityProvider(deps, app, id);
-  deps.db.delete(identityProviders).where(eq(identityProviders.uuid, current.uuid)).run();
+  await deps.db.delete(identityProviders).where(eq(identityProviders.uuid, current.uuid)).run();
   return current;
 }

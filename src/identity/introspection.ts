@@ -28,22 +28,22 @@ async function accessTokenClaims(deps: Deps, token: string): Promise<AccessToken
   }
 }
 
-function liveRefreshToken(deps: Deps, token: string): { row: RefreshTokenRow; grant: Grant } | null {
-  const row = findRefreshToken(deps, token);
-  const grant = row && findGrant(deps, row.grantId);
+async function liveRefreshToken(deps: Deps, token: string): Promise<{ row: RefreshTokenRow; grant: Grant } | null> {
+  const row = await findRefreshToken(deps, token);
+  const grant = row && (await findGrant(deps, row.grantId));
   if (!row || !grant || row.status !== 'active' || grant.revokedAt !== null || row.expiresAt <= deps.now()) return null;
   return { row, grant };
 }
 
-function orgOfApp(deps: Deps, appUuid: string | undefined): string | undefined {
+async function orgOfApp(deps: Deps, appUuid: string | undefined): Promise<string | undefined> {
   if (!appUuid) return undefined;
-  return deps.db.select({ orgUuid: applications.orgUuid }).from(applications).where(eq(applications.uuid, appUuid)).get()?.orgUuid;
+  return (await deps.db.select({ orgUuid: applications.orgUuid }).from(applications).where(eq(applications.uuid, appUuid)).get())?.orgUuid;
 }
 
-function isVisibleTo(deps: Deps, client: Client, claims: AccessTokenClaims): boolean {
+async function isVisibleTo(deps: Deps, client: Client, claims: AccessTokenClaims): Promise<boolean> {
   if (claims.client_id === client.clientId) return true;
   if (client.appUuid) return claims.app === client.appUuid;
-  if (client.kind === 'organization') return claims.org === client.orgUuid || orgOfApp(deps, claims.app) === client.orgUuid;
+  if (client.kind === 'organization') return claims.org === client.orgUuid || (await orgOfApp(deps, claims.app)) === client.orgUuid;
   return false;
 }
 
@@ -59,12 +59,12 @@ export async function introspectToken(deps: Deps, client: Client, params: Readon
   const lookups = {
     access_token: async () => {
       const claims = await accessTokenClaims(deps, token);
-      if (!claims || !isVisibleTo(deps, client, claims)) return null;
+      if (!claims || !(await isVisibleTo(deps, client, claims))) return null;
       const { iss, sub, aud, client_id, scope, iat, exp, jti, preferred_username } = claims;
       return { active: true, token_type: 'Bearer', iss, sub, aud, client_id, scope, iat, exp, jti, ...(preferred_username !== undefined && { username: preferred_username }) };
     },
     refresh_token: async () => {
-      const live = liveRefreshToken(deps, token);
+      const live = await liveRefreshToken(deps, token);
       if (!live || live.grant.clientId !== client.clientId) return null;
       const principal = live.grant.principal;
       return {
@@ -95,15 +95,15 @@ export async function revokeToken(deps: Deps, client: Client, params: Readonly<R
       const claims = await accessTokenClaims(deps, token);
       if (!claims) return false;
       if (claims.client_id !== client.clientId) throw UnauthorizedClient('the token was not issued to this client');
-      revokeAccessToken(deps, claims.jti, claims.exp * 1000);
+      await revokeAccessToken(deps, claims.jti, claims.exp * 1000);
       return true;
     },
     refresh_token: async () => {
-      const row = findRefreshToken(deps, token);
-      const grant = row && findGrant(deps, row.grantId);
+      const row = await findRefreshToken(deps, token);
+      const grant = row && (await findGrant(deps, row.grantId));
       if (!grant) return false;
       if (grant.clientId !== client.clientId) throw UnauthorizedClient('the token was not issued to this client');
-      revokeGrant(deps, grant.id);
+      await revokeGrant(deps, grant.id);
       return true;
     },
   };

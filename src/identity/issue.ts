@@ -54,7 +54,7 @@ export async function issueTokens(deps: Deps, request: IssueRequest): Promise<Is
   });
   const response: TokenResponse = { access_token: access.token, token_type: 'Bearer', expires_in: access.expiresIn, scope: scope.join(' ') };
   if (grant && grant.scope.split(' ').includes('offline_access') && client.grantTypes.includes('refresh_token')) {
-    response.refresh_token = insertRefreshToken(deps.db, deps.now(), deps.config.refreshTokenTtl, grant).token;
+    response.refresh_token = (await insertRefreshToken(deps.db, deps.now(), deps.config.refreshTokenTtl, grant)).token;
   }
   if (scope.includes('openid') && isUserPrincipal(principal)) {
     response.id_token = await signIdToken(deps, {

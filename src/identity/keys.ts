@@ -41,7 +41,7 @@ export function createKeyStore(db: Db, algs: Record<KeyUse, SigningAlg>, now: ()
   const signing = new Map<KeyUse, SigningKey & { checkedAt: number }>();
   const verifying = new Map<string, { alg: string; key: CryptoKey; expiresAt: number | null; checkedAt: number }>();
 
-  async function generate(use: KeyUse): Promise<Row> {
+  async function generate(use: KeyUse, onlyIfNone = false): Promise<Row> {
     const alg = algs[use];
     const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'RS256' || alg === 'PS256' ? { modulusLength: 2048 } : {}) });
     const kid = randomBytes(12).toString('base64url');
@@ -55,12 +55,23 @@ export function createKeyStore(db: Db, algs: Record<KeyUse, SigningAlg>, now: ()
       retiredAt: null,
       expiresAt: null,
     };
-    db.insert(signingKeys).values(row).run();
-    return row;
+    if (!onlyIfNone) {
+      await db.insert(signingKeys).values(row).run();
+      return row;
+    }
+    // Instances starting together on an empty database agree on one key: the check and the
+    // insert are one transaction (serializable on PostgreSQL, so the second is run again and
+    // finds the first's key).
+    return await db.transaction(async () => {
+      const active = await activeRow(use);
+      if (active) return active;
+      await db.insert(signingKeys).values(row).run();
+      return row;
+    });
   }
 
-  function activeRow(use: KeyUse): Row | undefined {
-    return db
+  async function activeRow(use: KeyUse): Promise<Row | undefined> {
+    return await db
       .select()
       .from(signingKeys)
       .where(and(eq(signingKeys.use, use), isNull(signingKeys.retiredAt), eq(signingKeys.alg, algs[use])))
@@ -73,7 +84,7 @@ export function createKeyStore(db: Db, algs: Record<KeyUse, SigningAlg>, now: ()
   function generateOnce(use: KeyUse): Promise<Row> {
     let pending = generating.get(use);
     if (!pending) {
-      pending = generate(use).finally(() => generating.delete(use));
+      pending = generate(use, true).finally(() => generating.delete(use));
       generating.set(use, pending);
     }
     return pending;
@@ -83,7 +94,7 @@ export function createKeyStore(db: Db, algs: Record<KeyUse, SigningAlg>, now: ()
     async signingKey(use) {
       const cached = signing.get(use);
       if (cached && now() - cached.checkedAt < KEY_RECHECK_MS) return cached;
-      const row = activeRow(use) ?? (await generateOnce(use));
+      const row = (await activeRow(use)) ?? (await generateOnce(use));
       if (cached && cached.kid === row.kid) {
         cached.checkedAt = now();
         return cached;
@@ -100,7 +111,7 @@ export function createKeyStore(db: Db, algs: Record<KeyUse, SigningAlg>, now: ()
         // A key that was active when cached: learn of its retirement within KEY_RECHECK_MS.
         if (now() - cached.checkedAt < KEY_RECHECK_MS) return cached;
       }
-      const row = db.select().from(signingKeys).where(eq(signingKeys.kid, kid)).get();
+      const row = await db.select().from(signingKeys).where(eq(signingKeys.kid, kid)).get();
       if (!row || (row.expiresAt !== null && row.expiresAt <= now())) {
         verifying.delete(kid);
         return null;
@@ -115,7 +126,7 @@ export function createKeyStore(db: Db, algs: Record<KeyUse, SigningAlg>, now: ()
     async publicJwks() {
       // Keys exist from the first start on, so the JWKS is never empty.
       for (const use of ['access_token', 'id_token'] as const) if (!signing.has(use)) await store.signingKey(use);
-      const rows = db
+      const rows = await db
         .select()
         .from(signingKeys)
         .where(or(isNull(signingKeys.expiresAt), gt(signingKeys.expiresAt, now())))
@@ -127,7 +138,7 @@ export function createKeyStore(db: Db, algs: Record<KeyUse, SigningAlg>, now: ()
       const kids: string[] = [];
       for (const use of ['access_token', 'id_token'] as const) {
         const at = now();
-        db.update(signingKeys)
+        await db.update(signingKeys)
           .set({ retiredAt: at, expiresAt: publishUntil(use) })
           .where(and(eq(signingKeys.use, use), isNull(signingKeys.retiredAt)))
           .run();

@@ -143,16 +143,16 @@ export async function createOAuthClient(deps: Deps, app: Application, input: Cli
     created: now,
     modified: now,
   };
-  deps.db.insert(oauthClients).values(row).run();
+  await deps.db.insert(oauthClients).values(row).run();
   return { row, secret: made?.secret };
 }
 
 export async function listOAuthClients(deps: Deps, app: Application): Promise<OAuthClientRow[]> {
-  return deps.db.select().from(oauthClients).where(eq(oauthClients.appUuid, app.uuid)).orderBy(asc(oauthClients.created)).all();
+  return await deps.db.select().from(oauthClients).where(eq(oauthClients.appUuid, app.uuid)).orderBy(asc(oauthClients.created)).all();
 }
 
 export async function findOAuthClient(deps: Deps, app: Application, clientId: string): Promise<OAuthClientRow> {
-  const row = deps.db
+  const row = await deps.db
     .select()
     .from(oauthClients)
     .where(and(eq(oauthClients.appUuid, app.uuid), eq(oauthClients.clientId, clientId)))
@@ -170,15 +170,18 @@ export async function updateOAuthClient(deps: Deps, app: Application, clientId: 
   const made = !becomesPublic && existing.secretHash === null ? newSecret() : undefined;
   const secretHash = becomesPublic ? null : (made?.hash ?? existing.secretHash);
   const row: OAuthClientRow = { ...existing, metadata, secretHash, modified: deps.now() };
-  deps.db.update(oauthClients).set({ metadata, secretHash, modified: row.modified }).where(eq(oauthClients.clientId, clientId)).run();
+  await deps.db.update(oauthClients).set({ metadata, secretHash, modified: row.modified }).where(eq(oauthClients.clientId, clientId)).run();
   return { row, secret: made?.secret };
 }
 
 /** Deletes a client and revokes every grant it holds (its refresh tokens and their access tokens). */
 export async function deleteOAuthClient(deps: Deps, app: Application, clientId: string): Promise<OAuthClientRow> {
   const existing = await findOAuthClient(deps, app, clientId);
-  const grants = deps.db.select({ id: oauthGrants.id }).from(oauthGrants).where(eq(oauthGrants.clientId, clientId)).all();
-  for (const grant of grants) revokeGrant(deps, grant.id);
-  deps.db.delete(oauthClients).where(eq(oauthClients.clientId, clientId)).run();
+  // One transaction, as when this ran without pausing: no grant of the client escapes revocation.
+  await deps.db.transaction(async (tx) => {
+    const grants = await tx.select({ id: oauthGrants.id }).from(oauthGrants).where(eq(oauthGrants.clientId, clientId)).all();
+    for (const grant of grants) await revokeGrant(deps, grant.id);
+    await tx.delete(oauthClients).where(eq(oauthClients.clientId, clientId)).run();
+  });
   return existing;
 }

@@ -33,7 +33,7 @@ export interface NewGrant {
   authTime: number;
 }
 
-export function insertGrant(tx: Tx, now: number, grant: NewGrant): Grant {
+export async function insertGrant(tx: Tx, now: number, grant: NewGrant): Promise<Grant> {
   const row: Grant = {
     id: grant.id ?? newGrantId(),
     clientId: grant.clientId,
@@ -43,22 +43,22 @@ export function insertGrant(tx: Tx, now: number, grant: NewGrant): Grant {
     created: now,
     revokedAt: null,
   };
-  tx.insert(oauthGrants).values(row).run();
+  await tx.insert(oauthGrants).values(row).run();
   return row;
 }
 
-export function findGrant(deps: Deps, id: string): Grant | undefined {
-  return deps.db.select().from(oauthGrants).where(eq(oauthGrants.id, id)).get();
+export async function findGrant(deps: Deps, id: string): Promise<Grant | undefined> {
+  return await deps.db.select().from(oauthGrants).where(eq(oauthGrants.id, id)).get();
 }
 
 /** A new refresh token of a grant; returns the token itself (only its hash is stored). */
-export function insertRefreshToken(tx: Tx, now: number, ttlSeconds: number, grant: Grant): { token: string; expiresAt: number } {
+export async function insertRefreshToken(tx: Tx, now: number, ttlSeconds: number, grant: Grant): Promise<{ token: string; expiresAt: number }> {
   const token = newOpaqueToken();
   const expiresAt = now + ttlSeconds * 1000;
-  tx.insert(refreshTokens).values({ tokenHash: hashToken(token), grantId: grant.id, status: 'active', scope: grant.scope, created: now, expiresAt }).run();
+  await tx.insert(refreshTokens).values({ tokenHash: hashToken(token), grantId: grant.id, status: 'active', scope: grant.scope, created: now, expiresAt }).run();
   return { token, expiresAt };
 }
 
-export function findRefreshToken(deps: Deps, token: string): RefreshTokenRow | undefined {
-  return deps.db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, hashToken(token))).get();
+export async function findRefreshToken(deps: Deps, token: string): Promise<RefreshTokenRow | undefined> {
+  return await deps.db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, hashToken(token))).get();
 }

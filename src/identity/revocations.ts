@@ -7,6 +7,7 @@
 import { eq, lt, sql } from 'drizzle-orm';
 import { oauthGrants, refreshTokens, tokenRevocations } from '../db/schema.js';
 import { preparedFor } from '../db/prepared.js';
+import { greater } from '../db/sql.js';
 import type { Deps, Tx } from '../deps.js';
 
 const revocationLookup = preparedFor((db) =>
@@ -18,33 +19,33 @@ const revocationLookup = preparedFor((db) =>
 );
 
 /** One indexed lookup: is this token, or the grant it belongs to, revoked? */
-export function isAccessTokenRevoked(deps: Deps, jti: string, grantId: string | undefined): boolean {
-  return revocationLookup(deps.db).get({ jti: `jti:${jti}`, gid: grantId ? `gid:${grantId}` : `jti:${jti}` }) !== undefined;
+export async function isAccessTokenRevoked(deps: Deps, jti: string, grantId: string | undefined): Promise<boolean> {
+  return (await revocationLookup(deps.db).get({ jti: `jti:${jti}`, gid: grantId ? `gid:${grantId}` : `jti:${jti}` })) !== undefined;
 }
 
-function insertRevocation(tx: Tx, key: string, now: number, expiresAt: number): void {
-  tx.delete(tokenRevocations).where(lt(tokenRevocations.expiresAt, now)).run();
-  tx.insert(tokenRevocations)
+async function insertRevocation(tx: Tx, key: string, now: number, expiresAt: number): Promise<void> {
+  await tx.delete(tokenRevocations).where(lt(tokenRevocations.expiresAt, now)).run();
+  await tx.insert(tokenRevocations)
     .values({ key, created: now, expiresAt })
-    .onConflictDoUpdate({ target: tokenRevocations.key, set: { expiresAt: sql`max(${tokenRevocations.expiresAt}, ${expiresAt})` } })
+    .onConflictDoUpdate({ target: tokenRevocations.key, set: { expiresAt: greater(tx, tokenRevocations.expiresAt, expiresAt) } })
     .run();
 }
 
 /** Revokes one access token until its own expiry (ms). */
-export function revokeAccessToken(deps: Deps, jti: string, expiresAt: number): void {
+export async function revokeAccessToken(deps: Deps, jti: string, expiresAt: number): Promise<void> {
   const now = deps.now();
-  if (expiresAt > now) insertRevocation(deps.db, `jti:${jti}`, now, expiresAt);
+  if (expiresAt > now) await insertRevocation(deps.db, `jti:${jti}`, now, expiresAt);
 }
 
 /**
  * Ends a grant: its refresh tokens stop working, and so does every access token issued under it
  * (none outlives one access-token lifetime from now).
  */
-export function revokeGrant(deps: Deps, grantId: string): void {
+export async function revokeGrant(deps: Deps, grantId: string): Promise<void> {
   const now = deps.now();
-  deps.db.transaction((tx) => {
-    tx.update(oauthGrants).set({ revokedAt: now }).where(eq(oauthGrants.id, grantId)).run();
-    tx.update(refreshTokens).set({ status: 'revoked' }).where(eq(refreshTokens.grantId, grantId)).run();
-    insertRevocation(tx, `gid:${grantId}`, now, now + deps.config.accessTokenTtl * 1000);
+  await deps.db.transaction(async (tx) => {
+    await tx.update(oauthGrants).set({ revokedAt: now }).where(eq(oauthGrants.id, grantId)).run();
+    await tx.update(refreshTokens).set({ status: 'revoked' }).where(eq(refreshTokens.grantId, grantId)).run();
+    await insertRevocation(tx, `gid:${grantId}`, now, now + deps.config.accessTokenTtl * 1000);
   });
 }

@@ -13,19 +13,23 @@ const KEY_NAME = 'browser_mac_key';
 const keys = new WeakMap<Deps['db'], Buffer>();
 
 function macKey(deps: Deps): Buffer {
-  const cached = keys.get(deps.db);
-  if (cached) return cached;
+  const key = keys.get(deps.db);
+  if (!key) throw new Error('the browser MAC key is not loaded: createDeps loads it');
+  return key;
+}
+
+/** Reads (or on first start stores) the key, once per database, before anything is signed. */
+export async function loadMacKey(deps: Pick<Deps, 'db' | 'now'>): Promise<void> {
+  if (keys.has(deps.db)) return;
   // Insert-or-keep: two instances starting at once agree on whichever key landed first.
-  deps.db
+  await deps.db
     .insert(serverSecrets)
     .values({ name: KEY_NAME, value: randomBytes(32).toString('base64url'), created: deps.now() })
     .onConflictDoNothing()
     .run();
-  const row = deps.db.select().from(serverSecrets).where(eq(serverSecrets.name, KEY_NAME)).get();
+  const row = await deps.db.select().from(serverSecrets).where(eq(serverSecrets.name, KEY_NAME)).get();
   if (!row) throw new Error('the browser MAC key could not be stored');
-  const key = Buffer.from(row.value, 'base64url');
-  keys.set(deps.db, key);
-  return key;
+  keys.set(deps.db, Buffer.from(row.value, 'base64url'));
 }
 
 // `link`: mailed activation and reset links; `captcha`: the proof-of-work challenges' HMAC key.

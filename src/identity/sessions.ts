@@ -39,11 +39,11 @@ export async function createSession(deps: Deps, input: NewSession, previousId?: 
     lastSeen: now,
     expiresAt: now + deps.config.sessionTtl * 1000,
   };
-  deps.db.transaction((tx) => {
-    if (previousId) tx.delete(browserSessions).where(eq(browserSessions.idHash, hashSessionId(previousId))).run();
+  await deps.db.transaction(async (tx) => {
+    if (previousId) await tx.delete(browserSessions).where(eq(browserSessions.idHash, hashSessionId(previousId))).run();
     // Expired sessions are swept when new ones start, so the table does not grow without bound.
-    tx.delete(browserSessions).where(lt(browserSessions.expiresAt, now)).run();
-    tx.insert(browserSessions).values(session).run();
+    await tx.delete(browserSessions).where(lt(browserSessions.expiresAt, now)).run();
+    await tx.insert(browserSessions).values(session).run();
   });
   return { id, session };
 }
@@ -51,14 +51,14 @@ export async function createSession(deps: Deps, input: NewSession, previousId?: 
 /** The live session of a cookie's id, extended by this use; undefined when unknown or expired. */
 export async function findSession(deps: Deps, id: string): Promise<SessionRow | undefined> {
   const idHash = hashSessionId(id);
-  const session = deps.db.select().from(browserSessions).where(eq(browserSessions.idHash, idHash)).get();
+  const session = await deps.db.select().from(browserSessions).where(eq(browserSessions.idHash, idHash)).get();
   const now = deps.now();
   if (!session || session.expiresAt <= now) return undefined;
   const expiresAt = now + deps.config.sessionTtl * 1000;
-  deps.db.update(browserSessions).set({ lastSeen: now, expiresAt }).where(eq(browserSessions.idHash, idHash)).run();
+  await deps.db.update(browserSessions).set({ lastSeen: now, expiresAt }).where(eq(browserSessions.idHash, idHash)).run();
   return { ...session, lastSeen: now, expiresAt };
 }
 
 export async function endSession(deps: Deps, id: string): Promise<void> {
-  deps.db.delete(browserSessions).where(eq(browserSessions.idHash, hashSessionId(id))).run();
+  await deps.db.delete(browserSessions).where(eq(browserSessions.idHash, hashSessionId(id))).run();
 }

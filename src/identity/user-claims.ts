@@ -21,9 +21,9 @@ interface Profile {
   modified: number;
 }
 
-function findProfile(deps: Deps, principal: UserPrincipal): Profile | undefined {
+async function findProfile(deps: Deps, principal: UserPrincipal): Promise<Profile | undefined> {
   if (principal.kind === 'app-user') {
-    const row = deps.db
+    const row = await deps.db
       .select()
       .from(entities)
       .where(and(eq(entities.uuid, principal.userUuid), eq(entities.appUuid, principal.appUuid)))
@@ -32,14 +32,14 @@ function findProfile(deps: Deps, principal: UserPrincipal): Profile | undefined 
     const text = (key: string) => (typeof row.properties[key] === 'string' ? (row.properties[key] as string) : undefined);
     return { username: text('username') ?? row.name ?? '', name: text('name'), email: text('email'), picture: text('picture'), modified: row.modified };
   }
-  const row = deps.db.select().from(adminUsers).where(eq(adminUsers.uuid, principal.userUuid)).get();
+  const row = await deps.db.select().from(adminUsers).where(eq(adminUsers.uuid, principal.userUuid)).get();
   if (!row) return undefined;
   return { username: row.username, name: row.name || undefined, email: row.email ?? undefined, picture: undefined, modified: row.modified };
 }
 
-export function userClaims(deps: Deps, principal: UserPrincipal, scope: readonly string[]): Record<string, unknown> {
+export async function userClaims(deps: Deps, principal: UserPrincipal, scope: readonly string[]): Promise<Record<string, unknown>> {
   const claims: Record<string, unknown> = { sub: principal.userUuid };
-  const profile = findProfile(deps, principal);
+  const profile = await findProfile(deps, principal);
   if (!profile) return claims;
   if (scope.includes('profile')) {
     Object.assign(claims, {

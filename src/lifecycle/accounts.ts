@@ -32,18 +32,18 @@ function nonEmpty(value: unknown): string | undefined {
 export async function findAccount(deps: Deps, subject: Subject): Promise<Account | undefined> {
   switch (subject.type) {
     case 'organization': {
-      const org = deps.db.select().from(organizations).where(eq(organizations.uuid, subject.uuid)).get();
+      const org = await deps.db.select().from(organizations).where(eq(organizations.uuid, subject.uuid)).get();
       if (!org) return undefined;
       const [owner] = await listOrganizationAdmins(deps, org.uuid);
       return { subject, displayName: org.name, email: nonEmpty(owner?.email), activated: org.activated, disabled: org.disabled };
     }
     case 'admin_user': {
-      const user = deps.db.select().from(adminUsers).where(eq(adminUsers.uuid, subject.uuid)).get();
+      const user = await deps.db.select().from(adminUsers).where(eq(adminUsers.uuid, subject.uuid)).get();
       if (!user) return undefined;
       return { subject, displayName: user.name || user.username, email: nonEmpty(user.email), activated: user.activated, disabled: user.disabled };
     }
     case 'app_user': {
-      const user = findEntityByUuid(deps.db, subject.appUuid, subject.uuid);
+      const user = await findEntityByUuid(deps.db, subject.appUuid, subject.uuid);
       if (!user || user.collection !== 'users') return undefined;
       const { properties } = user;
       return {
@@ -59,7 +59,7 @@ export async function findAccount(deps: Deps, subject: Subject): Promise<Account
 }
 
 /** The page a mailed link opens (Usergrid's paths; ids are uuids so renames do not break links). */
-export function linkUrl(deps: Deps, purpose: LinkPurpose, subject: Subject, token: string): string {
+export async function linkUrl(deps: Deps, purpose: LinkPurpose, subject: Subject, token: string): Promise<string> {
   const issuer = issuerOf(deps);
   const query = `?token=${encodeURIComponent(token)}`;
   switch (subject.type) {
@@ -68,34 +68,34 @@ export function linkUrl(deps: Deps, purpose: LinkPurpose, subject: Subject, toke
     case 'admin_user':
       return `${issuer}/management/users/${subject.uuid}/${purpose}${query}`;
     case 'app_user': {
-      const app = deps.db.select().from(applications).where(eq(applications.uuid, subject.appUuid)).get();
+      const app = await deps.db.select().from(applications).where(eq(applications.uuid, subject.appUuid)).get();
       if (!app) throw ApplicationNotFound(`application '${subject.appUuid}' not found`);
       return `${issuer}/${app.orgUuid}/${subject.appUuid}/users/${subject.uuid}/${purpose}${query}`;
     }
   }
 }
 
-export function markActivated(tx: Tx, subject: Subject, now: number): void {
+export async function markActivated(tx: Tx, subject: Subject, now: number): Promise<void> {
   switch (subject.type) {
     case 'organization':
-      tx.update(organizations).set({ activated: true, modified: now }).where(eq(organizations.uuid, subject.uuid)).run();
+      await tx.update(organizations).set({ activated: true, modified: now }).where(eq(organizations.uuid, subject.uuid)).run();
       return;
     case 'admin_user':
-      tx.update(adminUsers).set({ activated: true, modified: now }).where(eq(adminUsers.uuid, subject.uuid)).run();
+      await tx.update(adminUsers).set({ activated: true, modified: now }).where(eq(adminUsers.uuid, subject.uuid)).run();
       return;
     case 'app_user': {
-      const user = findEntityByUuid(tx, subject.appUuid, subject.uuid);
-      if (user) updateEntityIn(tx, user, { activated: true }, now);
+      const user = await findEntityByUuid(tx, subject.appUuid, subject.uuid);
+      if (user) await updateEntityIn(tx, user, { activated: true }, now);
       return;
     }
   }
 }
 
 /** Stores an already hashed password (hashing is slow and happens before the transaction). */
-export function storePasswordHash(tx: Tx, subject: Extract<Subject, { type: 'admin_user' | 'app_user' }>, passwordHash: string, now: number): void {
+export async function storePasswordHash(tx: Tx, subject: Extract<Subject, { type: 'admin_user' | 'app_user' }>, passwordHash: string, now: number): Promise<void> {
   if (subject.type === 'admin_user') {
-    tx.update(adminUsers).set({ passwordHash, modified: now }).where(eq(adminUsers.uuid, subject.uuid)).run();
+    await tx.update(adminUsers).set({ passwordHash, modified: now }).where(eq(adminUsers.uuid, subject.uuid)).run();
   } else {
-    storeAppUserPasswordHash(tx, subject.appUuid, subject.uuid, passwordHash, now);
+    await storeAppUserPasswordHash(tx, subject.appUuid, subject.uuid, passwordHash, now);
   }
 }

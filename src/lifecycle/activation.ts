@@ -25,8 +25,8 @@ async function requireAccount(deps: Deps, subject: Subject): Promise<Account> {
 export async function sendActivationLink(deps: Deps, subject: Subject): Promise<boolean> {
   const account = await requireAccount(deps, subject);
   if (!account.email) return false;
-  const token = deps.db.transaction((tx) => issueLinkToken(tx, deps, 'activate', subject));
-  const link = linkUrl(deps, 'activate', subject, token);
+  const token = await deps.db.transaction(async (tx) => issueLinkToken(tx, deps, 'activate', subject));
+  const link = await linkUrl(deps, 'activate', subject, token);
   void deps.mailer.send(composeMail('activate', { ...account, email: account.email }, { link, ttlSeconds: deps.config.activationTtl }));
   return true;
 }
@@ -41,9 +41,9 @@ export function parseConfirmEmail(value: string | undefined): boolean {
 /** Spends the link and activates the account, in one transaction. */
 export async function activateAccount(deps: Deps, subject: Subject, token: string, confirmEmail: boolean): Promise<Account> {
   const account = await requireAccount(deps, subject);
-  deps.db.transaction((tx) => {
-    redeemLinkToken(tx, deps, 'activate', subject, token);
-    markActivated(tx, subject, deps.now());
+  await deps.db.transaction(async (tx) => {
+    await redeemLinkToken(tx, deps, 'activate', subject, token);
+    await markActivated(tx, subject, deps.now());
   });
   const activated = { ...account, activated: true };
   if (confirmEmail && activated.email) void deps.mailer.send(composeMail('activated', { ...activated, email: activated.email }));
@@ -56,7 +56,7 @@ export async function reactivateAccount(deps: Deps, subject: Subject, context: L
   if (account.disabled) throw Forbidden('this account was disabled by an administrator and cannot be reactivated by mail');
   if (account.activated) throw Conflict('this account is already activated', { fields: { activated: 'already true' } });
   if (!account.email) throw IllegalArgument('this account has no email address to send a link to', { fields: { email: 'missing' } });
-  throttleMail(deps, `reactivate:${subject.uuid}`, context);
+  await throttleMail(deps, `reactivate:${subject.uuid}`, context);
   await sendActivationLink(deps, subject);
   return account;
 }

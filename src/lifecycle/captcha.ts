@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import { createChallenge, verifySolution, extractParams } from 'altcha-lib';
 import type { Payload } from 'altcha-lib/types';
 import { lt } from 'drizzle-orm';
+import { changes } from '../db/changes.js';
 import { captchaSolutions } from '../db/schema.js';
 import type { CaptchaConfig } from '../config.js';
 import type { Deps } from '../deps.js';
@@ -86,15 +87,15 @@ async function verifyAltcha(deps: Deps, response: string): Promise<void> {
     throw CaptchaFailed('the captcha was not solved; solve a new challenge', { fields: { captcha_response: 'not solved' } });
   }
   const now = deps.now();
-  const spent = deps.db.transaction((tx) => {
-    tx.delete(captchaSolutions).where(lt(captchaSolutions.expiresAt, now)).run();
-    return tx
+  const spent = await deps.db.transaction(async (tx) => {
+    await tx.delete(captchaSolutions).where(lt(captchaSolutions.expiresAt, now)).run();
+    return await tx
       .insert(captchaSolutions)
       .values({ signatureHash: createHash('sha256').update(payload.signature).digest('base64url'), expiresAt: expires })
       .onConflictDoNothing()
       .run();
   });
-  if (spent.changes !== 1) throw CaptchaFailed('this captcha solution was already used; solve a new challenge', { fields: { captcha_response: 'already used' } });
+  if (changes(spent) !== 1) throw CaptchaFailed('this captcha solution was already used; solve a new challenge', { fields: { captcha_response: 'already used' } });
 }
 
 async function verifyAtProvider(captcha: Extract<CaptchaConfig, { secret: string }>, answer: CaptchaAnswer): Promise<void> {

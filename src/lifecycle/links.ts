@@ -8,6 +8,7 @@
  * one wins.
  */
 import { and, eq, isNull, lt } from 'drizzle-orm';
+import { changes } from '../db/changes.js';
 import { lifecycleTokens } from '../db/schema.js';
 import type { Deps, Tx } from '../deps.js';
 import { InvalidLink, LinkAlreadyUsed, LinkExpired } from '../errors.js';
@@ -33,16 +34,16 @@ function ttlOf(deps: Deps, purpose: LinkPurpose): number {
 }
 
 /** A new link token; earlier unused links of the same purpose for the account stop working. */
-export function issueLinkToken(tx: Tx, deps: Deps, purpose: LinkPurpose, subject: Subject): string {
+export async function issueLinkToken(tx: Tx, deps: Deps, purpose: LinkPurpose, subject: Subject): Promise<string> {
   const now = deps.now();
   const random = randomToken();
   const token = `${random}.${macOfLink(deps, purpose, subject, random)}`;
   // Expired rows are swept here, so the table holds only links that could still be used.
-  tx.delete(lifecycleTokens).where(lt(lifecycleTokens.expiresAt, now)).run();
-  tx.delete(lifecycleTokens)
+  await tx.delete(lifecycleTokens).where(lt(lifecycleTokens.expiresAt, now)).run();
+  await tx.delete(lifecycleTokens)
     .where(and(eq(lifecycleTokens.subjectUuid, subject.uuid), eq(lifecycleTokens.purpose, purpose), isNull(lifecycleTokens.usedAt)))
     .run();
-  tx.insert(lifecycleTokens)
+  await tx.insert(lifecycleTokens)
     .values({
       tokenHash: hashToken(token),
       purpose,
@@ -58,13 +59,13 @@ export function issueLinkToken(tx: Tx, deps: Deps, purpose: LinkPurpose, subject
 }
 
 /** The stored link of a token that is genuine, meant for this purpose and account, unused and unexpired. */
-export function checkLinkToken(tx: Tx, deps: Deps, purpose: LinkPurpose, subject: Subject, token: string): LinkRow {
+export async function checkLinkToken(tx: Tx, deps: Deps, purpose: LinkPurpose, subject: Subject, token: string): Promise<LinkRow> {
   const dot = token.indexOf('.');
   const random = token.slice(0, dot);
   if (dot <= 0 || !safeEqual(token.slice(dot + 1), macOfLink(deps, purpose, subject, random))) {
     throw InvalidLink('this link is not valid for this account; ask for a new one', { fields: { token: 'not valid' } });
   }
-  const row = tx.select().from(lifecycleTokens).where(eq(lifecycleTokens.tokenHash, hashToken(token))).get();
+  const row = await tx.select().from(lifecycleTokens).where(eq(lifecycleTokens.tokenHash, hashToken(token))).get();
   if (!row || row.expiresAt <= deps.now()) {
     // A genuine token whose row is gone expired and was swept, or was replaced by a newer link.
     throw LinkExpired('this link has expired or was replaced by a newer one; ask for a new one', { fields: { token: 'expired' } });
@@ -74,12 +75,12 @@ export function checkLinkToken(tx: Tx, deps: Deps, purpose: LinkPurpose, subject
 }
 
 /** Checks the token and spends it; throws if another request spent it first. */
-export function redeemLinkToken(tx: Tx, deps: Deps, purpose: LinkPurpose, subject: Subject, token: string): void {
-  const row = checkLinkToken(tx, deps, purpose, subject, token);
-  const spent = tx
+export async function redeemLinkToken(tx: Tx, deps: Deps, purpose: LinkPurpose, subject: Subject, token: string): Promise<void> {
+  const row = await checkLinkToken(tx, deps, purpose, subject, token);
+  const spent = await tx
     .update(lifecycleTokens)
     .set({ usedAt: deps.now() })
     .where(and(eq(lifecycleTokens.tokenHash, row.tokenHash), isNull(lifecycleTokens.usedAt)))
     .run();
-  if (spent.changes !== 1) throw LinkAlreadyUsed('this link was already used; ask for a new one', { fields: { token: 'already used' } });
+  if (changes(spent) !== 1) throw LinkAlreadyUsed('this link was already used; ask for a new one', { fields: { token: 'already used' } });
 }

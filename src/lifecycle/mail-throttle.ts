@@ -22,9 +22,9 @@ function keysOf(target: string, context: LoginContext): ThrottleKey[] {
 }
 
 /** Refuses with 429 and Retry-After while `target` or the client is waiting. */
-export function assertMailNotThrottled(deps: Deps, target: string, context: LoginContext): void {
+export async function assertMailNotThrottled(deps: Deps, target: string, context: LoginContext): Promise<void> {
   try {
-    assertNotThrottled(deps, keysOf(target, context));
+    await assertNotThrottled(deps, keysOf(target, context));
   } catch (error) {
     if (!(error instanceof AppError) || error.status !== 429) throw error;
     const seconds = error.headers['Retry-After'];
@@ -33,12 +33,16 @@ export function assertMailNotThrottled(deps: Deps, target: string, context: Logi
 }
 
 /** Counts one request that may send mail to `target`. */
-export function countMail(deps: Deps, target: string, context: LoginContext): void {
-  recordLoginFailure(deps, keysOf(target, context));
+export async function countMail(deps: Deps, target: string, context: LoginContext): Promise<void> {
+  await recordLoginFailure(deps, keysOf(target, context));
 }
 
 /** Refuses while waiting, otherwise counts this request. */
-export function throttleMail(deps: Deps, target: string, context: LoginContext): void {
-  assertMailNotThrottled(deps, target, context);
-  countMail(deps, target, context);
+export async function throttleMail(deps: Deps, target: string, context: LoginContext): Promise<void> {
+  // Check and count in one transaction: requests arriving together cannot all pass the check
+  // before any of them is counted.
+  await deps.db.transaction(async () => {
+    await assertMailNotThrottled(deps, target, context);
+    await countMail(deps, target, context);
+  });
 }

@@ -30,26 +30,26 @@ function realmKey(realm: Realm): string {
   return realm.type === 'admin' ? 'admin' : realm.appUuid;
 }
 
-function findSubjectByEmail(deps: Deps, realm: Realm, email: string): UserSubject | undefined {
+async function findSubjectByEmail(deps: Deps, realm: Realm, email: string): Promise<UserSubject | undefined> {
   if (realm.type === 'admin') {
-    const user = findAdminUserIn(deps.db, email, 'username-email-uuid');
+    const user = await findAdminUserIn(deps.db, email, 'username-email-uuid');
     return user && { type: 'admin_user', uuid: user.uuid };
   }
-  const uuid = findUserUuidByLogin(deps.db, realm.appUuid, email);
+  const uuid = await findUserUuidByLogin(deps.db, realm.appUuid, email);
   return uuid === undefined ? undefined : { type: 'app_user', uuid, appUuid: realm.appUuid };
 }
 
 /** ResetPWMsg: answers nothing either way; a reset mail goes out only to an existing, enabled account. */
 export async function requestPasswordReset(deps: Deps, realm: Realm, email: string, captcha: CaptchaAnswer, context: LoginContext): Promise<void> {
   const target = `resetpw:${realmKey(realm)}:${email}`;
-  assertMailNotThrottled(deps, target, context);
+  await assertMailNotThrottled(deps, target, context);
   await verifyCaptcha(deps, captcha);
-  countMail(deps, target, context);
-  const subject = findSubjectByEmail(deps, realm, email);
+  await countMail(deps, target, context);
+  const subject = await findSubjectByEmail(deps, realm, email);
   const account = subject && (await findAccount(deps, subject));
   if (!subject || !account?.email || account.disabled) return;
-  const token = deps.db.transaction((tx) => issueLinkToken(tx, deps, 'resetpw', subject));
-  const link = linkUrl(deps, 'resetpw', subject, token);
+  const token = await deps.db.transaction(async (tx) => issueLinkToken(tx, deps, 'resetpw', subject));
+  const link = await linkUrl(deps, 'resetpw', subject, token);
   void deps.mailer.send(composeMail('resetpw', { ...account, email: account.email }, { link, ttlSeconds: deps.config.resetTtl }));
 }
 
@@ -62,21 +62,21 @@ async function requireAccount(deps: Deps, subject: UserSubject): Promise<Account
 /** The account a reset link is for, when the link can still be used (the form is shown only then). */
 export async function checkResetLink(deps: Deps, subject: UserSubject, token: string): Promise<Account> {
   const account = await requireAccount(deps, subject);
-  checkLinkToken(deps.db, deps, 'resetpw', subject, token);
+  await checkLinkToken(deps.db, deps, 'resetpw', subject, token);
   return account;
 }
 
 /** Sets the new password once, then ends every session and grant of the account. */
 export async function completePasswordReset(deps: Deps, subject: UserSubject, token: string, newPassword: string): Promise<Account> {
   const account = await requireAccount(deps, subject);
-  checkLinkToken(deps.db, deps, 'resetpw', subject, token);
+  await checkLinkToken(deps.db, deps, 'resetpw', subject, token);
   // Hash before the transaction (slow); the transaction re-checks and spends the link.
   const passwordHash = await hashPassword(newPassword);
-  deps.db.transaction((tx) => {
-    redeemLinkToken(tx, deps, 'resetpw', subject, token);
-    storePasswordHash(tx, subject, passwordHash, deps.now());
+  await deps.db.transaction(async (tx) => {
+    await redeemLinkToken(tx, deps, 'resetpw', subject, token);
+    await storePasswordHash(tx, subject, passwordHash, deps.now());
   });
-  const ended = endAllSignIns(deps, subject.uuid);
+  const ended = await endAllSignIns(deps, subject.uuid);
   deps.logger.info({ subject: subject.uuid, type: subject.type, ...ended }, 'password reset by mail; sessions and grants ended');
   if (account.email) void deps.mailer.send(composeMail('password_changed', { ...account, email: account.email }));
   return account;

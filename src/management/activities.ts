@@ -20,12 +20,12 @@ export interface ActivityInput {
   objectName: string;
 }
 
-export function recordActivity(tx: Tx, now: number, input: ActivityInput): void {
-  tx.insert(managementActivities).values({ uuid: newUuid(), created: now, ...input }).run();
+export async function recordActivity(tx: Tx, now: number, input: ActivityInput): Promise<void> {
+  await tx.insert(managementActivities).values({ uuid: newUuid(), created: now, ...input }).run();
 }
 
 export async function listOrganizationFeed(deps: Deps, orgUuid: string, limit: number): Promise<ManagementActivity[]> {
-  return deps.db
+  return await deps.db
     .select()
     .from(managementActivities)
     .where(eq(managementActivities.orgUuid, orgUuid))
@@ -38,7 +38,7 @@ export async function listOrganizationFeed(deps: Deps, orgUuid: string, limit: n
 export async function listUserFeed(deps: Deps, userUuid: string, orgUuids: string[], limit: number): Promise<ManagementActivity[]> {
   const conditions = [eq(managementActivities.actorUuid, userUuid), eq(managementActivities.objectUuid, userUuid)];
   if (orgUuids.length > 0) conditions.push(inArray(managementActivities.orgUuid, orgUuids));
-  return deps.db
+  return await deps.db
     .select()
     .from(managementActivities)
     .where(or(...conditions))

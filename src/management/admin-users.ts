@@ -17,22 +17,22 @@ export type AdminUser = typeof adminUsers.$inferSelect;
 export type AdminLookup = 'any' | 'username-email-uuid';
 
 export async function findAdminUser(deps: Deps, id: string, lookup: AdminLookup = 'any'): Promise<AdminUser> {
-  const user = findAdminUserIn(deps.db, id, lookup);
+  const user = await findAdminUserIn(deps.db, id, lookup);
   if (!user) throw UserNotFound(`admin user '${id}' not found`);
   return user;
 }
 
-export function findAdminUserIn(tx: Tx, id: string, lookup: AdminLookup = 'any'): AdminUser | undefined {
-  if (isUuid(id)) return tx.select().from(adminUsers).where(eq(adminUsers.uuid, id.toLowerCase())).get();
+export async function findAdminUserIn(tx: Tx, id: string, lookup: AdminLookup = 'any'): Promise<AdminUser | undefined> {
+  if (isUuid(id)) return await tx.select().from(adminUsers).where(eq(adminUsers.uuid, id.toLowerCase())).get();
   const key = id.toLowerCase();
-  const byKey = tx
+  const byKey = await tx
     .select()
     .from(adminUsers)
     .where(id.includes('@') ? eq(adminUsers.emailKey, key) : eq(adminUsers.usernameKey, key))
     .get();
   if (byKey || lookup !== 'any') return byKey;
   // Real names are not unique; the oldest account with that name answers, as Usergrid's index did.
-  return tx
+  return await tx
     .select()
     .from(adminUsers)
     .where(sql`lower(${adminUsers.name}) = ${key}`)
@@ -40,28 +40,28 @@ export function findAdminUserIn(tx: Tx, id: string, lookup: AdminLookup = 'any')
     .get();
 }
 
-export function assertAdminUnique(tx: Tx, fields: { username?: string; email?: string | null }, exceptUuid?: string): void {
+export async function assertAdminUnique(tx: Tx, fields: { username?: string; email?: string | null }, exceptUuid?: string): Promise<void> {
   if (fields.username !== undefined) {
-    const other = tx.select().from(adminUsers).where(eq(adminUsers.usernameKey, fields.username.toLowerCase())).get();
+    const other = await tx.select().from(adminUsers).where(eq(adminUsers.usernameKey, fields.username.toLowerCase())).get();
     if (other && other.uuid !== exceptUuid) {
       throw DuplicateUniqueProperty(`username '${fields.username}' is already taken`, { fields: { username: 'already taken' } });
     }
   }
   if (fields.email) {
-    const other = tx.select().from(adminUsers).where(eq(adminUsers.emailKey, fields.email.toLowerCase())).get();
+    const other = await tx.select().from(adminUsers).where(eq(adminUsers.emailKey, fields.email.toLowerCase())).get();
     if (other && other.uuid !== exceptUuid) {
       throw DuplicateUniqueProperty(`email '${fields.email}' is already taken`, { fields: { email: 'already taken' } });
     }
   }
 }
 
-/** Inserts an admin user; the password is hashed by the caller so the transaction stays synchronous. */
-export function insertAdminUser(
+/** Inserts an admin user; the password is hashed by the caller so the transaction stays short. */
+export async function insertAdminUser(
   tx: Tx,
   now: number,
   input: { username: string; email?: string | null; name?: string; passwordHash: string | null; sysadmin?: boolean; activated?: boolean },
-): AdminUser {
-  assertAdminUnique(tx, input);
+): Promise<AdminUser> {
+  await assertAdminUnique(tx, input);
   const row: AdminUser = {
     uuid: newUuid(),
     username: input.username,
@@ -77,7 +77,7 @@ export function insertAdminUser(
     created: now,
     modified: now,
   };
-  tx.insert(adminUsers).values(row).run();
+  await tx.insert(adminUsers).values(row).run();
   return row;
 }
 
@@ -85,12 +85,12 @@ export async function createAdminUser(deps: Deps, input: CreateAdminUser): Promi
   const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
   // Signing up starts not activated under --require-activation: the mailed link activates it.
   const activated = !deps.config.requireActivation;
-  return deps.db.transaction((tx) => insertAdminUser(tx, deps.now(), { ...input, passwordHash, activated }));
+  return await deps.db.transaction(async (tx) => insertAdminUser(tx, deps.now(), { ...input, passwordHash, activated }));
 }
 
 export async function updateAdminUser(deps: Deps, user: AdminUser, update: AdminUserUpdate): Promise<AdminUser> {
-  return deps.db.transaction((tx) => {
-    assertAdminUnique(tx, update, user.uuid);
+  return await deps.db.transaction(async (tx) => {
+    await assertAdminUnique(tx, update, user.uuid);
     const { username, email, name, ...profile } = update;
     const changes = {
       ...(username !== undefined && { username, usernameKey: username.toLowerCase() }),
@@ -99,8 +99,8 @@ export async function updateAdminUser(deps: Deps, user: AdminUser, update: Admin
       properties: { ...user.properties, ...profile },
       modified: deps.now(),
     };
-    tx.update(adminUsers).set(changes).where(eq(adminUsers.uuid, user.uuid)).run();
-    return tx.select().from(adminUsers).where(eq(adminUsers.uuid, user.uuid)).get()!;
+    await tx.update(adminUsers).set(changes).where(eq(adminUsers.uuid, user.uuid)).run();
+    return (await tx.select().from(adminUsers).where(eq(adminUsers.uuid, user.uuid)).get())!;
   });
 }
 
@@ -114,40 +114,40 @@ export async function changeAdminPassword(deps: Deps, user: AdminUser, current: 
 
 export async function setAdminPassword(deps: Deps, user: AdminUser, next: string): Promise<void> {
   const passwordHash = await hashPassword(next);
-  deps.db.update(adminUsers).set({ passwordHash, modified: deps.now() }).where(eq(adminUsers.uuid, user.uuid)).run();
+  await deps.db.update(adminUsers).set({ passwordHash, modified: deps.now() }).where(eq(adminUsers.uuid, user.uuid)).run();
 }
 
 export async function listOrganizationAdmins(deps: Deps, orgUuid: string): Promise<AdminUser[]> {
-  return deps.db
+  return (await deps.db
     .select({ user: adminUsers })
     .from(orgAdmins)
     .innerJoin(adminUsers, eq(orgAdmins.userUuid, adminUsers.uuid))
     .where(eq(orgAdmins.orgUuid, orgUuid))
     .orderBy(asc(orgAdmins.created), asc(adminUsers.uuid))
-    .all()
+    .all())
     .map((row) => row.user);
 }
 
 export async function listAdminOrganizations(deps: Deps, userUuid: string) {
-  return deps.db
+  return (await deps.db
     .select({ org: organizations })
     .from(orgAdmins)
     .innerJoin(organizations, eq(orgAdmins.orgUuid, organizations.uuid))
     .where(eq(orgAdmins.userUuid, userUuid))
     .orderBy(asc(orgAdmins.created))
-    .all()
+    .all())
     .map((row) => row.org);
 }
 
-export function addAdminToOrganizationIn(tx: Tx, now: number, orgUuid: string, user: AdminUser, actorUuid: string | null): boolean {
-  const existing = tx
+export async function addAdminToOrganizationIn(tx: Tx, now: number, orgUuid: string, user: AdminUser, actorUuid: string | null): Promise<boolean> {
+  const existing = await tx
     .select()
     .from(orgAdmins)
     .where(and(eq(orgAdmins.orgUuid, orgUuid), eq(orgAdmins.userUuid, user.uuid)))
     .get();
   if (existing) return false;
-  tx.insert(orgAdmins).values({ orgUuid, userUuid: user.uuid, created: now }).run();
-  recordActivity(tx, now, {
+  await tx.insert(orgAdmins).values({ orgUuid, userUuid: user.uuid, created: now }).run();
+  await recordActivity(tx, now, {
     orgUuid,
     actorUuid,
     verb: 'add',
@@ -161,21 +161,21 @@ export function addAdminToOrganizationIn(tx: Tx, now: number, orgUuid: string, u
 }
 
 export async function addAdminToOrganization(deps: Deps, orgUuid: string, user: AdminUser, actorUuid: string | null): Promise<void> {
-  deps.db.transaction((tx) => addAdminToOrganizationIn(tx, deps.now(), orgUuid, user, actorUuid));
+  await deps.db.transaction(async (tx) => addAdminToOrganizationIn(tx, deps.now(), orgUuid, user, actorUuid));
 }
 
 /** Removes an admin from an organization; the last admin stays, so no organization is orphaned. */
 export async function removeAdminFromOrganization(deps: Deps, orgUuid: string, user: AdminUser, actorUuid: string | null): Promise<void> {
-  deps.db.transaction((tx) => {
-    const members = tx.select({ userUuid: orgAdmins.userUuid }).from(orgAdmins).where(eq(orgAdmins.orgUuid, orgUuid)).all();
+  await deps.db.transaction(async (tx) => {
+    const members = await tx.select({ userUuid: orgAdmins.userUuid }).from(orgAdmins).where(eq(orgAdmins.orgUuid, orgUuid)).all();
     if (!members.some((m) => m.userUuid === user.uuid)) {
       throw UserNotFound(`'${user.username}' is not an administrator of this organization`);
     }
     if (members.length === 1) {
       throw BadRequest('an organization must keep at least one administrator', { fields: { userId: 'last administrator' } });
     }
-    tx.delete(orgAdmins).where(and(eq(orgAdmins.orgUuid, orgUuid), eq(orgAdmins.userUuid, user.uuid))).run();
-    recordActivity(tx, deps.now(), {
+    await tx.delete(orgAdmins).where(and(eq(orgAdmins.orgUuid, orgUuid), eq(orgAdmins.userUuid, user.uuid))).run();
+    await recordActivity(tx, deps.now(), {
       orgUuid,
       actorUuid,
       verb: 'remove',
@@ -190,16 +190,16 @@ export async function removeAdminFromOrganization(deps: Deps, orgUuid: string, u
 
 export async function findAdminsByUuids(deps: Deps, uuids: string[]): Promise<AdminUser[]> {
   if (uuids.length === 0) return [];
-  return deps.db.select().from(adminUsers).where(inArray(adminUsers.uuid, uuids)).all();
+  return await deps.db.select().from(adminUsers).where(inArray(adminUsers.uuid, uuids)).all();
 }
 
 /** --superuser USER:PASSWORD: creates or updates the sysadmin at every start. */
 export async function ensureSuperuser(deps: Deps, username: string, password: string): Promise<AdminUser> {
   const passwordHash = await hashPassword(password);
-  return deps.db.transaction((tx) => {
-    const existing = findAdminUserIn(tx, username, 'username-email-uuid');
-    if (!existing) return insertAdminUser(tx, deps.now(), { username, passwordHash, sysadmin: true, name: username });
-    tx.update(adminUsers).set({ passwordHash, sysadmin: true, modified: deps.now() }).where(eq(adminUsers.uuid, existing.uuid)).run();
+  return await deps.db.transaction(async (tx) => {
+    const existing = await findAdminUserIn(tx, username, 'username-email-uuid');
+    if (!existing) return await insertAdminUser(tx, deps.now(), { username, passwordHash, sysadmin: true, name: username });
+    await tx.update(adminUsers).set({ passwordHash, sysadmin: true, modified: deps.now() }).where(eq(adminUsers.uuid, existing.uuid)).run();
     return { ...existing, passwordHash, sysadmin: true };
   });
 }

@@ -21,30 +21,30 @@ const applicationBy = preparedFor((db) => ({
   name: db.select().from(applications).where(and(eq(applications.orgUuid, sql.placeholder('org')), eq(applications.nameKey, sql.placeholder('key')))).prepare(),
 }));
 
-export function findApplicationIn(tx: Tx, org: Organization, id: string): Application | undefined {
+export async function findApplicationIn(tx: Tx, org: Organization, id: string): Promise<Application | undefined> {
   const by = applicationBy(tx);
-  return (isUuid(id) ? by.uuid : by.name).get({ org: org.uuid, key: id.toLowerCase() });
+  return await (isUuid(id) ? by.uuid : by.name).get({ org: org.uuid, key: id.toLowerCase() });
 }
 
 export async function findApplication(deps: Deps, org: Organization, id: string): Promise<Application> {
-  const app = findApplicationIn(deps.db, org, id);
+  const app = await findApplicationIn(deps.db, org, id);
   if (!app) throw ApplicationNotFound(`application '${id}' not found in organization '${org.name}'`);
   return app;
 }
 
 export async function listApplications(deps: Deps, org: Organization): Promise<Application[]> {
-  return deps.db.select().from(applications).where(eq(applications.orgUuid, org.uuid)).orderBy(asc(applications.created)).all();
+  return await deps.db.select().from(applications).where(eq(applications.orgUuid, org.uuid)).orderBy(asc(applications.created)).all();
 }
 
-export function insertApplication(tx: Tx, now: number, org: Organization, name: string, actorUuid: string | null): Application {
-  if (findApplicationIn(tx, org, name)) {
+export async function insertApplication(tx: Tx, now: number, org: Organization, name: string, actorUuid: string | null): Promise<Application> {
+  if (await findApplicationIn(tx, org, name)) {
     throw DuplicateUniqueProperty(`application '${name}' already exists in organization '${org.name}'`, { fields: { name: 'already taken' } });
   }
   const app: Application = { uuid: newUuid(), orgUuid: org.uuid, name, nameKey: name.toLowerCase(), properties: {}, created: now, modified: now };
-  tx.insert(applications).values(app).run();
-  insertCredential(tx, now, 'application', app.uuid);
+  await tx.insert(applications).values(app).run();
+  await insertCredential(tx, now, 'application', app.uuid);
   for (const role of DEFAULT_ROLES) {
-    insertEntity(tx, {
+    await insertEntity(tx, {
       appUuid: app.uuid,
       collection: 'roles',
       type: 'role',
@@ -53,7 +53,7 @@ export function insertApplication(tx: Tx, now: number, org: Organization, name: 
       now,
     });
   }
-  recordActivity(tx, now, {
+  await recordActivity(tx, now, {
     orgUuid: org.uuid,
     actorUuid,
     verb: 'create',
@@ -67,15 +67,15 @@ export function insertApplication(tx: Tx, now: number, org: Organization, name: 
 }
 
 export async function createApplication(deps: Deps, org: Organization, name: string, actorUuid: string | null): Promise<Application> {
-  return deps.db.transaction((tx) => insertApplication(tx, deps.now(), org, name, actorUuid));
+  return await deps.db.transaction(async (tx) => insertApplication(tx, deps.now(), org, name, actorUuid));
 }
 
 /** Deletes the application with all its data (entities and connections cascade). */
 export async function deleteApplication(deps: Deps, org: Organization, app: Application, actorUuid: string | null): Promise<void> {
-  deps.db.transaction((tx) => {
-    deleteCredentialIn(tx, 'application', app.uuid);
-    tx.delete(applications).where(eq(applications.uuid, app.uuid)).run();
-    recordActivity(tx, deps.now(), {
+  await deps.db.transaction(async (tx) => {
+    await deleteCredentialIn(tx, 'application', app.uuid);
+    await tx.delete(applications).where(eq(applications.uuid, app.uuid)).run();
+    await recordActivity(tx, deps.now(), {
       orgUuid: org.uuid,
       actorUuid,
       verb: 'delete',
@@ -89,10 +89,10 @@ export async function deleteApplication(deps: Deps, org: Organization, app: Appl
 }
 
 export async function regenerateApplicationCredential(deps: Deps, org: Organization, app: Application, actorUuid: string | null): Promise<Credential> {
-  return deps.db.transaction((tx) => {
+  return await deps.db.transaction(async (tx) => {
     const now = deps.now();
-    const credential = regenerateCredentialIn(tx, now, 'application', app.uuid);
-    recordActivity(tx, now, {
+    const credential = await regenerateCredentialIn(tx, now, 'application', app.uuid);
+    await recordActivity(tx, now, {
       orgUuid: org.uuid,
       actorUuid,
       verb: 'regenerate',

@@ -22,7 +22,7 @@ function newSecret(ownerType: OwnerType): string {
   return PREFIX[ownerType] + randomBytes(32).toString('base64url');
 }
 
-export function insertCredential(tx: Tx, now: number, ownerType: OwnerType, ownerUuid: string): Credential {
+export async function insertCredential(tx: Tx, now: number, ownerType: OwnerType, ownerUuid: string): Promise<Credential> {
   const row: Credential = {
     clientId: newClientId(ownerType, ownerUuid),
     ownerType,
@@ -30,31 +30,35 @@ export function insertCredential(tx: Tx, now: number, ownerType: OwnerType, owne
     clientSecret: newSecret(ownerType),
     created: now,
   };
-  tx.insert(credentials).values(row).run();
+  await tx.insert(credentials).values(row).run();
   return row;
 }
 
-export async function getCredential(deps: Deps, ownerType: OwnerType, ownerUuid: string): Promise<Credential> {
-  const row = deps.db
+async function findCredentialIn(tx: Tx, ownerType: OwnerType, ownerUuid: string): Promise<Credential | undefined> {
+  return await tx
     .select()
     .from(credentials)
     .where(and(eq(credentials.ownerType, ownerType), eq(credentials.ownerUuid, ownerUuid)))
     .get();
-  return row ?? deps.db.transaction((tx) => insertCredential(tx, deps.now(), ownerType, ownerUuid));
 }
 
-export function regenerateCredentialIn(tx: Tx, now: number, ownerType: OwnerType, ownerUuid: string): Credential {
-  const existing = tx
-    .select()
-    .from(credentials)
-    .where(and(eq(credentials.ownerType, ownerType), eq(credentials.ownerUuid, ownerUuid)))
-    .get();
-  if (!existing) return insertCredential(tx, now, ownerType, ownerUuid);
+export async function getCredential(deps: Deps, ownerType: OwnerType, ownerUuid: string): Promise<Credential> {
+  const row = await findCredentialIn(deps.db, ownerType, ownerUuid);
+  // Looked for again inside the transaction: two first requests at once insert it only once.
+  return (
+    row ??
+    (await deps.db.transaction(async (tx) => (await findCredentialIn(tx, ownerType, ownerUuid)) ?? (await insertCredential(tx, deps.now(), ownerType, ownerUuid))))
+  );
+}
+
+export async function regenerateCredentialIn(tx: Tx, now: number, ownerType: OwnerType, ownerUuid: string): Promise<Credential> {
+  const existing = await findCredentialIn(tx, ownerType, ownerUuid);
+  if (!existing) return await insertCredential(tx, now, ownerType, ownerUuid);
   const clientSecret = newSecret(ownerType);
-  tx.update(credentials).set({ clientSecret, created: now }).where(eq(credentials.clientId, existing.clientId)).run();
+  await tx.update(credentials).set({ clientSecret, created: now }).where(eq(credentials.clientId, existing.clientId)).run();
   return { ...existing, clientSecret, created: now };
 }
 
-export function deleteCredentialIn(tx: Tx, ownerType: OwnerType, ownerUuid: string): void {
-  tx.delete(credentials).where(and(eq(credentials.ownerType, ownerType), eq(credentials.ownerUuid, ownerUuid))).run();
+export async function deleteCredentialIn(tx: Tx, ownerType: OwnerType, ownerUuid: string): Promise<void> {
+  await tx.delete(credentials).where(and(eq(credentials.ownerType, ownerType), eq(credentials.ownerUuid, ownerUuid))).run();
 }

@@ -21,19 +21,19 @@ const organizationBy = preparedFor((db) => ({
   name: db.select().from(organizations).where(eq(organizations.nameKey, sql.placeholder('key'))).prepare(),
 }));
 
-export function findOrganizationIn(tx: Tx, id: string): Organization | undefined {
+export async function findOrganizationIn(tx: Tx, id: string): Promise<Organization | undefined> {
   const by = organizationBy(tx);
-  return (isUuid(id) ? by.uuid : by.name).get({ key: id.toLowerCase() });
+  return await (isUuid(id) ? by.uuid : by.name).get({ key: id.toLowerCase() });
 }
 
 export async function findOrganization(deps: Deps, id: string): Promise<Organization> {
-  const org = findOrganizationIn(deps.db, id);
+  const org = await findOrganizationIn(deps.db, id);
   if (!org) throw OrganizationNotFound(`organization '${id}' not found`);
   return org;
 }
 
-export function insertOrganization(tx: Tx, now: number, name: string, owner: AdminUser, activated = true): Organization {
-  if (findOrganizationIn(tx, name)) {
+export async function insertOrganization(tx: Tx, now: number, name: string, owner: AdminUser, activated = true): Promise<Organization> {
+  if (await findOrganizationIn(tx, name)) {
     throw DuplicateUniqueProperty(`organization '${name}' already exists`, { fields: { organization: 'already taken' } });
   }
   const org: Organization = {
@@ -46,9 +46,9 @@ export function insertOrganization(tx: Tx, now: number, name: string, owner: Adm
     created: now,
     modified: now,
   };
-  tx.insert(organizations).values(org).run();
-  insertCredential(tx, now, 'organization', org.uuid);
-  recordActivity(tx, now, {
+  await tx.insert(organizations).values(org).run();
+  await insertCredential(tx, now, 'organization', org.uuid);
+  await recordActivity(tx, now, {
     orgUuid: org.uuid,
     actorUuid: owner.uuid,
     verb: 'create',
@@ -58,31 +58,31 @@ export function insertOrganization(tx: Tx, now: number, name: string, owner: Adm
     objectUuid: org.uuid,
     objectName: name,
   });
-  addAdminToOrganizationIn(tx, now, org.uuid, owner, owner.uuid);
+  await addAdminToOrganizationIn(tx, now, org.uuid, owner, owner.uuid);
   return org;
 }
 
 /** CreateOrg: the organization and its first admin user, in one transaction. */
 export async function createOrganization(deps: Deps, input: CreateOrg): Promise<{ organization: Organization; owner: AdminUser }> {
   const passwordHash = await hashPassword(input.password);
-  return deps.db.transaction((tx) => {
+  return await deps.db.transaction(async (tx) => {
     const now = deps.now();
-    if (findOrganizationIn(tx, input.organization)) {
+    if (await findOrganizationIn(tx, input.organization)) {
       throw DuplicateUniqueProperty(`organization '${input.organization}' already exists`, { fields: { organization: 'already taken' } });
     }
     // Under --require-activation both start not activated; each is activated by its mailed link.
     const activated = !deps.config.requireActivation;
-    const owner = insertAdminUser(tx, now, { username: input.username, email: input.email, name: input.name, passwordHash, activated });
-    const organization = insertOrganization(tx, now, input.organization, owner, activated);
+    const owner = await insertAdminUser(tx, now, { username: input.username, email: input.email, name: input.name, passwordHash, activated });
+    const organization = await insertOrganization(tx, now, input.organization, owner, activated);
     return { organization, owner };
   });
 }
 
 export async function regenerateOrganizationCredential(deps: Deps, org: Organization, actorUuid: string | null): Promise<Credential> {
-  return deps.db.transaction((tx) => {
+  return await deps.db.transaction(async (tx) => {
     const now = deps.now();
-    const credential = regenerateCredentialIn(tx, now, 'organization', org.uuid);
-    recordActivity(tx, now, {
+    const credential = await regenerateCredentialIn(tx, now, 'organization', org.uuid);
+    await recordActivity(tx, now, {
       orgUuid: org.uuid,
       actorUuid,
       verb: 'regenerate',

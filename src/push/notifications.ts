@@ -9,11 +9,13 @@
  *   CREATED | SCHEDULED ─ PUT {canceled: true} ─→ CANCELED
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
+import { changes } from '../db/changes.js';
 import { entities, pushDeliveries } from '../db/schema.js';
 import { Forbidden, IllegalArgument, RequiredProperty } from '../errors.js';
 import type { Deps, Tx } from '../deps.js';
 import { deleteEntitiesIn, insertEntityFromBody, requireEntity, type CollectionRef, type EntityRow } from '../data/entities.js';
-import { findNotifier, tokenPath } from './notifiers.js';
+import { findNotifier, tokenPath, tokenProperty } from './notifiers.js';
+import { dialectOf } from '../db/open.js';
 import { targetDevices, type NotificationTarget } from './targets.js';
 
 export const NOTIFICATIONS: CollectionRef = { name: 'notifications', type: 'notification' };
@@ -42,21 +44,24 @@ interface Payload {
   readonly message: unknown;
 }
 
-function payloadsOf(tx: Tx, appUuid: string, body: Record<string, unknown>): Payload[] {
+async function payloadsOf(tx: Tx, appUuid: string, body: Record<string, unknown>): Promise<Payload[]> {
   const payloads = body.payloads;
   if (payloads === undefined || payloads === null) throw RequiredProperty('payloads is required: {notifierName: message}', { fields: { payloads: 'required' } });
   if (typeof payloads !== 'object' || Array.isArray(payloads)) throw IllegalArgument('payloads must be an object: {notifierName: message}', { fields: { payloads: 'must be an object' } });
   const entries = Object.entries(payloads as Record<string, unknown>);
   if (entries.length === 0) throw IllegalArgument('payloads names no notifier', { fields: { payloads: 'must name at least one notifier' } });
-  return entries.map(([name, message]) => {
-    const notifier = findNotifier(tx, appUuid, name);
+  // One after another: the lookups run inside the caller's transaction.
+  const found: Payload[] = [];
+  for (const [name, message] of entries) {
+    const notifier = await findNotifier(tx, appUuid, name);
     if (notifier === undefined) throw IllegalArgument(`notifier '${name}' not found`, { fields: { payloads: `notifier '${name}' not found` } });
     const isObject = typeof message === 'object' && message !== null && !Array.isArray(message);
     if (typeof message !== 'string' && !isObject) {
       throw IllegalArgument(`the payload for '${name}' must be a text or an object`, { fields: { [`payloads.${name}`]: 'must be a text or an object' } });
     }
-    return { notifier, message };
-  });
+    found.push({ notifier, message });
+  }
+  return found;
 }
 
 /**
@@ -68,28 +73,35 @@ export async function createNotification(deps: Deps, appUuid: string, target: No
     throw IllegalArgument('the request body must be a JSON object with payloads', { fields: { body: 'must be a JSON object' } });
   }
   const input = body as Record<string, unknown>;
-  return deps.db.transaction((tx) => {
+  return await deps.db.transaction(async (tx) => {
     const now = deps.now();
-    const payloads = payloadsOf(tx, appUuid, input);
+    const payloads = await payloadsOf(tx, appUuid, input);
     const deliver = timeOf(input, 'deliver');
     const expire = timeOf(input, 'expire');
     if (deliver !== undefined && deliver < now) throw IllegalArgument('deliver is in the past', { fields: { deliver: 'must be in the future' } });
     if (expire !== undefined && expire <= (deliver ?? now)) {
       throw IllegalArgument(deliver === undefined ? 'expire is in the past' : 'expire is not after deliver', { fields: { expire: 'must be after deliver and now' } });
     }
-    const devices = targetDevices(tx, appUuid, target);
+    const devices = await targetDevices(tx, appUuid, target);
     const extra = Object.fromEntries(Object.entries(input).filter(([key]) => !SERVER_PROPERTIES.has(key)));
-    const notification = insertEntityFromBody(tx, appUuid, NOTIFICATIONS, { ...extra, state: 'CREATED' }, now);
+    const notification = await insertEntityFromBody(tx, appUuid, NOTIFICATIONS, { ...extra, state: 'CREATED' }, now);
     const dueAt = deliver ?? now;
     // One INSERT … SELECT per notifier: a delivery for each target device that has a token (a
     // non-empty text) for it, the token copied in, without a row passing through JavaScript.
     let queued = 0;
+    const postgres = dialectOf(tx) === 'postgres';
     for (const { notifier } of payloads) {
+      const property = tokenProperty(notifier.name ?? '');
       const path = tokenPath(notifier.name ?? '');
-      queued += tx.run(sql`insert into ${pushDeliveries} (app_uuid, notification_uuid, device_uuid, notifier_uuid, provider, token, state, due_at, expire_at)
-        select ${appUuid}, ${notification.uuid}, device.uuid, ${notifier.uuid}, ${String(notifier.properties.provider)}, json_extract(device.properties, ${path}), 'queued', ${dueAt}, ${expire ?? null}
+      const [token, isText] = postgres
+        ? [sql`device.properties ->> ${property}::text`, sql`jsonb_typeof(device.properties -> ${property}::text) = 'string'`]
+        : [sql`json_extract(device.properties, ${path})`, sql`json_type(device.properties, ${path}) = 'text'`];
+      // PostgreSQL types the parameters of a SELECT list by their values, not by the columns.
+      const [due, expireAt] = postgres ? [sql`${dueAt}::bigint`, sql`${expire ?? null}::bigint`] : [sql`${dueAt}`, sql`${expire ?? null}`];
+      queued += changes(await tx.run(sql`insert into ${pushDeliveries} (app_uuid, notification_uuid, device_uuid, notifier_uuid, provider, token, state, due_at, expire_at)
+        select ${appUuid}, ${notification.uuid}, device.uuid, ${notifier.uuid}, ${String(notifier.properties.provider)}, ${token}, 'queued', ${due}, ${expireAt}
         from (${devices}) as device
-        where json_type(device.properties, ${path}) = 'text' and json_extract(device.properties, ${path}) <> ''`).changes;
+        where ${isText} and ${token} <> ''`));
     }
     const state: NotificationState = queued === 0 ? 'FINISHED' : deliver !== undefined && deliver > now ? 'SCHEDULED' : 'CREATED';
     const properties = {
@@ -100,13 +112,13 @@ export async function createNotification(deps: Deps, appUuid: string, target: No
       statistics: { sent: 0, errors: 0 },
       ...(state === 'FINISHED' && { started: now, finished: now }),
     };
-    tx.update(entities).set({ properties }).where(eq(entities.uuid, notification.uuid)).run();
+    await tx.update(entities).set({ properties }).where(eq(entities.uuid, notification.uuid)).run();
     return { ...notification, properties };
   });
 }
 
-export function requireNotification(tx: Tx, appUuid: string, id: string): EntityRow {
-  return requireEntity(tx, appUuid, NOTIFICATIONS.name, id);
+export async function requireNotification(tx: Tx, appUuid: string, id: string): Promise<EntityRow> {
+  return await requireEntity(tx, appUuid, NOTIFICATIONS.name, id);
 }
 
 function stateOf(row: EntityRow): NotificationState {
@@ -121,27 +133,27 @@ export async function cancelNotification(deps: Deps, appUuid: string, id: string
   const canceled = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).canceled : undefined;
   if (canceled === undefined) throw RequiredProperty('canceled is required: {"canceled": true}', { fields: { canceled: 'required' } });
   if (canceled !== true) throw IllegalArgument('canceled can only be set to true', { fields: { canceled: 'must be true' } });
-  return deps.db.transaction((tx) => {
-    const row = requireNotification(tx, appUuid, id);
+  return await deps.db.transaction(async (tx) => {
+    const row = await requireNotification(tx, appUuid, id);
     const state = stateOf(row);
     if (state === 'CANCELED') return row;
     if (!UNSENT_STATES.includes(state)) throw Forbidden(`notification ${row.uuid} is ${state}: only an unsent notification can be canceled`);
     const now = deps.now();
-    tx.update(pushDeliveries)
+    await tx.update(pushDeliveries)
       .set({ state: 'canceled', finished: now })
       .where(and(eq(pushDeliveries.notificationUuid, row.uuid), eq(pushDeliveries.state, 'queued')))
       .run();
     const properties = { ...row.properties, state: 'CANCELED', canceled: true, finished: now };
-    tx.update(entities).set({ properties, modified: now }).where(eq(entities.uuid, row.uuid)).run();
+    await tx.update(entities).set({ properties, modified: now }).where(eq(entities.uuid, row.uuid)).run();
     return { ...row, properties, modified: now };
   });
 }
 
 /** Deletes a notification nothing of which was sent (with its queued deliveries); else 403. */
 export async function deleteNotification(deps: Deps, appUuid: string, id: string): Promise<EntityRow> {
-  return deps.db.transaction((tx) => {
-    const row = requireNotification(tx, appUuid, id);
-    const sent = tx
+  return await deps.db.transaction(async (tx) => {
+    const row = await requireNotification(tx, appUuid, id);
+    const sent = await tx
       .select({ one: sql<number>`1` })
       .from(pushDeliveries)
       .where(and(eq(pushDeliveries.notificationUuid, row.uuid), inArray(pushDeliveries.state, ['sent', 'leased'])))
@@ -150,7 +162,7 @@ export async function deleteNotification(deps: Deps, appUuid: string, id: string
     if (stateOf(row) === 'STARTED' || sent !== undefined) {
       throw Forbidden(`notification ${row.uuid} has been sent: only unsent notifications can be deleted`);
     }
-    deleteEntitiesIn(tx, [row]);
+    await deleteEntitiesIn(tx, [row]);
     return row;
   });
 }

@@ -59,24 +59,27 @@ async function checkNotifier(body: Record<string, unknown>): Promise<CheckedNoti
   return { properties: { ...rest, ...settings.visible, name, provider: provider.name, environment }, secret: settings.secret };
 }
 
-function writeSecret(tx: Tx, notifierUuid: string, secret: Record<string, string>): void {
-  tx.insert(pushNotifierSecrets).values({ notifierUuid, secret }).onConflictDoUpdate({ target: pushNotifierSecrets.notifierUuid, set: { secret } }).run();
+async function writeSecret(tx: Tx, notifierUuid: string, secret: Record<string, string>): Promise<void> {
+  await tx.insert(pushNotifierSecrets).values({ notifierUuid, secret }).onConflictDoUpdate({ target: pushNotifierSecrets.notifierUuid, set: { secret } }).run();
 }
 
-function readSecret(tx: Tx, notifierUuid: string): Record<string, string> {
-  return tx.select().from(pushNotifierSecrets).where(eq(pushNotifierSecrets.notifierUuid, notifierUuid)).get()?.secret ?? {};
+async function readSecret(tx: Tx, notifierUuid: string): Promise<Record<string, string>> {
+  return (await tx.select().from(pushNotifierSecrets).where(eq(pushNotifierSecrets.notifierUuid, notifierUuid)).get())?.secret ?? {};
 }
 
 export async function createNotifiers(deps: Deps, appUuid: string, body: unknown): Promise<EntityRow[]> {
-  // Key checks are asynchronous (WebCrypto); better-sqlite3 transactions are not.
+  // Key checks (WebCrypto) run before the transaction, which would hold the database while they ran.
   const checked = await Promise.all(entityBodies(body).map(checkNotifier));
-  return deps.db.transaction((tx) => {
+  return await deps.db.transaction(async (tx) => {
     const now = deps.now();
-    return checked.map(({ properties, secret }) => {
-      const row = insertEntityFromBody(tx, appUuid, NOTIFIERS, properties, now);
-      writeSecret(tx, row.uuid, secret);
-      return row;
-    });
+    // One after another: statements of one transaction never run side by side.
+    const rows: EntityRow[] = [];
+    for (const { properties, secret } of checked) {
+      const row = await insertEntityFromBody(tx, appUuid, NOTIFIERS, properties, now);
+      await writeSecret(tx, row.uuid, secret);
+      rows.push(row);
+    }
+    return rows;
   });
 }
 
@@ -87,33 +90,33 @@ export async function createNotifiers(deps: Deps, appUuid: string, body: unknown
 export async function updateNotifier(deps: Deps, row: EntityRow, body: unknown): Promise<EntityRow> {
   if (Array.isArray(body)) throw IllegalArgument('PUT on a notifier takes one JSON object', { fields: { body: 'must be a JSON object' } });
   const [changes] = entityBodies(body);
-  const secret = readSecret(deps.db, row.uuid);
+  const secret = await readSecret(deps.db, row.uuid);
   const merged = { ...row.properties, ...secret, ...changes };
   const checked = await checkNotifier(Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== null)));
-  return deps.db.transaction((tx) => {
+  return await deps.db.transaction(async (tx) => {
     const removed = Object.fromEntries(Object.keys(row.properties).filter((key) => !(key in checked.properties)).map((key) => [key, null]));
-    const updated = updateEntityIn(tx, row, { ...removed, ...checked.properties }, deps.now());
-    writeSecret(tx, row.uuid, checked.secret);
+    const updated = await updateEntityIn(tx, row, { ...removed, ...checked.properties }, deps.now());
+    await writeSecret(tx, row.uuid, checked.secret);
     return updated;
   });
 }
 
-export function requireNotifier(tx: Tx, appUuid: string, id: string): EntityRow {
-  return requireEntity(tx, appUuid, NOTIFIERS.name, id);
+export async function requireNotifier(tx: Tx, appUuid: string, id: string): Promise<EntityRow> {
+  return await requireEntity(tx, appUuid, NOTIFIERS.name, id);
 }
 
-export function findNotifier(tx: Tx, appUuid: string, id: string): EntityRow | undefined {
-  return findEntityIn(tx, appUuid, NOTIFIERS.name, id);
+export async function findNotifier(tx: Tx, appUuid: string, id: string): Promise<EntityRow | undefined> {
+  return await findEntityIn(tx, appUuid, NOTIFIERS.name, id);
 }
 
 /** What a provider client needs: the notifier's settings with its secret. */
-export function notifierConfig(tx: Tx, row: EntityRow): NotifierConfig {
+export async function notifierConfig(tx: Tx, row: EntityRow): Promise<NotifierConfig> {
   return {
     uuid: row.uuid,
     name: row.name ?? row.uuid,
     environment: row.properties.environment === 'production' ? 'production' : 'development',
     visible: row.properties,
-    secret: readSecret(tx, row.uuid),
+    secret: await readSecret(tx, row.uuid),
   };
 }
 

@@ -14,24 +14,31 @@ import { NOTIFICATIONS } from './notifications.js';
 import { RECEIPTS, RECEIPTS_RELATION } from './queue.js';
 
 /** An entity of one of `collections` by uuid, or by name in the first collection that has it. */
-export function requireEntityAmong(tx: Tx, appUuid: string, collections: readonly string[], id: string): EntityRow {
-  const row = isUuid(id)
-    ? findEntityByUuid(tx, appUuid, id)
-    : collections.map((collection) => findEntityIn(tx, appUuid, collection, id)).find((one) => one !== undefined);
+export async function requireEntityAmong(tx: Tx, appUuid: string, collections: readonly string[], id: string): Promise<EntityRow> {
+  const row = isUuid(id) ? await findEntityByUuid(tx, appUuid, id) : await findByNameAmong(tx, appUuid, collections, id);
   if (row === undefined || !collections.includes(row.collection)) {
     throw EntityNotFound(`no ${collections.join(' or ')} entity '${id}'`, { fields: { entity: id } });
   }
   return row;
 }
 
+/** By name, in the first of `collections` that has it: asked one after another, in that order. */
+async function findByNameAmong(tx: Tx, appUuid: string, collections: readonly string[], id: string): Promise<EntityRow | undefined> {
+  for (const collection of collections) {
+    const row = await findEntityIn(tx, appUuid, collection, id);
+    if (row !== undefined) return row;
+  }
+  return undefined;
+}
+
 /** Receipts of a device or a notification, with the query language and paging. */
-export function findReceiptsOf(tx: Tx, owner: EntityRow, options: FindOptions): EntityPage {
-  return findEntities(tx, owner.appUuid, { kind: 'related', uuid: owner.uuid, view: { direction: 'out', relation: RECEIPTS_RELATION, collection: RECEIPTS.name } }, options);
+export async function findReceiptsOf(tx: Tx, owner: EntityRow, options: FindOptions): Promise<EntityPage> {
+  return await findEntities(tx, owner.appUuid, { kind: 'related', uuid: owner.uuid, view: { direction: 'out', relation: RECEIPTS_RELATION, collection: RECEIPTS.name } }, options);
 }
 
 /** The notification a receipt belongs to. */
-export function findNotificationsOfReceipt(tx: Tx, receipt: EntityRow, options: FindOptions): EntityPage {
-  return findEntities(tx, receipt.appUuid, { kind: 'related', uuid: receipt.uuid, view: { direction: 'in', relation: RECEIPTS_RELATION, collection: NOTIFICATIONS.name } }, options);
+export async function findNotificationsOfReceipt(tx: Tx, receipt: EntityRow, options: FindOptions): Promise<EntityPage> {
+  return await findEntities(tx, receipt.appUuid, { kind: 'related', uuid: receipt.uuid, view: { direction: 'in', relation: RECEIPTS_RELATION, collection: NOTIFICATIONS.name } }, options);
 }
 
 function decodeQueueCursor(cursor: string | undefined): number {
@@ -43,10 +50,10 @@ function decodeQueueCursor(cursor: string | undefined): number {
 }
 
 /** Devices a notification has still to be sent to, in queue order, with an opaque cursor. */
-export function findQueuedDevices(tx: Tx, notification: EntityRow, options: FindOptions): EntityPage {
+export async function findQueuedDevices(tx: Tx, notification: EntityRow, options: FindOptions): Promise<EntityPage> {
   const limit = parseLimit(options.limit);
   const after = decodeQueueCursor(options.cursor);
-  const rows = tx
+  const rows = await tx
     .select({ id: pushDeliveries.id, entity: getTableColumns(entities) })
     .from(pushDeliveries)
     .innerJoin(entities, eq(entities.uuid, pushDeliveries.deviceUuid))

@@ -7,6 +7,7 @@
 import { and, eq, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
 import { connections, entities } from '../db/schema.js';
+import { dialectOf } from '../db/open.js';
 import type { Tx } from '../deps.js';
 import { requireEntity } from '../data/entities.js';
 import { requireUser } from '../data/users.js';
@@ -46,14 +47,14 @@ function devicesOf(tx: Tx, appUuid: string, owner: { user: string } | { group: s
  * select from: a send to 100,000 devices then never brings them into JavaScript.
  * @throws AppError 404 for an unknown device, user or group; 400 for a bad query.
  */
-export function targetDevices(tx: Tx, appUuid: string, target: NotificationTarget): SQL {
+export async function targetDevices(tx: Tx, appUuid: string, target: NotificationTarget): Promise<SQL> {
   switch (target.kind) {
     case 'device': {
-      const device = requireEntity(tx, appUuid, DEVICES, target.id);
+      const device = await requireEntity(tx, appUuid, DEVICES, target.id);
       return tx.select(DEVICE_COLUMNS).from(entities).where(eq(entities.uuid, device.uuid)).getSQL();
     }
     case 'devices': {
-      const where = target.ql === undefined || target.ql.trim() === '' ? undefined : compileQuery(parseQuery(target.ql), { dialect: 'sqlite' }).where;
+      const where = target.ql === undefined || target.ql.trim() === '' ? undefined : compileQuery(parseQuery(target.ql), { dialect: dialectOf(tx) }).where;
       return tx
         .select(DEVICE_COLUMNS)
         .from(entities)
@@ -61,8 +62,8 @@ export function targetDevices(tx: Tx, appUuid: string, target: NotificationTarge
         .getSQL();
     }
     case 'user':
-      return devicesOf(tx, appUuid, { user: requireUser(tx, appUuid, target.id, target.caller).uuid });
+      return devicesOf(tx, appUuid, { user: (await requireUser(tx, appUuid, target.id, target.caller)).uuid });
     case 'group':
-      return devicesOf(tx, appUuid, { group: requireEntity(tx, appUuid, 'groups', target.id).uuid });
+      return devicesOf(tx, appUuid, { group: (await requireEntity(tx, appUuid, 'groups', target.id)).uuid });
   }
 }

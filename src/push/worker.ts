@@ -80,7 +80,12 @@ export function startDeliveryWorker(deps: Deps, overrides: Partial<WorkerOptions
   const owner = randomUUID();
   const log = deps.logger.child({ component: 'push' });
   const clients = new Map<string, { modified: number; checkedAt: number; name: string; client: PushClient }>();
+  // Reads of a notifier in progress, by notifier: the sends of one lease start together, and each
+  // would otherwise read the notifier again and build (and leak) a client of its own.
+  const checking = new Map<string, Promise<{ name: string; client: PushClient } | undefined>>();
   const notifications = new Map<string, Notification>();
+  // Reads of a notification in progress, so that the sends of one lease read it once.
+  const reading = new Map<string, Promise<Notification>>();
   const inFlight = new Map<ProviderName, number>([...PROVIDERS.keys()].map((name) => [name, 0]));
   const sending = new Set<Promise<void>>();
   let answers: Attempt[] = [];
@@ -88,28 +93,57 @@ export function startDeliveryWorker(deps: Deps, overrides: Partial<WorkerOptions
   let stopping = false;
   let wake: (() => void) | undefined;
 
-  function notificationOf(delivery: Delivery): Notification {
-    const known = notifications.get(delivery.notificationUuid);
-    if (known !== undefined) return known;
-    const row = findEntityByUuid(deps.db, delivery.appUuid, delivery.notificationUuid);
-    const found: Notification = {
+  async function readNotification(delivery: Delivery): Promise<Notification> {
+    const row = await findEntityByUuid(deps.db, delivery.appUuid, delivery.notificationUuid);
+    return {
       payloads: (row?.properties.payloads ?? {}) as Record<string, unknown>,
       expire: typeof row?.properties.expire === 'number' ? row.properties.expire : undefined,
     };
+  }
+
+  async function notificationOf(delivery: Delivery): Promise<Notification> {
+    const uuid = delivery.notificationUuid;
+    const known = notifications.get(uuid);
+    if (known !== undefined) return known;
+    // The expiry sweep asks inside its transaction. A read started outside it (by a send) waits
+    // for that transaction to end on SQLite, so awaiting it there would never end: read anew.
+    if (deps.db.$client.inTransaction()) return remember(uuid, await readNotification(delivery));
+    let read = reading.get(uuid);
+    if (read === undefined) {
+      read = readNotification(delivery).finally(() => reading.delete(uuid));
+      reading.set(uuid, read);
+    }
+    return remember(uuid, await read);
+  }
+
+  function remember(uuid: string, notification: Notification): Notification {
     // Payloads never change after acceptance; the cache only needs bounding.
     if (notifications.size > 10_000) notifications.clear();
-    notifications.set(delivery.notificationUuid, found);
-    return found;
+    notifications.set(uuid, notification);
+    return notification;
   }
 
   /**
    * The notifier's client, rebuilt when the notifier was changed; undefined once it is deleted.
-   * The notifier is read again at most once per poll interval, not for every message.
+   * The notifier is read again at most once per poll interval, not for every message. Only sends
+   * ask, never a transaction (which must not wait on a check started outside it, see notificationOf).
    */
-  function clientOf(delivery: Delivery): { name: string; client: PushClient } | undefined {
+  function clientOf(delivery: Delivery): Promise<{ name: string; client: PushClient } | undefined> {
     const cached = clients.get(delivery.notifierUuid);
-    if (cached !== undefined && deps.now() - cached.checkedAt < options.pollMs) return cached;
-    const row = findEntityByUuid(deps.db, delivery.appUuid, delivery.notifierUuid);
+    if (cached !== undefined && deps.now() - cached.checkedAt < options.pollMs) return Promise.resolve(cached);
+    let check = checking.get(delivery.notifierUuid);
+    if (check === undefined) {
+      check = checkClient(delivery).finally(() => checking.delete(delivery.notifierUuid));
+      checking.set(delivery.notifierUuid, check);
+    }
+    return check;
+  }
+
+  /** Reads the notifier again: keeps, rebuilds or drops its client (one check per notifier at a time). */
+  async function checkClient(delivery: Delivery): Promise<{ name: string; client: PushClient } | undefined> {
+    const row = await findEntityByUuid(deps.db, delivery.appUuid, delivery.notifierUuid);
+    // Read after the await: the entry as it is now, not as it was when the check began.
+    const cached = clients.get(delivery.notifierUuid);
     if (row === undefined) {
       if (cached !== undefined) void cached.client.close();
       clients.delete(delivery.notifierUuid);
@@ -123,7 +157,7 @@ export function startDeliveryWorker(deps: Deps, overrides: Partial<WorkerOptions
     const provider = PROVIDERS.get(delivery.provider as ProviderName);
     if (provider === undefined) return undefined;
     const baseUrl = provider.name === 'apple' ? options.apnsUrl : provider.name === 'google' ? options.fcmUrl : undefined;
-    const client = provider.createClient(notifierConfig(deps.db, row), { baseUrl, ca: options.ca, timeoutMs: options.requestTimeoutMs, now: deps.now });
+    const client = provider.createClient(await notifierConfig(deps.db, row), { baseUrl, ca: options.ca, timeoutMs: options.requestTimeoutMs, now: deps.now });
     const entry = { modified: row.modified, checkedAt: deps.now(), name: row.name ?? row.uuid, client };
     clients.set(delivery.notifierUuid, entry);
     return entry;
@@ -134,9 +168,10 @@ export function startDeliveryWorker(deps: Deps, overrides: Partial<WorkerOptions
     return key === undefined ? undefined : notification.payloads[key];
   }
 
-  function describe(delivery: Delivery): { notifierName: string; payload: unknown } {
-    const notifierName = clients.get(delivery.notifierUuid)?.name ?? findEntityByUuid(deps.db, delivery.appUuid, delivery.notifierUuid)?.name ?? delivery.notifierUuid;
-    return { notifierName, payload: payloadFor(notificationOf(delivery), notifierName, delivery.notifierUuid) };
+  async function describe(delivery: Delivery): Promise<{ notifierName: string; payload: unknown }> {
+    const notifierName =
+      clients.get(delivery.notifierUuid)?.name ?? (await findEntityByUuid(deps.db, delivery.appUuid, delivery.notifierUuid))?.name ?? delivery.notifierUuid;
+    return { notifierName, payload: payloadFor(await notificationOf(delivery), notifierName, delivery.notifierUuid) };
   }
 
   function backoff(delivery: Delivery, outcome: PushOutcome): number | undefined {
@@ -146,26 +181,26 @@ export function startDeliveryWorker(deps: Deps, overrides: Partial<WorkerOptions
   }
 
   /** Records up to one batch of answers in one transaction. */
-  function flush(): void {
+  async function flush(): Promise<void> {
     if (answers.length === 0) return;
     const batch = answers.splice(0, options.batchSize);
-    // The prepared statements run on deps.db; inside this transaction they are part of it.
-    deps.db.transaction(() => {
+    // The queue's statements run on deps.db; called inside this transaction, they are part of it.
+    await deps.db.transaction(async () => {
       const now = deps.now();
-      recordAttempts(deps.db, batch, now);
-      finishNotifications(deps.db, new Set(batch.map((attempt) => attempt.delivery.notificationUuid)), now);
+      await recordAttempts(deps.db, batch, now);
+      await finishNotifications(deps.db, new Set(batch.map((attempt) => attempt.delivery.notificationUuid)), now);
     });
   }
 
   async function attempt(delivery: Delivery): Promise<void> {
-    const target = clientOf(delivery);
-    const { notifierName, payload } = describe(delivery);
+    const target = await clientOf(delivery);
+    const { notifierName, payload } = await describe(delivery);
     let outcome: PushOutcome;
     if (target === undefined) outcome = { kind: 'rejected', code: 'NOTIFIER_NOT_FOUND', message: 'the notifier was deleted' };
     else if (payload === undefined) outcome = { kind: 'rejected', code: 'NO_PAYLOAD', message: `the notification has no payload for '${notifierName}'` };
     else {
       try {
-        const expire = notificationOf(delivery).expire;
+        const { expire } = await notificationOf(delivery);
         outcome = await target.client.send({ id: messageId(delivery), token: delivery.token, payload, expire });
       } catch (error) {
         outcome = { kind: 'rejected', code: 'PROVIDER_ERROR', message: error instanceof Error ? error.message : String(error) };
@@ -190,11 +225,11 @@ export function startDeliveryWorker(deps: Deps, overrides: Partial<WorkerOptions
     sending.add(done);
   }
 
-  function sweep(): void {
-    deps.db.transaction((tx) => {
+  async function sweep(): Promise<void> {
+    await deps.db.transaction(async (tx) => {
       const now = deps.now();
-      recoverExpiredLeases(tx, now);
-      finishNotifications(deps.db, expireDeliveries(deps.db, now, describe), now);
+      await recoverExpiredLeases(tx, now);
+      await finishNotifications(deps.db, await expireDeliveries(deps.db, now, describe), now);
     });
   }
 
@@ -203,13 +238,13 @@ export function startDeliveryWorker(deps: Deps, overrides: Partial<WorkerOptions
    * topped up once a quarter of its slots are free, not after every answer, so leases come in
    * batches rather than one transaction per message.
    */
-  function leaseRound(): boolean {
+  async function leaseRound(): Promise<boolean> {
     let leasedAny = false;
     for (const provider of PROVIDERS.keys()) {
       const busy = inFlight.get(provider) ?? 0;
       const room = Math.min(options.batchSize, options.concurrency[provider] - busy);
       if (room <= 0 || (busy > 0 && room < options.concurrency[provider] / 4)) continue;
-      const leased = deps.db.transaction(() => leaseDeliveries(deps.db, provider, room, deps.now(), owner, options.leaseMs));
+      const leased = await deps.db.transaction(async () => await leaseDeliveries(deps.db, provider, room, deps.now(), owner, options.leaseMs));
       for (const delivery of leased) dispatch(provider, delivery);
       leasedAny ||= leased.length > 0;
     }
@@ -241,17 +276,17 @@ export function startDeliveryWorker(deps: Deps, overrides: Partial<WorkerOptions
     while (!stopping) {
       try {
         if (deps.now() >= nextSweep) {
-          sweep();
+          await sweep();
           nextSweep = deps.now() + options.pollMs;
           await yieldToRequests();
         }
         if (answers.length >= options.batchSize || (answers.length > 0 && deps.now() - oldestAnswer >= options.flushMs)) {
-          flush();
+          await flush();
           await yieldToRequests();
         }
-        const leased = leaseRound();
+        const leased = await leaseRound();
         // With nothing new to send, what was answered is recorded now rather than after flushMs.
-        if (!leased) flush();
+        if (!leased) await flush();
         await (leased || answers.length > 0 ? yieldToRequests() : pause(options.pollMs));
       } catch (error) {
         log.error({ err: error }, 'the delivery worker failed a round; retrying');
@@ -267,7 +302,7 @@ export function startDeliveryWorker(deps: Deps, overrides: Partial<WorkerOptions
       wake?.();
       await running;
       await Promise.allSettled([...sending]);
-      while (answers.length > 0) flush();
+      while (answers.length > 0) await flush();
       await Promise.allSettled([...clients.values()].map(({ client }) => client.close()));
       clients.clear();
     },

@@ -8,7 +8,7 @@ let t: TestApp;
 let a: Tenant;
 let b: Tenant;
 beforeEach(async () => {
-  t = createTestApp();
+  t = await createTestApp();
   a = await createTenant(t);
   b = await createTenant(t, { ...ORG, organization: 'globex', username: 'bob', email: 'bob@example.com' }, 'shop');
 });
@@ -67,7 +67,7 @@ describe("a token of organization A on organization B's routes", () => {
 
 describe('POST /management/orgs follows --signup', () => {
   it('closed: guests 401, admins 403, sysadmins may', async () => {
-    const closed = createTestApp({ signup: 'closed' });
+    const closed = await createTestApp({ signup: 'closed' });
     try {
       await ensureSuperuser(closed.deps, 'root', 'root-password');
       const body = { json: { ...ORG, organization: 'initech', username: 'peter', email: 'peter@example.com' } };

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
 import { resolveConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../server/serve.js';
+import { startTestServer } from '../database.js';
 import { findAppUserByLogin } from '../../src/identity/authenticate.js';
 import { api, authorizeAsUser, Browser, createAppUser, createClient, createFixture, redirectOf, REDIRECT, startIdp, USER, type Fixture } from './support.js';
 
@@ -18,7 +19,7 @@ let client: { client_id: string; client_secret?: string };
 
 beforeAll(async () => {
   home = await createFixture(await startIdp());
-  const external: RunningServer = await startServer(resolveConfig({ host: 'localhost', port: '0', db: ':memory:', logLevel: 'silent' }, {}));
+  const external: RunningServer = await startTestServer({ host: 'localhost', port: '0' });
   partner = await createFixture(external);
   await createAppUser(partner, ERIN);
   const rp = await createClient(partner, {
@@ -71,7 +72,7 @@ describe('federation with an external OpenID provider', () => {
     expect(query.get('state')).toBe('fed');
     const claims = await exchange(query.get('code')!);
     expect(claims).toMatchObject({ preferred_username: 'erin', email: 'erin@partner.example', nonce: 'home-nonce' });
-    const user = findAppUserByLogin(home.server.deps, home.appUuid, 'erin');
+    const user = await findAppUserByLogin(home.server.deps, home.appUuid, 'erin');
     expect(user?.uuid).toBe(claims.sub);
     expect(user?.properties).toMatchObject({ username: 'erin', email: 'erin@partner.example' });
 

@@ -5,6 +5,7 @@
  */
 import { resolveConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../server/serve.js';
+import { startTestServer } from '../database.js';
 import { insertEntity } from '../../src/data/store.js';
 import { setAppUserPassword } from '../../src/identity/app-user-passwords.js';
 
@@ -12,7 +13,7 @@ export const ADMIN = { organization: 'acme', username: 'alice', name: 'Alice Adm
 export const USER = { username: 'bob', email: 'bob@example.com', name: 'Bob Builder', password: 'bobs-password-1' };
 
 export async function startIdp(): Promise<RunningServer> {
-  return startServer(resolveConfig({ host: '127.0.0.1', port: '0', db: ':memory:', logLevel: 'silent' }, {}));
+  return startTestServer({ host: '127.0.0.1', port: '0' });
 }
 
 export interface Fixture {
@@ -62,7 +63,7 @@ export async function createFixture(server: RunningServer): Promise<Fixture> {
 
 export async function createAppUser(fixture: Fixture, user: typeof USER): Promise<string> {
   const { deps } = fixture.server;
-  const row = insertEntity(deps.db, {
+  const row = await insertEntity(deps.db, {
     appUuid: fixture.appUuid,
     collection: 'users',
     type: 'user',

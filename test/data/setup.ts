@@ -10,7 +10,7 @@ export interface DataTest {
 }
 
 export async function createDataTest(config: Parameters<typeof createTestApp>[0] = {}): Promise<DataTest> {
-  const t = createTestApp(config);
+  const t = await createTestApp(config);
   const admin = await signUp(t);
   const app = await t.request('POST', '/management/orgs/acme/apps', { json: { name: 'sandbox' }, token: admin });
   if (app.status !== 200) throw new Error(`creating the app failed: ${app.text}`);
@@ -27,12 +27,12 @@ export async function appUser(d: DataTest, username: string, extra: Record<strin
 }
 
 /** Every stored row of the entities and connections tables, to prove a failed request changed nothing. */
-export function snapshot(t: TestApp): unknown {
-  const db = t.deps.db;
+export async function snapshot(t: TestApp): Promise<unknown> {
+  const driver = t.deps.db.$client;
   return {
-    entities: db.$client.prepare('select * from entities order by uuid').all(),
-    connections: db.$client.prepare('select * from connections order by source_uuid, relation, target_uuid').all(),
-    collections: db.$client.prepare('select * from collections order by app_uuid, name').all(),
-    logins: db.$client.prepare('select * from app_user_logins order by login_key').all(),
+    entities: await driver.query('select * from entities order by uuid'),
+    connections: await driver.query('select * from connections order by source_uuid, relation, target_uuid'),
+    collections: await driver.query('select * from collections order by app_uuid, name'),
+    logins: await driver.query('select * from app_user_logins order by login_key'),
   };
 }

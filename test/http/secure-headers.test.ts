@@ -25,7 +25,7 @@ describe('security headers', () => {
     ['POST', '/connect/token', 401],
     ['GET', '/connect/authorize?client_id=nobody', 400],
   ])('%s %s (%i) carries every one, and no Cross-Origin-Resource-Policy', async (method, path, status) => {
-    t = createTestApp();
+    t = await createTestApp();
     const response = await t.request(method, path, method === 'POST' ? { form: { grant_type: 'client_credentials', client_id: 'nobody' } } : {});
     expect(response.status).toBe(status);
     for (const [name, value] of Object.entries(EXPECTED)) expect(response.headers.get(name), name).toBe(value);

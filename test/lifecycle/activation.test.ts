@@ -20,7 +20,7 @@ async function signUpPending(): Promise<{ adminLink: string; orgLink: string }> 
 
 describe('activation with --require-activation', () => {
   it('starts organizations and admins not activated, mails each a link, and the links activate them', async () => {
-    t = createLifecycleApp({ requireActivation: true }, now);
+    t = await createLifecycleApp({ requireActivation: true }, now);
     const created = await t.request('POST', '/management/orgs', { json: ORG });
     expect(created.body.data.owner).toMatchObject({ activated: false, disabled: false });
     expect(created.body.data.organization).toMatchObject({ activated: false });
@@ -46,7 +46,7 @@ describe('activation with --require-activation', () => {
   });
 
   it('activates admin users created through POST /management/users the same way', async () => {
-    t = createLifecycleApp({ requireActivation: true }, now);
+    t = await createLifecycleApp({ requireActivation: true }, now);
     const created = await t.request('POST', '/management/users', { json: { username: 'carol', email: 'carol@example.com', password: 'carols-secret' } });
     expect(created.body.entities[0]).toMatchObject({ activated: false });
     const [mail] = await mailsOf(t);
@@ -55,7 +55,7 @@ describe('activation with --require-activation', () => {
   });
 
   it('answers a browser with a page, in its language', async () => {
-    t = createLifecycleApp({ requireActivation: true }, now);
+    t = await createLifecycleApp({ requireActivation: true }, now);
     const { adminLink } = await signUpPending();
     const page = await t.request('GET', pathOf(adminLink), { headers: { accept: 'text/html', 'accept-language': 'de-DE,de;q=0.9' } });
     expect(page.status).toBe(200);
@@ -68,7 +68,7 @@ describe('activation with --require-activation', () => {
   });
 
   it('is off by default: new accounts are active and nothing is mailed', async () => {
-    t = createLifecycleApp({}, now);
+    t = await createLifecycleApp({}, now);
     const created = await t.request('POST', '/management/orgs', { json: ORG });
     expect(created.body.data.owner.activated).toBe(true);
     expect(await adminToken(t, ORG.username, ORG.password)).toEqual(expect.any(String));
@@ -76,9 +76,9 @@ describe('activation with --require-activation', () => {
   });
 
   it('refuses a token to a disabled admin, whatever the password', async () => {
-    t = createLifecycleApp({}, now);
+    t = await createLifecycleApp({}, now);
     await t.request('POST', '/management/orgs', { json: ORG });
-    t.deps.db.update(adminUsers).set({ disabled: true }).where(eq(adminUsers.username, ORG.username)).run();
+    await t.deps.db.update(adminUsers).set({ disabled: true }).where(eq(adminUsers.username, ORG.username)).run();
     const res = await t.request('POST', '/management/token', { json: { grant_type: 'password', username: ORG.username, password: ORG.password } });
     expect(res.status).toBe(400);
     expect(res.body.error_description).toMatch(/disabled/);
@@ -96,35 +96,35 @@ describe('activation: bad links change nothing', () => {
   ];
   for (const testCase of cases) {
     it(`refuses ${testCase.name}`, async () => {
-      t = createLifecycleApp({ requireActivation: true }, now);
+      t = await createLifecycleApp({ requireActivation: true }, now);
       const links = await signUpPending();
-      const before = snapshot(t);
+      const before = await snapshot(t);
       const res = await t.request('GET', testCase.link(links));
       expect(res.status).toBe(testCase.status);
       expect(res.body).toMatchObject({ error: testCase.error, code: testCase.status });
-      expect(snapshot(t)).toBe(before);
+      expect(await snapshot(t)).toBe(before);
       // The genuine link still works afterwards.
       expect((await t.request('GET', pathOf(links.adminLink))).status).toBe(200);
     });
   }
 
   it('refuses a used link', async () => {
-    t = createLifecycleApp({ requireActivation: true }, now);
+    t = await createLifecycleApp({ requireActivation: true }, now);
     const { adminLink } = await signUpPending();
     expect((await t.request('GET', pathOf(adminLink))).status).toBe(200);
-    const before = snapshot(t);
+    const before = await snapshot(t);
     const res = await t.request('GET', pathOf(adminLink));
     expect(res.body).toMatchObject({ error: 'link_already_used', code: 400, fields: { token: 'already used' } });
-    expect(snapshot(t)).toBe(before);
+    expect(await snapshot(t)).toBe(before);
   });
 
   it('refuses an expired link; reactivate mails a fresh one that works, and replaces the old', async () => {
-    t = createLifecycleApp({ requireActivation: true }, now);
+    t = await createLifecycleApp({ requireActivation: true }, now);
     const { adminLink } = await signUpPending();
     clock += t.deps.config.activationTtl * 1000 + 1;
-    const before = snapshot(t);
+    const before = await snapshot(t);
     expect((await t.request('GET', pathOf(adminLink))).body).toMatchObject({ error: 'link_expired', code: 400 });
-    expect(snapshot(t)).toBe(before);
+    expect(await snapshot(t)).toBe(before);
 
     const userPath = pathOf(adminLink).replace(/\/activate\?.*/, '');
     const re = await t.request('GET', `${userPath}/reactivate`);
@@ -141,18 +141,18 @@ describe('activation: bad links change nothing', () => {
   });
 
   it('throttles a reactivation flood with 429 and Retry-After, and refuses disabled accounts', async () => {
-    t = createLifecycleApp({ requireActivation: true }, now);
+    t = await createLifecycleApp({ requireActivation: true }, now);
     const { orgLink } = await signUpPending();
     const orgPath = pathOf(orgLink).replace(/\/activate\?.*/, '');
     for (let i = 0; i < 4; i++) expect((await t.request('GET', `${orgPath}/reactivate`)).status).toBe(200);
-    const before = snapshot(t);
+    const before = await snapshot(t);
     const flooded = await t.request('GET', `${orgPath}/reactivate`);
     expect(flooded.status).toBe(429);
     expect(flooded.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(flooded.body.error).toBe('too_many_requests');
-    expect(snapshot(t)).toBe(before);
+    expect(await snapshot(t)).toBe(before);
 
-    t.deps.db.update(adminUsers).set({ disabled: true }).where(eq(adminUsers.username, ORG.username)).run();
+    await t.deps.db.update(adminUsers).set({ disabled: true }).where(eq(adminUsers.username, ORG.username)).run();
     const userId = (await t.request('GET', '/management/users/alice/reactivate')).body;
     expect(userId).toMatchObject({ error: 'forbidden', code: 403 });
   });

@@ -16,7 +16,7 @@ async function activatedOrgWithApp(): Promise<string> {
 
 describe('app users signing themselves up under --require-activation', () => {
   it('start not activated whatever they send, get a link, and can sign in once they follow it', async () => {
-    t = createLifecycleApp({ requireActivation: true });
+    t = await createLifecycleApp({ requireActivation: true });
     const admin = await activatedOrgWithApp();
     const before = (await mailsOf(t)).length;
 
@@ -45,7 +45,7 @@ describe('app users signing themselves up under --require-activation', () => {
   });
 
   it('are active at once without --require-activation', async () => {
-    t = createLifecycleApp();
+    t = await createLifecycleApp();
     await t.request('POST', '/management/orgs', { json: ORG });
     const admin = await adminToken(t, ORG.username, ORG.password);
     await t.request('POST', '/management/orgs/acme/apps', { json: { name: 'shop' }, token: admin });

@@ -10,7 +10,7 @@ const now = () => clock;
 afterEach(() => t?.close());
 
 async function withAdmin(): Promise<void> {
-  t = createLifecycleApp({}, now);
+  t = await createLifecycleApp({}, now);
   expect((await t.request('POST', '/management/orgs', { json: ORG })).status).toBe(200);
 }
 
@@ -69,10 +69,10 @@ describe('admin password reset', () => {
     expect(refreshed.body.error).toBe('invalid_grant');
     expect((await mailsOf(t)).at(-1)!.subject).toBe('Your password was changed');
 
-    const before = snapshot(t);
+    const before = await snapshot(t);
     const again = await t.request('POST', link.replace(/\?.*/, ''), { json: { token, newpassword: 'yet-another-secret' } });
     expect(again.body).toMatchObject({ error: 'link_already_used', code: 400 });
-    expect(snapshot(t)).toBe(before);
+    expect(await snapshot(t)).toBe(before);
   });
 });
 
@@ -80,7 +80,7 @@ describe('password reset: bad input changes nothing', () => {
   it('refuses a wrong, a missing and a replayed captcha solution', async () => {
     await withAdmin();
     const { captcha_challenge, captcha_response } = await solvedCaptcha(t);
-    const before = snapshot(t);
+    const before = await snapshot(t);
     const forged = JSON.parse(Buffer.from(captcha_response, 'base64').toString()) as { number: number };
     const wrong = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(captcha_response, 'base64').toString()), number: forged.number + 1 })).toString('base64');
     for (const response of [wrong, 'not-a-solution']) {
@@ -91,7 +91,7 @@ describe('password reset: bad input changes nothing', () => {
     expect(missing.body).toMatchObject({ error: 'illegal_argument', fields: { captcha_response: expect.any(String) } });
     const badEmail = await t.request('POST', '/management/users/resetpw', { json: { email: 'not-an-address', captcha_challenge, captcha_response } });
     expect(badEmail.body).toMatchObject({ error: 'illegal_argument', fields: { email: expect.any(String) } });
-    expect(snapshot(t)).toBe(before);
+    expect(await snapshot(t)).toBe(before);
     expect(await mailsOf(t)).toEqual([]);
 
     expect((await t.request('POST', '/management/users/resetpw', { json: { email: ORG.email, captcha_challenge, captcha_response } })).status).toBe(200);
@@ -111,12 +111,12 @@ describe('password reset: bad input changes nothing', () => {
     await withAdmin();
     for (let i = 0; i < 4; i++) expect((await requestReset(ORG.email)).status).toBe(200);
     const solved = await solvedCaptcha(t);
-    const before = snapshot(t);
+    const before = await snapshot(t);
     const flooded = await t.request('POST', '/management/users/resetpw', { json: { email: ORG.email.toUpperCase(), ...solved } });
     expect(flooded.status).toBe(429);
     expect(Number(flooded.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(flooded.body).toMatchObject({ error: 'too_many_requests', code: 429 });
-    expect(snapshot(t)).toBe(before);
+    expect(await snapshot(t)).toBe(before);
     // Another address is not held up by this one's flood.
     expect((await t.request('POST', '/management/users/resetpw', { json: { email: 'other@example.com', ...solved } })).status).toBe(200);
   });
@@ -128,7 +128,7 @@ describe('password reset: bad input changes nothing', () => {
     const link = pathOf((await mailsOf(t))[0].links[0]);
     const path = link.replace(/\?.*/, '');
     const token = new URL(link, 'http://x').searchParams.get('token')!;
-    const before = snapshot(t);
+    const before = await snapshot(t);
     const attempts: [string, Record<string, string>, string][] = [
       [path, { token: `x${token}`, newpassword: 'long-enough-1' }, 'invalid_link'],
       ['/management/users/carol/resetpw', { token, newpassword: 'long-enough-1' }, 'invalid_link'],
@@ -144,7 +144,7 @@ describe('password reset: bad input changes nothing', () => {
     expect((await t.request('POST', path, { form: { token, newpassword: 'long-enough-1' } })).body).toMatchObject({ error: 'forbidden', fields: { csrf_token: 'not valid' } });
     clock += t.deps.config.resetTtl * 1000 + 1;
     expect((await t.request('GET', link)).body.error).toBe('link_expired');
-    expect(snapshot(t)).toBe(before);
+    expect(await snapshot(t)).toBe(before);
   });
 });
 
@@ -166,7 +166,7 @@ describe('password reset with a captcha provider', () => {
     });
     await new Promise<void>((resolve) => verifier!.listen(0, '127.0.0.1', resolve));
     const verifyUrl = `http://127.0.0.1:${(verifier.address() as AddressInfo).port}/siteverify`;
-    t = createLifecycleApp({ captcha: { provider: 'turnstile', secret: 'turnstile-secret', siteKey: 'site-key-1', verifyUrl } }, now);
+    t = await createLifecycleApp({ captcha: { provider: 'turnstile', secret: 'turnstile-secret', siteKey: 'site-key-1', verifyUrl } }, now);
     await t.request('POST', '/management/orgs', { json: ORG });
 
     const form = await t.request('GET', '/management/users/resetpw', { headers: { accept: 'application/json' } });
@@ -175,10 +175,10 @@ describe('password reset with a captcha provider', () => {
     expect(page.text).toContain('class="cf-turnstile" data-sitekey="site-key-1"');
     expect(page.headers.get('content-security-policy')).toContain('frame-src https://challenges.cloudflare.com');
 
-    const before = snapshot(t);
+    const before = await snapshot(t);
     const refused = await t.request('POST', '/management/users/resetpw', { json: { email: ORG.email, captcha_challenge: 'turnstile', captcha_response: 'bot-token' } });
     expect(refused.body).toMatchObject({ error: 'captcha_failed', code: 400 });
-    expect(snapshot(t)).toBe(before);
+    expect(await snapshot(t)).toBe(before);
     const accepted = await t.request('POST', '/management/users/resetpw', { form: { email: ORG.email, 'cf-turnstile-response': 'human-token' } });
     expect(accepted.body.entities).toEqual([{ action: 'resetpw', status: 'sent' }]);
     expect(seen.map((form) => form.get('response'))).toEqual(['bot-token', 'human-token']);
@@ -225,9 +225,9 @@ describe('app users', () => {
     expect(re.body.entities).toEqual([{ action: 'reactivate', status: 'sent' }]);
     const [mail] = await mailsOf(t);
     expect(mail.subject).toBe('Activate your account bob');
-    const before = snapshot(t);
+    const before = await snapshot(t);
     expect((await t.request('GET', `${pathOf(mail.links[0])}&confirm_email=nope`)).body.error).toBe('illegal_argument');
-    expect(snapshot(t)).toBe(before);
+    expect(await snapshot(t)).toBe(before);
     expect((await t.request('GET', pathOf(mail.links[0]))).body.entities).toEqual([{ action: 'activate', status: 'activated' }]);
     expect((await t.request('GET', '/acme/shop/users/bob', { token })).body.entities[0].activated).toBe(true);
     expect((await t.request('POST', '/acme/shop/token', { json: { grant_type: 'password', username: 'bob', password: 'bobs-password-1' } })).status).toBe(200);

@@ -7,8 +7,8 @@ import { linksIn, readOutbox, subjectOf } from './mail-helpers.js';
 // A small search space keeps the proof of work to milliseconds in tests.
 export const QUICK_CAPTCHA = { provider: 'altcha', maxNumber: 2000 } as const;
 
-export function createLifecycleApp(overrides: Partial<Config> = {}, now?: () => number): TestApp {
-  return createTestApp({ captcha: QUICK_CAPTCHA, ...overrides }, { now });
+export async function createLifecycleApp(overrides: Partial<Config> = {}, now?: () => number): Promise<TestApp> {
+  return await createTestApp({ captcha: QUICK_CAPTCHA, ...overrides }, { now });
 }
 
 /** What the reset form's script does: the ALTCHA payload for a challenge from GET …/resetpw. */

@@ -4,7 +4,7 @@ import { adminToken, createTestApp, ORG, signUp, type TestApp } from '../helpers
 let t: TestApp;
 let token: string;
 beforeEach(async () => {
-  t = createTestApp();
+  t = await createTestApp();
   token = await signUp(t);
 });
 afterEach(() => t.close());
@@ -100,7 +100,7 @@ describe('who may call what', () => {
     expect(bad.status).toBe(401);
     expect(bad.body.error).toBe('unauthorized');
     let offset = 0;
-    const clocked = createTestApp({}, { now: () => Date.now() + offset });
+    const clocked = await createTestApp({}, { now: () => Date.now() + offset });
     try {
       const early = await signUp(clocked);
       expect((await clocked.request('GET', '/management/orgs/acme', { token: early })).status).toBe(200);
@@ -110,12 +110,12 @@ describe('who may call what', () => {
       expect(expired.body.error).toBe('expired_token');
       expect(expired.headers.get('www-authenticate')).toContain('invalid_token');
     } finally {
-      clocked.close();
+      await clocked.close();
     }
   });
 
   it('closed sign-up refuses new organizations and admin users to everyone but a sysadmin', async () => {
-    const closed = createTestApp({ signup: 'closed' });
+    const closed = await createTestApp({ signup: 'closed' });
     try {
       const res = await closed.request('POST', '/management/orgs', { json: ORG });
       expect(res.status).toBe(401);
@@ -128,7 +128,7 @@ describe('who may call what', () => {
       expect((await closed.request('POST', '/management/users', { json: BOB, token: alice })).status).toBe(403);
       expect((await closed.request('GET', '/management/orgs/acme', { token: root })).status).toBe(200);
     } finally {
-      closed.close();
+      await closed.close();
     }
   });
 });

@@ -62,7 +62,7 @@ let t: TestApp;
 let token: string;
 
 beforeAll(async () => {
-  t = createTestApp();
+  t = await createTestApp();
   token = await signUp(t);
   await t.request('POST', '/management/orgs/acme/apps', { json: { name: 'sandbox' }, token });
   await t.request('POST', '/management/users', { json: { username: 'carol', email: 'carol@example.com', password: 'carol-password' } });
@@ -72,7 +72,7 @@ afterAll(() => t.close());
 describe('bad input to the management API', () => {
   for (const c of cases) {
     it(c.name, async () => {
-      const before = snapshot(t);
+      const before = await snapshot(t);
       const res = await t.request(c.method, c.path, { ...c.options, ...(c.auth && { token }) });
       expect(res.status).toBe(c.status);
       expect(res.body).toMatchObject({ error: c.error, code: c.status });
@@ -82,7 +82,7 @@ describe('bad input to the management API', () => {
       expect(typeof res.body.duration).toBe('number');
       expect(res.text).not.toMatch(/at .*\.(ts|js):\d+/);
       if (c.field) expect(res.body.fields).toHaveProperty([c.field]);
-      expect(snapshot(t)).toBe(before);
+      expect(await snapshot(t)).toBe(before);
     });
   }
 });

@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { adminToken, createTestApp, ORG, signUp, type TestApp } from '../helpers.js';
 
 let t: TestApp;
-beforeEach(() => {
-  t = createTestApp();
+beforeEach(async () => {
+  t = await createTestApp();
 });
 afterEach(() => t.close());
 
@@ -72,9 +72,10 @@ describe('organizations', () => {
   it('creates the default roles of a new application', async () => {
     const token = await signUp(t);
     const app = await t.request('POST', '/management/orgs/acme/apps', { json: { name: 'sandbox' }, token });
-    const rows = t.deps.db.all<{ name: string; properties: string }>(
-      // Reads the stored roles directly: the data API that lists them arrives separately.
-      (await import('drizzle-orm')).sql`select name, properties from entities where app_uuid = ${app.body.entities[0].uuid} and collection = 'roles' order by name`,
+    // Reads the stored roles directly: the data API that lists them arrives separately.
+    const rows = await t.deps.db.$client.query<{ name: string; properties: string }>(
+      `select name, properties from entities where app_uuid = ? and collection = 'roles' order by name`,
+      [app.body.entities[0].uuid],
     );
     expect(rows.map((r) => r.name)).toEqual(['admin', 'default', 'guest']);
     expect(JSON.parse(rows[2].properties).permissions).toEqual(['post:/users', 'post:/devices', 'put:/devices/*']);

@@ -6,7 +6,7 @@ let t: TestApp;
 let tenant: Tenant;
 const path = '/management/orgs/acme/apps/sandbox/clients';
 beforeEach(async () => {
-  t = createTestApp();
+  t = await createTestApp();
   tenant = await createTenant(t);
 });
 afterEach(() => t.close());

@@ -32,7 +32,7 @@ export async function createTenant(t: TestApp, org = ORG, appName = 'sandbox'): 
 }
 
 export async function createAppUser(t: TestApp, appUuid: string, username: string, password: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const row = insertEntity(t.deps.db, { appUuid, collection: 'users', type: 'user', name: username, properties: { username, ...extra }, now: t.deps.now() });
+  const row = await insertEntity(t.deps.db, { appUuid, collection: 'users', type: 'user', name: username, properties: { username, ...extra }, now: t.deps.now() });
   await setAppUserPassword(t.deps, appUuid, row.uuid, password);
   return row.uuid;
 }
@@ -69,6 +69,6 @@ export interface Clock {
 /** A fresh app on a test clock with one tenant (organization acme, application sandbox). */
 export async function createTenantApp(): Promise<{ t: TestApp; tenant: Tenant; clock: Clock }> {
   const clock = { now: Date.now() };
-  const t = createTestApp({}, { now: () => clock.now });
+  const t = await createTestApp({}, { now: () => clock.now });
   return { t, tenant: await createTenant(t), clock };
 }

@@ -65,15 +65,15 @@ describe('signing keys', () => {
     const dir = mkdtempSync(join(tmpdir(), 'idp-keys-'));
     try {
       const file = join(dir, 'idp.db');
-      const database = openDatabase({ path: file });
-      const deps = createDeps(database.db, resolveConfig({ db: file }, {}), createLogger('silent'));
+      const database = await openDatabase({ path: file });
+      const deps = await createDeps(database.db, resolveConfig({ db: file }, {}), createLogger('silent'));
       const first = await deps.keys.signingKey('access_token');
       await deps.keys.signingKey('id_token');
-      database.close();
+      await database.close();
       expect(await main(['node', 'idp', 'keys', 'rotate', '--db', file, '--json'])).toBe(0);
-      const reopened = openDatabase({ path: file });
-      const rows = reopened.db.select().from(signingKeys).all();
-      reopened.close();
+      const reopened = await openDatabase({ path: file });
+      const rows = await reopened.db.select().from(signingKeys).all();
+      await reopened.close();
       expect(rows).toHaveLength(4);
       expect(rows.find((row) => row.kid === first.kid)?.retiredAt).toEqual(expect.any(Number));
       expect(await main(['node', 'idp', 'keys', 'rotate', '--db', join(dir, 'missing.db')])).toBe(2);

@@ -8,6 +8,7 @@ import * as oidc from 'openid-client';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { resolveConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../server/serve.js';
+import { startTestServer } from '../database.js';
 import { insertEntity } from '../../src/data/store.js';
 import { setAppUserPassword } from '../../src/identity/app-user-passwords.js';
 
@@ -27,7 +28,7 @@ async function call(path: string, init: { method?: string; json?: unknown; token
 const insecure = { execute: [oidc.allowInsecureRequests] };
 
 beforeAll(async () => {
-  server = await startServer(resolveConfig({ port: '0', db: ':memory:', logLevel: 'silent' }, {}));
+  server = await startTestServer({ port: '0' });
   await call('/management/orgs', { json: { organization: 'acme', username: 'alice', name: 'Alice', email: 'alice@example.com', password: 'correct-horse' } });
   const admin = await call('/management/token', { json: { grant_type: 'password', username: 'alice', password: 'correct-horse' } });
   const app = await call('/management/orgs/acme/apps', { json: { name: 'sandbox' }, token: admin.body.access_token });
@@ -38,7 +39,7 @@ beforeAll(async () => {
   });
   oauthClient = client.body.entities[0];
   const appUuid = app.body.entities[0].uuid;
-  const user = insertEntity(server.deps.db, { appUuid, collection: 'users', type: 'user', name: 'fred', properties: { username: 'fred', email: 'fred@example.com' }, now: Date.now() });
+  const user = await insertEntity(server.deps.db, { appUuid, collection: 'users', type: 'user', name: 'fred', properties: { username: 'fred', email: 'fred@example.com' }, now: Date.now() });
   await setAppUserPassword(server.deps, appUuid, user.uuid, 'fred-password');
 });
 afterAll(() => server.close());

@@ -141,7 +141,7 @@ describe('refresh_token', () => {
 
 describe('authorization_code', () => {
   async function admin() {
-    const row = t.deps.db.$client.prepare('select uuid from admin_users where username = ?').get('alice') as { uuid: string };
+    const [row] = await t.deps.db.$client.query<{ uuid: string }>('select uuid from admin_users where username = ?', ['alice']);
     return { kind: 'admin' as const, userUuid: row.uuid, username: 'alice' };
   }
   const redirect = 'http://127.0.0.1:53123/callback';

@@ -26,7 +26,7 @@ afterEach(async () => {
   await worker?.stop();
   worker = undefined;
   await apns.close();
-  d.t.close();
+  await d.t.close();
 });
 
 const start = (options = {}) => (worker = testWorker(d, { apnsUrl: apns.url, ca: apns.cert, ...options }));

@@ -22,7 +22,7 @@ afterEach(async () => {
   await worker?.stop();
   worker = undefined;
   await fcm.close();
-  d.t.close();
+  await d.t.close();
 });
 
 async function sendAll(payload: unknown, extra: Record<string, unknown> = {}) {

@@ -15,7 +15,7 @@ beforeEach(async () => {
 afterEach(async () => {
   await worker?.stop();
   worker = undefined;
-  d.t.close();
+  await d.t.close();
 });
 
 const send = (path: string, json: unknown) => d.t.request('POST', `${APP}${path}`, { json, token: d.admin });
@@ -107,11 +107,11 @@ describe('sending', () => {
     ['expire in the past', { payloads: { dev: 'x' }, expire: 1000 }, 'expire'],
   ])('400 for %s, storing nothing', async (_name, body, field) => {
     await createDevices(d, 'dev', 2);
-    const before = snapshot(d.t);
+    const before = await snapshot(d.t);
     const res = await send('/devices/*/notifications', body);
     expect(res.status).toBe(400);
     expect(res.body.fields).toHaveProperty([field]);
-    expect(snapshot(d.t)).toEqual(before);
+    expect(await snapshot(d.t)).toEqual(before);
   });
 
   it('404 for an unknown device, user or group; 400 for a bad query', async () => {
@@ -185,7 +185,7 @@ describe('schedule, expiry, cancel, delete', () => {
     const later = await send('/devices/*/notifications', { payloads: { dev: 'x' }, deliver: Date.now() + 60_000 });
     await must(d, 'DELETE', `${APP}/notifications/${later.body.entities[0].uuid}`);
     expect((await d.t.request('GET', `${APP}/notifications/${later.body.entities[0].uuid}`, { token: d.admin })).status).toBe(404);
-    expect(d.t.deps.db.$client.prepare('select count(*) as n from push_deliveries').get()).toEqual({ n: 0 });
+    expect(await d.t.deps.db.$client.query('select count(*) as n from push_deliveries')).toEqual([{ n: 0 }]);
 
     const sent = await send('/devices/*/notifications', { payloads: { dev: 'y' } });
     worker = testWorker(d);

@@ -32,13 +32,13 @@ describe('notifiers', () => {
     expect(reads[0].entities).toHaveLength(2);
     expect(reads[3].entities[0]).toMatchObject({ projectId: 'idp-test', clientEmail: service.account.client_email });
     expect(reads[4].entities[0].environment).toBe('development');
-    const text = JSON.stringify(reads) + JSON.stringify(created) + JSON.stringify(d.t.deps.db.$client.prepare('select properties from entities').all());
+    const text = JSON.stringify(reads) + JSON.stringify(created) + JSON.stringify(await d.t.deps.db.$client.query('select properties from entities'));
     expect(text).not.toContain('PRIVATE KEY');
     expect(text).not.toContain('private_key');
 
     await must(d, 'DELETE', `${APP}/notifiers/ios`);
     expect((await d.t.request('GET', `${APP}/notifiers/ios`, { token: d.admin })).status).toBe(404);
-    expect(d.t.deps.db.$client.prepare('select count(*) as n from push_notifier_secrets').get()).toEqual({ n: 1 });
+    expect(await d.t.deps.db.$client.query('select count(*) as n from push_notifier_secrets')).toEqual([{ n: 1 }]);
   });
 
   it('noop is accepted for development without being advertised', async () => {
@@ -60,11 +60,11 @@ describe('notifiers', () => {
     ['teamId missing', { teamId: undefined }, 'teamId'],
     ['topic missing', { topic: undefined }, 'topic'],
   ])('apple: 400 naming the field when %s', async (_name, change, field) => {
-    const before = snapshot(d.t);
+    const before = await snapshot(d.t);
     const res = await d.t.request('POST', `${APP}/notifiers`, { json: { ...apple(), ...change }, token: d.admin });
     expect(res.status).toBe(400);
     expect(Object.keys(res.body.fields)).toEqual([field]);
-    expect(snapshot(d.t)).toEqual(before);
+    expect(await snapshot(d.t)).toEqual(before);
   });
 
   it('apple: an RSA key is not a .p8 key', async () => {
@@ -90,10 +90,10 @@ describe('notifiers', () => {
 
   it('an update that breaks the notifier is refused and changes nothing', async () => {
     await must(d, 'POST', `${APP}/notifiers`, apple());
-    const before = snapshot(d.t);
+    const before = await snapshot(d.t);
     for (const change of [{ provider: 'google' }, { environment: 'test' }, { p8: 'nope' }]) {
       expect((await d.t.request('PUT', `${APP}/notifiers/ios`, { json: change, token: d.admin })).status).toBe(400);
     }
-    expect(snapshot(d.t)).toEqual(before);
+    expect(await snapshot(d.t)).toEqual(before);
   });
 });

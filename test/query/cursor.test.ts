@@ -16,10 +16,12 @@ import { UUID_POOL, entitiesArbitrary, entityArbitrary, queryArbitrary, type Gen
 import { openQueryDatabase, type QueryDatabase } from './database.js';
 
 let database: QueryDatabase;
-beforeAll(() => {
-  database = openQueryDatabase();
+// Hundreds of generated cases, each a round of statements on the database (PostgreSQL included).
+const DATABASE_PROPERTY_TIMEOUT = 300_000;
+beforeAll(async () => {
+  database = await openQueryDatabase();
 });
-afterAll(() => database.close());
+afterAll(async () => database.close());
 
 /** What happens before fetching the next page. */
 type Change = { kind: 'none' } | { kind: 'insert'; entity: GeneratedEntity } | { kind: 'delete'; pick: number };
@@ -38,31 +40,31 @@ interface Walk {
 }
 
 /** Fetches pages of `limits[i]` entities (limit + 1 rows, as a route does) until the last one. */
-function walk(query: Query, limits: readonly number[], changes: readonly Change[] = []): Walk {
+async function walk(query: Query, limits: readonly number[], changes: readonly Change[] = []): Promise<Walk> {
   const pages: EntityRecord[][] = [];
   const deleted = new Set<string>();
   const inserted = new Set<string>();
   let cursor: string | undefined;
   // Each page but the last holds at least one entity, so more pages than entities ever stored
   // means a cursor did not advance: fail instead of looping forever.
-  const maxPages = database.select({ select: null, where: null, orderBy: [] }).length + changes.length + 2;
+  const maxPages = (await database.select({ select: null, where: null, orderBy: [] })).length + changes.length + 2;
   for (let page = 0; ; page++) {
     if (page > maxPages) throw new Error(`paging did not end after ${maxPages} pages: a cursor did not advance (cursor ${cursor})`);
     const limit = limits[page % limits.length];
-    const rows = database.select(query, { cursor, limit: limit + 1 });
+    const rows = await database.select(query, { cursor, limit: limit + 1 });
     pages.push(rows.slice(0, limit));
     if (rows.length <= limit) return { pages, deleted };
     cursor = encodeCursor(query, rows[limit - 1]);
     const change = changes[page] ?? { kind: 'none' };
     if (change.kind === 'insert' && !inserted.has(change.entity.record.uuid)) {
       inserted.add(change.entity.record.uuid);
-      database.insertEntity(change.entity);
+      await database.insertEntity(change.entity);
     } else if (change.kind === 'delete') {
-      const all = database.select({ select: null, where: null, orderBy: [] });
+      const all = await database.select({ select: null, where: null, orderBy: [] });
       const victim = all[change.pick % Math.max(all.length, 1)];
       if (victim !== undefined) {
         deleted.add(victim.uuid);
-        database.deleteEntity(victim.uuid);
+        await database.deleteEntity(victim.uuid);
       }
     }
   }
@@ -71,43 +73,43 @@ function walk(query: Query, limits: readonly number[], changes: readonly Change[
 const limitsArbitrary = fc.array(fc.integer({ min: 1, max: 7 }), { minLength: 1, maxLength: 5 });
 
 describe('cursor paging', () => {
-  it('walks the same sequence as one unpaged query', () => {
-    fc.assert(
-      fc.property(entitiesArbitrary, queryArbitrary, limitsArbitrary, (entities, query, limits) => {
-        database.replaceEntities(entities);
-        const expected = database.select(query).map((row) => row.uuid);
-        const { pages } = walk(query, limits);
+  it('walks the same sequence as one unpaged query', async () => {
+    await fc.assert(
+      fc.asyncProperty(entitiesArbitrary, queryArbitrary, limitsArbitrary, async (entities, query, limits) => {
+        await database.replaceEntities(entities);
+        const expected = (await database.select(query)).map((row) => row.uuid);
+        const { pages } = await walk(query, limits);
         expect(pages.flat().map((row) => row.uuid)).toEqual(expected);
         // Every page but the last is full, and a full last page is followed by no cursor.
         pages.slice(0, -1).forEach((page, i) => expect(page.length).toBe(limits[i % limits.length]));
       }),
       { numRuns: 300 },
     );
-  });
+  }, DATABASE_PROPERTY_TIMEOUT);
 
-  it('pages past integers beyond 2^53, which SQLite keeps exact and JavaScript rounds', () => {
+  it('pages past integers beyond 2^53, which SQLite keeps exact and JavaScript rounds', async () => {
     // fast-check's counterexample: the cursor carried the rounded double, SQLite compared it with the
     // exact integer, and the first row was "after" its own cursor forever.
     const big = { n: { x: -71020672200464910 } };
-    database.replaceEntities([
+    await database.replaceEntities([
       { record: { uuid: '9e3779b1-0000-4abc-8def-000000000000', type: 'dog', created: 0, modified: 0, ...big }, properties: big },
       { record: { uuid: 'e3779b10-d001-4abc-8def-00000000000f', type: 'dog', created: 0, modified: 0 }, properties: {} },
     ]);
     const query = parseQuery('order by n.x asc');
-    expect(walk(query, [1]).pages.flat().map((row) => row.uuid)).toEqual(['9e3779b1-0000-4abc-8def-000000000000', 'e3779b10-d001-4abc-8def-00000000000f']);
-    expect(database.select(parseQuery('where n.x = -71020672200464910')).map((row) => row.uuid)).toEqual(['9e3779b1-0000-4abc-8def-000000000000']);
+    expect((await walk(query, [1])).pages.flat().map((row) => row.uuid)).toEqual(['9e3779b1-0000-4abc-8def-000000000000', 'e3779b10-d001-4abc-8def-00000000000f']);
+    expect((await database.select(parseQuery('where n.x = -71020672200464910'))).map((row) => row.uuid)).toEqual(['9e3779b1-0000-4abc-8def-000000000000']);
   });
 
-  it('never repeats or skips an entity while others are inserted and deleted between pages', () => {
-    fc.assert(
-      fc.property(
+  it('never repeats or skips an entity while others are inserted and deleted between pages', async () => {
+    await fc.assert(
+      fc.asyncProperty(
         entitiesArbitrary,
         queryArbitrary,
         limitsArbitrary,
         fc.array(changeArbitrary, { maxLength: 12 }),
-        (entities, query, limits, changes) => {
-          database.replaceEntities(entities);
-          const { pages, deleted } = walk(query, limits, changes);
+        async (entities, query, limits, changes) => {
+          await database.replaceEntities(entities);
+          const { pages, deleted } = await walk(query, limits, changes);
           const seen = pages.flat();
           const seenUuids = seen.map((row) => row.uuid);
           expect(new Set(seenUuids).size).toBe(seenUuids.length);
@@ -126,7 +128,7 @@ describe('cursor paging', () => {
       ),
       { numRuns: 300 },
     );
-  });
+  }, DATABASE_PROPERTY_TIMEOUT);
 
   it('round-trips the sort values of any entity', () => {
     fc.assert(
@@ -141,10 +143,12 @@ describe('cursor paging', () => {
   it('refuses a cursor made for another order', () => {
     const record: EntityRecord = { uuid: UUID_POOL[0], type: 'dog', created: 1, modified: 1, name: 'fred' };
     const cursor = encodeCursor(parseQuery('order by name'), record);
-    expect(() => compileQuery(parseQuery('order by name'), { dialect: 'sqlite', cursor })).not.toThrow();
-    expect(() => compileQuery(parseQuery("name = 'x' order by name asc"), { dialect: 'sqlite', cursor })).not.toThrow();
-    for (const other of ['order by name desc', '', 'order by a', 'order by name, created']) {
-      expectIllegalCursor(() => compileQuery(parseQuery(other), { dialect: 'sqlite', cursor }), 'another order');
+    for (const dialect of ['sqlite', 'postgres'] as const) {
+      expect(() => compileQuery(parseQuery('order by name'), { dialect, cursor })).not.toThrow();
+      expect(() => compileQuery(parseQuery("name = 'x' order by name asc"), { dialect, cursor })).not.toThrow();
+      for (const other of ['order by name desc', '', 'order by a', 'order by name, created']) {
+        expectIllegalCursor(() => compileQuery(parseQuery(other), { dialect, cursor }), 'another order');
+      }
     }
   });
 

@@ -1,12 +1,16 @@
 /**
  * A real database (real migrations, real SQL functions) holding one application's `dogs`
- * collection, for running compiled queries against the in-memory reference.
+ * collection, for running compiled queries against the in-memory reference: SQLite :memory:, or
+ * a fresh PostgreSQL schema when IDP_TEST_DATABASE_URL is set (test/database.ts).
  */
 import { sql } from 'drizzle-orm';
-import { openDatabase, type Database_ } from '../../src/db/open.js';
+import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
+import type { Database_ } from '../../src/db/open.js';
+import { dialectOf } from '../../src/db/open.js';
 import { compileQuery } from '../../src/data/query/compile.js';
 import type { Query } from '../../src/data/query/ast.js';
 import type { EntityRecord } from '../../src/data/query/properties.js';
+import { openTestDatabase } from '../database.js';
 import type { GeneratedEntity } from './arbitraries.js';
 
 const ORG = '00000000-0000-4000-8000-00000000000a';
@@ -15,12 +19,12 @@ export const COLLECTION = 'dogs';
 
 export interface QueryDatabase {
   readonly handle: Database_;
-  replaceEntities(entities: readonly GeneratedEntity[]): void;
-  insertEntity(entity: GeneratedEntity): void;
-  deleteEntity(uuid: string): void;
+  replaceEntities(entities: readonly GeneratedEntity[]): Promise<void>;
+  insertEntity(entity: GeneratedEntity): Promise<void>;
+  deleteEntity(uuid: string): Promise<void>;
   /** Runs the compiled query; `limit` adds LIMIT. Rows come back as entity records. */
-  select(query: Query, options?: { cursor?: string; limit?: number }): EntityRecord[];
-  close(): void;
+  select(query: Query, options?: { cursor?: string; limit?: number }): Promise<EntityRecord[]>;
+  close(): Promise<void>;
 }
 
 interface Row {
@@ -31,41 +35,47 @@ interface Row {
   properties: string;
 }
 
-export function openQueryDatabase(): QueryDatabase {
-  const handle = openDatabase({ path: ':memory:' });
-  handle.sqlite
-    .prepare('INSERT INTO organizations (uuid, name, name_key, created, modified) VALUES (?, ?, ?, 0, 0)')
-    .run(ORG, 'Org', 'org');
-  handle.sqlite
-    .prepare('INSERT INTO applications (uuid, org_uuid, name, name_key, created, modified) VALUES (?, ?, ?, ?, 0, 0)')
-    .run(APP, ORG, 'App', 'app');
-  const insert = handle.sqlite.prepare(
-    'INSERT INTO entities (uuid, app_uuid, collection, type, properties, created, modified) VALUES (?, ?, ?, ?, ?, ?, ?)',
-  );
+// The storage layer's SQL builder (driver.ts): `?` placeholders, which the PostgreSQL driver numbers.
+const builder = new SQLiteSyncDialect();
+
+const INSERT = 'INSERT INTO entities (uuid, app_uuid, collection, type, properties, created, modified) VALUES (?, ?, ?, ?, ?, ?, ?)';
+
+export async function openQueryDatabase(): Promise<QueryDatabase> {
+  const handle = await openTestDatabase();
+  const { driver, db } = handle;
+  await driver.run('INSERT INTO organizations (uuid, name, name_key, created, modified) VALUES (?, ?, ?, 0, 0)', [ORG, 'Org', 'org']);
+  await driver.run('INSERT INTO applications (uuid, org_uuid, name, name_key, created, modified) VALUES (?, ?, ?, ?, 0, 0)', [APP, ORG, 'App', 'app']);
   // Another collection of the same app: a query must never see it.
-  insert.run('ffffffff-0000-4000-8000-000000000000', APP, 'cats', 'cat', JSON.stringify({ a: 1, name: 'fred' }), 0, 0);
-  const insertEntity = (entity: GeneratedEntity): void => {
+  await driver.run(INSERT, ['ffffffff-0000-4000-8000-000000000000', APP, 'cats', 'cat', JSON.stringify({ a: 1, name: 'fred' }), 0, 0]);
+  const insertEntity = async (entity: GeneratedEntity): Promise<void> => {
     const { uuid, type, created, modified } = entity.record;
-    insert.run(uuid, APP, COLLECTION, type, JSON.stringify(entity.properties), created, modified);
+    await driver.run(INSERT, [uuid, APP, COLLECTION, type, JSON.stringify(entity.properties), created, modified]);
   };
   return {
     handle,
-    replaceEntities(entities) {
-      handle.sqlite.transaction(() => {
-        handle.sqlite.prepare('DELETE FROM entities WHERE collection = ?').run(COLLECTION);
-        entities.forEach(insertEntity);
-      })();
+    async replaceEntities(entities) {
+      await db.transaction(async () => {
+        await driver.run('DELETE FROM entities WHERE collection = ?', [COLLECTION]);
+        if (entities.length === 0) return;
+        // One statement for all rows: a round trip each would dominate the property tests on PostgreSQL.
+        const rows = entities.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ');
+        await driver.run(
+          `INSERT INTO entities (uuid, app_uuid, collection, type, properties, created, modified) VALUES ${rows}`,
+          entities.flatMap(({ record, properties }) => [record.uuid, APP, COLLECTION, record.type, JSON.stringify(properties), record.created, record.modified]),
+        );
+      });
     },
     insertEntity,
-    deleteEntity(uuid) {
-      handle.sqlite.prepare('DELETE FROM entities WHERE uuid = ?').run(uuid);
+    async deleteEntity(uuid) {
+      await driver.run('DELETE FROM entities WHERE uuid = ?', [uuid]);
     },
-    select(query, options = {}) {
-      const compiled = compileQuery(query, { dialect: 'sqlite', cursor: options.cursor });
+    async select(query, options = {}) {
+      const compiled = compileQuery(query, { dialect: dialectOf(db), cursor: options.cursor });
       const limit = options.limit === undefined ? sql`` : sql` LIMIT ${options.limit}`;
-      const rows = handle.db.all<Row>(
+      const statement = builder.sqlToQuery(
         sql`SELECT uuid, type, created, modified, properties FROM entities WHERE app_uuid = ${APP} AND collection = ${COLLECTION} AND ${compiled.where} ORDER BY ${compiled.orderBy}${limit}`,
       );
+      const rows = await driver.query<Row>(statement.sql, statement.params);
       return rows.map((row) => {
         const properties: Record<string, unknown> = JSON.parse(row.properties);
         return { ...properties, uuid: row.uuid, type: row.type, created: row.created, modified: row.modified };

@@ -1,6 +1,7 @@
 /**
- * The compiled SQL, run on a real SQLite database, returns exactly what the in-memory reference
- * (matchesQuery + compareEntities) returns: same entities, same order.
+ * The compiled SQL, run on a real database — SQLite, or PostgreSQL when IDP_TEST_DATABASE_URL is
+ * set — returns exactly what the in-memory reference (matchesQuery + compareEntities) returns:
+ * same entities, same order.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -14,10 +15,12 @@ import { entitiesArbitrary, queryArbitrary, type GeneratedEntity } from './arbit
 import { openQueryDatabase, type QueryDatabase } from './database.js';
 
 let database: QueryDatabase;
-beforeAll(() => {
-  database = openQueryDatabase();
+// Hundreds of generated cases, each a round of statements on the database (PostgreSQL included).
+const DATABASE_PROPERTY_TIMEOUT = 300_000;
+beforeAll(async () => {
+  database = await openQueryDatabase();
 });
-afterAll(() => database.close());
+afterAll(async () => database.close());
 
 function reference(query: Query, entities: readonly GeneratedEntity[]): string[] {
   return entities
@@ -30,15 +33,15 @@ function reference(query: Query, entities: readonly GeneratedEntity[]): string[]
 const uuids = (records: readonly EntityRecord[]): string[] => records.map((record) => record.uuid);
 
 describe('compiled SQL versus the reference evaluator', () => {
-  it('selects and orders exactly like matchesQuery + compareEntities', () => {
-    fc.assert(
-      fc.property(entitiesArbitrary, fc.array(queryArbitrary, { minLength: 1, maxLength: 6 }), (entities, queries) => {
-        database.replaceEntities(entities);
-        for (const query of queries) expect(uuids(database.select(query))).toEqual(reference(query, entities));
+  it('selects and orders exactly like matchesQuery + compareEntities', async () => {
+    await fc.assert(
+      fc.asyncProperty(entitiesArbitrary, fc.array(queryArbitrary, { minLength: 1, maxLength: 6 }), async (entities, queries) => {
+        await database.replaceEntities(entities);
+        for (const query of queries) expect(uuids(await database.select(query))).toEqual(reference(query, entities));
       }),
       { numRuns: 400 },
     );
-  });
+  }, DATABASE_PROPERTY_TIMEOUT);
 
   const fixture: GeneratedEntity[] = [
     { a: 1, name: 'Fred', title: 'The quick brown fox', location: { latitude: 37.7749, longitude: -122.4194 } },
@@ -79,11 +82,11 @@ describe('compiled SQL versus the reference evaluator', () => {
     { ql: "type = 'DOG' and created >= 1000 order by created asc, name desc", expected: [4, 1, 2] },
   ];
 
-  it.each(examples)('$ql', ({ ql, expected }) => {
-    database.replaceEntities(fixture);
+  it.each(examples)('$ql', async ({ ql, expected }) => {
+    await database.replaceEntities(fixture);
     const query = parseQuery(ql);
     const expectedUuids = expected.map((i) => fixture[i].record.uuid);
-    expect(uuids(database.select(query))).toEqual(expectedUuids);
+    expect(uuids(await database.select(query))).toEqual(expectedUuids);
     expect(reference(query, fixture)).toEqual(expectedUuids);
   });
 
@@ -105,10 +108,10 @@ describe('compiled SQL versus the reference evaluator', () => {
     expect(dialect.sqlToQuery(compiled.orderBy).sql).toBe('"e"."created" DESC, "e"."uuid" DESC');
   });
 
-  it('stays within SQLite limits for the largest accepted query', () => {
-    database.replaceEntities(fixture);
+  it('stays within SQLite limits for the largest accepted query', async () => {
+    await database.replaceEntities(fixture);
     const ql = `${'('.repeat(16)}${Array.from({ length: 999 }, (_, i) => `a = ${i}`).join(' or ')}${')'.repeat(16)} order by a, b, c, d, e, f, g, h`;
     const query = parseQuery(ql);
-    expect(uuids(database.select(query))).toEqual(reference(query, fixture));
+    expect(uuids(await database.select(query))).toEqual(reference(query, fixture));
   });
 });

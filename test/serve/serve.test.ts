@@ -97,10 +97,10 @@ describe('idp serve', () => {
     const journal = JSON.parse(readFileSync(journalPath, 'utf8'));
     journal.entries = journal.entries.slice(0, 1);
     writeFileSync(journalPath, JSON.stringify(journal));
-    const old = openDatabase({ path: db, migrationsFolder: oldMigrations });
-    old.sqlite.prepare(`insert into organizations (uuid, name, name_key, created, modified) values ('0190f2a4-8d3c-7b7e-9a52-0b9f8c1d2e3f', 'legacy', 'legacy', 1, 1)`).run();
-    expect(old.sqlite.prepare(`select count(*) n from sqlite_master where name = 'signing_keys'`).get()).toEqual({ n: 0 });
-    old.close();
+    const old = await openDatabase({ path: db, migrationsFolder: oldMigrations });
+    await old.driver.run(`insert into organizations (uuid, name, name_key, created, modified) values ('0190f2a4-8d3c-7b7e-9a52-0b9f8c1d2e3f', 'legacy', 'legacy', 1, 1)`);
+    expect(await old.driver.query(`select count(*) n from sqlite_master where name = 'signing_keys'`)).toEqual([{ n: 0 }]);
+    await old.close();
 
     const server = await startIdp(['--port', '0', '--db', db, '--log-level', 'warn']);
     const code = await server.stop();

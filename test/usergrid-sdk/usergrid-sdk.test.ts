@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import usergrid from 'usergrid';
 import { resolveConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../server/serve.js';
+import { startTestServer } from '../database.js';
 
 const ORG = 'sdk-org';
 const APP = 'pets';
@@ -72,7 +73,7 @@ function pageOf(list: usergrid.collection, property = 'name'): unknown[] {
 }
 
 beforeAll(async () => {
-  server = await startServer(resolveConfig({ port: '0', db: ':memory:', logLevel: 'silent' }, {}));
+  server = await startTestServer({ port: '0' });
   await management('POST', '/management/orgs', { organization: ORG, username: 'owner', name: 'Owner', email: 'owner@example.com', password: 'owner-password' });
   const token = await management('POST', '/management/token', { grant_type: 'password', username: 'owner', password: 'owner-password' });
   const admin = String(token.access_token);

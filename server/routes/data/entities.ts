@@ -40,7 +40,7 @@ function scope(c: Context<Env>) {
 
 async function postEntities(c: Context<Env>) {
   const { app } = scope(c);
-  const collection = collectionForWrite(c.var.deps.db, app.uuid, c.req.param('collection') ?? '');
+  const collection = await collectionForWrite(c.var.deps.db, app.uuid, c.req.param('collection') ?? '');
   const create = CREATORS.get(collection.name) ?? createEntities;
   const rows = await create(c.var.deps, app.uuid, collection, await readBody(c), c.var.principal);
   if (collection.name === 'users') {
@@ -49,21 +49,21 @@ async function postEntities(c: Context<Env>) {
     }
   }
   if (collection.name !== 'events') return entitiesResponse(c, 'post', rows);
-  const view = entityView(scope(c), describeEntities(c.var.deps.db, rows)[0]);
+  const view = entityView(scope(c), (await describeEntities(c.var.deps.db, rows))[0]);
   return entitiesResponse(c, 'post', rows, modelMembers(c, view));
 }
 
 /** PUT or DELETE on every entity a query matches (up to `limit`), in one transaction. */
-async function changeMatches(c: Context<Env>, change: (rows: EntityRow[], body: unknown) => EntityRow[]) {
+async function changeMatches(c: Context<Env>, change: (rows: EntityRow[], body: unknown) => Promise<EntityRow[]>) {
   const { deps } = c.var;
   const { app } = scope(c);
-  const collection = requireCollection(deps.db, app.uuid, c.req.param('collection') ?? '');
+  const collection = await requireCollection(deps.db, app.uuid, c.req.param('collection') ?? '');
   const body = c.req.method === 'PUT' ? await readBody(c) : undefined;
-  const rows = deps.db.transaction((tx) => {
-    const { rows: matched } = findEntities(tx, app.uuid, { kind: 'collection', collection: collection.name }, findOptions(c));
+  const rows = await deps.db.transaction(async (tx) => {
+    const { rows: matched } = await findEntities(tx, app.uuid, { kind: 'collection', collection: collection.name }, findOptions(c));
     return change(matched, body);
   });
-  return ok(c, { action: c.req.method.toLowerCase(), entities: describeEntities(deps.db, rows).map((one) => entityView(scope(c), one)), organization: scope(c).org, application: app, location: dataLocation(c, collection.name) });
+  return ok(c, { action: c.req.method.toLowerCase(), entities: (await describeEntities(deps.db, rows)).map((one) => entityView(scope(c), one)), organization: scope(c).org, application: app, location: dataLocation(c, collection.name) });
 }
 
 export function entityRoutes(app: ReturnType<typeof router>): void {
@@ -74,35 +74,37 @@ export function entityRoutes(app: ReturnType<typeof router>): void {
   otherMethodsNotAllowed(app, APP, ['get']);
 
   define(app, 'get', COLLECTION, 'Query a collection (ql or queryStatement, limit, cursor)', async (c) => {
-    const collection = requireCollection(c.var.deps.db, scope(c).app.uuid, c.req.param('collection') ?? '');
-    return pageResponse(c, 'get', findEntities(c.var.deps.db, scope(c).app.uuid, { kind: 'collection', collection: collection.name }, findOptions(c)), collection.name);
+    const collection = await requireCollection(c.var.deps.db, scope(c).app.uuid, c.req.param('collection') ?? '');
+    return pageResponse(c, 'get', await findEntities(c.var.deps.db, scope(c).app.uuid, { kind: 'collection', collection: collection.name }, findOptions(c)), collection.name);
   });
   define(app, 'post', COLLECTION, 'Create one entity or an array of them (creates the collection)', postEntities);
-  define(app, 'put', COLLECTION, 'Update every entity a query matches', (c) =>
-    changeMatches(c, (rows, body) => {
+  define(app, 'put', COLLECTION, 'Update every entity a query matches', async (c) =>
+    changeMatches(c, async (rows, body) => {
       const [properties] = entityBodies(body);
       const now = c.var.deps.now();
-      return rows.map((row) => updateEntityIn(c.var.deps.db, row, properties, now));
+      const updated: EntityRow[] = [];
+      for (const row of rows) updated.push(await updateEntityIn(c.var.deps.db, row, properties, now));
+      return updated;
     }),
   );
-  define(app, 'delete', COLLECTION, 'Delete every entity a query matches (up to limit)', (c) =>
-    changeMatches(c, (rows) => {
-      deleteEntitiesIn(c.var.deps.db, rows);
+  define(app, 'delete', COLLECTION, 'Delete every entity a query matches (up to limit)', async (c) =>
+    changeMatches(c, async (rows) => {
+      await deleteEntitiesIn(c.var.deps.db, rows);
       return rows;
     }),
   );
   otherMethodsNotAllowed(app, COLLECTION, ['get', 'post', 'put', 'delete']);
 
   define(app, 'get', ENTITY, 'Get an entity by uuid or name', async (c) =>
-    entitiesResponse(c, 'get', [addressedEntity(c, c.req.param('collection') ?? '', c.req.param('entityId') ?? '')]),
+    entitiesResponse(c, 'get', [await addressedEntity(c, c.req.param('collection') ?? '', c.req.param('entityId') ?? '')]),
   );
   define(app, 'put', ENTITY, 'Merge properties into an entity (a device PUT to its uuid registers it)', async (c) => {
     const [collection, id] = [c.req.param('collection') ?? '', c.req.param('entityId') ?? ''];
     if (collection.toLowerCase() === 'devices' && isUuid(id)) return entitiesResponse(c, 'put', [await putDevice(c.var.deps, scope(c).app.uuid, id, await readBody(c))]);
-    return entitiesResponse(c, 'put', [await updateEntity(c.var.deps, addressedEntity(c, collection, id), await readBody(c))]);
+    return entitiesResponse(c, 'put', [await updateEntity(c.var.deps, await addressedEntity(c, collection, id), await readBody(c))]);
   });
   define(app, 'delete', ENTITY, 'Delete an entity and its connections', async (c) => {
-    const row = addressedEntity(c, c.req.param('collection') ?? '', c.req.param('entityId') ?? '');
+    const row = await addressedEntity(c, c.req.param('collection') ?? '', c.req.param('entityId') ?? '');
     await deleteEntity(c.var.deps, row);
     return entitiesResponse(c, 'delete', [row]);
   });

@@ -29,14 +29,14 @@ const RELATED_TYPED = `${RELATION}/{type}/{entityId2}`;
 const param = (c: Context<Env>, name: string) => c.req.param(name) ?? '';
 const subject = (c: Context<Env>) => addressedEntity(c, param(c, 'collection'), param(c, 'entityId'));
 
-function permissionsResponse(c: Context<Env>, row: EntityRow, grants: string[]) {
-  const entity = entityView(c.var.appScope, describeEntities(c.var.deps.db, [row])[0]);
+async function permissionsResponse(c: Context<Env>, row: EntityRow, grants: string[]) {
+  const entity = entityView(c.var.appScope, (await describeEntities(c.var.deps.db, [row]))[0]);
   return ok(c, { action: c.req.method.toLowerCase(), entities: [entity], organization: c.var.appScope.org, application: c.var.appScope.app, extra: { data: grants, ...modelMembers(c, entity) }, location: dataLocation(c) });
 }
 
 /** ResetPW: the old password must match unless an administrator of the application calls. */
 async function setPassword(c: Context<Env>) {
-  const user = subject(c);
+  const user = await subject(c);
   const body = (await readBody(c)) as Record<string, unknown>;
   const old = body.oldpassword ?? body.password;
   const trusted = await isApplicationAdmin(c.var.deps, c.var.principal, c.var.appScope.app);
@@ -49,14 +49,14 @@ const POSTS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
   ...[...GRANTEES].map((collection): [string, Handler] => [
     `${collection}/permissions`,
     async (c) => {
-      const row = subject(c);
+      const row = await subject(c);
       await authorizeGrant(c, 'post', `/${row.collection}/${row.uuid}/permissions`);
       return permissionsResponse(c, row, await grantPermission(c.var.deps, row, await readBody(c)));
     },
   ]),
   ...['users', 'groups'].map((collection): [string, Handler] => [
     `${collection}/activities`,
-    async (c) => entitiesResponse(c, 'post', [await createActivity(c.var.deps, subject(c), await readBody(c))]),
+    async (c) => entitiesResponse(c, 'post', [await createActivity(c.var.deps, await subject(c), await readBody(c))]),
   ]),
   ['users/password', setPassword],
 ]);
@@ -67,15 +67,16 @@ const PUTS: ReadonlyMap<string, Handler> = new Map<string, Handler>([['users/pas
 /** Creates an entity in the relation's collection and connects the subject to it (Usergrid's POST /users/fred/likes). */
 async function createConnected(c: Context<Env>) {
   const { deps, appScope } = c.var;
-  const source = subject(c);
+  const source = await subject(c);
   const view = relationView(source.collection, param(c, 'relation'));
   if (view.direction === 'in') throw MethodNotAllowed(`create the entity, then POST …/${view.relation}/{id} to connect it`, { headers: { Allow: 'GET' } });
   const items = entityBodies(await readBody(c));
-  const rows = deps.db.transaction((tx) => {
+  const rows = await deps.db.transaction(async (tx) => {
     const now = deps.now();
-    const collection = collectionForWrite(tx, appScope.app.uuid, view.collection ?? view.relation);
-    const created = items.map((item) => insertEntityFromBody(tx, appScope.app.uuid, collection, item, now));
-    connectIn(tx, appScope.app.uuid, created.map((row) => ({ sourceUuid: source.uuid, relation: view.relation, targetUuid: row.uuid })), now);
+    const collection = await collectionForWrite(tx, appScope.app.uuid, view.collection ?? view.relation);
+    const created: EntityRow[] = [];
+    for (const item of items) created.push(await insertEntityFromBody(tx, appScope.app.uuid, collection, item, now));
+    await connectIn(tx, appScope.app.uuid, created.map((row) => ({ sourceUuid: source.uuid, relation: view.relation, targetUuid: row.uuid })), now);
     return created;
   });
   return entitiesResponse(c, 'post', rows);
@@ -90,11 +91,11 @@ function membershipPath(entity: EntityRow, view: RelationView, other: EntityRow)
 
 function connectionHandler(action: 'get' | 'post' | 'delete'): Handler {
   return async (c) => {
-    const entity = subject(c);
+    const entity = await subject(c);
     const view = relationView(entity.collection, param(c, 'relation'));
-    const other = relatedEntity(c, view, param(c, 'entityId2'), c.req.param('type'));
+    const other = await relatedEntity(c, view, param(c, 'entityId2'), c.req.param('type'));
     if (action === 'get') {
-      if (!isRelatedIn(c.var.deps.db, entity, view, other)) throw EntityNotFound(`not connected through '${view.relation}'`, { fields: { relation: view.relation } });
+      if (!(await isRelatedIn(c.var.deps.db, entity, view, other))) throw EntityNotFound(`not connected through '${view.relation}'`, { fields: { relation: view.relation } });
       return entitiesResponse(c, 'get', [other]);
     }
     // Joining a group or a role changes what the member may do: never on the strength of `me`.
@@ -107,24 +108,24 @@ function connectionHandler(action: 'get' | 'post' | 'delete'): Handler {
 
 export function relationRoutes(app: ReturnType<typeof router>): void {
   define(app, 'get', RELATION, "An entity's connections, sub-collection, feed or permissions (with ql)", async (c) => {
-    const entity = subject(c);
+    const entity = await subject(c);
     const relation = param(c, 'relation');
     if (relation === 'permissions' && GRANTEES.has(entity.collection)) return permissionsResponse(c, entity, listGrants(entity));
-    const page = findEntities(c.var.deps.db, entity.appUuid, { kind: 'related', uuid: entity.uuid, view: relationView(entity.collection, relation) }, findOptions(c));
+    const page = await findEntities(c.var.deps.db, entity.appUuid, { kind: 'related', uuid: entity.uuid, view: relationView(entity.collection, relation) }, findOptions(c));
     return pageResponse(c, 'get', page);
   });
   define(app, 'post', RELATION, 'Add an activity, a permission, a password, or a new connected entity', async (c) => {
-    const handler = POSTS.get(`${subject(c).collection}/${param(c, 'relation')}`) ?? createConnected;
+    const handler = POSTS.get(`${(await subject(c)).collection}/${param(c, 'relation')}`) ?? createConnected;
     return handler(c);
   });
   define(app, 'delete', RELATION, 'Remove a permission (?permission= or ?grant_url_pattern=)', async (c) => {
-    const row = subject(c);
+    const row = await subject(c);
     if (param(c, 'relation') !== 'permissions' || !GRANTEES.has(row.collection)) throw MethodNotAllowed('only …/permissions can be deleted here', { headers: { Allow: 'GET, POST' } });
     await authorizeGrant(c, 'delete', `/${row.collection}/${row.uuid}/permissions`);
     return permissionsResponse(c, row, await revokePermission(c.var.deps, row, c.req.query('permission') ?? c.req.query('grant_url_pattern')));
   });
   define(app, 'put', RELATION, "Set a user's password (…/users/{userId}/password)", async (c) => {
-    const handler = PUTS.get(`${subject(c).collection}/${param(c, 'relation')}`);
+    const handler = PUTS.get(`${(await subject(c)).collection}/${param(c, 'relation')}`);
     if (handler === undefined) throw MethodNotAllowed('only …/users/{userId}/password takes PUT here', { headers: { Allow: 'GET, POST, DELETE' } });
     return handler(c);
   });
@@ -132,9 +133,9 @@ export function relationRoutes(app: ReturnType<typeof router>): void {
 
   define(app, 'get', RELATED, 'A connected entity, or the entities connecting through a relation (…/connecting/{relation})', async (c) => {
     if (param(c, 'relation') !== 'connecting') return connectionHandler('get')(c);
-    const entity = subject(c);
+    const entity = await subject(c);
     const view: RelationView = { direction: 'in', relation: param(c, 'entityId2') };
-    return pageResponse(c, 'get', findEntities(c.var.deps.db, entity.appUuid, { kind: 'related', uuid: entity.uuid, view }, findOptions(c)));
+    return pageResponse(c, 'get', await findEntities(c.var.deps.db, entity.appUuid, { kind: 'related', uuid: entity.uuid, view }, findOptions(c)));
   });
   define(app, 'post', RELATED, 'Connect two entities', connectionHandler('post'));
   define(app, 'delete', RELATED, 'Disconnect two entities', connectionHandler('delete'));

@@ -38,19 +38,19 @@ function appSegments(c: Context<Env>): string[] {
  * collection by name or type, else the one a POST would create), so that a permission on
  * `/users/**` holds for `/user/{id}` too. A segment that names no collection stays as it is.
  */
-function collectionOfSegment(tx: Tx, appUuid: string, segment: string): string {
+async function collectionOfSegment(tx: Tx, appUuid: string, segment: string): Promise<string> {
   try {
-    return collectionForWrite(tx, appUuid, decodeURIComponent(segment)).name;
+    return (await collectionForWrite(tx, appUuid, decodeURIComponent(segment))).name;
   } catch {
     return segment;
   }
 }
 
 /** The path inside the application that permissions are matched against: `/acme/sandbox/user/me` → `/users/me`. */
-function permissionPath(c: Context<Env>, appUuid: string): string {
+async function permissionPath(c: Context<Env>, appUuid: string): Promise<string> {
   const [collection, ...rest] = appSegments(c);
   if (collection === undefined) return '/';
-  return `/${[collectionOfSegment(c.var.deps.db, appUuid, collection), ...rest].join('/')}`;
+  return `/${[await collectionOfSegment(c.var.deps.db, appUuid, collection), ...rest].join('/')}`;
 }
 
 /**
@@ -83,17 +83,8 @@ export function dataAccess(): MiddlewareHandler<Env> {
     const verb = verbOfMethod(c.req.method);
     // Methods without a Usergrid verb change nothing: their routes answer 405.
     if (verb !== null) {
-      // Read only when the caller is held to permissions: administrators skip the collection lookup.
-      let path: string | undefined;
-      const request = {
-        principal: c.var.principal,
-        app,
-        verb,
-        get path() {
-          return (path ??= permissionPath(c, app.uuid));
-        },
-      };
-      await authorizeAppRequest(deps, request);
+      // Found only when the caller is held to permissions: administrators skip the collection lookup.
+      await authorizeAppRequest(deps, { principal: c.var.principal, app, verb, path: () => permissionPath(c, app.uuid) });
     }
     await next();
   };
@@ -134,9 +125,9 @@ export function findOptions(c: Context<Env>): FindOptions {
 }
 
 /** The entity at `/{collection}/{id}`: uuid or name; for users also email and `me`. */
-export function addressedEntity(c: Context<Env>, collectionSegment: string, id: string): EntityRow {
+export async function addressedEntity(c: Context<Env>, collectionSegment: string, id: string): Promise<EntityRow> {
   const { deps, appScope } = c.var;
-  const collection = requireCollection(deps.db, appScope.app.uuid, collectionSegment);
+  const collection = await requireCollection(deps.db, appScope.app.uuid, collectionSegment);
   if (collection.name === 'users') return requireUser(deps.db, appScope.app.uuid, id, callerUuid(c));
   return requireEntity(deps.db, appScope.app.uuid, collection.name, id);
 }
@@ -145,31 +136,31 @@ export function addressedEntity(c: Context<Env>, collectionSegment: string, id: 
  * The entity at the other end of `view`: a uuid anywhere in the application, or a name in the
  * collection `collectionSegment` names (the 7-segment form), else the one the relation implies.
  */
-export function relatedEntity(c: Context<Env>, view: RelationView, id: string, collectionSegment?: string): EntityRow {
+export async function relatedEntity(c: Context<Env>, view: RelationView, id: string, collectionSegment?: string): Promise<EntityRow> {
   const { deps, appScope } = c.var;
   const segment = collectionSegment ?? view.collection ?? view.relation;
   if (isUuid(id) && collectionSegment === undefined) {
-    const row = findEntityByUuid(deps.db, appScope.app.uuid, id);
+    const row = await findEntityByUuid(deps.db, appScope.app.uuid, id);
     if (row === undefined || (view.collection !== undefined && row.collection !== view.collection)) {
       throw EntityNotFound(`entity '${id}' not found`, { fields: { entity: id } });
     }
     return row;
   }
-  if (findCollectionIn(deps.db, appScope.app.uuid, segment) === undefined) {
+  if ((await findCollectionIn(deps.db, appScope.app.uuid, segment)) === undefined) {
     throw EntityNotFound(`'${id}' is not a uuid and '${segment}' is not a collection: use /{relation}/{type}/{name}`, { fields: { entity: id } });
   }
   return addressedEntity(c, segment, id);
 }
 
-export function entitiesResponse(c: Context<Env>, action: string, rows: readonly EntityRow[], extra?: Record<string, unknown>) {
+export async function entitiesResponse(c: Context<Env>, action: string, rows: readonly EntityRow[], extra?: Record<string, unknown>) {
   const scope = c.var.appScope;
-  const entities = describeEntities(c.var.deps.db, rows).map((entity) => entityView(scope, entity));
+  const entities = (await describeEntities(c.var.deps.db, rows)).map((entity) => entityView(scope, entity));
   return ok(c, { action, entities, organization: scope.org, application: scope.app, extra, location: dataLocation(c, rows[0]?.collection) });
 }
 
-export function pageResponse(c: Context<Env>, action: string, page: EntityPage, collection?: string) {
+export async function pageResponse(c: Context<Env>, action: string, page: EntityPage, collection?: string) {
   const scope = c.var.appScope;
-  const entities = describeEntities(c.var.deps.db, page.rows).map((entity) => entityView(scope, entity, page.select));
+  const entities = (await describeEntities(c.var.deps.db, page.rows)).map((entity) => entityView(scope, entity, page.select));
   const location = dataLocation(c, collection ?? page.rows[0]?.collection);
   return ok(c, { action, entities, organization: scope.org, application: scope.app, count: true, cursor: page.cursor, location });
 }

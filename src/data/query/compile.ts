@@ -8,11 +8,13 @@
  *
  * Every user value is a bound parameter. Each condition compiles to an expression that is
  * never NULL — a type guard ANDed with the comparison — so `not` is plain boolean negation.
+ * What differs between SQLite and PostgreSQL is in dialect.ts; `dialect` names the database the
+ * SQL will run on (open.ts `dialectOf(handle)`).
  */
 import { sql, type SQL } from 'drizzle-orm';
-import type { ComparisonOperator, Condition, Direction, Literal, PropertyPath, Query } from './ast.js';
+import type { Condition, Direction, Literal, PropertyPath, Query } from './ast.js';
 import { decodeCursor } from './cursor.js';
-import { dialects, type Dialect, type DialectName } from './dialect.js';
+import { dialects, type Dialect, type DialectName, type Operand, type SortValueColumn } from './dialect.js';
 import { foldCase } from './functions.js';
 import { sortKeys, type SortKey, type SortValue } from './order.js';
 import { literalType, resolveProperty, type ValueType } from './properties.js';
@@ -26,7 +28,7 @@ export interface CompileOptions {
 }
 
 export interface CompiledQuery {
-  /** A parenthesised condition, cursor included; `1` when the query selects everything. */
+  /** A parenthesised condition, cursor included; the dialect's true (`1`, `TRUE`) when the query selects everything. */
   readonly where: SQL;
   /** The ORDER BY list (without the keywords): total, ending with the uuid tie-breaker. */
   readonly orderBy: SQL;
@@ -46,7 +48,7 @@ export function compileQuery(query: Query, options: CompileOptions): CompiledQue
   return {
     where: conditions.length > 0 ? sql`(${joinBalanced(conditions, AND)})` : dialect.true,
     orderBy: sql.join(
-      keys.flatMap((key) => sortComponents(key, dialect)).map(({ expression, direction }) => sql`${expression} ${DIRECTIONS[direction]}`),
+      keys.flatMap((key) => sortComponents(key, dialect)).map(({ operand, direction, nullable }) => dialect.orderTerm(operand, direction, nullable)),
       sql`, `,
     ),
     select: query.select,
@@ -55,14 +57,6 @@ export function compileQuery(query: Query, options: CompileOptions): CompiledQue
 
 const AND = sql.raw(' AND ');
 const OR = sql.raw(' OR ');
-const DIRECTIONS: Readonly<Record<Direction, SQL>> = { asc: sql.raw('ASC'), desc: sql.raw('DESC') };
-const OPERATORS: Readonly<Record<ComparisonOperator, SQL>> = {
-  '=': sql.raw('='),
-  '<': sql.raw('<'),
-  '<=': sql.raw('<='),
-  '>': sql.raw('>'),
-  '>=': sql.raw('>='),
-};
 
 function compileCondition(condition: Condition, dialect: Dialect): SQL {
   switch (condition.kind) {
@@ -77,7 +71,14 @@ function compileCondition(condition: Condition, dialect: Dialect): SQL {
       const typed = typedProperty(condition.property, type, dialect);
       if (typed === null) return dialect.false;
       const value = type === 'string' ? dialect.fold(typed.value) : typed.value;
-      return guarded(typed.guard, sql`${value} ${OPERATORS[condition.operator]} ${operand(condition.value)}`);
+      const literal = condition.value;
+      // An index-friendly condition the exact one implies (dialect.ts), for `=` on numbers and booleans.
+      const hint =
+        typed.path !== null && condition.operator === '=' && (literal.kind === 'number' || literal.kind === 'boolean')
+          ? dialect.jsonEquals(typed.path, literal.value)
+          : null;
+      const guard = hint === null ? typed.guard : typed.guard === null ? hint : sql`${hint} AND ${typed.guard}`;
+      return guarded(guard, dialect.compare(value, condition.operator, operand(literal)));
     }
     case 'prefix': {
       const typed = typedProperty(condition.property, 'string', dialect);
@@ -94,8 +95,11 @@ function compileCondition(condition: Condition, dialect: Dialect): SQL {
       const longitude = typedProperty(`${condition.property}.longitude`, 'number', dialect);
       if (latitude === null || longitude === null) return dialect.false;
       const distance = dialect.distance(latitude.value, longitude.value, condition.latitude, condition.longitude);
-      const guards = [latitude.guard, longitude.guard].filter((guard) => guard !== null);
-      return guarded(guards.length > 0 ? joinBalanced(guards, AND) : null, sql`${distance} <= ${condition.meters}`);
+      // The types first, then the dialect's cheap necessary condition, then the distance.
+      const guards = [latitude.guard, longitude.guard, dialect.nearLatitude(latitude.value, condition.latitude, condition.meters)].filter(
+        (guard) => guard !== null,
+      );
+      return guarded(guards.length > 0 ? joinBalanced(guards, AND) : null, dialect.compare(distance, '<=', condition.meters));
     }
   }
 }
@@ -103,15 +107,16 @@ function compileCondition(condition: Condition, dialect: Dialect): SQL {
 interface TypedProperty {
   /** What must hold for `value` to be of the wanted type; null when it always is (a column). */
   readonly guard: SQL | null;
-  readonly value: SQL;
+  readonly value: Operand;
+  /** The JSON path; null for a column. */
+  readonly path: readonly string[] | null;
 }
 
 /** The property as a value of `type`, or null when it can never hold one (a column of another type). */
 function typedProperty(property: PropertyPath, type: ValueType, dialect: Dialect): TypedProperty | null {
   const source = resolveProperty(property);
-  if (source.kind === 'column') return source.type === type ? { guard: null, value: dialect.column(source.column) } : null;
-  const value = dialect.jsonValue(source.path);
-  return { guard: dialect.jsonTypeIs(source.path, type), value: type === 'number' ? dialect.real(value) : value };
+  if (source.kind === 'column') return source.type === type ? { guard: null, value: dialect.column(source.column), path: null } : null;
+  return { guard: dialect.jsonTypeIs(source.path, type), value: dialect.jsonValue(source.path, type), path: source.path };
 }
 
 function guarded(guard: SQL | null, test: SQL): SQL {
@@ -140,45 +145,55 @@ function joinBalanced(parts: readonly SQL[], operator: SQL): SQL {
 }
 
 interface SortComponent {
-  readonly expression: SQL;
+  readonly operand: Operand;
   readonly direction: Direction;
+  readonly nullable: boolean;
+  /** For a JSON property's value columns: the cursor values it compares (dialect.ts SortValueColumn). */
+  readonly holds?: SortValueColumn['holds'];
 }
 
-/** The ORDER BY expressions of one key (order.ts): a column, or a JSON property's rank and value. */
+/** The ORDER BY expressions of one key (order.ts): a column, or a JSON property's rank and value(s). */
 function sortComponents(key: SortKey, dialect: Dialect): SortComponent[] {
   const source = key.source;
   if (source.kind === 'column') {
     const column = dialect.column(source.column);
     const folded = source.type === 'string' && source.column !== 'uuid';
-    return [{ expression: folded ? dialect.fold(column) : column, direction: key.direction }];
+    return [{ operand: folded ? dialect.fold(column) : column, direction: key.direction, nullable: false }];
   }
   return [
-    { expression: dialect.jsonSortRank(source.path), direction: 'asc' },
-    { expression: dialect.jsonSortValue(source.path), direction: key.direction },
+    { operand: { sql: dialect.jsonSortRank(source.path), type: 'integer' }, direction: 'asc', nullable: false },
+    ...dialect.jsonSortValues(source.path).map(({ operand, holds }) => ({ operand, direction: key.direction, nullable: true, holds })),
   ];
 }
 
 /**
  * "Sorts after the cursor": c1 beyond v1 OR (c1 = v1 AND (c2 beyond v2 OR (…))). A JSON
  * property with a NULL value (last rank) contributes only its rank: within that rank all values
- * are NULL and tie, and comparing with NULL would never be true.
+ * are NULL and tie, and comparing with NULL would never be true. Where a dialect splits the
+ * value into columns by type, only the one holding the cursor value's type is compared: within
+ * the rank the others are all NULL and tie.
  */
 function compileAfter(keys: readonly SortKey[], values: readonly SortValue[], dialect: Dialect): SQL {
-  const bounds: { expression: SQL; direction: Direction; value: number | string }[] = [];
+  const bounds: { component: SortComponent; value: number | string }[] = [];
   keys.forEach((key, i) => {
     const components = sortComponents(key, dialect);
     const value = values[i];
     if (typeof value !== 'object') {
-      bounds.push({ ...components[0], value });
+      bounds.push({ component: components[0], value });
       return;
     }
-    bounds.push({ ...components[0], value: value[0] });
-    if (value[1] !== null) bounds.push({ ...components[1], value: value[1] });
+    bounds.push({ component: components[0], value: value[0] });
+    const inner = value[1];
+    if (inner === null) return;
+    const holds = typeof inner === 'number' ? 'number' : 'string';
+    const component = components.slice(1).find((candidate) => candidate.holds === holds || candidate.holds === 'any');
+    if (component === undefined) throw new TypeError(`no sort column holds a ${holds}`);
+    bounds.push({ component, value: inner });
   });
   let after: SQL | null = null;
-  for (const { expression, direction, value } of bounds.reverse()) {
-    const beyond = sql`${expression} ${direction === 'asc' ? sql.raw('>') : sql.raw('<')} ${value}`;
-    after = after === null ? beyond : sql`(${beyond} OR (${expression} = ${value} AND ${after}))`;
+  for (const { component, value } of bounds.reverse()) {
+    const beyond = dialect.compare(component.operand, component.direction === 'asc' ? '>' : '<', value);
+    after = after === null ? beyond : sql`(${beyond} OR (${dialect.compare(component.operand, '=', value)} AND ${after}))`;
   }
   if (after === null) throw new RangeError('an order has at least one key');
   return after;

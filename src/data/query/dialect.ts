@@ -1,80 +1,320 @@
 /**
  * The SQL each database needs for the query compiler's primitives. compile.ts builds the
- * structure (boolean logic, type guards, keyset conditions) once; a dialect only says how to
- * read a column or a JSON property, fold case, and call the string and geo functions. Adding
- * PostgreSQL means adding one more `Dialect` here (jsonb operators, its own functions).
+ * structure (boolean logic, type guards, keyset conditions) once; a dialect says how to read a
+ * column or a JSON property, compare, order, fold case, and call the string and geo functions.
  *
- * Every user value is a bound parameter; `sql.raw` only ever receives the fixed text below.
+ * Both dialects give the answers of the in-memory reference (evaluate.ts, order.ts) — the
+ * property tests in test/query/ run every generated query on both databases and compare.
+ *
+ * Every user value is a bound parameter. `sql.raw` only receives the fixed text below and, on
+ * PostgreSQL, property paths, which the grammar limits to identifiers (checked again here).
  */
 import { sql, type SQL } from 'drizzle-orm';
+import type { ComparisonOperator, Direction } from './ast.js';
+import { splitWords } from './functions.js';
 import { TYPE_RANK } from './order.js';
 import type { ColumnName, ValueType } from './properties.js';
 
-export type DialectName = 'sqlite';
+export type DialectName = 'sqlite' | 'postgres';
+
+/**
+ * An SQL expression and what it yields: a double, an integer (a column or a rank; PostgreSQL
+ * compares those with integers so their indexes apply), or text, compared by code point.
+ */
+export interface Operand {
+  readonly sql: SQL;
+  readonly type: 'number' | 'integer' | 'text';
+}
+
+/** One ORDER BY expression of a JSON property's value: the numbers (1/0 for booleans), the folded strings, or both. */
+export interface SortValueColumn {
+  readonly operand: Operand;
+  readonly holds: 'number' | 'string' | 'any';
+}
 
 export interface Dialect {
   readonly true: SQL;
   readonly false: SQL;
-  column(name: ColumnName): SQL;
+  column(name: ColumnName): Operand;
   /** True when the JSON property at `path` holds a value of `type`; never NULL, so `NOT` works. */
   jsonTypeIs(path: readonly string[], type: ValueType): SQL;
-  /** The JSON property's scalar value: a number, the text, or 1/0 for true/false. */
-  jsonValue(path: readonly string[]): SQL;
   /**
-   * A number as a double. JSON integers beyond 2^53 are exact 64-bit integers in SQLite but doubles
-   * in JavaScript; comparing them as doubles keeps SQL, the reference evaluator and cursors (which
-   * carry JavaScript numbers) in agreement, so paging always advances.
+   * The JSON property as a value of `type`: a double (see `number` below), the text, or 1/0 for
+   * true/false. Only meaningful where `jsonTypeIs(path, type)` holds, and never an error where
+   * it does not (PostgreSQL does not promise to evaluate the guard first).
+   *
+   * Numbers are doubles: JSON integers beyond 2^53 are exact 64-bit integers in SQLite (and
+   * exact numerics in jsonb) but doubles in JavaScript; comparing them as doubles keeps SQL, the
+   * reference evaluator and cursors (which carry JavaScript numbers) in agreement, so paging
+   * always advances.
    */
-  real(value: SQL): SQL;
+  jsonValue(path: readonly string[], type: ValueType): Operand;
+  /**
+   * A condition implied by "the property at `path` equals `value`" that an index can serve, to
+   * be ANDed with the exact test; null when the dialect has none.
+   */
+  jsonEquals(path: readonly string[], value: number | boolean): SQL | null;
   /** The sort rank of the JSON property's type (order.ts `TYPE_RANK`). */
   jsonSortRank(path: readonly string[]): SQL;
-  /** The JSON property's value within its rank: the number, the folded text, 1/0, or NULL. */
-  jsonSortValue(path: readonly string[]): SQL;
+  /** The JSON property's value within its rank: the number, the folded text, 1/0 — NULL in ranks a column does not hold. */
+  jsonSortValues(path: readonly string[]): readonly SortValueColumn[];
+  /** `left operator right` with the reference's semantics (evaluate.ts `compareTyped`). */
+  compare(left: Operand, operator: ComparisonOperator, right: number | string): SQL;
+  /** One ORDER BY term; `nullable` when the expression can be NULL (NULL sorts first ascending, as in SQLite). */
+  orderTerm(operand: Operand, direction: Direction, nullable: boolean): SQL;
   /** Case folding identical to functions.ts `foldCase`. */
-  fold(text: SQL): SQL;
+  fold(text: Operand): Operand;
   /** functions.ts `hasPrefix`; `prefix` is already folded. */
-  hasPrefix(text: SQL, prefix: string): SQL;
+  hasPrefix(text: Operand, prefix: string): SQL;
   /** functions.ts `containsWords` on the unfolded text. */
-  contains(text: SQL, term: string, prefix: boolean): SQL;
+  contains(text: Operand, term: string, prefix: boolean): SQL;
   /** functions.ts `distanceMeters` from the point (latitude, longitude). */
-  distance(latitude: SQL, longitude: SQL, toLatitude: number, toLongitude: number): SQL;
+  distance(latitude: Operand, longitude: Operand, toLatitude: number, toLongitude: number): Operand;
+  /**
+   * A cheap condition implied by "`distance` from (toLatitude, …) is at most `meters`", tested
+   * before the distance itself; null when the dialect has none. `toLatitude` is within ±90.
+   */
+  nearLatitude(latitude: Operand, toLatitude: number, meters: number): SQL | null;
 }
+
+const OPERATORS: Readonly<Record<ComparisonOperator, SQL>> = {
+  '=': sql.raw('='),
+  '<': sql.raw('<'),
+  '<=': sql.raw('<='),
+  '>': sql.raw('>'),
+  '>=': sql.raw('>='),
+};
+const DIRECTIONS: Readonly<Record<Direction, SQL>> = { asc: sql.raw('ASC'), desc: sql.raw('DESC') };
+const rank = (value: number): SQL => sql.raw(String(value));
 
 /**
  * SQLite: JSON1's json_type/json_extract on the `properties` text, and the idp_* functions that
- * src/db/functions.ts registers on every connection.
+ * src/db/functions.ts registers on every connection (the reference's own JavaScript). SQLite
+ * compares values of different storage classes and its BINARY collation is code-point order,
+ * so comparisons and ORDER BY terms are written plainly; NULL sorts first ascending.
  */
 function createSqliteDialect(table: string): Dialect {
   const properties = sql`${sql.identifier(table)}.${sql.identifier('properties')}`;
   const jsonPath = (path: readonly string[]): string => `$.${path.join('.')}`;
   const jsonType = (path: readonly string[]): SQL => sql`json_type(${properties}, ${jsonPath(path)})`;
-  const jsonValue = (path: readonly string[]): SQL => sql`json_extract(${properties}, ${jsonPath(path)})`;
+  const jsonExtract = (path: readonly string[]): SQL => sql`json_extract(${properties}, ${jsonPath(path)})`;
   // json_type names: 'null', 'true', 'false', 'integer', 'real', 'text', 'array', 'object'.
   const typeNames: Record<ValueType, SQL> = {
     number: sql.raw(`('integer', 'real')`),
     string: sql.raw(`('text')`),
     boolean: sql.raw(`('true', 'false')`),
   };
-  const rank = (value: number): SQL => sql.raw(String(value));
   return {
     true: sql`1`,
     false: sql`0`,
-    column: (name) => sql`${sql.identifier(table)}.${sql.identifier(name)}`,
+    column: (name) => ({ sql: sql`${sql.identifier(table)}.${sql.identifier(name)}`, type: name === 'created' || name === 'modified' ? 'integer' : 'text' }),
     // json_type is NULL for a missing path; coalesce keeps the guard two-valued.
     jsonTypeIs: (path, type) => sql`coalesce(${jsonType(path)}, 'null') IN ${typeNames[type]}`,
-    jsonValue,
-    real: (value) => sql`CAST(${value} AS REAL)`,
+    // json_extract gives true/false as 1/0 already.
+    jsonValue: (path, type) =>
+      type === 'number' ? { sql: sql`CAST(${jsonExtract(path)} AS REAL)`, type: 'number' } : { sql: jsonExtract(path), type: type === 'string' ? 'text' : 'integer' },
+    jsonEquals: () => null,
     jsonSortRank: (path) =>
       sql`CASE ${jsonType(path)} WHEN 'integer' THEN ${rank(TYPE_RANK.number)} WHEN 'real' THEN ${rank(TYPE_RANK.number)} WHEN 'text' THEN ${rank(TYPE_RANK.string)} WHEN 'true' THEN ${rank(TYPE_RANK.boolean)} WHEN 'false' THEN ${rank(TYPE_RANK.boolean)} ELSE ${rank(TYPE_RANK.none)} END`,
-    jsonSortValue: (path) =>
-      sql`CASE ${jsonType(path)} WHEN 'text' THEN idp_fold(${jsonValue(path)}) WHEN 'integer' THEN CAST(${jsonValue(path)} AS REAL) WHEN 'real' THEN ${jsonValue(path)} WHEN 'true' THEN 1 WHEN 'false' THEN 0 END`,
-    fold: (text) => sql`idp_fold(${text})`,
-    hasPrefix: (text, prefix) => sql`idp_starts_with(${text}, ${prefix})`,
-    contains: (text, term, prefix) => sql`idp_contains(${text}, ${term}, ${prefix ? 1 : 0})`,
-    distance: (latitude, longitude, toLatitude, toLongitude) =>
-      sql`idp_distance(${latitude}, ${longitude}, ${toLatitude}, ${toLongitude})`,
+    jsonSortValues: (path) => [
+      {
+        operand: {
+          sql: sql`CASE ${jsonType(path)} WHEN 'text' THEN idp_fold(${jsonExtract(path)}) WHEN 'integer' THEN CAST(${jsonExtract(path)} AS REAL) WHEN 'real' THEN ${jsonExtract(path)} WHEN 'true' THEN 1 WHEN 'false' THEN 0 END`,
+          type: 'number',
+        },
+        holds: 'any',
+      },
+    ],
+    compare: (left, operator, right) => sql`${left.sql} ${OPERATORS[operator]} ${right}`,
+    orderTerm: (operand, direction) => sql`${operand.sql} ${DIRECTIONS[direction]}`,
+    fold: (text) => ({ sql: sql`idp_fold(${text.sql})`, type: 'text' }),
+    hasPrefix: (text, prefix) => sql`idp_starts_with(${text.sql}, ${prefix})`,
+    contains: (text, term, prefix) => sql`idp_contains(${text.sql}, ${term}, ${prefix ? 1 : 0})`,
+    distance: (latitude, longitude, toLatitude, toLongitude) => ({
+      sql: sql`idp_distance(${latitude.sql}, ${longitude.sql}, ${toLatitude}, ${toLongitude})`,
+      type: 'number',
+    }),
+    nearLatitude: () => null,
   };
 }
 
+/** A property path segment the grammar allows (tokenize.ts WORD); anything else is refused. */
+const SEGMENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Integers up to this magnitude are exact doubles, so JavaScript compares them exactly. */
+const EXACT_INTEGER = 2 ** 53;
+
+/**
+ * PostgreSQL: jsonb operators on `properties`, and the idp_* SQL functions of the migration
+ * src/db/migrations/postgres/0001_query_functions.sql, which give the results of the JavaScript
+ * in functions.ts (the argument is made there, and test/query/postgres.test.ts checks it).
+ *
+ * - A property is `properties #> '{a,b}'` (jsonb; NULL when missing — and when a segment meets an
+ *   array, since segments are never integers, so only objects are descended, as readProperty does).
+ *   Types are `jsonb_typeof`'s 'number', 'string', 'boolean' (others: 'null', 'object', 'array').
+ * - Numbers are double precision (the jsonb numeric cast; never `real`, which is float4),
+ *   booleans 1/0, inside a CASE on the type, as casts raise errors on other values.
+ * - Text compares and sorts COLLATE "C": UTF-8 byte order, which is code-point order
+ *   (functions.ts `compareText`), whatever the database's collation.
+ * - Integer columns (created, modified) are compared with integers — `x > 1.5` as `x > 1`, an
+ *   exact rewrite for integers — so their btree index stays usable.
+ * - ORDER BY: the JSON sort value is two columns, the numbers (1/0 for booleans) and the folded
+ *   strings, since a CASE has one type here; within a rank one of them is all NULL and ties.
+ *   Nullable terms say NULLS FIRST/LAST, SQLite's order; NOT NULL columns do not, so an index
+ *   on them still serves the order.
+ * - Text cannot hold NUL (U+0000) in PostgreSQL — neither jsonb strings nor text columns nor
+ *   text parameters — so no stored value contains one, and a literal (or cursor value) with a
+ *   NUL is rewritten exactly for NUL-free values: with P its part before the first NUL, x = L
+ *   never holds, x < L iff x <= P, x > L iff x > P (NUL is the least code point); a prefix with
+ *   NUL never matches; a `contains` term is split into words here (NUL is no word character).
+ * - `within` tests a latitude band (latitudeBand below) before the exact, but slower, PL/pgSQL
+ *   distance; the band holds every match.
+ *
+ * Indexes (migration 0001_query_functions.sql, beside the btree ones of schema.ts):
+ * - `entities_properties`: GIN (properties jsonb_path_ops). `=` on a number or boolean adds
+ *   `properties @> '{"a":{"b":value}}'`, which it serves. Implied by the exact test, so adding it
+ *   changes no answer: for booleans plainly; for numbers because every stored number was written
+ *   by JSON.stringify (the entity layer stores JavaScript values), i.e. is the shortest decimal
+ *   of a double, as the literal's is, so equal doubles are equal numerics. Strings get no
+ *   containment: `=` on strings is case-insensitive, containment is not.
+ * - `entities_app_collection_created` (schema.ts) serves the default order, created DESC.
+ */
+function createPostgresDialect(table: string): Dialect {
+  const properties = sql`${sql.identifier(table)}.${sql.identifier('properties')}`;
+  const pathLiteral = (path: readonly string[]): SQL => {
+    if (path.length === 0 || !path.every((segment) => SEGMENT.test(segment))) throw new TypeError(`not a property path: ${path.join('.')}`);
+    return sql.raw(`'{${path.join(',')}}'`);
+  };
+  const jsonb = (path: readonly string[]): SQL => sql`(${properties} #> ${pathLiteral(path)})`;
+  const jsonText = (path: readonly string[]): SQL => sql`(${properties} #>> ${pathLiteral(path)})`;
+  const jsonType = (path: readonly string[]): SQL => sql`jsonb_typeof(${jsonb(path)})`;
+  const typeNames: Record<ValueType, SQL> = { number: sql.raw(`'number'`), string: sql.raw(`'string'`), boolean: sql.raw(`'boolean'`) };
+  const asNumber = (path: readonly string[]): SQL => sql`CASE WHEN ${jsonType(path)} = 'number' THEN CAST(${jsonb(path)} AS double precision) END`;
+  const asBit = (path: readonly string[]): SQL => sql`CASE ${jsonb(path)} WHEN 'true'::jsonb THEN 1 WHEN 'false'::jsonb THEN 0 END`;
+  const collated = (text: SQL): SQL => sql`(${text} COLLATE "C")`;
+  const nul = '\u0000';
+
+  function compareText(left: SQL, operator: ComparisonOperator, right: string): SQL {
+    const cut = right.indexOf(nul);
+    if (cut < 0) return sql`${left} ${OPERATORS[operator]} ${right}`;
+    const before = right.slice(0, cut);
+    switch (operator) {
+      case '=':
+        return sql.raw('FALSE');
+      case '<':
+      case '<=':
+        return sql`${left} <= ${before}`;
+      case '>':
+      case '>=':
+        return sql`${left} > ${before}`;
+    }
+  }
+
+  function compareInteger(left: SQL, operator: ComparisonOperator, right: number): SQL {
+    if (Math.abs(right) >= EXACT_INTEGER) return sql`CAST(${left} AS double precision) ${OPERATORS[operator]} ${right}`;
+    if (Number.isInteger(right)) return sql`${left} ${OPERATORS[operator]} ${right}`;
+    switch (operator) {
+      case '=':
+        return sql.raw('FALSE');
+      case '<':
+        return sql`${left} < ${Math.ceil(right)}`;
+      case '<=':
+        return sql`${left} <= ${Math.floor(right)}`;
+      case '>':
+        return sql`${left} > ${Math.floor(right)}`;
+      case '>=':
+        return sql`${left} >= ${Math.ceil(right)}`;
+    }
+  }
+
+  return {
+    true: sql.raw('TRUE'),
+    false: sql.raw('FALSE'),
+    column: (name) => {
+      const column = sql`${sql.identifier(table)}.${sql.identifier(name)}`;
+      return name === 'created' || name === 'modified' ? { sql: column, type: 'integer' } : { sql: collated(column), type: 'text' };
+    },
+    jsonTypeIs: (path, type) => sql`coalesce(${jsonType(path)} = ${typeNames[type]}, FALSE)`,
+    jsonValue: (path, type) => {
+      switch (type) {
+        case 'number':
+          return { sql: asNumber(path), type: 'number' };
+        case 'string':
+          return { sql: jsonText(path), type: 'text' };
+        case 'boolean':
+          return { sql: asBit(path), type: 'integer' };
+      }
+    },
+    jsonEquals: (path, value) => {
+      const document = path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), value);
+      return sql`${properties} @> CAST(${JSON.stringify(document)} AS jsonb)`;
+    },
+    jsonSortRank: (path) =>
+      sql`CASE ${jsonType(path)} WHEN 'number' THEN ${rank(TYPE_RANK.number)} WHEN 'string' THEN ${rank(TYPE_RANK.string)} WHEN 'boolean' THEN ${rank(TYPE_RANK.boolean)} ELSE ${rank(TYPE_RANK.none)} END`,
+    jsonSortValues: (path) => [
+      {
+        operand: {
+          sql: sql`CASE ${jsonType(path)} WHEN 'number' THEN CAST(${jsonb(path)} AS double precision) WHEN 'boolean' THEN ${asBit(path)} END`,
+          type: 'number',
+        },
+        holds: 'number',
+      },
+      {
+        operand: { sql: collated(sql`CASE WHEN ${jsonType(path)} = 'string' THEN idp_fold(${jsonText(path)}) END`), type: 'text' },
+        holds: 'string',
+      },
+    ],
+    compare: (left, operator, right) => {
+      if (left.type === 'text' && typeof right === 'string') return compareText(left.sql, operator, right);
+      if (left.type === 'integer' && typeof right === 'number') return compareInteger(left.sql, operator, right);
+      return sql`${left.sql} ${OPERATORS[operator]} ${right}`;
+    },
+    orderTerm: (operand, direction, nullable) =>
+      nullable
+        ? sql`${operand.sql} ${DIRECTIONS[direction]} ${sql.raw(direction === 'asc' ? 'NULLS FIRST' : 'NULLS LAST')}`
+        : sql`${operand.sql} ${DIRECTIONS[direction]}`,
+    fold: (text) => ({ sql: collated(sql`idp_fold(${text.sql})`), type: 'text' }),
+    hasPrefix: (text, prefix) => (prefix.includes(nul) ? sql.raw('FALSE') : sql`idp_starts_with(${text.sql}, ${prefix})`),
+    // The term's words are split here, by functions.ts itself, once per query (a NUL in the term
+    // only separates words, like a space, and never reaches PostgreSQL).
+    contains: (text, term, prefix) => sql`idp_contains_words(${text.sql}, ${splitWords(term).join(' ')}, ${sql.raw(prefix ? 'TRUE' : 'FALSE')})`,
+    distance: (latitude, longitude, toLatitude, toLongitude) => ({
+      sql: sql`idp_distance(${latitude.sql}, ${longitude.sql}, CAST(${toLatitude} AS double precision), CAST(${toLongitude} AS double precision))`,
+      type: 'number',
+    }),
+    nearLatitude: (latitude, toLatitude, meters) => {
+      const band = latitudeBand(meters);
+      return band === null
+        ? null
+        : sql`(abs(${latitude.sql}) > 90 OR abs(${latitude.sql} - CAST(${toLatitude} AS double precision)) <= CAST(${band} AS double precision))`;
+    },
+  };
+}
+
+/**
+ * How far in latitude (degrees) a point within ±90 can be from one within `meters` of it, with
+ * room to spare; null when that spans every latitude. idp_distance is exact but a PL/pgSQL
+ * function, so `within` first keeps only this band, which the arithmetic below shows holds
+ * every match.
+ *
+ * For latitudes φ1, φ2 within ±90 the cosines in distanceMeters are >= 0 (90·(pi/180) rounds
+ * below pi/2), so h >= sin²(Δφ/2) and the computed distance is at least 2R·asin(|sin(Δφ/2)|),
+ * which is R·|Δφ| up to rounding: relative 1e-15, and 1e-8 where asin is steep, at |Δφ/2| near
+ * pi/2. Below |Δφ| ≈ 1e-150 (degrees) sin² underflows and that fails — the distance may even
+ * be 0 — so the band is widened by 1e-139, above which nothing underflows. So a point with
+ * |Δφ| > meters / (R·pi/180) · (1 + 1e-6) + 1e-139 is farther than `meters`. The test
+ * `abs(φ1 - φ2) <= band` rounds |Δφ| by one part in 2^53, within those margins too.
+ */
+export function latitudeBand(meters: number): number | null {
+  const band = (meters / ((EARTH_RADIUS_METERS * Math.PI) / 180)) * (1 + 1e-6) + 1e-139;
+  return band >= 180 ? null : band;
+}
+
+// functions.ts distanceMeters' radius, rounded down: the band only grows.
+const EARTH_RADIUS_METERS = 6_371_008;
+
 /** Builds a dialect whose column references are qualified by `table` (the entities table or its alias). */
-export const dialects: ReadonlyMap<DialectName, (table: string) => Dialect> = new Map([['sqlite', createSqliteDialect]]);
+export const dialects: ReadonlyMap<DialectName, (table: string) => Dialect> = new Map([
+  ['sqlite', createSqliteDialect],
+  ['postgres', createPostgresDialect],
+]);

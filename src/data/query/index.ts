@@ -5,8 +5,8 @@
  * A collection read (GET /{org}/{app}/{collection}?ql=…&limit=…&cursor=…):
  *
  *   const query = parseQuery(ql);                                   // 400 query_parse
- *   const { where, orderBy, select } = compileQuery(query, { dialect: 'sqlite', cursor }); // 400 illegal_argument
- *   const rows = db.all(sql`SELECT … FROM entities WHERE app_uuid = ${app} AND collection = ${name}
+ *   const { where, orderBy, select } = compileQuery(query, { dialect: dialectOf(db), cursor }); // 400 illegal_argument
+ *   const rows = await db.all(sql`SELECT … FROM entities WHERE app_uuid = ${app} AND collection = ${name}
  *                            AND ${where} ORDER BY ${orderBy} LIMIT ${limit + 1}`);
  *   const page = rows.slice(0, limit).map(toEntityRecord);          // {uuid, type, created, modified, ...properties}
  *   const next = rows.length > limit ? encodeCursor(query, page[page.length - 1]) : undefined;

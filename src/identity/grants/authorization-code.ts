@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { and, eq, isNull } from 'drizzle-orm';
+import { changes } from '../../db/changes.js';
 import { authorizationCodes } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { InvalidGrant } from '../../errors.js';
@@ -43,17 +44,17 @@ function checkPkce(client: Client, code: AuthorizationCodeRow, verifier: string 
  * Marks the code used and creates its grant in one transaction, so a concurrent second use always
  * finds the grant to revoke. Returns null when the code had been used already.
  */
-function consume(deps: Deps, code: AuthorizationCodeRow): string | null {
+async function consume(deps: Deps, code: AuthorizationCodeRow): Promise<string | null> {
   const grantId = newGrantId();
   const now = deps.now();
-  return deps.db.transaction((tx) => {
-    const claimed = tx
+  return await deps.db.transaction(async (tx) => {
+    const claimed = await tx
       .update(authorizationCodes)
       .set({ consumedAt: now, grantId })
       .where(and(eq(authorizationCodes.codeHash, code.codeHash), isNull(authorizationCodes.consumedAt)))
       .run();
-    if (claimed.changes !== 1) return null;
-    insertGrant(tx, now, { id: grantId, clientId: code.clientId, principal: code.principal, scope: code.scope.split(' '), authTime: code.authTime });
+    if (changes(claimed) !== 1) return null;
+    await insertGrant(tx, now, { id: grantId, clientId: code.clientId, principal: code.principal, scope: code.scope.split(' '), authTime: code.authTime });
     return grantId;
   });
 }
@@ -61,14 +62,14 @@ function consume(deps: Deps, code: AuthorizationCodeRow): string | null {
 export const authorizationCodeGrant: GrantHandler = {
   grantType: 'authorization_code',
   async handle(deps, { client, params }) {
-    const code = findAuthorizationCode(deps, requireParam(params, 'code'));
+    const code = await findAuthorizationCode(deps, requireParam(params, 'code'));
     const redirectUri = requireParam(params, 'redirect_uri');
     if (!code) throw InvalidGrant('the authorization code is not valid');
     if (code.clientId !== client.clientId) throw InvalidGrant('the authorization code was issued to another client');
-    const grantId = consume(deps, code);
+    const grantId = await consume(deps, code);
     if (!grantId) {
-      const used = findAuthorizationCode(deps, params.code);
-      if (used?.grantId) revokeGrant(deps, used.grantId);
+      const used = await findAuthorizationCode(deps, params.code);
+      if (used?.grantId) await revokeGrant(deps, used.grantId);
       throw InvalidGrant('the authorization code was already used; what it issued has been revoked');
     }
     try {
@@ -78,10 +79,10 @@ export const authorizationCodeGrant: GrantHandler = {
       const principal = await currentPrincipal(deps, code.principal);
       if (!principal) throw InvalidGrant('the account of this code no longer exists or is disabled');
       const scope = code.scope.split(' ').filter(isScope);
-      return await issueTokens(deps, { client, principal, scope, grant: findGrant(deps, grantId), nonce: code.nonce });
+      return await issueTokens(deps, { client, principal, scope, grant: (await findGrant(deps, grantId)), nonce: code.nonce });
     } catch (error) {
       // The code is spent either way (a failed exchange may be an attacker's): end its grant too.
-      revokeGrant(deps, grantId);
+      await revokeGrant(deps, grantId);
       throw error;
     }
   },

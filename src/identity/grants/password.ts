@@ -27,8 +27,8 @@ async function signIn(deps: Deps, client: Client, params: Readonly<Record<string
   if (client.kind === 'admin-cli') {
     const admin = await authenticateAdmin(deps, username, password, context);
     if (acr.tenant && !admin.sysadmin) {
-      const org = findOrganizationIn(deps.db, acr.tenant);
-      const member = org && deps.db.select().from(orgAdmins).where(and(eq(orgAdmins.orgUuid, org.uuid), eq(orgAdmins.userUuid, admin.uuid))).get();
+      const org = await findOrganizationIn(deps.db, acr.tenant);
+      const member = org && (await deps.db.select().from(orgAdmins).where(and(eq(orgAdmins.orgUuid, org.uuid), eq(orgAdmins.userUuid, admin.uuid))).get());
       if (!member) throw InvalidGrant(`this account is not an administrator of organization '${acr.tenant}'`);
     }
     return { kind: admin.sysadmin ? 'sysadmin' : 'admin', userUuid: admin.uuid, username: admin.username };
@@ -45,7 +45,7 @@ export const passwordGrant: GrantHandler = {
     // Scope first: a bad request is refused before a password is spent on it.
     const scope = resolveScope(parseScope(params.scope), scopesFor(client, 'password'), 'this client');
     const principal = await signIn(deps, client, params, context);
-    const grant = insertGrant(deps.db, deps.now(), { clientId: client.clientId, principal, scope, authTime: Math.floor(deps.now() / 1000) });
-    return issueTokens(deps, { client, principal, scope, grant, amr: ['pwd'] });
+    const grant = await insertGrant(deps.db, deps.now(), { clientId: client.clientId, principal, scope, authTime: Math.floor(deps.now() / 1000) });
+    return await issueTokens(deps, { client, principal, scope, grant, amr: ['pwd'] });
   },
 };

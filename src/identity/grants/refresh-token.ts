@@ -4,6 +4,7 @@
  * grant is revoked: its refresh tokens and every access token issued under it.
  */
 import { and, eq } from 'drizzle-orm';
+import { changes } from '../../db/changes.js';
 import { refreshTokens } from '../../db/schema.js';
 import { InvalidGrant } from '../../errors.js';
 import { currentPrincipal } from '../access-tokens.js';
@@ -16,13 +17,13 @@ import { requireParam, type GrantHandler } from './types.js';
 export const refreshTokenGrant: GrantHandler = {
   grantType: 'refresh_token',
   async handle(deps, { client, params }) {
-    const row = findRefreshToken(deps, requireParam(params, 'refresh_token'));
-    const grant = row && findGrant(deps, row.grantId);
+    const row = await findRefreshToken(deps, requireParam(params, 'refresh_token'));
+    const grant = row && (await findGrant(deps, row.grantId));
     if (!row || !grant) throw InvalidGrant('the refresh token is not valid');
     // RFC 6749 10.4: a refresh token is bound to the client it was issued to.
     if (grant.clientId !== client.clientId) throw InvalidGrant('the refresh token was issued to another client');
     if (row.status === 'rotated') {
-      revokeGrant(deps, grant.id);
+      await revokeGrant(deps, grant.id);
       throw InvalidGrant('the refresh token was already used; the grant has been revoked');
     }
     if (row.status === 'revoked' || grant.revokedAt !== null) throw InvalidGrant('the refresh token has been revoked');
@@ -32,19 +33,19 @@ export const refreshTokenGrant: GrantHandler = {
     const scope = resolveScope(parseScope(params.scope), granted, 'this refresh token');
     const principal = await currentPrincipal(deps, grant.principal);
     if (!principal) {
-      revokeGrant(deps, grant.id);
+      await revokeGrant(deps, grant.id);
       throw InvalidGrant('the account of this grant no longer exists or is disabled');
     }
     // Retire the token atomically: of two concurrent uses only one wins, the other is a reuse.
-    const retired = deps.db
+    const retired = await deps.db
       .update(refreshTokens)
       .set({ status: 'rotated' })
       .where(and(eq(refreshTokens.tokenHash, row.tokenHash), eq(refreshTokens.status, 'active')))
       .run();
-    if (retired.changes !== 1) {
-      revokeGrant(deps, grant.id);
+    if (changes(retired) !== 1) {
+      await revokeGrant(deps, grant.id);
       throw InvalidGrant('the refresh token was already used; the grant has been revoked');
     }
-    return issueTokens(deps, { client, principal, scope, grant });
+    return await issueTokens(deps, { client, principal, scope, grant });
   },
 };

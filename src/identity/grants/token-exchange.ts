@@ -36,12 +36,12 @@ function appOfPrincipal(principal: TokenPrincipal): string | null {
   return principal.kind === 'app-user' || principal.kind === 'application' ? principal.appUuid : null;
 }
 
-function mayActFor(deps: Deps, client: Client, principal: TokenPrincipal): boolean {
+async function mayActFor(deps: Deps, client: Client, principal: TokenPrincipal): Promise<boolean> {
   if (client.appUuid) return appOfPrincipal(principal) === client.appUuid;
   if (principal.kind === 'organization') return principal.orgUuid === client.orgUuid;
   const appUuid = appOfPrincipal(principal);
   if (!appUuid) return false;
-  return deps.db.select({ orgUuid: applications.orgUuid }).from(applications).where(eq(applications.uuid, appUuid)).get()?.orgUuid === client.orgUuid;
+  return (await deps.db.select({ orgUuid: applications.orgUuid }).from(applications).where(eq(applications.uuid, appUuid)).get())?.orgUuid === client.orgUuid;
 }
 
 export const tokenExchangeGrant: GrantHandler = {
@@ -58,7 +58,7 @@ export const tokenExchangeGrant: GrantHandler = {
       if (target !== undefined && target !== issuerOf(deps)) throw InvalidTarget(`this server issues tokens only for ${issuerOf(deps)}`);
     }
     const { claims, principal } = await verifySubject(deps, subjectToken);
-    if (!mayActFor(deps, client, principal)) throw InvalidRequest('this client may not act for the subject of that token');
+    if (!(await mayActFor(deps, client, principal))) throw InvalidRequest('this client may not act for the subject of that token');
     const subjectScope = claims.scope.split(' ');
     const allowed = scopesFor(client, TOKEN_EXCHANGE).filter((scope) => subjectScope.includes(scope));
     const scope: Scope[] = resolveScope(parseScope(params.scope), allowed, 'the subject token and this client');

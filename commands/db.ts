@@ -1,0 +1,185 @@
+/**
+ * `idp db migrate|export|import`: work on the database itself, not through a server. Each takes
+ * the database as `idp serve` does (`--db FILE` or `--database-url URL`, IDP_DB and
+ * IDP_DATABASE_URL) and applies pending migrations when it opens it. Export and import move a
+ * deployment between SQLite and PostgreSQL through the portable dump of src/db/dump.ts.
+ */
+import type { Command } from 'commander';
+import { once } from 'node:events';
+import { createReadStream, createWriteStream, existsSync } from 'node:fs';
+import { rename, rm, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { finished } from 'node:stream/promises';
+import { ConfigError, resolveConfig } from '../src/config.js';
+import type { Database_ } from '../src/db/open.js';
+import type { DumpSummary } from '../src/db/dump.js';
+import { examples } from './client/run.js';
+
+interface DbFlags {
+  db?: string;
+  databaseUrl?: string;
+}
+
+interface OutputFlags {
+  json?: boolean;
+  quiet?: boolean;
+}
+
+interface Target {
+  database: Database_;
+  /** PostgreSQL: the schema the URL's search_path names (where the migrations are recorded). */
+  schema?: string;
+}
+
+const reasonOf = (error: unknown) => (error as { code?: string }).code ?? (error as Error).message;
+
+/** Opens (and migrates) the database the flags name; anything that stops it is a ConfigError. */
+async function openTarget(flags: DbFlags, options: { mustExist?: boolean } = {}): Promise<Target> {
+  const config = resolveConfig({ db: flags.db, databaseUrl: flags.databaseUrl, logLevel: 'silent' }, process.env);
+  const { openDatabase, redactUrl } = await import('../src/db/open.js');
+  if (config.databaseUrl !== undefined) {
+    const connectionOptions = new URL(config.databaseUrl).searchParams.get('options') ?? '';
+    const schema = /(?:^|\s)-c\s*search_path=([^\s,]+)/.exec(connectionOptions)?.[1] ?? 'public';
+    try {
+      return { database: await openDatabase({ url: config.databaseUrl, poolSize: 2 }), schema };
+    } catch (error) {
+      throw new ConfigError(`cannot open database ${redactUrl(config.databaseUrl)}: ${reasonOf(error)}`);
+    }
+  }
+  if (config.db === ':memory:') throw new ConfigError('--db :memory: is gone when the command ends: name a database file');
+  if (options.mustExist && !existsSync(config.db)) throw new ConfigError(`database ${config.db} does not exist; pass the file idp serve uses with --db`);
+  if (!existsSync(dirname(resolve(config.db)))) throw new ConfigError(`cannot open database ${config.db}: directory ${dirname(resolve(config.db))} does not exist`);
+  try {
+    return { database: await openDatabase({ path: config.db }) };
+  } catch (error) {
+    throw new ConfigError(`cannot open database ${config.db}: ${reasonOf(error)}`);
+  }
+}
+
+export interface MigrateReport {
+  database: string;
+  dialect: 'sqlite' | 'postgres';
+  /** Migrations recorded in drizzle's __drizzle_migrations: every one this idp knows. */
+  migrations: number;
+}
+
+export async function migrateCommand(flags: DbFlags): Promise<MigrateReport> {
+  const { database, schema } = await openTarget(flags);
+  try {
+    const table = schema === undefined ? '"__drizzle_migrations"' : `"${schema}"."__drizzle_migrations"`;
+    const [{ applied }] = await database.driver.query<{ applied: number }>(`select count(*) as applied from ${table}`);
+    return { database: database.location, dialect: database.driver.dialect, migrations: Number(applied) };
+  } finally {
+    await database.close();
+  }
+}
+
+export interface TransferReport extends DumpSummary {
+  database: string;
+  dialect: 'sqlite' | 'postgres';
+  file: string;
+}
+
+/** `file` `-` is stdout. A file (mode 0600) is written beside its final name and renamed when complete. */
+export async function exportCommand(file: string, flags: DbFlags): Promise<TransferReport> {
+  const toStdout = file === '-';
+  const partial = `${file}.partial-${process.pid}`;
+  if (!toStdout && !existsSync(dirname(resolve(file)))) throw new ConfigError(`cannot write ${file}: directory ${dirname(resolve(file))} does not exist`);
+  const { database } = await openTarget(flags, { mustExist: true });
+  try {
+    const { exportDump } = await import('../src/db/dump.js');
+    if (toStdout) return { ...(await exportDump(database, process.stdout)), database: database.location, dialect: database.driver.dialect, file };
+    // Password hashes, client secrets and private signing keys: readable by the owner only.
+    const output = createWriteStream(partial, { flags: 'wx', mode: 0o600 });
+    try {
+      await once(output, 'open');
+      const summary = await exportDump(database, output);
+      output.end();
+      await finished(output);
+      await rename(partial, file);
+      return { ...summary, database: database.location, dialect: database.driver.dialect, file };
+    } catch (error) {
+      output.destroy();
+      await rm(partial, { force: true });
+      throw error;
+    }
+  } finally {
+    await database.close();
+  }
+}
+
+/** `file` `-` is stdin. */
+export async function importCommand(file: string, flags: DbFlags): Promise<TransferReport> {
+  const fromStdin = file === '-';
+  if (fromStdin && process.stdin.isTTY) throw new ConfigError('idp db import - reads the dump from stdin: pipe it in, or name the file');
+  if (!fromStdin) {
+    const found = await stat(file).catch((error: NodeJS.ErrnoException) => {
+      throw new ConfigError(`cannot read ${file}: ${error.code ?? error.message}`);
+    });
+    if (!found.isFile()) throw new ConfigError(`cannot read ${file}: not a file`);
+  }
+  const { database } = await openTarget(flags);
+  const input = fromStdin ? process.stdin : createReadStream(file);
+  try {
+    const { importDump } = await import('../src/db/dump.js');
+    const summary = await importDump(database, input, { source: fromStdin ? 'stdin' : file });
+    return { ...summary, database: database.location, dialect: database.driver.dialect, file };
+  } finally {
+    if (!fromStdin) input.destroy();
+    await database.close();
+  }
+}
+
+/** The result on stdout, unless stdout carries the dump: then on stderr. */
+function report(flags: OutputFlags, text: string, json: unknown, toStderr = false): void {
+  if (flags.quiet) return;
+  (toStderr ? process.stderr : process.stdout).write(flags.json ? `${JSON.stringify(json)}\n` : `${text}\n`);
+}
+
+function transferText(verb: 'exported' | 'imported', result: TransferReport): string {
+  const tables = Object.values(result.tables).filter((rows) => rows > 0).length;
+  const [from, to] = verb === 'exported' ? [`${result.database} (${result.dialect})`, result.file === '-' ? 'stdout' : result.file] : [result.file === '-' ? 'stdin' : result.file, `${result.database} (${result.dialect})`];
+  return `${verb} ${result.rows} rows of ${tables} tables from ${from} to ${to}`;
+}
+
+function databaseOptions(command: Command): Command {
+  return command
+    .option('--db <path>', 'SQLite database file [IDP_DB] (default ./idp.db)')
+    .option('--database-url <url>', 'postgres:// URL instead of SQLite; `?options=-c search_path=NAME` picks a schema [IDP_DATABASE_URL]');
+}
+
+export function register(noun: Command): void {
+  noun.description('the database itself: migrate it, export it to a portable dump, import a dump');
+  examples(
+    databaseOptions(noun.command('migrate').description('apply pending migrations and say how many are applied')),
+    'idp db migrate --database-url postgres://idp@db.example/idp',
+  ).action(async (flags: DbFlags, command: Command) => {
+    const result = await migrateCommand(flags);
+    report(command.optsWithGlobals<OutputFlags>(), `database ${result.database} (${result.dialect}): ${result.migrations} migrations applied, up to date`, result);
+  });
+  examples(
+    databaseOptions(
+      noun
+        .command('export')
+        .description('write every row to FILE (- for stdout) as JSON lines, from one snapshot')
+        .argument('<file>', 'the dump to write; - for stdout'),
+    ),
+    'idp db export --db ./idp.db idp.dump',
+    'idp db export --db ./idp.db - | gzip > idp.dump.gz',
+  ).action(async (file: string, flags: DbFlags, command: Command) => {
+    const result = await exportCommand(file, flags);
+    report(command.optsWithGlobals<OutputFlags>(), transferText('exported', result), result, file === '-');
+  });
+  examples(
+    databaseOptions(
+      noun
+        .command('import')
+        .description('read a dump from FILE (- for stdin) into an empty database, all of it or nothing')
+        .argument('<file>', 'the dump to read; - for stdin'),
+    ),
+    'idp db import --database-url postgres://idp@db.example/idp idp.dump',
+  ).action(async (file: string, flags: DbFlags, command: Command) => {
+    const result = await importCommand(file, flags);
+    report(command.optsWithGlobals<OutputFlags>(), transferText('imported', result), result);
+  });
+}

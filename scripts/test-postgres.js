@@ -1,0 +1,50 @@
+// The API test suite again, on PostgreSQL (`npm test` runs it after the SQLite run). Every test
+// app gets a schema of its own on the server IDP_TEST_DATABASE_URL names (default: the local
+// server, database `test`); where no server answers, the run is skipped with a message.
+// Usage: node scripts/test-postgres.js [vitest filters…]
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+const root = dirname(dirname(fileURLToPath(import.meta.url)));
+const url = process.env.IDP_TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+
+async function reachable() {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch (error) {
+    console.log(`PostgreSQL tests skipped: no server answers at ${url.replace(/:[^:@/]*@/, ':***@')} (${error.code ?? error.message})`);
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+// Test files that build their app on test/helpers.ts or test/database.ts (and so on the database
+// the environment names), plus those that start servers on PostgreSQL themselves.
+const USES_DATABASE = /createTestApp|createDataTest|createLifecycleApp|createTenantApp|openQueryDatabase|openTestDatabase|startTestServer|IDP_TEST_DATABASE_URL/;
+
+function testFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return testFiles(path);
+    return entry.name.endsWith('.test.ts') && USES_DATABASE.test(readFileSync(path, 'utf8')) ? [relative(root, path)] : [];
+  });
+}
+
+if (await reachable()) {
+  const filters = process.argv.slice(2);
+  const files = filters.length > 0 ? filters : testFiles(join(root, 'test'));
+  console.log(`PostgreSQL run (${url.replace(/:[^:@/]*@/, ':***@')}): ${files.length} test files`);
+  const result = spawnSync(join(root, 'node_modules', '.bin', 'vitest'), ['run', ...files], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, IDP_TEST_DATABASE_URL: url },
+  });
+  process.exitCode = result.status ?? 1;
+}

@@ -1,0 +1,81 @@
+/**
+ * The seam between drizzle and a database driver. All storage code builds its queries with one
+ * drizzle query builder (drizzle's SQLite dialect over its async "proxy" session, see open.ts),
+ * and a Driver runs the SQL on the database the configuration names: the embedded SQLite file
+ * (sqlite.ts) or PostgreSQL (postgres.ts). The SQL drizzle writes for the storage layer is the
+ * common subset of both; what differs (JSON functions, the query language, queue leases) asks
+ * `dialectOf` and writes each database's own SQL.
+ *
+ * Transactions follow the async call chain, not a handle: inside `transaction(body)` every query
+ * `body` makes, through the transaction's handle or through the database's, runs in that
+ * transaction. Everything else waits for it (SQLite: one connection, so one transaction at a
+ * time) or runs beside it on another pooled connection (PostgreSQL).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+/** What drizzle's proxy session asks for: all rows, one row, or only the effect. */
+export type Method = 'run' | 'all' | 'get' | 'values';
+
+/** drizzle's proxy result: rows as arrays (`get`: the one row or undefined); `changes` for `run`. */
+export interface ProxyResult {
+  rows: unknown;
+  changes?: number;
+}
+
+export interface Driver {
+  readonly dialect: DialectName;
+  /** drizzle's proxy callback. `sql` uses `?` placeholders. */
+  execute(sql: string, params: readonly unknown[], method: Method): Promise<ProxyResult>;
+  /** Raw SQL with `?` placeholders; rows as objects keyed by column name. */
+  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  /** Raw SQL run for its effect; how many rows it changed. */
+  run(sql: string, params?: readonly unknown[]): Promise<number>;
+  /** Runs `body` as one transaction on one connection (see the module comment). */
+  transaction<T>(body: () => Promise<T>): Promise<T>;
+  /** True inside the body of a transaction that is still open. */
+  inTransaction(): boolean;
+  close(): Promise<void>;
+}
+
+/** A transaction in progress: `open` turns false when it ends, for work it left running. */
+export interface Scope<C> {
+  readonly connection: C;
+  open: boolean;
+}
+
+/** Which transaction, if any, the current async call chain runs in. */
+export class TransactionScope<C> {
+  private readonly storage = new AsyncLocalStorage<Scope<C>>();
+
+  current(): Scope<C> | undefined {
+    const scope = this.storage.getStore();
+    return scope?.open ? scope : undefined;
+  }
+
+  async run<T>(connection: C, body: () => Promise<T>): Promise<T> {
+    const scope: Scope<C> = { connection, open: true };
+    try {
+      return await this.storage.run(scope, body);
+    } finally {
+      scope.open = false;
+    }
+  }
+}
+
+/** Statement texts are reused verbatim by the query builder, so work per text is cached; bounded. */
+export class TextCache<T> {
+  private readonly entries = new Map<string, T>();
+  constructor(private readonly limit: number) {}
+
+  get(text: string, make: (text: string) => T): T {
+    let value = this.entries.get(text);
+    if (value === undefined) {
+      value = make(text);
+      if (this.entries.size >= this.limit) this.entries.delete(this.entries.keys().next().value ?? '');
+      this.entries.set(text, value);
+    }
+    return value;
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * The PostgreSQL driver: node-postgres (`pg`) with a connection pool. The storage layer's SQL
+ * arrives with `?` placeholders (drizzle's SQLite dialect, see driver.ts) and is numbered here.
+ *
+ * Transactions run SERIALIZABLE, so code written for SQLite's one writer at a time keeps its
+ * guarantees when several instances write at once (a refresh token rotates once, a code is used
+ * once); a transaction PostgreSQL aborts as a serialization failure is run again from the start.
+ */
+import pg from 'pg';
+import { TextCache, TransactionScope, type Driver } from './driver.js';
+
+export interface PostgresOptions {
+  readonly url: string;
+  /** Connections in the pool. */
+  readonly poolSize?: number;
+}
+
+export interface PostgresDriver extends Driver {
+  readonly dialect: 'postgres';
+  readonly pool: pg.Pool;
+}
+
+// Row values the storage layer expects as SQLite returns them: 64-bit integers (ms timestamps,
+// counts) as numbers, JSON as its text (drizzle's JSON columns parse it themselves).
+const INT8 = 20;
+const NUMERIC = 1700;
+const JSON_OID = 114;
+const JSONB = 3802;
+const typeParsers: Record<number, (value: string) => unknown> = {
+  [INT8]: Number,
+  [NUMERIC]: Number,
+  [JSON_OID]: (value) => value,
+  [JSONB]: (value) => value,
+};
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    return typeParsers[oid] ?? pg.types.getTypeParser(oid, format);
+  },
+};
+
+const SERIALIZATION_FAILURE = '40001';
+const DEADLOCK = '40P01';
+const MAX_ATTEMPTS = 10;
+const RETRY_MAX_DELAY_MS = 250;
+
+/**
+ * `?` placeholders become `$1…$n`, skipping quoted text and identifiers; SQLite's `begin
+ * deferred|immediate` becomes a serializable transaction; the columns of an `on conflict`
+ * target lose the table name SQLite allows there.
+ */
+export function toPostgresSql(source: string): string {
+  if (/^\s*begin\b/i.test(source)) return 'begin isolation level serializable';
+  return numberPlaceholders(source).replace(/\bon conflict \(([^)]*)\)/g, (_, target: string) => `on conflict (${target.replace(/"[^"]+"\./g, '')})`);
+}
+
+function numberPlaceholders(source: string): string {
+  let out = '';
+  let index = 0;
+  let quote: string | null = null;
+  for (const char of source) {
+    if (quote !== null) {
+      if (char === quote) quote = null;
+      out += char;
+    } else if (char === "'" || char === '"') {
+      quote = char;
+      out += char;
+    } else if (char === '?') {
+      out += `$${++index}`;
+    } else {
+      out += char;
+    }
+  }
+  return out;
+}
+
+/**
+ * How long to wait before running a transaction again: exponential with full jitter, so that
+ * transactions that conflicted (concurrent inserts into one collection do) do not meet again.
+ */
+function retryDelay(attempt: number): number {
+  return Math.random() * Math.min(RETRY_MAX_DELAY_MS, 2 ** attempt);
+}
+
+/** drizzle wraps the driver's error (DrizzleQueryError), so the code may sit on a `cause`. */
+function isRetryable(error: unknown): boolean {
+  for (let current = error, depth = 0; typeof current === 'object' && current !== null && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (code === SERIALIZATION_FAILURE || code === DEADLOCK) return true;
+  }
+  return false;
+}
+
+export function openPostgres(options: PostgresOptions): PostgresDriver {
+  const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10, types });
+  // An idle pooled connection that drops (server restart) must not take the process down.
+  pool.on('error', () => undefined);
+  const texts = new TextCache<string>(2000);
+  const scope = new TransactionScope<pg.PoolClient>();
+  const target = (): pg.Pool | pg.PoolClient => scope.current()?.connection ?? pool;
+  const submit = (source: string, params: readonly unknown[], rowMode?: 'array') =>
+    target().query({ text: texts.get(source, toPostgresSql), values: params as unknown[], ...(rowMode && { rowMode }) });
+
+  return {
+    dialect: 'postgres',
+    pool,
+    async execute(source, params, method) {
+      const result = await submit(source, params, 'array');
+      if (method === 'run') return { rows: [], changes: result.rowCount ?? 0 };
+      return { rows: method === 'get' ? result.rows[0] : result.rows };
+    },
+    async query<T>(source: string, params: readonly unknown[] = []): Promise<T[]> {
+      return (await submit(source, params)).rows as T[];
+    },
+    async run(source, params = []) {
+      return (await submit(source, params)).rowCount ?? 0;
+    },
+    async transaction(body) {
+      const connection = await pool.connect();
+      try {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            return await scope.run(connection, body);
+          } catch (error) {
+            if (attempt >= MAX_ATTEMPTS || !isRetryable(error)) throw error;
+            await new Promise((resolve) => setTimeout(resolve, retryDelay(attempt)));
+          }
+        }
+      } finally {
+        connection.release();
+      }
+    },
+    inTransaction: () => scope.current() !== undefined,
+    close: () => pool.end(),
+  };
+}

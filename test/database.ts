@@ -1,0 +1,52 @@
+/**
+ * The database a test app runs on: a fresh SQLite :memory: database, or — when
+ * IDP_TEST_DATABASE_URL names a PostgreSQL server (`npm run test:postgres`) — a fresh schema
+ * of its own there, dropped again on close, so test files can run in parallel on one server.
+ */
+import { randomBytes } from 'node:crypto';
+import { openDatabase, type Database_ } from '../src/db/open.js';
+import { resolveConfig, type ServeFlags } from '../src/config.js';
+import { startServer, type RunningServer } from '../server/serve.js';
+
+export const TEST_DATABASE_URL = process.env.IDP_TEST_DATABASE_URL || undefined;
+
+export async function openTestDatabase(options: { poolSize?: number } = {}): Promise<Database_> {
+  if (TEST_DATABASE_URL === undefined) return openDatabase({ path: ':memory:' });
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const database = await openDatabase({ url: TEST_DATABASE_URL, schema, poolSize: options.poolSize ?? 4 });
+  return {
+    ...database,
+    async close() {
+      await database.driver.run(`drop schema if exists "${schema}" cascade`).catch(() => 0);
+      await database.close();
+    },
+  };
+}
+
+/**
+ * A real `idp serve` in this process (a port, the delivery worker) on the test database: its own
+ * :memory: SQLite, or its own PostgreSQL schema, dropped when the server closes.
+ */
+export async function startTestServer(flags: ServeFlags): Promise<RunningServer> {
+  if (TEST_DATABASE_URL === undefined) return startServer(resolveConfig({ logLevel: 'silent', ...flags, db: ':memory:' }, {}));
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const url = new URL(TEST_DATABASE_URL);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  const server = await startServer(resolveConfig({ logLevel: 'silent', databasePoolSize: '4', ...flags, databaseUrl: url.toString() }, {}));
+  return {
+    ...server,
+    async close() {
+      await server.close();
+      await dropSchema(schema);
+    },
+  };
+}
+
+async function dropSchema(schema: string): Promise<void> {
+  const database = await openDatabase({ url: TEST_DATABASE_URL!, poolSize: 1 });
+  try {
+    await database.driver.run(`drop schema if exists "${schema}" cascade`);
+  } finally {
+    await database.close();
+  }
+}
