@@ -6,15 +6,27 @@
 //   npm run bench                          every scenario
 //   npm run bench -- token get-entity      a subset, by name
 //   npm run bench -- push                  a name also selects every `push-…` scenario
+//   npm run bench -- --database-url postgres://postgres@127.0.0.1:5432/test token get-entity
+//                                          on PostgreSQL (or BENCH_DATABASE_URL): each scenario
+//                                          in a schema of its own, dropped afterwards
+//   npm run bench -- --database-url … --instances 2 token
+//                                          two `idp serve` on that one schema (or BENCH_INSTANCES)
 //
 // HTTP scenarios report req/s and the server's CPU time per request (Linux /proc): the machine
 // is shared, so req/s moves with everyone else's load while CPU per request does not.
+//
+// With several instances the load is split by running one autocannon per instance at once, each
+// with its share of the connections, and summing: that is what a load balancer spreading
+// keep-alive connections over instances does, and it adds nothing to measure. A proxy in this
+// process (a round-robin balancer) would spend the same CPU that the servers compete for.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { PUSH_SCENARIOS, runPushScenario, setupPushBench } from './push.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -58,14 +70,76 @@ function startChild(args, label) {
   });
 }
 
-/** `idp serve` on a fresh database file, run with `use(server)`, then stopped and removed. */
+/** Where the servers keep their data, and how many run: from the command line or the environment. */
+function parseArguments(argv) {
+  const options = { databaseUrl: process.env.BENCH_DATABASE_URL || undefined, instances: Number(process.env.BENCH_INSTANCES || 1), scenarios: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split(/=(.*)/s);
+    const value = () => inline ?? argv[++i];
+    if (flag === '--database-url') options.databaseUrl = value();
+    else if (flag === '--instances') options.instances = Number(value());
+    else if (flag.startsWith('--')) usage(`unknown option ${flag}`);
+    else options.scenarios.push(argv[i]);
+  }
+  if (!Number.isInteger(options.instances) || options.instances < 1 || options.instances > 8) usage('--instances must be a whole number from 1 to 8');
+  if (options.databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(options.databaseUrl)) usage('--database-url must be a postgres:// URL');
+  if (options.instances > 1 && options.databaseUrl === undefined) usage('--instances above 1 needs --database-url: instances share a PostgreSQL database, never a SQLite file');
+  return options;
+}
+
+function usage(message) {
+  console.error(`${message}\nusage: npm run bench -- [--database-url postgres://…] [--instances N] [scenario…]`);
+  process.exit(2);
+}
+
+const OPTIONS = parseArguments(process.argv.slice(2));
+
+const redacted = (url) => url.replace(/:[^:@/]*@/, ':***@');
+
+/** Schemas made and not dropped yet: a scenario stopped at its time limit leaves its own behind. */
+const openSchemas = new Set();
+
+async function dropSchema(databaseUrl, name) {
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5000 });
+  try {
+    await client.connect();
+    await client.query(`drop schema if exists "${name}" cascade`);
+    openSchemas.delete(name);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** A schema of its own on the PostgreSQL server, for one scenario; the URL the servers are given. */
+function createSchema(databaseUrl) {
+  const name = `bench_${randomBytes(5).toString('hex')}`;
+  const url = new URL(databaseUrl);
+  url.searchParams.set('options', `-c search_path=${name}`);
+  openSchemas.add(name);
+  return { name, url: url.toString(), drop: () => dropSchema(databaseUrl, name) };
+}
+
+/**
+ * `idp serve` on a fresh database — a temporary SQLite file, or a new schema on the PostgreSQL
+ * server with OPTIONS.instances servers sharing it — run with `use(cluster)`, then stopped and
+ * removed. `cluster.url` is the first server's (for setting up); `cluster.servers` all of them.
+ */
 async function withIdp(use) {
   const dir = mkdtempSync(join(tmpdir(), 'idp-bench-'));
-  const server = await startChild(['bin/idp.js', 'serve', '--port', '0', '--db', join(dir, 'bench.db')], 'idp serve');
+  const schema = OPTIONS.databaseUrl === undefined ? undefined : createSchema(OPTIONS.databaseUrl);
+  // Instances behind one address publish one issuer: a token of one is valid at every other.
+  const storage = schema ? ['--database-url', schema.url, '--issuer', 'http://idp.bench.test'] : ['--db', join(dir, 'bench.db')];
+  const started = await Promise.allSettled(
+    Array.from({ length: schema ? OPTIONS.instances : 1 }, (_, i) => startChild(['bin/idp.js', 'serve', '--port', '0', ...storage], `idp serve ${i + 1}`)),
+  );
+  const servers = started.filter((result) => result.status === 'fulfilled').map((result) => result.value);
   try {
-    return await use(server);
+    const failed = started.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+    return await use({ url: servers[0].url, servers });
   } finally {
-    await server.stop();
+    await Promise.all(servers.map((server) => server.stop()));
+    await schema?.drop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -107,22 +181,50 @@ function cpuSeconds(pid) {
   }
 }
 
-/**
- * Loads `server` at `path` after a short warm-up (so JIT compilation is not what is measured);
- * resolves with req/s and the server's CPU µs per request. Any failed request fails the scenario.
- */
-async function measureLoad(server, path, request) {
-  await load(server.url + path, { ...request, duration: WARM_UP_SECONDS });
-  const cpuBefore = cpuSeconds(server.pid);
-  const result = await load(server.url + path, request);
-  const cpuAfter = cpuSeconds(server.pid);
-  const failed = result.non2xx + result.errors + result.timeouts;
-  if (failed > 0) throw new Error(`${path}: ${failed} of ${result.requests.total} requests failed`);
-  const cpuPerRequest = cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore) / result.requests.total) * 1e6;
-  return { rps: result.requests.average, cpuPerRequest, p99: result.latency.p99 };
+/** CPU seconds all of `pids` have used; null when any is unknown. */
+function totalCpuSeconds(pids) {
+  const each = pids.map(cpuSeconds);
+  return each.includes(null) ? null : each.reduce((sum, seconds) => sum + seconds, 0);
 }
 
-const perRequest = ({ rps, cpuPerRequest, p99 }) => `${rps.toFixed(0)} req/s, ${cpuPerRequest === null ? '?' : cpuPerRequest.toFixed(0)} µs CPU/req, p99 ${p99} ms`;
+/** One autocannon per server at once, the connections shared out between them (see the top). */
+async function loadAll(servers, path, request) {
+  const share = Math.ceil(CONNECTIONS / servers.length);
+  return Promise.all(servers.map((server) => load(server.url + path, { ...request, connections: share })));
+}
+
+/**
+ * Loads the server — or every server of a cluster (`{ servers }`) — at `path` after a short
+ * warm-up (so JIT compilation is not what is measured); resolves with req/s (summed over the
+ * servers), the servers' CPU µs per request, and the worst p99. Any failed request fails the
+ * scenario.
+ */
+async function measureLoad(target, path, request) {
+  const servers = target.servers ?? [target];
+  await loadAll(servers, path, { ...request, duration: WARM_UP_SECONDS });
+  const pids = servers.map((server) => server.pid);
+  const cpuBefore = totalCpuSeconds(pids);
+  const results = await loadAll(servers, path, request);
+  const cpuAfter = totalCpuSeconds(pids);
+  const total = results.reduce((sum, result) => sum + result.requests.total, 0);
+  const failed = results.reduce((sum, result) => sum + result.non2xx + result.errors + result.timeouts, 0);
+  if (failed > 0) {
+    const statuses = results.flatMap((result) => Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => `${status}: ${count}`));
+    throw new Error(`${path}: ${failed} of ${total} requests failed (${statuses.join(', ')})`);
+  }
+  const cpuPerRequest = cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore) / total) * 1e6;
+  return {
+    rps: results.reduce((sum, result) => sum + result.requests.average, 0),
+    cpuPerRequest,
+    p99: Math.max(...results.map((result) => result.latency.p99)),
+    split: results.length > 1 ? results.map((result) => result.requests.average.toFixed(0)).join(' + ') : undefined,
+    // The one-minute load average at the end of the run: roughly the run's own.
+    load: loadavg()[0],
+  };
+}
+
+const perRequest = ({ rps, cpuPerRequest, p99, split, load }) =>
+  `${rps.toFixed(0)} req/s${split ? ` (${split})` : ''}, ${cpuPerRequest === null ? '?' : cpuPerRequest.toFixed(0)} µs CPU/req, p99 ${p99} ms, load ${load.toFixed(1)}`;
 
 /** A figure that must reach `target` (higher is better). */
 const atLeast = (label, value, target, unit, detail) => ({ label, value, target, higherIsBetter: true, unit, detail });
@@ -218,6 +320,8 @@ const SCENARIOS = [
   },
   {
     name: 'push',
+    // bench/push.js starts its own server on a SQLite file.
+    sqliteOnly: true,
     title: `one notification to ${process.env.BENCH_DEVICES ?? '100,000'} devices (BENCH_DEVICES) through noop, then through a local APNs, POST to last receipt (bench/push.js)`,
     limitSeconds: 600,
     async run() {
@@ -279,7 +383,7 @@ function printTable(rows) {
   for (const line of [header, widths.map((w) => '-'.repeat(w)), ...cells]) console.log(line.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd());
 }
 
-const wanted = process.argv.slice(2);
+const wanted = OPTIONS.scenarios;
 const unknown = wanted.filter((name) => !SCENARIOS.some((scenario) => scenario.name === name || scenario.name.startsWith(`${name}-`)));
 if (unknown.length > 0) {
   console.error(`unknown scenario ${unknown.join(', ')}; scenarios: ${SCENARIOS.map((scenario) => scenario.name).join(', ')}`);
@@ -287,11 +391,16 @@ if (unknown.length > 0) {
 }
 const selected = SCENARIOS.filter((scenario) => wanted.length === 0 || wanted.some((name) => scenario.name === name || scenario.name.startsWith(`${name}-`)));
 
-console.log(`${new Date().toISOString()}, load average ${loadavg().map((n) => n.toFixed(2)).join(' ')} on this machine`);
+const setup = OPTIONS.databaseUrl === undefined ? 'SQLite (a temporary file), 1 instance' : `PostgreSQL ${redacted(OPTIONS.databaseUrl)} (a schema per scenario), ${OPTIONS.instances} instance${OPTIONS.instances > 1 ? 's' : ''}`;
+console.log(`${new Date().toISOString()}, ${setup}, load average ${loadavg().map((n) => n.toFixed(2)).join(' ')} on this machine`);
 const table = [];
 let failures = 0;
 for (const scenario of selected) {
   console.log(`${scenario.name}: ${scenario.title}`);
+  if (scenario.sqliteOnly && OPTIONS.databaseUrl !== undefined) {
+    table.push({ scenario: scenario.name, figure: 'skipped', target: '', ratio: '', detail: 'runs on SQLite only (bench/push.js starts its own server)' });
+    continue;
+  }
   try {
     for (const figure of await withinLimit(scenario)) {
       const ratio = figure.higherIsBetter ? figure.value / figure.target : figure.target / figure.value;
@@ -311,6 +420,8 @@ for (const scenario of selected) {
     stopOwnChildren();
   }
 }
+// What a scenario stopped at its time limit left on the PostgreSQL server.
+for (const name of openSchemas) await dropSchema(OPTIONS.databaseUrl, name).catch((error) => console.error(`schema ${name} not dropped: ${error.message}`));
 console.log(`load average ${loadavg().map((n) => n.toFixed(2)).join(' ')} at the end`);
 printTable(table);
 // A timed-out scenario may still hold sockets or timers; the table is the last word.

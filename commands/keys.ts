@@ -2,22 +2,22 @@ import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { ConfigError, resolveConfig, type ServeFlags } from '../src/config.js';
 
-type KeysFlags = Pick<ServeFlags, 'db' | 'accessTokenTtl' | 'idTokenTtl' | 'accessTokenAlg' | 'idTokenAlg'>;
+type KeysFlags = Pick<ServeFlags, 'db' | 'databaseUrl' | 'accessTokenTtl' | 'idTokenTtl' | 'accessTokenAlg' | 'idTokenAlg'>;
 
 /**
- * `idp keys rotate --db FILE`: works on the database file directly (a running server picks the
+ * `idp keys rotate --db FILE` (or `--database-url URL`): works on the database directly (a running server picks the
  * new keys up within seconds). Returns what it did so tests can call it.
  */
 export async function rotateKeysCommand(flags: KeysFlags): Promise<{ kids: string[]; retiredUntil: Record<string, number> }> {
   const config = resolveConfig({ ...flags, logLevel: 'silent' }, process.env);
-  if (!existsSync(config.db)) throw new ConfigError(`database ${config.db} does not exist; pass the file idp serve uses with --db`);
+  if (!config.databaseUrl && !existsSync(config.db)) throw new ConfigError(`database ${config.db} does not exist; pass the file idp serve uses with --db`);
   const [{ openDatabase }, { createDeps }, { createLogger }, { rotateSigningKeys }] = await Promise.all([
     import('../src/db/open.js'),
     import('../src/deps.js'),
     import('../src/logger.js'),
     import('../src/identity/rotate-keys.js'),
   ]);
-  const database = await openDatabase({ path: config.db });
+  const database = await openDatabase(config.databaseUrl ? { url: config.databaseUrl } : { path: config.db });
   try {
     return await rotateSigningKeys(await createDeps(database.db, config, createLogger('silent')));
   } finally {
@@ -31,6 +31,7 @@ export function registerKeys(program: Command): void {
     .command('rotate')
     .description('add new active signing keys; old public keys stay published until their tokens expire')
     .option('--db <path>', 'SQLite database file [IDP_DB] (default ./idp.db)')
+    .option('--database-url <url>', 'PostgreSQL instead of the SQLite file [IDP_DATABASE_URL]')
     .option('--access-token-ttl <seconds>', 'access-token lifetime the server uses [IDP_ACCESS_TOKEN_TTL] (default 3600)')
     .option('--id-token-ttl <seconds>', 'ID-token lifetime the server uses [IDP_ID_TOKEN_TTL] (default 300)')
     .option('--access-token-alg <alg>', 'algorithm of the new access-token key [IDP_ACCESS_TOKEN_ALG] (default ES256)')

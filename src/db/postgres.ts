@@ -6,6 +6,7 @@
  * guarantees when several instances write at once (a refresh token rotates once, a code is used
  * once); a transaction PostgreSQL aborts as a serialization failure is run again from the start.
  */
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { TextCache, TransactionScope, type Driver } from './driver.js';
 
@@ -94,11 +95,16 @@ export function openPostgres(options: PostgresOptions): PostgresDriver {
   const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10, types });
   // An idle pooled connection that drops (server restart) must not take the process down.
   pool.on('error', () => undefined);
-  const texts = new TextCache<string>(2000);
+  const texts = new TextCache<{ text: string; name: string }>(2000);
   const scope = new TransactionScope<pg.PoolClient>();
   const target = (): pg.Pool | pg.PoolClient => scope.current()?.connection ?? pool;
+  // Named statements: PostgreSQL parses and plans each text once per connection, not per query.
+  const statement = (source: string) => texts.get(source, (text) => {
+    const translated = toPostgresSql(text);
+    return { text: translated, name: `idp_${createHash('sha1').update(translated).digest('hex').slice(0, 16)}` };
+  });
   const submit = (source: string, params: readonly unknown[], rowMode?: 'array') =>
-    target().query({ text: texts.get(source, toPostgresSql), values: params as unknown[], ...(rowMode && { rowMode }) });
+    target().query({ ...statement(source), values: params as unknown[], ...(rowMode && { rowMode }) });
 
   return {
     dialect: 'postgres',
