@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The program is dist/bundle/idp.js, the ES module bundle that `npm run build` writes after tsc
-// (scripts/build-bundle.js): a few files to load instead of the ~900 modules of dist/ and
-// node_modules. What only some commands need sits in dist/bundle/chunks/, loaded on demand.
+// (scripts/build-bundle.js): a few files to load instead of the hundreds of modules of dist/
+// and node_modules. What only some commands need sits in dist/bundle/chunks/, loaded on demand.
 const bundle = new URL('../dist/bundle/idp.js', import.meta.url);
 let main;
 try {
