@@ -9,12 +9,11 @@
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { build } from 'esbuild';
 import postject from 'postject';
+import { ENTRY, commonOptions, root, toKey } from './esbuild-common.js';
 
-const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const quiet = process.argv.includes('--quiet');
 
 // Keep in step with src/runtime/assets.ts.
@@ -31,8 +30,6 @@ const DEPENDENCY_FILES = [
   'node_modules/swagger-ui-dist/swagger-ui-bundle.js',
   'node_modules/swagger-ui-dist/swagger-ui-standalone-preset.js',
 ];
-// The one module allowed to know where it sits on disk; see guardImportMeta below.
-const ASSETS_MODULE = join(root, 'src', 'runtime', 'assets.ts');
 
 function log(message) {
   if (!quiet) process.stderr.write(`build-bin: ${message}\n`);
@@ -45,10 +42,6 @@ function listFiles(dir) {
   });
 }
 
-function toKey(path) {
-  return relative(root, path).split(sep).join('/');
-}
-
 function collectAssets() {
   const keys = ['package.json', ...DEPENDENCY_FILES];
   for (const dir of SOURCE_DIRS) {
@@ -58,34 +51,16 @@ function collectAssets() {
   return keys.sort();
 }
 
-// A module that finds files next to itself through import.meta.url would look beside the
-// executable at run time and fail there; such reads belong in src/runtime/assets.ts.
-const guardImportMeta = {
-  name: 'guard-import-meta',
-  setup(builder) {
-    builder.onLoad({ filter: /\.ts$/ }, (args) => {
-      if (args.path.includes(`${sep}node_modules${sep}`) || args.path === ASSETS_MODULE) return undefined;
-      const text = readFileSync(args.path, 'utf8');
-      if (!/\bimport\.meta\b/.test(text)) return undefined;
-      return {
-        errors: [{ text: `${toKey(args.path)} uses import.meta, which points beside the executable at run time; read files with readAsset/assetPath from src/runtime/assets.ts` }],
-      };
-    });
-  },
-};
-
 async function bundle(outfile) {
   const result = await build({
+    ...commonOptions({ quiet }),
     stdin: {
-      contents: "import { main } from './commands/index.ts';\nmain(process.argv).then((code) => { process.exitCode = code; });\n",
+      contents: `import { main } from ${JSON.stringify(`./${toKey(ENTRY)}`)};\nmain(process.argv).then((code) => { process.exitCode = code; });\n`,
       resolveDir: root,
       sourcefile: 'sea-main.ts',
       loader: 'ts',
     },
     outfile,
-    bundle: true,
-    platform: 'node',
-    target: `node${process.versions.node.split('.')[0]}`,
     format: 'cjs',
     // The SEA's own require loads only built-in modules; better-sqlite3 requires its addon by
     // path, so give the bundle a real one (the idiom the SEA documentation gives), and let
@@ -94,9 +69,6 @@ async function bundle(outfile) {
       js: "require = require('node:module').createRequire(__filename);\nvar __idp_import_meta_url = require('node:url').pathToFileURL(__filename).href;",
     },
     define: { 'import.meta.url': '__idp_import_meta_url' },
-    plugins: [guardImportMeta],
-    legalComments: 'none',
-    logLevel: quiet ? 'error' : 'warning',
   });
   if (result.errors.length > 0) throw new Error('bundling failed');
 }

@@ -1,5 +1,5 @@
 /**
- * Runs the real `idp` executable (bin/idp.js over dist/, built by `npm test`) as a child
+ * Runs the real `idp` executable (bin/idp.js over dist/bundle/, built by `npm test`) as a child
  * process, for tests of start-up, flags, signals and the CLI.
  */
 import { spawn, type ChildProcess } from 'node:child_process';

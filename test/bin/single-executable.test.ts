@@ -15,7 +15,7 @@ import { startIdp, type RunningIdp } from '../spawn.js';
 const root = join(import.meta.dirname, '..', '..');
 const binary = join(root, 'dist', 'bin', `idp-${process.platform}-${process.arch}`);
 // Everything scripts/build-bin.js reads; a binary older than any of them is stale.
-const inputs = ['commands', 'server', 'src', 'scripts/build-bin.js', 'package.json', 'package-lock.json'];
+const inputs = ['commands', 'server', 'src', 'scripts/build-bin.js', 'scripts/esbuild-common.js', 'package.json', 'package-lock.json'];
 const ORG = { organization: 'binorg', username: 'binadmin', name: 'Bin Admin', email: 'bin@example.com', password: 'binary-pass-123' };
 
 /** Why the executable cannot be built here, or undefined when it can. */

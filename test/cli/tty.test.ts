@@ -14,6 +14,9 @@ const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args]
 let cli: Cli;
 beforeAll(async () => {
   cli = await startCli();
+  // A tmux server quits when its last session is killed, and a new-session that reaches it while
+  // it quits fails with "server exited unexpectedly"; this one stays up until afterAll.
+  tmux('start-server', ';', 'set-option', '-g', 'exit-empty', 'off');
 });
 afterAll(async () => {
   try {
