@@ -4,11 +4,31 @@
  * of its own there, dropped again on close, so test files can run in parallel on one server.
  */
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { openDatabase, type Database_ } from '../src/db/open.js';
 import { resolveConfig, type ServeFlags } from '../src/config.js';
 import { startServer, type RunningServer } from '../server/serve.js';
 
 export const TEST_DATABASE_URL = process.env.IDP_TEST_DATABASE_URL || undefined;
+
+/** The server tests that always need PostgreSQL use: IDP_TEST_DATABASE_URL, else the local one. */
+export const POSTGRES_URL = TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export const redactedUrl = (url: string) => url.replace(/:[^:@/]*@/, ':***@');
+
+/** Why PostgreSQL at `url` cannot be used (undefined when it answers), as scripts/test-postgres.js checks. */
+export async function postgresProblem(url = POSTGRES_URL): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return undefined;
+  } catch (error) {
+    return `no PostgreSQL server answers at ${redactedUrl(url)} (${(error as { code?: string }).code ?? (error as Error).message})`;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
 
 export async function openTestDatabase(options: { poolSize?: number } = {}): Promise<Database_> {
   if (TEST_DATABASE_URL === undefined) return openDatabase({ path: ':memory:' });

@@ -102,7 +102,9 @@ return failures`;
 const REDIS_PREFIX = 'idp:throttle:';
 
 export async function redisThrottle(url: string): Promise<ThrottleStore> {
-  const { Redis } = await import('ioredis');
+  const ioredis = await import('ioredis');
+  // CommonJS: the named export under Node's loader, the default one inside the bundle.
+  const Redis = ioredis.Redis ?? (ioredis as unknown as { default: typeof ioredis.Redis }).default;
   // Fail fast: a sign-in must not hang on an unreachable Redis.
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 5000, retryStrategy: () => null });
   redis.on('error', () => undefined);

@@ -22,21 +22,14 @@ import { runIdp, startIdp } from '../spawn.js';
 import { exportDump } from '../../src/db/dump.js';
 import { openDatabase, type Database_ } from '../../src/db/open.js';
 import { appleKey } from '../push/setup.js';
+import { postgresProblem } from '../database.js';
 
 const PG_URL = process.env.IDP_TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 
 async function postgresReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.query('select 1');
-    return true;
-  } catch (error) {
-    console.log(`PostgreSQL parts of test/db/dump.test.ts skipped: no server answers at ${PG_URL.replace(/:[^:@/]*@/, ':***@')} (${(error as { code?: string }).code ?? (error as Error).message})`);
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
+  const problem = await postgresProblem(PG_URL);
+  if (problem !== undefined) console.log(`PostgreSQL parts of test/db/dump.test.ts skipped: ${problem}`);
+  return problem === undefined;
 }
 
 const PG = await postgresReachable();

@@ -8,27 +8,16 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Agent, fetch as fetchVia } from 'undici';
 import { startIdp, type RunningIdp } from '../spawn.js';
+import { POSTGRES_URL, postgresProblem, redactedUrl } from '../database.js';
 
-export const DATABASE_URL = process.env.IDP_TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+export const DATABASE_URL = POSTGRES_URL;
 export const REDIS_URL = 'redis://127.0.0.1:6379';
 /** What every instance publishes; requests go to each instance's own port. */
 export const ISSUER = 'http://idp.multi.test';
 
-const redacted = (url: string) => url.replace(/:[^:@/]*@/, ':***@');
+const redacted = redactedUrl;
 
-/** Why PostgreSQL cannot be used (undefined when it answers), as scripts/test-postgres.js checks. */
-export async function postgresProblem(): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: DATABASE_URL, connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.query('select 1');
-    return undefined;
-  } catch (error) {
-    return `no PostgreSQL server answers at ${redacted(DATABASE_URL)} (${(error as { code?: string }).code ?? (error as Error).message})`;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
+export { postgresProblem };
 
 /** Why Redis cannot be used (undefined when it answers PING). */
 export async function redisProblem(): Promise<string | undefined> {
