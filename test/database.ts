@@ -63,10 +63,12 @@ export async function startTestServer(flags: ServeFlags): Promise<RunningServer>
 }
 
 async function dropSchema(schema: string): Promise<void> {
-  const database = await openDatabase({ url: TEST_DATABASE_URL!, poolSize: 1 });
+  // A bare client: opening the database would migrate the default schema on the way.
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
   try {
-    await database.driver.run(`drop schema if exists "${schema}" cascade`);
+    await client.query(`drop schema if exists "${schema}" cascade`);
   } finally {
-    await database.close();
+    await client.end();
   }
 }
