@@ -13,6 +13,9 @@
 //   npm run bench -- --database-url … --instances 2 token
 //                                          two `idp serve` on that one schema (or BENCH_INSTANCES)
 //
+//   BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' npm run bench -- get-entity
+//                                          Node flags for the `idp serve` children (a profile)
+//
 // HTTP scenarios report req/s and the server's CPU time per request (Linux /proc): the machine
 // is shared, so req/s moves with everyone else's load while CPU per request does not.
 //
@@ -32,6 +35,7 @@ import { measureColdStart } from './cold-start.js';
 import { PUSH_SCENARIOS, runPushScenario, setupPushBench } from './push.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const START_TIMEOUT_MS = 20_000;
 const WARM_UP_SECONDS = 2;
 const CONNECTIONS = 50;
@@ -132,7 +136,7 @@ async function withIdp(use) {
   // Instances behind one address publish one issuer: a token of one is valid at every other.
   const storage = schema ? ['--database-url', schema.url, '--issuer', 'http://idp.bench.test'] : ['--db', join(dir, 'bench.db')];
   const started = await Promise.allSettled(
-    Array.from({ length: schema ? OPTIONS.instances : 1 }, (_, i) => startChild(['bin/idp.js', 'serve', '--port', '0', ...storage], `idp serve ${i + 1}`)),
+    Array.from({ length: schema ? OPTIONS.instances : 1 }, (_, i) => startChild([...NODE_ARGS, 'bin/idp.js', 'serve', '--port', '0', ...storage], `idp serve ${i + 1}`)),
   );
   const servers = started.filter((result) => result.status === 'fulfilled').map((result) => result.value);
   try {

@@ -11,14 +11,14 @@ import { listAdminOrganizations, type AdminUser } from '../src/management/admin-
 import { isOrganizationAdmin } from '../src/access/policy.js';
 
 function requireSignedIn(c: Context<Env>): void {
-  if (c.var.principal.kind === 'guest') {
+  if (c.get('principal').kind === 'guest') {
     throw Unauthorized('an access token is required', { headers: { 'WWW-Authenticate': 'Bearer' } });
   }
 }
 
 /** POST /management/orgs and /management/users follow --signup (CONTRACT.md section 1). */
 export function requireSignup(c: Context<Env>): void {
-  if (c.var.deps.config.signup === 'open' || c.var.principal.kind === 'sysadmin') return;
+  if (c.get('deps').config.signup === 'open' || c.get('principal').kind === 'sysadmin') return;
   requireSignedIn(c);
   throw Forbidden('sign-up is closed on this server; ask an administrator');
 }
@@ -26,12 +26,12 @@ export function requireSignup(c: Context<Env>): void {
 /** Server-wide operations such as key rotation. */
 export function requireSysadmin(c: Context<Env>): void {
   requireSignedIn(c);
-  if (c.var.principal.kind !== 'sysadmin') throw Forbidden('only a sysadmin may do this');
+  if (c.get('principal').kind !== 'sysadmin') throw Forbidden('only a sysadmin may do this');
 }
 
 export async function requireOrganizationAccess(c: Context<Env>, org: Organization): Promise<void> {
   requireSignedIn(c);
-  if (!(await isOrganizationAdmin(c.var.deps, c.var.principal, org.uuid))) {
+  if (!(await isOrganizationAdmin(c.get('deps'), c.get('principal'), org.uuid))) {
     throw Forbidden(`you are not an administrator of organization '${org.name}'`);
   }
 }
@@ -42,12 +42,12 @@ export async function requireOrganizationAccess(c: Context<Env>, org: Organizati
  */
 export async function requireAdminUserAccess(c: Context<Env>, user: AdminUser, mode: 'read' | 'write'): Promise<void> {
   requireSignedIn(c);
-  const principal = c.var.principal;
+  const principal = c.get('principal');
   if (principal.kind === 'sysadmin') return;
   if ((principal.kind === 'admin' && principal.userUuid === user.uuid)) return;
   if (mode === 'read') {
-    for (const org of await listAdminOrganizations(c.var.deps, user.uuid)) {
-      if (await isOrganizationAdmin(c.var.deps, principal, org.uuid)) return;
+    for (const org of await listAdminOrganizations(c.get('deps'), user.uuid)) {
+      if (await isOrganizationAdmin(c.get('deps'), principal, org.uuid)) return;
     }
   }
   throw Forbidden(`you may not ${mode === 'read' ? 'read' : 'change'} admin user '${user.username}'`);

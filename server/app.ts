@@ -11,7 +11,6 @@ import { onError } from './errors.js';
 import { router } from './openapi.js';
 import { principal } from './middleware/principal.js';
 import { limitBodySize } from './middleware/body-limit.js';
-import { secureHeaders } from './middleware/secure-headers.js';
 import { statusRoutes } from './routes/status.js';
 import { managementRoutes } from './routes/management.js';
 import { usergridTokenRoutes } from './routes/usergrid-token.js';
@@ -37,8 +36,8 @@ export function createApp(deps: Deps): Hono<Env> {
     c.set('logger', deps.logger);
     await next();
   });
-  // X-Frame-Options DENY, nosniff and friends on every response; pages add their own CSP.
-  app.use('*', secureHeaders());
+  // X-Frame-Options DENY, nosniff and friends go on every response where the server is made
+  // (serve.ts, middleware/secure-headers.ts); pages add their own CSP.
   app.use('*', limitBodySize(deps.config.bodyLimit));
   app.use('*', principal());
 

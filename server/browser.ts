@@ -16,30 +16,30 @@ const SESSION_COOKIE = 'idp_session';
 const CSRF_COOKIE = 'idp_csrf';
 
 function cookieOptions(c: Context<Env>) {
-  return { path: '/', httpOnly: true, sameSite: 'Lax', secure: issuerOf(c.var.deps).startsWith('https:') } as const;
+  return { path: '/', httpOnly: true, sameSite: 'Lax', secure: issuerOf(c.get('deps')).startsWith('https:') } as const;
 }
 
 function sessionIdOf(c: Context<Env>): string | undefined {
   const cookie = getCookie(c, SESSION_COOKIE);
-  return cookie ? unsign(c.var.deps, 'session', cookie) : undefined;
+  return cookie ? unsign(c.get('deps'), 'session', cookie) : undefined;
 }
 
 /** The browser's live session, if it has one. */
 export async function readSession(c: Context<Env>): Promise<SessionRow | undefined> {
   const id = sessionIdOf(c);
-  return id ? findSession(c.var.deps, id) : undefined;
+  return id ? findSession(c.get('deps'), id) : undefined;
 }
 
 /** Signs the browser in; any earlier session of this browser ends (no session fixation). */
 export async function startSession(c: Context<Env>, input: NewSession): Promise<SessionRow> {
-  const { id, session } = await createSession(c.var.deps, input, sessionIdOf(c));
-  setCookie(c, SESSION_COOKIE, sign(c.var.deps, 'session', id), { ...cookieOptions(c), maxAge: c.var.deps.config.sessionTtl });
+  const { id, session } = await createSession(c.get('deps'), input, sessionIdOf(c));
+  setCookie(c, SESSION_COOKIE, sign(c.get('deps'), 'session', id), { ...cookieOptions(c), maxAge: c.get('deps').config.sessionTtl });
   return session;
 }
 
 export async function clearSession(c: Context<Env>): Promise<void> {
   const id = sessionIdOf(c);
-  if (id) await endSession(c.var.deps, id);
+  if (id) await endSession(c.get('deps'), id);
   deleteCookie(c, SESSION_COOKIE, cookieOptions(c));
 }
 
@@ -50,12 +50,12 @@ function csrfToken(c: Context<Env>): string {
     secret = randomToken();
     setCookie(c, CSRF_COOKIE, secret, cookieOptions(c));
   }
-  return macOf(c.var.deps, 'csrf', secret);
+  return macOf(c.get('deps'), 'csrf', secret);
 }
 
 export function isCsrfTokenValid(c: Context<Env>, token: string | undefined): boolean {
   const secret = getCookie(c, CSRF_COOKIE);
-  return Boolean(secret && token && safeEqual(token, macOf(c.var.deps, 'csrf', secret)));
+  return Boolean(secret && token && safeEqual(token, macOf(c.get('deps'), 'csrf', secret)));
 }
 
 /** Language, texts and CSRF token of a page. */

@@ -4,7 +4,10 @@ import type { Principal } from '../src/access/principal.js';
 import type { Organization } from '../src/management/organizations.js';
 import type { Application } from '../src/management/applications.js';
 
-/** Typed per-request state (hono `c.var`). */
+/**
+ * Typed per-request state. Read it with `c.get(name)`: hono's `c.var` copies every variable into
+ * a new object on each access (Object.fromEntries), which showed up in the request profile.
+ */
 export interface Env {
   Variables: {
     deps: Deps;

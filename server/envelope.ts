@@ -44,7 +44,7 @@ export function envelope(c: Context<Env>, input: EnvelopeInput) {
     ...(input.cursor && { cursor: input.cursor }),
     ...input.extra,
     timestamp: now,
-    duration: now - c.var.startedAt,
+    duration: now - c.get('startedAt'),
     ...(input.organization && { organization: input.organization.name }),
   };
 }

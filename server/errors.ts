@@ -45,11 +45,11 @@ export function toAppError(error: unknown): AppError | null {
 export function onError(error: unknown, c: Context<Env>): Response {
   let appError = toAppError(error);
   if (!appError) {
-    c.var.logger?.error({ err: error, method: c.req.method, path: c.req.path }, 'request failed');
+    c.get('logger')?.error({ err: error, method: c.req.method, path: c.req.path }, 'request failed');
     appError = Internal('an internal error occurred');
   }
   for (const [name, value] of Object.entries(appError.headers)) c.header(name, value);
-  return c.json(errorBody(appError, c.var.startedAt), appError.status as 400);
+  return c.json(errorBody(appError, c.get('startedAt')), appError.status as 400);
 }
 
 /** zod failures at the edge: one message, and `fields` naming each offending field. */

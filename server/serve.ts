@@ -3,7 +3,7 @@
  * SIGTERM stops accepting, lets in-flight requests finish, then closes the database (so every
  * acknowledged write is on disk) and resolves.
  */
-import { serve, type ServerType } from '@hono/node-server';
+import { getRequestListener, type ServerType } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { createDeps, type Deps } from '../src/deps.js';
 import { ensureSuperuser } from '../src/management/admin-users.js';
 import { applyFixtures, readFixtures } from '../src/fixtures/apply.js';
 import { createApp } from './app.js';
+import { createSecureServer } from './middleware/secure-headers.js';
 import { startDeliveryWorker } from '../src/push/worker.js';
 
 export interface RunningServer {
@@ -45,7 +46,8 @@ async function openStorage(config: Config): Promise<Database_> {
 
 function listen(app: ReturnType<typeof createApp>, config: Config): Promise<ServerType> {
   return new Promise((resolvePromise, reject) => {
-    const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolvePromise(server));
+    const server = createSecureServer(getRequestListener(app.fetch, { hostname: config.host }));
+    server.listen(config.port, config.host, () => resolvePromise(server));
     server.once('error', (error: NodeJS.ErrnoException) => {
       const reason = error.code === 'EADDRINUSE' ? 'the port is in use' : error.code === 'EACCES' ? 'permission denied' : error.message;
       reject(new ConfigError(`cannot listen on ${config.host}:${config.port}: ${reason}`));

@@ -38,7 +38,7 @@ export function principal(): MiddlewareHandler<Env> {
     if (SELF_AUTHENTICATING.test(c.req.path)) {
       c.set('principal', GUEST);
     } else {
-      c.set('principal', await resolvePrincipal(c.var.deps, c.req.header('authorization'), new URL(c.req.url).searchParams));
+      c.set('principal', await resolvePrincipal(c.get('deps'), c.req.header('authorization'), new URL(c.req.url).searchParams));
     }
     await next();
   };

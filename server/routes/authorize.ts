@@ -63,7 +63,7 @@ function deliver(c: C, response: AuthorizationResponse, uiLocales: string | unde
 }
 
 async function signInPage(c: C, request: AuthorizeRequest, extra: Pick<SignInPage, 'alert' | 'loginHint'> = {}, status: 200 | 400 | 429 = 200) {
-  const providers = (await listIdentityProviderNames(c.var.deps, request.client)).map((name) => {
+  const providers = (await listIdentityProviderNames(c.get('deps'), request.client)).map((name) => {
     const params = new URLSearchParams(request.query);
     params.set('acr_values', `idp:${name}`);
     return { name, href: `/connect/authorize?${params}` };
@@ -73,7 +73,7 @@ async function signInPage(c: C, request: AuthorizeRequest, extra: Pick<SignInPag
     tenant: request.acr.tenant,
     loginHint: extra.loginHint ?? request.loginHint,
     alert: extra.alert,
-    interaction: sealInteraction(c.var.deps, { query: request.query }),
+    interaction: sealInteraction(c.get('deps'), { query: request.query }),
     providers,
     // Admin clients sign in admin users; an application's clients sign in that application's users.
     forgotPasswordHref: request.client.appUuid
@@ -92,11 +92,11 @@ async function render(c: C, outcome: AuthorizeOutcome, loginAt?: number): Promis
       return signInPage(c, outcome.request);
     case 'federate':
       try {
-        return c.redirect((await startFederation(c.var.deps, outcome.request)).toString(), 303);
+        return c.redirect((await startFederation(c.get('deps'), outcome.request)).toString(), 303);
       } catch (error) {
-        c.var.logger.warn({ err: error, idp: outcome.request.acr.idp }, 'external identity provider unreachable');
+        c.get('logger').warn({ err: error, idp: outcome.request.acr.idp }, 'external identity provider unreachable');
         const unreachable = TemporarilyUnavailable(`the identity provider '${outcome.request.acr.idp}' cannot be reached`);
-        return deliver(c, errorResponse(c.var.deps, outcome.request, unreachable), outcome.request.uiLocales);
+        return deliver(c, errorResponse(c.get('deps'), outcome.request, unreachable), outcome.request.uiLocales);
       }
     case 'consent': {
       const { request, session, scopes } = outcome;
@@ -104,7 +104,7 @@ async function render(c: C, outcome: AuthorizeOutcome, loginAt?: number): Promis
         clientName: request.client.clientName || request.client.clientId,
         userName: session.principal.username,
         scopes,
-        interaction: sealInteraction(c.var.deps, { query: request.query, loginAt }),
+        interaction: sealInteraction(c.get('deps'), { query: request.query, loginAt }),
       });
       return sendPage(c, page, 200, { formTargets: [request.redirectUri] });
     }
@@ -118,24 +118,24 @@ async function render(c: C, outcome: AuthorizeOutcome, loginAt?: number): Promis
 async function withRequest(c: C, params: URLSearchParams, next: (request: AuthorizeRequest) => Promise<Response>): Promise<Response> {
   let request: AuthorizeRequest;
   try {
-    request = await parseAuthorizeRequest(c.var.deps, params);
+    request = await parseAuthorizeRequest(c.get('deps'), params);
   } catch (error) {
     const uiLocales = params.get('ui_locales') ?? undefined;
     if (error instanceof UnsafeRedirectError) return errorPage(c, error.reason, uiLocales, error.message);
-    if (error instanceof RedirectedError) return deliver(c, errorResponse(c.var.deps, error.target, error.error), uiLocales);
+    if (error instanceof RedirectedError) return deliver(c, errorResponse(c.get('deps'), error.target, error.error), uiLocales);
     throw error;
   }
   return next(request);
 }
 
 async function authorize(c: C, params: URLSearchParams, interaction: Interaction = NO_INTERACTION) {
-  return withRequest(c, params, async (request) => render(c, await continueAuthorization(c.var.deps, request, await readSession(c), interaction)));
+  return withRequest(c, params, async (request) => render(c, await continueAuthorization(c.get('deps'), request, await readSession(c), interaction)));
 }
 
 /** A posted page form: CSRF token checked, sealed authorize request opened. */
 async function pageForm(c: C): Promise<{ form: URLSearchParams; query: URLSearchParams; loginAt?: number } | Response> {
   const form = await formParams(c);
-  const sealed = openInteraction(c.var.deps, form.get('interaction') ?? undefined);
+  const sealed = openInteraction(c.get('deps'), form.get('interaction') ?? undefined);
   const uiLocales = sealed ? (new URLSearchParams(sealed.query).get('ui_locales') ?? undefined) : undefined;
   if (!isCsrfTokenValid(c, form.get('csrf_token') ?? undefined) || !sealed) return errorPage(c, 'csrf', uiLocales, undefined, 403);
   return { form, query: new URLSearchParams(sealed.query), loginAt: sealed.loginAt };
@@ -159,8 +159,8 @@ export function authorizeRoutes() {
     return withRequest(c, posted.query, async (request) => {
       const login = posted.form.get('login')?.trim() ?? '';
       try {
-        const session = await startSession(c, await authenticateForRequest(c.var.deps, request, login, posted.form.get('password') ?? '', loginContextOf(c)));
-        const outcome = await continueAuthorization(c.var.deps, request, session, { freshLogin: true, consented: false });
+        const session = await startSession(c, await authenticateForRequest(c.get('deps'), request, login, posted.form.get('password') ?? '', loginContextOf(c)));
+        const outcome = await continueAuthorization(c.get('deps'), request, session, { freshLogin: true, consented: false });
         return render(c, outcome, session.authTime);
       } catch (error) {
         if (!(error instanceof AppError) || error.status >= 500) throw error;
@@ -175,30 +175,30 @@ export function authorizeRoutes() {
     return withRequest(c, posted.query, async (request) => {
       const session = await readSession(c);
       // Signed out (or in as someone of another realm) since the page was shown: start over.
-      if (session?.realm !== realmOf(request.client)) return render(c, await continueAuthorization(c.var.deps, request, undefined));
+      if (session?.realm !== realmOf(request.client)) return render(c, await continueAuthorization(c.get('deps'), request, undefined));
       if (posted.form.get('decision') !== 'allow') {
-        return deliver(c, errorResponse(c.var.deps, request, AccessDenied('the user denied the request')), request.uiLocales);
+        return deliver(c, errorResponse(c.get('deps'), request, AccessDenied('the user denied the request')), request.uiLocales);
       }
-      await rememberConsent(c.var.deps, request.client.clientId, session.principal.userUuid, request.scope);
+      await rememberConsent(c.get('deps'), request.client.clientId, session.principal.userUuid, request.scope);
       const freshLogin = posted.loginAt !== undefined && posted.loginAt === session.authTime;
-      return render(c, await continueAuthorization(c.var.deps, request, session, { freshLogin, consented: true }), posted.loginAt);
+      return render(c, await continueAuthorization(c.get('deps'), request, session, { freshLogin, consented: true }), posted.loginAt);
     });
   });
 
   app.get(FEDERATION_CALLBACK_PATH, async (c) => {
     // The address the provider was given, whatever Host this request came in with (a proxy).
-    const callbackUrl = new URL(`${FEDERATION_CALLBACK_PATH}${new URL(c.req.url).search}`, issuerOf(c.var.deps));
-    const pending = await takeFederationRequest(c.var.deps, callbackUrl.searchParams.get('state') ?? undefined);
+    const callbackUrl = new URL(`${FEDERATION_CALLBACK_PATH}${new URL(c.req.url).search}`, issuerOf(c.get('deps')));
+    const pending = await takeFederationRequest(c.get('deps'), callbackUrl.searchParams.get('state') ?? undefined);
     if (!pending) return errorPage(c, 'federation_failed', undefined, 'unknown or expired state');
     return (await withRequest(c, new URLSearchParams(pending.resume), async (request) => {
       const refused = callbackUrl.searchParams.get('error');
-      if (refused) return deliver(c, errorResponse(c.var.deps, request, AccessDenied(`the identity provider answered ${refused}`)), request.uiLocales);
+      if (refused) return deliver(c, errorResponse(c.get('deps'), request, AccessDenied(`the identity provider answered ${refused}`)), request.uiLocales);
       try {
-        const session = await startSession(c, await finishFederation(c.var.deps, pending, callbackUrl));
-        return render(c, await continueAuthorization(c.var.deps, request, session, { freshLogin: true, consented: false }), session.authTime);
+        const session = await startSession(c, await finishFederation(c.get('deps'), pending, callbackUrl));
+        return render(c, await continueAuthorization(c.get('deps'), request, session, { freshLogin: true, consented: false }), session.authTime);
       } catch (error) {
-        c.var.logger.warn({ err: error, idp: request.acr.idp }, 'external sign-in failed');
-        return deliver(c, errorResponse(c.var.deps, request, AccessDenied(`signing in with '${request.acr.idp}' failed`)), request.uiLocales);
+        c.get('logger').warn({ err: error, idp: request.acr.idp }, 'external sign-in failed');
+        return deliver(c, errorResponse(c.get('deps'), request, AccessDenied(`signing in with '${request.acr.idp}' failed`)), request.uiLocales);
       }
     }));
   });

@@ -47,9 +47,9 @@ function clientView(row: OAuthClientRow, secret?: string) {
 }
 
 async function target(c: Context<Env>, params: { orgId: string; appId: string }) {
-  const org = await findOrganization(c.var.deps, params.orgId);
+  const org = await findOrganization(c.get('deps'), params.orgId);
   await requireOrganizationAccess(c, org);
-  return { org, app: await findApplication(c.var.deps, org, params.appId) };
+  return { org, app: await findApplication(c.get('deps'), org, params.appId) };
 }
 
 function answer(c: Context<Env>, action: string, scope: Awaited<ReturnType<typeof target>>, saved: SavedClient) {
@@ -71,7 +71,7 @@ export function clientRoutes() {
     createRoute({ method: 'post', path, tags: [tag], summary: 'Register an OAuth client', request: { params: AppParams, body }, responses: responses('Client') }),
     async (c) => {
       const scope = await target(c, c.req.valid('param'));
-      return answer(c, 'new client', scope, await createOAuthClient(c.var.deps, scope.app, c.req.valid('json')));
+      return answer(c, 'new client', scope, await createOAuthClient(c.get('deps'), scope.app, c.req.valid('json')));
     },
   );
 
@@ -79,7 +79,7 @@ export function clientRoutes() {
     createRoute({ method: 'get', path, tags: [tag], summary: 'List the OAuth clients of an application', request: { params: AppParams }, responses: responses('Client') }),
     async (c) => {
       const scope = await target(c, c.req.valid('param'));
-      const rows = await listOAuthClients(c.var.deps, scope.app);
+      const rows = await listOAuthClients(c.get('deps'), scope.app);
       return ok(c, { action: 'get clients', entities: rows.map((row) => clientView(row)), organization: scope.org, application: scope.app, count: true });
     },
   );
@@ -89,7 +89,7 @@ export function clientRoutes() {
     async (c) => {
       const params = c.req.valid('param');
       const scope = await target(c, params);
-      return answer(c, 'get client', scope, { row: await findOAuthClient(c.var.deps, scope.app, params.clientId) });
+      return answer(c, 'get client', scope, { row: await findOAuthClient(c.get('deps'), scope.app, params.clientId) });
     },
   );
 
@@ -98,7 +98,7 @@ export function clientRoutes() {
     async (c) => {
       const params = c.req.valid('param');
       const scope = await target(c, params);
-      return answer(c, 'update client', scope, await updateOAuthClient(c.var.deps, scope.app, params.clientId, c.req.valid('json')));
+      return answer(c, 'update client', scope, await updateOAuthClient(c.get('deps'), scope.app, params.clientId, c.req.valid('json')));
     },
   );
 
@@ -107,7 +107,7 @@ export function clientRoutes() {
     async (c) => {
       const params = c.req.valid('param');
       const scope = await target(c, params);
-      return answer(c, 'delete client', scope, { row: await deleteOAuthClient(c.var.deps, scope.app, params.clientId) });
+      return answer(c, 'delete client', scope, { row: await deleteOAuthClient(c.get('deps'), scope.app, params.clientId) });
     },
   );
   return app;

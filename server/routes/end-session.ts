@@ -27,7 +27,7 @@ async function withLogoutRequest(c: C, query: URLSearchParams, next: (request: L
   const uiLocales = query.get('ui_locales') ?? undefined;
   let request: LogoutRequest;
   try {
-    request = await parseLogoutRequest(c.var.deps, query);
+    request = await parseLogoutRequest(c.get('deps'), query);
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     return sendPage(c, renderError(pageContext(c, uiLocales), 'bad_logout_request', error.message), 400);

@@ -46,7 +46,7 @@ function providerView(c: Context<Env>, row: IdentityProviderRow) {
     has_client_secret: row.clientSecret !== null,
     scope: row.scope,
     // What to register as the redirect URI at the provider.
-    redirect_uri: `${issuerOf(c.var.deps)}${FEDERATION_CALLBACK_PATH}`,
+    redirect_uri: `${issuerOf(c.get('deps'))}${FEDERATION_CALLBACK_PATH}`,
     created: row.created,
     modified: row.modified,
     metadata: { path: `/management/orgs/${row.appUuid}/identity-providers/${row.uuid}` },
@@ -54,9 +54,9 @@ function providerView(c: Context<Env>, row: IdentityProviderRow) {
 }
 
 async function target(c: Context<Env>, params: { orgId: string; appId: string }) {
-  const org = await findOrganization(c.var.deps, params.orgId);
+  const org = await findOrganization(c.get('deps'), params.orgId);
   await requireOrganizationAccess(c, org);
-  return { org, app: await findApplication(c.var.deps, org, params.appId) };
+  return { org, app: await findApplication(c.get('deps'), org, params.appId) };
 }
 
 function answer(c: Context<Env>, action: string, scope: Awaited<ReturnType<typeof target>>, rows: IdentityProviderRow[], count = false) {
@@ -72,7 +72,7 @@ export function identityProviderRoutes() {
     createRoute({ method: 'post', path, tags: [tag], summary: 'Add an external OpenID provider', request: { params: AppParams, body }, responses: responses('IdentityProvider') }),
     async (c) => {
       const scope = await target(c, c.req.valid('param'));
-      return answer(c, 'new identity provider', scope, [await createIdentityProvider(c.var.deps, scope.app, c.req.valid('json'))]);
+      return answer(c, 'new identity provider', scope, [await createIdentityProvider(c.get('deps'), scope.app, c.req.valid('json'))]);
     },
   );
 
@@ -80,7 +80,7 @@ export function identityProviderRoutes() {
     createRoute({ method: 'get', path, tags: [tag], summary: 'List the external OpenID providers', request: { params: AppParams }, responses: responses('IdentityProvider') }),
     async (c) => {
       const scope = await target(c, c.req.valid('param'));
-      return answer(c, 'get identity providers', scope, await listIdentityProviders(c.var.deps, scope.app), true);
+      return answer(c, 'get identity providers', scope, await listIdentityProviders(c.get('deps'), scope.app), true);
     },
   );
 
@@ -89,7 +89,7 @@ export function identityProviderRoutes() {
     async (c) => {
       const params = c.req.valid('param');
       const scope = await target(c, params);
-      return answer(c, 'get identity provider', scope, [await findIdentityProvider(c.var.deps, scope.app, params.providerId)]);
+      return answer(c, 'get identity provider', scope, [await findIdentityProvider(c.get('deps'), scope.app, params.providerId)]);
     },
   );
 
@@ -98,7 +98,7 @@ export function identityProviderRoutes() {
     async (c) => {
       const params = c.req.valid('param');
       const scope = await target(c, params);
-      return answer(c, 'update identity provider', scope, [await updateIdentityProvider(c.var.deps, scope.app, params.providerId, c.req.valid('json'))]);
+      return answer(c, 'update identity provider', scope, [await updateIdentityProvider(c.get('deps'), scope.app, params.providerId, c.req.valid('json'))]);
     },
   );
 
@@ -107,7 +107,7 @@ export function identityProviderRoutes() {
     async (c) => {
       const params = c.req.valid('param');
       const scope = await target(c, params);
-      return answer(c, 'delete identity provider', scope, [await deleteIdentityProvider(c.var.deps, scope.app, params.providerId)]);
+      return answer(c, 'delete identity provider', scope, [await deleteIdentityProvider(c.get('deps'), scope.app, params.providerId)]);
     },
   );
   return app;

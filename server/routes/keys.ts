@@ -11,7 +11,7 @@ export function keyRoutes() {
     createRoute({ method: 'post', path: '/management/keys/rotate', tags: ['Management'], summary: 'Rotate the token signing keys (sysadmin)', responses: responses('Keys') }),
     async (c) => {
       requireSysadmin(c);
-      const rotated = await rotateSigningKeys(c.var.deps);
+      const rotated = await rotateSigningKeys(c.get('deps'));
       return ok(c, { action: 'rotate keys', entities: rotated.kids.map((kid) => ({ type: 'key', kid })), extra: { retired_until: rotated.retiredUntil } });
     },
   );

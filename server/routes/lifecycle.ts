@@ -122,7 +122,7 @@ function activationRoutes(app: Hono<Env>, base: string, subjectOf: (c: C) => Pro
       // Every parameter is checked before anything is spent, so bad input changes nothing.
       const { token } = parse(LinkQuery, c.req.query());
       const confirm = parseConfirmEmail(c.req.query('confirm_email'));
-      const account = await activateAccount(c.var.deps, await subjectOf(c), token, confirm);
+      const account = await activateAccount(c.get('deps'), await subjectOf(c), token, confirm);
       return {
         status: 'activated',
         title: { key: 'activate.title' },
@@ -132,7 +132,7 @@ function activationRoutes(app: Hono<Env>, base: string, subjectOf: (c: C) => Pro
   );
   app.get(`${base}/reactivate`, (c) =>
     answer(c, 'reactivate', async () => {
-      const account = await reactivateAccount(c.var.deps, await subjectOf(c), loginContextOf(c));
+      const account = await reactivateAccount(c.get('deps'), await subjectOf(c), loginContextOf(c));
       return { status: 'sent', title: { key: 'activate.title' }, message: { key: 'reactivate.sent', values: { name: account.displayName } } };
     }),
   );
@@ -154,7 +154,7 @@ function captchaView(captcha: CaptchaChallenge) {
 }
 
 async function resetRequestPage(c: C, alert?: Text, email?: string, status: 200 | 400 | 429 = 200): Promise<Response> {
-  const captcha = await createCaptchaChallenge(c.var.deps);
+  const captcha = await createCaptchaChallenge(c.get('deps'));
   const nonce = randomToken(16);
   const { page, widgetOrigins } = renderResetRequest(pageContext(c, uiLocalesOf(c)), { action: c.req.path, captcha, email, alert, scriptNonce: nonce });
   return sendPage(c, page, status, { scriptNonce: nonce, widgetOrigins });
@@ -170,7 +170,7 @@ function resetRoutes(app: Hono<Env>, scope: ResetScope) {
   app.get(`${scope.base}/resetpw`, async (c) => {
     await scope.realmOf(c);
     if (wantsHtml(c)) return resetRequestPage(c);
-    const captcha = await createCaptchaChallenge(c.var.deps);
+    const captcha = await createCaptchaChallenge(c.get('deps'));
     return ok(c, {
       action: 'resetpw',
       entities: [{ action: 'resetpw', status: 'form', token: captcha.provider === 'altcha' ? captcha.challenge : '' }],
@@ -190,7 +190,7 @@ function resetRoutes(app: Hono<Env>, scope: ResetScope) {
       async () => {
         const msg = parse(ResetPWMsg, input);
         const context = loginContextOf(c);
-        await requestPasswordReset(c.var.deps, realm, msg.email.toLowerCase(), { response: msg.captcha_response, remoteIp: context.address }, context);
+        await requestPasswordReset(c.get('deps'), realm, msg.email.toLowerCase(), { response: msg.captcha_response, remoteIp: context.address }, context);
         return { status: 'sent', title: { key: 'resetpw.sent_title' }, message: { key: 'resetpw.sent' } };
       },
       // The form again, with a fresh challenge and what went wrong.
@@ -201,7 +201,7 @@ function resetRoutes(app: Hono<Env>, scope: ResetScope) {
   app.get(`${scope.base}/:userId/resetpw`, async (c) => {
     const open = async () => {
       const { token } = parse(LinkQuery, c.req.query());
-      return { token, account: await checkResetLink(c.var.deps, await scope.subjectOf(c), token) };
+      return { token, account: await checkResetLink(c.get('deps'), await scope.subjectOf(c), token) };
     };
     if (!wantsHtml(c)) {
       await open();
@@ -233,13 +233,13 @@ function resetRoutes(app: Hono<Env>, scope: ResetScope) {
         if (fields.newpassword2 !== undefined && fields.newpassword2 !== newpassword) {
           throw IllegalArgument('the two passwords are not the same', { fields: { newpassword2: 'does not match' } });
         }
-        await completePasswordReset(c.var.deps, await scope.subjectOf(c), token, newpassword);
+        await completePasswordReset(c.get('deps'), await scope.subjectOf(c), token, newpassword);
         return { status: 'password_changed', title: { key: 'newpw.done_title' }, message: { key: 'newpw.done' } };
       },
       // A password the rules refuse: the same form again, the link still unspent.
       async (error) => {
         if (error.error !== 'illegal_argument' || !fields.token) return undefined;
-        const account = await checkResetLink(c.var.deps, await scope.subjectOf(c), fields.token).catch(() => undefined);
+        const account = await checkResetLink(c.get('deps'), await scope.subjectOf(c), fields.token).catch(() => undefined);
         if (!account) return undefined;
         const alert: Text = error.fields.newpassword2 ? { key: 'newpw.mismatch' } : { key: 'lifecycle.error.other', values: { detail: error.message } };
         return sendPage(c, renderNewPassword(pageContext(c, uiLocalesOf(c)), { action: c.req.path, token: fields.token, account: account.displayName, alert }), 400);
@@ -253,13 +253,13 @@ function resetRoutes(app: Hono<Env>, scope: ResetScope) {
 export function lifecycleRoutes() {
   const app = new Hono<Env>();
   const appOf = async (c: C) => {
-    const org = await findOrganization(c.var.deps, c.req.param('orgId')!);
-    return findApplication(c.var.deps, org, c.req.param('appId')!);
+    const org = await findOrganization(c.get('deps'), c.req.param('orgId')!);
+    return findApplication(c.get('deps'), org, c.req.param('appId')!);
   };
-  const adminUserOf = async (c: C): Promise<UserSubject> => ({ type: 'admin_user', uuid: (await findAdminUser(c.var.deps, c.req.param('userId')!)).uuid });
+  const adminUserOf = async (c: C): Promise<UserSubject> => ({ type: 'admin_user', uuid: (await findAdminUser(c.get('deps'), c.req.param('userId')!)).uuid });
   const appUserOf = async (c: C): Promise<UserSubject> => {
     const application = await appOf(c);
-    return { type: 'app_user', appUuid: application.uuid, uuid: (await requireUser(c.var.deps.db, application.uuid, c.req.param('userId')!, undefined)).uuid };
+    return { type: 'app_user', appUuid: application.uuid, uuid: (await requireUser(c.get('deps').db, application.uuid, c.req.param('userId')!, undefined)).uuid };
   };
 
   // Fixed paths before parameterized ones: `resetpw` is not a user id.
@@ -274,7 +274,7 @@ export function lifecycleRoutes() {
     subjectOf: appUserOf,
   });
 
-  activationRoutes(app, '/management/orgs/:orgId', async (c) => ({ type: 'organization', uuid: (await findOrganization(c.var.deps, c.req.param('orgId')!)).uuid }));
+  activationRoutes(app, '/management/orgs/:orgId', async (c) => ({ type: 'organization', uuid: (await findOrganization(c.get('deps'), c.req.param('orgId')!)).uuid }));
   activationRoutes(app, '/management/users/:userId', adminUserOf);
   activationRoutes(app, '/:orgId/:appId/users/:userId', appUserOf);
   return app;

@@ -43,28 +43,28 @@ const OrgUserParams = OrgParams.extend({ userId: z.string().openapi({ descriptio
 const FeedQuery = z.object({ limit: z.coerce.number().int().min(1).max(1000).default(10).openapi({ description: 'at most 1000' }) });
 
 async function orgWithOwner(c: Context<Env>, org: Organization) {
-  const deps = c.var.deps;
+  const deps = c.get('deps');
   const [admins, apps] = await Promise.all([listOrganizationAdmins(deps, org.uuid), listApplications(deps, org)]);
   return organizationView(org, admins[0], apps);
 }
 
 async function adminEntity(c: Context<Env>, user: AdminUser) {
-  return adminUserView(user, await listAdminOrganizations(c.var.deps, user.uuid));
+  return adminUserView(user, await listAdminOrganizations(c.get('deps'), user.uuid));
 }
 
 export function managementRoutes() {
   const app = router();
-  const org = (c: Context<Env>, id: string) => findOrganization(c.var.deps, id);
+  const org = (c: Context<Env>, id: string) => findOrganization(c.get('deps'), id);
 
   app.openapi(
     createRoute({ method: 'post', path: '/management/orgs', tags: [tag], summary: 'Create an organization and its first admin user', request: { body: jsonOrForm(CreateOrg, 'CreateOrg') }, responses: responses('Organization') }),
     async (c) => {
       requireSignup(c);
       const input = bodyOf(c, CreateOrg);
-      const { organization, owner } = await createOrganization(c.var.deps, input);
+      const { organization, owner } = await createOrganization(c.get('deps'), input);
       // Under --require-activation each is activated by its own mailed link.
-      if (!owner.activated) await sendActivationLink(c.var.deps, { type: 'admin_user', uuid: owner.uuid });
-      if (!organization.activated) await sendActivationLink(c.var.deps, { type: 'organization', uuid: organization.uuid });
+      if (!owner.activated) await sendActivationLink(c.get('deps'), { type: 'admin_user', uuid: owner.uuid });
+      if (!organization.activated) await sendActivationLink(c.get('deps'), { type: 'organization', uuid: organization.uuid });
       const entity = organizationView(organization, owner, []);
       return ok(c, {
           action: 'new organization',
@@ -89,7 +89,7 @@ export function managementRoutes() {
     async (c) => {
       const found = await org(c, c.req.valid('param').orgId);
       await requireOrganizationAccess(c, found);
-      const apps = await listApplications(c.var.deps, found);
+      const apps = await listApplications(c.get('deps'), found);
       return ok(c, {
           action: 'get organization application',
           entities: apps.map((a) => applicationView(found, a)),
@@ -106,7 +106,7 @@ export function managementRoutes() {
       const found = await org(c, c.req.valid('param').orgId);
       await requireOrganizationAccess(c, found);
       const { name } = bodyOf(c, CreateApp);
-      const created = await createApplication(c.var.deps, found, name, actorOf(c.var.principal));
+      const created = await createApplication(c.get('deps'), found, name, actorOf(c.get('principal')));
       return ok(c, {
           action: 'new application',
           entities: [applicationView(found, created)],
@@ -123,8 +123,8 @@ export function managementRoutes() {
       const params = c.req.valid('param');
       const found = await org(c, params.orgId);
       await requireOrganizationAccess(c, found);
-      const target = await findApplication(c.var.deps, found, params.appId);
-      await deleteApplication(c.var.deps, found, target, actorOf(c.var.principal));
+      const target = await findApplication(c.get('deps'), found, params.appId);
+      await deleteApplication(c.get('deps'), found, target, actorOf(c.get('principal')));
       return ok(c, { action: 'delete application', entities: [applicationView(found, target)], organization: found, extra: { data: appDataOf(found, [target]) } });
     },
   );
@@ -144,8 +144,8 @@ export function managementRoutes() {
         await requireOrganizationAccess(c, found);
         const credential =
           method === 'get'
-            ? await getCredential(c.var.deps, 'organization', found.uuid)
-            : await regenerateOrganizationCredential(c.var.deps, found, actorOf(c.var.principal));
+            ? await getCredential(c.get('deps'), 'organization', found.uuid)
+            : await regenerateOrganizationCredential(c.get('deps'), found, actorOf(c.get('principal')));
         const view = credentialView(credential);
         return ok(c, {
             action: method === 'get' ? 'get organization client credentials' : 'generate organization client credentials',
@@ -169,11 +169,11 @@ export function managementRoutes() {
         const params = c.req.valid('param');
         const found = await org(c, params.orgId);
         await requireOrganizationAccess(c, found);
-        const target = await findApplication(c.var.deps, found, params.appId);
+        const target = await findApplication(c.get('deps'), found, params.appId);
         const credential =
           method === 'get'
-            ? await getCredential(c.var.deps, 'application', target.uuid)
-            : await regenerateApplicationCredential(c.var.deps, found, target, actorOf(c.var.principal));
+            ? await getCredential(c.get('deps'), 'application', target.uuid)
+            : await regenerateApplicationCredential(c.get('deps'), found, target, actorOf(c.get('principal')));
         const view = credentialView(credential);
         return ok(c, {
             action: method === 'get' ? 'get application client credentials' : 'generate application client credentials',
@@ -191,7 +191,7 @@ export function managementRoutes() {
     async (c) => {
       const found = await org(c, c.req.valid('param').orgId);
       await requireOrganizationAccess(c, found);
-      const admins = await listOrganizationAdmins(c.var.deps, found.uuid);
+      const admins = await listOrganizationAdmins(c.get('deps'), found.uuid);
       const entities = await Promise.all(admins.map((user) => adminEntity(c, user)));
       return ok(c, { action: 'get organization users', entities, organization: found, count: true });
     },
@@ -203,8 +203,8 @@ export function managementRoutes() {
       const params = c.req.valid('param');
       const found = await org(c, params.orgId);
       await requireOrganizationAccess(c, found);
-      const user = await findAdminUser(c.var.deps, params.userId, 'username-email-uuid');
-      await addAdminToOrganization(c.var.deps, found.uuid, user, actorOf(c.var.principal));
+      const user = await findAdminUser(c.get('deps'), params.userId, 'username-email-uuid');
+      await addAdminToOrganization(c.get('deps'), found.uuid, user, actorOf(c.get('principal')));
       return ok(c, { action: 'add user to organization', entities: [await adminEntity(c, user)], organization: found });
     },
   );
@@ -215,8 +215,8 @@ export function managementRoutes() {
       const params = c.req.valid('param');
       const found = await org(c, params.orgId);
       await requireOrganizationAccess(c, found);
-      const user = await findAdminUser(c.var.deps, params.userId, 'username-email-uuid');
-      await removeAdminFromOrganization(c.var.deps, found.uuid, user, actorOf(c.var.principal));
+      const user = await findAdminUser(c.get('deps'), params.userId, 'username-email-uuid');
+      await removeAdminFromOrganization(c.get('deps'), found.uuid, user, actorOf(c.get('principal')));
       return ok(c, { action: 'remove user from organization', entities: [await adminEntity(c, user)], organization: found });
     },
   );
@@ -226,7 +226,7 @@ export function managementRoutes() {
     async (c) => {
       const found = await org(c, c.req.valid('param').orgId);
       await requireOrganizationAccess(c, found);
-      const activities = await listOrganizationFeed(c.var.deps, found.uuid, c.req.valid('query').limit);
+      const activities = await listOrganizationFeed(c.get('deps'), found.uuid, c.req.valid('query').limit);
       return ok(c, { action: 'get organization feed', entities: activities.map(managementActivityView), organization: found, count: true });
     },
   );
@@ -235,8 +235,8 @@ export function managementRoutes() {
     createRoute({ method: 'post', path: '/management/users', tags: [tag], summary: 'Create an admin user', request: { body: jsonOrForm(CreateAdminUser, 'CreateAdminUser') }, responses: responses('User') }),
     async (c) => {
       requireSignup(c);
-      const user = await createAdminUser(c.var.deps, bodyOf(c, CreateAdminUser));
-      if (!user.activated) await sendActivationLink(c.var.deps, { type: 'admin_user', uuid: user.uuid });
+      const user = await createAdminUser(c.get('deps'), bodyOf(c, CreateAdminUser));
+      if (!user.activated) await sendActivationLink(c.get('deps'), { type: 'admin_user', uuid: user.uuid });
       return ok(c, { action: 'create user', entities: [adminUserView(user, [])] });
     },
   );
@@ -244,7 +244,7 @@ export function managementRoutes() {
   app.openapi(
     createRoute({ method: 'get', path: '/management/users/{userId}', tags: [tag], summary: 'Get an admin user', request: { params: UserParams }, responses: responses('User') }),
     async (c) => {
-      const user = await findAdminUser(c.var.deps, c.req.valid('param').userId);
+      const user = await findAdminUser(c.get('deps'), c.req.valid('param').userId);
       await requireAdminUserAccess(c, user, 'read');
       return ok(c, { action: 'get admin user', entities: [await adminEntity(c, user)] });
     },
@@ -253,9 +253,9 @@ export function managementRoutes() {
   app.openapi(
     createRoute({ method: 'put', path: '/management/users/{userId}', tags: [tag], summary: 'Update an admin user', request: { params: UserParams, body: jsonOrForm(AdminUserUpdate, 'AdminUserUpdate') }, responses: responses('User') }),
     async (c) => {
-      const user = await findAdminUser(c.var.deps, c.req.valid('param').userId);
+      const user = await findAdminUser(c.get('deps'), c.req.valid('param').userId);
       await requireAdminUserAccess(c, user, 'write');
-      const updated = await updateAdminUser(c.var.deps, user, bodyOf(c, AdminUserUpdate));
+      const updated = await updateAdminUser(c.get('deps'), user, bodyOf(c, AdminUserUpdate));
       return ok(c, { action: 'update admin user', entities: [await adminEntity(c, updated)] });
     },
   );
@@ -263,10 +263,10 @@ export function managementRoutes() {
   app.openapi(
     createRoute({ method: 'put', path: '/management/users/{userId}/password', tags: [tag], summary: "Change an admin user's password", request: { params: UserParams, body: jsonOrForm(ResetPW, 'ResetPW') }, responses: responses('User') }),
     async (c) => {
-      const user = await findAdminUser(c.var.deps, c.req.valid('param').userId);
+      const user = await findAdminUser(c.get('deps'), c.req.valid('param').userId);
       await requireAdminUserAccess(c, user, 'write');
       const { password, newpassword } = bodyOf(c, ResetPW);
-      await changeAdminPassword(c.var.deps, user, password, newpassword);
+      await changeAdminPassword(c.get('deps'), user, password, newpassword);
       return ok(c, { action: 'set user password', entities: [await adminEntity(c, user)] });
     },
   );
@@ -274,7 +274,7 @@ export function managementRoutes() {
   app.openapi(
     createRoute({ method: 'get', path: '/management/users/{userId}/feed', tags: [tag], summary: "An admin user's feed, newest first", request: { params: UserParams, query: FeedQuery }, responses: responses('ActivityFeed') }),
     async (c) => {
-      const deps = c.var.deps;
+      const deps = c.get('deps');
       const user = await findAdminUser(deps, c.req.valid('param').userId);
       await requireAdminUserAccess(c, user, 'read');
       const orgs = await listAdminOrganizations(deps, user.uuid);

@@ -21,7 +21,7 @@ import type { NotificationTarget } from '../../src/push/targets.js';
 
 const APP = '/{orgId}/{appId}';
 const param = (c: Context<Env>, name: string) => c.req.param(name) ?? '';
-const appUuid = (c: Context<Env>) => c.var.appScope.app.uuid;
+const appUuid = (c: Context<Env>) => c.get('appScope').app.uuid;
 
 type Router = ReturnType<typeof router>;
 
@@ -61,29 +61,29 @@ function otherMethodsNotAllowed(app: Router, path: string, allowed: readonly Met
 }
 
 function sendTo(target: (c: Context<Env>) => NotificationTarget): Handler {
-  return async (c) => entitiesResponse(c, 'post', [await createNotification(c.var.deps, appUuid(c), target(c), await readBody(c))]);
+  return async (c) => entitiesResponse(c, 'post', [await createNotification(c.get('deps'), appUuid(c), target(c), await readBody(c))]);
 }
 
 function notifierRoutes(app: Router): void {
-  route(app, 'get', `${APP}/notifiers`, 'List notifiers (ql, limit, cursor)', async (c) => pageResponse(c, 'get', await findEntities(c.var.deps.db, appUuid(c), { kind: 'collection', collection: NOTIFIERS.name }, findOptions(c))));
-  route(app, 'post', `${APP}/notifiers`, 'Create a notifier: provider apple or google, environment, credentials', async (c) => entitiesResponse(c, 'post', await createNotifiers(c.var.deps, appUuid(c), await readBody(c))));
-  route(app, 'get', `${APP}/notifiers/{id}`, 'Get a notifier (never its credentials)', async (c) => entitiesResponse(c, 'get', [await requireNotifier(c.var.deps.db, appUuid(c), param(c, 'id'))]));
-  route(app, 'put', `${APP}/notifiers/{id}`, 'Update a notifier; the result is checked as a whole', async (c) => entitiesResponse(c, 'put', [await updateNotifier(c.var.deps, await requireNotifier(c.var.deps.db, appUuid(c), param(c, 'id')), await readBody(c))]));
+  route(app, 'get', `${APP}/notifiers`, 'List notifiers (ql, limit, cursor)', async (c) => pageResponse(c, 'get', await findEntities(c.get('deps').db, appUuid(c), { kind: 'collection', collection: NOTIFIERS.name }, findOptions(c))));
+  route(app, 'post', `${APP}/notifiers`, 'Create a notifier: provider apple or google, environment, credentials', async (c) => entitiesResponse(c, 'post', await createNotifiers(c.get('deps'), appUuid(c), await readBody(c))));
+  route(app, 'get', `${APP}/notifiers/{id}`, 'Get a notifier (never its credentials)', async (c) => entitiesResponse(c, 'get', [await requireNotifier(c.get('deps').db, appUuid(c), param(c, 'id'))]));
+  route(app, 'put', `${APP}/notifiers/{id}`, 'Update a notifier; the result is checked as a whole', async (c) => entitiesResponse(c, 'put', [await updateNotifier(c.get('deps'), await requireNotifier(c.get('deps').db, appUuid(c), param(c, 'id')), await readBody(c))]));
   route(app, 'delete', `${APP}/notifiers/{id}`, 'Delete a notifier and its credentials', async (c) => {
-    const row = await requireNotifier(c.var.deps.db, appUuid(c), param(c, 'id'));
-    await deleteEntity(c.var.deps, row);
+    const row = await requireNotifier(c.get('deps').db, appUuid(c), param(c, 'id'));
+    await deleteEntity(c.get('deps'), row);
     return entitiesResponse(c, 'delete', [row]);
   });
 }
 
 function notificationRoutes(app: Router): void {
-  route(app, 'get', `${APP}/notifications`, 'List notifications (ql, e.g. state=\'FINISHED\'; limit, cursor)', async (c) => pageResponse(c, 'get', await findEntities(c.var.deps.db, appUuid(c), { kind: 'collection', collection: NOTIFICATIONS.name }, findOptions(c))));
+  route(app, 'get', `${APP}/notifications`, 'List notifications (ql, e.g. state=\'FINISHED\'; limit, cursor)', async (c) => pageResponse(c, 'get', await findEntities(c.get('deps').db, appUuid(c), { kind: 'collection', collection: NOTIFICATIONS.name }, findOptions(c))));
   route(app, 'post', `${APP}/notifications`, 'Not a target: send through …/devices, …/users/{id} or …/groups/{path}', async () => {
     throw MethodNotAllowed('POST a notification to …/devices/{deviceId}/notifications, …/devices/*/notifications, …/users/{userId}/notifications or …/groups/{path}/notifications', { headers: { Allow: 'GET' } });
   });
-  route(app, 'get', `${APP}/notifications/{id}`, 'Get a notification', async (c) => entitiesResponse(c, 'get', [await requireNotification(c.var.deps.db, appUuid(c), param(c, 'id'))]));
-  route(app, 'put', `${APP}/notifications/{id}`, 'Cancel an unsent notification: {"canceled": true}', async (c) => entitiesResponse(c, 'put', [await cancelNotification(c.var.deps, appUuid(c), param(c, 'id'), await readBody(c))]));
-  route(app, 'delete', `${APP}/notifications/{id}`, 'Delete an unsent notification', async (c) => entitiesResponse(c, 'delete', [await deleteNotification(c.var.deps, appUuid(c), param(c, 'id'))]));
+  route(app, 'get', `${APP}/notifications/{id}`, 'Get a notification', async (c) => entitiesResponse(c, 'get', [await requireNotification(c.get('deps').db, appUuid(c), param(c, 'id'))]));
+  route(app, 'put', `${APP}/notifications/{id}`, 'Cancel an unsent notification: {"canceled": true}', async (c) => entitiesResponse(c, 'put', [await cancelNotification(c.get('deps'), appUuid(c), param(c, 'id'), await readBody(c))]));
+  route(app, 'delete', `${APP}/notifications/{id}`, 'Delete an unsent notification', async (c) => entitiesResponse(c, 'delete', [await deleteNotification(c.get('deps'), appUuid(c), param(c, 'id'))]));
 
   route(app, 'post', `${APP}/devices/{deviceId}/notifications`, 'Send to one device, or to every device with deviceId *', sendTo((c) => (param(c, 'deviceId') === '*' ? { kind: 'devices' } : { kind: 'device', id: param(c, 'deviceId') })));
   route(app, 'post', `${APP}/users/{userId}/notifications`, 'Send to every device of a user', sendTo((c) => ({ kind: 'user', id: param(c, 'userId'), caller: callerUuid(c) })));
@@ -91,19 +91,19 @@ function notificationRoutes(app: Router): void {
 }
 
 function receiptRoutes(app: Router): void {
-  route(app, 'get', `${APP}/receipts`, 'List receipts (ql, limit, cursor)', async (c) => pageResponse(c, 'get', await findEntities(c.var.deps.db, appUuid(c), { kind: 'collection', collection: RECEIPTS.name }, findOptions(c))));
+  route(app, 'get', `${APP}/receipts`, 'List receipts (ql, limit, cursor)', async (c) => pageResponse(c, 'get', await findEntities(c.get('deps').db, appUuid(c), { kind: 'collection', collection: RECEIPTS.name }, findOptions(c))));
   route(app, 'get', `${APP}/receipts/{id}`, 'Get a receipt', async (c) => entitiesResponse(c, 'get', [await addressedEntity(c, RECEIPTS.name, param(c, 'id'))]));
   route(app, 'get', `${APP}/{id}/*/receipts`, 'Receipts of a device or of a notification', async (c) => {
-    const owner = await requireEntityAmong(c.var.deps.db, appUuid(c), ['devices', NOTIFICATIONS.name], param(c, 'id'));
-    return pageResponse(c, 'get', await findReceiptsOf(c.var.deps.db, owner, findOptions(c)));
+    const owner = await requireEntityAmong(c.get('deps').db, appUuid(c), ['devices', NOTIFICATIONS.name], param(c, 'id'));
+    return pageResponse(c, 'get', await findReceiptsOf(c.get('deps').db, owner, findOptions(c)));
   });
   route(app, 'get', `${APP}/{id}/*/queue`, 'Devices a notification has still to be sent to', async (c) => {
-    const notification = await requireNotification(c.var.deps.db, appUuid(c), param(c, 'id'));
-    return pageResponse(c, 'get', await findQueuedDevices(c.var.deps.db, notification, findOptions(c)));
+    const notification = await requireNotification(c.get('deps').db, appUuid(c), param(c, 'id'));
+    return pageResponse(c, 'get', await findQueuedDevices(c.get('deps').db, notification, findOptions(c)));
   });
   route(app, 'get', `${APP}/{id}/*/notifications`, 'The notification of a receipt', async (c) => {
-    const receipt = await requireEntityAmong(c.var.deps.db, appUuid(c), [RECEIPTS.name], param(c, 'id'));
-    return pageResponse(c, 'get', await findNotificationsOfReceipt(c.var.deps.db, receipt, findOptions(c)));
+    const receipt = await requireEntityAmong(c.get('deps').db, appUuid(c), [RECEIPTS.name], param(c, 'id'));
+    return pageResponse(c, 'get', await findNotificationsOfReceipt(c.get('deps').db, receipt, findOptions(c)));
   });
 }
 

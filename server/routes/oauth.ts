@@ -68,34 +68,34 @@ export function oauthRoutes() {
   app.use('/connect/*', noStore());
 
   document(app, 'get', '/.well-known/openid-configuration', 'OpenID Provider metadata');
-  app.get('/.well-known/openid-configuration', (c) => c.json(discoveryDocument(c.var.deps)));
+  app.get('/.well-known/openid-configuration', (c) => c.json(discoveryDocument(c.get('deps'))));
 
   document(app, 'get', JWKS_PATH, 'Public signing keys (JWK Set)');
-  app.get(JWKS_PATH, async (c) => c.json({ keys: await c.var.deps.keys.publicJwks() }));
+  app.get(JWKS_PATH, async (c) => c.json({ keys: await c.get('deps').keys.publicJwks() }));
 
   document(app, 'post', '/connect/token', 'Token endpoint (RFC 6749 3.2)', TokenForm);
-  app.post('/connect/token', async (c) => c.json(await requestToken(c.var.deps, await clientRequest(c))));
+  app.post('/connect/token', async (c) => c.json(await requestToken(c.get('deps'), await clientRequest(c))));
 
   document(app, 'get', '/connect/userinfo', 'Claims of the signed-in user (Bearer token)');
-  app.get('/connect/userinfo', async (c) => c.json(await findUserinfo(c.var.deps, bearerOf(c))));
+  app.get('/connect/userinfo', async (c) => c.json(await findUserinfo(c.get('deps'), bearerOf(c))));
   document(app, 'post', '/connect/userinfo', 'Claims of the signed-in user (Bearer token or access_token form field)');
   app.post('/connect/userinfo', async (c) => {
     const fromForm = bearerOf(c) === undefined && /^application\/x-www-form-urlencoded\b/i.test(c.req.header('content-type') ?? '');
-    return c.json(await findUserinfo(c.var.deps, fromForm ? (await formParams(c)).access_token : bearerOf(c)));
+    return c.json(await findUserinfo(c.get('deps'), fromForm ? (await formParams(c)).access_token : bearerOf(c)));
   });
 
   document(app, 'post', '/connect/introspect', 'Token introspection (RFC 7662)', TokenHintForm);
   app.post('/connect/introspect', async (c) => {
     const request = await clientRequest(c);
-    const client = await authenticateRequestClient(c.var.deps, request);
-    return c.json(await introspectToken(c.var.deps, client, request.params));
+    const client = await authenticateRequestClient(c.get('deps'), request);
+    return c.json(await introspectToken(c.get('deps'), client, request.params));
   });
 
   document(app, 'post', '/connect/revocation', 'Token revocation (RFC 7009)', TokenHintForm);
   app.post('/connect/revocation', async (c) => {
     const request = await clientRequest(c);
-    const client = await authenticateRequestClient(c.var.deps, request);
-    await revokeToken(c.var.deps, client, request.params);
+    const client = await authenticateRequestClient(c.get('deps'), request);
+    await revokeToken(c.get('deps'), client, request.params);
     return c.body(null, 200);
   });
 

@@ -30,7 +30,7 @@ const responses = {
 async function answer(c: Context<Env>, result: UsergridTokenResult) {
   const base = { access_token: result.issued.token, token_type: 'Bearer' as const, expires_in: result.issued.expiresIn, scope: 'api' };
   if ('admin' in result) {
-    const orgs = await listAdminOrganizations(c.var.deps, result.admin.uuid);
+    const orgs = await listAdminOrganizations(c.get('deps'), result.admin.uuid);
     return c.json({ ...base, user: adminUserView(result.admin, orgs) }, 200);
   }
   if ('appUser' in result) {
@@ -50,7 +50,7 @@ export function usergridTokenRoutes() {
   app.use('/:orgId/:appId/token', noStore());
   app.openapi(
     createRoute({ method: 'post', path: '/management/token', tags: ['Tokens'], summary: 'Usergrid-style admin or organization token', request: { body: jsonOrForm(UsergridTokenRequest, 'grant_type password (username, password) or client_credentials (client_id, client_secret)') }, responses }),
-    async (c) => answer(c, await issueManagementToken(c.var.deps, bodyOf(c, UsergridTokenRequest), loginContextOf(c))),
+    async (c) => answer(c, await issueManagementToken(c.get('deps'), bodyOf(c, UsergridTokenRequest), loginContextOf(c))),
   );
   app.openapi(
     createRoute({
@@ -63,8 +63,8 @@ export function usergridTokenRoutes() {
     }),
     async (c) => {
       const { orgId, appId } = c.req.valid('param');
-      const target = await findApplication(c.var.deps, await findOrganization(c.var.deps, orgId), appId);
-      return answer(c, await issueApplicationToken(c.var.deps, target, bodyOf(c, UsergridTokenRequest), loginContextOf(c)));
+      const target = await findApplication(c.get('deps'), await findOrganization(c.get('deps'), orgId), appId);
+      return answer(c, await issueApplicationToken(c.get('deps'), target, bodyOf(c, UsergridTokenRequest), loginContextOf(c)));
     },
   );
   return app;

@@ -7,6 +7,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { orgAdmins } from '../db/schema.js';
 import { preparedFor } from '../db/prepared.js';
+import { remembered } from '../db/open.js';
 import type { Deps } from '../deps.js';
 import type { Principal } from './principal.js';
 
@@ -25,7 +26,9 @@ export async function isOrganizationAdmin(deps: Deps, principal: Principal, orgU
     case 'organization':
       return principal.orgUuid === orgUuid;
     case 'admin':
-      return (await membership(deps.db).get({ org: orgUuid, user: principal.userUuid })) !== undefined;
+      return remembered(deps.db, `org-admin:${orgUuid}:${principal.userUuid}`, [orgAdmins], async () =>
+        (await membership(deps.db).get({ org: orgUuid, user: principal.userUuid })) !== undefined,
+      );
     default:
       return false;
   }

@@ -5,6 +5,7 @@
  */
 import { and, count, eq, or, sql } from 'drizzle-orm';
 import { preparedFor } from '../db/prepared.js';
+import { remembered } from '../db/open.js';
 import { collections, entities } from '../db/schema.js';
 import { EntityNotFound, IllegalArgument } from '../errors.js';
 import type { Deps, Tx } from '../deps.js';
@@ -37,7 +38,7 @@ export async function findCollectionIn(tx: Tx, appUuid: string, segment: string)
   const key = segment.toLowerCase();
   const builtIn = BUILT_IN_COLLECTIONS.find((collection) => collection.name === key || collection.type === key);
   if (builtIn !== undefined) return builtIn;
-  return await collectionBy(tx).get({ app: appUuid, key });
+  return remembered(tx, `collection:${appUuid}:${key}`, [collections], () => collectionBy(tx).get({ app: appUuid, key }));
 }
 
 /** @throws AppError `entity_not_found` (404) for a collection the application never created. */

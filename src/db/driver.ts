@@ -12,6 +12,7 @@
  * time) or runs beside it on another pooled connection (PostgreSQL).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { ReadCache } from './read-cache.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -36,6 +37,8 @@ export interface Driver {
   transaction<T>(body: () => Promise<T>): Promise<T>;
   /** True inside the body of a transaction that is still open. */
   inTransaction(): boolean;
+  /** Reads remembered until their tables change (read-cache.ts); only where every writer is seen. */
+  readonly readCache?: ReadCache;
   close(): Promise<void>;
 }
 

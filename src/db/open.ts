@@ -6,14 +6,18 @@
  * knows which drivers exist.
  */
 import { existsSync } from 'node:fs';
+import { getTableName, type Table } from 'drizzle-orm';
 import { drizzle, type SqliteRemoteDatabase } from 'drizzle-orm/sqlite-proxy';
 import { assetPath } from '../runtime/assets.js';
-import * as schema from './schema.js';
 import type { DialectName, Driver } from './driver.js';
 import { openSqlite, type SqliteDriver } from './sqlite.js';
 
-/** drizzle's handle; the driver under `$client` runs the statements drizzle cannot build. */
-export type Db = SqliteRemoteDatabase<typeof schema> & { $client: Driver };
+/**
+ * drizzle's handle; the driver under `$client` runs the statements drizzle cannot build. Without
+ * drizzle's relational queries (`db.query.…`, unused): given the schema, drizzle builds one
+ * query builder per table for every transaction it opens, a tenth of the CPU time of a POST.
+ */
+export type Db = SqliteRemoteDatabase & { $client: Driver };
 
 export interface Database_ {
   readonly db: Db;
@@ -40,12 +44,27 @@ export function defaultMigrationsFolder(dialect: DialectName = 'sqlite'): string
   return assetPath(`src/db/migrations/${dialect}`);
 }
 
-const dialects = new WeakMap<object, DialectName>();
+/** The driver under each drizzle session; a transaction's handle shares its database's session. */
+const drivers = new WeakMap<object, Driver>();
+
+function driverOf(handle: object): Driver | undefined {
+  const session: unknown = Reflect.get(handle, 'session');
+  return drivers.get(typeof session === 'object' && session !== null ? session : handle);
+}
 
 /** Which database a handle (or a transaction's handle) runs on. */
 export function dialectOf(handle: object): DialectName {
-  const session: unknown = Reflect.get(handle, 'session');
-  return dialects.get(typeof session === 'object' && session !== null ? session : handle) ?? 'sqlite';
+  return driverOf(handle)?.dialect ?? 'sqlite';
+}
+
+/**
+ * What `load` reads from `tables`, remembered under `key` until one of those tables changes,
+ * where the driver can tell (read-cache.ts); elsewhere, and inside a transaction, `load()`.
+ * The value comes back frozen: it is shared by every request that asks.
+ */
+export function remembered<T>(handle: object, key: string, tables: readonly Table[], load: () => Promise<T>): Promise<T> {
+  const cache = driverOf(handle)?.readCache;
+  return cache ? cache.get(key, tables.map(getTableName), load) : load();
 }
 
 type Session = {
@@ -78,10 +97,10 @@ function bindTransactions(db: Db, driver: Driver): void {
 
 function handleFor(driver: Driver): Db {
   const db = Object.assign(
-    drizzle((text, params, method) => driver.execute(text, params, method) as Promise<{ rows: never[] }>, { schema }),
+    drizzle((text, params, method) => driver.execute(text, params, method) as Promise<{ rows: never[] }>),
     { $client: driver },
   );
-  dialects.set(Reflect.get(db, 'session') as object, driver.dialect);
+  drivers.set(Reflect.get(db, 'session') as object, driver);
   bindTransactions(db, driver);
   return db;
 }

@@ -8,6 +8,9 @@ import Database from 'better-sqlite3';
 import { assetPath, isSingleExecutable } from '../runtime/assets.js';
 import { registerSqlFunctions } from './functions.js';
 import { TextCache, TransactionScope, type Driver, type Method, type ProxyResult } from './driver.js';
+import { createCheckpointer } from './checkpointer.js';
+import { oncePerTurn, ReadCache, tablesOf, writtenTable } from './read-cache.js';
+import * as schema from './schema.js';
 
 /** Compiled statements kept per connection; beyond this the oldest is dropped. */
 const STATEMENT_CACHE_SIZE = 1000;
@@ -43,13 +46,51 @@ export function openSqlite(path: string): SqliteDriver {
   return createSqliteDriver(sqlite);
 }
 
+interface Compiled {
+  readonly statement: Database.Statement;
+  /** Whether running it may change the database (not a transaction's begin or end). */
+  readonly writes: boolean;
+  /** The table it changes, when its text names one. */
+  readonly table: string | undefined;
+}
+
 function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
   // drizzle builds the same SQL text for the same query, and SQLite parsing and planning it again
   // costs about as much as a point read: compiled statements are kept by text. Nothing iterates
   // a statement, the one use that would make sharing one unsafe.
-  const statements = new TextCache<Database.Statement>(STATEMENT_CACHE_SIZE);
-  const statement = (text: string): Database.Statement => statements.get(text, (source) => sqlite.prepare(source));
+  // Each with the table it writes, if it writes: a change bumps that table's version in the
+  // read cache (read-cache.ts) — also the change of a transaction later rolled back, which only
+  // makes a remembered read be read again.
+  const statements = new TextCache<Compiled>(STATEMENT_CACHE_SIZE);
+  const statement = (text: string): Compiled =>
+    statements.get(text, (source) => {
+      const prepared = sqlite.prepare(source);
+      return { statement: prepared, writes: !prepared.readonly, table: writtenTable(source) };
+    });
   const scope = new TransactionScope<null>();
+  const dataVersion = sqlite.prepare('pragma data_version').pluck();
+  const readCache = new ReadCache(tablesOf(schema), oncePerTurn(() => dataVersion.get() as number), () => scope.current() !== undefined);
+  /** Runs a statement for its effect; a change reaches the read cache. */
+  // A file database checkpoints on a worker thread while it holds the connection (checkpointer.ts).
+  const checkpointer = sqlite.memory
+    ? undefined
+    : createCheckpointer(sqlite.name, nativeBinding(), (body) => driver.transaction(body), (message) => process.emitWarning(`SQLite checkpoint: ${message}`));
+  if (checkpointer) sqlite.pragma('wal_autocheckpoint = 0');
+  const written = (table: string | undefined) => {
+    readCache.written(table);
+    checkpointer?.committed();
+  };
+  const change = (compiled: Compiled, params: readonly unknown[]): number => {
+    const { changes } = compiled.statement.run(...params);
+    if (changes > 0) written(compiled.table);
+    return changes;
+  };
+  /** Reads a statement's rows; one that writes (RETURNING) reaches the read cache. */
+  const read = <T>(compiled: Compiled, read: (statement: Database.Statement) => T): T => {
+    const result = read(compiled.statement);
+    if (compiled.writes) written(compiled.table);
+    return result;
+  };
   // The transaction holding the connection, and a promise settled when it ends.
   let holder: { scope: object | undefined; ended: Promise<void> } | null = null;
 
@@ -60,12 +101,11 @@ function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
 
   function rows(source: string, params: readonly unknown[], method: Method): ProxyResult {
     const compiled = statement(source);
-    if (method === 'run' || !compiled.reader) return { rows: [], changes: compiled.run(...params).changes };
-    compiled.raw(true);
-    return { rows: method === 'get' ? compiled.get(...params) : compiled.all(...params) };
+    if (method === 'run' || !compiled.statement.reader) return { rows: [], changes: change(compiled, params) };
+    return { rows: read(compiled, (prepared) => (method === 'get' ? prepared.raw(true).get(...params) : prepared.raw(true).all(...params))) };
   }
 
-  return {
+  const driver: SqliteDriver = {
     dialect: 'sqlite',
     sqlite,
     async execute(source, params, method) {
@@ -75,15 +115,15 @@ function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
     async query<T>(source: string, params: readonly unknown[] = []): Promise<T[]> {
       if (holder !== null) await turn();
       const compiled = statement(source);
-      if (!compiled.reader) {
-        compiled.run(...params);
+      if (!compiled.statement.reader) {
+        change(compiled, params);
         return [];
       }
-      return compiled.raw(false).all(...params) as T[];
+      return read(compiled, (prepared) => prepared.raw(false).all(...params) as T[]);
     },
     async run(source, params = []) {
       if (holder !== null) await turn();
-      return statement(source).run(...params).changes;
+      return change(statement(source), params);
     },
     async transaction(body) {
       // Checked and taken in one synchronous step, so two transactions cannot both see it free.
@@ -101,8 +141,11 @@ function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
       });
     },
     inTransaction: () => scope.current() !== undefined,
+    readCache,
     async close() {
+      await checkpointer?.close();
       if (sqlite.open) sqlite.close();
     },
   };
+  return driver;
 }

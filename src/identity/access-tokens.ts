@@ -8,6 +8,7 @@ import { signCompactJws } from './jws.js';
 import { randomUUID } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { preparedFor } from '../db/prepared.js';
+import { remembered } from '../db/open.js';
 import { adminUsers, entities } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import type { Principal } from '../access/principal.js';
@@ -186,12 +187,14 @@ export async function currentPrincipal(deps: Deps, principal: TokenPrincipal): P
   switch (principal.kind) {
     case 'admin':
     case 'sysadmin': {
-      const user = await principalBy(deps.db).admin.get({ user: principal.userUuid });
+      const user = await remembered(deps.db, `admin:${principal.userUuid}`, [adminUsers], () => principalBy(deps.db).admin.get({ user: principal.userUuid }));
       if (!user || user.disabled) return null;
       return { kind: user.sysadmin ? 'sysadmin' : 'admin', userUuid: user.uuid, username: user.username };
     }
     case 'app-user': {
-      const user = await principalBy(deps.db).appUser.get({ user: principal.userUuid, app: principal.appUuid });
+      const user = await remembered(deps.db, `app-user:${principal.appUuid}:${principal.userUuid}`, [entities], () =>
+        principalBy(deps.db).appUser.get({ user: principal.userUuid, app: principal.appUuid }),
+      );
       if (!user || user.properties.disabled === true) return null;
       return { kind: 'app-user', appUuid: principal.appUuid, userUuid: user.uuid, username: user.name ?? '' };
     }

@@ -6,6 +6,7 @@
  */
 import { eq, sql } from 'drizzle-orm';
 import { preparedFor } from '../db/prepared.js';
+import { remembered } from '../db/open.js';
 import { applications, credentials, oauthClients, type StoredClientMetadata } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { SCOPES, type Scope } from './scopes.js';
@@ -117,14 +118,16 @@ const lookups = preparedFor((db) => ({
 
 export async function findClient(deps: Deps, clientId: string): Promise<Client | undefined> {
   if (clientId === ADMIN_CLI) return ADMIN_CLI_CLIENT;
-  const statements = lookups(deps.db);
-  const credential = await statements.credential.get({ id: clientId });
-  if (credential) {
-    if (credential.ownerType === 'organization') return credentialClient(clientId, credential.secret, credential.ownerUuid, null);
-    return credential.appOrg ? credentialClient(clientId, credential.secret, credential.appOrg, credential.ownerUuid) : undefined;
-  }
-  const row = await statements.oauthClient.get({ id: clientId });
-  return row ? clientOfRow(row) : undefined;
+  return remembered(deps.db, `client:${clientId}`, [credentials, applications, oauthClients], async () => {
+    const statements = lookups(deps.db);
+    const credential = await statements.credential.get({ id: clientId });
+    if (credential) {
+      if (credential.ownerType === 'organization') return credentialClient(clientId, credential.secret, credential.ownerUuid, null);
+      return credential.appOrg ? credentialClient(clientId, credential.secret, credential.appOrg, credential.ownerUuid) : undefined;
+    }
+    const row = await statements.oauthClient.get({ id: clientId });
+    return row ? clientOfRow(row) : undefined;
+  });
 }
 
 /**

@@ -7,6 +7,7 @@
 import { eq, lt, sql } from 'drizzle-orm';
 import { oauthGrants, refreshTokens, tokenRevocations } from '../db/schema.js';
 import { preparedFor } from '../db/prepared.js';
+import { remembered } from '../db/open.js';
 import { greater } from '../db/sql.js';
 import type { Deps, Tx } from '../deps.js';
 
@@ -20,7 +21,8 @@ const revocationLookup = preparedFor((db) =>
 
 /** One indexed lookup: is this token, or the grant it belongs to, revoked? */
 export async function isAccessTokenRevoked(deps: Deps, jti: string, grantId: string | undefined): Promise<boolean> {
-  return (await revocationLookup(deps.db).get({ jti: `jti:${jti}`, gid: grantId ? `gid:${grantId}` : `jti:${jti}` })) !== undefined;
+  const keys = { jti: `jti:${jti}`, gid: grantId ? `gid:${grantId}` : `jti:${jti}` };
+  return remembered(deps.db, `revoked:${keys.jti}:${keys.gid}`, [tokenRevocations], async () => (await revocationLookup(deps.db).get(keys)) !== undefined);
 }
 
 async function insertRevocation(tx: Tx, key: string, now: number, expiresAt: number): Promise<void> {

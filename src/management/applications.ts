@@ -4,6 +4,7 @@
  */
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { preparedFor } from '../db/prepared.js';
+import { remembered } from '../db/open.js';
 import { applications } from '../db/schema.js';
 import { newUuid, isUuid } from '../ids.js';
 import { ApplicationNotFound, DuplicateUniqueProperty } from '../errors.js';
@@ -22,8 +23,9 @@ const applicationBy = preparedFor((db) => ({
 }));
 
 export async function findApplicationIn(tx: Tx, org: Organization, id: string): Promise<Application | undefined> {
-  const by = applicationBy(tx);
-  return await (isUuid(id) ? by.uuid : by.name).get({ org: org.uuid, key: id.toLowerCase() });
+  const by = isUuid(id) ? 'uuid' : 'name';
+  const key = id.toLowerCase();
+  return remembered(tx, `application:${org.uuid}:${by}:${key}`, [applications], () => applicationBy(tx)[by].get({ org: org.uuid, key }));
 }
 
 export async function findApplication(deps: Deps, org: Organization, id: string): Promise<Application> {

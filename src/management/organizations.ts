@@ -4,6 +4,7 @@
  */
 import { eq, sql } from 'drizzle-orm';
 import { preparedFor } from '../db/prepared.js';
+import { remembered } from '../db/open.js';
 import { organizations } from '../db/schema.js';
 import { newUuid, isUuid } from '../ids.js';
 import { hashPassword } from '../identity/passwords.js';
@@ -22,8 +23,9 @@ const organizationBy = preparedFor((db) => ({
 }));
 
 export async function findOrganizationIn(tx: Tx, id: string): Promise<Organization | undefined> {
-  const by = organizationBy(tx);
-  return await (isUuid(id) ? by.uuid : by.name).get({ key: id.toLowerCase() });
+  const by = isUuid(id) ? 'uuid' : 'name';
+  const key = id.toLowerCase();
+  return remembered(tx, `organization:${by}:${key}`, [organizations], () => organizationBy(tx)[by].get({ key }));
 }
 
 export async function findOrganization(deps: Deps, id: string): Promise<Organization> {

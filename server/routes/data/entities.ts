@@ -35,27 +35,27 @@ const CREATORS: ReadonlyMap<string, Creator> = new Map<string, Creator>([
 ]);
 
 function scope(c: Context<Env>) {
-  return c.var.appScope;
+  return c.get('appScope');
 }
 
 async function postEntities(c: Context<Env>) {
   const { app } = scope(c);
-  const collection = await collectionForWrite(c.var.deps.db, app.uuid, c.req.param('collection') ?? '');
+  const collection = await collectionForWrite(c.get('deps').db, app.uuid, c.req.param('collection') ?? '');
   const create = CREATORS.get(collection.name) ?? createEntities;
-  const rows = await create(c.var.deps, app.uuid, collection, await readBody(c), c.var.principal);
+  const rows = await create(c.get('deps'), app.uuid, collection, await readBody(c), c.get('principal'));
   if (collection.name === 'users') {
     for (const row of rows) {
-      if (row.properties.activated === false) await sendActivationLink(c.var.deps, { type: 'app_user', uuid: row.uuid, appUuid: app.uuid });
+      if (row.properties.activated === false) await sendActivationLink(c.get('deps'), { type: 'app_user', uuid: row.uuid, appUuid: app.uuid });
     }
   }
   if (collection.name !== 'events') return entitiesResponse(c, 'post', rows);
-  const view = entityView(scope(c), (await describeEntities(c.var.deps.db, rows))[0]);
+  const view = entityView(scope(c), (await describeEntities(c.get('deps').db, rows))[0]);
   return entitiesResponse(c, 'post', rows, modelMembers(c, view));
 }
 
 /** PUT or DELETE on every entity a query matches (up to `limit`), in one transaction. */
 async function changeMatches(c: Context<Env>, change: (rows: EntityRow[], body: unknown) => Promise<EntityRow[]>) {
-  const { deps } = c.var;
+  const deps = c.get('deps');
   const { app } = scope(c);
   const collection = await requireCollection(deps.db, app.uuid, c.req.param('collection') ?? '');
   const body = c.req.method === 'PUT' ? await readBody(c) : undefined;
@@ -68,28 +68,28 @@ async function changeMatches(c: Context<Env>, change: (rows: EntityRow[], body: 
 
 export function entityRoutes(app: ReturnType<typeof router>): void {
   define(app, 'get', APP, 'The application and its collections', async (c) => {
-    const collections = await listCollections(c.var.deps, scope(c).app.uuid);
+    const collections = await listCollections(c.get('deps'), scope(c).app.uuid);
     return ok(c, { action: 'get', entities: [applicationEntityView(scope(c), collections)], organization: scope(c).org, application: scope(c).app, location: dataLocation(c) });
   });
   otherMethodsNotAllowed(app, APP, ['get']);
 
   define(app, 'get', COLLECTION, 'Query a collection (ql or queryStatement, limit, cursor)', async (c) => {
-    const collection = await requireCollection(c.var.deps.db, scope(c).app.uuid, c.req.param('collection') ?? '');
-    return pageResponse(c, 'get', await findEntities(c.var.deps.db, scope(c).app.uuid, { kind: 'collection', collection: collection.name }, findOptions(c)), collection.name);
+    const collection = await requireCollection(c.get('deps').db, scope(c).app.uuid, c.req.param('collection') ?? '');
+    return pageResponse(c, 'get', await findEntities(c.get('deps').db, scope(c).app.uuid, { kind: 'collection', collection: collection.name }, findOptions(c)), collection.name);
   });
   define(app, 'post', COLLECTION, 'Create one entity or an array of them (creates the collection)', postEntities);
   define(app, 'put', COLLECTION, 'Update every entity a query matches', async (c) =>
     changeMatches(c, async (rows, body) => {
       const [properties] = entityBodies(body);
-      const now = c.var.deps.now();
+      const now = c.get('deps').now();
       const updated: EntityRow[] = [];
-      for (const row of rows) updated.push(await updateEntityIn(c.var.deps.db, row, properties, now));
+      for (const row of rows) updated.push(await updateEntityIn(c.get('deps').db, row, properties, now));
       return updated;
     }),
   );
   define(app, 'delete', COLLECTION, 'Delete every entity a query matches (up to limit)', async (c) =>
     changeMatches(c, async (rows) => {
-      await deleteEntitiesIn(c.var.deps.db, rows);
+      await deleteEntitiesIn(c.get('deps').db, rows);
       return rows;
     }),
   );
@@ -100,12 +100,12 @@ export function entityRoutes(app: ReturnType<typeof router>): void {
   );
   define(app, 'put', ENTITY, 'Merge properties into an entity (a device PUT to its uuid registers it)', async (c) => {
     const [collection, id] = [c.req.param('collection') ?? '', c.req.param('entityId') ?? ''];
-    if (collection.toLowerCase() === 'devices' && isUuid(id)) return entitiesResponse(c, 'put', [await putDevice(c.var.deps, scope(c).app.uuid, id, await readBody(c))]);
-    return entitiesResponse(c, 'put', [await updateEntity(c.var.deps, await addressedEntity(c, collection, id), await readBody(c))]);
+    if (collection.toLowerCase() === 'devices' && isUuid(id)) return entitiesResponse(c, 'put', [await putDevice(c.get('deps'), scope(c).app.uuid, id, await readBody(c))]);
+    return entitiesResponse(c, 'put', [await updateEntity(c.get('deps'), await addressedEntity(c, collection, id), await readBody(c))]);
   });
   define(app, 'delete', ENTITY, 'Delete an entity and its connections', async (c) => {
     const row = await addressedEntity(c, c.req.param('collection') ?? '', c.req.param('entityId') ?? '');
-    await deleteEntity(c.var.deps, row);
+    await deleteEntity(c.get('deps'), row);
     return entitiesResponse(c, 'delete', [row]);
   });
   otherMethodsNotAllowed(app, ENTITY, ['get', 'put', 'delete']);

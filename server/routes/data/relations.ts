@@ -30,8 +30,8 @@ const param = (c: Context<Env>, name: string) => c.req.param(name) ?? '';
 const subject = (c: Context<Env>) => addressedEntity(c, param(c, 'collection'), param(c, 'entityId'));
 
 async function permissionsResponse(c: Context<Env>, row: EntityRow, grants: string[]) {
-  const entity = entityView(c.var.appScope, (await describeEntities(c.var.deps.db, [row]))[0]);
-  return ok(c, { action: c.req.method.toLowerCase(), entities: [entity], organization: c.var.appScope.org, application: c.var.appScope.app, extra: { data: grants, ...modelMembers(c, entity) }, location: dataLocation(c) });
+  const entity = entityView(c.get('appScope'), (await describeEntities(c.get('deps').db, [row]))[0]);
+  return ok(c, { action: c.req.method.toLowerCase(), entities: [entity], organization: c.get('appScope').org, application: c.get('appScope').app, extra: { data: grants, ...modelMembers(c, entity) }, location: dataLocation(c) });
 }
 
 /** ResetPW: the old password must match unless an administrator of the application calls. */
@@ -39,9 +39,9 @@ async function setPassword(c: Context<Env>) {
   const user = await subject(c);
   const body = (await readBody(c)) as Record<string, unknown>;
   const old = body.oldpassword ?? body.password;
-  const trusted = await isApplicationAdmin(c.var.deps, c.var.principal, c.var.appScope.app);
-  await changeUserPassword(c.var.deps, user, { oldPassword: typeof old === 'string' ? old : undefined, newPassword: body.newpassword }, trusted);
-  return ok(c, { action: 'set user password', organization: c.var.appScope.org, application: c.var.appScope.app, location: dataLocation(c) });
+  const trusted = await isApplicationAdmin(c.get('deps'), c.get('principal'), c.get('appScope').app);
+  await changeUserPassword(c.get('deps'), user, { oldPassword: typeof old === 'string' ? old : undefined, newPassword: body.newpassword }, trusted);
+  return ok(c, { action: 'set user password', organization: c.get('appScope').org, application: c.get('appScope').app, location: dataLocation(c) });
 }
 
 /** POST …/{entityId}/{relation} when the relation is a sub-resource; keyed `collection/relation`. */
@@ -51,12 +51,12 @@ const POSTS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
     async (c) => {
       const row = await subject(c);
       await authorizeGrant(c, 'post', `/${row.collection}/${row.uuid}/permissions`);
-      return permissionsResponse(c, row, await grantPermission(c.var.deps, row, await readBody(c)));
+      return permissionsResponse(c, row, await grantPermission(c.get('deps'), row, await readBody(c)));
     },
   ]),
   ...['users', 'groups'].map((collection): [string, Handler] => [
     `${collection}/activities`,
-    async (c) => entitiesResponse(c, 'post', [await createActivity(c.var.deps, await subject(c), await readBody(c))]),
+    async (c) => entitiesResponse(c, 'post', [await createActivity(c.get('deps'), await subject(c), await readBody(c))]),
   ]),
   ['users/password', setPassword],
 ]);
@@ -66,7 +66,8 @@ const PUTS: ReadonlyMap<string, Handler> = new Map<string, Handler>([['users/pas
 
 /** Creates an entity in the relation's collection and connects the subject to it (Usergrid's POST /users/fred/likes). */
 async function createConnected(c: Context<Env>) {
-  const { deps, appScope } = c.var;
+  const deps = c.get('deps');
+  const appScope = c.get('appScope');
   const source = await subject(c);
   const view = relationView(source.collection, param(c, 'relation'));
   if (view.direction === 'in') throw MethodNotAllowed(`create the entity, then POST …/${view.relation}/{id} to connect it`, { headers: { Allow: 'GET' } });
@@ -95,13 +96,13 @@ function connectionHandler(action: 'get' | 'post' | 'delete'): Handler {
     const view = relationView(entity.collection, param(c, 'relation'));
     const other = await relatedEntity(c, view, param(c, 'entityId2'), c.req.param('type'));
     if (action === 'get') {
-      if (!(await isRelatedIn(c.var.deps.db, entity, view, other))) throw EntityNotFound(`not connected through '${view.relation}'`, { fields: { relation: view.relation } });
+      if (!(await isRelatedIn(c.get('deps').db, entity, view, other))) throw EntityNotFound(`not connected through '${view.relation}'`, { fields: { relation: view.relation } });
       return entitiesResponse(c, 'get', [other]);
     }
     // Joining a group or a role changes what the member may do: never on the strength of `me`.
     const canonical = membershipPath(entity, view, other);
     if (canonical !== null) await authorizeGrant(c, action, canonical);
-    await (action === 'post' ? connectEntities : disconnectEntities)(c.var.deps, entity, view, other);
+    await (action === 'post' ? connectEntities : disconnectEntities)(c.get('deps'), entity, view, other);
     return entitiesResponse(c, action, [other]);
   };
 }
@@ -111,7 +112,7 @@ export function relationRoutes(app: ReturnType<typeof router>): void {
     const entity = await subject(c);
     const relation = param(c, 'relation');
     if (relation === 'permissions' && GRANTEES.has(entity.collection)) return permissionsResponse(c, entity, listGrants(entity));
-    const page = await findEntities(c.var.deps.db, entity.appUuid, { kind: 'related', uuid: entity.uuid, view: relationView(entity.collection, relation) }, findOptions(c));
+    const page = await findEntities(c.get('deps').db, entity.appUuid, { kind: 'related', uuid: entity.uuid, view: relationView(entity.collection, relation) }, findOptions(c));
     return pageResponse(c, 'get', page);
   });
   define(app, 'post', RELATION, 'Add an activity, a permission, a password, or a new connected entity', async (c) => {
@@ -122,7 +123,7 @@ export function relationRoutes(app: ReturnType<typeof router>): void {
     const row = await subject(c);
     if (param(c, 'relation') !== 'permissions' || !GRANTEES.has(row.collection)) throw MethodNotAllowed('only …/permissions can be deleted here', { headers: { Allow: 'GET, POST' } });
     await authorizeGrant(c, 'delete', `/${row.collection}/${row.uuid}/permissions`);
-    return permissionsResponse(c, row, await revokePermission(c.var.deps, row, c.req.query('permission') ?? c.req.query('grant_url_pattern')));
+    return permissionsResponse(c, row, await revokePermission(c.get('deps'), row, c.req.query('permission') ?? c.req.query('grant_url_pattern')));
   });
   define(app, 'put', RELATION, "Set a user's password (…/users/{userId}/password)", async (c) => {
     const handler = PUTS.get(`${(await subject(c)).collection}/${param(c, 'relation')}`);
@@ -135,7 +136,7 @@ export function relationRoutes(app: ReturnType<typeof router>): void {
     if (param(c, 'relation') !== 'connecting') return connectionHandler('get')(c);
     const entity = await subject(c);
     const view: RelationView = { direction: 'in', relation: param(c, 'entityId2') };
-    return pageResponse(c, 'get', await findEntities(c.var.deps.db, entity.appUuid, { kind: 'related', uuid: entity.uuid, view }, findOptions(c)));
+    return pageResponse(c, 'get', await findEntities(c.get('deps').db, entity.appUuid, { kind: 'related', uuid: entity.uuid, view }, findOptions(c)));
   });
   define(app, 'post', RELATED, 'Connect two entities', connectionHandler('post'));
   define(app, 'delete', RELATED, 'Disconnect two entities', connectionHandler('delete'));

@@ -50,7 +50,7 @@ async function collectionOfSegment(tx: Tx, appUuid: string, segment: string): Pr
 async function permissionPath(c: Context<Env>, appUuid: string): Promise<string> {
   const [collection, ...rest] = appSegments(c);
   if (collection === undefined) return '/';
-  return `/${[await collectionOfSegment(c.var.deps.db, appUuid, collection), ...rest].join('/')}`;
+  return `/${[await collectionOfSegment(c.get('deps').db, appUuid, collection), ...rest].join('/')}`;
 }
 
 /**
@@ -66,7 +66,7 @@ export function dataLocation(c: Context<Env>, collection?: string): { path: stri
   let path = '/';
   if (segments.length > 0 && segments.length <= 2) path = `/${collection ?? segments[0]}`;
   if (segments.length > 2) path = `/${segments.slice(0, segments[2].toLowerCase() === 'connecting' ? 4 : 3).join('/')}`;
-  const { org, app } = c.var.appScope;
+  const { org, app } = c.get('appScope');
   const base = `${new URL(c.req.url).origin}/${encodeURIComponent(org.name)}/${encodeURIComponent(app.name)}`;
   return { path, uri: path === '/' ? base : `${base}${path}` };
 }
@@ -76,7 +76,7 @@ export function dataAccess(): MiddlewareHandler<Env> {
   return async (c, next) => {
     const orgId = c.req.param('orgId') ?? '';
     if (RESERVED_ROOTS.has(orgId.toLowerCase())) throw NotFound('no such resource');
-    const deps = c.var.deps;
+    const deps = c.get('deps');
     const org = await findOrganization(deps, orgId);
     const app = await findApplication(deps, org, c.req.param('appId') ?? '');
     c.set('appScope', { org, app });
@@ -84,7 +84,7 @@ export function dataAccess(): MiddlewareHandler<Env> {
     // Methods without a Usergrid verb change nothing: their routes answer 405.
     if (verb !== null) {
       // Found only when the caller is held to permissions: administrators skip the collection lookup.
-      await authorizeAppRequest(deps, { principal: c.var.principal, app, verb, path: () => permissionPath(c, app.uuid) });
+      await authorizeAppRequest(deps, { principal: c.get('principal'), app, verb, path: () => permissionPath(c, app.uuid) });
     }
     await next();
   };
@@ -95,11 +95,11 @@ export function dataAccess(): MiddlewareHandler<Env> {
  * membership): the canonical path must be permitted without `me` standing for the caller.
  */
 export async function authorizeGrant(c: Context<Env>, verb: Verb, path: string): Promise<void> {
-  await authorizeAppRequest(c.var.deps, { principal: c.var.principal, app: c.var.appScope.app, verb, path, selfMatches: false });
+  await authorizeAppRequest(c.get('deps'), { principal: c.get('principal'), app: c.get('appScope').app, verb, path, selfMatches: false });
 }
 
 export function callerUuid(c: Context<Env>): string | undefined {
-  const principal = c.var.principal;
+  const principal = c.get('principal');
   return principal.kind === 'app-user' ? principal.userUuid : undefined;
 }
 
@@ -126,7 +126,8 @@ export function findOptions(c: Context<Env>): FindOptions {
 
 /** The entity at `/{collection}/{id}`: uuid or name; for users also email and `me`. */
 export async function addressedEntity(c: Context<Env>, collectionSegment: string, id: string): Promise<EntityRow> {
-  const { deps, appScope } = c.var;
+  const deps = c.get('deps');
+  const appScope = c.get('appScope');
   const collection = await requireCollection(deps.db, appScope.app.uuid, collectionSegment);
   if (collection.name === 'users') return requireUser(deps.db, appScope.app.uuid, id, callerUuid(c));
   return requireEntity(deps.db, appScope.app.uuid, collection.name, id);
@@ -137,7 +138,8 @@ export async function addressedEntity(c: Context<Env>, collectionSegment: string
  * collection `collectionSegment` names (the 7-segment form), else the one the relation implies.
  */
 export async function relatedEntity(c: Context<Env>, view: RelationView, id: string, collectionSegment?: string): Promise<EntityRow> {
-  const { deps, appScope } = c.var;
+  const deps = c.get('deps');
+  const appScope = c.get('appScope');
   const segment = collectionSegment ?? view.collection ?? view.relation;
   if (isUuid(id) && collectionSegment === undefined) {
     const row = await findEntityByUuid(deps.db, appScope.app.uuid, id);
@@ -153,14 +155,14 @@ export async function relatedEntity(c: Context<Env>, view: RelationView, id: str
 }
 
 export async function entitiesResponse(c: Context<Env>, action: string, rows: readonly EntityRow[], extra?: Record<string, unknown>) {
-  const scope = c.var.appScope;
-  const entities = (await describeEntities(c.var.deps.db, rows)).map((entity) => entityView(scope, entity));
+  const scope = c.get('appScope');
+  const entities = (await describeEntities(c.get('deps').db, rows)).map((entity) => entityView(scope, entity));
   return ok(c, { action, entities, organization: scope.org, application: scope.app, extra, location: dataLocation(c, rows[0]?.collection) });
 }
 
 export async function pageResponse(c: Context<Env>, action: string, page: EntityPage, collection?: string) {
-  const scope = c.var.appScope;
-  const entities = (await describeEntities(c.var.deps.db, page.rows)).map((entity) => entityView(scope, entity, page.select));
+  const scope = c.get('appScope');
+  const entities = (await describeEntities(c.get('deps').db, page.rows)).map((entity) => entityView(scope, entity, page.select));
   const location = dataLocation(c, collection ?? page.rows[0]?.collection);
   return ok(c, { action, entities, organization: scope.org, application: scope.app, count: true, cursor: page.cursor, location });
 }
@@ -172,7 +174,7 @@ export async function pageResponse(c: Context<Env>, action: string, page: Entity
 export function modelMembers(c: Context<Env>, entity: unknown): Record<string, unknown> {
   const url = new URL(c.req.url);
   return {
-    applicationId: c.var.appScope.app.uuid,
+    applicationId: c.get('appScope').app.uuid,
     url: `${url.origin}${url.pathname}`,
     parameters: Object.fromEntries([...url.searchParams].filter(([name]) => !/secret|token|password/i.test(name))),
     entity,

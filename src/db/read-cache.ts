@@ -1,0 +1,152 @@
+/**
+ * Reads remembered until a table they read from changes: the organization, application,
+ * collection, admin user, membership and revocation lookups every authenticated request makes
+ * before it reaches its own data. Each of them is a point read, but a point read through the
+ * driver costs more than the rest of a small request together; remembered, a request pays only
+ * for the rows it is about.
+ *
+ * Correct by construction, not by expiry: every table has a version, and the driver bumps it
+ * (with every table whose foreign keys point at it, for cascades) on each statement that
+ * changed a row of it. A remembered value carries the versions of its tables at the moment its
+ * read started, so a change made after that moment — by this process, or by another process on
+ * the same SQLite file (`PRAGMA data_version`, asked once per turn of the event loop, see
+ * oncePerTurn) — is seen by the next request. Inside a transaction nothing is remembered or served: the transaction must see
+ * its own writes, and they may still be rolled back.
+ *
+ * Only the SQLite driver has one. On PostgreSQL other instances write where this one cannot see,
+ * so every lookup goes to the database.
+ */
+import { is } from 'drizzle-orm';
+import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
+
+/** Entries beyond this evict the oldest. */
+const DEFAULT_LIMIT = 10_000;
+
+/** The tables among a schema module's exports. */
+export function tablesOf(schema: Record<string, unknown>): SQLiteTable[] {
+  return Object.values(schema).filter((value): value is SQLiteTable => is(value, SQLiteTable));
+}
+
+/** The tables the foreign keys of `table` point at, by name. */
+export function parentsOf(table: SQLiteTable): string[] {
+  return [...new Set(getTableConfig(table).foreignKeys.map((fk) => getTableConfig(fk.reference().foreignTable).name))];
+}
+
+/** For each table, itself and every table that (through a chain of foreign keys) points at it. */
+function dependentsOf(tables: readonly SQLiteTable[]): Map<string, string[]> {
+  const children = new Map<string, string[]>();
+  for (const table of tables) {
+    const name = getTableConfig(table).name;
+    for (const parent of parentsOf(table)) children.set(parent, [...(children.get(parent) ?? []), name]);
+  }
+  const closure = new Map<string, string[]>();
+  for (const table of tables) {
+    const name = getTableConfig(table).name;
+    const reached = new Set<string>([name]);
+    const queue = [name];
+    while (queue.length > 0) {
+      for (const child of children.get(queue.pop()!) ?? []) {
+        if (!reached.has(child)) {
+          reached.add(child);
+          queue.push(child);
+        }
+      }
+    }
+    closure.set(name, [...reached]);
+  }
+  return closure;
+}
+
+/** The table a writing statement's text names (drizzle's and our own SQL), or undefined. */
+export function writtenTable(text: string): string | undefined {
+  const match = /^\s*(?:(?:insert|replace)(?:\s+or\s+\w+)?\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s+"?(\w+)"?/i.exec(text);
+  return match?.[1]?.toLowerCase();
+}
+
+/**
+ * `read`, asked at most once per turn of the event loop. Asking SQLite's data_version costs a
+ * read transaction (about as much as a point read), and one request makes several lookups. Once
+ * per turn still sees every change a caller could know of: a commit made by another process
+ * before a request arrived happened before the turn that reads the request.
+ */
+export function oncePerTurn<T>(read: () => T): () => T {
+  let value: T;
+  let fresh = false;
+  return () => {
+    if (!fresh) {
+      value = read();
+      fresh = true;
+      setImmediate(() => (fresh = false));
+    }
+    return value;
+  };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const member of Object.values(value)) deepFreeze(member);
+  }
+  return value;
+}
+
+interface Entry {
+  stamp: number;
+  value: unknown;
+}
+
+export class ReadCache {
+  private readonly versions = new Map<string, number>();
+  private readonly dependents: Map<string, string[]>;
+  private readonly entries = new Map<string, Entry>();
+  /** Bumped when a change cannot be pinned to tables (DDL, another process): every entry is stale. */
+  private epoch = 0;
+  private outside: number | undefined;
+
+  /**
+   * `externalVersion`: a number that changes when another connection commits (SQLite's
+   * data_version). `inTransaction`: whether the caller runs inside an open transaction.
+   */
+  constructor(
+    tables: readonly SQLiteTable[],
+    private readonly externalVersion: () => number,
+    private readonly inTransaction: () => boolean,
+    private readonly limit = DEFAULT_LIMIT,
+  ) {
+    this.dependents = dependentsOf(tables);
+  }
+
+  /** A statement changed rows of `table` (undefined: of tables it cannot name). */
+  written(table: string | undefined): void {
+    const affected = table === undefined ? undefined : this.dependents.get(table);
+    if (affected === undefined) {
+      this.epoch++;
+      return;
+    }
+    for (const name of affected) this.versions.set(name, (this.versions.get(name) ?? 0) + 1);
+  }
+
+  /** Versions only grow, so their sum changes whenever one of them does. */
+  private stampOf(tables: readonly string[]): number {
+    let stamp = this.epoch;
+    for (const table of tables) stamp += this.versions.get(table) ?? 0;
+    return stamp;
+  }
+
+  /** What `load` reads from `tables`, remembered under `key` until one of them changes. */
+  async get<T>(key: string, tables: readonly string[], load: () => Promise<T>): Promise<T> {
+    if (this.inTransaction()) return load();
+    const outside = this.externalVersion();
+    if (outside !== this.outside) {
+      if (this.outside !== undefined) this.epoch++;
+      this.outside = outside;
+    }
+    const stamp = this.stampOf(tables);
+    const entry = this.entries.get(key);
+    if (entry !== undefined && entry.stamp === stamp) return entry.value as T;
+    const value = deepFreeze(await load());
+    if (entry === undefined && this.entries.size >= this.limit) this.entries.delete(this.entries.keys().next().value ?? '');
+    this.entries.set(key, { stamp, value });
+    return value;
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * WAL checkpoints run on a worker thread (src/db/checkpointer.ts), not on the connection that
+ * commits: the log written by commits is copied into the database file while the database stays
+ * open, and closing leaves no log behind (the worker's connection closed too).
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { openDatabase, type Database_ } from '../../src/db/open.js';
+import type { SqliteDriver } from '../../src/db/sqlite.js';
+
+let dir: string;
+let path: string;
+let database: Database_ | undefined;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'idp-checkpoint-'));
+  path = join(dir, 'idp.db');
+});
+
+afterEach(async () => {
+  await database?.close();
+  database = undefined;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function until(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return true;
+}
+
+describe('WAL checkpoints', () => {
+  it('are not run by the committing connection but copied into the file by the worker', async () => {
+    database = await openDatabase({ path });
+    const driver = database.driver as SqliteDriver;
+    expect(driver.sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+    await driver.run('create table filler (n integer primary key, text text)');
+    const before = statSync(path).size;
+    for (let batch = 0; batch < 20; batch++) {
+      await database.db.transaction(async () => {
+        for (let i = 0; i < 100; i++) await driver.run('insert into filler (text) values (?)', ['x'.repeat(1000)]);
+      });
+    }
+    // About 2 MB of rows: in the log at first, in the database file once the worker has run.
+    expect(statSync(`${path}-wal`).size).toBeGreaterThan(2_000_000);
+    expect(await until(() => statSync(path).size > before + 2_000_000, 10_000)).toBe(true);
+    const reader = new Database(path, { readonly: true });
+    try {
+      expect(reader.prepare('select count(*) from filler').pluck().get()).toBe(2000);
+    } finally {
+      reader.close();
+    }
+  });
+
+  it('leave no log behind when the database closes', async () => {
+    database = await openDatabase({ path });
+    await database.driver.run('create table filler (n integer primary key)');
+    await database.driver.run('insert into filler default values');
+    // Let the worker start and run once, so its connection is open when the database closes.
+    await until(() => false, 1500);
+    await database.close();
+    database = undefined;
+    expect(existsSync(`${path}-wal`)).toBe(false);
+    const reader = new Database(path, { readonly: true });
+    try {
+      expect(reader.prepare('select count(*) from filler').pluck().get()).toBe(1);
+    } finally {
+      reader.close();
+    }
+  });
+});
