@@ -21,6 +21,7 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { is } from 'drizzle-orm';
+import { parentsOf } from './read-cache.js';
 import { getTableConfig, SQLiteBaseInteger, SQLiteTable, type SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { ConfigError } from '../config.js';
 import type { Driver } from './driver.js';
@@ -95,7 +96,7 @@ function describe(table: SQLiteTable): DumpTable {
     columns: config.columns.map((column) => ({ name: column.name, kind: kindOf(column) })),
     key,
     serial: serial?.name,
-    parents: [...new Set(config.foreignKeys.map((fk) => getTableConfig(fk.reference().foreignTable).name))],
+    parents: parentsOf(table),
   };
 }
 
