@@ -43,7 +43,9 @@ async function startApns() {
 }
 
 function startIdp(db, env) {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', db, '--log-level', 'warn'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  // BENCH_NODE_ARGS: Node flags for the server, as in bench/run.js (a profile).
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, BIN, 'serve', '--port', '0', '--db', db, '--log-level', 'warn'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk) => {

@@ -5,6 +5,7 @@
  *
  * Times are ms since the epoch (Usergrid's `created`/`modified`); booleans are 0/1 integers.
  */
+import { sql } from 'drizzle-orm';
 import { sqliteTable, text, integer, primaryKey, index, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 export const organizations = sqliteTable(
@@ -113,7 +114,9 @@ export const entities = sqliteTable(
     modified: integer('modified').notNull(),
   },
   (t) => [
-    uniqueIndex('entities_app_collection_name').on(t.appUuid, t.collection, t.nameKey),
+    // Only named entities: receipts, events and activities have no name, and a write saved per
+    // nameless entity is a tenth of the cost of a push delivery's receipt.
+    uniqueIndex('entities_app_collection_name').on(t.appUuid, t.collection, t.nameKey).where(sql`${t.nameKey} is not null`),
     index('entities_app_collection_created').on(t.appUuid, t.collection, t.created),
   ],
 );

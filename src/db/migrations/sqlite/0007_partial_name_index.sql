@@ -1,0 +1,2 @@
+DROP INDEX `entities_app_collection_name`;--> statement-breakpoint
+CREATE UNIQUE INDEX `entities_app_collection_name` ON `entities` (`app_uuid`,`collection`,`name_key`) WHERE "entities"."name_key" is not null;
