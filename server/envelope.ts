@@ -24,8 +24,17 @@ export interface EnvelopeInput {
   location?: { path: string; uri: string };
 }
 
+const urls = new WeakMap<Request, URL>();
+
+/** The request's URL, parsed once per request however many parts of the answer ask for it. */
+export function urlOf(c: Context<Env>): URL {
+  let url = urls.get(c.req.raw);
+  if (url === undefined) urls.set(c.req.raw, (url = new URL(c.req.url)));
+  return url;
+}
+
 export function envelope(c: Context<Env>, input: EnvelopeInput) {
-  const url = new URL(c.req.url);
+  const url = urlOf(c);
   const params: Record<string, string[]> = {};
   for (const [name, value] of url.searchParams) {
     if (SECRET_PARAMS.has(name)) continue;

@@ -14,15 +14,18 @@ import type { Deps } from '../../src/deps.js';
 
 const SELF_AUTHENTICATING = /^\/(connect|\.well-known)\//;
 
-async function resolvePrincipal(deps: Deps, authorization: string | undefined, query: URLSearchParams): Promise<Principal> {
+/** A query parameter of the request (hono's reader, which does not parse the whole URL). */
+type Query = (name: string) => string | undefined;
+
+async function resolvePrincipal(deps: Deps, authorization: string | undefined, query: Query): Promise<Principal> {
   const bearer = authorization?.match(/^Bearer\s+(\S+)$/i)?.[1];
-  const token = bearer ?? query.get('access_token');
+  const token = bearer ?? query('access_token');
   if (token) return verifyAccessToken(deps, token);
   if (authorization && !/^Basic\s/i.test(authorization)) {
     throw Unauthorized('unsupported Authorization scheme; use Bearer', { headers: { 'WWW-Authenticate': 'Bearer' } });
   }
-  const clientId = query.get('client_id');
-  const clientSecret = query.get('client_secret');
+  const clientId = query('client_id');
+  const clientSecret = query('client_secret');
   if (clientId && clientSecret) {
     try {
       return await authenticateClientCredentials(deps, clientId, clientSecret);
@@ -38,7 +41,7 @@ export function principal(): MiddlewareHandler<Env> {
     if (SELF_AUTHENTICATING.test(c.req.path)) {
       c.set('principal', GUEST);
     } else {
-      c.set('principal', await resolvePrincipal(c.get('deps'), c.req.header('authorization'), new URL(c.req.url).searchParams));
+      c.set('principal', await resolvePrincipal(c.get('deps'), c.req.header('authorization'), (name) => c.req.query(name)));
     }
     await next();
   };

@@ -6,7 +6,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Env } from '../../env.js';
 import type { Tx } from '../../../src/deps.js';
-import { ok } from '../../envelope.js';
+import { ok, urlOf } from '../../envelope.js';
 import { InvalidJson, NotFound, UnsupportedMediaType, EntityNotFound } from '../../../src/errors.js';
 import { isUuid } from '../../../src/ids.js';
 import { findOrganization } from '../../../src/management/organizations.js';
@@ -67,7 +67,7 @@ export function dataLocation(c: Context<Env>, collection?: string): { path: stri
   if (segments.length > 0 && segments.length <= 2) path = `/${collection ?? segments[0]}`;
   if (segments.length > 2) path = `/${segments.slice(0, segments[2].toLowerCase() === 'connecting' ? 4 : 3).join('/')}`;
   const { org, app } = c.get('appScope');
-  const base = `${new URL(c.req.url).origin}/${encodeURIComponent(org.name)}/${encodeURIComponent(app.name)}`;
+  const base = `${urlOf(c).origin}/${encodeURIComponent(org.name)}/${encodeURIComponent(app.name)}`;
   return { path, uri: path === '/' ? base : `${base}${path}` };
 }
 
@@ -172,7 +172,7 @@ export async function pageResponse(c: Context<Env>, action: string, page: Entity
  * application's uuid, the request URL and parameters, and the entity itself.
  */
 export function modelMembers(c: Context<Env>, entity: unknown): Record<string, unknown> {
-  const url = new URL(c.req.url);
+  const url = urlOf(c);
   return {
     applicationId: c.get('appScope').app.uuid,
     url: `${url.origin}${url.pathname}`,
