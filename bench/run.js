@@ -150,6 +150,21 @@ async function withIdp(use) {
   }
 }
 
+/**
+ * bench/bare-server.js (hono + better-sqlite3, nothing else) on a temporary file: the baseline
+ * issue 4's data targets are a share of, measured on the same machine as idp was a moment before.
+ */
+async function withBare(use) {
+  const dir = mkdtempSync(join(tmpdir(), 'idp-bench-bare-'));
+  const server = await startChild(['bench/bare-server.js', join(dir, 'bare.db')], 'bare hono + better-sqlite3');
+  try {
+    return await use(server);
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function call(url, method, path, { json, token } = {}) {
   const headers = { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }) };
   const response = await fetch(`${url}${path}`, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
@@ -282,33 +297,49 @@ const SCENARIOS = [
   },
   {
     name: 'create-entity',
-    title: `POST /{org}/{app}/items (1 KB JSON, admin token), ${CONNECTIONS} connections, ${SECONDS} s; target 60% of 4,500 inserts/s`,
-    limitSeconds: 60,
-    run: () =>
-      withIdp(async (idp) => {
-        const { token } = await setUpApplication(idp.url);
+    title: `POST /{org}/{app}/items (1 KB JSON, admin token), ${CONNECTIONS} connections, ${SECONDS} s; target 60% of 4,500 inserts/s, and 60% of a bare hono + better-sqlite3 insert measured now`,
+    limitSeconds: 90,
+    async run() {
+      const itemRequest = (headers) => {
         let n = 0;
-        const result = await measureLoad(idp, '/bench/app/items', {
+        return {
           method: 'POST',
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          headers: { ...headers, 'content-type': 'application/json' },
           // Only a setupRequest inside `requests` is applied: given at the top level, autocannon
           // ignores it and sends every POST without a body.
           requests: [{ setupRequest: (request) => ({ ...request, body: JSON.stringify({ name: `item-${n++}`, ...KILOBYTE_OF_PROPERTIES }) }) }],
-        });
-        return [atLeast('req/s', result.rps, 0.6 * 4500, ' req/s', perRequest(result))];
-      }),
+        };
+      };
+      const result = await withIdp(async (idp) => {
+        const { token } = await setUpApplication(idp.url);
+        return measureLoad(idp, '/bench/app/items', itemRequest({ authorization: `Bearer ${token}` }));
+      });
+      const bare = await withBare((server) => measureLoad(server, '/items', itemRequest({})));
+      return [
+        atLeast('req/s', result.rps, 0.6 * 4500, ' req/s', perRequest(result)),
+        atLeast('vs bare hono + better-sqlite3', result.rps / bare.rps, 0.6, '×', `bare ${perRequest(bare)}`),
+      ];
+    },
   },
   {
     name: 'get-entity',
-    title: `GET /{org}/{app}/pets/rex (by name, admin token), ${CONNECTIONS} connections, ${SECONDS} s; target 60% of 11,700 selects/s`,
-    limitSeconds: 60,
-    run: () =>
-      withIdp(async (idp) => {
+    title: `GET /{org}/{app}/pets/rex (by name, admin token), ${CONNECTIONS} connections, ${SECONDS} s; target 60% of 11,700 selects/s, and 60% of a bare hono + better-sqlite3 select measured now`,
+    limitSeconds: 90,
+    async run() {
+      const result = await withIdp(async (idp) => {
         const { token } = await setUpApplication(idp.url);
         await call(idp.url, 'POST', '/bench/app/pets', { json: { name: 'rex', ...KILOBYTE_OF_PROPERTIES }, token });
-        const result = await measureLoad(idp, '/bench/app/pets/rex', { method: 'GET', headers: { authorization: `Bearer ${token}` } });
-        return [atLeast('req/s', result.rps, 0.6 * 11700, ' req/s', perRequest(result))];
-      }),
+        return measureLoad(idp, '/bench/app/pets/rex', { method: 'GET', headers: { authorization: `Bearer ${token}` } });
+      });
+      const bare = await withBare(async (server) => {
+        await call(server.url, 'POST', '/pets', { json: { name: 'rex', ...KILOBYTE_OF_PROPERTIES } });
+        return measureLoad(server, '/pets/rex', { method: 'GET' });
+      });
+      return [
+        atLeast('req/s', result.rps, 0.6 * 11700, ' req/s', perRequest(result)),
+        atLeast('vs bare hono + better-sqlite3', result.rps / bare.rps, 0.6, '×', `bare ${perRequest(bare)}`),
+      ];
+    },
   },
   {
     name: 'query',
