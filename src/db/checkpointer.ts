@@ -56,35 +56,61 @@ function betterSqliteModule(): string | undefined {
 /** Runs `body` while no statement of the database's own connection runs (its transaction lock). */
 export type Hold = (body: () => Promise<void>) => Promise<void>;
 
+export interface CheckpointerOptions {
+  /** The database file. */
+  path: string;
+  nativeBinding: string | undefined;
+  hold: Hold;
+  /** The worker could not start or died: SQLite must checkpoint on its own again. */
+  fallBack: () => void;
+  onError: (message: string) => void;
+  /** better-sqlite3's entry file; found in node_modules unless given (tests give a broken one). */
+  module?: string;
+}
+
 /**
  * A checkpointer for the database file at `path`, or undefined where none can run (then leave
  * SQLite's automatic checkpoint on). The worker starts with the first commit, not at start-up.
+ * Should it fail or die, it is not started again: `fallBack` turns SQLite's own checkpoint back
+ * on, and nothing waits for the dead worker.
  */
-export function createCheckpointer(path: string, nativeBinding: string | undefined, hold: Hold, onError: (message: string) => void): Checkpointer | undefined {
-  const module = betterSqliteModule();
+export function createCheckpointer(options: CheckpointerOptions): Checkpointer | undefined {
+  const { path, nativeBinding, hold, fallBack, onError } = options;
+  const module = options.module ?? betterSqliteModule();
   if (module === undefined) return undefined;
   let worker: Worker | undefined;
+  let alive = false;
+  let failed = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let closed = false;
 
   const start = (): Worker => {
     const started = new Worker(WORKER_SOURCE, { eval: true, workerData: { module, path, nativeBinding } });
+    alive = true;
     started.unref();
     started.on('error', (error) => onError(error.message));
+    started.once('exit', () => {
+      alive = false;
+      if (closed) return;
+      failed = true;
+      onError('the checkpoint worker stopped; SQLite checkpoints on its own again');
+      fallBack();
+    });
     return started;
   };
 
-  /** One checkpoint in the worker; resolves when it has answered (or died). */
+  /** One checkpoint in the worker; resolves when it has answered or is gone. */
   const inWorker = (current: Worker) =>
     new Promise<void>((resolve) => {
+      if (!alive) return resolve();
       const done = (error: string | null) => {
         current.off('message', done);
         current.off('exit', exited);
         if (error) onError(error);
         resolve();
       };
-      const exited = () => done('the checkpoint worker exited');
+      const exited = () => done(null);
       current.once('message', done);
       current.once('exit', exited);
       current.postMessage('checkpoint');
@@ -92,7 +118,7 @@ export function createCheckpointer(path: string, nativeBinding: string | undefin
 
   const checkpoint = () => {
     timer = undefined;
-    if (closed || running) return;
+    if (closed || failed || running) return;
     const current = (worker ??= start());
     running = hold(() => inWorker(current))
       .catch((error: Error) => onError(error.message))
@@ -101,7 +127,7 @@ export function createCheckpointer(path: string, nativeBinding: string | undefin
 
   return {
     committed() {
-      if (!closed && timer === undefined) {
+      if (!closed && !failed && timer === undefined) {
         timer = setTimeout(checkpoint, CHECKPOINT_INTERVAL_MS);
         timer.unref();
       }
@@ -112,7 +138,7 @@ export function createCheckpointer(path: string, nativeBinding: string | undefin
       // Unreferenced, the worker would not keep the process alive while it is awaited here.
       worker?.ref();
       await running;
-      if (worker) {
+      if (worker && alive) {
         const exited = new Promise((resolve) => worker!.once('exit', resolve));
         worker.postMessage('close');
         await exited;

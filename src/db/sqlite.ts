@@ -74,7 +74,13 @@ function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
   // A file database checkpoints on a worker thread while it holds the connection (checkpointer.ts).
   const checkpointer = sqlite.memory
     ? undefined
-    : createCheckpointer(sqlite.name, nativeBinding(), (body) => driver.transaction(body), (message) => process.emitWarning(`SQLite checkpoint: ${message}`));
+    : createCheckpointer({
+        path: sqlite.name,
+        nativeBinding: nativeBinding(),
+        hold: (body) => driver.transaction(body),
+        fallBack: () => sqlite.open && sqlite.pragma('wal_autocheckpoint = 1000'),
+        onError: (message) => process.emitWarning(`SQLite checkpoint: ${message}`),
+      });
   if (checkpointer) sqlite.pragma('wal_autocheckpoint = 0');
   const written = (table: string | undefined) => {
     readCache.written(table);

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openDatabase, type Database_ } from '../../src/db/open.js';
 import type { SqliteDriver } from '../../src/db/sqlite.js';
+import { createCheckpointer } from '../../src/db/checkpointer.js';
 
 let dir: string;
 let path: string;
@@ -73,5 +74,31 @@ describe('WAL checkpoints', () => {
     } finally {
       reader.close();
     }
+  });
+
+  it('fall back to SQLite checkpointing by itself when the worker cannot run, and never hold the connection for it', async () => {
+    const warnings: string[] = [];
+    let fellBack = false;
+    let holds = 0;
+    const checkpointer = createCheckpointer({
+      path,
+      nativeBinding: undefined,
+      module: join(dir, 'no-such-module.js'),
+      hold: async (body) => {
+        holds++;
+        await body();
+      },
+      fallBack: () => (fellBack = true),
+      onError: (message) => warnings.push(message),
+    })!;
+    checkpointer.committed();
+    expect(await until(() => fellBack, 5_000)).toBe(true);
+    expect(warnings.join('\n')).toMatch(/checkpoints on its own again/);
+    // Every hold it took was given back, and it takes no more.
+    const taken = holds;
+    checkpointer.committed();
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(holds).toBe(taken);
+    await checkpointer.close();
   });
 });
