@@ -5,7 +5,6 @@
  */
 import { eq, sql } from 'drizzle-orm';
 import { preparedFor } from '../db/prepared.js';
-import { dialectOf } from '../db/open.js';
 import { connections, entities } from '../db/schema.js';
 import { inJsonArray } from '../db/sql.js';
 import { EntityNotFound, IllegalArgument, DuplicateUniqueProperty } from '../errors.js';
@@ -82,26 +81,27 @@ function nameTaken(collection: string, name: string) {
   return DuplicateUniqueProperty(`${collection} already has an entity with ${field} '${name}'`, { fields: { [field]: 'already taken' } });
 }
 
-/**
- * SQLite: looks the name up before the write. PostgreSQL: leaves it to the unique index (see
- * `claimingName`), because the lookup makes concurrent creates in one collection conflict:
- * serializable transactions that read and then write the same index page abort each other.
- */
-async function assertNameFree(tx: Tx, appUuid: string, collection: string, name: string | null, self?: string): Promise<void> {
-  if (name === null || dialectOf(tx) === 'postgres') return;
-  const holder = await findEntityByName(tx, appUuid, collection, name);
-  if (holder !== undefined && holder.uuid !== self) throw nameTaken(collection, name);
-}
-
 const NAME_INDEX = 'entities_app_collection_name';
 
-/** A write the unique index of names refused (PostgreSQL's unique_violation, maybe under drizzle's error) answers as a taken name. */
+/**
+ * Whether the unique index of names refused a write: PostgreSQL's unique_violation on that index,
+ * or SQLite's UNIQUE failure on its columns, maybe under drizzle's error. The index decides
+ * alone, with no lookup before the write: on PostgreSQL a lookup would make concurrent creates
+ * in one collection conflict (serializable transactions that read and then write the same index
+ * page abort each other), and on SQLite it was one more statement per entity written.
+ */
+function isNameClash(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: unknown; constraint?: unknown; message?: unknown } }).cause ?? (error as { code?: unknown; constraint?: unknown; message?: unknown });
+  if (cause?.code === '23505') return cause.constraint === NAME_INDEX;
+  return cause?.code === 'SQLITE_CONSTRAINT_UNIQUE' && String(cause.message).includes('entities.name_key');
+}
+
+/** `write`, with a clash on the unique index of names answered as a taken name. */
 async function claimingName<T>(collection: string, name: string | null, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (error) {
-    const cause = (error as { cause?: { code?: unknown; constraint?: unknown } }).cause ?? (error as { code?: unknown; constraint?: unknown });
-    if (name !== null && cause?.code === '23505' && cause.constraint === NAME_INDEX) throw nameTaken(collection, name);
+    if (name !== null && isNameClash(error)) throw nameTaken(collection, name);
     throw error;
   }
 }
@@ -110,7 +110,6 @@ async function claimingName<T>(collection: string, name: string | null, write: (
 export async function insertEntityFromBody(tx: Tx, appUuid: string, collection: CollectionRef, body: Properties, now: number, uuid?: string): Promise<EntityRow> {
   const rules = rulesOf(collection.name);
   const { name, properties } = rules.normalize(writableProperties(collection.name, body), true);
-  await assertNameFree(tx, appUuid, collection.name, name);
   const row = await claimingName(collection.name, name, () =>
     insertEntity(tx, { appUuid, collection: collection.name, type: collection.type, name, nameProperty: rules.nameProperty, properties, now, uuid }),
   );
@@ -155,7 +154,6 @@ export async function updateEntityIn(tx: Tx, row: EntityRow, body: Properties, n
     else merged[key] = value;
   }
   const { name, properties } = rules.normalize(merged, false);
-  await assertNameFree(tx, row.appUuid, row.collection, name, row.uuid);
   const updated = await claimingName(row.collection, name, () => updateEntityRow(tx, row, properties, name, now));
   await rules.afterWrite?.(tx, updated);
   return updated;

@@ -71,6 +71,19 @@ describe('entities and collections', () => {
     expect((await req('GET', '/dogs/a')).status).toBe(404);
   });
 
+  it('refuses renaming an entity to a name its collection already has, and keeps the old name', async () => {
+    await req('POST', '/dogs', { name: 'rex' });
+    await req('POST', '/dogs', { name: 'max', age: 3 });
+    const clash = await req('PUT', '/dogs/max', { name: 'REX', age: 4 });
+    expect(clash.status).toBe(400);
+    expect(clash.body.error).toBe('duplicate_unique_property_exists');
+    const max = await req('GET', '/dogs/max');
+    expect(max.status).toBe(200);
+    expect(max.body.entities[0].age).toBe(3);
+    // Its own name, in another case, is no clash.
+    expect((await req('PUT', '/dogs/max', { name: 'MAX' })).status).toBe(200);
+  });
+
   it('deletes an entity with its connections', async () => {
     await req('POST', '/dogs', { name: 'rex' });
     await req('POST', '/cats', { name: 'tom' });
