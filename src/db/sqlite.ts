@@ -70,7 +70,6 @@ function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
   const scope = new TransactionScope<null>();
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
   const readCache = new ReadCache(tablesOf(schema), oncePerTurn(() => dataVersion.get() as number), () => scope.current() !== undefined);
-  /** Runs a statement for its effect; a change reaches the read cache. */
   // A file database checkpoints on a worker thread while it holds the connection (checkpointer.ts).
   const checkpointer = sqlite.memory
     ? undefined
@@ -86,6 +85,7 @@ function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
     readCache.written(table);
     checkpointer?.committed();
   };
+  /** Runs a statement for its effect; a change reaches the read cache. */
   const change = (compiled: Compiled, params: readonly unknown[]): number => {
     const { changes } = compiled.statement.run(...params);
     if (changes > 0) written(compiled.table);
