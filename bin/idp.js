@@ -1,14 +1,45 @@
 #!/usr/bin/env node
-// The program is dist/bundle/idp.js, the ES module bundle that `npm run build` writes after tsc
-// (scripts/build-bundle.js): a few files to load instead of the hundreds of modules of dist/
-// and node_modules. What only some commands need sits in dist/bundle/chunks/, loaded on demand.
-const bundle = new URL('../dist/bundle/idp.js', import.meta.url);
+// The program, bundled by `npm run build` (scripts/build-bundle.js, after tsc) in two forms:
+//   - dist/bundle/idp.js, an ES module bundle: a few files to load instead of the hundreds of
+//     modules of dist/ and node_modules. What only some commands need sits in
+//     dist/bundle/chunks/, loaded on demand, so a CLI command loads little more than commander;
+//   - dist/bundle/serve.cjs, the same program as one CommonJS file, which `idp serve` runs with
+//     the V8 code cache the build made for it (bin/code-cache.cjs): the server's start then
+//     compiles almost nothing. Node 20 keeps no code cache for ES modules.
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const MISSING = 'is missing; run `npm run build` (npm ci runs it too)';
+
+async function load() {
+  if (process.argv[2] === 'serve') {
+    const file = fileURLToPath(new URL('../dist/bundle/serve.cjs', import.meta.url));
+    const { loadWithCodeCache } = require('./code-cache.cjs');
+    try {
+      const { exports, cache } = loadWithCodeCache(file, { writeCache: process.env.IDP_WRITE_CODE_CACHE === '1' });
+      exports.setCodeCacheStatus(cache);
+      return exports.main;
+    } catch (error) {
+      if (error?.code !== 'ENOENT' || error.path !== file) throw error;
+      throw Object.assign(new Error(`dist/bundle/serve.cjs ${MISSING}`), { missing: true });
+    }
+  }
+  const bundle = new URL('../dist/bundle/idp.js', import.meta.url);
+  try {
+    return (await import(bundle.href)).main;
+  } catch (error) {
+    if (error?.code !== 'ERR_MODULE_NOT_FOUND' || error.url !== bundle.href) throw error;
+    throw Object.assign(new Error(`dist/bundle/idp.js ${MISSING}`), { missing: true });
+  }
+}
+
 let main;
 try {
-  ({ main } = await import(bundle.href));
+  main = await load();
 } catch (error) {
-  if (error?.code !== 'ERR_MODULE_NOT_FOUND' || error.url !== bundle.href) throw error;
-  process.stderr.write('error: dist/bundle/idp.js is missing; run `npm run build` (npm ci runs it too)\n');
+  if (!error.missing) throw error;
+  process.stderr.write(`error: ${error.message}\n`);
   process.exit(1);
 }
 

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { resolveConfig, type ServeFlags } from '../src/config.js';
+import { codeCacheStatus } from '../src/runtime/code-cache.js';
 
 export function register(noun: Command): void {
   noun
@@ -29,6 +30,8 @@ export function register(noun: Command): void {
       const config = resolveConfig(flags, process.env);
       const { startServer } = await import('../server/serve.js');
       const server = await startServer(config);
+      const codeCache = codeCacheStatus();
+      if (codeCache) server.deps.logger.debug({ codeCache }, 'server code loaded from dist/bundle/serve.cjs');
       // Install the handlers before announcing the address: a supervisor may signal at once.
       const stopped = new Promise<void>((resolve) => {
         const stop = async (signal: NodeJS.Signals) => {

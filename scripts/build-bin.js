@@ -12,7 +12,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSy
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import postject from 'postject';
-import { ENTRY, commonOptions, root, toKey } from './esbuild-common.js';
+import { ENTRY, commonOptions, commonjsOptions, root, toKey } from './esbuild-common.js';
 
 const quiet = process.argv.includes('--quiet');
 
@@ -61,14 +61,7 @@ async function bundle(outfile) {
       loader: 'ts',
     },
     outfile,
-    format: 'cjs',
-    // The SEA's own require loads only built-in modules; better-sqlite3 requires its addon by
-    // path, so give the bundle a real one (the idiom the SEA documentation gives), and let
-    // src/runtime/assets.ts compute its source-mode location as it does under ESM.
-    banner: {
-      js: "require = require('node:module').createRequire(__filename);\nvar __idp_import_meta_url = require('node:url').pathToFileURL(__filename).href;",
-    },
-    define: { 'import.meta.url': '__idp_import_meta_url' },
+    ...commonjsOptions(),
   });
   if (result.errors.length > 0) throw new Error('bundling failed');
 }

@@ -79,3 +79,20 @@ export function commonOptions({ quiet = false, external = [] } = {}) {
     logLevel: quiet ? 'error' : 'warning',
   };
 }
+
+/**
+ * What a CommonJS bundle of the program adds to commonOptions (dist/bundle/serve.cjs and the
+ * single executable's bundle). A SEA's own require loads only built-in modules, and
+ * better-sqlite3 requires its addon by path, so the bundle's `require` is made from its own file
+ * (the idiom the SEA documentation gives); `import.meta.url` becomes the bundle's file URL, from
+ * which src/runtime/assets.ts computes its source-mode location as it does under ESM.
+ */
+export function commonjsOptions() {
+  return {
+    format: 'cjs',
+    banner: {
+      js: "require = require('node:module').createRequire(__filename);\nvar __idp_import_meta_url = require('node:url').pathToFileURL(__filename).href;",
+    },
+    define: { 'import.meta.url': '__idp_import_meta_url' },
+  };
+}

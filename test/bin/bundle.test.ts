@@ -1,6 +1,7 @@
 /**
- * Issue 2: bin/idp.js runs the ESM bundle in dist/bundle/ (scripts/build-bundle.js, built by
- * `npm test`), and what only some commands or requests need stays in chunks loaded on demand.
+ * Issue 2: bin/idp.js runs the bundles in dist/bundle/ (scripts/build-bundle.js, built by
+ * `npm test`): `serve` the CommonJS one with its V8 code cache, every other command the ESM one,
+ * where what only some commands need stays in chunks loaded on demand.
  * A module hook (given through NODE_OPTIONS) reports every file the child loads; each loaded
  * chunk is then searched for the `// node_modules/<package>/…` comments esbuild writes above
  * the code of each bundled module.
@@ -35,22 +36,30 @@ function bundledPackages(files: string[]): Set<string> {
   return packages;
 }
 
-describe('the bundle bin/idp.js runs', () => {
-  it('starts `serve` from a few bundle files, without the mailer, the relying-party client or the CLI client', async () => {
-    const idp = await startIdp(['--port', '0', '--db', ':memory:', '--log-level', 'warn'], env);
+describe('the bundles bin/idp.js runs', () => {
+  it('starts `serve` from dist/bundle/serve.cjs with the code cache the build made, and no ES module of the bundle', async () => {
+    const idp = await startIdp(['--port', '0', '--db', ':memory:', '--log-level', 'debug'], env);
     try {
-      const files = loaded(idp.stderr());
-      expect(files.slice(0, 2)).toEqual(['bin/idp.js', 'dist/bundle/idp.js']);
-      // Nothing of tsc's output; better-sqlite3 (native) is the one package left to node_modules.
-      expect(files.filter((file) => !file.startsWith('dist/bundle/') && file !== 'bin/idp.js')).toEqual(['node_modules/better-sqlite3/lib/index.js']);
-      expect(files.length).toBeLessThan(40);
-      const packages = bundledPackages(files);
-      expect(packages).toContain('hono');
-      expect(packages).toContain('drizzle-orm');
-      for (const lazy of ['nodemailer', 'openid-client', 'oauth4webapi', 'undici', '@inquirer/core', 'pg']) expect(packages, lazy).not.toContain(lazy);
+      // Hooks see ES modules only: bin/idp.js, and nothing of dist/bundle/idp.js or its chunks.
+      expect(loaded(idp.stderr())).toEqual(['bin/idp.js']);
+      const line = idp.stderr().split('\n').find((text) => text.includes('server code loaded'));
+      expect(JSON.parse(line ?? '{}')).toMatchObject({ codeCache: 'accepted', msg: 'server code loaded from dist/bundle/serve.cjs' });
+      expect((await fetch(`${idp.url}/status`)).status).toBe(200);
     } finally {
       await idp.stop();
     }
+  });
+
+  it('runs a CLI command from dist/bundle/idp.js and only the chunks it needs, without the server', async () => {
+    const { code, stdout, stderr } = await runIdp(['keys', '--help'], env);
+    expect(code).toBe(0);
+    expect(stdout).toContain('Usage: idp keys');
+    const files = loaded(stderr);
+    expect(files.slice(0, 2)).toEqual(['bin/idp.js', 'dist/bundle/idp.js']);
+    expect(files.filter((file) => !file.startsWith('dist/bundle/') && file !== 'bin/idp.js')).toEqual([]);
+    expect(files.length).toBeLessThan(20);
+    const packages = bundledPackages(files);
+    for (const lazy of ['hono', 'drizzle-orm', 'nodemailer', 'openid-client', 'undici', 'pg']) expect(packages, lazy).not.toContain(lazy);
   });
 
   it('shows `idp --help` with commander alone', async () => {
