@@ -46,6 +46,17 @@ export function openSqlite(path: string): SqliteDriver {
   return createSqliteDriver(sqlite);
 }
 
+/**
+ * SQLite's planner reads the value bound to a bare `LIMIT ?`, and so compiles the statement again
+ * every time that parameter is bound, which here is every run (measured: a point read 1.3 µs →
+ * 6.7 µs; the push queue's lease 73 → 135 µs). `?+0` is an expression whose value the planner
+ * leaves alone; the statement returns the same rows. drizzle writes `limit ?` for `.limit(n)`.
+ */
+const BARE_LIMIT = /\blimit \?(?![+\w])/gi;
+export function withLimitExpression(text: string): string {
+  return text.replace(BARE_LIMIT, 'limit ?+0');
+}
+
 interface Compiled {
   readonly statement: Database.Statement;
   /** Whether running it may change the database (not a transaction's begin or end). */
@@ -64,7 +75,7 @@ function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
   const statements = new TextCache<Compiled>(STATEMENT_CACHE_SIZE);
   const statement = (text: string): Compiled =>
     statements.get(text, (source) => {
-      const prepared = sqlite.prepare(source);
+      const prepared = sqlite.prepare(withLimitExpression(source));
       return { statement: prepared, writes: !prepared.readonly, table: writtenTable(source) };
     });
   const scope = new TransactionScope<null>();
