@@ -38,7 +38,10 @@ export async function findCollectionIn(tx: Tx, appUuid: string, segment: string)
   const key = segment.toLowerCase();
   const builtIn = BUILT_IN_COLLECTIONS.find((collection) => collection.name === key || collection.type === key);
   if (builtIn !== undefined) return builtIn;
-  return remembered(tx, `collection:${appUuid}:${key}`, [collections], () => collectionBy(tx).get({ app: appUuid, key }));
+  return remembered(tx, `collection:${appUuid}:${key}`, [collections], async () => {
+    const row = await collectionBy(tx).get({ app: appUuid, key });
+    return row && { ...row, stored: true };
+  });
 }
 
 /** @throws AppError `entity_not_found` (404) for a collection the application never created. */

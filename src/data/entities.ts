@@ -21,6 +21,8 @@ export interface CollectionRef {
   readonly name: string;
   /** Singular: `dog`. */
   readonly type: string;
+  /** True when read from the application's collections: its row exists, and writes need not add it. */
+  readonly stored?: boolean;
 }
 
 /** An entity with the relations Usergrid lists in its metadata. */
@@ -34,15 +36,16 @@ export interface EntityDescription {
 
 // Text neither database keeps: PostgreSQL's text and jsonb refuse NUL, and JSON text with a lone
 // surrogate is not valid UTF-8. Refused on both databases alike.
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+// String.prototype.isWellFormed (ES2024, in Node 20) finds lone surrogates without a regex.
+const unstorable = (text: string): boolean => text.includes('\u0000') || !(text as string & { isWellFormed(): boolean }).isWellFormed();
 
 /** The top-level property whose value (or name) holds unstorable text, anywhere inside it. */
 function unstorableText(item: object): string | undefined {
   const bad = (value: unknown): boolean =>
     typeof value === 'string'
-      ? UNSTORABLE.test(value)
-      : typeof value === 'object' && value !== null && Object.entries(value).some(([key, inner]) => UNSTORABLE.test(key) || bad(inner));
-  return Object.entries(item).find(([key, value]) => UNSTORABLE.test(key) || bad(value))?.[0];
+      ? unstorable(value)
+      : typeof value === 'object' && value !== null && Object.entries(value).some(([key, inner]) => unstorable(key) || bad(inner));
+  return Object.entries(item).find(([key, value]) => unstorable(key) || bad(value))?.[0];
 }
 
 /** The JSON object(s) of a request body as new entities' properties. */
@@ -111,7 +114,7 @@ export async function insertEntityFromBody(tx: Tx, appUuid: string, collection: 
   const rules = rulesOf(collection.name);
   const { name, properties } = rules.normalize(writableProperties(collection.name, body), true);
   const row = await claimingName(collection.name, name, () =>
-    insertEntity(tx, { appUuid, collection: collection.name, type: collection.type, name, nameProperty: rules.nameProperty, properties, now, uuid }),
+    insertEntity(tx, { appUuid, collection: collection.name, type: collection.type, collectionStored: collection.stored, name, nameProperty: rules.nameProperty, properties, now, uuid }),
   );
   await rules.afterWrite?.(tx, row);
   return row;
@@ -191,6 +194,14 @@ const relationsOf = preparedFor((db) =>
     )
     .prepare(),
 );
+
+/**
+ * Rows a request has just inserted, under uuids made for them, described without a query: no
+ * connection can touch them yet, since connections are made only between entities that exist.
+ */
+export function describeCreated(rows: readonly EntityRow[]): EntityDescription[] {
+  return rows.map((row) => ({ row, connections: [], connecting: [] }));
+}
 
 /** Rows with the relation names Usergrid shows in metadata, for a page of entities at once. */
 export async function describeEntities(tx: Tx, rows: readonly EntityRow[]): Promise<EntityDescription[]> {

@@ -17,6 +17,8 @@ export interface NewEntity {
   appUuid: string;
   collection: string;
   type: string;
+  /** The collection's row is known to exist (CollectionRef.stored): no insert of it is tried. */
+  collectionStored?: boolean;
   name?: string | null;
   /** The property that mirrors `name`; `name` unless the collection names entities otherwise. */
   nameProperty?: string;
@@ -65,7 +67,7 @@ export async function insertEntity(tx: Tx, entity: NewEntity): Promise<EntityRow
     modified: entity.now,
   };
   const statements = entityWrites(tx);
-  await statements.collection.run({ app: entity.appUuid, name: entity.collection, type: entity.type, now: entity.now });
+  if (!entity.collectionStored) await statements.collection.run({ app: entity.appUuid, name: entity.collection, type: entity.type, now: entity.now });
   await statements.entity.run(row);
   return row;
 }

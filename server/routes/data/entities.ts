@@ -7,10 +7,10 @@ import type { Env } from '../../env.js';
 import { ok } from '../../envelope.js';
 import type { router } from '../../openapi.js';
 import { define, otherMethodsNotAllowed } from './define.js';
-import { addressedEntity, dataLocation, entitiesResponse, findOptions, modelMembers, pageResponse, readBody } from './request.js';
+import { addressedEntity, dataLocation, describedResponse, entitiesResponse, findOptions, modelMembers, pageResponse, readBody } from './request.js';
 import { applicationEntityView, entityView } from './views.js';
 import { collectionForWrite, listCollections, requireCollection } from '../../../src/data/collections.js';
-import { createEntities, deleteEntitiesIn, deleteEntity, describeEntities, entityBodies, updateEntity, updateEntityIn, type CollectionRef, type EntityRow } from '../../../src/data/entities.js';
+import { createEntities, deleteEntitiesIn, deleteEntity, describeCreated, describeEntities, entityBodies, updateEntity, updateEntityIn, type CollectionRef, type EntityRow } from '../../../src/data/entities.js';
 import { findEntities } from '../../../src/data/find.js';
 import { createUsers } from '../../../src/data/users.js';
 import { sendActivationLink } from '../../../src/lifecycle/activation.js';
@@ -48,9 +48,10 @@ async function postEntities(c: Context<Env>) {
       if (row.properties.activated === false) await sendActivationLink(c.get('deps'), { type: 'app_user', uuid: row.uuid, appUuid: app.uuid });
     }
   }
-  if (collection.name !== 'events') return entitiesResponse(c, 'post', rows);
-  const view = entityView(scope(c), (await describeEntities(c.get('deps').db, rows))[0]);
-  return entitiesResponse(c, 'post', rows, modelMembers(c, view));
+  // Every creator inserts under new uuids and connects nothing.
+  const described = describeCreated(rows);
+  if (collection.name !== 'events') return describedResponse(c, 'post', described);
+  return describedResponse(c, 'post', described, modelMembers(c, entityView(scope(c), described[0])));
 }
 
 /** PUT or DELETE on every entity a query matches (up to `limit`), in one transaction. */

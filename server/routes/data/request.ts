@@ -13,7 +13,7 @@ import { findOrganization } from '../../../src/management/organizations.js';
 import { findApplication } from '../../../src/management/applications.js';
 import { authorizeAppRequest } from '../../../src/access/app-access.js';
 import { verbOfMethod, type Verb } from '../../../src/access/permissions.js';
-import { describeEntities, requireEntity, type EntityRow } from '../../../src/data/entities.js';
+import { describeEntities, requireEntity, type EntityDescription, type EntityRow } from '../../../src/data/entities.js';
 import { collectionForWrite, findCollectionIn, requireCollection } from '../../../src/data/collections.js';
 import { requireUser } from '../../../src/data/users.js';
 import { findEntityByUuid } from '../../../src/data/store.js';
@@ -155,9 +155,14 @@ export async function relatedEntity(c: Context<Env>, view: RelationView, id: str
 }
 
 export async function entitiesResponse(c: Context<Env>, action: string, rows: readonly EntityRow[], extra?: Record<string, unknown>) {
+  return describedResponse(c, action, await describeEntities(c.get('deps').db, rows), extra);
+}
+
+/** The envelope of entities already described (describeCreated for those a POST just made). */
+export function describedResponse(c: Context<Env>, action: string, described: readonly EntityDescription[], extra?: Record<string, unknown>) {
   const scope = c.get('appScope');
-  const entities = (await describeEntities(c.get('deps').db, rows)).map((entity) => entityView(scope, entity));
-  return ok(c, { action, entities, organization: scope.org, application: scope.app, extra, location: dataLocation(c, rows[0]?.collection) });
+  const entities = described.map((entity) => entityView(scope, entity));
+  return ok(c, { action, entities, organization: scope.org, application: scope.app, extra, location: dataLocation(c, described[0]?.row.collection) });
 }
 
 export async function pageResponse(c: Context<Env>, action: string, page: EntityPage, collection?: string) {
