@@ -5,6 +5,7 @@
  */
 import { eq, sql } from 'drizzle-orm';
 import { preparedFor } from '../db/prepared.js';
+import { remembered } from '../db/open.js';
 import { connections, entities } from '../db/schema.js';
 import { inJsonArray } from '../db/sql.js';
 import { EntityNotFound, IllegalArgument, DuplicateUniqueProperty } from '../errors.js';
@@ -207,7 +208,11 @@ export function describeCreated(rows: readonly EntityRow[]): EntityDescription[]
 export async function describeEntities(tx: Tx, rows: readonly EntityRow[]): Promise<EntityDescription[]> {
   if (rows.length === 0) return [];
   const uuids = JSON.stringify(rows.map((row) => row.uuid));
-  const relations = await relationsOf(tx).all({ uuids });
+  // One entity's relations (a GET of it, the answer to a PUT) are remembered until a connection
+  // changes: the collection of a connection's source never changes, and deleting an entity
+  // deletes its connections.
+  const read = () => relationsOf(tx).all({ uuids });
+  const relations = rows.length === 1 ? await remembered(tx, `relations:${rows[0]!.uuid}`, [connections], read) : await read();
   const outgoing = relations.filter((relation) => relation.outgoing === 1);
   const incoming = relations.filter((relation) => relation.outgoing !== 1);
   const collectionOf = new Map(rows.map((row) => [row.uuid, row.collection]));

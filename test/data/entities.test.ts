@@ -84,6 +84,21 @@ describe('entities and collections', () => {
     expect((await req('PUT', '/dogs/max', { name: 'MAX' })).status).toBe(200);
   });
 
+  it('shows a connection in both ends\' metadata on the next GET after it is made or removed', async () => {
+    await req('POST', '/dogs', { name: 'rex' });
+    await req('POST', '/cats', { name: 'tom' });
+    const metadata = async (path: string) => (await req('GET', path)).body.entities[0].metadata;
+    // Read first, so that what is shown afterwards cannot be a first read.
+    expect(await metadata('/dogs/rex')).not.toHaveProperty('connections');
+    expect(await metadata('/cats/tom')).not.toHaveProperty('connecting');
+    expect((await req('POST', '/dogs/rex/chases/cats/tom')).status).toBe(200);
+    expect((await metadata('/dogs/rex')).connections).toEqual({ chases: expect.stringContaining('/chases') });
+    expect((await metadata('/cats/tom')).connecting).toEqual({ chases: expect.stringContaining('/connecting/chases') });
+    expect((await req('DELETE', '/dogs/rex/chases/cats/tom')).status).toBe(200);
+    expect(await metadata('/dogs/rex')).not.toHaveProperty('connections');
+    expect(await metadata('/cats/tom')).not.toHaveProperty('connecting');
+  });
+
   it('deletes an entity with its connections', async () => {
     await req('POST', '/dogs', { name: 'rex' });
     await req('POST', '/cats', { name: 'tom' });
