@@ -3,11 +3,9 @@
  * …/{collection}/{entityId}). Every write runs in one transaction, so a request that fails on
  * its tenth entity stores none of them.
  */
-import { eq, sql } from 'drizzle-orm';
-import { preparedFor } from '../db/prepared.js';
-import { remembered } from '../db/open.js';
-import { connections, entities } from '../db/schema.js';
-import { inJsonArray } from '../db/sql.js';
+import { clientOf, dialectOf, remembered } from '../db/open.js';
+import type { DialectName } from '../db/driver.js';
+import { connections } from '../db/schema.js';
 import { EntityNotFound, IllegalArgument, DuplicateUniqueProperty } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { Deps, Tx } from '../deps.js';
@@ -179,22 +177,38 @@ export async function deleteEntity(deps: Deps, row: EntityRow): Promise<void> {
   await deps.db.transaction(async (tx) => deleteEntitiesIn(tx, [row]));
 }
 
-// The uuids go in as one JSON array, so one prepared statement serves a page of any size; both
-// directions in one statement, which costs about as much as each of them alone.
-const relationsOf = preparedFor((db) =>
-  db
-    .selectDistinct({ outgoing: sql<number>`1`.as('outgoing'), uuid: connections.sourceUuid, relation: connections.relation, sourceCollection: sql<string | null>`null`.as('source_collection') })
-    .from(connections)
-    .where(inJsonArray(db, connections.sourceUuid, sql.placeholder('uuids')))
-    .unionAll(
-      db
-        .selectDistinct({ outgoing: sql<number>`0`.as('outgoing'), uuid: connections.targetUuid, relation: connections.relation, sourceCollection: entities.collection })
-        .from(connections)
-        .innerJoin(entities, eq(entities.uuid, connections.sourceUuid))
-        .where(inJsonArray(db, connections.targetUuid, sql.placeholder('uuids'))),
-    )
-    .prepare(),
-);
+// The uuids go in as one JSON array, so one statement serves a page of any size; both directions
+// in one statement. An entity's outgoing relation names are found by a loose index scan (the
+// recursive part seeks the next relation name after the last in the primary key), not by reading
+// every connection: a notification has one connection per receipt, and listing its one relation
+// name by DISTINCT over 100,000 of them took 10 ms. Parameters: the uuids, twice.
+const RELATIONS: { readonly [Dialect in DialectName]: string } = {
+  sqlite: `with recursive outgoing(uuid, relation) as (
+      select seed.value, (select min(c.relation) from connections c where c.source_uuid = seed.value) from json_each(?) as seed
+      union all
+      select o.uuid, (select min(c.relation) from connections c where c.source_uuid = o.uuid and c.relation > o.relation)
+      from outgoing o where o.relation is not null)
+    select 1 as outgoing, uuid, relation, null as "sourceCollection" from outgoing where relation is not null
+    union all
+    select distinct 0, c.target_uuid, c.relation, e.collection from connections c join entities e on e.uuid = c.source_uuid
+    where c.target_uuid in (select value from json_each(?))`,
+  postgres: `with recursive outgoing(uuid, relation) as (
+      select seed.value, (select min(c.relation) from connections c where c.source_uuid = seed.value) from jsonb_array_elements_text(?::jsonb) as seed(value)
+      union all
+      select o.uuid, (select min(c.relation) from connections c where c.source_uuid = o.uuid and c.relation > o.relation)
+      from outgoing o where o.relation is not null)
+    select 1 as outgoing, uuid, relation, null::text as "sourceCollection" from outgoing where relation is not null
+    union all
+    select distinct 0, c.target_uuid, c.relation, e.collection from connections c join entities e on e.uuid = c.source_uuid
+    where c.target_uuid in (select jsonb_array_elements_text(?::jsonb))`,
+};
+
+interface RelationRow {
+  readonly outgoing: number;
+  readonly uuid: string;
+  readonly relation: string;
+  readonly sourceCollection: string | null;
+}
 
 /**
  * Rows a request has just inserted, under uuids made for them, described without a query: no
@@ -211,7 +225,7 @@ export async function describeEntities(tx: Tx, rows: readonly EntityRow[]): Prom
   // One entity's relations (a GET of it, the answer to a PUT) are remembered until a connection
   // changes: the collection of a connection's source never changes, and deleting an entity
   // deletes its connections.
-  const read = () => relationsOf(tx).all({ uuids });
+  const read = () => clientOf(tx).query<RelationRow>(RELATIONS[dialectOf(tx)], [uuids, uuids]);
   const relations = rows.length === 1 ? await remembered(tx, `relations:${rows[0]!.uuid}`, [connections], read) : await read();
   const outgoing = relations.filter((relation) => relation.outgoing === 1);
   const incoming = relations.filter((relation) => relation.outgoing !== 1);

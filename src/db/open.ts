@@ -52,6 +52,13 @@ function driverOf(handle: object): Driver | undefined {
   return drivers.get(typeof session === 'object' && session !== null ? session : handle);
 }
 
+/** The driver a handle (or a transaction's handle) runs on, for statements written as SQL text. */
+export function clientOf(handle: object): Driver {
+  const driver = driverOf(handle);
+  if (driver === undefined) throw new Error('not a database handle of idp');
+  return driver;
+}
+
 /** Which database a handle (or a transaction's handle) runs on. */
 export function dialectOf(handle: object): DialectName {
   return driverOf(handle)?.dialect ?? 'sqlite';

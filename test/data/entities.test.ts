@@ -94,9 +94,20 @@ describe('entities and collections', () => {
     expect((await req('POST', '/dogs/rex/chases/cats/tom')).status).toBe(200);
     expect((await metadata('/dogs/rex')).connections).toEqual({ chases: expect.stringContaining('/chases') });
     expect((await metadata('/cats/tom')).connecting).toEqual({ chases: expect.stringContaining('/connecting/chases') });
+    // Every relation name of an entity, however many connections each has.
+    for (const name of ['jerry', 'felix', 'garfield']) {
+      await req('POST', '/cats', { name });
+      expect((await req('POST', `/dogs/rex/likes/cats/${name}`)).status).toBe(200);
+    }
+    await req('POST', '/dogs', { name: 'fido' });
+    expect((await req('POST', '/dogs/rex/avoids/dogs/fido')).status).toBe(200);
+    expect(Object.keys((await metadata('/dogs/rex')).connections)).toEqual(['avoids', 'chases', 'likes']);
     expect((await req('DELETE', '/dogs/rex/chases/cats/tom')).status).toBe(200);
-    expect(await metadata('/dogs/rex')).not.toHaveProperty('connections');
+    expect(Object.keys((await metadata('/dogs/rex')).connections)).toEqual(['avoids', 'likes']);
     expect(await metadata('/cats/tom')).not.toHaveProperty('connecting');
+    for (const name of ['jerry', 'felix', 'garfield']) await req('DELETE', `/dogs/rex/likes/cats/${name}`);
+    await req('DELETE', '/dogs/rex/avoids/dogs/fido');
+    expect(await metadata('/dogs/rex')).not.toHaveProperty('connections');
   });
 
   it('deletes an entity with its connections', async () => {
