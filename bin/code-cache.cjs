@@ -13,7 +13,7 @@
  * sees the rest (V8 itself checks only the source's length). A cache that is missing, stale or
  * refused by V8 (another Node version, other V8 flags) costs the start its speed, nothing else.
  */
-const { closeSync, fstatSync, openSync, readFileSync, renameSync, writeFileSync } = require('node:fs');
+const { closeSync, fstatSync, openSync, readFileSync, readSync, renameSync, statSync, writeFileSync } = require('node:fs');
 const Module = require('node:module');
 const { dirname } = require('node:path');
 const vm = require('node:vm');
@@ -21,7 +21,7 @@ const vm = require('node:vm');
 const HEADER_BYTES = 16;
 
 /** The cache's header: the source file's mtime and size, each a float64. */
-function header(stat) {
+function headerOf(stat) {
   const bytes = Buffer.alloc(HEADER_BYTES);
   bytes.writeDoubleLE(stat.mtimeMs, 0);
   bytes.writeDoubleLE(stat.size, 8);
@@ -36,8 +36,30 @@ function readCache(cacheFile, stat) {
   } catch {
     return { cache: 'absent' };
   }
-  if (bytes.length <= HEADER_BYTES || !bytes.subarray(0, HEADER_BYTES).equals(header(stat))) return { cache: 'stale' };
+  if (bytes.length <= HEADER_BYTES || !bytes.subarray(0, HEADER_BYTES).equals(headerOf(stat))) return { cache: 'stale' };
   return { data: bytes.subarray(HEADER_BYTES) };
+}
+
+/**
+ * Whether `file` has a cache made from this very version of it (the header matches), without
+ * reading the cache itself. V8 may still refuse it (another Node version); that shows only when
+ * the file is compiled.
+ */
+function hasCodeCache(file) {
+  let stat;
+  const header = Buffer.alloc(HEADER_BYTES);
+  try {
+    stat = statSync(file);
+    const fd = openSync(`${file}.cache`, 'r');
+    try {
+      if (readSync(fd, header, 0, HEADER_BYTES, 0) < HEADER_BYTES) return false;
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
+  return header.equals(headerOf(stat));
 }
 
 /**
@@ -69,7 +91,7 @@ function loadWithCodeCache(file, { writeCache = false } = {}) {
     process.once('exit', () => {
       // A whole file or none: the next start never reads half a cache.
       const partial = `${cacheFile}.${process.pid}.partial`;
-      writeFileSync(partial, Buffer.concat([header(stat), script.createCachedData()]));
+      writeFileSync(partial, Buffer.concat([headerOf(stat), script.createCachedData()]));
       renameSync(partial, cacheFile);
     });
   }
@@ -79,4 +101,4 @@ function loadWithCodeCache(file, { writeCache = false } = {}) {
   return { exports: module.exports, cache };
 }
 
-module.exports = { loadWithCodeCache };
+module.exports = { hasCodeCache, loadWithCodeCache };

@@ -5,7 +5,8 @@
 //     dist/bundle/chunks/, loaded on demand, so a CLI command loads little more than commander;
 //   - dist/bundle/serve.cjs, the same program as one CommonJS file, which `idp serve` runs with
 //     the V8 code cache the build made for it (bin/code-cache.cjs): the server's start then
-//     compiles almost nothing. Node 20 keeps no code cache for ES modules.
+//     compiles almost nothing. Node 20 keeps no code cache for ES modules. Without a cache made
+//     from this serve.cjs, `idp serve` runs from the ES module bundle like the other commands.
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -13,11 +14,14 @@ const require = createRequire(import.meta.url);
 const MISSING = 'is missing; run `npm run build` (npm ci runs it too)';
 
 async function load() {
-  if (process.argv[2] === 'serve') {
-    const file = fileURLToPath(new URL('../dist/bundle/serve.cjs', import.meta.url));
-    const { loadWithCodeCache } = require('./code-cache.cjs');
+  const file = fileURLToPath(new URL('../dist/bundle/serve.cjs', import.meta.url));
+  const writeCache = process.env.IDP_WRITE_CODE_CACHE === '1';
+  const codeCache = process.argv[2] === 'serve' ? require('./code-cache.cjs') : undefined;
+  // Without its cache the CommonJS file starts slower than the ES module bundle: use that one.
+  if (codeCache && (writeCache || codeCache.hasCodeCache(file))) {
+    const { loadWithCodeCache } = codeCache;
     try {
-      const { exports, cache } = loadWithCodeCache(file, { writeCache: process.env.IDP_WRITE_CODE_CACHE === '1' });
+      const { exports, cache } = loadWithCodeCache(file, { writeCache });
       exports.setCodeCacheStatus(cache);
       return exports.main;
     } catch (error) {

@@ -24,6 +24,12 @@ function writeProgram(word: string): void {
   writeFileSync(file, `const path = require('node:path');\nfunction greet(name) { return '${word}, ' + name + ' from ' + path.basename(__filename); }\nexports.greeting = greet('idp');\n`);
 }
 
+/** What hasCodeCache says of the program, asked in a new process like bin/idp.js asks it. */
+function hasCache(): boolean {
+  const result = spawnSync(process.execPath, ['-e', `process.stdout.write(String(require(${JSON.stringify(LOADER)}).hasCodeCache(${JSON.stringify(file)})))`], { encoding: 'utf8' });
+  return result.stdout === 'true';
+}
+
 /** Loads the program in a new process: its greeting and the cache's status. */
 function load(writeCache = false): { greeting: string; cache: string } {
   const script = `const { exports, cache } = require(${JSON.stringify(LOADER)}).loadWithCodeCache(${JSON.stringify(file)}, { writeCache: ${writeCache} }); process.stdout.write(JSON.stringify({ greeting: exports.greeting, cache }));`;
@@ -38,9 +44,11 @@ describe('bin/code-cache.cjs', () => {
     writeProgram('hello');
     expect(load()).toEqual({ greeting: 'hello, idp from program.cjs', cache: 'absent' });
     expect(existsSync(`${file}.cache`)).toBe(false);
+    expect(hasCache()).toBe(false);
 
     expect(load(true)).toEqual({ greeting: 'hello, idp from program.cjs', cache: 'absent' });
     expect(statSync(`${file}.cache`).size).toBeGreaterThan(16);
+    expect(hasCache()).toBe(true);
     expect(load()).toEqual({ greeting: 'hello, idp from program.cjs', cache: 'accepted' });
   });
 
@@ -51,6 +59,7 @@ describe('bin/code-cache.cjs', () => {
     // A different modification time, whatever the file system's clock resolution.
     const { mtime } = statSync(file);
     utimesSync(file, mtime, new Date(mtime.getTime() + 5_000));
+    expect(hasCache()).toBe(false);
     expect(load()).toEqual({ greeting: 'howdy, idp from program.cjs', cache: 'stale' });
   });
 
