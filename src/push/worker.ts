@@ -87,6 +87,9 @@ export function startDeliveryWorker(deps: Deps, overrides: Partial<WorkerOptions
   // Reads of a notification in progress, so that the sends of one lease read it once.
   const reading = new Map<string, Promise<Notification>>();
   const inFlight = new Map<ProviderName, number>([...PROVIDERS.keys()].map((name) => [name, 0]));
+  // When each provider that last had nothing due may be asked again: once per poll interval, not
+  // on every round of a send through another provider (each asking is a transaction).
+  const idleUntil = new Map<ProviderName, number>();
   const sending = new Set<Promise<void>>();
   let answers: Attempt[] = [];
   let oldestAnswer = 0;
@@ -244,7 +247,9 @@ export function startDeliveryWorker(deps: Deps, overrides: Partial<WorkerOptions
       const busy = inFlight.get(provider) ?? 0;
       const room = Math.min(options.batchSize, options.concurrency[provider] - busy);
       if (room <= 0 || (busy > 0 && room < options.concurrency[provider] / 4)) continue;
+      if ((idleUntil.get(provider) ?? 0) > deps.now()) continue;
       const leased = await deps.db.transaction(async () => await leaseDeliveries(deps.db, provider, room, deps.now(), owner, options.leaseMs));
+      if (leased.length === 0) idleUntil.set(provider, deps.now() + options.pollMs);
       for (const delivery of leased) dispatch(provider, delivery);
       leasedAny ||= leased.length > 0;
     }
@@ -284,10 +289,19 @@ export function startDeliveryWorker(deps: Deps, overrides: Partial<WorkerOptions
           await flush();
           await yieldToRequests();
         }
-        const leased = await leaseRound();
-        // With nothing new to send, what was answered is recorded now rather than after flushMs.
-        if (!leased) await flush();
-        await (leased || answers.length > 0 ? yieldToRequests() : pause(options.pollMs));
+        if (await leaseRound()) {
+          await yieldToRequests();
+          continue;
+        }
+        // Nothing new to send and nothing in flight: what was answered is recorded now.
+        if (answers.length > 0 && sending.size === 0) {
+          await flush();
+          await yieldToRequests();
+          continue;
+        }
+        // Waiting for answers (each one wakes the loop), for the flush deadline, or for the next
+        // poll, rather than asking the queue again on every turn of the event loop.
+        await pause(answers.length > 0 ? Math.max(0, options.flushMs - (deps.now() - oldestAnswer)) : options.pollMs);
       } catch (error) {
         log.error({ err: error }, 'the delivery worker failed a round; retrying');
         await pause(options.pollMs);
