@@ -11,22 +11,19 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
-const MISSING = 'is missing; run `npm run build` (npm ci runs it too)';
 
 async function load() {
-  const file = fileURLToPath(new URL('../dist/bundle/serve.cjs', import.meta.url));
-  const writeCache = process.env.IDP_WRITE_CODE_CACHE === '1';
-  const codeCache = process.argv[2] === 'serve' ? require('./code-cache.cjs') : undefined;
-  // Without its cache the CommonJS file starts slower than the ES module bundle: use that one.
-  if (codeCache && (writeCache || codeCache.hasCodeCache(file))) {
-    const { loadWithCodeCache } = codeCache;
-    try {
+  if (process.argv[2] === 'serve') {
+    const { hasCodeCache, loadWithCodeCache } = require('./code-cache.cjs');
+    const file = fileURLToPath(new URL('../dist/bundle/serve.cjs', import.meta.url));
+    const writeCache = process.env.IDP_WRITE_CODE_CACHE === '1';
+    // Without its cache (or without the file) the CommonJS form starts slower than the ES module
+    // bundle, or not at all: use that one. Only the build asks to write the cache, right after
+    // writing the file.
+    if (writeCache || hasCodeCache(file)) {
       const { exports, cache } = loadWithCodeCache(file, { writeCache });
       exports.setCodeCacheStatus(cache);
       return exports.main;
-    } catch (error) {
-      if (error?.code !== 'ENOENT' || error.path !== file) throw error;
-      throw Object.assign(new Error(`dist/bundle/serve.cjs ${MISSING}`), { missing: true });
     }
   }
   const bundle = new URL('../dist/bundle/idp.js', import.meta.url);
@@ -34,17 +31,10 @@ async function load() {
     return (await import(bundle.href)).main;
   } catch (error) {
     if (error?.code !== 'ERR_MODULE_NOT_FOUND' || error.url !== bundle.href) throw error;
-    throw Object.assign(new Error(`dist/bundle/idp.js ${MISSING}`), { missing: true });
+    process.stderr.write('error: dist/bundle/idp.js is missing; run `npm run build` (npm ci runs it too)\n');
+    process.exit(1);
   }
 }
 
-let main;
-try {
-  main = await load();
-} catch (error) {
-  if (!error.missing) throw error;
-  process.stderr.write(`error: ${error.message}\n`);
-  process.exit(1);
-}
-
+const main = await load();
 process.exitCode = await main(process.argv);

@@ -10,8 +10,8 @@
  * changed a row of it. A remembered value carries the versions of its tables at the moment its
  * read started, so a change made after that moment — by this process, or by another process on
  * the same SQLite file (`PRAGMA data_version`, asked once per turn of the event loop, see
- * oncePerTurn) — is seen by the next request. Inside a transaction nothing is remembered or served: the transaction must see
- * its own writes, and they may still be rolled back.
+ * oncePerTurn) — is seen by the next request. Inside a transaction nothing is remembered or
+ * served: the transaction must see its own writes, and they may still be rolled back.
  *
  * Only the SQLite driver has one. On PostgreSQL other instances write where this one cannot see,
  * so every lookup goes to the database.

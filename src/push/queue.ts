@@ -32,8 +32,9 @@ export const RECEIPTS_RELATION = 'receipts';
  */
 export async function leaseDeliveries(db: Db, provider: ProviderName, limit: number, now: number, owner: string, leaseMs: number): Promise<Delivery[]> {
   const statements = statementsOf(db);
-  // Most rounds find nothing due for most providers: a read of the index answers that, where an
-  // update with the same condition cost SQLite some 40 times as much even when it changed nothing.
+  // Often nothing is due (a provider without sends, the end of a send): a read of the index
+  // answers that, where an update with the same condition cost SQLite some 40 times as much even
+  // when it changed nothing.
   const due = await db.$client.query<{ id: number }>(statements.due, [provider, now, now, limit]);
   if (due.length === 0) return [];
   const leased = await db.$client.query<Delivery>(statements.lease, [owner, now + leaseMs, JSON.stringify(due.map((row) => row.id))]);
