@@ -3,8 +3,12 @@
 // by primary key, POST /items one single-row insert of the posted JSON, on a WAL-mode file like
 // idp's. Started by bench/run.js (`get-entity`, `create-entity`), which loads it exactly as it
 // loads idp, so the two figures are taken on the same machine in the same minute.
-// Usage: node bench/bare-server.js DB_FILE   (prints `listening on URL`)
-import { randomUUID } from 'node:crypto';
+// POST /connect/token is issue 3's limit: a bare hono + jose client_credentials endpoint (HTTP
+// Basic client, secret compared in constant time, an RFC 9068 access token signed ES256), with no
+// database, scopes, audit or anything else (`token`).
+// Usage: node bench/bare-server.js DB_FILE [CLIENT_ID CLIENT_SECRET]   (prints `listening on URL`)
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { SignJWT, generateKeyPair } from 'jose';
 import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
 import Database from 'better-sqlite3';
@@ -32,6 +36,25 @@ app.post('/pets', async (c) => {
   const body = await c.req.json();
   insert.run(randomUUID(), body.name, JSON.stringify(body), Date.now());
   return c.json({ ok: true });
+});
+
+const [clientId = 'bench-client', clientSecret = 'bench-secret'] = process.argv.slice(3);
+const { privateKey } = await generateKeyPair('ES256');
+const expected = Buffer.from(`${clientId}:${clientSecret}`);
+app.post('/connect/token', async (c) => {
+  const form = new URLSearchParams(await c.req.text());
+  const given = Buffer.from(Buffer.from((c.req.header('authorization') ?? '').replace(/^Basic /, ''), 'base64').toString().split(':').map(decodeURIComponent).join(':'));
+  if (form.get('grant_type') !== 'client_credentials' || given.length !== expected.length || !timingSafeEqual(given, expected)) return c.json({ error: 'invalid_client' }, 401);
+  const accessToken = await new SignJWT({ client_id: clientId, scope: form.get('scope') ?? 'api', jti: randomUUID() })
+    .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'k' })
+    .setIssuer('http://127.0.0.1')
+    .setSubject(clientId)
+    .setAudience('urn:idp:api')
+    .setIssuedAt()
+    .setExpirationTime('1h')
+    .sign(privateKey);
+  c.header('cache-control', 'no-store');
+  return c.json({ access_token: accessToken, token_type: 'Bearer', expires_in: 3600, scope: form.get('scope') ?? 'api' });
 });
 
 serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info) => console.log(`listening on http://127.0.0.1:${info.port}`));

@@ -88,7 +88,7 @@ export async function signAccessToken(deps: Deps, request: AccessTokenRequest): 
   };
   const issuer = issuerOf(deps);
   const payload = { ...claims, iss: issuer, sub: subjectOf(principal), aud: issuer, iat, exp: iat + ttl, jti };
-  const token = signCompactJws(key.alg, key.privateKey, { kid: key.kid, typ: 'at+jwt' }, payload);
+  const token = await signCompactJws(key.alg, key.privateKey, { kid: key.kid, typ: 'at+jwt' }, payload);
   return { token, expiresIn: ttl, jti, expiresAt: (iat + ttl) * 1000 };
 }
 

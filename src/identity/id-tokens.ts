@@ -52,5 +52,5 @@ export async function signIdToken(deps: Deps, request: IdTokenRequest): Promise<
     ...(request.accessToken && { at_hash: tokenHash(key.alg, request.accessToken) }),
     ...(request.code && { c_hash: tokenHash(key.alg, request.code) }),
   };
-  return signCompactJws(key.alg, key.privateKey, { kid: key.kid, typ: 'JWT' }, payload);
+  return await signCompactJws(key.alg, key.privateKey, { kid: key.kid, typ: 'JWT' }, payload);
 }
