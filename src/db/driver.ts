@@ -33,13 +33,36 @@ export interface Driver {
   query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
   /** Raw SQL run for its effect; how many rows it changed. */
   run(sql: string, params?: readonly unknown[]): Promise<number>;
-  /** Runs `body` as one transaction on one connection (see the module comment). */
+  /**
+   * Holds one connection for `body`, which opens and ends the transaction itself (`begin` …
+   * `commit`); nothing else runs on that connection meanwhile (see the module comment).
+   */
   transaction<T>(body: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `body` atomically: its changes are all committed, or none if it throws. Resolves once
+   * they are committed. The SQLite driver may commit several bodies together (group commit).
+   */
+  atomic<T>(body: () => Promise<T>): Promise<T>;
   /** True inside the body of a transaction that is still open. */
   inTransaction(): boolean;
   /** Reads remembered until their tables change (read-cache.ts); only where every writer is seen. */
   readonly readCache?: ReadCache;
   close(): Promise<void>;
+}
+
+/** `atomic` as one transaction of its own: `begin`, then `commit`, or `rollback` if `body` throws. */
+export function atomicAlone<T>(driver: Driver, body: () => Promise<T>): Promise<T> {
+  return driver.transaction(async () => {
+    await driver.run('begin');
+    try {
+      const result = await body();
+      await driver.run('commit');
+      return result;
+    } catch (error) {
+      await driver.run('rollback');
+      throw error;
+    }
+  });
 }
 
 /** A transaction in progress: `open` turns false when it ends, for work it left running. */

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
-import { TextCache, TransactionScope, type Driver } from './driver.js';
+import { atomicAlone, TextCache, TransactionScope, type Driver } from './driver.js';
 
 export interface PostgresOptions {
   readonly url: string;
@@ -106,7 +106,7 @@ export function openPostgres(options: PostgresOptions): PostgresDriver {
   const submit = (source: string, params: readonly unknown[], rowMode?: 'array') =>
     target().query({ ...statement(source), values: params as unknown[], ...(rowMode && { rowMode }) });
 
-  return {
+  const driver: PostgresDriver = {
     dialect: 'postgres',
     pool,
     async execute(source, params, method) {
@@ -135,7 +135,9 @@ export function openPostgres(options: PostgresOptions): PostgresDriver {
         connection.release();
       }
     },
+    atomic: (body) => atomicAlone(driver, body),
     inTransaction: () => scope.current() !== undefined,
     close: () => pool.end(),
   };
+  return driver;
 }

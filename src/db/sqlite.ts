@@ -2,7 +2,8 @@
  * The embedded SQLite driver: better-sqlite3 on one connection, WAL mode. better-sqlite3 runs a
  * statement synchronously, so a query never interleaves with another; a transaction spans awaits,
  * though, so while one is open every query from outside it waits for it to end (SQLite has one
- * writer anyway) instead of slipping into it.
+ * writer anyway) instead of slipping into it. Transactions started in the same turn of the event
+ * loop share one commit (`atomic`, group commit).
  */
 import Database from 'better-sqlite3';
 import { assetPath, isSingleExecutable } from '../runtime/assets.js';
@@ -58,6 +59,31 @@ export function withLimitExpression(text: string): string {
   return text.replace(BARE_LIMIT, 'limit ?+0');
 }
 
+/** The connection's holder (see `createSqliteDriver`). */
+interface Holder {
+  scope: object | undefined;
+  readonly ended: Promise<void>;
+}
+
+/** Nobody's statements run: the holder's scope between the units of a group. */
+const NO_ONE: object = Object.freeze({});
+
+/** Atomic units sharing one transaction and one commit. */
+interface Group {
+  readonly holder: Holder;
+  /** Lets go of the connection. */
+  readonly end: () => void;
+  /** Settled by the commit: resolved, or rejected with its error. */
+  readonly committed: Promise<void>;
+  readonly settle: (error?: unknown) => void;
+  /** A unit's body is running; the next waits for `unitEnded`. */
+  running: boolean;
+  /** The commit is due: no unit joins any more, and the last one to end commits. */
+  due: boolean;
+  unitEnded: Promise<void>;
+  wake: () => void;
+}
+
 interface Compiled {
   readonly statement: Database.Statement;
   /** Whether running it may change the database (not a transaction's begin or end). */
@@ -109,12 +135,102 @@ function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
     if (compiled.writes) written(compiled.table);
     return result;
   };
-  // The transaction holding the connection, and a promise settled when it ends.
-  let holder: { scope: object | undefined; ended: Promise<void> } | null = null;
+  // Who holds the connection — an exclusive `transaction`, or a group of `atomic` units — and a
+  // promise settled when it lets go. `scope` is the transaction whose statements may run now;
+  // every other statement waits for `ended`.
+  let holder: Holder | null = null;
+  // The group of atomic units open now, if any (see `atomic`).
+  let group: Group | null = null;
 
   async function turn(): Promise<void> {
     const mine = scope.current();
     while (holder !== null && holder.scope !== mine) await holder.ended;
+  }
+
+  /** Takes the connection for an exclusive transaction or a group: synchronously, once it is free. */
+  function hold(): { holder: Holder; end: () => void } {
+    let end!: () => void;
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    holder = { scope: NO_ONE, ended };
+    return { holder, end };
+  }
+
+  const transactionStatements = {
+    begin: sqlite.prepare('begin'),
+    commit: sqlite.prepare('commit'),
+    rollback: sqlite.prepare('rollback'),
+    savepoint: sqlite.prepare('savepoint idp_unit'),
+    release: sqlite.prepare('release idp_unit'),
+    rollbackUnit: sqlite.prepare('rollback to idp_unit'),
+  };
+
+  function openGroup(): Group {
+    const { holder: groupHolder, end } = hold();
+    try {
+      transactionStatements.begin.run();
+    } catch (error) {
+      holder = null;
+      end();
+      throw error;
+    }
+    let settle!: (error?: unknown) => void;
+    const committed = new Promise<void>((resolve, reject) => (settle = (error) => (error === undefined ? resolve() : reject(error))));
+    // Units whose changes were kept await it; when every unit failed, nobody does.
+    committed.catch(() => undefined);
+    const opened: Group = { holder: groupHolder, end, committed, settle, running: false, due: false, unitEnded: Promise.resolve(), wake: () => undefined };
+    group = opened;
+    // Units that start in this turn of the event loop join; the commit follows, after I/O.
+    setImmediate(() => {
+      opened.due = true;
+      if (!opened.running) commitGroup(opened);
+    });
+    return opened;
+  }
+
+  function commitGroup(ending: Group): void {
+    try {
+      transactionStatements.commit.run();
+      ending.settle();
+    } catch (error) {
+      // A failed COMMIT can leave the transaction open (SQLite keeps it for a retry).
+      if (sqlite.inTransaction) transactionStatements.rollback.run();
+      ending.settle(error);
+    } finally {
+      group = null;
+      holder = null;
+      ending.end();
+    }
+  }
+
+  /** Runs one unit inside the open group, between a savepoint and its release. */
+  async function runUnit<T>(joined: Group, body: () => Promise<T>): Promise<T> {
+    joined.running = true;
+    joined.unitEnded = new Promise<void>((resolve) => (joined.wake = resolve));
+    const result = await scope.run(null, async () => {
+      joined.holder.scope = scope.current();
+      try {
+        // Some errors (a full disk, I/O) make SQLite roll back the whole transaction: the group is
+        // lost, its commit will fail, and a unit joining now must not begin another by its savepoint.
+        if (!sqlite.inTransaction) throw new Error('SQLite rolled back the transaction this change was to join; nothing was changed');
+        transactionStatements.savepoint.run();
+        const value = await body();
+        transactionStatements.release.run();
+        return value;
+      } catch (error) {
+        if (sqlite.inTransaction) {
+          transactionStatements.rollbackUnit.run();
+          transactionStatements.release.run();
+        }
+        throw error;
+      } finally {
+        joined.holder.scope = NO_ONE;
+        joined.running = false;
+        joined.wake();
+        if (joined.due) commitGroup(joined);
+      }
+    });
+    await joined.committed;
+    return result;
   }
 
   function rows(source: string, params: readonly unknown[], method: Method): ProxyResult {
@@ -146,17 +262,36 @@ function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
     async transaction(body) {
       // Checked and taken in one synchronous step, so two transactions cannot both see it free.
       while (holder !== null) await holder.ended;
-      let end!: () => void;
-      const ended = new Promise<void>((resolve) => (end = resolve));
+      const held = hold();
       return scope.run(null, async () => {
-        holder = { scope: scope.current(), ended };
+        held.holder.scope = scope.current();
         try {
           return await body();
         } finally {
           holder = null;
-          end();
+          held.end();
         }
       });
+    },
+    // Group commit: a commit writes and syncs the WAL, about as costly as the insert before it
+    // (measured: 40 µs per one-row transaction, 15 µs per row when ten share one). Units that
+    // start while a group is open run one after another in its transaction, each between a
+    // savepoint and its release (a unit that throws is rolled back to its savepoint alone), and
+    // the group commits once, after the turn of the event loop that opened it. A unit resolves
+    // only once its changes are committed, and no statement from outside the group runs before
+    // that commit, so nothing uncommitted is ever seen — and if the commit fails, every unit of
+    // the group fails with it.
+    async atomic(body) {
+      for (;;) {
+        if (holder === null) return await runUnit(openGroup(), body);
+        const open = group;
+        if (open !== null && holder === open.holder && !open.due) {
+          if (!open.running) return await runUnit(open, body);
+          await open.unitEnded;
+        } else {
+          await holder.ended;
+        }
+      }
     },
     inTransaction: () => scope.current() !== undefined,
     readCache,
