@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { openDatabase, remembered, type Database_ } from '../../src/db/open.js';
 import { applications, organizations } from '../../src/db/schema.js';
 import { writtenTable } from '../../src/db/read-cache.js';
+import { deleteEntityRows, findEntityByName, findEntityByUuid, insertEntity, updateEntityRow } from '../../src/data/store.js';
 
 let dir: string;
 let database: Database_;
@@ -100,6 +101,28 @@ describe('the SQLite read cache', () => {
       }),
     ).rejects.toThrow('roll back');
     expect(await org.read()).toEqual(['acme']);
+  });
+
+  it('remembers an entity found by name or uuid until an entity changes, and forgets a deleted one', async () => {
+    const row = await insertEntity(database.db, { appUuid: APP.uuid, collection: 'pets', type: 'pet', name: 'Rex', properties: { legs: 4 }, now: 1 });
+    const first = await findEntityByName(database.db, APP.uuid, 'pets', 'rex');
+    expect(first?.properties).toEqual({ legs: 4, name: 'Rex' });
+    // The same frozen row again, not another read.
+    expect(await findEntityByName(database.db, APP.uuid, 'pets', 'REX')).toBe(first);
+    expect(() => ((first!.properties as Record<string, unknown>).legs = 3)).toThrow(TypeError);
+    const byUuid = await findEntityByUuid(database.db, APP.uuid, row.uuid);
+    expect(await findEntityByUuid(database.db, APP.uuid, row.uuid.toUpperCase())).toBe(byUuid);
+    // Another entity's name in another collection does not answer for this one.
+    await insertEntity(database.db, { appUuid: APP.uuid, collection: 'pets:x', type: 'pet', name: 'y', properties: {}, now: 1 });
+    expect((await findEntityByName(database.db, APP.uuid, 'pets:x', 'y'))?.name).toBe('y');
+    expect(await findEntityByName(database.db, APP.uuid, 'pets', 'x:y')).toBeUndefined();
+
+    await updateEntityRow(database.db, first!, { legs: 3, name: 'Rex' }, 'Rex', 2);
+    expect((await findEntityByName(database.db, APP.uuid, 'pets', 'rex'))?.properties).toEqual({ legs: 3, name: 'Rex' });
+    expect((await findEntityByUuid(database.db, APP.uuid, row.uuid))?.properties).toEqual({ legs: 3, name: 'Rex' });
+    await deleteEntityRows(database.db, [row.uuid]);
+    expect(await findEntityByName(database.db, APP.uuid, 'pets', 'rex')).toBeUndefined();
+    expect(await findEntityByUuid(database.db, APP.uuid, row.uuid)).toBeUndefined();
   });
 
   it('hands out frozen values, so no caller can change what the next one gets', async () => {
