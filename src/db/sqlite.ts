@@ -296,6 +296,8 @@ function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
     inTransaction: () => scope.current() !== undefined,
     readCache,
     async close() {
+      // A group still open commits first: its units were told nothing yet, and may still be awaited.
+      while (group !== null) await group.holder.ended;
       await checkpointer?.close();
       if (sqlite.open) sqlite.close();
     },

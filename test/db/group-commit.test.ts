@@ -108,6 +108,16 @@ describe('group commit on SQLite', () => {
     expect(committed()).toEqual(['org1', 'org2']);
   });
 
+  it('commits a group still open when the database is closed, before closing it', async () => {
+    const pending = database.db.transaction(async () => {
+      await insert(7);
+    });
+    await database.close();
+    await expect(pending).resolves.toBeUndefined();
+    expect(committed()).toEqual(['org7']);
+    database = await openDatabase({ path: join(dir, 'idp.db') });
+  });
+
   it('fails every transaction of a group whose commit fails, and keeps none of their rows', async () => {
     const sqlite = (database.driver as SqliteDriver).sqlite;
     sqlite.exec('create table parent (id integer primary key); create table child (id integer, parent integer references parent (id) deferrable initially deferred)');
