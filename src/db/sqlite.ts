@@ -156,7 +156,10 @@ function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
   }
 
   const transactionStatements = {
-    begin: sqlite.prepare('begin'),
+    // IMMEDIATE: the group takes the write lock and its snapshot at once. Deferred, a unit that
+    // writes after another process committed would find the group's snapshot stale (SQLITE_BUSY,
+    // with no waiting), and so would every unit after it.
+    begin: sqlite.prepare('begin immediate'),
     commit: sqlite.prepare('commit'),
     rollback: sqlite.prepare('rollback'),
     savepoint: sqlite.prepare('savepoint idp_unit'),

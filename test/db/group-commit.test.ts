@@ -108,6 +108,31 @@ describe('group commit on SQLite', () => {
     expect(committed()).toEqual(['org1', 'org2']);
   });
 
+  it('holds the write lock from the start, so a transaction that reads and then writes is not undone by another process committing between', async () => {
+    const path = join(dir, 'idp.db');
+    const writer = new Database(path, { timeout: 0 });
+    try {
+      const reading = database.db.transaction(async () => {
+        await database.db.select({ name: organizations.name }).from(organizations).all();
+        await tick(20);
+        await insert(1);
+      });
+      await tick(5);
+      const other = org(2);
+      const attempt = () =>
+        writer
+          .prepare('insert into organizations (uuid, name, name_key, activated, disabled, properties, created, modified) values (?, ?, ?, 1, 0, ?, 2, 2)')
+          .run(other.uuid, other.name, other.nameKey, '{}');
+      // The other process waits (here: fails at once, having no busy timeout) instead of committing.
+      expect(attempt).toThrow(expect.objectContaining({ code: 'SQLITE_BUSY' }));
+      await expect(reading).resolves.toBeUndefined();
+      attempt();
+      expect(committed()).toEqual(['org1', 'org2']);
+    } finally {
+      writer.close();
+    }
+  });
+
   it('commits a group still open when the database is closed, before closing it', async () => {
     const pending = database.db.transaction(async () => {
       await insert(7);
