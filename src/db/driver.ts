@@ -50,16 +50,19 @@ export interface Driver {
   close(): Promise<void>;
 }
 
-/** `atomic` as one transaction of its own: `begin`, then `commit`, or `rollback` if `body` throws. */
-export function atomicAlone<T>(driver: Driver, body: () => Promise<T>): Promise<T> {
+/**
+ * `atomic` as one transaction of its own: `begin` (or another opening statement), then `commit`,
+ * or `rollback` if `body` throws — the body's error is the one passed on.
+ */
+export function atomicAlone<T>(driver: Driver, body: () => Promise<T>, begin = 'begin'): Promise<T> {
   return driver.transaction(async () => {
-    await driver.run('begin');
+    await driver.run(begin);
     try {
       const result = await body();
       await driver.run('commit');
       return result;
     } catch (error) {
-      await driver.run('rollback');
+      await driver.run('rollback').catch(() => 0);
       throw error;
     }
   });

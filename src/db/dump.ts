@@ -24,7 +24,7 @@ import { is } from 'drizzle-orm';
 import { parentsOf } from './read-cache.js';
 import { getTableConfig, SQLiteBaseInteger, SQLiteTable, type SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { ConfigError } from '../config.js';
-import type { Driver } from './driver.js';
+import { atomicAlone, type Driver } from './driver.js';
 import type { Database_ } from './open.js';
 import * as schema from './schema.js';
 
@@ -139,18 +139,14 @@ const quote = (name: string) => `"${name}"`;
  */
 async function inTransaction<T>(driver: Driver, begin: string, body: () => Promise<T>): Promise<T> {
   let attempts = 0;
-  return driver.transaction(async () => {
-    if (++attempts > 1) throw new Error('a concurrent transaction interrupted this one; nothing was changed, run it again');
-    await driver.run(begin);
-    try {
-      const result = await body();
-      await driver.run('commit');
-      return result;
-    } catch (error) {
-      await driver.run('rollback').catch(() => 0);
-      throw error;
-    }
-  });
+  return atomicAlone(
+    driver,
+    async () => {
+      if (++attempts > 1) throw new Error('a concurrent transaction interrupted this one; nothing was changed, run it again');
+      return await body();
+    },
+    begin,
+  );
 }
 
 /** JSON with every object's keys sorted, recursively. */
