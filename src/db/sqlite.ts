@@ -68,20 +68,29 @@ interface Holder {
 /** Nobody's statements run: the holder's scope between the units of a group. */
 const NO_ONE: object = Object.freeze({});
 
+/** A promise and what settles it. */
+interface Deferred {
+  readonly promise: Promise<void>;
+  readonly settle: (error?: unknown) => void;
+}
+
+function deferred(): Deferred {
+  let settle!: (error?: unknown) => void;
+  const promise = new Promise<void>((resolve, reject) => (settle = (error) => (error === undefined ? resolve() : reject(error))));
+  return { promise, settle };
+}
+
 /** Atomic units sharing one transaction and one commit. */
 interface Group {
   readonly holder: Holder;
   /** Lets go of the connection. */
   readonly end: () => void;
   /** Settled by the commit: resolved, or rejected with its error. */
-  readonly committed: Promise<void>;
-  readonly settle: (error?: unknown) => void;
-  /** A unit's body is running; the next waits for `unitEnded`. */
-  running: boolean;
+  readonly committed: Deferred;
+  /** Settled when the unit running now ends; null while none runs. */
+  unit: Deferred | null;
   /** The commit is due: no unit joins any more, and the last one to end commits. */
   due: boolean;
-  unitEnded: Promise<void>;
-  wake: () => void;
 }
 
 interface Compiled {
@@ -149,10 +158,9 @@ function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
 
   /** Takes the connection for an exclusive transaction or a group: synchronously, once it is free. */
   function hold(): { holder: Holder; end: () => void } {
-    let end!: () => void;
-    const ended = new Promise<void>((resolve) => (end = resolve));
-    holder = { scope: NO_ONE, ended };
-    return { holder, end };
+    const ended = deferred();
+    holder = { scope: NO_ONE, ended: ended.promise };
+    return { holder, end: () => ended.settle() };
   }
 
   const transactionStatements = {
@@ -176,16 +184,15 @@ function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
       end();
       throw error;
     }
-    let settle!: (error?: unknown) => void;
-    const committed = new Promise<void>((resolve, reject) => (settle = (error) => (error === undefined ? resolve() : reject(error))));
+    const committed = deferred();
     // Units whose changes were kept await it; when every unit failed, nobody does.
-    committed.catch(() => undefined);
-    const opened: Group = { holder: groupHolder, end, committed, settle, running: false, due: false, unitEnded: Promise.resolve(), wake: () => undefined };
+    committed.promise.catch(() => undefined);
+    const opened: Group = { holder: groupHolder, end, committed, unit: null, due: false };
     group = opened;
     // Units that start in this turn of the event loop join; the commit follows, after I/O.
     setImmediate(() => {
       opened.due = true;
-      if (!opened.running) commitGroup(opened);
+      if (opened.unit === null) commitGroup(opened);
     });
     return opened;
   }
@@ -193,11 +200,11 @@ function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
   function commitGroup(ending: Group): void {
     try {
       transactionStatements.commit.run();
-      ending.settle();
+      ending.committed.settle();
     } catch (error) {
       // A failed COMMIT can leave the transaction open (SQLite keeps it for a retry).
       if (sqlite.inTransaction) transactionStatements.rollback.run();
-      ending.settle(error);
+      ending.committed.settle(error);
     } finally {
       group = null;
       holder = null;
@@ -207,8 +214,7 @@ function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
 
   /** Runs one unit inside the open group, between a savepoint and its release. */
   async function runUnit<T>(joined: Group, body: () => Promise<T>): Promise<T> {
-    joined.running = true;
-    joined.unitEnded = new Promise<void>((resolve) => (joined.wake = resolve));
+    const unit = (joined.unit = deferred());
     const result = await scope.run(null, async () => {
       joined.holder.scope = scope.current();
       try {
@@ -227,12 +233,12 @@ function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
         throw error;
       } finally {
         joined.holder.scope = NO_ONE;
-        joined.running = false;
-        joined.wake();
+        joined.unit = null;
+        unit.settle();
         if (joined.due) commitGroup(joined);
       }
     });
-    await joined.committed;
+    await joined.committed.promise;
     return result;
   }
 
@@ -289,8 +295,8 @@ function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
         if (holder === null) return await runUnit(openGroup(), body);
         const open = group;
         if (open !== null && holder === open.holder && !open.due) {
-          if (!open.running) return await runUnit(open, body);
-          await open.unitEnded;
+          if (open.unit === null) return await runUnit(open, body);
+          await open.unit.promise;
         } else {
           await holder.ended;
         }
