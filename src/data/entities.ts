@@ -218,17 +218,13 @@ export function describeCreated(rows: readonly EntityRow[]): EntityDescription[]
   return rows.map((row) => ({ row, connections: [], connecting: [] }));
 }
 
-/** Rows with the relation names Usergrid shows in metadata, for a page of entities at once. */
-export async function describeEntities(tx: Tx, rows: readonly EntityRow[]): Promise<EntityDescription[]> {
-  if (rows.length === 0) return [];
+/** The relation names Usergrid shows in an entity's metadata. */
+type Relations = Pick<EntityDescription, 'connections' | 'connecting'>;
+
+/** The relations of each of `rows`, by uuid, in one query. */
+async function readRelations(tx: Tx, rows: readonly EntityRow[]): Promise<Map<string, Relations>> {
   const uuids = JSON.stringify(rows.map((row) => row.uuid));
-  // One entity's relations (a GET of it, the answer to a PUT) are remembered until a connection
-  // changes: the collection of a connection's source never changes, and deleting an entity
-  // deletes its connections.
-  const read = () => clientOf(tx).query<RelationRow>(RELATIONS[dialectOf(tx)], [uuids, uuids]);
-  const relations = rows.length === 1 ? await remembered(tx, `relations:${rows[0]!.uuid}`, [connections], read) : await read();
-  const outgoing = relations.filter((relation) => relation.outgoing === 1);
-  const incoming = relations.filter((relation) => relation.outgoing !== 1);
+  const relations = await clientOf(tx).query<RelationRow>(RELATIONS[dialectOf(tx)], [uuids, uuids]);
   const collectionOf = new Map(rows.map((row) => [row.uuid, row.collection]));
   const group = (pairs: { uuid: string; relation: string }[]) => {
     const byUuid = new Map<string, Set<string>>();
@@ -239,11 +235,22 @@ export async function describeEntities(tx: Tx, rows: readonly EntityRow[]): Prom
     }
     return byUuid;
   };
-  const out = group(outgoing.filter(({ uuid, relation }) => !isOwnedRelation(collectionOf.get(uuid) ?? '', relation)));
-  const into = group(incoming.filter(({ relation, sourceCollection }) => !isOwnedRelation(sourceCollection ?? '', relation)));
-  return rows.map((row) => ({
-    row,
-    connections: [...(out.get(row.uuid) ?? [])].sort(),
-    connecting: [...(into.get(row.uuid) ?? [])].sort(),
-  }));
+  const out = group(relations.filter(({ outgoing, uuid, relation }) => outgoing === 1 && !isOwnedRelation(collectionOf.get(uuid) ?? '', relation)));
+  const into = group(relations.filter(({ outgoing, relation, sourceCollection }) => outgoing !== 1 && !isOwnedRelation(sourceCollection ?? '', relation)));
+  return new Map(rows.map((row) => [row.uuid, { connections: [...(out.get(row.uuid) ?? [])].sort(), connecting: [...(into.get(row.uuid) ?? [])].sort() }]));
+}
+
+/** Rows with the relation names Usergrid shows in metadata, for a page of entities at once. */
+export async function describeEntities(tx: Tx, rows: readonly EntityRow[]): Promise<EntityDescription[]> {
+  if (rows.length === 0) return [];
+  if (rows.length === 1) {
+    // One entity's relations (a GET of it, the answer to a PUT) are remembered until a connection
+    // changes: the collection of a connection's source never changes, and deleting an entity
+    // deletes its connections.
+    const row = rows[0]!;
+    const relations = await remembered(tx, `relations:${row.uuid}`, [connections], async () => (await readRelations(tx, rows)).get(row.uuid)!);
+    return [{ row, connections: relations.connections, connecting: relations.connecting }];
+  }
+  const relations = await readRelations(tx, rows);
+  return rows.map((row) => ({ row, ...relations.get(row.uuid)! }));
 }
