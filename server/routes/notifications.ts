@@ -4,7 +4,7 @@
  * routes, whose `/{orgId}/{appId}/{collection}/…` would otherwise take these paths; each route
  * runs the data API's access middleware itself, so only these paths pay for it.
  */
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { Env } from '../env.js';
 import { createRoute, z } from '@hono/zod-openapi';
 import { router, responses } from '../openapi.js';
@@ -29,18 +29,19 @@ type Router = ReturnType<typeof router>;
 const PLURALS: ReadonlySet<string> = new Set(['notifiers', 'notifications', 'receipts', 'devices', 'users', 'groups']);
 
 /**
- * The hono pattern of a documented path: `{name}` is a parameter, a literal `*` segment only
- * matches `*` (seed: /{notificationId}/[*]/queue), and a collection also answers to its singular.
+ * The hono patterns of a documented path: `{name}` is a parameter, a literal `*` segment only
+ * matches `*` (seed: /{notificationId}/[*]/queue), and a collection also answers to its singular
+ * (one pattern for each spelling: fixed segments are a lookup in hono's trie, where a parameter
+ * with a pattern, `:collection{devices?}`, is a regular expression tried on every request of the
+ * data API).
  */
-function honoPath(path: string): string {
-  return path
-    .split('/')
-    .map((segment) => {
-      if (segment === '*') return ':star{\\*}';
-      if (PLURALS.has(segment)) return `:collection{${segment}?}`;
-      return segment.replace(/^\{(\w+)\}$/, ':$1');
-    })
-    .join('/');
+function honoPaths(path: string): string[] {
+  let paths = [''];
+  for (const segment of path.split('/').slice(1)) {
+    const spellings = segment === '*' ? [':star{\\*}'] : PLURALS.has(segment) ? [segment, segment.slice(0, -1)] : [segment.replace(/^\{(\w+)\}$/, ':$1')];
+    paths = paths.flatMap((prefix) => spellings.map((spelling) => `${prefix}/${spelling}`));
+  }
+  return paths;
 }
 
 /** Declares one route with the data API's access middleware in front, and documents it. */
@@ -49,15 +50,17 @@ function route(app: Router, method: Method, path: string, summary: string, handl
   app.openAPIRegistry.registerPath(
     createRoute({ method, path, tags: ['Push'], summary, request: { params: z.object(Object.fromEntries(names.map((name) => [name, z.string()]))) }, responses: responses('Entity') }),
   );
-  app.on(method.toUpperCase(), honoPath(path), dataAccess(), handler);
+  app.on(method.toUpperCase(), honoPaths(path), dataAccess(), handler);
 }
 
 /** Every other method on `path` is 405 with `Allow`. */
 function otherMethodsNotAllowed(app: Router, path: string, allowed: readonly Method[]): void {
   const allow = allowed.map((method) => method.toUpperCase()).join(', ');
-  app.all(honoPath(path), () => {
-    throw MethodNotAllowed(`${path} allows ${allow}`, { headers: { Allow: allow } });
-  });
+  for (const pattern of honoPaths(path)) {
+    app.all(pattern, () => {
+      throw MethodNotAllowed(`${path} allows ${allow}`, { headers: { Allow: allow } });
+    });
+  }
 }
 
 function sendTo(target: (c: Context<Env>) => NotificationTarget): Handler {
@@ -117,15 +120,17 @@ function queryTargetRoute(app: Router): void {
   app.openAPIRegistry.registerPath(
     createRoute({ method: 'post', path: `${APP}/devices`, tags: ['Push'], summary: 'With ql or queryStatement: send to the devices the query matches (without: create a device)', request: { params: z.object({ orgId: z.string(), appId: z.string() }) }, responses: responses('Notification') }),
   );
-  app.use(honoPath(`${APP}/devices`), async (c, next) => {
+  const access = dataAccess();
+  const sendToQuery: MiddlewareHandler<Env> = async (c, next) => {
     if (c.req.method !== 'POST' || (c.req.query('ql') === undefined && c.req.query('queryStatement') === undefined)) return next();
     let response: Response | undefined;
-    await dataAccess()(c, async () => {
+    await access(c, async () => {
       await authorizeGrant(c, 'post', '/devices/*/notifications');
       response = await send(c);
     });
     return response;
-  });
+  };
+  for (const pattern of honoPaths(`${APP}/devices`)) app.use(pattern, sendToQuery);
 }
 
 export function pushRoutes() {

@@ -20,6 +20,24 @@ afterEach(async () => {
 
 const send = (path: string, json: unknown) => d.t.request('POST', `${APP}${path}`, { json, token: d.admin });
 
+describe('paths', () => {
+  it('answer to the singular of each collection, as Usergrid did, and refuse other methods the same way', async () => {
+    const [device] = await createDevices(d, 'dev', 1);
+    expect((await must(d, 'GET', `${APP}/notifier/dev`)).entities[0]).toMatchObject({ type: 'notifier', name: 'dev' });
+    const sent = (await must(d, 'POST', `${APP}/device/${device.uuid}/notification`, { payloads: { dev: 'hello' } })).entities[0];
+    expect(sent).toMatchObject({ type: 'notification', expectedCount: 1 });
+    expect((await must(d, 'GET', `${APP}/notification/${sent.uuid}`)).entities[0].uuid).toBe(sent.uuid);
+    expect((await must(d, 'GET', `${APP}/notification`)).entities.map((e: { uuid: string }) => e.uuid)).toEqual([sent.uuid]);
+    expect((await must(d, 'GET', `${APP}/receipt`)).action).toBe('get');
+    const bySingular = (await send(`/device?ql=${encodeURIComponent(`select * where uuid = ${device.uuid}`)}`, { payloads: { dev: 'again' } })).body.entities[0];
+    expect(bySingular).toMatchObject({ type: 'notification', expectedCount: 1 });
+    for (const path of ['/notification', '/notifications']) {
+      const refused = await d.t.request('DELETE', `${APP}${path}`, { token: d.admin });
+      expect([refused.status, refused.headers.get('allow')]).toEqual([405, 'GET']);
+    }
+  });
+});
+
 describe('sending', () => {
   it('to one device: stored before the answer, sent by the worker, one receipt', async () => {
     const [device] = await createDevices(d, 'dev', 1);
