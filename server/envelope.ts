@@ -31,7 +31,6 @@ export interface RequestUrl {
   readonly searchParams: URLSearchParams;
 }
 
-const urls = new WeakMap<Request, RequestUrl>();
 /** Origins by the scheme and authority they were read from; bounded, as Host is the caller's. */
 const origins = new Map<string, string>();
 const ORIGINS_KEPT = 64;
@@ -44,6 +43,21 @@ function originOf(authority: string): string {
     origins.set(authority, origin);
   }
   return origin;
+}
+
+/** A request URL's parts, cut out of its text; the query is parsed when first asked for. */
+class SlicedUrl implements RequestUrl {
+  #searchParams: URLSearchParams | undefined;
+
+  constructor(
+    readonly origin: string,
+    readonly pathname: string,
+    private readonly search: string,
+  ) {}
+
+  get searchParams(): URLSearchParams {
+    return (this.#searchParams ??= new URLSearchParams(this.search));
+  }
 }
 
 /**
@@ -61,21 +75,13 @@ export function parseRequestUrl(href: string): RequestUrl {
   if (end === -1) end = href.length;
   const query = href.indexOf('?', pathStart);
   const pathEnd = query !== -1 && query < end ? query : end;
-  const search = pathEnd < end ? href.slice(pathEnd + 1, end) : '';
-  let params: URLSearchParams | undefined;
-  return {
-    origin: originOf(authority),
-    pathname: href.slice(pathStart, pathEnd),
-    get searchParams() {
-      return (params ??= new URLSearchParams(search));
-    },
-  };
+  return new SlicedUrl(originOf(authority), href.slice(pathStart, pathEnd), pathEnd < end ? href.slice(pathEnd + 1, end) : '');
 }
 
 /** The request's URL, read once per request however many parts of the answer ask for it. */
 export function urlOf(c: Context<Env>): RequestUrl {
-  let url = urls.get(c.req.raw);
-  if (url === undefined) urls.set(c.req.raw, (url = parseRequestUrl(c.req.url)));
+  let url = c.get('url');
+  if (url === undefined) c.set('url', (url = parseRequestUrl(c.req.url)));
   return url;
 }
 
