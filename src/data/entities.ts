@@ -249,7 +249,7 @@ export async function describeEntities(tx: Tx, rows: readonly EntityRow[]): Prom
     // deletes its connections.
     const row = rows[0]!;
     const relations = await remembered(tx, `relations:${row.uuid}`, [connections], async () => (await readRelations(tx, rows)).get(row.uuid)!);
-    return [{ row, connections: relations.connections, connecting: relations.connecting }];
+    return [{ row, ...relations }];
   }
   const relations = await readRelations(tx, rows);
   return rows.map((row) => ({ row, ...relations.get(row.uuid)! }));
