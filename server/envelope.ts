@@ -4,6 +4,7 @@
  */
 import type { Context } from 'hono';
 import type { Env } from './env.js';
+import { TextCache } from '../src/db/driver.js';
 
 // Query parameters that carry secrets never echo back in `params`.
 const SECRET_PARAMS = new Set(['access_token', 'client_secret', 'password', 'token']);
@@ -32,18 +33,8 @@ export interface RequestUrl {
 }
 
 /** Origins by the scheme and authority they were read from; bounded, as Host is the caller's. */
-const origins = new Map<string, string>();
-const ORIGINS_KEPT = 64;
-
-function originOf(authority: string): string {
-  let origin = origins.get(authority);
-  if (origin === undefined) {
-    origin = new URL(authority).origin;
-    if (origins.size >= ORIGINS_KEPT) origins.delete(origins.keys().next().value ?? '');
-    origins.set(authority, origin);
-  }
-  return origin;
-}
+const origins = new TextCache<string>(64);
+const originOf = (authority: string): string => origins.get(authority, (text) => new URL(text).origin);
 
 /** A request URL's parts, cut out of its text; the query is parsed when first asked for. */
 class SlicedUrl implements RequestUrl {

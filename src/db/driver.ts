@@ -103,7 +103,7 @@ export class TransactionScope<C> {
   }
 }
 
-/** Statement texts are reused verbatim by the query builder, so work per text is cached; bounded. */
+/** Work per text, cached and bounded: statement texts (the query builder reuses them verbatim), request origins. */
 export class TextCache<T> {
   private readonly entries = new Map<string, T>();
   constructor(private readonly limit: number) {}
