@@ -3,6 +3,9 @@
  * server is made (server/middleware/secure-headers.ts), so this test asks a real server.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { get, type RequestListener } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createSecureServer } from '../../server/middleware/secure-headers.js';
 import { startTestServer } from '../database.js';
 import type { RunningServer } from '../../server/serve.js';
 
@@ -48,5 +51,72 @@ describe('security headers', () => {
     const page = await fetch(`${server.url}/connect/authorize?client_id=nobody`);
     expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     expect(page.headers.get('cache-control')).toContain('no-store');
+  });
+});
+
+/** Status, status text and raw header lines (duplicates kept) of one GET to a server running `listener`. */
+async function rawResponse(listener: RequestListener): Promise<{ status: number; message: string; lines: [string, string][] }> {
+  const server = createSecureServer(listener);
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  try {
+    const { port } = server.address() as AddressInfo;
+    return await new Promise((resolve, reject) => {
+      get(`http://127.0.0.1:${port}/`, (response) => {
+        const lines: [string, string][] = [];
+        for (let index = 0; index < response.rawHeaders.length; index += 2) lines.push([response.rawHeaders[index].toLowerCase(), response.rawHeaders[index + 1]]);
+        response.resume();
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, message: response.statusMessage ?? '', lines }));
+      }).on('error', reject);
+    });
+  } finally {
+    await new Promise((done) => server.close(done));
+  }
+}
+
+function valuesOf(lines: [string, string][], name: string): string[] {
+  return lines.filter(([key]) => key === name).map(([, value]) => value);
+}
+
+describe('security headers as the response writes its head', () => {
+  it.each<[string, RequestListener, Record<string, string[]>]>([
+    [
+      'an object of headers, one overriding a default in another case',
+      (_, res) => {
+        res.writeHead(200, { 'x-frame-options': 'SAMEORIGIN', 'Content-Type': 'text/plain' });
+        res.end('ok');
+      },
+      { 'x-frame-options': ['SAMEORIGIN'], 'content-type': ['text/plain'] },
+    ],
+    [
+      'a header set before the head is written implicitly',
+      (_, res) => {
+        res.setHeader('Referrer-Policy', 'origin');
+        res.end('ok');
+      },
+      { 'referrer-policy': ['origin'] },
+    ],
+    [
+      'a flat list keeping its own duplicates',
+      (_, res) => {
+        res.writeHead(200, ['Set-Cookie', 'a=1', 'Set-Cookie', 'b=2', 'X-XSS-Protection', '1']);
+        res.end();
+      },
+      { 'set-cookie': ['a=1', 'b=2'], 'x-xss-protection': ['1'] },
+    ],
+  ])('%s: its own values win, every default is there once', async (_, listener, own) => {
+    const { status, lines } = await rawResponse(listener);
+    expect(status).toBe(200);
+    for (const [name, value] of Object.entries(EXPECTED)) expect(valuesOf(lines, name), name).toEqual(own[name] ?? [value]);
+    for (const [name, values] of Object.entries(own)) expect(valuesOf(lines, name), name).toEqual(values);
+  });
+
+  it('keeps a status text and a list of pairs', async () => {
+    const { status, message, lines } = await rawResponse((_, res) => {
+      res.writeHead(201, 'Made', [['X-Frame-Options', 'SAMEORIGIN']] as unknown as string[]);
+      res.end();
+    });
+    expect([status, message]).toEqual([201, 'Made']);
+    expect(valuesOf(lines, 'x-frame-options')).toEqual(['SAMEORIGIN']);
+    expect(valuesOf(lines, 'x-content-type-options')).toEqual(['nosniff']);
   });
 });
