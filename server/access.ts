@@ -1,7 +1,7 @@
 /**
  * Every access decision of the management API goes through these functions, so "who may call
  * what" lives in one place (rules in src/access/policy.ts). The principal itself is resolved
- * once per request by middleware/principal.ts. No token → 401; a token without the right → 403.
+ * once per request by middleware/principal.ts (through app.ts). No token → 401; a token without the right → 403.
  */
 import type { Context } from 'hono';
 import type { Env } from './env.js';

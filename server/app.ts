@@ -9,8 +9,8 @@ import { VERSION } from '../src/version.js';
 import type { Env } from './env.js';
 import { onError } from './errors.js';
 import { router } from './openapi.js';
-import { principal } from './middleware/principal.js';
-import { limitBodySize } from './middleware/body-limit.js';
+import { callerOf } from './middleware/principal.js';
+import { bodySizeCheck } from './middleware/body-limit.js';
 import { statusRoutes } from './routes/status.js';
 import { managementRoutes } from './routes/management.js';
 import { usergridTokenRoutes } from './routes/usergrid-token.js';
@@ -30,16 +30,20 @@ export function createApp(deps: Deps): Hono<Env> {
   // Usergrid's SDKs end some paths with a slash (GET …/users/{id}/likes/): same resource.
   const app = router({ strict: false });
 
+  // What every request needs first, in one middleware (each one more is a step of hono's chain
+  // on every request): its context, the body size limit (413 before anything reads the body, or
+  // authenticates), then its caller. X-Frame-Options DENY, nosniff and friends go on every
+  // response where the server is made (serve.ts, middleware/secure-headers.ts).
+  const checkBodySize = bodySizeCheck(deps.config.bodyLimit);
   app.use('*', async (c, next) => {
     c.set('startedAt', Date.now());
     c.set('deps', deps);
     c.set('logger', deps.logger);
-    await next();
+    const streaming = checkBodySize(c);
+    c.set('principal', await callerOf(c));
+    if (streaming) await streaming(c, next);
+    else await next();
   });
-  // X-Frame-Options DENY, nosniff and friends go on every response where the server is made
-  // (serve.ts, middleware/secure-headers.ts); pages add their own CSP.
-  app.use('*', limitBodySize(deps.config.bodyLimit));
-  app.use('*', principal());
 
   app.route('/', statusRoutes());
   app.route('/', oauthRoutes());

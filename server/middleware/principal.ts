@@ -4,7 +4,7 @@
  * `?client_id=&client_secret=`. No credentials → guest. Credentials that do not check out → 401,
  * never a silent downgrade to guest. The OAuth endpoints authenticate clients themselves.
  */
-import type { MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import type { Env } from '../env.js';
 import { GUEST, type Principal } from '../../src/access/principal.js';
 import { verifyAccessToken } from '../../src/identity/access-tokens.js';
@@ -36,13 +36,8 @@ async function resolvePrincipal(deps: Deps, authorization: string | undefined, q
   return GUEST;
 }
 
-export function principal(): MiddlewareHandler<Env> {
-  return async (c, next) => {
-    if (SELF_AUTHENTICATING.test(c.req.path)) {
-      c.set('principal', GUEST);
-    } else {
-      c.set('principal', await resolvePrincipal(c.get('deps'), c.req.header('authorization'), (name) => c.req.query(name)));
-    }
-    await next();
-  };
+/** The caller of the request (CONTRACT.md section 2), for the request-wide middleware in app.ts. */
+export function callerOf(c: Context<Env>): Promise<Principal> {
+  if (SELF_AUTHENTICATING.test(c.req.path)) return Promise.resolve(GUEST);
+  return resolvePrincipal(c.get('deps'), c.req.header('authorization'), (name) => c.req.query(name));
 }

@@ -1,0 +1,62 @@
+/**
+ * The request size limit on a real server, where a body arrives either with a declared
+ * Content-Length (refused from the header alone) or chunked without one (counted as it is read).
+ * Both are 413 in the contract's format, checked before the caller is, and create nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveConfig } from '../../src/config.js';
+import { startServer, type RunningServer } from '../../server/serve.js';
+import { ORG } from '../helpers.js';
+import { findOrganization } from '../../src/management/organizations.js';
+
+const LIMIT = 4096;
+
+function chunked(text: string): ReadableStream<Uint8Array> {
+  const bytes = new TextEncoder().encode(text);
+  return new ReadableStream({
+    start(controller) {
+      for (let at = 0; at < bytes.length; at += 1000) controller.enqueue(bytes.subarray(at, at + 1000));
+      controller.close();
+    },
+  });
+}
+
+describe('body size limit over HTTP', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServer({ ...resolveConfig({ logLevel: 'silent', db: ':memory:', port: '0' }, {}), bodyLimit: LIMIT });
+  });
+  afterAll(() => server.close());
+
+  const big = (organization: string) => JSON.stringify({ ...ORG, organization, name: 'x'.repeat(LIMIT) });
+
+  // A declared length is refused before the caller is checked; a chunked body only as it is
+  // read, so a caller refused first never has it read.
+  it.each([
+    ['with a Content-Length', (organization: string) => ({ body: big(organization) }), 413],
+    ['chunked, without one', (organization: string) => ({ body: chunked(big(organization)), duplex: 'half' }), 401],
+  ])('a body over the limit %s is 413 (with a bad token %i), and creates nothing', async (_, body, badToken) => {
+    for (const [organization, headers, status] of [
+      ['big-guest', {}, 413],
+      ['big-bad-token', { authorization: 'Bearer not-a-token' }, badToken],
+    ] as const) {
+      const response = await fetch(`${server.url}/management/orgs`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, ...body(organization) } as RequestInit);
+      expect(response.status, organization).toBe(status);
+      expect((await response.json()).error).toBe(status === 413 ? 'payload_too_large' : 'unauthorized');
+      await expect(findOrganization(server.deps, organization)).rejects.toThrow(/not found/);
+    }
+  });
+
+  it.each([
+    ['with a Content-Length', (text: string) => ({ body: text })],
+    ['chunked', (text: string) => ({ body: chunked(text), duplex: 'half' })],
+  ])('a body within the limit %s goes through, and a bad token is still refused', async (_, body) => {
+    const name = `small${Math.random().toString(36).slice(2, 8)}`;
+    const text = JSON.stringify({ ...ORG, organization: name, username: name, email: `${name}@example.com` });
+    const refused = await fetch(`${server.url}/management/orgs`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer not-a-token' }, ...body(text) } as RequestInit);
+    expect(refused.status).toBe(401);
+    const created = await fetch(`${server.url}/management/orgs`, { method: 'POST', headers: { 'content-type': 'application/json' }, ...body(text) } as RequestInit);
+    expect(created.status, await created.text()).toBe(200);
+    expect((await findOrganization(server.deps, name)).name).toBe(name);
+  });
+});
