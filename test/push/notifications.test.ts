@@ -60,6 +60,10 @@ describe('sending', () => {
     expect(receipts.entities[0].errorCode).toBeUndefined();
     const byDevice = await must(d, 'GET', `${APP}/${device.name}/*/receipts`);
     expect(byDevice.entities.map((e: { uuid: string }) => e.uuid)).toEqual([receipts.entities[0].uuid]);
+    // Without the `*`, the same shape is the data API's: the device's connection to its receipts.
+    const connected = await must(d, 'GET', `${APP}/devices/${device.uuid}/receipts`);
+    expect(connected.entities.map((e: { uuid: string }) => e.uuid)).toEqual([receipts.entities[0].uuid]);
+    expect((await must(d, 'GET', `${APP}/${notification.uuid}/*/receipt`)).entities).toHaveLength(1);
     const back = await must(d, 'GET', `${APP}/${receipts.entities[0].uuid}/*/notifications`);
     expect(back.entities.map((e: { uuid: string }) => e.uuid)).toEqual([notification.uuid]);
     expect((await must(d, 'GET', `${APP}/${notification.uuid}/*/queue`)).entities).toEqual([]);
