@@ -6,7 +6,7 @@
  * knows which drivers exist.
  */
 import { existsSync } from 'node:fs';
-import { getTableName, type Table } from 'drizzle-orm';
+import type { Table } from 'drizzle-orm';
 import { drizzle, type SqliteRemoteDatabase } from 'drizzle-orm/sqlite-proxy';
 import { assetPath } from '../runtime/assets.js';
 import type { DialectName, Driver } from './driver.js';
@@ -71,7 +71,7 @@ export function dialectOf(handle: object): DialectName {
  */
 export function remembered<T>(handle: object, key: string, tables: readonly Table[], load: () => Promise<T>): Promise<T> {
   const cache = driverOf(handle)?.readCache;
-  return cache ? cache.get(key, tables.map(getTableName), load) : load();
+  return cache ? cache.get(key, tables, load) : load();
 }
 
 type Session = {

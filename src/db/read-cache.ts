@@ -16,7 +16,7 @@
  * Only the SQLite driver has one. On PostgreSQL other instances write where this one cannot see,
  * so every lookup goes to the database.
  */
-import { is } from 'drizzle-orm';
+import { getTableName, is, type Table } from 'drizzle-orm';
 import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
 
 /** Entries beyond this evict the oldest. */
@@ -127,14 +127,14 @@ export class ReadCache {
   }
 
   /** Versions only grow, so their sum changes whenever one of them does. */
-  private stampOf(tables: readonly string[]): number {
+  private stampOf(tables: readonly Table[]): number {
     let stamp = this.epoch;
-    for (const table of tables) stamp += this.versions.get(table) ?? 0;
+    for (const table of tables) stamp += this.versions.get(getTableName(table)) ?? 0;
     return stamp;
   }
 
   /** What `load` reads from `tables`, remembered under `key` until one of them changes. */
-  async get<T>(key: string, tables: readonly string[], load: () => Promise<T>): Promise<T> {
+  async get<T>(key: string, tables: readonly Table[], load: () => Promise<T>): Promise<T> {
     if (this.inTransaction()) return load();
     const outside = this.externalVersion();
     if (outside !== this.outside) {
