@@ -43,6 +43,16 @@ export async function leaseDeliveries(db: Db, provider: ProviderName, limit: num
   return leased;
 }
 
+/**
+ * Whether any delivery is queued or leased. When none is, nothing is due, no lease can run out
+ * and nothing can expire: an idle worker asks this instead of opening its transactions.
+ */
+export async function hasUnfinishedDeliveries(db: Db): Promise<boolean> {
+  const [row] = await db.$client.query<{ unfinished: unknown }>(statementsOf(db).unfinished, []);
+  // SQLite answers 0 or 1, PostgreSQL a boolean.
+  return Boolean(row?.unfinished);
+}
+
 /** Leases that ran out (their worker was killed or hung) go back to the queue. */
 export async function recoverExpiredLeases(tx: Tx, now: number): Promise<number> {
   return changes(
@@ -87,6 +97,9 @@ const DELIVERY_COLUMNS = `id, app_uuid as "appUuid", notification_uuid as "notif
  * keeps it. Parameters are positional (`?`); the comment above each names them in order.
  */
 const SQLITE = {
+  // Whether anything is queued or leased: each half a lookup in its state's partial index.
+  unfinished: `select (exists (select 1 from push_deliveries where state = 'queued')
+      or exists (select 1 from push_deliveries where state = 'leased')) as unfinished`,
   // provider, now, now, limit
   due: `select id from push_deliveries
       where state = 'queued' and provider = ? and due_at <= ? and (expire_at is null or expire_at > ?)
@@ -144,6 +157,7 @@ type Statements = { readonly [Name in keyof typeof SQLITE]: string };
  * leases that expire.
  */
 const POSTGRES: Statements = {
+  unfinished: SQLITE.unfinished,
   due: `select id from push_deliveries
       where state = 'queued' and provider = ? and due_at <= ? and (expire_at is null or expire_at > ?)
       order by due_at limit ?

@@ -15,7 +15,7 @@ import { findEntityByUuid } from '../data/store.js';
 import { notifierConfig } from './notifiers.js';
 import { PROVIDERS } from './providers/index.js';
 import type { ProviderName, PushClient, PushOutcome } from './providers/types.js';
-import { expireDeliveries, finishNotifications, leaseDeliveries, recordAttempts, recoverExpiredLeases, type Attempt, type Delivery } from './queue.js';
+import { expireDeliveries, finishNotifications, hasUnfinishedDeliveries, leaseDeliveries, recordAttempts, recoverExpiredLeases, type Attempt, type Delivery } from './queue.js';
 
 export interface WorkerOptions {
   /** How long a lease lasts; must exceed `requestTimeoutMs`, or a slow send could be taken twice. */
@@ -280,6 +280,13 @@ export function startDeliveryWorker(deps: Deps, overrides: Partial<WorkerOptions
     let nextSweep = 0;
     while (!stopping) {
       try {
+        // Nothing in flight, nothing to record and nothing queued or leased: a round would open
+        // its transactions (a sweep and a lease per provider) only to change nothing. One read
+        // instead keeps an idle server idle.
+        if (sending.size === 0 && answers.length === 0 && !(await hasUnfinishedDeliveries(deps.db))) {
+          await pause(options.pollMs);
+          continue;
+        }
         if (deps.now() >= nextSweep) {
           await sweep();
           nextSweep = deps.now() + options.pollMs;

@@ -241,3 +241,31 @@ describe('schedule, expiry, cancel, delete', () => {
     expect((await d.t.request('PUT', `${APP}/receipts`, { json: {}, token: d.admin })).status).toBe(405);
   });
 });
+
+describe('the worker', () => {
+  it('opens no transaction while nothing is queued, and still sends what is queued later', async () => {
+    const driver = d.t.deps.db.$client;
+    const atomic = driver.atomic.bind(driver);
+    let transactions = 0;
+    driver.atomic = (body) => {
+      transactions++;
+      return atomic(body);
+    };
+    try {
+      worker = testWorker(d);
+      await new Promise((done) => setTimeout(done, 200));
+      // Twenty polls of an empty queue: before, each opened a sweep and a lease per provider.
+      expect(transactions).toBe(0);
+      const [device] = await createDevices(d, 'dev', 1);
+      const res = await send(`/devices/${device.uuid}/notifications`, { payloads: { dev: 'later' } });
+      expect((await waitForState(d, res.body.entities[0].uuid, ['FINISHED'])).statistics).toEqual({ sent: 1, errors: 0 });
+      // Idle again once the answer is recorded: the count stops growing.
+      await new Promise((done) => setTimeout(done, 100));
+      const settled = transactions;
+      await new Promise((done) => setTimeout(done, 200));
+      expect(transactions).toBe(settled);
+    } finally {
+      driver.atomic = atomic;
+    }
+  });
+});
