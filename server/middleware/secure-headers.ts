@@ -30,10 +30,10 @@ export const SECURE_HEADERS: readonly (readonly [string, string])[] = [
 
 const DEFAULTS = SECURE_HEADERS.map(([name, value]) => ({ name, key: name.toLowerCase(), value }));
 
-type Headers = OutgoingHttpHeaders | OutgoingHttpHeader[];
+type GivenHeaders = OutgoingHttpHeaders | OutgoingHttpHeader[];
 
 /** The headers `writeHead` was given (an object, a flat list, or a list of pairs) as a flat list of names and values. */
-function flatten(headers: Headers | undefined): OutgoingHttpHeader[] {
+function flatten(headers: GivenHeaders | undefined): OutgoingHttpHeader[] {
   if (headers === undefined || headers === null) return [];
   if (!Array.isArray(headers)) {
     const flat: OutgoingHttpHeader[] = [];
@@ -45,7 +45,7 @@ function flatten(headers: Headers | undefined): OutgoingHttpHeader[] {
 
 /** Node's response, writing its head with every security header the response has not set itself. */
 export class SecureResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
-  override writeHead(statusCode: number, reason?: string | Headers, headers?: Headers): this {
+  override writeHead(statusCode: number, reason?: string | GivenHeaders, headers?: GivenHeaders): this {
     const message = typeof reason === 'string' ? reason : undefined;
     const own = flatten(typeof reason === 'string' ? headers : reason);
     const ownKeys: string[] = [];
