@@ -35,6 +35,11 @@ export interface CollectionSpec {
 
 type Args = unknown[];
 
+/** `a` or `an` before the nouns of help: an entity, a user (a `u` here is said "you"). */
+function article(word: string): string {
+  return /^[aeio]/i.test(word) ? 'an' : 'a';
+}
+
 /** Splits commander's action arguments into the collection, the positional words and the flags. */
 function split<F>(spec: CollectionSpec, args: Args): { collection: string; words: string[]; flags: F } {
   const flags = args[args.length - 1] as F;
@@ -51,10 +56,10 @@ export function addCollectionVerbs(noun: Command, spec: CollectionSpec, verbs: r
   const definitions = {
     list: () =>
       examples(
-        listOptions(withCollection(noun.command('list').description(`list ${spec.what} entities, newest first`))).action(
+        listOptions(withCollection(noun.command('list').description(`list ${spec.collection ?? 'the entities of a collection'}, newest first`))).action(
           act(async (ctx, ...args: Args) => {
             const { collection, flags } = split<ListFlags>(spec, args);
-            return tableOf(await fetchList(ctx, appPath(ctx, collection), flags), spec.columns, `no ${spec.what} entities`);
+            return tableOf(await fetchList(ctx, appPath(ctx, collection), flags), spec.columns, `no ${spec.collection ?? 'entities'}`);
           }),
         ),
         `${name} list ${spec.collection === undefined ? 'dogs ' : ''}--ql "select * where created > 0" --all --json`,
@@ -71,7 +76,7 @@ export function addCollectionVerbs(noun: Command, spec: CollectionSpec, verbs: r
       ),
     update: () =>
       examples(
-        dataOptions(id(withCollection(noun.command('update').description(`change properties of a ${spec.what} (others are kept)`)))).action(
+        dataOptions(id(withCollection(noun.command('update').description(`change properties of ${article(spec.what)} ${spec.what} (others are kept)`)))).action(
           act(async (ctx, ...args: Args) => {
             const { collection, words, flags } = split<{ data?: string }>(spec, args);
             const [target, ...properties] = words;
@@ -83,7 +88,7 @@ export function addCollectionVerbs(noun: Command, spec: CollectionSpec, verbs: r
       ),
     delete: () =>
       examples(
-        id(withCollection(noun.command('delete').description(`delete a ${spec.what}`)))
+        id(withCollection(noun.command('delete').description(`delete ${article(spec.what)} ${spec.what}`)))
           .option('-y, --yes', 'delete without asking')
           .action(
             act(async (ctx, ...args: Args) => {

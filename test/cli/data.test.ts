@@ -50,6 +50,15 @@ describe('entities', () => {
     expect((await cli.run(['entity', 'create', 'cats', 'nonsense'])).code).toBe(2);
   });
 
+  it('says what an empty list is, and names each verb in its help', async () => {
+    expect((await cli.run(['entity', 'list', 'cats', '--ql', 'where lives > 100'])).stdout.trim()).toBe('no entities');
+    expect((await cli.run(['role', 'list', '--ql', "where name = 'nobody'"])).stdout.trim()).toBe('no roles');
+    const entityHelp = (await cli.run(['entity', '--help'])).stdout;
+    expect(entityHelp).toMatch(/list the entities of a collection, newest first/);
+    expect(entityHelp).toMatch(/delete an entity\n/);
+    expect((await cli.run(['user', '--help'])).stdout).toMatch(/list users, newest first[\s\S]*change properties of a user /);
+  });
+
   it('connects, lists connections and disconnects', async () => {
     await cli.json(['user', 'create', 'fred']);
     await cli.json(['entity', 'create', 'dogs', 'name=bello']);
