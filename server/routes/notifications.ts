@@ -57,6 +57,19 @@ function route(app: Router, method: Method, path: string, summary: string, handl
 }
 
 /**
+ * The answer of a handler that decides for itself whether a request is its own (and otherwise
+ * passes it on), behind the data API's access middleware: the middleware runs `answer` as its
+ * `next`, which leaves the response to be handed back here.
+ */
+async function behindAccess(access: MiddlewareHandler<Env>, c: Context<Env>, answer: () => Promise<Response>): Promise<Response | undefined> {
+  let response: Response | undefined;
+  await access(c, async () => {
+    response = await answer();
+  });
+  return response;
+}
+
+/**
  * GET `/{orgId}/{appId}/{id}/[*]/{rest}` (seed: /{notificationId}/[*]/queue), the `*` literal.
  * hono's pattern is the data API's own `/:collection/:entityId/{rest}`, taken only when
  * `entityId` is `*`: any other request goes on to the data routes. A pattern of its own, with
@@ -73,11 +86,7 @@ function starRoute(app: Router, rest: string, summary: string, handler: (c: Cont
         await next();
         return;
       }
-      let response: Response | undefined;
-      await access(c, async () => {
-        response = await handler(c, param(c, 'collection'));
-      });
-      return response;
+      return behindAccess(access, c, () => handler(c, param(c, 'collection')));
     });
   }
 }
@@ -152,12 +161,10 @@ function queryTargetRoute(app: Router): void {
   const access = dataAccess();
   const sendToQuery: MiddlewareHandler<Env> = async (c, next) => {
     if (c.req.method !== 'POST' || (c.req.query('ql') === undefined && c.req.query('queryStatement') === undefined)) return next();
-    let response: Response | undefined;
-    await access(c, async () => {
+    return behindAccess(access, c, async () => {
       await authorizeGrant(c, 'post', '/devices/*/notifications');
-      response = await send(c);
+      return send(c);
     });
-    return response;
   };
   for (const pattern of honoPaths(`${APP}/devices`)) app.use(pattern, sendToQuery);
 }
