@@ -43,10 +43,11 @@ function honoPaths(path: string): string[] {
   return paths;
 }
 
-function document(app: Router, method: Method, path: string, summary: string): void {
+/** Documents a route in /openapi.json, its parameters read from the path. */
+function document(app: Router, method: Method, path: string, summary: string, model = 'Entity'): void {
   const names = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
   app.openAPIRegistry.registerPath(
-    createRoute({ method, path, tags: ['Push'], summary, request: { params: z.object(Object.fromEntries(names.map((name) => [name, z.string()]))) }, responses: responses('Entity') }),
+    createRoute({ method, path, tags: ['Push'], summary, request: { params: z.object(Object.fromEntries(names.map((name) => [name, z.string()]))) }, responses: responses(model) }),
   );
 }
 
@@ -155,9 +156,7 @@ function receiptRoutes(app: Router): void {
  */
 function queryTargetRoute(app: Router): void {
   const send = sendTo((c) => ({ kind: 'devices', ql: c.req.query('ql') ?? c.req.query('queryStatement') }));
-  app.openAPIRegistry.registerPath(
-    createRoute({ method: 'post', path: `${APP}/devices`, tags: ['Push'], summary: 'With ql or queryStatement: send to the devices the query matches (without: create a device)', request: { params: z.object({ orgId: z.string(), appId: z.string() }) }, responses: responses('Notification') }),
-  );
+  document(app, 'post', `${APP}/devices`, 'With ql or queryStatement: send to the devices the query matches (without: create a device)', 'Notification');
   const access = dataAccess();
   const sendToQuery: MiddlewareHandler<Env> = async (c, next) => {
     if (c.req.method !== 'POST' || (c.req.query('ql') === undefined && c.req.query('queryStatement') === undefined)) return next();

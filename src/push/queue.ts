@@ -48,9 +48,8 @@ export async function leaseDeliveries(db: Db, provider: ProviderName, limit: num
  * and nothing can expire: an idle worker asks this instead of opening its transactions.
  */
 export async function hasUnfinishedDeliveries(db: Db): Promise<boolean> {
-  const [row] = await db.$client.query<{ unfinished: unknown }>(statementsOf(db).unfinished, []);
   // SQLite answers 0 or 1, PostgreSQL a boolean.
-  return Boolean(row?.unfinished);
+  return Boolean(await firstValue(db, statementsOf(db).unfinished, []));
 }
 
 /** Leases that ran out (their worker was killed or hung) go back to the queue. */
