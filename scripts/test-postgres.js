@@ -1,6 +1,7 @@
 // The API test suite again, on PostgreSQL (`npm test` runs it after the SQLite run). Every test
 // app gets a schema of its own on the server IDP_TEST_DATABASE_URL names (default: the local
-// server, database `test`); where no server answers, the run is skipped with a message.
+// server, database `test`); where no server answers, the run is skipped with a message, or fails
+// when IDP_TEST_REQUIRE_POSTGRES=1 (as .ci/run sets it), so a missing server cannot hide the run.
 // Usage: node scripts/test-postgres.js [vitest filters…]
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -18,7 +19,13 @@ async function reachable() {
     await client.query('select 1');
     return true;
   } catch (error) {
-    console.log(`PostgreSQL tests skipped: no server answers at ${url.replace(/:[^:@/]*@/, ':***@')} (${error.code ?? error.message})`);
+    const problem = `no server answers at ${url.replace(/:[^:@/]*@/, ':***@')} (${error.code ?? error.message})`;
+    if (process.env.IDP_TEST_REQUIRE_POSTGRES === '1') {
+      console.error(`PostgreSQL tests failed: IDP_TEST_REQUIRE_POSTGRES=1, but ${problem}`);
+      process.exitCode = 1;
+    } else {
+      console.log(`PostgreSQL tests skipped: ${problem}`);
+    }
     return false;
   } finally {
     await client.end().catch(() => undefined);

@@ -16,8 +16,20 @@ export const POSTGRES_URL = TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:
 
 export const redactedUrl = (url: string) => url.replace(/:[^:@/]*@/, ':***@');
 
-/** Why PostgreSQL at `url` cannot be used (undefined when it answers), as scripts/test-postgres.js checks. */
+/**
+ * Why PostgreSQL at `url` cannot be used (undefined when it answers), as scripts/test-postgres.js
+ * checks. With IDP_TEST_REQUIRE_POSTGRES=1 (CI sets it) a missing server fails the test file
+ * instead of skipping its PostgreSQL tests.
+ */
 export async function postgresProblem(url = POSTGRES_URL): Promise<string | undefined> {
+  const problem = await postgresConnectProblem(url);
+  if (problem !== undefined && process.env.IDP_TEST_REQUIRE_POSTGRES === '1') {
+    throw new Error(`IDP_TEST_REQUIRE_POSTGRES=1, but ${problem}`);
+  }
+  return problem;
+}
+
+async function postgresConnectProblem(url: string): Promise<string | undefined> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
   try {
     await client.connect();

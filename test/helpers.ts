@@ -2,6 +2,7 @@
  * Builds the real app on a fresh :memory: database (real migrations, real storage) and drives it
  * with app.request() — no port. Only CLI and end-to-end tests open sockets.
  */
+import { expect } from 'vitest';
 import { openTestDatabase } from './database.js';
 import { resolveConfig, type Config } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
@@ -76,8 +77,11 @@ export async function adminToken(t: TestApp, username: string, password: string)
   return res.body.access_token;
 }
 
-/** Every row of every table, to prove a failed request changed nothing stored. */
-export async function snapshot(t: TestApp): Promise<string> {
+/**
+ * Every row of every table, to prove a failed request changed nothing stored. `except` names
+ * tables a refusal may rightly touch (the login throttle counts a wrong password).
+ */
+export async function snapshot(t: TestApp, options: { except?: readonly string[] } = {}): Promise<string> {
   const driver = t.deps.db.$client;
   const tables = await driver.query<{ name: string }>(
     driver.dialect === 'sqlite'
@@ -85,6 +89,49 @@ export async function snapshot(t: TestApp): Promise<string> {
       : `select table_name as name from information_schema.tables where table_schema = current_schema() order by table_name`,
   );
   const rows = [];
-  for (const { name } of tables) rows.push([name, await driver.query(`select * from "${name}" order by 1`)]);
+  for (const { name } of tables) {
+    if (options.except?.includes(name)) continue;
+    rows.push([name, await driver.query(`select * from "${name}" order by 1`)]);
+  }
   return JSON.stringify(rows);
+}
+
+/**
+ * A refusal as a client sees it: the status and the error's wire name, with a description
+ * (docs/api.md, "Errors"). Every test of a refused request asserts through this one helper, so
+ * no test accepts "some 4xx".
+ */
+export function expectRefusal(res: TestResponse, status: number, error: string): void {
+  expect(res.status, res.text).toBe(status);
+  expect(res.body?.error, res.text).toBe(error);
+  expect(typeof res.body.error_description, res.text).toBe('string');
+  // The management and data APIs add Usergrid's code and message; OAuth endpoints answer RFC 6749 5.2's pair only.
+  if ('code' in res.body) {
+    expect(res.body.code, res.text).toBe(status);
+    expect(res.body.message, res.text).toBe(res.body.error_description);
+  }
+}
+
+/** An OAuth endpoint's refusal (RFC 6749 5.2): the error, a description, and never cached. */
+export function expectOAuthError(res: TestResponse, status: number, error: string): void {
+  expectRefusal(res, status, error);
+  expect(res.headers.get('cache-control')).toBe('no-store');
+}
+
+/**
+ * Sends a request that must be refused and proves it wrote nothing: every table holds the same
+ * rows after as before. Returns the response for further checks.
+ */
+export async function expectRefusedUnchanged(
+  t: TestApp,
+  send: () => Promise<TestResponse>,
+  status: number,
+  error: string,
+  options: { except?: readonly string[] } = {},
+): Promise<TestResponse> {
+  const before = await snapshot(t, options);
+  const res = await send();
+  expectRefusal(res, status, error);
+  expect(await snapshot(t, options), `${status} ${error} must leave every table unchanged`).toBe(before);
+  return res;
 }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ORG, type TestApp, type TestResponse } from '../helpers.js';
+import { expectOAuthError, ORG, type TestApp } from '../helpers.js';
 import { createAuthorizationCode } from '../../src/identity/authorization-codes.js';
 import { basic, claimsOf, createAppUser, createTenantApp, pkcePair, registerClient, token, type Clock, type Tenant } from './fixtures.js';
 
@@ -10,13 +10,6 @@ beforeEach(async () => {
   ({ t, tenant, clock } = await createTenantApp());
 });
 afterEach(() => t.close());
-
-function expectOAuthError(res: TestResponse, status: number, error: string) {
-  expect(res.status, res.text).toBe(status);
-  expect(res.body.error).toBe(error);
-  expect(typeof res.body.error_description).toBe('string');
-  expect(res.headers.get('cache-control')).toBe('no-store');
-}
 
 const adminLogin = (extra: Record<string, string> = {}) =>
   token(t, { grant_type: 'password', client_id: 'admin-cli', username: ORG.username, password: ORG.password, ...extra });
