@@ -4,6 +4,9 @@
  * route; organization A (acme, application sandbox) is the other tenant. Each refusal is checked
  * for its status and error name, and every table must hold the same rows afterwards.
  *
+ * A's admin is also sent through A's own paths, past every access check, naming B's things by
+ * their uuids: each must be out of reach there too.
+ *
  * The list of routes cannot go stale: the app's own route table and /openapi.json are read, and
  * a route that writes is either walked here or named in OPEN_BY_DESIGN with its reason.
  */
@@ -275,28 +278,40 @@ async function createFixture(t: TestApp): Promise<Fixture> {
   await must(asB, 'PUT', `${MB}/users/carol`);
   const client = await registerClient(t, b, { client_name: 'web', redirect_uris: ['https://shop.example/cb'] }, `${MB}/apps/shop/clients`);
   const spareClient = await registerClient(t, b, { client_name: 'spare', redirect_uris: ['https://shop.example/cb'] }, `${MB}/apps/shop/clients`);
-  for (const name of ['corp', 'spare']) await must(asB, 'POST', `${MB}/apps/shop/identity-providers`, { name, issuer: `https://${name}.example`, client_id: 'shop' });
+  const corp = await must(asB, 'POST', `${MB}/apps/shop/identity-providers`, { name: 'corp', issuer: 'https://corp.example', client_id: 'shop' });
+  await must(asB, 'POST', `${MB}/apps/shop/identity-providers`, { name: 'spare', issuer: 'https://spare.example', client_id: 'shop' });
 
-  await must(asB, 'POST', `${B}/users`, [{ username: 'stranger', password: PASSWORD }, { username: 'victim', email: 'victim@example.com', password: PASSWORD }]);
+  const users = await must(asB, 'POST', `${B}/users`, [{ username: 'stranger', password: PASSWORD }, { username: 'victim', email: 'victim@example.com', password: PASSWORD }]);
   await must(asA, 'POST', '/acme/sandbox/users', { username: 'amy', password: PASSWORD });
   await must(asB, 'POST', `${B}/users/victim/permissions`, { permission: 'get:/cats/**' });
-  await must(asB, 'POST', `${B}/groups`, { path: 'staff' });
+  const staff = await must(asB, 'POST', `${B}/groups`, { path: 'staff' });
   await must(asB, 'POST', `${B}/groups/staff/permissions`, { permission: 'put:/dogs/*' });
   await must(asB, 'POST', `${B}/groups/staff/users/victim`);
   await must(asB, 'POST', `${B}/roles`, { name: 'manager', title: 'Manager' });
   await must(asB, 'POST', `${B}/roles/manager/users/victim`);
-  await must(asB, 'POST', `${B}/dogs`, [{ name: 'rex' }, { name: 'spot' }]);
+  const dogs = await must(asB, 'POST', `${B}/dogs`, [{ name: 'rex' }, { name: 'spot' }]);
   const cats = await must(asB, 'POST', `${B}/cats`, [{ name: 'felix' }, { name: 'tom' }]);
   const felix = cats.entities[0].uuid;
   await must(asB, 'POST', `${B}/dogs/rex/likes/${felix}`);
   await must(asB, 'POST', `${B}/dogs/rex/likes/cats/tom`);
 
-  await must(asB, 'POST', `${B}/notifiers`, ['dev', 'spare0', 'spare1'].map((name) => ({ name, provider: 'noop', environment: 'development' })));
+  const notifiers = await must(asB, 'POST', `${B}/notifiers`, ['dev', 'spare0', 'spare1'].map((name) => ({ name, provider: 'noop', environment: 'development' })));
+  await must(asA, 'POST', '/acme/sandbox/notifiers', { name: 'dev', provider: 'noop', environment: 'development' });
   await must(asB, 'PUT', `${B}/devices/${PHONE}`, { name: 'phone', 'dev.notifier.id': 'phone-token' });
   await must(asB, 'POST', `${B}/devices`, { name: 'tablet', 'dev.notifier.id': 'tablet-token' });
   await must(asB, 'POST', `${B}/users/victim/devices/${PHONE}`);
   const later = { ...SEND, deliver: Date.now() + 86_400_000 };
-  const ids: Record<string, string> = { felix, client: client.client_id, spareClient: spareClient.client_id };
+  const ids: Record<string, string> = {
+    felix,
+    client: client.client_id,
+    spareClient: spareClient.client_id,
+    shop: b.appUuid,
+    corp: corp.entities[0].uuid,
+    victim: users.entities[1].uuid,
+    staff: staff.entities[0].uuid,
+    rex: dogs.entities[0].uuid,
+    spare0: notifiers.entities[1].uuid,
+  };
   for (const name of ['cancel0', 'cancel1', 'delete0', 'delete1']) ids[name] = (await must(asB, 'POST', `${B}/devices/${PHONE}/notifications`, later)).entities[0].uuid;
 
   await ensureSuperuser(t.deps, 'root', ORG.password);
@@ -335,6 +350,34 @@ const CASES: Case[] = TARGETS.flatMap((target) =>
     error,
   })),
 );
+
+/**
+ * A's admin may write A, so A's own paths let them past every access check: B's things, named
+ * there by their uuids, must still be out of reach. (A guest may PUT a device by uuid anywhere.)
+ */
+const A = '/acme/sandbox';
+const THROUGH_A: Case[] = [
+  { name: "update B's entity", method: 'PUT', path: `${A}/dogs/{rex}`, body: { color: 'black' }, as: 'A admin', status: 404, error: 'entity_not_found' },
+  { name: "delete B's entity", method: 'DELETE', path: `${A}/dogs/{rex}`, as: 'A admin', status: 404, error: 'entity_not_found' },
+  { name: "create an entity connected to B's", method: 'POST', path: `${A}/dogs/{rex}/likes`, body: { name: 'ball' }, as: 'A admin', status: 404, error: 'entity_not_found' },
+  { name: "connect A's user to B's entity", method: 'POST', path: `${A}/users/amy/likes/{felix}`, as: 'A admin', status: 404, error: 'entity_not_found' },
+  { name: "join B's group", method: 'POST', path: `${A}/groups/{staff}/users/amy`, as: 'A admin', status: 404, error: 'entity_not_found' },
+  { name: "grant B's user a permission", method: 'POST', path: `${A}/users/{victim}/permissions`, body: { permission: 'get,put,post,delete:/**' }, as: 'A admin', status: 404, error: 'entity_not_found' },
+  { name: "change B's notifier", method: 'PUT', path: `${A}/notifiers/{spare0}`, body: { environment: 'production' }, as: 'A admin', status: 404, error: 'entity_not_found' },
+  { name: "cancel B's notification", method: 'PUT', path: `${A}/notifications/{cancel0}`, body: { canceled: true }, as: 'A admin', status: 404, error: 'entity_not_found' },
+  { name: "delete B's notification", method: 'DELETE', path: `${A}/notifications/{delete0}`, as: 'A admin', status: 404, error: 'entity_not_found' },
+  { name: "send to B's device", method: 'POST', path: `${A}/devices/${PHONE}/notifications`, body: SEND, as: 'A admin', status: 404, error: 'entity_not_found' },
+  { name: "send to B's user", method: 'POST', path: `${A}/users/{victim}/notifications`, body: SEND, as: 'A admin', status: 404, error: 'entity_not_found' },
+  // uuids are unique across applications: one taken in B is refused as one taken here by an entity that is no device is (400), never with a 500.
+  { name: "register a device under B's device's uuid", method: 'PUT', path: `${A}/devices/${PHONE}`, body: { name: 'mine' }, as: 'A admin', status: 400, error: 'illegal_argument' },
+  { name: "register a device under B's device's uuid", method: 'PUT', path: `${A}/devices/${PHONE}`, body: { name: 'mine' }, as: 'guest', status: 400, error: 'illegal_argument' },
+  { name: "write B's application through A's path", method: 'POST', path: '/acme/{shop}/dogs', body: { name: 'fido' }, as: 'A admin', status: 404, error: 'application_not_found' },
+  { name: "delete B's application", method: 'DELETE', path: '/management/orgs/acme/apps/{shop}', as: 'A admin', status: 404, error: 'application_not_found' },
+  { name: "regenerate B's application credentials", method: 'POST', path: '/management/orgs/acme/apps/{shop}/credentials', as: 'A admin', status: 404, error: 'application_not_found' },
+  { name: "redirect B's OAuth client", method: 'PUT', path: '/management/orgs/acme/apps/sandbox/clients/{client}', body: { client_name: 'web', redirect_uris: ['https://rogue.example/cb'] }, as: 'A admin', status: 404, error: 'not_found' },
+  { name: "delete B's OAuth client", method: 'DELETE', path: '/management/orgs/acme/apps/sandbox/clients/{spareClient}', as: 'A admin', status: 404, error: 'not_found' },
+  { name: "point B's identity provider elsewhere", method: 'PUT', path: '/management/orgs/acme/apps/sandbox/identity-providers/{corp}', body: { name: 'corp', issuer: 'https://rogue.example', client_id: 'rogue' }, as: 'A admin', status: 404, error: 'entity_not_found' },
+];
 
 async function expectRefusedAndUnchanged(t: TestApp, fixture: Fixture, { method, path, body, as, status, error }: Case): Promise<void> {
   await expectRefusedUnchanged(t, () => t.request(method, resolve(path, fixture.ids), { json: body, token: as === 'guest' ? undefined : fixture.tokens[as] }), status, error);
@@ -396,4 +439,8 @@ describe("B's routes that write, as a guest, a stranger and another tenant", () 
   afterAll(() => t.close());
 
   it.each(CASES)('$as: $method $path ($name) → $status $error', (refused) => expectRefusedAndUnchanged(t, fixture, refused));
+
+  describe("and through A's own paths, naming B's things by uuid", () => {
+    it.each(THROUGH_A)('$as: $method $path ($name) → $status $error', (refused) => expectRefusedAndUnchanged(t, fixture, refused));
+  });
 });
