@@ -35,6 +35,11 @@ export function appDataOf(org: Organization, apps: Application[]): Record<string
   return Object.fromEntries(apps.map((app) => [`${org.name}/${app.name}`, app.uuid]));
 }
 
+/** The management path of an application, by uuids: the base of its resources' `metadata.path`. */
+export function applicationPath(orgUuid: string, appUuid: string): string {
+  return `/management/orgs/${orgUuid}/apps/${appUuid}`;
+}
+
 export function applicationView(org: Organization, app: Application) {
   return {
     uuid: app.uuid,
@@ -45,7 +50,7 @@ export function applicationView(org: Organization, app: Application) {
     created: app.created,
     modified: app.modified,
     [`${org.name}/${app.name}`]: app.uuid,
-    metadata: { path: `/management/orgs/${org.uuid}/apps/${app.uuid}` },
+    metadata: { path: applicationPath(org.uuid, app.uuid) },
   };
 }
 

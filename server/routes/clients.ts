@@ -8,6 +8,7 @@ import type { Context } from 'hono';
 import type { Env } from '../env.js';
 import { router, responses } from '../openapi.js';
 import { ok } from '../envelope.js';
+import { applicationPath } from '../views.js';
 import { requireOrganizationAccess } from '../access.js';
 import { findOrganization } from '../../src/management/organizations.js';
 import { findApplication } from '../../src/management/applications.js';
@@ -42,7 +43,7 @@ function clientView(row: OAuthClientRow, secret?: string) {
     ...(secret !== undefined && { client_secret: secret, client_secret_expires_at: 0 }),
     created: row.created,
     modified: row.modified,
-    metadata: { path: `/management/orgs/${row.orgUuid}/apps/${row.appUuid}/clients/${row.clientId}` },
+    metadata: { path: `${applicationPath(row.orgUuid, row.appUuid)}/clients/${row.clientId}` },
   };
 }
 

@@ -8,6 +8,7 @@ import type { Context } from 'hono';
 import type { Env } from '../env.js';
 import { router, responses } from '../openapi.js';
 import { ok } from '../envelope.js';
+import { applicationPath } from '../views.js';
 import { requireOrganizationAccess } from '../access.js';
 import { findOrganization } from '../../src/management/organizations.js';
 import { findApplication } from '../../src/management/applications.js';
@@ -35,7 +36,7 @@ const body = {
   content: { 'application/json': { schema: IdentityProviderInput.openapi('IdentityProvider') } },
 };
 
-function providerView(c: Context<Env>, row: IdentityProviderRow) {
+function providerView(c: Context<Env>, scope: Scope, row: IdentityProviderRow) {
   return {
     uuid: row.uuid,
     type: 'identity_provider',
@@ -49,7 +50,7 @@ function providerView(c: Context<Env>, row: IdentityProviderRow) {
     redirect_uri: `${issuerOf(c.get('deps'))}${FEDERATION_CALLBACK_PATH}`,
     created: row.created,
     modified: row.modified,
-    metadata: { path: `/management/orgs/${row.appUuid}/identity-providers/${row.uuid}` },
+    metadata: { path: `${applicationPath(scope.org.uuid, scope.app.uuid)}/identity-providers/${row.uuid}` },
   };
 }
 
@@ -58,9 +59,10 @@ async function target(c: Context<Env>, params: { orgId: string; appId: string })
   await requireOrganizationAccess(c, org);
   return { org, app: await findApplication(c.get('deps'), org, params.appId) };
 }
+type Scope = Awaited<ReturnType<typeof target>>;
 
-function answer(c: Context<Env>, action: string, scope: Awaited<ReturnType<typeof target>>, rows: IdentityProviderRow[], count = false) {
-  return ok(c, { action, entities: rows.map((row) => providerView(c, row)), organization: scope.org, application: scope.app, count });
+function answer(c: Context<Env>, action: string, scope: Scope, rows: IdentityProviderRow[], count = false) {
+  return ok(c, { action, entities: rows.map((row) => providerView(c, scope, row)), organization: scope.org, application: scope.app, count });
 }
 
 export function identityProviderRoutes() {

@@ -9,13 +9,13 @@ import { resolveConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../server/serve.js';
 import { startTestServer } from '../database.js';
 import { findAppUserByLogin } from '../../src/identity/authenticate.js';
-import { api, authorizeAsUser, Browser, createAppUser, createClient, createFixture, redirectOf, REDIRECT, startIdp, USER, type Fixture } from './support.js';
+import { api, authorizeAsUser, Browser, createAppUser, createClient, createFixture, exchangeCode, redirectOf, REDIRECT, startIdp, USER, type Fixture, type RegisteredClient } from './support.js';
 
 const ERIN = { username: 'erin', email: 'erin@partner.example', name: 'Erin External', password: 'erins-password-1' };
 
 let home: Fixture;
 let partner: Fixture;
-let client: { client_id: string; client_secret?: string };
+let client: RegisteredClient;
 
 beforeAll(async () => {
   home = await createFixture(await startIdp());
@@ -55,14 +55,7 @@ async function federate(browser: Browser): Promise<Response> {
 }
 
 async function exchange(code: string): Promise<Record<string, unknown>> {
-  const response = await fetch(`${home.url}/connect/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}` },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT }).toString(),
-  });
-  expect(response.status).toBe(200);
-  const tokens = (await response.json()) as { id_token: string };
-  return decodeJwt(tokens.id_token);
+  return decodeJwt((await exchangeCode(home, client, code)).id_token);
 }
 
 describe('federation with an external OpenID provider', () => {
@@ -82,8 +75,9 @@ describe('federation with an external OpenID provider', () => {
 
   it('a federated session signs in silently for idp:partner; a password session does not count', async () => {
     const browser = new Browser(home.url);
-    await federate(browser);
-    expect(redirectOf(await browser.get(authorizeUrl({ prompt: 'none' }))).query.get('code')).toBeTruthy();
+    const federated = await exchange(redirectOf(await federate(browser)).query.get('code')!);
+    const silent = await exchange(redirectOf(await browser.get(authorizeUrl({ prompt: 'none' }))).query.get('code')!);
+    expect(silent).toMatchObject({ sub: federated.sub, preferred_username: 'erin', auth_time: federated.auth_time });
 
     const passwordBrowser = new Browser(home.url);
     await authorizeAsUser(passwordBrowser, `/connect/authorize?${new URLSearchParams({ client_id: client.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid' })}`, USER);

@@ -26,13 +26,18 @@ describe('identity providers of an application', () => {
     expect(provider).toMatchObject({ name: 'corp', issuer: 'https://login.corp.example', client_id: 'idp-client', scope: 'openid profile email', has_client_secret: true });
     expect(provider.redirect_uri).toBe(`${fixture.url}/connect/federation/callback`);
     expect(JSON.stringify(created)).not.toContain('s3cret');
-    expect((await api(fixture, 'GET', `${PATH}/corp`)).entities[0].uuid).toBe(provider.uuid);
-    expect((await api(fixture, 'GET', `${PATH}/${provider.uuid}`)).entities[0].name).toBe('corp');
+    const orgUuid = String((await api(fixture, 'GET', '/management/orgs/acme')).entities[0].uuid);
+    const providerPath = `/management/orgs/${orgUuid}/apps/${fixture.appUuid}/identity-providers/${provider.uuid}`;
+    expect(provider.metadata).toEqual({ path: providerPath });
+    expect((await api(fixture, 'GET', `${PATH}/corp`)).entities[0]).toMatchObject({ uuid: provider.uuid, metadata: { path: providerPath } });
+    // The path is an address of the provider itself.
+    expect((await api(fixture, 'GET', providerPath)).entities[0].name).toBe('corp');
     const listed = await api(fixture, 'GET', PATH);
     expect(listed.count).toBe(1);
+    expect(listed.entities.map((entity) => entity.metadata)).toEqual([{ path: providerPath }]);
     expect(JSON.stringify(listed)).not.toContain('s3cret');
     const replaced = await api(fixture, 'PUT', `${PATH}/corp`, { name: 'corp', issuer: 'https://login.corp.example', client_id: 'other', scope: 'openid email' });
-    expect(replaced.entities[0]).toMatchObject({ client_id: 'other', scope: 'openid email', has_client_secret: true });
+    expect(replaced.entities[0]).toMatchObject({ client_id: 'other', scope: 'openid email', has_client_secret: true, metadata: { path: providerPath } });
     await api(fixture, 'DELETE', `${PATH}/corp`);
     expect((await raw('GET', `${PATH}/corp`)).status).toBe(404);
   });

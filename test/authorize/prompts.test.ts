@@ -1,14 +1,17 @@
 /**
  * Single sign-on and the prompt / max_age rules, each path its own test: silent sign-in,
  * prompt=none's three errors, prompt=login, prompt=consent, max_age, remembered and denied consent.
+ * Every code a test gets back is exchanged at /connect/token, and the tokens show what the prompt
+ * decided: who signed in, when (`auth_time`), for which client and scope.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeJwt } from 'jose';
-import { authorizeAsUser, Browser, createClient, createFixture, formOf, redirectOf, REDIRECT, startIdp, USER, ADMIN, type Fixture } from './support.js';
+import { decodeJwt, type JWTPayload } from 'jose';
+import { authorizeAsUser, Browser, createClient, createFixture, exchangeCode, formOf, redirectOf, REDIRECT, startIdp, USER, ADMIN, type Fixture, type RegisteredClient, type TokenAnswer } from './support.js';
+import { pkcePair } from '../oauth/fixtures.js';
 
 let fixture: Fixture;
-let client: { client_id: string };
-let noConsent: { client_id: string };
+let client: RegisteredClient;
+let noConsent: RegisteredClient;
 
 beforeAll(async () => {
   fixture = await createFixture(await startIdp());
@@ -21,12 +24,44 @@ function authorizeUrl(clientId: string, extra: Record<string, string> = {}): str
   return `/connect/authorize?${new URLSearchParams({ client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid profile', state: 'st', ...extra })}`;
 }
 
-/** A browser signed in to the app (and having consented to `client`). */
-async function signedInBrowser(): Promise<Browser> {
+interface Exchanged extends TokenAnswer {
+  /** The ID token's claims. */
+  id: JWTPayload;
+}
+
+/** Exchanges the code the authorize answer `response` redirected with; the tokens and the ID token's claims. */
+async function exchange(response: Response, party: RegisteredClient = client, options: Parameters<typeof exchangeCode>[3] = {}): Promise<Exchanged> {
+  const code = redirectOf(response).query.get('code');
+  expect(code, 'the redirect carries a code').toEqual(expect.any(String));
+  const tokens = await exchangeCode(fixture, party, code!, options);
+  return { ...tokens, id: decodeJwt(tokens.id_token) };
+}
+
+/** What every ID token of bob at `party` says, `auth_time` included (OIDC Core 2). */
+function expectBob(tokens: Exchanged, party: RegisteredClient = client): void {
+  expect(tokens.id).toMatchObject({ iss: fixture.url, sub: fixture.userUuid, aud: party.client_id, auth_time: expect.any(Number) });
+}
+
+/**
+ * A browser signed in to the app (and having consented to `client`), and the ID token of that
+ * sign-in: later silent answers carry its `auth_time`.
+ */
+async function signedInBrowser(): Promise<{ browser: Browser; signIn: JWTPayload }> {
   const browser = new Browser(fixture.url);
-  const response = await authorizeAsUser(browser, authorizeUrl(client.client_id));
-  expect(redirectOf(response).query.get('code')).toBeTruthy();
-  return browser;
+  const tokens = await exchange(await authorizeAsUser(browser, authorizeUrl(client.client_id)));
+  expectBob(tokens);
+  return { browser, signIn: tokens.id };
+}
+
+/** An ID token of bob from the same sign-in as `signIn`: no new authentication happened. */
+function expectSameSignIn(tokens: Exchanged, signIn: JWTPayload, party: RegisteredClient = client): void {
+  expectBob(tokens, party);
+  expect(tokens.id.auth_time).toBe(signIn.auth_time);
+}
+
+/** A second passes, so a new sign-in has a later `auth_time` (whole seconds) than the last. */
+function nextSecond(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 1100));
 }
 
 async function pageKind(response: Response): Promise<'sign-in' | 'consent' | 'other'> {
@@ -38,16 +73,17 @@ async function pageKind(response: Response): Promise<'sign-in' | 'consent' | 'ot
 
 describe('single sign-on', () => {
   it('a valid session signs in silently, without sign-in or consent page', async () => {
-    const browser = await signedInBrowser();
-    const { query } = redirectOf(await browser.get(authorizeUrl(client.client_id, { state: 'again' })));
-    expect(query.get('code')).toBeTruthy();
+    const { browser, signIn } = await signedInBrowser();
+    const response = await browser.get(authorizeUrl(client.client_id, { state: 'again' }));
+    const { query } = redirectOf(response);
     expect(query.get('state')).toBe('again');
     expect(query.get('iss')).toBe(fixture.url);
+    expectSameSignIn(await exchange(response), signIn);
   });
 
   it('a session of the app is shared by its clients; a client needing consent still asks once', async () => {
-    const browser = await signedInBrowser();
-    expect(redirectOf(await browser.get(authorizeUrl(noConsent.client_id))).query.get('code')).toBeTruthy();
+    const { browser, signIn } = await signedInBrowser();
+    expectSameSignIn(await exchange(await browser.get(authorizeUrl(noConsent.client_id)), noConsent), signIn, noConsent);
     const other = await createClient(fixture, { require_pkce: false });
     expect(await pageKind(await browser.get(authorizeUrl(other.client_id)))).toBe('consent');
   });
@@ -62,7 +98,7 @@ describe('prompt', () => {
   });
 
   it('prompt=none with a session but no consent returns consent_required', async () => {
-    const browser = await signedInBrowser();
+    const { browser } = await signedInBrowser();
     const other = await createClient(fixture, { require_pkce: false });
     const { query } = redirectOf(await browser.get(authorizeUrl(other.client_id, { prompt: 'none' })));
     expect(query.get('error')).toBe('consent_required');
@@ -76,34 +112,45 @@ describe('prompt', () => {
       body: JSON.stringify({ organization: 'globex', username: 'gina', name: 'Gina', email: 'gina@example.com', password: 'ginas-password' }),
     });
     const browser = new Browser(fixture.url);
+    const { verifier, challenge } = pkcePair();
+    const cliRedirect = 'http://127.0.0.1:5555/cb';
     const cli = (extra: Record<string, string>) =>
-      `/connect/authorize?${new URLSearchParams({ client_id: 'admin-cli', redirect_uri: 'http://127.0.0.1:5555/cb', response_type: 'code', scope: 'openid api', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', ...extra })}`;
+      `/connect/authorize?${new URLSearchParams({ client_id: 'admin-cli', redirect_uri: cliRedirect, response_type: 'code', scope: 'openid profile api', code_challenge: challenge, code_challenge_method: 'S256', ...extra })}`;
     const signedIn = await authorizeAsUser(browser, cli({ acr_values: 'tenant:acme' }), { ...USER, username: ADMIN.username, password: ADMIN.password });
-    expect(redirectOf(signedIn).query.get('code')).toBeTruthy();
+    const admin = await exchange(signedIn, { client_id: 'admin-cli' }, { redirect_uri: cliRedirect, code_verifier: verifier });
+    expect(admin.id).toMatchObject({ aud: 'admin-cli', preferred_username: ADMIN.username });
+    expect(admin.scope).toBe('openid profile api');
     const { query } = redirectOf(await browser.get(cli({ acr_values: 'tenant:globex', prompt: 'none' })));
     expect(query.get('error')).toBe('interaction_required');
   });
 
-  it('prompt=none with a session and consent answers silently', async () => {
-    const browser = await signedInBrowser();
-    expect(redirectOf(await browser.get(authorizeUrl(client.client_id, { prompt: 'none' }))).query.get('code')).toBeTruthy();
+  it('prompt=none with a session and consent answers silently, from the same sign-in', async () => {
+    const { browser, signIn } = await signedInBrowser();
+    await nextSecond();
+    expectSameSignIn(await exchange(await browser.get(authorizeUrl(client.client_id, { prompt: 'none' }))), signIn);
   });
 
-  it('prompt=login shows the sign-in page even with a valid session, and signing in continues', async () => {
-    const browser = await signedInBrowser();
+  it('prompt=login shows the sign-in page even with a valid session, and the tokens are of the new sign-in', async () => {
+    const { browser, signIn } = await signedInBrowser();
+    await nextSecond();
     const page = await browser.get(authorizeUrl(client.client_id, { prompt: 'login' }));
     const html = await page.text();
     expect(html).toContain('action="/connect/authorize/login"');
     const after = await browser.submit(html, { login: USER.username, password: USER.password }, '/connect/authorize/login');
-    expect(redirectOf(after).query.get('code')).toBeTruthy();
+    const tokens = await exchange(after);
+    expectBob(tokens);
+    expect(tokens.id.auth_time).toBeGreaterThan(signIn.auth_time as number);
   });
 
-  it('prompt=consent shows the consent page even when consent is remembered', async () => {
-    const browser = await signedInBrowser();
-    const page = await browser.get(authorizeUrl(client.client_id, { prompt: 'consent' }));
+  it('prompt=consent shows the consent page even when consent is remembered, and the tokens carry what was allowed', async () => {
+    const { browser, signIn } = await signedInBrowser();
+    const page = await browser.get(authorizeUrl(client.client_id, { prompt: 'consent', scope: 'openid profile email' }));
     const html = await page.text();
     expect(html).toContain('action="/connect/authorize/consent"');
-    expect(redirectOf(await browser.submit(html, { decision: 'allow' }, '/connect/authorize/consent')).query.get('code')).toBeTruthy();
+    const tokens = await exchange(await browser.submit(html, { decision: 'allow' }, '/connect/authorize/consent'));
+    expectSameSignIn(tokens, signIn);
+    expect(tokens.scope).toBe('openid profile email');
+    expect(tokens.id.email).toBe(USER.email);
   });
 
   it('prompt=none together with another value is invalid_request', async () => {
@@ -114,19 +161,19 @@ describe('prompt', () => {
 
 describe('max_age', () => {
   it('a session older than max_age shows the sign-in page', async () => {
-    const browser = await signedInBrowser();
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const { browser } = await signedInBrowser();
+    await nextSecond();
     expect(await pageKind(await browser.get(authorizeUrl(client.client_id, { max_age: '1' })))).toBe('sign-in');
   });
 
   it('a session older than max_age with prompt=none is login_required', async () => {
-    const browser = await signedInBrowser();
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const { browser } = await signedInBrowser();
+    await nextSecond();
     expect(redirectOf(await browser.get(authorizeUrl(client.client_id, { max_age: '1', prompt: 'none' }))).query.get('error')).toBe('login_required');
   });
 
   it('max_age=0 signs in again, and the fresh sign-in counts (no loop); auth_time is in the ID token', async () => {
-    const browser = await signedInBrowser();
+    const { browser } = await signedInBrowser();
     const url = `/connect/authorize?${new URLSearchParams({ client_id: noConsent.client_id, redirect_uri: REDIRECT, response_type: 'id_token', scope: 'openid', nonce: 'n-0', max_age: '0' })}`;
     const before = Math.floor(Date.now() / 1000);
     const response = await authorizeAsUser(browser, url);
@@ -134,9 +181,10 @@ describe('max_age', () => {
     expect(decodeJwt(idToken).auth_time).toBeGreaterThanOrEqual(before);
   });
 
-  it('a session younger than max_age signs in silently', async () => {
-    const browser = await signedInBrowser();
-    expect(redirectOf(await browser.get(authorizeUrl(client.client_id, { max_age: '3600' }))).query.get('code')).toBeTruthy();
+  it('a session younger than max_age signs in silently, from the same sign-in', async () => {
+    const { browser, signIn } = await signedInBrowser();
+    await nextSecond();
+    expectSameSignIn(await exchange(await browser.get(authorizeUrl(client.client_id, { max_age: '3600' }))), signIn);
   });
 
   it('max_age that is not a number is invalid_request', async () => {
@@ -154,15 +202,20 @@ describe('consent', () => {
     expect(html).toContain('See your email address');
     expect(html).toContain('Read and change your data through the API');
     expect(html).toContain('Signed in as bob');
-    expect(redirectOf(await browser.submit(html, { decision: 'allow' }, '/connect/authorize/consent')).query.get('code')).toBeTruthy();
-    expect(redirectOf(await browser.get(authorizeUrl(other.client_id, { scope: 'openid email' }))).query.get('code')).toBeTruthy();
+    const allowed = await exchange(await browser.submit(html, { decision: 'allow' }, '/connect/authorize/consent'), other);
+    expectBob(allowed, other);
+    expect(allowed.scope).toBe('openid email api');
+    expect(allowed.id.email).toBe(USER.email);
+    const remembered = await exchange(await browser.get(authorizeUrl(other.client_id, { scope: 'openid email' })), other);
+    expectSameSignIn(remembered, allowed.id, other);
+    expect(remembered.scope).toBe('openid email');
     // A scope not allowed before asks again.
     expect(await pageKind(await browser.get(authorizeUrl(other.client_id, { scope: 'openid profile' })))).toBe('consent');
   });
 
   it('a consent posted after the session ended shows the sign-in page instead', async () => {
     const other = await createClient(fixture, { require_pkce: false });
-    const browser = await signedInBrowser();
+    const { browser } = await signedInBrowser();
     const html = await (await browser.get(authorizeUrl(other.client_id))).text();
     const logout = await (await browser.get('/connect/endsession')).text();
     await browser.submit(logout, { decision: 'logout' }, '/connect/endsession');
@@ -239,7 +292,9 @@ describe('sign-in page', () => {
 
   it('shows tenant:NAME and signs in only members of that organization at admin clients', async () => {
     const browser = new Browser(fixture.url);
-    const url = `/connect/authorize?${new URLSearchParams({ client_id: 'admin-cli', redirect_uri: 'http://127.0.0.1:4444/cb', response_type: 'code', scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', acr_values: 'tenant:acme' })}`;
+    const { verifier, challenge } = pkcePair();
+    const cliRedirect = 'http://127.0.0.1:4444/cb';
+    const url = `/connect/authorize?${new URLSearchParams({ client_id: 'admin-cli', redirect_uri: cliRedirect, response_type: 'code', scope: 'openid profile', code_challenge: challenge, code_challenge_method: 'S256', acr_values: 'tenant:acme' })}`;
     const html = await (await browser.get(url)).text();
     expect(html).toContain('Organization: acme');
     await fetch(`${fixture.url}/management/orgs`, {
@@ -252,5 +307,7 @@ describe('sign-in page', () => {
     expect(await refused.text()).toContain('not a member of the organization acme');
     const accepted = await browser.submit(html, { login: ADMIN.username, password: ADMIN.password }, '/connect/authorize/login');
     expect(redirectOf(accepted).url.origin).toBe('http://127.0.0.1:4444');
+    const admin = await exchange(accepted, { client_id: 'admin-cli' }, { redirect_uri: cliRedirect, code_verifier: verifier });
+    expect(admin.id).toMatchObject({ aud: 'admin-cli', preferred_username: ADMIN.username });
   });
 });

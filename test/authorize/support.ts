@@ -8,6 +8,7 @@ import { startServer, type RunningServer } from '../../server/serve.js';
 import { startTestServer } from '../database.js';
 import { insertEntity } from '../../src/data/store.js';
 import { setAppUserPassword } from '../../src/identity/app-user-passwords.js';
+import { basic } from '../oauth/fixtures.js';
 
 export const ADMIN = { organization: 'acme', username: 'alice', name: 'Alice Admin', email: 'alice@example.com', password: 'correct-horse' };
 export const USER = { username: 'bob', email: 'bob@example.com', name: 'Bob Builder', password: 'bobs-password-1' };
@@ -21,6 +22,8 @@ export interface Fixture {
   url: string;
   adminToken: string;
   appUuid: string;
+  /** The uuid of USER, the `sub` of their tokens. */
+  userUuid: string;
 }
 
 /** A JSON answer of the API: the Usergrid envelope, or a token response. */
@@ -54,10 +57,10 @@ export async function createFixture(server: RunningServer): Promise<Fixture> {
   const token = await json(
     await fetch(`${url}/management/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'password', username: ADMIN.username, password: ADMIN.password }) }),
   );
-  const fixture = { server, url, adminToken: String(token.access_token), appUuid: '' };
+  const fixture = { server, url, adminToken: String(token.access_token), appUuid: '', userUuid: '' };
   const app = await api(fixture, 'POST', '/management/orgs/acme/apps', { name: 'shop' });
   fixture.appUuid = String(app.entities[0]!.uuid);
-  await createAppUser(fixture, USER);
+  fixture.userUuid = await createAppUser(fixture, USER);
   return fixture;
 }
 
@@ -91,7 +94,13 @@ export interface ClientOptions {
 
 export const REDIRECT = 'https://rp.example/callback';
 
-export async function createClient(fixture: Fixture, options: ClientOptions = {}): Promise<{ client_id: string; client_secret?: string }> {
+/** A registered client as its POST answered: confidential clients have a secret. */
+export interface RegisteredClient {
+  client_id: string;
+  client_secret?: string;
+}
+
+export async function createClient(fixture: Fixture, options: ClientOptions = {}): Promise<RegisteredClient> {
   const body = await api(fixture, 'POST', '/management/orgs/acme/apps/shop/clients', {
     client_name: 'Shop',
     redirect_uris: [REDIRECT],
@@ -102,6 +111,41 @@ export async function createClient(fixture: Fixture, options: ClientOptions = {}
   });
   const client = body.entities[0]!;
   return { client_id: String(client.client_id), client_secret: client.client_secret === undefined ? undefined : String(client.client_secret) };
+}
+
+/** A successful token response of the authorization_code grant (RFC 6749 5.1). */
+export interface TokenAnswer {
+  access_token: string;
+  token_type: string;
+  expires_in: number;
+  scope: string;
+  id_token: string;
+  refresh_token?: string;
+}
+
+/**
+ * Exchanges a code at /connect/token as `client` does: HTTP Basic for a confidential client, its
+ * client_id in the form for a public one; throws unless the answer is 200.
+ */
+export async function exchangeCode(
+  fixture: Pick<Fixture, 'url'>,
+  client: RegisteredClient,
+  code: string,
+  options: { redirect_uri?: string; code_verifier?: string } = {},
+): Promise<TokenAnswer> {
+  const form = {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: options.redirect_uri ?? REDIRECT,
+    ...(options.code_verifier !== undefined && { code_verifier: options.code_verifier }),
+    ...(client.client_secret === undefined && { client_id: client.client_id }),
+  };
+  const response = await fetch(`${fixture.url}/connect/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(client.client_secret !== undefined && { authorization: basic(client.client_id, client.client_secret) }) },
+    body: new URLSearchParams(form).toString(),
+  });
+  return (await json(response)) as unknown as TokenAnswer;
 }
 
 function decodeEntities(text: string): string {

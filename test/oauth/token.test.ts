@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expectOAuthError, ORG, type TestApp } from '../helpers.js';
-import { createAuthorizationCode } from '../../src/identity/authorization-codes.js';
-import { basic, claimsOf, createAppUser, createTenantApp, pkcePair, registerClient, token, type Clock, type Tenant } from './fixtures.js';
+import { basic, claimsOf, createAppUser, createTenantApp, registerClient, token, type Clock, type Tenant } from './fixtures.js';
 
 let t: TestApp;
 let clock: Clock;
@@ -129,63 +128,6 @@ describe('refresh_token', () => {
     expectOAuthError(other, 400, 'invalid_grant');
     clock.now += 31 * 24 * 3600 * 1000;
     expectOAuthError(await token(t, { grant_type: 'refresh_token', client_id: 'admin-cli', refresh_token: login.body.refresh_token }), 400, 'invalid_grant');
-  });
-});
-
-describe('authorization_code', () => {
-  async function admin() {
-    const [row] = await t.deps.db.$client.query<{ uuid: string }>('select uuid from admin_users where username = ?', ['alice']);
-    return { kind: 'admin' as const, userUuid: row.uuid, username: 'alice' };
-  }
-  const redirect = 'http://127.0.0.1:53123/callback';
-
-  it('exchanges a code once with PKCE S256 and the exact redirect_uri', async () => {
-    const { verifier, challenge } = pkcePair();
-    const code = await createAuthorizationCode(t.deps, {
-      clientId: 'admin-cli', principal: await admin(), redirectUri: redirect, scope: ['openid', 'offline_access', 'api'],
-      codeChallenge: challenge, codeChallengeMethod: 'S256', nonce: 'n-123', authTime: Math.floor(clock.now / 1000),
-    });
-    const res = await token(t, { grant_type: 'authorization_code', client_id: 'admin-cli', code, redirect_uri: redirect, code_verifier: verifier });
-    expect(res.status, res.text).toBe(200);
-    expect(res.body.scope).toBe('openid offline_access api');
-    expect(claimsOf(res.body.id_token)).toMatchObject({ nonce: 'n-123', aud: 'admin-cli' });
-    expect(res.body.refresh_token).toEqual(expect.any(String));
-
-    const again = await token(t, { grant_type: 'authorization_code', client_id: 'admin-cli', code, redirect_uri: redirect, code_verifier: verifier });
-    expectOAuthError(again, 400, 'invalid_grant');
-    expect((await t.request('GET', '/management/orgs/acme', { token: res.body.access_token })).status).toBe(401);
-    expectOAuthError(await token(t, { grant_type: 'refresh_token', client_id: 'admin-cli', refresh_token: res.body.refresh_token }), 400, 'invalid_grant');
-  });
-
-  it('refuses a wrong redirect_uri, a wrong or missing verifier, plain PKCE, and an expired code', async () => {
-    const principal = await admin();
-    const { verifier, challenge } = pkcePair();
-    const mint = (extra: Partial<Parameters<typeof createAuthorizationCode>[1]> = {}) =>
-      createAuthorizationCode(t.deps, { clientId: 'admin-cli', principal, redirectUri: redirect, scope: ['api'], codeChallenge: challenge, codeChallengeMethod: 'S256', authTime: 0, ...extra });
-    const exchange = (code: string, extra: Record<string, string>) => token(t, { grant_type: 'authorization_code', client_id: 'admin-cli', code, redirect_uri: redirect, ...extra });
-    expectOAuthError(await exchange(await mint(), { redirect_uri: 'http://127.0.0.1:53123/other', code_verifier: verifier }), 400, 'invalid_grant');
-    expectOAuthError(await exchange(await mint(), { code_verifier: pkcePair().verifier }), 400, 'invalid_grant');
-    expectOAuthError(await exchange(await mint(), {}), 400, 'invalid_grant');
-    expectOAuthError(await exchange(await mint({ codeChallenge: verifier, codeChallengeMethod: 'plain' }), { code_verifier: verifier }), 400, 'invalid_grant');
-    expectOAuthError(await exchange(await mint({ codeChallenge: null }), {}), 400, 'invalid_grant');
-    const late = await mint();
-    clock.now += 61_000;
-    expectOAuthError(await exchange(late, { code_verifier: verifier }), 400, 'invalid_grant');
-    expectOAuthError(await exchange('no-such-code', { code_verifier: verifier }), 400, 'invalid_grant');
-    expectOAuthError(await token(t, { grant_type: 'authorization_code', client_id: 'admin-cli', code: await mint() }), 400, 'invalid_request');
-  });
-
-  it('accepts plain PKCE for a client that allows it, and binds codes to their client', async () => {
-    const userUuid = await createAppUser(t, tenant.appUuid, 'fred', 'fred-password');
-    const client = await registerClient(t, tenant, { redirect_uris: ['https://app.example/cb'], allow_plain_pkce: true, token_endpoint_auth_method: 'client_secret_post' });
-    const principal = { kind: 'app-user' as const, appUuid: tenant.appUuid, userUuid, username: 'fred' };
-    const verifier = pkcePair().verifier;
-    const code = await createAuthorizationCode(t.deps, { clientId: client.client_id, principal, redirectUri: 'https://app.example/cb', scope: ['openid', 'profile'], codeChallenge: verifier, codeChallengeMethod: 'plain', authTime: 0 });
-    const stolen = await token(t, { grant_type: 'authorization_code', client_id: 'admin-cli', code, redirect_uri: 'https://app.example/cb', code_verifier: verifier });
-    expectOAuthError(stolen, 400, 'invalid_grant');
-    const res = await token(t, { grant_type: 'authorization_code', client_id: client.client_id, client_secret: client.client_secret!, code, redirect_uri: 'https://app.example/cb', code_verifier: verifier });
-    expect(res.status, res.text).toBe(200);
-    expect(claimsOf(res.body.id_token)).toMatchObject({ sub: userUuid, preferred_username: 'fred' });
   });
 });
 

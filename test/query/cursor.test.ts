@@ -1,17 +1,20 @@
 /**
  * Keyset paging: walking a query page by page with cursors gives the unpaged result, and stays
- * correct while entities are added and removed between pages.
+ * correct while entities are added and removed between pages. A cursor that is not one the
+ * server made for the query's order is refused, at the decoder and at the data API.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { compileQuery } from '../../src/data/query/compile.js';
 import { decodeCursor, encodeCursor } from '../../src/data/query/cursor.js';
 import { compareEntities, matchesQuery } from '../../src/data/query/evaluate.js';
-import { sortKeys } from '../../src/data/query/order.js';
+import { sortKeys, sortValuesOf } from '../../src/data/query/order.js';
 import { parseQuery } from '../../src/data/query/parse.js';
 import type { Query } from '../../src/data/query/ast.js';
 import type { EntityRecord } from '../../src/data/query/properties.js';
 import { isAppError } from '../../src/errors.js';
+import { expectRefusal, type TestResponse } from '../helpers.js';
+import { APP, createDataTest, type DataTest } from '../data/setup.js';
 import { UUID_POOL, entitiesArbitrary, entityArbitrary, queryArbitrary, type GeneratedEntity } from './arbitraries.js';
 import { openQueryDatabase, type QueryDatabase } from './database.js';
 
@@ -135,7 +138,7 @@ describe('cursor paging', () => {
       fc.property(queryArbitrary, entityArbitrary(fc.constantFrom(...UUID_POOL)), (query, entity) => {
         const keys = sortKeys(query);
         const values = decodeCursor(encodeCursor(query, entity.record), keys);
-        expect(values).toHaveLength(keys.length);
+        expect(values).toEqual(sortValuesOf(entity.record, keys));
       }),
     );
   });
@@ -178,18 +181,89 @@ describe('cursor paging', () => {
     expect(decodeCursor(encode({ v: 1, o: signature, k: [[4, null], UUID_POOL[0]] }), keys)).toEqual([[4, null], UUID_POOL[0]]);
   });
 
-  it('refuses arbitrary strings as cursors with illegal_argument only', () => {
+  it('refuses arbitrary strings as cursors, always with illegal_argument', () => {
     const keys = sortKeys(parseQuery(''));
     fc.assert(
       fc.property(fc.oneof(fc.string(), fc.base64String(), fc.json().map((json) => Buffer.from(json).toString('base64url'))), (cursor) => {
-        try {
-          decodeCursor(cursor, keys);
-        } catch (error) {
-          expect(isAppError(error) && error.error === 'illegal_argument').toBe(true);
-        }
+        expectIllegalCursor(() => decodeCursor(cursor, keys));
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('cursors at the data API', () => {
+  let d: DataTest;
+  beforeAll(async () => {
+    d = await createDataTest();
+    const created = await d.t.request('POST', `${APP}/dogs`, { json: [{ name: 'ada' }, { name: 'bea' }, { name: 'cid' }], token: d.admin });
+    expect(created.status, created.text).toBe(200);
+  });
+  afterAll(async () => d.t.close());
+
+  const list = (query: Record<string, string>) => d.t.request('GET', `${APP}/dogs?${new URLSearchParams(query)}`, { token: d.admin });
+  const names = (res: TestResponse) => res.body.entities.map((entity: { name: string }) => entity.name);
+  const BY_NAME = { ql: 'order by name', limit: '2' };
+
+  /** The cursor of the first page of `query`, checked to lead to the rest. */
+  async function cursorOf(query: Record<string, string>): Promise<string> {
+    const first = await list(query);
+    expect(first.status, first.text).toBe(200);
+    expect(first.body.cursor).toEqual(expect.any(String));
+    return first.body.cursor;
+  }
+
+  /** The cursor's JSON with `change` applied, encoded again. */
+  function tampered(cursor: string, change: (payload: { v: unknown; o: unknown; k: unknown[] }) => void): string {
+    const payload = JSON.parse(Buffer.from(cursor, 'base64url').toString());
+    change(payload);
+    return Buffer.from(JSON.stringify(payload)).toString('base64url');
+  }
+
+  function expectBadCursor(res: TestResponse, problem: string): void {
+    expectRefusal(res, 400, 'illegal_argument');
+    expect(res.body.fields).toEqual({ cursor: res.body.error_description });
+    expect(res.body.error_description).toBe(`cursor ${problem}; request the first page again without it`);
+  }
+
+  it('a cursor leads to the next page, and the last page has none', async () => {
+    const first = await list(BY_NAME);
+    expect(names(first)).toEqual(['ada', 'bea']);
+    const second = await list({ ...BY_NAME, cursor: first.body.cursor });
+    expect(second.status, second.text).toBe(200);
+    expect(names(second)).toEqual(['cid']);
+    expect(second.body.cursor).toBeUndefined();
+  });
+
+  it('refuses garbage with 400 illegal_argument', async () => {
+    for (const garbage of ['not a cursor!', '%%%', 'AAAA', Buffer.from('[1,2]').toString('base64url')]) {
+      expectBadCursor(await list({ ...BY_NAME, cursor: garbage }), 'is not a cursor');
+    }
+  });
+
+  it('refuses a truncated cursor', async () => {
+    const cursor = await cursorOf(BY_NAME);
+    expectBadCursor(await list({ ...BY_NAME, cursor: cursor.slice(0, Math.floor(cursor.length / 2)) }), 'is not a cursor');
+    expectBadCursor(await list({ ...BY_NAME, cursor: cursor.slice(0, -1) }), 'is not a cursor');
+  });
+
+  it('refuses a tampered cursor', async () => {
+    const cursor = await cursorOf(BY_NAME);
+    expectBadCursor(await list({ ...BY_NAME, cursor: `x${cursor.slice(1)}` }), 'is not a cursor');
+    expectBadCursor(await list({ ...BY_NAME, cursor: tampered(cursor, (payload) => (payload.v = 2)) }), 'is not a cursor');
+    expectBadCursor(await list({ ...BY_NAME, cursor: tampered(cursor, (payload) => (payload.k[payload.k.length - 1] = 7)) }), 'is damaged');
+    expectBadCursor(await list({ ...BY_NAME, cursor: tampered(cursor, (payload) => payload.k.pop()) }), 'is damaged');
+    expectBadCursor(await list({ ...BY_NAME, cursor: tampered(cursor, (payload) => (payload.o = 'name desc,uuid desc')) }), 'was made for another order (name desc,uuid desc)');
+  });
+
+  it("refuses another query's cursor when its order differs, and accepts it under the same order", async () => {
+    const cursor = await cursorOf(BY_NAME);
+    const signature = JSON.parse(Buffer.from(cursor, 'base64url').toString()).o;
+    expectBadCursor(await list({ limit: '2', cursor }), `was made for another order (${signature})`);
+    expectBadCursor(await list({ ql: 'order by name desc', limit: '2', cursor }), `was made for another order (${signature})`);
+    const narrower = await list({ ql: "name > 'a' order by name", limit: '2', cursor });
+    expect(narrower.status, narrower.text).toBe(200);
+    expect(names(narrower)).toEqual(['cid']);
   });
 });
 
