@@ -41,6 +41,7 @@ export const NOUNS: Noun[] = [
   { name: 'fixtures', summary: 'apply a fixtures file to a running server', load: () => import('./fixtures.js') },
   { name: 'config', summary: 'profile settings: url, org, app', load: () => import('./config.js') },
   { name: 'completion', summary: 'print a shell completion script: bash, zsh or fish', load: () => import('./completion.js') },
+  { name: 'routes', summary: 'list every HTTP route of the server and the file that declares it', load: () => import('./routes.js') },
 ];
 
 export function addGlobalOptions(program: Command): Command {

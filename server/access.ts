@@ -1,14 +1,21 @@
 /**
- * Every access decision of the management API goes through these functions, so "who may call
- * what" lives in one place (rules in src/access/policy.ts). The principal itself is resolved
- * once per request by middleware/principal.ts (through app.ts). No token → 401; a token without the right → 403.
+ * Who may call what, decided once per request by the middleware each area of the route table
+ * lists (server/app.ts): the caller, then the organization or application the path names and
+ * the right to act on it. Rules live in src/access/policy.ts and src/access/app-access.ts. No
+ * token → 401; a token without the right → 403.
  */
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { Env } from './env.js';
 import { Forbidden, Unauthorized } from '../src/errors.js';
-import type { Organization } from '../src/management/organizations.js';
+import { findOrganization, type Organization } from '../src/management/organizations.js';
+import { findApplication } from '../src/management/applications.js';
 import { listAdminOrganizations, type AdminUser } from '../src/management/admin-users.js';
 import { isOrganizationAdmin } from '../src/access/policy.js';
+import { authorizeAppRequest } from '../src/access/app-access.js';
+import { verbOfMethod } from '../src/access/permissions.js';
+import { callerOf } from './middleware/principal.js';
+import { collectionForWrite } from '../src/data/collections.js';
+import type { Tx } from '../src/deps.js';
 
 function requireSignedIn(c: Context<Env>): void {
   if (c.get('principal').kind === 'guest') {
@@ -16,7 +23,76 @@ function requireSignedIn(c: Context<Env>): void {
   }
 }
 
-/** POST /management/orgs and /management/users follow --signup (CONTRACT.md section 1). */
+/** The segments of the path inside the application, as sent: `/acme/sandbox/users/me/` → `users`, `me`. */
+export function appSegments(c: Context<Env>): string[] {
+  return c.req.path.split('/').filter((segment) => segment !== '').slice(2);
+}
+
+/**
+ * The collection a first path segment addresses, as the routes resolve it (an existing
+ * collection by name or type, else the one a POST would create), so that a permission on
+ * `/users/**` holds for `/user/{id}` too. A segment that names no collection stays as it is.
+ */
+async function collectionOfSegment(tx: Tx, appUuid: string, segment: string): Promise<string> {
+  try {
+    return (await collectionForWrite(tx, appUuid, decodeURIComponent(segment))).name;
+  } catch {
+    return segment;
+  }
+}
+
+/** The path inside the application that permissions are matched against: `/acme/sandbox/user/me` → `/users/me`. */
+async function permissionPath(c: Context<Env>, appUuid: string): Promise<string> {
+  const [collection, ...rest] = appSegments(c);
+  if (collection === undefined) return '/';
+  return `/${[await collectionOfSegment(c.get('deps').db, appUuid, collection), ...rest].join('/')}`;
+}
+
+/** The caller: a bearer token, Usergrid's query-string credentials, or a guest (docs/api.md#authentication). */
+export const caller: MiddlewareHandler<Env> = async (c, next) => {
+  c.set('principal', await callerOf(c));
+  await next();
+};
+
+/** `/management/orgs/{orgId}/…`: the organization, whose administrators alone go on. */
+export const organizationAdmin: MiddlewareHandler<Env> = async (c, next) => {
+  const org = await findOrganization(c.get('deps'), c.req.param('orgId') ?? '');
+  await requireOrganizationAccess(c, org);
+  c.set('organization', org);
+  await next();
+};
+
+/** `/management/orgs/{orgId}/apps/{appId}/…`: the application of the organization found before. */
+export const managedApplication: MiddlewareHandler<Env> = async (c, next) => {
+  const org = c.get('organization');
+  c.set('appScope', { org, app: await findApplication(c.get('deps'), org, c.req.param('appId') ?? '') });
+  await next();
+};
+
+/** `/{orgId}/{appId}/…`: the organization and application, without deciding access yet. */
+export const application: MiddlewareHandler<Env> = async (c, next) => {
+  const deps = c.get('deps');
+  const org = await findOrganization(deps, c.req.param('orgId') ?? '');
+  c.set('appScope', { org, app: await findApplication(deps, org, c.req.param('appId') ?? '') });
+  await next();
+};
+
+/**
+ * The data API's permission check (docs/api.md#permissions): the caller's roles, groups and own
+ * permissions against the request's verb and its path inside the application.
+ */
+export const dataAccess: MiddlewareHandler<Env> = async (c, next) => {
+  const verb = verbOfMethod(c.req.method);
+  // Methods without a Usergrid verb change nothing: their routes answer 405.
+  if (verb !== null) {
+    const { app } = c.get('appScope');
+    // Found only when the caller is held to permissions: administrators skip the collection lookup.
+    await authorizeAppRequest(c.get('deps'), { principal: c.get('principal'), app, verb, path: () => permissionPath(c, app.uuid) });
+  }
+  await next();
+};
+
+/** POST /management/orgs and /management/users follow `--signup`. */
 export function requireSignup(c: Context<Env>): void {
   if (c.get('deps').config.signup === 'open' || c.get('principal').kind === 'sysadmin') return;
   requireSignedIn(c);
@@ -29,7 +105,7 @@ export function requireSysadmin(c: Context<Env>): void {
   if (c.get('principal').kind !== 'sysadmin') throw Forbidden('only a sysadmin may do this');
 }
 
-export async function requireOrganizationAccess(c: Context<Env>, org: Organization): Promise<void> {
+async function requireOrganizationAccess(c: Context<Env>, org: Organization): Promise<void> {
   requireSignedIn(c);
   if (!(await isOrganizationAdmin(c.get('deps'), c.get('principal'), org.uuid))) {
     throw Forbidden(`you are not an administrator of organization '${org.name}'`);
@@ -44,7 +120,7 @@ export async function requireAdminUserAccess(c: Context<Env>, user: AdminUser, m
   requireSignedIn(c);
   const principal = c.get('principal');
   if (principal.kind === 'sysadmin') return;
-  if ((principal.kind === 'admin' && principal.userUuid === user.uuid)) return;
+  if (principal.kind === 'admin' && principal.userUuid === user.uuid) return;
   if (mode === 'read') {
     for (const org of await listAdminOrganizations(c.get('deps'), user.uuid)) {
       if (await isOrganizationAdmin(c.get('deps'), principal, org.uuid)) return;

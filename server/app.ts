@@ -1,6 +1,9 @@
 /**
- * createApp(deps): the whole HTTP surface. Every route is mounted here in one visible list,
- * behind the same middleware and the one onError.
+ * createApp(deps): the whole HTTP surface as one route table. Each area is mounted at its own
+ * URL prefix with the middleware its routes share; the route table (server/route-table.ts)
+ * registers every route most specific first, so the areas below may be listed in any order.
+ * From a URL to its file: find the longest prefix here, then the path in the listed module, or
+ * run `idp routes`, which prints every method, path and file.
  */
 import type { Hono } from 'hono';
 import type { Deps } from '../src/deps.js';
@@ -9,59 +12,64 @@ import { VERSION } from '../src/version.js';
 import type { Env } from './env.js';
 import { onError } from './errors.js';
 import { router } from './openapi.js';
-import { callerOf } from './middleware/principal.js';
-import { bodySizeCheck } from './middleware/body-limit.js';
+import { mountAreas, type Area } from './route-table.js';
+import { application, caller, dataAccess, managedApplication, organizationAdmin } from './access.js';
+import { bodySizeLimit } from './middleware/body-limit.js';
+import { noStore } from './middleware/no-store.js';
 import { statusRoutes } from './routes/status.js';
-import { managementRoutes } from './routes/management.js';
-import { usergridTokenRoutes } from './routes/usergrid-token.js';
-import { oauthRoutes } from './routes/oauth.js';
-import { clientRoutes } from './routes/clients.js';
-import { keyRoutes } from './routes/keys.js';
+import { docsRoutes } from './routes/docs.js';
+import { discoveryRoutes, tokenEndpointRoutes } from './routes/oauth.js';
 import { authorizeRoutes } from './routes/authorize.js';
 import { endSessionRoutes } from './routes/end-session.js';
 import { pageAssetRoutes } from './routes/page-assets.js';
+import { managementRoutes } from './routes/management.js';
+import { managementTokenRoutes, applicationTokenRoutes } from './routes/usergrid-token.js';
+import { keyRoutes } from './routes/keys.js';
+import { adminLifecycleRoutes, appUserLifecycleRoutes } from './routes/lifecycle.js';
+import { organizationRoutes } from './routes/organization.js';
+import { applicationRoutes } from './routes/application.js';
+import { clientRoutes } from './routes/clients.js';
 import { identityProviderRoutes } from './routes/identity-providers.js';
-import { docsRoutes } from './routes/docs.js';
-import { dataRoutes } from './routes/data/index.js';
-import { lifecycleRoutes } from './routes/lifecycle.js';
 import { pushRoutes } from './routes/notifications.js';
+import { entityRoutes } from './routes/data/entities.js';
+import { relationRoutes } from './routes/data/relations.js';
 
-export function createApp(deps: Deps): Hono<Env> {
+/** Every area of the server: where it is mounted, what runs before its routes, and its route modules. */
+export const AREAS: readonly Area[] = [
+  { prefix: '/status', routes: [statusRoutes] },
+  { prefix: '/docs', routes: [docsRoutes] },
+  { prefix: '/.well-known', routes: [discoveryRoutes] },
+  // OAuth endpoints authenticate their clients themselves; every answer there is no-store (RFC 6749 5.1).
+  { prefix: '/connect', middleware: [noStore()], routes: [tokenEndpointRoutes, authorizeRoutes, endSessionRoutes, pageAssetRoutes] },
+  { prefix: '/management', middleware: [caller], routes: [managementRoutes, managementTokenRoutes, keyRoutes, adminLifecycleRoutes] },
+  { prefix: '/management/orgs/{orgId}', middleware: [caller, organizationAdmin], routes: [organizationRoutes] },
+  {
+    prefix: '/management/orgs/{orgId}/apps/{appId}',
+    middleware: [caller, organizationAdmin, managedApplication],
+    routes: [applicationRoutes, clientRoutes, identityProviderRoutes],
+  },
+  // What an application serves without a permission check: its token endpoint and account links.
+  { prefix: '/{orgId}/{appId}', middleware: [caller, application], routes: [applicationTokenRoutes, appUserLifecycleRoutes] },
+  // The data API and push: every route behind the application's permissions.
+  { prefix: '/{orgId}/{appId}', middleware: [caller, application, dataAccess], routes: [pushRoutes, entityRoutes, relationRoutes] },
+];
+
+export function createApp(deps: Deps, areas: readonly Area[] = AREAS): Hono<Env> {
   // Usergrid's SDKs end some paths with a slash (GET …/users/{id}/likes/): same resource.
   const app = router({ strict: false });
 
-  // What every request needs first, in one middleware (each one more is a step of hono's chain
-  // on every request): its context, the body size limit (413 before anything reads the body, or
-  // authenticates), then its caller. X-Frame-Options DENY, nosniff and friends go on every
+  // What every request needs first: its context, then the body size limit (413 before anything
+  // reads the body, or authenticates). X-Frame-Options DENY, nosniff and friends go on every
   // response where the server is made (serve.ts, middleware/secure-headers.ts).
-  const checkBodySize = bodySizeCheck(deps.config.bodyLimit);
+  const limitBodySize = bodySizeLimit(deps.config.bodyLimit);
   app.use('*', async (c, next) => {
     c.set('startedAt', Date.now());
     c.set('deps', deps);
     c.set('logger', deps.logger);
-    const streaming = checkBodySize(c);
-    c.set('principal', await callerOf(c));
-    if (streaming) await streaming(c, next);
-    else await next();
+    await limitBodySize(c, next);
   });
 
-  app.route('/', statusRoutes());
-  app.route('/', oauthRoutes());
-  app.route('/', usergridTokenRoutes());
-  // Before management and data: their /users/{userId} would take `resetpw` for a user id.
-  app.route('/', lifecycleRoutes());
-  app.route('/', managementRoutes());
-  app.route('/', clientRoutes());
-  app.route('/', keyRoutes());
-  app.route('/', authorizeRoutes());
-  app.route('/', endSessionRoutes());
-  app.route('/', pageAssetRoutes());
-  app.route('/', identityProviderRoutes());
-  app.route('/', docsRoutes());
-  // Before the data routes: notifiers, notifications, receipts and the …/*/queue paths.
-  app.route('/', pushRoutes());
-  // Last: /{orgId}/{appId}/… would otherwise shadow every fixed path above.
-  app.route('/', dataRoutes());
+  mountAreas(app, areas);
 
   app.doc31('/openapi.json', {
     openapi: '3.1.0',

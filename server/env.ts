@@ -4,6 +4,7 @@ import type { Principal } from '../src/access/principal.js';
 import type { Organization } from '../src/management/organizations.js';
 import type { Application } from '../src/management/applications.js';
 import type { RequestUrl } from './envelope.js';
+import type { Area } from './route-table.js';
 
 /**
  * Typed per-request state. Read it with `c.get(name)`: hono's `c.var` copies every variable into
@@ -14,9 +15,14 @@ export interface Env {
     deps: Deps;
     logger: Logger;
     startedAt: number;
+    /** The caller, set by the `caller` middleware of the areas that take tokens (server/access.ts). */
     principal: Principal;
-    /** The application of a data API request (/{org}/{app}/…), set by its access middleware. */
+    /** The organization of `/management/orgs/{orgId}/…`, set by `organizationAdmin` once access is granted. */
+    organization: Organization;
+    /** The application of `/{orgId}/{appId}/…` and `/management/orgs/{orgId}/apps/{appId}/…`, set by the area's middleware. */
     appScope: { org: Organization; app: Application };
+    /** The area of the route table whose middleware has run for this request (server/route-table.ts). */
+    area: Area;
     /** The request's URL as answers show it, read once (envelope.ts urlOf). */
     url: RequestUrl;
   };

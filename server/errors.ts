@@ -1,6 +1,6 @@
 /**
  * The one error path of the HTTP boundary: every AppError, framework error and validation
- * failure becomes CONTRACT.md section 3's body `{error, error_description, code, message,
+ * failure becomes the error body of docs/api.md#errors `{error, error_description, code, message,
  * fields, timestamp, duration}` with its status. Real faults are logged and answered with a
  * generic 500, never a stack trace.
  */

@@ -79,7 +79,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     const server = await listen(app, config);
     const { port } = server.address() as AddressInfo;
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-    // The issuer follows the bound port when --port 0 picked one (CONTRACT.md section 1).
+    // The issuer follows the bound port when --port 0 picked one.
     config.issuer ??= url;
     const worker = startDeliveryWorker(deps, { apnsUrl: config.apnsUrl, fcmUrl: config.fcmUrl, leaseMs: config.pushLeaseMs, requestTimeoutMs: Math.min(15_000, config.pushLeaseMs / 2) });
     let closing: Promise<void> | undefined;

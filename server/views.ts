@@ -1,7 +1,7 @@
 /**
- * Domain rows → the seed's response models (field names exactly as the seed writes them; where
- * the seed's casing differs from Usergrid's or OAuth's, both names are present: CONTRACT.md
- * section 3).
+ * Domain rows → the API's response models (docs/api.md#models: field names exactly as the API
+ * specification writes them; where its casing differs from Usergrid's or OAuth's, both names are
+ * present).
  */
 import { createHash } from 'node:crypto';
 import type { Organization } from '../src/management/organizations.js';
@@ -80,7 +80,7 @@ export function adminUserView(user: AdminUser, orgs: Organization[]) {
   };
 }
 
-/** Organization: the organization with its owner's data (seed model). */
+/** Organization: the organization with its owner's data (docs/api.md#models). */
 export function organizationView(org: Organization, owner: AdminUser | undefined, apps: Application[]) {
   return {
     uuid: org.uuid,

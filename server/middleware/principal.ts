@@ -1,8 +1,9 @@
 /**
- * Decides who is calling, once per request, before any route runs (CONTRACT.md section 2):
- * `Authorization: Bearer`, or for Usergrid SDK compatibility `?access_token=` and
- * `?client_id=&client_secret=`. No credentials → guest. Credentials that do not check out → 401,
- * never a silent downgrade to guest. The OAuth endpoints authenticate clients themselves.
+ * Decides who is calling (docs/api.md#authentication): `Authorization: Bearer`, or for Usergrid
+ * SDK compatibility `?access_token=` and `?client_id=&client_secret=`. No credentials → guest.
+ * Credentials that do not check out → 401, never a silent downgrade to guest. Run by the
+ * `caller` middleware of the areas that take tokens; the OAuth endpoints authenticate clients
+ * themselves.
  */
 import type { Context } from 'hono';
 import type { Env } from '../env.js';
@@ -11,8 +12,6 @@ import { verifyAccessToken } from '../../src/identity/access-tokens.js';
 import { authenticateClientCredentials } from '../../src/identity/authenticate.js';
 import { Unauthorized } from '../../src/errors.js';
 import type { Deps } from '../../src/deps.js';
-
-const SELF_AUTHENTICATING = /^\/(connect|\.well-known)\//;
 
 /** A query parameter of the request (hono's reader, which does not parse the whole URL). */
 type Query = (name: string) => string | undefined;
@@ -36,8 +35,7 @@ async function resolvePrincipal(deps: Deps, authorization: string | undefined, q
   return GUEST;
 }
 
-/** The caller of the request (CONTRACT.md section 2), for the request-wide middleware in app.ts. */
+/** The caller of the request. */
 export function callerOf(c: Context<Env>): Promise<Principal> {
-  if (SELF_AUTHENTICATING.test(c.req.path)) return Promise.resolve(GUEST);
   return resolvePrincipal(c.get('deps'), c.req.header('authorization'), (name) => c.req.query(name));
 }

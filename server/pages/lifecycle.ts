@@ -1,5 +1,5 @@
 /**
- * The account-lifecycle pages (issue 6): the outcome of following an activation link, the
+ * The account-lifecycle pages (docs/api.md#account-lifecycle): the outcome of following an activation link, the
  * "forgot password" form with its captcha, and the form that sets the new password. Same layout,
  * texts and CSRF protection as the sign-in pages.
  */

@@ -5,7 +5,7 @@
  * an external provider, or the response to the client in its response mode.
  */
 import type { Context } from 'hono';
-import { Hono } from 'hono';
+import { defineRoutes, within } from '../route-table.js';
 import type { Env } from '../env.js';
 import { AccessDenied, AppError, TemporarilyUnavailable, UnsupportedMediaType } from '../../src/errors.js';
 import {
@@ -147,13 +147,12 @@ function signInAlert(error: AppError): NonNullable<SignInPage['alert']> {
   return { key: 'sign_in.failed' };
 }
 
-export function authorizeRoutes() {
-  const app = new Hono<Env>();
+export const authorizeRoutes = defineRoutes('server/routes/authorize.ts', (app) => {
 
-  app.get('/connect/authorize', (c) => authorize(c, new URL(c.req.url).searchParams));
-  app.post('/connect/authorize', async (c) => authorize(c, await formParams(c)));
+  app.get('/authorize', (c) => authorize(c, new URL(c.req.url).searchParams));
+  app.post('/authorize', async (c) => authorize(c, await formParams(c)));
 
-  app.post('/connect/authorize/login', async (c) => {
+  app.post('/authorize/login', async (c) => {
     const posted = await pageForm(c);
     if (posted instanceof Response) return posted;
     return withRequest(c, posted.query, async (request) => {
@@ -169,7 +168,7 @@ export function authorizeRoutes() {
     });
   });
 
-  app.post('/connect/authorize/consent', async (c) => {
+  app.post('/authorize/consent', async (c) => {
     const posted = await pageForm(c);
     if (posted instanceof Response) return posted;
     return withRequest(c, posted.query, async (request) => {
@@ -185,7 +184,7 @@ export function authorizeRoutes() {
     });
   });
 
-  app.get(FEDERATION_CALLBACK_PATH, async (c) => {
+  app.get(within('/connect', FEDERATION_CALLBACK_PATH), async (c) => {
     // The address the provider was given, whatever Host this request came in with (a proxy).
     const callbackUrl = new URL(`${FEDERATION_CALLBACK_PATH}${new URL(c.req.url).search}`, issuerOf(c.get('deps')));
     const pending = await takeFederationRequest(c.get('deps'), callbackUrl.searchParams.get('state') ?? undefined);
@@ -202,6 +201,4 @@ export function authorizeRoutes() {
       }
     }));
   });
-
-  return app;
-}
+});

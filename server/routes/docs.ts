@@ -2,9 +2,8 @@
  * /docs: Swagger UI (swagger-ui-dist's files, read through the runtime assets — no CDN) reading /openapi.json.
  * The initializer is a separate script so the page runs under a strict Content-Security-Policy.
  */
-import { Hono } from 'hono';
 import { readAsset } from '../../src/runtime/assets.js';
-import type { Env } from '../env.js';
+import { defineRoutes } from '../route-table.js';
 
 const ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
@@ -28,17 +27,16 @@ const PAGE = `<!doctype html>
 
 const INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true });`;
 
-export function docsRoutes() {
-  const app = new Hono<Env>();
+export const docsRoutes = defineRoutes('server/routes/docs.ts', (app) => {
   const cache = new Map<string, Buffer>();
   const csp = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'";
 
-  app.get('/docs', (c) => {
+  app.get('/', (c) => {
     c.header('Content-Security-Policy', csp);
     return c.html(PAGE);
   });
-  app.get('/docs/init.js', (c) => c.body(INIT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
-  app.get('/docs/:asset', (c) => {
+  app.get('/init.js', (c) => c.body(INIT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
+  app.get('/:asset', (c) => {
     const asset = c.req.param('asset');
     const type = ASSETS[asset];
     if (!type) return c.notFound();
@@ -49,5 +47,4 @@ export function docsRoutes() {
     }
     return c.body(new Uint8Array(body), 200, { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' });
   });
-  return app;
-}
+});

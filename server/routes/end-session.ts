@@ -4,7 +4,7 @@
  * token, ends the session and returns to the client's registered post-logout address, if any.
  */
 import type { Context } from 'hono';
-import { Hono } from 'hono';
+import { defineRoutes } from '../route-table.js';
 import type { Env } from '../env.js';
 import { AppError, UnsupportedMediaType } from '../../src/errors.js';
 import { parseLogoutRequest, type LogoutRequest } from '../../src/identity/end-session.js';
@@ -45,12 +45,11 @@ function confirm(c: C, query: URLSearchParams) {
   });
 }
 
-export function endSessionRoutes() {
-  const app = new Hono<Env>();
+export const endSessionRoutes = defineRoutes('server/routes/end-session.ts', (app) => {
 
-  app.get('/connect/endsession', async (c) => confirm(c, await params(c)));
+  app.get('/endsession', async (c) => confirm(c, await params(c)));
 
-  app.post('/connect/endsession', async (c) => {
+  app.post('/endsession', async (c) => {
     const form = await params(c);
     // A POST without the page's decision is a client's logout request: confirm it first.
     if (!form.has('decision')) return confirm(c, form);
@@ -66,6 +65,4 @@ export function endSessionRoutes() {
       return sendPage(c, renderLoggedOut(pageContext(c, uiLocales), signOut));
     });
   });
-
-  return app;
-}
+});

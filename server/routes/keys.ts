@@ -1,19 +1,18 @@
 /** POST /management/keys/rotate: sysadmins rotate the signing keys (as `idp keys rotate` does). */
 import { createRoute } from '@hono/zod-openapi';
-import { router, responses } from '../openapi.js';
+import { responses } from '../openapi.js';
+import { defineRoutes } from '../route-table.js';
 import { ok } from '../envelope.js';
 import { requireSysadmin } from '../access.js';
 import { rotateSigningKeys } from '../../src/identity/rotate-keys.js';
 
-export function keyRoutes() {
-  const app = router();
+export const keyRoutes = defineRoutes('server/routes/keys.ts', (app) => {
   app.openapi(
-    createRoute({ method: 'post', path: '/management/keys/rotate', tags: ['Management'], summary: 'Rotate the token signing keys (sysadmin)', responses: responses('Keys') }),
+    createRoute({ method: 'post', path: '/keys/rotate', tags: ['Management'], summary: 'Rotate the token signing keys (sysadmin)', responses: responses('Keys') }),
     async (c) => {
       requireSysadmin(c);
       const rotated = await rotateSigningKeys(c.get('deps'));
       return ok(c, { action: 'rotate keys', entities: rotated.kids.map((kid) => ({ type: 'key', kid })), extra: { retired_until: rotated.retiredUntil } });
     },
   );
-  return app;
-}
+});

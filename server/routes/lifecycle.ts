@@ -1,13 +1,15 @@
 /**
- * The account-lifecycle endpoints (seed: the Action operations; issue 6): activation and
- * reactivation of organizations, admin users and app users, and password reset by mail with a
- * captcha. JSON clients get the seed's Action model in the envelope; a browser (Accept: text/html)
- * gets a page. Mounted before the management and data routes: `/management/users/{userId}` and
- * `/{orgId}/{appId}/users/{userId}` would otherwise take `resetpw` for a user id.
+ * The account-lifecycle endpoints (docs/api.md#account-lifecycle): activation and reactivation
+ * of organizations, admin users and app users, and password reset by mail with a captcha. JSON
+ * clients get an Action (`{action, status}`) in the envelope; a browser (Accept: text/html) gets
+ * a page. Two route modules: the admin side joins the /management area, the app-user side the
+ * application's area, both without an access check — the mailed link or the captcha is the proof.
  */
-import { Hono, type Context } from 'hono';
+import type { Context } from 'hono';
 import { z } from 'zod';
 import type { Env } from '../env.js';
+import type { router } from '../openapi.js';
+import { defineRoutes, honoPath } from '../route-table.js';
 import { ok } from '../envelope.js';
 import { toAppError, validationError } from '../errors.js';
 import { isCsrfTokenValid, pageContext } from '../browser.js';
@@ -19,7 +21,6 @@ import { AppError, Forbidden, IllegalArgument, InvalidJson, UnsupportedMediaType
 import { email as emailSchema, password as passwordSchema } from '../../src/management/schemas.js';
 import { findOrganization } from '../../src/management/organizations.js';
 import { findAdminUser } from '../../src/management/admin-users.js';
-import { findApplication } from '../../src/management/applications.js';
 import { requireUser } from '../../src/data/users.js';
 import { activateAccount, parseConfirmEmail, reactivateAccount } from '../../src/lifecycle/activation.js';
 import { checkResetLink, completePasswordReset, requestPasswordReset, type Realm, type UserSubject } from '../../src/lifecycle/password-reset.js';
@@ -27,6 +28,7 @@ import { createCaptchaChallenge, type CaptchaChallenge } from '../../src/lifecyc
 import type { Subject } from '../../src/lifecycle/links.js';
 
 type C = Context<Env>;
+type Router = ReturnType<typeof router>;
 
 /** What a lifecycle request did: the Action's status, and the page a browser sees instead. */
 interface Outcome {
@@ -116,8 +118,8 @@ const NewPassword = z.object({ token: LinkToken, newpassword: passwordSchema });
 
 // ---- activation -------------------------------------------------------------------------------
 
-function activationRoutes(app: Hono<Env>, base: string, subjectOf: (c: C) => Promise<Subject>) {
-  app.get(`${base}/activate`, (c) =>
+function activationRoutes(app: Router, base: string, subjectOf: (c: C) => Promise<Subject>) {
+  app.get(honoPath(`${base}/activate`), (c) =>
     answer(c, 'activate', async () => {
       // Every parameter is checked before anything is spent, so bad input changes nothing.
       const { token } = parse(LinkQuery, c.req.query());
@@ -130,7 +132,7 @@ function activationRoutes(app: Hono<Env>, base: string, subjectOf: (c: C) => Pro
       };
     }),
   );
-  app.get(`${base}/reactivate`, (c) =>
+  app.get(honoPath(`${base}/reactivate`), (c) =>
     answer(c, 'reactivate', async () => {
       const account = await reactivateAccount(c.get('deps'), await subjectOf(c), loginContextOf(c));
       return { status: 'sent', title: { key: 'activate.title' }, message: { key: 'reactivate.sent', values: { name: account.displayName } } };
@@ -141,7 +143,7 @@ function activationRoutes(app: Hono<Env>, base: string, subjectOf: (c: C) => Pro
 // ---- password reset ---------------------------------------------------------------------------
 
 interface ResetScope {
-  /** Where this realm's users live: `/management/users` or `/{org}/{app}/users`. */
+  /** Where this realm's users live, inside its area: `/users`. */
   base: string;
   realmOf(c: C): Promise<Realm>;
   subjectOf(c: C): Promise<UserSubject>;
@@ -166,7 +168,7 @@ const ResetPWMsg = z.object({
   captcha_response: z.string({ error: 'captcha_response is required' }).min(1, 'captcha_response is required').max(8192, 'captcha_response is too long'),
 });
 
-function resetRoutes(app: Hono<Env>, scope: ResetScope) {
+function resetRoutes(app: Router, scope: ResetScope) {
   app.get(`${scope.base}/resetpw`, async (c) => {
     await scope.realmOf(c);
     if (wantsHtml(c)) return resetRequestPage(c);
@@ -198,7 +200,7 @@ function resetRoutes(app: Hono<Env>, scope: ResetScope) {
     );
   });
 
-  app.get(`${scope.base}/:userId/resetpw`, async (c) => {
+  app.get(honoPath(`${scope.base}/{userId}/resetpw`), async (c) => {
     const open = async () => {
       const { token } = parse(LinkQuery, c.req.query());
       return { token, account: await checkResetLink(c.get('deps'), await scope.subjectOf(c), token) };
@@ -218,7 +220,7 @@ function resetRoutes(app: Hono<Env>, scope: ResetScope) {
     return sendPage(c, renderNewPassword(pageContext(c, uiLocalesOf(c)), { action: c.req.path, token: opened.token, account: opened.account.displayName }));
   });
 
-  app.post(`${scope.base}/:userId/resetpw`, async (c) => {
+  app.post(honoPath(`${scope.base}/{userId}/resetpw`), async (c) => {
     const fields = await fieldsOf(c);
     return answer(
       c,
@@ -250,32 +252,21 @@ function resetRoutes(app: Hono<Env>, scope: ResetScope) {
 
 // ---- the routes -------------------------------------------------------------------------------
 
-export function lifecycleRoutes() {
-  const app = new Hono<Env>();
-  const appOf = async (c: C) => {
-    const org = await findOrganization(c.get('deps'), c.req.param('orgId')!);
-    return findApplication(c.get('deps'), org, c.req.param('appId')!);
-  };
-  const adminUserOf = async (c: C): Promise<UserSubject> => ({ type: 'admin_user', uuid: (await findAdminUser(c.get('deps'), c.req.param('userId')!)).uuid });
+const adminUserOf = async (c: C): Promise<UserSubject> => ({ type: 'admin_user', uuid: (await findAdminUser(c.get('deps'), c.req.param('userId') ?? '')).uuid });
+
+/** /management/users/resetpw, /management/users/{userId}/…, /management/orgs/{orgId}/(re)activate. */
+export const adminLifecycleRoutes = defineRoutes('server/routes/lifecycle.ts', (app) => {
+  resetRoutes(app, { base: '/users', realmOf: async () => ({ type: 'admin' }), subjectOf: adminUserOf });
+  activationRoutes(app, '/orgs/{orgId}', async (c) => ({ type: 'organization', uuid: (await findOrganization(c.get('deps'), c.req.param('orgId') ?? '')).uuid }));
+  activationRoutes(app, '/users/{userId}', adminUserOf);
+});
+
+/** /{orgId}/{appId}/users/resetpw and /{orgId}/{appId}/users/{userId}/…: the area has found the application. */
+export const appUserLifecycleRoutes = defineRoutes('server/routes/lifecycle.ts', (app) => {
   const appUserOf = async (c: C): Promise<UserSubject> => {
-    const application = await appOf(c);
-    return { type: 'app_user', appUuid: application.uuid, uuid: (await requireUser(c.get('deps').db, application.uuid, c.req.param('userId')!, undefined)).uuid };
+    const { app: application } = c.get('appScope');
+    return { type: 'app_user', appUuid: application.uuid, uuid: (await requireUser(c.get('deps').db, application.uuid, c.req.param('userId') ?? '', undefined)).uuid };
   };
-
-  // Fixed paths before parameterized ones: `resetpw` is not a user id.
-  resetRoutes(app, {
-    base: '/management/users',
-    realmOf: async () => ({ type: 'admin' }),
-    subjectOf: adminUserOf,
-  });
-  resetRoutes(app, {
-    base: '/:orgId/:appId/users',
-    realmOf: async (c) => ({ type: 'app', appUuid: (await appOf(c)).uuid }),
-    subjectOf: appUserOf,
-  });
-
-  activationRoutes(app, '/management/orgs/:orgId', async (c) => ({ type: 'organization', uuid: (await findOrganization(c.get('deps'), c.req.param('orgId')!)).uuid }));
-  activationRoutes(app, '/management/users/:userId', adminUserOf);
-  activationRoutes(app, '/:orgId/:appId/users/:userId', appUserOf);
-  return app;
-}
+  resetRoutes(app, { base: '/users', realmOf: async (c) => ({ type: 'app', appUuid: c.get('appScope').app.uuid }), subjectOf: appUserOf });
+  activationRoutes(app, '/users/{userId}', appUserOf);
+});

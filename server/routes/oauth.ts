@@ -1,15 +1,15 @@
 /**
- * The OAuth 2.0 / OpenID Connect endpoints a program talks to: discovery, JWKS, token,
- * userinfo, introspection and revocation. Each parses the form, hands off to src/identity/, and
- * answers JSON; every answer of the /connect endpoints, errors included, is `no-store`
- * (RFC 6749 5.1).
+ * The OAuth 2.0 / OpenID Connect endpoints a program talks to: discovery and JWKS under
+ * /.well-known, token, userinfo, introspection and revocation under /connect. Each parses the
+ * form, hands off to src/identity/, and answers JSON; every answer of the /connect area, errors
+ * included, is `no-store` (RFC 6749 5.1: the area's middleware in server/app.ts).
  */
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { Env } from '../env.js';
-import { router } from '../openapi.js';
+import type { router } from '../openapi.js';
+import { defineRoutes, within } from '../route-table.js';
 import { loginContextOf } from '../client-address.js';
-import { noStore } from '../middleware/no-store.js';
 import { InvalidRequest, MethodNotAllowed } from '../../src/errors.js';
 import { discoveryDocument, JWKS_PATH } from '../../src/identity/discovery.js';
 import { authenticateRequestClient, requestToken, type ClientRequest } from '../../src/identity/token.js';
@@ -63,36 +63,36 @@ function document(app: ReturnType<typeof router>, method: 'get' | 'post', path: 
   });
 }
 
-export function oauthRoutes() {
-  const app = router();
-  app.use('/connect/*', noStore());
+export const discoveryRoutes = defineRoutes('server/routes/oauth.ts', (app) => {
+  document(app, 'get', '/openid-configuration', 'OpenID Provider metadata');
+  app.get('/openid-configuration', (c) => c.json(discoveryDocument(c.get('deps'))));
 
-  document(app, 'get', '/.well-known/openid-configuration', 'OpenID Provider metadata');
-  app.get('/.well-known/openid-configuration', (c) => c.json(discoveryDocument(c.get('deps'))));
+  const jwks = within('/.well-known', JWKS_PATH);
+  document(app, 'get', jwks, 'Public signing keys (JWK Set)');
+  app.get(jwks, async (c) => c.json({ keys: await c.get('deps').keys.publicJwks() }));
+});
 
-  document(app, 'get', JWKS_PATH, 'Public signing keys (JWK Set)');
-  app.get(JWKS_PATH, async (c) => c.json({ keys: await c.get('deps').keys.publicJwks() }));
+export const tokenEndpointRoutes = defineRoutes('server/routes/oauth.ts', (app) => {
+  document(app, 'post', '/token', 'Token endpoint (RFC 6749 3.2)', TokenForm);
+  app.post('/token', async (c) => c.json(await requestToken(c.get('deps'), await clientRequest(c))));
 
-  document(app, 'post', '/connect/token', 'Token endpoint (RFC 6749 3.2)', TokenForm);
-  app.post('/connect/token', async (c) => c.json(await requestToken(c.get('deps'), await clientRequest(c))));
-
-  document(app, 'get', '/connect/userinfo', 'Claims of the signed-in user (Bearer token)');
-  app.get('/connect/userinfo', async (c) => c.json(await findUserinfo(c.get('deps'), bearerOf(c))));
-  document(app, 'post', '/connect/userinfo', 'Claims of the signed-in user (Bearer token or access_token form field)');
-  app.post('/connect/userinfo', async (c) => {
+  document(app, 'get', '/userinfo', 'Claims of the signed-in user (Bearer token)');
+  app.get('/userinfo', async (c) => c.json(await findUserinfo(c.get('deps'), bearerOf(c))));
+  document(app, 'post', '/userinfo', 'Claims of the signed-in user (Bearer token or access_token form field)');
+  app.post('/userinfo', async (c) => {
     const fromForm = bearerOf(c) === undefined && /^application\/x-www-form-urlencoded\b/i.test(c.req.header('content-type') ?? '');
     return c.json(await findUserinfo(c.get('deps'), fromForm ? (await formParams(c)).access_token : bearerOf(c)));
   });
 
-  document(app, 'post', '/connect/introspect', 'Token introspection (RFC 7662)', TokenHintForm);
-  app.post('/connect/introspect', async (c) => {
+  document(app, 'post', '/introspect', 'Token introspection (RFC 7662)', TokenHintForm);
+  app.post('/introspect', async (c) => {
     const request = await clientRequest(c);
     const client = await authenticateRequestClient(c.get('deps'), request);
     return c.json(await introspectToken(c.get('deps'), client, request.params));
   });
 
-  document(app, 'post', '/connect/revocation', 'Token revocation (RFC 7009)', TokenHintForm);
-  app.post('/connect/revocation', async (c) => {
+  document(app, 'post', '/revocation', 'Token revocation (RFC 7009)', TokenHintForm);
+  app.post('/revocation', async (c) => {
     const request = await clientRequest(c);
     const client = await authenticateRequestClient(c.get('deps'), request);
     await revokeToken(c.get('deps'), client, request.params);
@@ -100,13 +100,12 @@ export function oauthRoutes() {
   });
 
   // Registered after the real handlers, so only other methods reach these.
-  for (const [path, allow] of [['/connect/token', 'POST'], ['/connect/introspect', 'POST'], ['/connect/revocation', 'POST'], ['/connect/userinfo', 'GET, POST']]) {
+  for (const [path, allow] of [['/token', 'POST'], ['/introspect', 'POST'], ['/revocation', 'POST'], ['/userinfo', 'GET, POST']]) {
     app.all(path, () => {
-      throw MethodNotAllowed(`${path} accepts ${allow}`, { headers: { Allow: allow } });
+      throw MethodNotAllowed(`/connect${path} accepts ${allow}`, { headers: { Allow: allow } });
     });
   }
-  return app;
-}
+});
 
 function bearerOf(c: Context<Env>): string | undefined {
   return c.req.header('authorization')?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];

@@ -1,8 +1,13 @@
-/** Usergrid-compatible token endpoints (CONTRACT.md section 2). */
+/**
+ * Usergrid-compatible token endpoints (docs/api.md#usergrid-token-endpoints): POST
+ * /management/token for admin users and organization clients, POST /{orgId}/{appId}/token for
+ * app users and application clients.
+ */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { Env } from '../env.js';
-import { router, jsonOrForm, bodyOf } from '../openapi.js';
+import { jsonOrForm, bodyOf } from '../openapi.js';
+import { defineRoutes } from '../route-table.js';
 import { loginContextOf } from '../client-address.js';
 import { noStore } from '../middleware/no-store.js';
 import { ErrorSchema } from '../openapi.js';
@@ -13,8 +18,6 @@ import {
   issueManagementToken,
   type UsergridTokenResult,
 } from '../../src/identity/usergrid-token.js';
-import { findOrganization } from '../../src/management/organizations.js';
-import { findApplication } from '../../src/management/applications.js';
 import { listAdminOrganizations } from '../../src/management/admin-users.js';
 
 const TokenResponse = z
@@ -44,28 +47,26 @@ async function answer(c: Context<Env>, result: UsergridTokenResult) {
   );
 }
 
-export function usergridTokenRoutes() {
-  const app = router();
-  app.use('/management/token', noStore());
-  app.use('/:orgId/:appId/token', noStore());
+export const managementTokenRoutes = defineRoutes('server/routes/usergrid-token.ts', (app) => {
+  app.use('/token', noStore());
   app.openapi(
-    createRoute({ method: 'post', path: '/management/token', tags: ['Tokens'], summary: 'Usergrid-style admin or organization token', request: { body: jsonOrForm(UsergridTokenRequest, 'grant_type password (username, password) or client_credentials (client_id, client_secret)') }, responses }),
+    createRoute({ method: 'post', path: '/token', tags: ['Tokens'], summary: 'Usergrid-style admin or organization token', request: { body: jsonOrForm(UsergridTokenRequest, 'grant_type password (username, password) or client_credentials (client_id, client_secret)') }, responses }),
     async (c) => answer(c, await issueManagementToken(c.get('deps'), bodyOf(c, UsergridTokenRequest), loginContextOf(c))),
   );
+});
+
+/** The application's area has found the application (server/access.ts `application`). */
+export const applicationTokenRoutes = defineRoutes('server/routes/usergrid-token.ts', (app) => {
+  app.use('/token', noStore());
   app.openapi(
     createRoute({
       method: 'post',
-      path: '/{orgId}/{appId}/token',
+      path: '/token',
       tags: ['Tokens'],
       summary: 'Usergrid-style app user or application token',
       request: { params: z.object({ orgId: z.string(), appId: z.string() }), body: jsonOrForm(UsergridTokenRequest, 'grant_type password or client_credentials') },
       responses,
     }),
-    async (c) => {
-      const { orgId, appId } = c.req.valid('param');
-      const target = await findApplication(c.get('deps'), await findOrganization(c.get('deps'), orgId), appId);
-      return answer(c, await issueApplicationToken(c.get('deps'), target, bodyOf(c, UsergridTokenRequest), loginContextOf(c)));
-    },
+    async (c) => answer(c, await issueApplicationToken(c.get('deps'), c.get('appScope').app, bodyOf(c, UsergridTokenRequest), loginContextOf(c))),
   );
-  return app;
-}
+});

@@ -1,11 +1,11 @@
 /**
- * The application root, collections and entities (seed: GET /{org}/{app}, GET/POST/PUT/DELETE
+ * The application root, collections and entities (GET /{org}/{app}, GET/POST/PUT/DELETE
  * /{org}/{app}/{collection}, GET/PUT/DELETE …/{collection}/{entityId}).
  */
 import type { Context } from 'hono';
 import type { Env } from '../../env.js';
 import { ok } from '../../envelope.js';
-import type { router } from '../../openapi.js';
+import { defineRoutes } from '../../route-table.js';
 import { define, otherMethodsNotAllowed } from './define.js';
 import { addressedEntity, dataLocation, describedResponse, entitiesResponse, findOptions, modelMembers, pageResponse, readBody } from './request.js';
 import { applicationEntityView, entityView } from './views.js';
@@ -20,15 +20,15 @@ import { createEvents } from '../../../src/activity/events.js';
 import { isUuid } from '../../../src/ids.js';
 import type { Deps } from '../../../src/deps.js';
 
-const APP = '/{orgId}/{appId}';
-const COLLECTION = `${APP}/{collection}`;
+const APP = '/';
+const COLLECTION = '/{collection}';
 const ENTITY = `${COLLECTION}/{entityId}`;
 
 type Creator = (deps: Deps, appUuid: string, collection: CollectionRef, body: unknown, principal: Principal) => Promise<EntityRow[]>;
 
 /** Collections whose POST does more than store the body. */
 const CREATORS: ReadonlyMap<string, Creator> = new Map<string, Creator>([
-  // A guest signing up under --require-activation starts not activated (issue 6).
+  // A guest signing up under --require-activation starts not activated.
   ['users', (deps, appUuid, _collection, body, principal) =>
     createUsers(deps, appUuid, body, { pendingActivation: deps.config.requireActivation && principal.kind === 'guest' })],
   ['events', (deps, appUuid, _collection, body) => createEvents(deps, appUuid, body)],
@@ -67,7 +67,7 @@ async function changeMatches(c: Context<Env>, change: (rows: EntityRow[], body: 
   return ok(c, { action: c.req.method.toLowerCase(), entities: (await describeEntities(deps.db, rows)).map((one) => entityView(scope(c), one)), organization: scope(c).org, application: app, location: dataLocation(c, collection.name) });
 }
 
-export function entityRoutes(app: ReturnType<typeof router>): void {
+export const entityRoutes = defineRoutes('server/routes/data/entities.ts', (app) => {
   define(app, 'get', APP, 'The application and its collections', async (c) => {
     const collections = await listCollections(c.get('deps'), scope(c).app.uuid);
     return ok(c, { action: 'get', entities: [applicationEntityView(scope(c), collections)], organization: scope(c).org, application: scope(c).app, location: dataLocation(c) });
@@ -110,4 +110,4 @@ export function entityRoutes(app: ReturnType<typeof router>): void {
     return entitiesResponse(c, 'delete', [row]);
   });
   otherMethodsNotAllowed(app, ENTITY, ['get', 'put', 'delete']);
-}
+});

@@ -1,12 +1,12 @@
 /**
- * Everything below an entity (seed: …/{entityId}/{relation}[/{type}]/{entityId2}): connections,
+ * Everything below an entity (…/{entityId}/{relation}[/{type}]/{entityId2}): connections,
  * the reverse `connecting` view, group and role membership, permissions, activities, feeds and
  * users' passwords. Sub-resources with their own meaning are looked up in maps by relation name.
  */
 import type { Context } from 'hono';
 import type { Env } from '../../env.js';
 import { ok } from '../../envelope.js';
-import type { router } from '../../openapi.js';
+import { defineRoutes } from '../../route-table.js';
 import { define, otherMethodsNotAllowed, type Handler } from './define.js';
 import { addressedEntity, authorizeGrant, dataLocation, entitiesResponse, findOptions, modelMembers, pageResponse, readBody, relatedEntity } from './request.js';
 import { entityView } from './views.js';
@@ -21,7 +21,7 @@ import { GRANTEES, grantPermission, listGrants, revokePermission } from '../../.
 import { changeUserPassword } from '../../../src/data/users.js';
 import { createActivity } from '../../../src/activity/activities.js';
 
-const ENTITY = '/{orgId}/{appId}/{collection}/{entityId}';
+const ENTITY = '/{collection}/{entityId}';
 const RELATION = `${ENTITY}/{relation}`;
 const RELATED = `${RELATION}/{entityId2}`;
 const RELATED_TYPED = `${RELATION}/{type}/{entityId2}`;
@@ -107,7 +107,7 @@ function connectionHandler(action: 'get' | 'post' | 'delete'): Handler {
   };
 }
 
-export function relationRoutes(app: ReturnType<typeof router>): void {
+export const relationRoutes = defineRoutes('server/routes/data/relations.ts', (app) => {
   define(app, 'get', RELATION, "An entity's connections, sub-collection, feed or permissions (with ql)", async (c) => {
     const entity = await subject(c);
     const relation = param(c, 'relation');
@@ -146,4 +146,4 @@ export function relationRoutes(app: ReturnType<typeof router>): void {
   define(app, 'post', RELATED_TYPED, 'Connect two entities, the second named within its type', connectionHandler('post'));
   define(app, 'delete', RELATED_TYPED, 'Disconnect two entities', connectionHandler('delete'));
   otherMethodsNotAllowed(app, RELATED_TYPED, ['get', 'post', 'delete']);
-}
+});

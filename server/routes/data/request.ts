@@ -3,55 +3,21 @@
  * check), reading bodies and query parameters, finding the addressed entities, and the
  * envelope around them.
  */
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import type { Env } from '../../env.js';
-import type { Tx } from '../../../src/deps.js';
 import { ok, urlOf } from '../../envelope.js';
-import { InvalidJson, NotFound, UnsupportedMediaType, EntityNotFound } from '../../../src/errors.js';
+import { InvalidJson, UnsupportedMediaType, EntityNotFound } from '../../../src/errors.js';
 import { isUuid } from '../../../src/ids.js';
-import { findOrganization } from '../../../src/management/organizations.js';
-import { findApplication } from '../../../src/management/applications.js';
 import { authorizeAppRequest } from '../../../src/access/app-access.js';
-import { verbOfMethod, type Verb } from '../../../src/access/permissions.js';
+import type { Verb } from '../../../src/access/permissions.js';
+import { appSegments } from '../../access.js';
 import { describeEntities, requireEntity, type EntityDescription, type EntityRow } from '../../../src/data/entities.js';
-import { collectionForWrite, findCollectionIn, requireCollection } from '../../../src/data/collections.js';
+import { findCollectionIn, requireCollection } from '../../../src/data/collections.js';
 import { requireUser } from '../../../src/data/users.js';
 import { findEntityByUuid } from '../../../src/data/store.js';
 import type { FindOptions, EntityPage } from '../../../src/data/find.js';
 import type { RelationView } from '../../../src/data/relations.js';
 import { entityView, entityViewText } from './views.js';
-
-/**
- * First path segments that belong to other parts of the server. Their routes are mounted before
- * the data routes; this keeps an unknown path under them a plain 404 instead of "organization
- * not found".
- */
-const RESERVED_ROOTS: ReadonlySet<string> = new Set(['management', 'connect', '.well-known', 'status', 'docs', 'openapi.json']);
-
-/** The segments of the path inside the application, as sent: `/acme/sandbox/users/me/` → `users`, `me`. */
-function appSegments(c: Context<Env>): string[] {
-  return c.req.path.split('/').filter((segment) => segment !== '').slice(2);
-}
-
-/**
- * The collection a first path segment addresses, as the routes resolve it (an existing
- * collection by name or type, else the one a POST would create), so that a permission on
- * `/users/**` holds for `/user/{id}` too. A segment that names no collection stays as it is.
- */
-async function collectionOfSegment(tx: Tx, appUuid: string, segment: string): Promise<string> {
-  try {
-    return (await collectionForWrite(tx, appUuid, decodeURIComponent(segment))).name;
-  } catch {
-    return segment;
-  }
-}
-
-/** The path inside the application that permissions are matched against: `/acme/sandbox/user/me` → `/users/me`. */
-async function permissionPath(c: Context<Env>, appUuid: string): Promise<string> {
-  const [collection, ...rest] = appSegments(c);
-  if (collection === undefined) return '/';
-  return `/${[await collectionOfSegment(c.get('deps').db, appUuid, collection), ...rest].join('/')}`;
-}
 
 /**
  * Usergrid's `path` and `uri` of a data response: the path inside the application of the
@@ -69,25 +35,6 @@ export function dataLocation(c: Context<Env>, collection?: string): { path: stri
   const { org, app } = c.get('appScope');
   const base = `${urlOf(c).origin}/${encodeURIComponent(org.name)}/${encodeURIComponent(app.name)}`;
   return { path, uri: path === '/' ? base : `${base}${path}` };
-}
-
-/** Resolves the organization and application, then decides access for the request's verb and path. */
-export function dataAccess(): MiddlewareHandler<Env> {
-  return async (c, next) => {
-    const orgId = c.req.param('orgId') ?? '';
-    if (RESERVED_ROOTS.has(orgId.toLowerCase())) throw NotFound('no such resource');
-    const deps = c.get('deps');
-    const org = await findOrganization(deps, orgId);
-    const app = await findApplication(deps, org, c.req.param('appId') ?? '');
-    c.set('appScope', { org, app });
-    const verb = verbOfMethod(c.req.method);
-    // Methods without a Usergrid verb change nothing: their routes answer 405.
-    if (verb !== null) {
-      // Found only when the caller is held to permissions: administrators skip the collection lookup.
-      await authorizeAppRequest(deps, { principal: c.get('principal'), app, verb, path: () => permissionPath(c, app.uuid) });
-    }
-    await next();
-  };
 }
 
 /**
@@ -119,7 +66,7 @@ export async function readBody(c: Context<Env>): Promise<unknown> {
   }
 }
 
-/** `ql` (or the seed's `queryStatement`), `limit` and `cursor`. */
+/** `ql` (or its other name, `queryStatement`), `limit` and `cursor`. */
 export function findOptions(c: Context<Env>): FindOptions {
   return { ql: c.req.query('ql') ?? c.req.query('queryStatement'), limit: c.req.query('limit'), cursor: c.req.query('cursor') };
 }
@@ -173,7 +120,7 @@ export async function pageResponse(c: Context<Env>, action: string, page: Entity
 }
 
 /**
- * The members the seed's Event, Role and Permission models add to the envelope: the
+ * The members the Event, Role and Permission models add to the envelope (docs/api.md#models): the
  * application's uuid, the request URL and parameters, and the entity itself.
  */
 export function modelMembers(c: Context<Env>, entity: unknown): Record<string, unknown> {

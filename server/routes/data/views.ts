@@ -1,7 +1,7 @@
 /**
  * Entities of the data API as Usergrid returned them: `uuid`, `type`, `created`, `modified`,
  * the properties, and `metadata` with the entity's path, its connections, the connections to it
- * and its sub-collections. Users also carry the seed's User model fields; nothing written only
+ * and its sub-collections. Users also carry the User model's fields (docs/api.md#models); nothing written only
  * through dedicated endpoints (permissions) is shown, and password hashes are never properties.
  */
 import type { Application } from '../../../src/management/applications.js';
@@ -25,7 +25,7 @@ function links(base: string, relations: readonly string[], infix = ''): Record<s
   return Object.fromEntries(relations.map((relation) => [relation, `${base}${infix}/${relation}`]));
 }
 
-/** The seed's User model fields of an app user. */
+/** The User model's fields of an app user. */
 function userFields(scope: AppScope, properties: Record<string, unknown>, path: string) {
   const email = typeof properties.email === 'string' ? properties.email : null;
   const displayEmail = displayEmailOf(String(properties.name ?? properties.username ?? ''), email);

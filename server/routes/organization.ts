@@ -1,0 +1,105 @@
+/**
+ * One organization: /management/orgs/{orgId}/… — its applications, credentials, admin users and
+ * feed. The area's middleware has found the organization and checked that the caller administers
+ * it (server/access.ts `organizationAdmin`); handlers hand off to src/management/.
+ */
+import { createRoute } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { Env } from '../env.js';
+import { defineRoutes } from '../route-table.js';
+import { jsonOrForm, bodyOf, responses } from '../openapi.js';
+import { ok } from '../envelope.js';
+import { adminUserView, appDataOf, applicationView, organizationView } from '../views.js';
+import { CreateApp } from '../../src/management/schemas.js';
+import { regenerateOrganizationCredential } from '../../src/management/organizations.js';
+import { createApplication, listApplications } from '../../src/management/applications.js';
+import { addAdminToOrganization, findAdminUser, listAdminOrganizations, listOrganizationAdmins, removeAdminFromOrganization, type AdminUser } from '../../src/management/admin-users.js';
+import { getCredential } from '../../src/management/credentials.js';
+import { listOrganizationFeed } from '../../src/management/activities.js';
+import { actorOf } from '../../src/access/principal.js';
+import { managementActivityView } from '../views.js';
+import { credentialRoutes } from './credentials.js';
+import { FeedQuery, OrgParams, OrgUserParams } from './management-params.js';
+
+const tag = 'Management';
+
+export async function adminEntity(c: Context<Env>, user: AdminUser) {
+  return adminUserView(user, await listAdminOrganizations(c.get('deps'), user.uuid));
+}
+
+export const organizationRoutes = defineRoutes('server/routes/organization.ts', (app) => {
+  app.openapi(
+    createRoute({ method: 'get', path: '/', tags: [tag], summary: 'Get an organization', request: { params: OrgParams }, responses: responses('Organization') }),
+    async (c) => {
+      const org = c.get('organization');
+      const deps = c.get('deps');
+      const [admins, apps] = await Promise.all([listOrganizationAdmins(deps, org.uuid), listApplications(deps, org)]);
+      return ok(c, { action: 'get organization', entities: [organizationView(org, admins[0], apps)], organization: org });
+    },
+  );
+
+  app.openapi(
+    createRoute({ method: 'get', path: '/apps', tags: [tag], summary: 'List the applications of an organization', request: { params: OrgParams }, responses: responses('AppData') }),
+    async (c) => {
+      const org = c.get('organization');
+      const apps = await listApplications(c.get('deps'), org);
+      return ok(c, { action: 'get organization application', entities: apps.map((a) => applicationView(org, a)), organization: org, count: true, extra: { data: appDataOf(org, apps) } });
+    },
+  );
+
+  app.openapi(
+    createRoute({ method: 'post', path: '/apps', tags: [tag], summary: 'Create an application', request: { params: OrgParams, body: jsonOrForm(CreateApp, 'CreateApp (name)') }, responses: responses('AppData') }),
+    async (c) => {
+      const org = c.get('organization');
+      const { name } = bodyOf(c, CreateApp);
+      const created = await createApplication(c.get('deps'), org, name, actorOf(c.get('principal')));
+      return ok(c, { action: 'new application', entities: [applicationView(org, created)], organization: org, application: created, extra: { data: appDataOf(org, [created]) } });
+    },
+  );
+
+  credentialRoutes(app, {
+    owner: 'organization',
+    params: OrgParams,
+    read: (c) => getCredential(c.get('deps'), 'organization', c.get('organization').uuid),
+    regenerate: (c) => regenerateOrganizationCredential(c.get('deps'), c.get('organization'), actorOf(c.get('principal'))),
+    scope: (c) => ({ organization: c.get('organization') }),
+  });
+
+  app.openapi(
+    createRoute({ method: 'get', path: '/users', tags: [tag], summary: 'List the admin users of an organization', request: { params: OrgParams }, responses: responses('User') }),
+    async (c) => {
+      const org = c.get('organization');
+      const admins = await listOrganizationAdmins(c.get('deps'), org.uuid);
+      return ok(c, { action: 'get organization users', entities: await Promise.all(admins.map((user) => adminEntity(c, user))), organization: org, count: true });
+    },
+  );
+
+  app.openapi(
+    createRoute({ method: 'put', path: '/users/{userId}', tags: [tag], summary: 'Add an existing admin user to an organization', request: { params: OrgUserParams }, responses: responses('User') }),
+    async (c) => {
+      const org = c.get('organization');
+      const user = await findAdminUser(c.get('deps'), c.req.valid('param').userId, 'username-email-uuid');
+      await addAdminToOrganization(c.get('deps'), org.uuid, user, actorOf(c.get('principal')));
+      return ok(c, { action: 'add user to organization', entities: [await adminEntity(c, user)], organization: org });
+    },
+  );
+
+  app.openapi(
+    createRoute({ method: 'delete', path: '/users/{userId}', tags: [tag], summary: 'Remove an admin user from an organization', request: { params: OrgUserParams }, responses: responses('User') }),
+    async (c) => {
+      const org = c.get('organization');
+      const user = await findAdminUser(c.get('deps'), c.req.valid('param').userId, 'username-email-uuid');
+      await removeAdminFromOrganization(c.get('deps'), org.uuid, user, actorOf(c.get('principal')));
+      return ok(c, { action: 'remove user from organization', entities: [await adminEntity(c, user)], organization: org });
+    },
+  );
+
+  app.openapi(
+    createRoute({ method: 'get', path: '/feed', tags: [tag], summary: 'What happened in an organization, newest first', request: { params: OrgParams, query: FeedQuery }, responses: responses('ActivityFeed') }),
+    async (c) => {
+      const org = c.get('organization');
+      const activities = await listOrganizationFeed(c.get('deps'), org.uuid, c.req.valid('query').limit);
+      return ok(c, { action: 'get organization feed', entities: activities.map(managementActivityView), organization: org, count: true });
+    },
+  );
+});
