@@ -1,11 +1,11 @@
-// The baseline issue 4 sets its data targets against: a bare hono + better-sqlite3 endpoint with
-// no authentication, no permission checks and no envelope. GET /pets/:name is one point select
-// by primary key, POST /items one single-row insert of the posted JSON, on a WAL-mode file like
-// idp's. Started by bench/run.js (`get-entity`, `create-entity`), which loads it exactly as it
-// loads idp, so the two figures are taken on the same machine in the same minute.
-// POST /connect/token is issue 3's limit: a bare hono + jose client_credentials endpoint (HTTP
-// Basic client, secret compared in constant time, an RFC 9068 access token signed ES256), with no
-// database, scopes, audit or anything else (`token`).
+// The baseline the data targets are set against (docs/benchmarks.md): a bare hono + better-sqlite3
+// endpoint with no authentication, no permission checks and no envelope. GET /pets/:name is one
+// point select by primary key, POST /items one single-row insert of the posted JSON, on a WAL-mode
+// file like idp's. Started by bench/run.js (`get-entity`, `create-entity`), which loads it exactly
+// as it loads idp, so the two figures are taken on the same machine in the same minute.
+// POST /connect/token is the token endpoint's limit: a bare hono + jose client_credentials endpoint
+// (HTTP Basic client, secret compared in constant time, an RFC 9068 access token signed ES256),
+// with no database, scopes, audit or anything else (`token`).
 // Usage: node bench/bare-server.js DB_FILE [CLIENT_ID CLIENT_SECRET]   (prints `listening on URL`)
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { SignJWT, generateKeyPair } from 'jose';

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 /**
- * Cold start of `idp serve` on an empty database (issue 2): the time from spawning
- * `node bin/idp.js serve --port 0 --db <fresh file> --log-level warn` to the first line on stdout
- * or stderr that contains `listening on`. Each run gets a new database file (removed first, so
- * migrations and key generation are part of what is measured); the server is stopped before the
+ * Cold start of `idp serve` on an empty database (docs/benchmarks.md, `cold-start`): the time from
+ * spawning `node bin/idp.js serve --port 0 --db <fresh file> --log-level warn` to the first line on
+ * stdout or stderr that contains `listening on`. Each run gets a new database file (removed first,
+ * so migrations and key generation are part of what is measured); the server is stopped before the
  * next run starts. Prints every run and the median, and beside it how long Node itself takes to
  * start and exit (`node -e 0`) on the same machine, the floor under any Node program's figure.
  *

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 /**
- * Push benchmark (issue 7): one notification to BENCH_DEVICES devices (default 100,000) through
- * `noop`, then through a local APNs (HTTP/2 over TLS, answering 200), against a real
- * `idp serve` child process on a temporary database. Reports deliveries per second from the
- * POST to the last receipt, the median latency of GET requests made during the send, and the
- * CPU time the server process spent (from /proc/<pid>/stat): the machine is shared, so
- * wall-clock alone says as much about the neighbours as about the code.
+ * Push benchmark (docs/benchmarks.md, `push`): one notification to BENCH_DEVICES devices (default
+ * 100,000) through `noop`, then through a local APNs (HTTP/2 over TLS, answering 200), against a
+ * real `idp serve` child process on a temporary database. Reports deliveries per second from the
+ * POST to the last receipt, the median latency of GET requests made during the send, and the CPU
+ * time the server process spent (from /proc/<pid>/stat): the machine is shared, so wall-clock alone
+ * says as much about the neighbours as about the code.
  *
  *   npm run build && node bench/push.js            (BENCH_PUSH_ONLY=apns: one scenario)
  *

@@ -1,7 +1,7 @@
 // `npm run bench [-- <scenario>…]`: the one benchmark runner. Every scenario starts its own
 // servers as child processes (`idp serve` through bin/idp.js, and whatever it compares against)
 // on a temporary database, prepares them over HTTP, loads them for a fixed time, and reports
-// figures against the targets of issues 2, 3, 4 and 7 (`cold-start` only times start-up).
+// figures against the targets of docs/benchmarks.md (`cold-start` only times start-up).
 // Add a scenario by adding an entry to SCENARIOS.
 //
 //   npm run bench                          every scenario
@@ -152,7 +152,7 @@ async function withIdp(use) {
 
 /**
  * bench/bare-server.js (hono + better-sqlite3, nothing else) on a temporary file: the baseline
- * issue 4's data targets are a share of, measured on the same machine as idp was a moment before.
+ * the data targets are a share of, measured on the same machine as idp was a moment before.
  */
 async function withBare(use, client = []) {
   const dir = mkdtempSync(join(tmpdir(), 'idp-bench-bare-'));
@@ -293,7 +293,7 @@ const SCENARIOS = [
       const detail = `idp ${perRequest(ours)}; oidc-provider ${perRequest(theirs)}`;
       const rows = [atLeast('req/s vs oidc-provider', ours.rps / theirs.rps, 2, '×', detail)];
       if (ours.cpuPerRequest && theirs.cpuPerRequest) rows.push(atLeast('CPU/request vs oidc-provider', theirs.cpuPerRequest / ours.cpuPerRequest, 2, '×'));
-      // The issue's "about 60% of that limit": the limit being a bare hono + jose ES256 endpoint.
+      // The target "about 60% of that limit": the limit being a bare hono + jose ES256 endpoint.
       rows.push(atLeast('req/s vs bare hono + jose', ours.rps / bare.rps, 0.6, '×', `bare ${perRequest(bare)}; oidc-provider at ${(theirs.rps / bare.rps).toFixed(2)}× bare`));
       return rows;
     },

@@ -15,7 +15,7 @@ interface PostFlags extends OwnerFlags {
 }
 
 /**
- * Seed: POST …/users/{userId}/activities or …/groups/{groupId}/activities (CreateActivity): the
+ * POST …/users/{userId}/activities or …/groups/{groupId}/activities (CreateActivity): the
  * activity lands in the owner's feed and, for a group, in every member's.
  */
 async function post(ctx: Ctx, properties: string[], flags: PostFlags) {

@@ -14,7 +14,7 @@ interface CreateFlags extends PasswordFlags {
 }
 
 /**
- * Seed: POST /management/users (CreateAdminUser). With an organization in context (--org,
+ * POST /management/users (CreateAdminUser). With an organization in context (--org,
  * IDP_ORG, profile) the new admin is also added to it, which is what "create an admin" means to
  * an organization's administrator.
  */
@@ -52,7 +52,7 @@ async function remove(ctx: Ctx, user: string, flags: { yes?: boolean }) {
   return messageOf(body, `${user} is no longer an administrator of ${ctx.org()}`);
 }
 
-/** Seed: PUT /management/users/{userId}/password with ResetPW (old and new password). */
+/** PUT /management/users/{userId}/password with ResetPW (old and new password). */
 async function password(ctx: Ctx, user: string | undefined, flags: { password?: string; newPassword?: string }) {
   const id = user ?? ctx.profile().username;
   if (id === undefined) throw new UsageError('which admin user? pass a username, email or uuid');

@@ -26,7 +26,7 @@ interface ClientFlags {
 
 const clientsPath = (ctx: Ctx) => p`/management/orgs/${ctx.org()}/apps/${ctx.app()}/clients`;
 
-/** CONTRACT.md section 2: RFC 7591 client metadata names; only what was given is sent. */
+/** RFC 7591 client metadata names (docs/api.md#clients); only what was given is sent. */
 function metadataOf(flags: ClientFlags): Record<string, unknown> {
   const list = (values: string[]) => (values.length > 0 ? values : undefined);
   const metadata: Record<string, unknown> = {

@@ -9,9 +9,10 @@ import { addCollectionVerbs, appPath } from './client/collection.js';
 const KEYS = ['uuid', 'name', 'type', 'created', 'modified'];
 
 /**
- * Registers a device with its push token in `<notifier>.notifier.id` (CONTRACT.md section 6, a
- * property name with dots, not a nested path); with --user the device is created connected to
- * that user (`POST /users/{user}/devices`), so user and group notifications reach it.
+ * Registers a device with its push token in `<notifier>.notifier.id`
+ * (docs/api.md#push-notifications, a property name with dots, not a nested path); with --user the
+ * device is created connected to that user (`POST /users/{user}/devices`), so user and group
+ * notifications reach it.
  */
 async function registerDevice(ctx: Ctx, properties: string[], flags: { notifier?: string; pushToken?: string; user?: string; data?: string }) {
   const notifier = await needText(flags.notifier, 'notifier name', 'pass --notifier');

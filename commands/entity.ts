@@ -6,13 +6,13 @@ import { dataOptions, parseEntityBody } from './client/data.js';
 import { entitiesOf, messageOf, recordOf, tableOf } from './client/output.js';
 import { addCollectionVerbs, appPath, targetSegments } from './client/collection.js';
 
-/** Seed: POST /{orgId}/{appId}/{entitytype}; the collection is created with its first entity. */
+/** POST /{orgId}/{appId}/{entitytype}; the collection is created with its first entity. */
 async function create(ctx: Ctx, collection: string, properties: string[], flags: { data?: string }) {
   const body = await ctx.call({ method: 'POST', path: appPath(ctx, collection), json: parseEntityBody(properties, flags.data) });
   return entitiesOf(body).length === 1 ? recordOf(body) : tableOf(body, ['type', 'name', 'uuid']);
 }
 
-/** Seed: POST|DELETE /{orgId}/{appId}/{collectionId}/{entityId1}/{relation}/{entityId2}. */
+/** POST|DELETE /{orgId}/{appId}/{collectionId}/{entityId1}/{relation}/{entityId2}. */
 function connection(method: 'POST' | 'DELETE') {
   return async (ctx: Ctx, collection: string, id: string, relation: string, target: string, flags: { yes?: boolean }) => {
     if (method === 'DELETE') await confirmOrYes(flags.yes, `Remove the '${relation}' connection from ${collection}/${id} to ${target}?`);

@@ -5,7 +5,7 @@ import { dataOptions, parseProperties } from './client/data.js';
 import { recordOf } from './client/output.js';
 import { appPath } from './client/collection.js';
 
-/** Seed: POST /{orgId}/{appId}/events with CreateEvent; `timestamp` defaults to now (ms). */
+/** POST /{orgId}/{appId}/events with CreateEvent; `timestamp` defaults to now (ms). */
 async function post(ctx: Ctx, properties: string[], flags: { data?: string; timestamp?: string }) {
   const json = { ...parseProperties(properties, flags.data), timestamp: flags.timestamp ?? String(Date.now()) };
   return recordOf(await ctx.call({ method: 'POST', path: appPath(ctx, 'events'), json }));

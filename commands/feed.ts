@@ -6,7 +6,7 @@ import { tableOf } from './client/output.js';
 import { appPath } from './client/collection.js';
 import { ownerOf, ownerOptions, type OwnerFlags } from './client/owner.js';
 
-/** Seed: GET …/users/{userId}/feed or …/groups/{groupId}/feed, newest first. */
+/** GET …/users/{userId}/feed or …/groups/{groupId}/feed, newest first. */
 async function feed(ctx: Ctx, flags: OwnerFlags & ListFlags) {
   const [collection, id] = ownerOf(flags);
   return tableOf(await fetchList(ctx, appPath(ctx, collection, id, 'feed'), flags), ['published', 'verb', 'content', 'uuid'], 'the feed is empty');

@@ -8,7 +8,7 @@ import { addCollectionVerbs, addMemberVerbs, appPath } from './client/collection
 
 const KEYS = ['uuid', 'path', 'title', 'created', 'modified'];
 
-/** Seed: POST /{orgId}/{appId}/groups with CreateGroup (path and title). */
+/** POST /{orgId}/{appId}/groups with CreateGroup (path and title). */
 async function create(ctx: Ctx, path: string | undefined, properties: string[], flags: { title?: string; data?: string }) {
   const groupPath = await needText(path, 'group path', 'pass it as the first argument');
   const json = { ...parseProperties(properties, flags.data), path: groupPath, title: flags.title ?? groupPath };

@@ -2,7 +2,7 @@
  * The `idp` program. Nouns are listed here with a one-line summary; a noun's module (its verbs,
  * the HTTP client, prompts) is imported only when that noun is run, so `idp --help` loads
  * nothing but commander. One catch at the top turns errors into `error: …` and an exit code
- * (CONTRACT.md section 5: 1 refused by the server or network, 2 usage).
+ * (1 refused by the server or network, 2 usage).
  */
 import { Command, CommanderError, Option } from 'commander';
 import { AppError } from '../src/errors.js';

@@ -31,7 +31,7 @@ function usernameOf(accessToken: string): string | undefined {
 }
 
 /**
- * The browser flow (CONTRACT.md section 5): authorization code + PKCE through a loopback
+ * The browser flow (RFC 8252 7.3): authorization code + PKCE through a loopback
  * redirect for admin-cli; the URL to open goes to stderr.
  */
 async function signInWithBrowser(ctx: Ctx, scope: string | undefined): Promise<{ username: string; tokens: TokenSet & Record<string, unknown> }> {

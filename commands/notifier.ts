@@ -28,8 +28,8 @@ function readFileFlag(path: string, flag: string): string {
 }
 
 /**
- * CONTRACT.md section 6: an `apple` notifier takes the .p8 key (PEM text), keyId, teamId and
- * topic; a `google` one the service-account JSON. The server checks them and never echoes them.
+ * docs/api.md#push-notifications: an `apple` notifier takes the .p8 key (PEM text), keyId, teamId
+ * and topic; a `google` one the service-account JSON. The server checks them and never echoes them.
  */
 function credentialsOf(flags: CreateFlags): Record<string, unknown> {
   if (flags.provider === 'apple') {

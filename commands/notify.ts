@@ -19,7 +19,10 @@ interface SendFlags {
   expire?: string;
 }
 
-/** The seed's targets: one device, every device, devices matching a query, a user, a group. */
+/**
+ * The send targets (docs/api.md#push-notifications): one device, every device, devices matching a
+ * query, a user, a group.
+ */
 function targetPath(ctx: Ctx, flags: SendFlags): { path: string; query?: Record<string, string> } {
   const chosen = [flags.device, flags.user, flags.group, flags.ql, flags.all ? 'all' : undefined].filter((value) => value !== undefined);
   if (chosen.length !== 1) throw new UsageError('choose exactly one target: --device, --user, --group, --ql or --all');
@@ -32,7 +35,7 @@ function targetPath(ctx: Ctx, flags: SendFlags): { path: string; query?: Record<
 
 function milliseconds(text: string | undefined, flag: string): number | undefined {
   if (text === undefined) return undefined;
-  // ISO dates are accepted for people; the API takes ms since the epoch (seed: ScheduleNotification).
+  // ISO dates are accepted for people; the API takes ms since the epoch (`deliver`, `expire`).
   const value = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
   if (!Number.isFinite(value)) throw new UsageError(`${flag} must be ms since the epoch or an ISO date, not '${text}'`);
   return value;

@@ -12,7 +12,7 @@ interface CreateFlags extends PasswordFlags {
   email?: string;
 }
 
-/** Seed: POST /management/orgs with CreateOrg, sent as a form; the owner is created with it. */
+/** POST /management/orgs with CreateOrg, sent as a form; the owner is created with it. */
 async function create(ctx: Ctx, organization: string | undefined, flags: CreateFlags) {
   const form = {
     organization: await needText(organization, 'organization name', 'pass it as the first argument'),

@@ -7,7 +7,7 @@ import { addCollectionVerbs, addMemberVerbs, appPath } from './client/collection
 
 const KEYS = ['uuid', 'name', 'title', 'permissions', 'created'];
 
-/** Seed: POST /{orgId}/{appId}/roles with AddRole (`title` and `role name`, with its space). */
+/** POST /{orgId}/{appId}/roles with AddRole (`title` and `role name`, with its space). */
 async function create(ctx: Ctx, name: string | undefined, flags: { title?: string; permission: string[] }) {
   const roleName = await needText(name, 'role name', 'pass it as the first argument');
   const created = await ctx.call({ method: 'POST', path: appPath(ctx, 'roles'), json: { 'role name': roleName, title: flags.title ?? roleName } });
@@ -30,7 +30,7 @@ async function grant(ctx: Ctx, role: string, permission: string) {
   return permissionsResult(await grantOne(ctx, role, permission), `granted ${permission} to role ${role}; it now has:`);
 }
 
-/** Seed: DELETE /{orgId}/{appId}/roles/{roleId}/permissions?grant_url_pattern=… */
+/** DELETE /{orgId}/{appId}/roles/{roleId}/permissions?grant_url_pattern=… */
 async function revoke(ctx: Ctx, role: string, permission: string, flags: { yes?: boolean }) {
   await confirmOrYes(flags.yes, `Revoke ${permission} from role ${role}?`);
   const body = await ctx.call({ method: 'DELETE', path: appPath(ctx, 'roles', role, 'permissions'), query: { grant_url_pattern: permission } });

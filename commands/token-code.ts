@@ -1,6 +1,6 @@
 /**
  * `idp token code`: the authorization code flow with PKCE and a loopback redirect
- * (CONTRACT.md section 5). Prints the URL to open on stderr and the tokens as JSON on stdout.
+ * (RFC 8252 7.3). Prints the URL to open on stderr and the tokens as JSON on stdout.
  */
 import type { Command } from 'commander';
 import { ConfigError } from '../src/config.js';

@@ -52,7 +52,7 @@ async function password(ctx: Ctx, flags: ClientFlags & PasswordFlags & { usernam
 }
 
 /**
- * Refresh tokens rotate on use (CONTRACT.md section 2): refreshing the profile's own token
+ * Refresh tokens rotate on use (docs/api.md#tokens): refreshing the profile's own token
  * stores the new pair, or the profile would hold a spent token whose reuse revokes the session.
  */
 async function refresh(ctx: Ctx, flags: ClientFlags & { refreshToken?: string }) {

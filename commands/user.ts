@@ -14,7 +14,7 @@ interface CreateFlags extends PasswordFlags {
   data?: string;
 }
 
-/** Seed: POST /{orgId}/{appId}/users (CreateUser); a password is optional for app users. */
+/** POST /{orgId}/{appId}/users (CreateUser); a password is optional for app users. */
 async function create(ctx: Ctx, username: string | undefined, properties: string[], flags: CreateFlags) {
   const json = {
     ...parseProperties(properties, flags.data),
@@ -27,7 +27,7 @@ async function create(ctx: Ctx, username: string | undefined, properties: string
 }
 
 /**
- * Seed: POST /{orgId}/{appId}/users/{user}/password with ResetPW. The user changing their own
+ * POST /{orgId}/{appId}/users/{user}/password with ResetPW. The user changing their own
  * password sends the old one; an administrator of the application may leave it out.
  */
 async function password(ctx: Ctx, user: string, flags: { oldPassword?: string; newPassword?: string }) {

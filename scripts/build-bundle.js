@@ -1,6 +1,6 @@
 // Writes dist/bundle/: the program in the two forms bin/idp.js runs. Run by `npm run build` after
 // tsc. Node then loads some 20 files to start instead of the ~530 of dist/ and node_modules
-// (drizzle-orm, zod, jose, …), which was most of the cold start (issue 2).
+// (drizzle-orm, zod, jose, …), which was most of the cold start (docs/benchmarks.md, `cold-start`).
 //   - dist/bundle/idp.js: commands/index.ts and everything it imports statically, an ES module;
 //   - dist/bundle/chunks/*.js: what sits behind a dynamic import() (each CLI noun, `serve`'s
 //     server, openid-client, nodemailer, …), loaded only when that import runs. Code two

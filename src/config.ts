@@ -1,6 +1,6 @@
 /**
  * One Config for `idp serve`: every default written once, each with why. Flags beat environment
- * variables beat defaults (CONTRACT.md section 1); `resolveConfig` is pure so it is tested alone.
+ * variables beat defaults; `resolveConfig` is pure so it is tested alone.
  */
 import { AppError } from './errors.js';
 
@@ -38,7 +38,7 @@ export interface Config {
   pushLeaseMs: number;
   /** Largest request body accepted, in bytes. */
   bodyLimit: number;
-  /** Token lifetimes in seconds (CONTRACT.md section 2). */
+  /** Token lifetimes in seconds (docs/api.md#tokens). */
   accessTokenTtl: number;
   idTokenTtl: number;
   codeTtl: number;
@@ -75,7 +75,7 @@ export const DEFAULTS = {
   port: 8080,
   // Next to where the user ran the command, as PocketBase keeps pb_data.
   db: './idp.db',
-  // Local use starts with open signup so `npm start` needs no setup (CONTRACT.md section 1).
+  // Local use starts with open signup so `npm start` needs no setup.
   signup: 'open',
   logLevel: 'info',
   // Twice the push request time-out, so an answer always lands before another worker may resend.

@@ -2,7 +2,7 @@
  * The one error type of the core. Each kind knows its HTTP status and its wire name, so every
  * boundary (HTTP, CLI) turns it into output in one place. OAuth kinds carry the RFC 6749 5.2 /
  * OIDC error codes as their wire names; management kinds use Usergrid's snake_case names
- * (CONTRACT.md section 3).
+ * (docs/api.md#errors).
  */
 export type ErrorFields = Record<string, string>;
 
@@ -33,7 +33,7 @@ function kind(status: number, error: string) {
   return (description: string, options?: Options) => new AppError(status, error, description, options);
 }
 
-// Management and data API (CONTRACT.md section 3).
+// Management and data API (docs/api.md#errors).
 export const BadRequest = kind(400, 'bad_request');
 export const IllegalArgument = kind(400, 'illegal_argument');
 export const RequiredProperty = kind(400, 'required_property_not_found');
@@ -55,7 +55,7 @@ export const UnsupportedMediaType = kind(415, 'unsupported_media_type');
 export const TooManyRequests = kind(429, 'too_many_requests');
 export const Internal = kind(500, 'internal_error');
 
-// Mailed activation and password-reset links, and the captcha in front of them (issue 6).
+// Mailed activation and password-reset links, and the captcha in front of them.
 export const InvalidLink = kind(400, 'invalid_link');
 export const LinkExpired = kind(400, 'link_expired');
 export const LinkAlreadyUsed = kind(400, 'link_already_used');

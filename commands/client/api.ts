@@ -5,9 +5,9 @@
 import type { Profile } from './profiles.js';
 import { ServerError } from './errors.js';
 
-/** `idp serve`'s default address (CONTRACT.md section 1). */
+/** `idp serve`'s default address. */
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
-/** The built-in public client of admin tools (CONTRACT.md section 2). */
+/** The built-in public client of admin tools (docs/api.md#clients). */
 export const ADMIN_CLI = 'admin-cli';
 
 export interface TokenSet {

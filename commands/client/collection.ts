@@ -1,7 +1,7 @@
 /**
  * The verbs every collection shares — list, get, update, delete, connections — written once for
  * `entity` (collection named on the command line) and for `user`, `group` and `role` (collection
- * fixed). Paths are the seed's `/{orgId}/{appId}/{collectionId}[/{entityId}]` with --org and --app.
+ * fixed). Paths are `/{orgId}/{appId}/{collectionId}[/{entityId}]` with --org and --app.
  */
 import type { Command } from 'commander';
 import { act, examples } from './run.js';

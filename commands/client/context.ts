@@ -3,7 +3,7 @@
  * organization and application — each from the flag, else its IDP_* variable (commander reads
  * those), else the saved profile, else the default. Requests go through `api`, which signs them
  * with the profile's access token and, when it has expired, refreshes it once with the stored
- * refresh token (CONTRACT.md section 2: client `admin-cli`) before asking to log in again.
+ * refresh token (through the public client `admin-cli`) before asking to log in again.
  */
 import { createHttp, errorOf, parseBaseUrl, type Http, type HttpRequest, type HttpResponse } from './http.js';
 import { DEFAULT_PROFILE, loadProfile, updateProfile, type Profile } from './profiles.js';

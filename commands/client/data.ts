@@ -1,7 +1,7 @@
 /**
  * Shared pieces of the data commands: entity properties from `key=value` words and `--data`, and
- * collection reads with the Usergrid query (`ql`), `limit` and `cursor` (CONTRACT.md section 3),
- * where `--all` follows cursors to the last page.
+ * collection reads with the Usergrid query (`ql`), `limit` and `cursor`
+ * (docs/api.md#queries-and-paging), where `--all` follows cursors to the last page.
  */
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';

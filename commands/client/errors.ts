@@ -1,5 +1,5 @@
 /**
- * The CLI's two kinds of failure (CONTRACT.md section 5): a usage error (exit code 2) is a
+ * The CLI's two kinds of failure: a usage error (exit code 2) is a
  * ConfigError, so the top-level catch in commands/index.ts maps it; everything the server or the
  * network refuses is an AppError (exit code 1) that prints `error: <description>`.
  */

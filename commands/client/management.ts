@@ -10,7 +10,7 @@ export function orgOf(ctx: Ctx, org: string | undefined): string {
 
 /**
  * GET or (with --regenerate) POST a credentials endpoint. Regenerating invalidates the old
- * secret at once (CONTRACT.md section 2), so it is confirmed like any destructive command.
+ * secret at once (docs/api.md#clients), so it is confirmed like any destructive command.
  */
 export async function credentialsResult(ctx: Ctx, path: string, regenerate: boolean | undefined, yes: boolean | undefined): Promise<Result> {
   if (regenerate) await confirmOrYes(yes, 'Generate a new client secret? The current one stops working at once');

@@ -1,7 +1,7 @@
 /**
  * One printer for every command. Actions return a Result — the server's JSON plus how a person
  * should see it — and never write to stdout themselves, so they can be tested as data and
- * `--json` always prints exactly what the server said, and nothing else (CONTRACT.md section 5).
+ * `--json` always prints exactly what the server said, and nothing else, for scripts to parse.
  */
 
 export interface Column {

@@ -1,5 +1,5 @@
 /**
- * Activities and feeds belong to a user or a group (seed: …/users/{userId}/activities|feed and
+ * Activities and feeds belong to a user or a group (…/users/{userId}/activities|feed and
  * …/groups/{groupId}/activities|feed): exactly one of --user and --group says which.
  */
 import type { Command } from 'commander';

@@ -1,5 +1,5 @@
 /**
- * Saved profiles (CONTRACT.md section 5): `$XDG_CONFIG_HOME/idp/profiles.json` (default
+ * Saved profiles: `$XDG_CONFIG_HOME/idp/profiles.json` (default
  * `~/.config/idp/`), one entry per profile name, holding the server URL, default organization and
  * application, and the tokens of `idp login`. The file holds bearer tokens, so it is written with
  * mode 0600 inside a 0700 directory, atomically (write, then rename) so a crash never leaves half

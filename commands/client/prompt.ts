@@ -1,5 +1,5 @@
 /**
- * Asking for missing input (CONTRACT.md section 5): only when stdin is a terminal. Without one,
+ * Asking for missing input: only when stdin is a terminal. Without one,
  * a missing value is a usage error (exit code 2) naming the flag to pass, so a script or CI job
  * never waits for an answer nobody will type. Prompts draw on stderr, keeping stdout for results.
  */

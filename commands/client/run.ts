@@ -24,7 +24,7 @@ export function act<A extends unknown[]>(fn: (ctx: Ctx, ...args: A) => Promise<R
   };
 }
 
-/** Every command's --help ends with examples (issue 8 item 7). */
+/** Every command's --help ends with examples. */
 export function examples(command: Command, ...lines: string[]): Command {
   return command.addHelpText('after', `\nExample${lines.length > 1 ? 's' : ''}:\n${lines.map((line) => `  $ ${line}`).join('\n')}`);
 }

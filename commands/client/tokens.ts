@@ -1,6 +1,6 @@
 /**
  * Token requests of `idp login` and `idp token`: the OAuth token endpoint `/connect/token`
- * (CONTRACT.md section 2). A server without it still has Usergrid's `/management/token`
+ * (docs/api.md#token-endpoints). A server without it still has Usergrid's `/management/token`
  * (password and client_credentials grants), which answers with the same tokens.
  */
 import type { Ctx } from './context.js';

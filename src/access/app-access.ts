@@ -1,5 +1,5 @@
 /**
- * The one access decision of the data API (/{org}/{app}/…, CONTRACT.md sections 2 and 3).
+ * The one access decision of the data API (/{org}/{app}/…, docs/api.md#permissions).
  * Administrators of the application (policy.ts) may do everything. Everyone else is held to the
  * Usergrid permissions that apply to them, read from storage on every request so a change takes
  * effect on the very next one:

@@ -1,5 +1,5 @@
 /**
- * The roles every new application starts with (CONTRACT.md section 3), as Apache Usergrid
+ * The roles every new application starts with (docs/api.md#permissions), as Apache Usergrid
  * created them: `admin`, `default` and `guest`. They are ordinary roles afterwards: an app's
  * admins may edit their permissions, so the storage layer copies these into each new app and
  * reads them back from there, never from this constant.

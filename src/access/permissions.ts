@@ -1,5 +1,5 @@
 /**
- * Usergrid path permissions (CONTRACT.md section 3, "Permissions"): pure parsing and matching,
+ * Usergrid path permissions (docs/api.md#permissions): pure parsing and matching,
  * no I/O. A permission is `"<verbs>:<pattern>"`, e.g. `"get,put:/users/me/**"`, as in Apache
  * Usergrid, which evaluated the pattern with Ant path matching:
  *
@@ -12,7 +12,7 @@
  *   `/users/me` alias, which the default role's `/users/me/**` relies on.
  *
  * Only app users and guests are checked here; admin users, org and app clients have full control
- * of an application (CONTRACT.md section 2) and never reach `isPermitted`.
+ * of an application (docs/api.md#principals) and never reach `isPermitted`.
  */
 import { IllegalArgument } from '../errors.js';
 
@@ -186,9 +186,9 @@ function decodeSegment(segment: string): string {
 }
 
 /**
- * Tells whether a (lower-case) segment names the caller. A username only counts when the
- * segment is not uuid-shaped: a uuid segment always addresses an entity by id (CONTRACT.md
- * section 3), so someone named after another user's uuid must not gain that user's paths.
+ * Tells whether a (lower-case) segment names the caller. A username only counts when the segment is
+ * not uuid-shaped: a uuid segment always addresses an entity by id (docs/api.md#identifiers), so
+ * someone named after another user's uuid must not gain that user's paths.
  */
 function callerTest(caller: Caller): (segment: string) => boolean {
   const uuid = caller.uuid?.toLowerCase() || undefined;

@@ -1,5 +1,5 @@
 /**
- * Who may administer what (CONTRACT.md section 2): a sysadmin everything; an admin user or an
+ * Who may administer what (docs/api.md#principals): a sysadmin everything; an admin user or an
  * organization client their organizations and those organizations' applications; an
  * application client its one application. App users and guests never administer; their access
  * to an application's data is decided by roles and permissions (permissions.ts).

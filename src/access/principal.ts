@@ -1,5 +1,5 @@
 /**
- * Who is calling (CONTRACT.md section 2). Resolved once per request by the server's principal
+ * Who is calling (docs/api.md#principals). Resolved once per request by the server's principal
  * middleware and read by the access policy.
  */
 export type Principal =

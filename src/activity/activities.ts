@@ -1,9 +1,9 @@
 /**
- * Activities and feeds (seed: POST …/users/{userId}/activities and …/groups/{groupId}/activities,
- * GET …/feed). An activity is an entity of `activities`, owned by its user or group through the
- * `activities` relation, and published through `feed` relations: a user's to their own feed and
- * to each follower's, a group's to the group's feed and to each member's. Feeds are read newest
- * first like any relation (src/data/find.ts).
+ * Activities and feeds (POST …/users/{userId}/activities and …/groups/{groupId}/activities, GET
+ * …/feed; docs/api.md#activities-feeds-and-events). An activity is an entity of `activities`, owned
+ * by its user or group through the `activities` relation, and published through `feed` relations: a
+ * user's to their own feed and to each follower's, a group's to the group's feed and to each
+ * member's. Feeds are read newest first like any relation (src/data/find.ts).
  */
 import { and, eq } from 'drizzle-orm';
 import { connections } from '../db/schema.js';

@@ -1,7 +1,7 @@
 /**
- * Events (seed: POST /{org}/{app}/events, CreateEvent): data, not a delivery channel. An event
- * is an entity of `events` with its `timestamp` in ms since the epoch; Usergrid's 0 (or none in
- * a client that sends it empty) means "now".
+ * Events (POST /{org}/{app}/events, CreateEvent; docs/api.md#activities-feeds-and-events): data,
+ * not a delivery channel. An event is an entity of `events` with its `timestamp` in ms since the
+ * epoch; Usergrid's 0 (or none in a client that sends it empty) means "now".
  */
 import { IllegalArgument } from '../errors.js';
 import type { Deps } from '../deps.js';

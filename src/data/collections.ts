@@ -1,7 +1,7 @@
 /**
- * The collections of an application. The first entity of a type creates its collection (seed
- * rule 5): POST /dog and POST /dogs both write to `dogs`. The collections every application has
- * from the start exist without that.
+ * The collections of an application. The first entity of a type creates its collection
+ * (docs/api.md#entities): POST /dog and POST /dogs both write to `dogs`. The collections every
+ * application has from the start exist without that.
  */
 import { and, count, eq, or, sql } from 'drizzle-orm';
 import { preparedFor } from '../db/prepared.js';
@@ -56,7 +56,7 @@ export async function requireCollection(tx: Tx, appUuid: string, segment: string
  * the plural of the type. @throws AppError `illegal_argument` (400) for a malformed or reserved name.
  */
 /**
- * Collections whose entities only their own service creates (push, CONTRACT.md section 6): the
+ * Collections whose entities only their own service creates (push, docs/api.md#entities): the
  * generic entity routes may read them but never create in them, or anyone allowed to POST under
  * their own user could forge receipts and notifications.
  */

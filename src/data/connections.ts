@@ -1,7 +1,7 @@
 /**
- * Connections between entities (seed: POST/DELETE …/{collection}/{entityId1}/{relation}/
- * {entityId2}). A `following` connection brings its reciprocal `followers`; deleting an entity
- * removes its connections (store.ts `deleteEntityRows`).
+ * Connections between entities (POST/DELETE …/{collection}/{entityId1}/{relation}/{entityId2},
+ * docs/api.md#entities). A `following` connection brings its reciprocal `followers`; deleting an
+ * entity removes its connections (store.ts `deleteEntityRows`).
  */
 import { and, eq } from 'drizzle-orm';
 import { connections } from '../db/schema.js';

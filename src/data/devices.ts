@@ -1,5 +1,5 @@
 /**
- * Devices (seed: POST /{org}/{app}/devices; CONTRACT.md section 6: a device holds its push
+ * Devices (POST /{org}/{app}/devices; docs/api.md#push-notifications: a device holds its push
  * token in `<notifierName>.notifier.id`). A device registers itself by PUT to its own uuid, as
  * Usergrid's SDKs do, and the guest role allows exactly that (`put:/devices/*`): the first PUT
  * creates the device, later ones update it.

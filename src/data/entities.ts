@@ -1,7 +1,7 @@
 /**
- * Entities of an application's collections (seed: POST /{org}/{app}/{entitytype}, GET/PUT/DELETE
- * …/{collection}/{entityId}). Every write runs in one transaction, so a request that fails on
- * its tenth entity stores none of them.
+ * Entities of an application's collections (POST /{org}/{app}/{entitytype}, GET/PUT/DELETE
+ * …/{collection}/{entityId}; docs/api.md#entities). Every write runs in one transaction, so a
+ * request that fails on its tenth entity stores none of them.
  */
 import { clientOf, dialectOf, remembered } from '../db/open.js';
 import type { DialectName } from '../db/driver.js';

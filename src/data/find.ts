@@ -2,7 +2,7 @@
  * Reads pages of entities with the Usergrid query language (src/data/query/): a collection, or
  * the entities at the other end of a relation. Keyset cursors (query/cursor.ts) keep paging
  * correct while entities come and go; `limit` defaults to 10 and is clamped to 1000
- * (CONTRACT.md section 3).
+ * (docs/api.md#queries-and-paging).
  */
 import { and, eq, getTableColumns, type SQL } from 'drizzle-orm';
 import { connections, entities } from '../db/schema.js';

@@ -1,7 +1,7 @@
 /**
- * Permission grants on roles, users and groups (seed: POST/GET …/permissions, DELETE
- * /roles/{roleId}/permissions?grant_url_pattern=…). They live in the entity's `permissions`
- * property (a string array that ordinary writes refuse, rules.ts), which
+ * Permission grants on roles, users and groups (POST/GET …/permissions, DELETE
+ * /roles/{roleId}/permissions?grant_url_pattern=…; docs/api.md#permissions). They live in the
+ * entity's `permissions` property (a string array that ordinary writes refuse, rules.ts), which
  * src/access/app-access.ts reads on every request: a change applies to the very next one.
  */
 import { z } from 'zod';

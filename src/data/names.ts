@@ -1,7 +1,8 @@
 /**
- * Collection and entity names. Usergrid derives a collection's name from its entity type by
- * English pluralization (seed rule 5: `dog` creates `dogs`, and POST /dog or /dogs both write
- * there); names and paths are validated here so every writer refuses the same things.
+ * Collection and entity names. Usergrid derives a collection's name from its entity type by English
+ * pluralization (`dog` creates `dogs`, and POST /dog or /dogs both write there,
+ * docs/api.md#entities); names and paths are validated here so every writer refuses the same
+ * things.
  */
 import { IllegalArgument } from '../errors.js';
 import { isUuid } from '../ids.js';
@@ -83,7 +84,7 @@ export function checkCollectionName(segment: string): string {
 /**
  * Checks the unique name of an entity (generic `name`, a username, a group path, a role name):
  * a non-empty string without '/', whitespace at the ends or control characters, and not a UUID,
- * because a UUID path segment always means an id (CONTRACT.md section 3).
+ * because a UUID path segment always means an id (docs/api.md#identifiers).
  */
 export function checkEntityName(value: unknown, field = 'name'): string {
   const problem = nameProblem(value);

@@ -31,7 +31,7 @@ export interface CollectionRules {
 }
 
 /**
- * Properties nobody writes: the entity's identity and timestamps (CONTRACT.md section 3) and the
+ * Properties nobody writes: the entity's identity and timestamps (docs/api.md#entities) and the
  * metadata computed on every read. Silently dropped from request bodies, as Usergrid did, so a
  * client may send back what it read.
  */

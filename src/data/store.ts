@@ -3,7 +3,7 @@
  * default roles of a new application, fixtures). Keeps two rules in one place: the entity's
  * unique name lives both in its column (for uniqueness and lookup) and in its naming property
  * (for queries) — `name` for most collections, `username` for users, `path` for groups — and
- * writing an entity registers its collection (seed rule 5).
+ * writing an entity registers its collection (docs/api.md#entities).
  */
 import { and, eq, inArray, or, sql } from 'drizzle-orm';
 import { preparedFor } from '../db/prepared.js';

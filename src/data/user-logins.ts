@@ -1,7 +1,7 @@
 /**
  * The sign-in names of app users (table app_user_logins): username and email share one
  * case-insensitive namespace per application, so a username can never equal another user's
- * email (CONTRACT.md section 3: users are unique by username and by email).
+ * email (docs/api.md#entities: users are unique by username and by email).
  */
 import { and, eq } from 'drizzle-orm';
 import { appUserLogins } from '../db/schema.js';

@@ -1,6 +1,6 @@
 /**
  * App users: entities of the `users` collection, addressed by uuid, username or email, or `me`
- * for the caller (CONTRACT.md section 3). Passwords never enter entity properties: they are
+ * for the caller (docs/api.md#identifiers). Passwords never enter entity properties: they are
  * hashed into app_user_credentials (src/identity/app-user-passwords.ts).
  */
 import { EntityNotFound, IllegalArgument, InvalidGrant } from '../errors.js';

@@ -47,7 +47,7 @@ export const consents = sqliteTable(
 );
 
 /**
- * External OpenID providers of an application (CONTRACT.md section 4), chosen with
+ * External OpenID providers of an application (docs/api.md#authorize-endpoint), chosen with
  * `acr_values=idp:NAME`. The client secret is needed in clear to authenticate at the provider's
  * token endpoint; it is never returned by the API.
  */

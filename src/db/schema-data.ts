@@ -1,13 +1,13 @@
 /**
- * Tables of the data API (issue 4) beside `entities` and `connections` (schema.ts).
+ * Tables of the data API beside `entities` and `connections` (schema.ts).
  */
 import { sqliteTable, text, integer, primaryKey, index } from 'drizzle-orm/sqlite-core';
 import { applications, entities } from './schema.js';
 
 /**
- * The collections an application has created (seed rule 5: the first entity of a type creates
- * its collection). They outlive their entities, as in Usergrid, so an emptied collection still
- * answers an empty page while a never-used one is `entity_not_found`.
+ * The collections an application has created (the first entity of a type creates its collection,
+ * docs/api.md#entities). They outlive their entities, as in Usergrid, so an emptied collection
+ * still answers an empty page while a never-used one is `entity_not_found`.
  */
 export const collections = sqliteTable(
   'collections',
@@ -25,7 +25,7 @@ export const collections = sqliteTable(
 /**
  * Every name an app user signs in with: the username and the email, lower-cased, in one
  * namespace per application. One unique key makes "unique by username and by email, and no
- * username equal to another user's email" (CONTRACT.md section 3) an index constraint, and
+ * username equal to another user's email" (docs/api.md#entities) an index constraint, and
  * "username or email" one indexed look-up.
  */
 export const appUserLogins = sqliteTable(

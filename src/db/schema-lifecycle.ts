@@ -1,7 +1,7 @@
 /**
- * Account lifecycle (issue 6): the links mailed for activation and password reset, and the
- * captcha solutions already spent. Both are kept as SHA-256 hashes and checked in the database,
- * so a link or a solution works once across every instance sharing it.
+ * Account lifecycle (docs/api.md#account-lifecycle): the links mailed for activation and password
+ * reset, and the captcha solutions already spent. Both are kept as SHA-256 hashes and checked in
+ * the database, so a link or a solution works once across every instance sharing it.
  */
 import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core';
 

@@ -10,7 +10,7 @@ import type { Principal } from '../access/principal.js';
 
 type TokenPrincipal = Exclude<Principal, { kind: 'guest' }>;
 
-/** RFC 7591 client metadata as stored (CONTRACT.md section 2). */
+/** RFC 7591 client metadata as stored (docs/api.md#clients). */
 export interface StoredClientMetadata {
   client_name: string;
   redirect_uris: string[];

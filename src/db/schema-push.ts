@@ -1,5 +1,5 @@
 /**
- * Tables of push notifications (issue 7) beside the entities they serve. Notifiers,
+ * Tables of push notifications beside the entities they serve. Notifiers,
  * notifications and receipts are entities (collections `notifiers`, `notifications`,
  * `receipts`) so the query language reaches them; what is not an entity lives here: the
  * notifiers' secrets, kept out of entity properties so no query or view can return them, and the

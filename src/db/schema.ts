@@ -77,8 +77,8 @@ export const applications = sqliteTable(
 );
 
 /**
- * Organization and application client credentials (CONTRACT.md section 2). The secret is kept
- * retrievable because the seed's GET …/credentials returns it, as Usergrid and Keycloak do; it is
+ * Organization and application client credentials (docs/api.md#clients). The secret is kept
+ * retrievable because GET …/credentials returns it, as Usergrid and Keycloak do; it is
  * compared in constant time and never logged.
  */
 export const credentials = sqliteTable(
@@ -139,7 +139,7 @@ export const connections = sqliteTable(
   ],
 );
 
-/** What happened in an organization, for the management feeds (seed: …/orgs/{orgId}/feed). */
+/** What happened in an organization, for the management feeds (…/orgs/{orgId}/feed). */
 export const managementActivities = sqliteTable(
   'management_activities',
   {

@@ -1,7 +1,7 @@
 /**
- * `acr_values` special values (the seed's sections A and B): `tenant:NAME` names the organization
- * a sign-in is for, `idp:NAME` an external identity provider. Other values are voluntary
- * requests (OIDC Core 3.1.2.1) and are ignored.
+ * `acr_values` special values of the authorize and token endpoints: `tenant:NAME` names the
+ * organization a sign-in is for, `idp:NAME` an external identity provider. Other values are
+ * voluntary requests (OIDC Core 3.1.2.1) and are ignored.
  */
 export interface AcrValues {
   tenant?: string;

@@ -1,8 +1,8 @@
 /**
- * Validating an authorize request (the seed's section A, OIDC Core 3.1.2.1, RFC 6749 4.1.1),
- * in the order RFC 6749 4.1.2.1 dictates: first the client and its redirect URI — a failure there
- * is shown to the user and never redirected — then everything else, whose failures go back to the
- * client at that redirect URI in the response mode it asked for.
+ * Validating an authorize request (docs/api.md#authorize-endpoint, OIDC Core 3.1.2.1, RFC 6749
+ * 4.1.1), in the order RFC 6749 4.1.2.1 dictates: first the client and its redirect URI — a failure
+ * there is shown to the user and never redirected — then everything else, whose failures go back to
+ * the client at that redirect URI in the response mode it asked for.
  */
 import { eq } from 'drizzle-orm';
 import { organizations } from '../db/schema.js';
@@ -24,7 +24,9 @@ import { findIdentityProviderByName } from './identity-providers.js';
 export type ResponseMode = 'query' | 'fragment' | 'form_post';
 export const RESPONSE_MODES: readonly ResponseMode[] = ['query', 'fragment', 'form_post'];
 
-/** The response types of the seed's table, each written in canonical order (code, id_token, token). */
+/**
+ * The response types this server supports, each written in canonical order (code, id_token, token).
+ */
 export const RESPONSE_TYPES: readonly string[] = ['code', 'id_token', 'token', 'id_token token', 'code id_token', 'code id_token token'];
 const PARTS = ['code', 'id_token', 'token'] as const;
 type ResponsePart = (typeof PARTS)[number];
@@ -143,7 +145,10 @@ function parseMode(text: string | undefined, parts: ReadonlySet<string>): Respon
   return mode;
 }
 
-/** The seed's rule: `id_token` alone takes identity scopes only, `token` alone resource scopes only. */
+/**
+ * `id_token` alone takes identity scopes only, `token` alone resource scopes only
+ * (docs/api.md#authorize-endpoint).
+ */
 function checkScope(scope: readonly Scope[], parts: ReadonlySet<ResponsePart>, responseType: string): void {
   if (parts.has('id_token') && !scope.includes('openid')) throw InvalidScope(`response_type ${responseType} needs the openid scope`);
   if (responseType === 'id_token' && scope.some((item) => !IDENTITY_SCOPES.includes(item))) {

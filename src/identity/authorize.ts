@@ -1,8 +1,9 @@
 /**
- * The authorize decision (the seed's section A, OIDC Core 3.1.2.3): given a validated request and
- * the browser's session, either answer the client at once (single sign-on), or say which page
- * the user must see first — sign-in, consent, or the external provider of `acr_values=idp:NAME`.
- * `prompt=none` never shows a page: what would have needed one goes back as an error.
+ * The authorize decision (docs/api.md#authorize-endpoint, OIDC Core 3.1.2.3): given a validated
+ * request and the browser's session, either answer the client at once (single sign-on), or say
+ * which page the user must see first — sign-in, consent, or the external provider of
+ * `acr_values=idp:NAME`. `prompt=none` never shows a page: what would have needed one goes back as
+ * an error.
  */
 import { and, eq } from 'drizzle-orm';
 import { orgAdmins, organizations } from '../db/schema.js';

@@ -1,6 +1,6 @@
 /**
  * Every kind of OAuth client seen through one shape: the built-in `admin-cli`, organization and
- * application credentials (CONTRACT.md section 2: they are OAuth clients too), and the OAuth
+ * application credentials (they are OAuth clients too, docs/api.md#clients), and the OAuth
  * clients registered for an application (oauth-clients.ts). The token, introspection and
  * revocation endpoints only ever ask `findClient`.
  */
@@ -11,7 +11,7 @@ import { applications, credentials, oauthClients, type StoredClientMetadata } fr
 import type { Deps } from '../deps.js';
 import { SCOPES, type Scope } from './scopes.js';
 
-/** The built-in public client of admin tools (CONTRACT.md section 2). */
+/** The built-in public client of admin tools (docs/api.md#clients). */
 export const ADMIN_CLI = 'admin-cli';
 export const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 

@@ -1,6 +1,6 @@
 /**
  * Signing in through an application's external OpenID provider (`acr_values=idp:NAME`,
- * CONTRACT.md section 4): this server is the relying party, with openid-client doing the
+ * docs/api.md#authorize-endpoint): this server is the relying party, with openid-client doing the
  * protocol — discovery from the provider's issuer, the authorization code flow with PKCE (S256),
  * state and nonce, and ID token validation. The returning account is linked to an app user by
  * `iss` + `sub`; the first visit creates that user.

@@ -1,5 +1,5 @@
 /**
- * External OpenID providers of an application (CONTRACT.md section 4), managed at
+ * External OpenID providers of an application (docs/api.md#authorize-endpoint), managed at
  * /management/orgs/{org}/apps/{app}/identity-providers and chosen by `acr_values=idp:NAME`.
  * The client secret is stored to authenticate at the provider and is never returned.
  */

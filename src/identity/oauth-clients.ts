@@ -1,5 +1,5 @@
 /**
- * OAuth clients of an application (CONTRACT.md section 2), with RFC 7591 metadata names. The
+ * OAuth clients of an application (docs/api.md#clients), with RFC 7591 metadata names. The
  * secret of a confidential client is returned once, when it is created (or when a public client
  * becomes confidential), and stored only as its SHA-256 (schema-oauth.ts says why).
  */
@@ -67,7 +67,7 @@ function checkRedirectUris(field: string, uris: readonly string[]): string[] {
   return [...new Set(uris)];
 }
 
-/** A response type's words in the seed's order ("token id_token" is "id_token token"). */
+/** A response type's words in canonical order ("token id_token" is "id_token token"). */
 function canonicalResponseType(value: string): string {
   const words = value.split(' ').filter((word) => word !== '');
   const canonical = RESPONSE_WORDS.filter((word) => words.includes(word)).join(' ');
@@ -77,7 +77,7 @@ function canonicalResponseType(value: string): string {
   return canonical;
 }
 
-/** Input → the stored metadata, with CONTRACT.md section 2's defaults and consistency rules. */
+/** Input → the stored metadata, with the defaults and consistency rules of docs/api.md#clients. */
 export function normalizeClientMetadata(input: ClientMetadataInput): StoredClientMetadata {
   const method = input.token_endpoint_auth_method ?? 'client_secret_basic';
   const isPublic = method === 'none';

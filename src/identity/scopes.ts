@@ -1,5 +1,5 @@
 /**
- * The scopes this server knows (CONTRACT.md section 2): identity scopes of OpenID Connect, the
+ * The scopes this server knows (docs/api.md#scopes): identity scopes of OpenID Connect, the
  * refresh-token scope, and the one resource scope of the management and data API.
  */
 import { InvalidScope } from '../errors.js';
@@ -22,7 +22,7 @@ export function parseScope(text: string | undefined): string[] | undefined {
 
 /**
  * The scopes to grant: the requested ones when every one is known and allowed, or all allowed
- * ones when none were requested (the seed's section B). Kept in the canonical order.
+ * ones when none were requested, as the token endpoint promises. Kept in the canonical order.
  */
 export function resolveScope(requested: readonly string[] | undefined, allowed: readonly string[], what = 'this client'): Scope[] {
   const wanted = requested ?? allowed;

@@ -1,5 +1,5 @@
 /**
- * Usergrid's token endpoints (CONTRACT.md section 2): `POST /management/token` and
+ * Usergrid's token endpoints (docs/api.md#token-endpoints): `POST /management/token` and
  * `POST /{org}/{app}/token` with grant_type password or client_credentials, answering with the
  * same access tokens as /connect/token plus the `user`, `organization` or `application` the
  * token is for, as Usergrid did.

@@ -1,8 +1,9 @@
 /**
- * Activation (seed: GET …/activate and …/reactivate; issue 6). With `--require-activation` new
- * organizations and admin users start not activated and are mailed a link; following it
- * activates the account (and with `confirm_email=true` mails a confirmation). `reactivate` mails
- * a fresh link to an account that is not activated — the old one expired or was lost.
+ * Activation (GET …/activate and …/reactivate; docs/api.md#account-lifecycle). With
+ * `--require-activation` new organizations and admin users start not activated and are mailed a
+ * link; following it activates the account (and with `confirm_email=true` mails a confirmation).
+ * `reactivate` mails a fresh link to an account that is not activated — the old one expired or was
+ * lost.
  */
 import type { Deps } from '../deps.js';
 import { Conflict, Forbidden, IllegalArgument, NotFound } from '../errors.js';

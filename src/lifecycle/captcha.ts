@@ -1,5 +1,5 @@
 /**
- * The captcha in front of password-reset mail (seed: ResetPWMsg, Authentication 5; issue 6).
+ * The captcha in front of password-reset mail (ResetPWMsg; docs/api.md#account-lifecycle).
  *
  * By default a self-hosted ALTCHA proof of work (altcha-lib): the server hands out an
  * HMAC-signed, expiring challenge; the browser searches for the number whose SHA-256 with the

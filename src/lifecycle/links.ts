@@ -1,5 +1,5 @@
 /**
- * Mailed links: signed, expiring, single-use tokens for activation and password reset (issue 6).
+ * Mailed links: signed, expiring, single-use tokens for activation and password reset.
  *
  * A token is `random.mac`: 256 random bits and an HMAC binding them to the purpose and the
  * account, so a token altered, invented, or moved to another account's URL fails before the

@@ -1,6 +1,6 @@
 /**
- * Password reset by mail (seed: GET/POST /management/users/resetpw with ResetPWMsg,
- * Authentication 5; issue 6), for admin users and, the same way, for an application's users.
+ * Password reset by mail (GET/POST /management/users/resetpw with ResetPWMsg,
+ * docs/api.md#account-lifecycle), for admin users and, the same way, for an application's users.
  *
  * Asking: the captcha must be solved, and the answer is the same whether or not the address
  * belongs to an account (OWASP Forgot Password Cheat Sheet), so the mail is handed to the mailer

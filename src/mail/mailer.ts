@@ -1,8 +1,8 @@
 /**
- * Outgoing mail (issue 6). With `--smtp-url` messages go through that server with nodemailer,
- * which upgrades to TLS by STARTTLS whenever the server offers it (`smtps://` for implicit TLS).
- * Without it each message is written as an `.eml` file to `outbox/` in the data directory, so a
- * local developer can open it or follow its link from the log.
+ * Outgoing mail (docs/api.md#account-lifecycle). With `--smtp-url` messages go through that server
+ * with nodemailer, which upgrades to TLS by STARTTLS whenever the server offers it (`smtps://` for
+ * implicit TLS). Without it each message is written as an `.eml` file to `outbox/` in the data
+ * directory, so a local developer can open it or follow its link from the log.
  *
  * Sending never throws at the caller: a password-reset answer must not depend on whether a mail
  * went out (or on how long that took), so failures are logged and the caller moves on.
@@ -66,7 +66,7 @@ export function createMailer(config: Config, logger: Logger): Mailer {
             logger.info({ to: message.to, subject: message.subject }, 'mail sent');
           } else {
             // No SMTP server is configured, so this is local development: the link is logged so
-            // the developer can follow it (issue 6). With --smtp-url links never reach the log.
+            // the developer can follow it. With --smtp-url links never reach the log.
             logger.info({ to: message.to, subject: message.subject, file, link: message.link }, 'mail written to the outbox');
           }
         })

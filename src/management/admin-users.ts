@@ -1,6 +1,6 @@
 /**
- * Admin users (the seed's User under /management/users): people who manage organizations.
- * Looked up by username, email, real name or uuid (seed identification table, userId).
+ * Admin users (Usergrid's User under /management/users): people who manage organizations.
+ * Looked up by username, email, real name or uuid (docs/api.md#identifiers).
  */
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { adminUsers, orgAdmins, organizations } from '../db/schema.js';
@@ -13,7 +13,10 @@ import { recordActivity } from './activities.js';
 
 export type AdminUser = typeof adminUsers.$inferSelect;
 
-/** Which identifiers a path segment may be (seed: userId vs userId-2). */
+/**
+ * Which identifiers a path segment may be: /management/users/{user} also takes a real name,
+ * /management/orgs/{org}/users/{user} does not.
+ */
 export type AdminLookup = 'any' | 'username-email-uuid';
 
 export async function findAdminUser(deps: Deps, id: string, lookup: AdminLookup = 'any'): Promise<AdminUser> {
@@ -104,7 +107,10 @@ export async function updateAdminUser(deps: Deps, user: AdminUser, update: Admin
   });
 }
 
-/** ResetPW: the current password must match before the new one is set (seed, Authentication 5). */
+/**
+ * ResetPW: the current password must match before the new one is set
+ * (docs/api.md#account-lifecycle).
+ */
 export async function changeAdminPassword(deps: Deps, user: AdminUser, current: string, next: string): Promise<void> {
   if (!(await verifyPassword(current, user.passwordHash))) {
     throw BadRequest('the current password is not correct', { fields: { password: 'does not match' } });

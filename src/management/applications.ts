@@ -1,6 +1,6 @@
 /**
  * Applications inside an organization, addressed by name or uuid. A new application gets its
- * client credentials and the default roles of CONTRACT.md section 3.
+ * client credentials and the default roles (docs/api.md#permissions).
  */
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { preparedFor } from '../db/prepared.js';

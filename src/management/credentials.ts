@@ -1,5 +1,5 @@
 /**
- * Organization and application client credentials (CONTRACT.md section 2). The client_id is
+ * Organization and application client credentials (docs/api.md#clients). The client_id is
  * stable for the owner's life, Usergrid style (`b3U6…` for organizations, `YXA6…` for
  * applications); regenerating replaces the secret, and the old one stops working at once.
  */

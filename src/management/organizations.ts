@@ -1,5 +1,5 @@
 /**
- * Organizations: created together with their first admin user (seed: POST /management/orgs,
+ * Organizations: created together with their first admin user (POST /management/orgs with
  * CreateOrg), addressed by name or uuid.
  */
 import { eq, sql } from 'drizzle-orm';

@@ -1,5 +1,5 @@
 /**
- * Request schemas of the management API (the seed's request models), validated at the edge and
+ * Request schemas of the management API (Usergrid's request models), validated at the edge and
  * published in /openapi.json from the same definitions. The core receives these typed values.
  */
 import { z } from 'zod';
@@ -40,7 +40,7 @@ export const password = str('password')
   .min(8, 'password must be at least 8 characters')
   .max(1024, 'password must be at most 1024 characters');
 
-/** CreateOrg: every field required (seed). */
+/** CreateOrg: every field required, as Usergrid's model has it. */
 export const CreateOrg = z.object({
   organization: resourceName('organization'),
   username,
@@ -50,7 +50,7 @@ export const CreateOrg = z.object({
 });
 export type CreateOrg = z.infer<typeof CreateOrg>;
 
-/** CreateApp: the seed's model minus `token`, which travels in the Authorization header. */
+/** CreateApp: Usergrid's model minus `token`, which travels in the Authorization header. */
 export const CreateApp = z.object({ name: resourceName('name') });
 export type CreateApp = z.infer<typeof CreateApp>;
 

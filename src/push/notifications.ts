@@ -1,8 +1,8 @@
 /**
- * Notifications (seed: CreateNotification, ScheduleNotification, SetExpiration, CancelMSG;
- * CONTRACT.md section 6). Accepting one stores the notification entity and one queued delivery
- * per device and notifier in the same transaction, before the request is answered; the delivery
- * worker (worker.ts) does the rest. States:
+ * Notifications (Usergrid's CreateNotification, ScheduleNotification, SetExpiration, CancelMSG;
+ * docs/api.md#push-notifications). Accepting one stores the notification entity and one queued
+ * delivery per device and notifier in the same transaction, before the request is answered; the
+ * delivery worker (worker.ts) does the rest. States:
  *
  *   CREATED ─┬─ worker claims a delivery ─→ STARTED ─→ FINISHED (some sent) | FAILED (none sent)
  *   SCHEDULED┘                                       └→ EXPIRED (nothing sent before `expire`)

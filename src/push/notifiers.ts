@@ -1,5 +1,5 @@
 /**
- * Notifiers (seed: Notifier; CONTRACT.md section 6): entities of the `notifiers` collection that
+ * Notifiers (docs/api.md#push-notifications): entities of the `notifiers` collection that
  * say which provider and environment a payload goes through. Their credentials are checked when
  * written and kept in push_notifier_secrets, never in entity properties, so no view, query or
  * export can return them.
@@ -120,7 +120,10 @@ export async function notifierConfig(tx: Tx, row: EntityRow): Promise<NotifierCo
   };
 }
 
-/** The device property that holds a device's push token for this notifier (CONTRACT.md section 6). */
+/**
+ * The device property that holds a device's push token for this notifier
+ * (docs/api.md#push-notifications).
+ */
 export function tokenProperty(notifierName: string): string {
   return `${notifierName}.notifier.id`;
 }

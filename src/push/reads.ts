@@ -1,5 +1,5 @@
 /**
- * Reads of the push API beyond plain collection queries (seed: GET /{notificationId}/[*]/queue,
+ * Reads of the push API beyond plain collection queries (GET /{notificationId}/[*]/queue,
  * /{deviceId}/[*]/receipts, /{notificationId}/[*]/receipts, /{receiptId}/[*]/notifications).
  */
 import { and, asc, eq, getTableColumns, gt, inArray } from 'drizzle-orm';

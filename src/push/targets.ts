@@ -1,5 +1,5 @@
 /**
- * The devices a notification goes to (seed: POST …/devices/{deviceId}/notifications,
+ * The devices a notification goes to (POST …/devices/{deviceId}/notifications,
  * …/devices/[*]/notifications, …/devices?ql=, …/users/{userId}/notifications,
  * …/groups/{path}/notifications): one device, every device or those a query matches, a user's
  * devices, or the devices of every member of a group.
@@ -15,7 +15,7 @@ import { compileQuery, parseQuery } from '../data/query/index.js';
 
 export type NotificationTarget =
   | { readonly kind: 'device'; readonly id: string }
-  /** Every device, or with `ql` those the query matches (the seed's location targeting). */
+  /** Every device, or with `ql` those the query matches (Usergrid's targeting by location). */
   | { readonly kind: 'devices'; readonly ql?: string }
   | { readonly kind: 'user'; readonly id: string; readonly caller?: string }
   | { readonly kind: 'group'; readonly id: string };

@@ -1,4 +1,4 @@
-/** Who may call what on /management (CONTRACT.md section 2): a tenant never reaches another. */
+/** Who may call what on /management (docs/api.md#principals): a tenant never reaches another. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, ORG, type TestApp } from '../helpers.js';
 import { createTenant, token, type Tenant } from '../oauth/fixtures.js';

@@ -58,7 +58,7 @@ describe('errors sent back to the client', () => {
   const cases: { name: string; params: () => Record<string, string | undefined>; error: string; mode?: 'query' | 'fragment' }[] = [
     { name: 'response_type missing', params: () => ({ ...base(), response_type: undefined }), error: 'invalid_request' },
     { name: 'response_type unknown', params: () => ({ ...base(), response_type: 'magic' }), error: 'unsupported_response_type' },
-    { name: 'response_type code token (not in the seed)', params: () => ({ ...base(), response_type: 'code token', nonce: 'n' }), error: 'unsupported_response_type', mode: 'fragment' },
+    { name: 'response_type code token (not a supported combination)', params: () => ({ ...base(), response_type: 'code token', nonce: 'n' }), error: 'unsupported_response_type', mode: 'fragment' },
     { name: 'response_type the client may not use', params: () => ({ ...base(), client_id: codeOnly.client_id, response_type: 'id_token', nonce: 'n' }), error: 'unauthorized_client', mode: 'fragment' },
     { name: 'scope missing', params: () => ({ ...base(), scope: undefined }), error: 'invalid_request' },
     { name: 'unknown scope', params: () => ({ ...base(), scope: 'openid root' }), error: 'invalid_scope' },

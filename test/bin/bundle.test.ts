@@ -1,5 +1,5 @@
 /**
- * Issue 2: bin/idp.js runs the bundles in dist/bundle/ (scripts/build-bundle.js, built by
+ * bin/idp.js runs the bundles in dist/bundle/ (scripts/build-bundle.js, built by
  * `npm test`): `serve` the CommonJS one with its V8 code cache, every other command the ESM one,
  * where what only some commands need stays in chunks loaded on demand.
  * A module hook (given through NODE_OPTIONS) reports every file the child loads; each loaded

@@ -1,5 +1,5 @@
 /**
- * Issue 2: bin/code-cache.cjs, which runs dist/bundle/serve.cjs with a V8 code cache. Each case
+ * bin/code-cache.cjs, which runs dist/bundle/serve.cjs with a V8 code cache. Each case
  * runs a small CommonJS file in a child Node (the cache is written as that process exits) and
  * reads what the file computed and what became of the cache.
  */

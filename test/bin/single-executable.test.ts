@@ -1,5 +1,5 @@
 /**
- * Issue 9: `npm run build:bin` makes one file that runs `idp serve` on a machine without Node.js.
+ * `npm run build:bin` makes one file that runs `idp serve` on a machine without Node.js.
  * The binary is built once per run (or reused when newer than every input), copied alone into
  * an empty folder and started with a PATH that holds no `node` and no NODE_* variables.
  */

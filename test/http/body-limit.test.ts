@@ -1,7 +1,8 @@
 /**
  * The request size limit on a real server, where a body arrives either with a declared
  * Content-Length (refused from the header alone) or chunked without one (counted as it is read).
- * Both are 413 in the contract's format, checked before the caller is, and create nothing.
+ * Both are 413 with the usual error body (docs/api.md#errors), checked before the caller is, and
+ * create nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config.js';

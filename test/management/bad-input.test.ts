@@ -1,6 +1,6 @@
 /**
- * Every bad input to the management API: the contract's error body and status, and nothing
- * stored changed (CONTRACT.md section 3). Table-driven, PocketBase style.
+ * Every bad input to the management API: the error body and status of docs/api.md#errors, and
+ * nothing stored changed. Table-driven, PocketBase style.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, ORG, signUp, snapshot, type RequestOptions, type TestApp } from '../helpers.js';

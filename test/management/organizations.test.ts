@@ -8,7 +8,7 @@ beforeEach(async () => {
 afterEach(() => t.close());
 
 describe('organizations', () => {
-  it('creates an organization with its first admin from a form, as the seed sends it', async () => {
+  it('creates an organization with its first admin from a form, as Usergrid clients send it', async () => {
     const res = await t.request('POST', '/management/orgs', { form: ORG });
     expect(res.status).toBe(200);
     expect(res.body.action).toBe('new organization');

@@ -1,11 +1,10 @@
 /**
  * Two `idp serve` processes on one PostgreSQL schema, as behind a load balancer without sticky
- * sessions (issue 10): tokens, revocations, refresh families and codes, browser sessions and the
- * forms' CSRF and sealed requests, the login throttle (database or Redis), and the push queue,
- * whose leases split a large send between the instances and, when one is killed mid-send, run
- * out so the other finishes it. Each instance is a child process on its own port; all publish
- * one issuer. Skipped with a message where no PostgreSQL server (or, for the Redis test, no
- * Redis) answers.
+ * sessions: tokens, revocations, refresh families and codes, browser sessions and the forms' CSRF
+ * and sealed requests, the login throttle (database or Redis), and the push queue, whose leases
+ * split a large send between the instances and, when one is killed mid-send, run out so the other
+ * finishes it. Each instance is a child process on its own port; all publish one issuer. Skipped
+ * with a message where no PostgreSQL server (or, for the Redis test, no Redis) answers.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -84,7 +84,7 @@ describe('OAuth clients of an application', () => {
     expect((await t.request('GET', path, { token: tenant.adminToken })).body.count).toBe(0);
   });
 
-  it('accepts response types in any word order and keeps the seed spelling', async () => {
+  it('accepts response types in any word order and keeps their canonical spelling', async () => {
     const res = await t.request('POST', path, {
       json: { redirect_uris: ['https://a.example/cb'], grant_types: ['authorization_code', 'implicit'], response_types: ['token id_token', 'code'] },
       token: tenant.adminToken,

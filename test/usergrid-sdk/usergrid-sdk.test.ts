@@ -1,10 +1,10 @@
 /**
  * The Apache Usergrid Node.js SDK (npm `usergrid` 0.10.11), unmodified, against a real `idp serve`
- * (issue 4 item 10): entities, collections with ql and cursor paging, users and sign-in through
- * /{org}/{app}/token with `?access_token=`, groups and members, connections, activities and feeds.
- * The app's own client uses `?client_id=&client_secret=` (the SDK's AUTH_CLIENT_ID); each
- * assertion is what a user of the SDK sees through its objects and callbacks. The tests share
- * one server and run in order: later ones use the users and follows earlier ones made.
+ * entities, collections with ql and cursor paging, users and sign-in through /{org}/{app}/token
+ * with `?access_token=`, groups and members, connections, activities and feeds. The app's own
+ * client uses `?client_id=&client_secret=` (the SDK's AUTH_CLIENT_ID); each assertion is what a
+ * user of the SDK sees through its objects and callbacks. The tests share one server and run in
+ * order: later ones use the users and follows earlier ones made.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import usergrid from 'usergrid';

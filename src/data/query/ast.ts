@@ -1,5 +1,5 @@
 /**
- * The syntax tree of a Usergrid query (CONTRACT.md section 3):
+ * The syntax tree of a Usergrid query (docs/api.md#queries-and-paging):
  * `[select * | select a, b.c] [where] condition [order by p [asc|desc], …]`.
  * `parseQuery` builds it; `compileQuery` turns it into SQL and `matchesQuery` evaluates it in
  * memory, so the tree carries meaning, not spelling: `eq` and `=` are the same operator, and

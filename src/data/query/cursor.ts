@@ -1,9 +1,9 @@
 /**
- * Opaque cursors for keyset paging (CONTRACT.md section 3: `cursor` is opaque). A cursor holds
- * the sort values of the last entity of a page, and the next page is "everything after it in
- * the query's order" — not an offset — so entities added or deleted between pages never cause
- * a repeat or a skip. The cursor names the order it was made for; applying it to another order
- * is refused rather than silently paging from a meaningless place.
+ * Opaque cursors for keyset paging (docs/api.md#queries-and-paging: `cursor` is opaque). A cursor
+ * holds the sort values of the last entity of a page, and the next page is "everything after it in
+ * the query's order" — not an offset — so entities added or deleted between pages never cause a
+ * repeat or a skip. The cursor names the order it was made for; applying it to another order is
+ * refused rather than silently paging from a meaningless place.
  *
  * Cursors are not signed: their values only ever become bound parameters, so a forged cursor
  * can only choose where a page starts.

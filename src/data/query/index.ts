@@ -1,5 +1,5 @@
 /**
- * The Usergrid query language (CONTRACT.md section 3): parse → AST → SQL, plus the same
+ * The Usergrid query language (docs/api.md#queries-and-paging): parse → AST → SQL, plus the same
  * semantics in memory. Pure: no I/O, no database handle.
  *
  * A collection read (GET /{org}/{app}/{collection}?ql=…&limit=…&cursor=…):

@@ -1,6 +1,6 @@
 /**
- * The total order of a query's results, shared by the SQL compiler, the in-memory evaluator and
- * the cursors. Without `order by` results are newest first (CONTRACT.md section 3); `uuid` is
+ * The total order of a query's results, shared by the SQL compiler, the in-memory evaluator and the
+ * cursors. Without `order by` results are newest first (docs/api.md#queries-and-paging); `uuid` is
  * always the last key, in the direction of the key before it, so no two entities tie and keyset
  * paging never skips or repeats one.
  *

@@ -1,5 +1,5 @@
 /**
- * Parser of Usergrid's query language (CONTRACT.md section 3), after Apache Usergrid's
+ * Parser of Usergrid's query language (docs/api.md#queries-and-paging), after Apache Usergrid's
  * QueryFilter.g: `[select * | select a, b.c] [where] condition [order by p [asc|desc], …]`.
  * Precedence is Usergrid's: `not` binds tightest, then `and`, then `or`. Keywords are
  * case-insensitive. Any input either parses or throws a `query_parse` AppError naming the

@@ -1,7 +1,7 @@
 /**
  * The lexer of the query language. Tokens are pulled one at a time by the parser, so the first
  * problem reported is always the leftmost one. Every failure is a `query_parse` AppError whose
- * message names the 1-based character position (CONTRACT.md section 3).
+ * message names the 1-based character position (docs/api.md#queries-and-paging).
  */
 import { QueryParse, type AppError } from '../../errors.js';
 

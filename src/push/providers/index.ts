@@ -1,4 +1,4 @@
-/** The push providers by name (CONTRACT.md section 6); `noop` is for development only. */
+/** The push providers by name (docs/api.md#push-notifications); `noop` is for development only. */
 import { appleProvider } from './apple.js';
 import { googleProvider } from './google.js';
 import { noopProvider } from './noop.js';

@@ -1,6 +1,6 @@
 /**
  * `noop`: accepts every message without sending it anywhere, for development and benchmarks of
- * the queue itself (CONTRACT.md section 6: not listed in errors).
+ * the queue itself; error messages do not offer it.
  */
 import type { Provider } from './types.js';
 
