@@ -151,7 +151,7 @@ describe('authorization_code', () => {
 
     const again = await token(t, { grant_type: 'authorization_code', client_id: 'admin-cli', code, redirect_uri: redirect, code_verifier: verifier });
     expectOAuthError(again, 400, 'invalid_grant');
-    expect((await t.request('GET', '/management/orgs/acme', { token: res.body.access_token })).status).toBe(401);
+    expectRefusal(await t.request('GET', '/management/orgs/acme', { token: res.body.access_token }), 401, 'unauthorized');
     expectOAuthError(await token(t, { grant_type: 'refresh_token', client_id: 'admin-cli', refresh_token: res.body.refresh_token }), 400, 'invalid_grant');
   });
 
