@@ -14,48 +14,43 @@ beforeEach(async () => {
 });
 afterEach(() => t.close());
 
-interface Route {
-  method: string;
-  path: string;
-  json?: unknown;
-}
-
 // Every management route of organization B and of its admin bob, reads and writes.
-const B_ROUTES: Route[] = [
-  { method: 'GET', path: '/management/orgs/globex' },
-  { method: 'GET', path: '/management/orgs/globex/apps' },
-  { method: 'POST', path: '/management/orgs/globex/apps', json: { name: 'planted' } },
-  { method: 'GET', path: '/management/orgs/globex/credentials' },
-  { method: 'POST', path: '/management/orgs/globex/credentials' },
-  { method: 'GET', path: '/management/orgs/globex/users' },
-  { method: 'PUT', path: '/management/orgs/globex/users/alice' },
-  { method: 'DELETE', path: '/management/orgs/globex/users/bob' },
-  { method: 'GET', path: '/management/orgs/globex/feed' },
-  { method: 'GET', path: '/management/orgs/globex/apps/shop/credentials' },
-  { method: 'POST', path: '/management/orgs/globex/apps/shop/credentials' },
-  { method: 'DELETE', path: '/management/orgs/globex/apps/shop' },
-  { method: 'GET', path: '/management/orgs/globex/apps/shop/clients' },
-  { method: 'POST', path: '/management/orgs/globex/apps/shop/clients', json: { grant_types: ['password'], token_endpoint_auth_method: 'none' } },
-  { method: 'GET', path: '/management/users/bob' },
-  { method: 'PUT', path: '/management/users/bob', json: { city: 'Elsewhere' } },
-  { method: 'PUT', path: '/management/users/bob/password', json: { password: ORG.password, newpassword: 'taken-over-1' } },
+// Each is [method, path, JSON body when the route needs one].
+const B_ROUTES: [string, string, unknown?][] = [
+  ['GET', '/management/orgs/globex'],
+  ['GET', '/management/orgs/globex/apps'],
+  ['POST', '/management/orgs/globex/apps', { name: 'planted' }],
+  ['GET', '/management/orgs/globex/credentials'],
+  ['POST', '/management/orgs/globex/credentials'],
+  ['GET', '/management/orgs/globex/users'],
+  ['PUT', '/management/orgs/globex/users/alice'],
+  ['DELETE', '/management/orgs/globex/users/bob'],
+  ['GET', '/management/orgs/globex/feed'],
+  ['GET', '/management/orgs/globex/apps/shop/credentials'],
+  ['POST', '/management/orgs/globex/apps/shop/credentials'],
+  ['DELETE', '/management/orgs/globex/apps/shop'],
+  ['GET', '/management/orgs/globex/apps/shop/clients'],
+  ['POST', '/management/orgs/globex/apps/shop/clients', { grant_types: ['password'], token_endpoint_auth_method: 'none' }],
+  ['GET', '/management/users/bob'],
+  ['PUT', '/management/users/bob', { city: 'Elsewhere' }],
+  ['PUT', '/management/users/bob/password', { password: ORG.password, newpassword: 'taken-over-1' }],
 ];
 
 const clientCredentials = (creds: Tenant['org']) => ({ grant_type: 'client_credentials', client_id: creds.client_id, client_secret: creds.client_secret });
 
 describe("a token of organization A on organization B's routes", () => {
-  it.each(B_ROUTES)("$method $path: A's admin is refused with 403 and nothing is written", async ({ method, path, json }) => {
+  it.each(B_ROUTES)("%s %s: A's admin is refused with 403 and nothing is written", async (method, path, json) => {
     await expectRefusedUnchanged(t, () => t.request(method, path, { json, token: a.adminToken }), 403, 'forbidden');
   });
 
-  it.each(B_ROUTES)("$method $path: A's organization and application clients are refused with 403 and nothing is written", async ({ method, path, json }) => {
+  it.each(B_ROUTES)("%s %s: A's organization and application clients are refused with 403 and nothing is written", async (method, path, json) => {
     for (const creds of [a.org, a.app]) {
       const issued = await token(t, clientCredentials(creds));
       await expectRefusedUnchanged(t, () => t.request(method, path, { json, token: issued.body.access_token }), 403, 'forbidden');
     }
   });
 
-  it.each(B_ROUTES)('$method $path: a guest gets 401 and nothing is written', async ({ method, path, json }) => {
+  it.each(B_ROUTES)('%s %s: a guest gets 401 and nothing is written', async (method, path, json) => {
     await expectRefusedUnchanged(t, () => t.request(method, path, { json }), 401, 'unauthorized');
   });
 
