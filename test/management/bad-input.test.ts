@@ -1,9 +1,9 @@
 /**
- * Every bad input to the management API: the error body and status of docs/api.md#errors, and
+ * Every bad input to the management API: its status, its error name, Usergrid's error body, and
  * nothing stored changed. Table-driven, PocketBase style.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, ORG, signUp, snapshot, type RequestOptions, type TestApp } from '../helpers.js';
+import { createTestApp, expectRefusedUnchanged, ORG, signUp, type RequestOptions, type TestApp } from '../helpers.js';
 
 interface Case {
   name: string;
@@ -72,17 +72,10 @@ afterAll(() => t.close());
 describe('bad input to the management API', () => {
   for (const c of cases) {
     it(c.name, async () => {
-      const before = await snapshot(t);
-      const res = await t.request(c.method, c.path, { ...c.options, ...(c.auth && { token }) });
-      expect(res.status).toBe(c.status);
-      expect(res.body).toMatchObject({ error: c.error, code: c.status });
-      expect(res.body.error_description).toBe(res.body.message);
-      expect(typeof res.body.message).toBe('string');
-      expect(typeof res.body.timestamp).toBe('number');
-      expect(typeof res.body.duration).toBe('number');
+      const res = await expectRefusedUnchanged(t, () => t.request(c.method, c.path, { ...c.options, ...(c.auth && { token }) }), c.status, c.error);
+      expect(res.body).toMatchObject({ code: c.status, message: res.body.error_description, timestamp: expect.any(Number), duration: expect.any(Number) });
       expect(res.text).not.toMatch(/at .*\.(ts|js):\d+/);
       if (c.field) expect(res.body.fields).toHaveProperty([c.field]);
-      expect(await snapshot(t)).toBe(before);
     });
   }
 });

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestApp, ORG, type TestApp } from '../helpers.js';
-import { basic, createTenant, token, type Tenant } from './fixtures.js';
+import { createTestApp, expectOAuthError, expectRefusal, expectRefusedUnchanged, ORG, type TestApp } from '../helpers.js';
+import { basic, createTenant, registerClient, token, type Tenant } from './fixtures.js';
 
 let t: TestApp;
 let tenant: Tenant;
@@ -57,10 +57,10 @@ describe('OAuth clients of an application', () => {
     const issued = await token(t, { grant_type: 'client_credentials', client_id: id, client_secret: secret });
     expect(issued.status, issued.text).toBe(200);
     // Registered for client_secret_post: Basic is refused.
-    expect((await token(t, { grant_type: 'client_credentials' }, { authorization: basic(id, secret) })).status).toBe(401);
+    expectOAuthError(await token(t, { grant_type: 'client_credentials' }, { authorization: basic(id, secret) }), 401, 'invalid_client');
     expect((await t.request('DELETE', `${path}/${id}`, { token: tenant.adminToken })).status).toBe(200);
-    expect((await t.request('GET', `${path}/${id}`, { token: tenant.adminToken })).status).toBe(404);
-    expect((await token(t, { grant_type: 'client_credentials', client_id: id, client_secret: secret })).status).toBe(401);
+    expectRefusal(await t.request('GET', `${path}/${id}`, { token: tenant.adminToken }), 404, 'not_found');
+    expectOAuthError(await token(t, { grant_type: 'client_credentials', client_id: id, client_secret: secret }), 401, 'invalid_client');
   });
 
   it.each([
@@ -77,9 +77,7 @@ describe('OAuth clients of an application', () => {
     ['a non-boolean flag', { grant_types: ['password'], require_pkce: 'yes' }, 'illegal_argument', 'require_pkce'],
     ['a client_id chosen by the caller', { client_id: 'mine', grant_types: ['password'] }, 'illegal_argument', 'client_id'],
   ])('refuses %s with 400 and changes nothing', async (_name, metadata, error, field) => {
-    const res = await t.request('POST', path, { json: metadata, token: tenant.adminToken });
-    expect(res.status, res.text).toBe(400);
-    expect(res.body.error).toBe(error);
+    const res = await expectRefusedUnchanged(t, () => t.request('POST', path, { json: metadata, token: tenant.adminToken }), 400, error);
     expect(Object.keys(res.body.fields)).toContain(field);
     expect((await t.request('GET', path, { token: tenant.adminToken })).body.count).toBe(0);
   });
@@ -94,11 +92,16 @@ describe('OAuth clients of an application', () => {
   });
 
   it('is for administrators of the organization only', async () => {
-    expect((await t.request('GET', path)).status).toBe(401);
+    expectRefusal(await t.request('GET', path), 401, 'unauthorized');
+    await expectRefusedUnchanged(t, () => t.request('POST', path, { json: { grant_types: ['password'] } }), 401, 'unauthorized');
     await t.request('POST', '/management/orgs', { json: { ...ORG, organization: 'other', username: 'olga', email: 'olga@example.com' } });
     const olga = await t.request('POST', '/management/token', { json: { grant_type: 'password', username: 'olga', password: ORG.password } });
-    expect((await t.request('GET', path, { token: olga.body.access_token })).status).toBe(403);
-    expect((await t.request('POST', path, { json: { grant_types: ['password'] }, token: olga.body.access_token })).status).toBe(403);
-    expect((await t.request('GET', '/management/orgs/acme/apps/nope/clients', { token: tenant.adminToken })).status).toBe(404);
+    expectRefusal(await t.request('GET', path, { token: olga.body.access_token }), 403, 'forbidden');
+    await expectRefusedUnchanged(t, () => t.request('POST', path, { json: { grant_types: ['password'] }, token: olga.body.access_token }), 403, 'forbidden');
+    const { client_id } = await registerClient(t, tenant, { grant_types: ['password'], token_endpoint_auth_method: 'none' });
+    const replacement = { json: { grant_types: ['password'], token_endpoint_auth_method: 'none', client_name: 'olga' }, token: olga.body.access_token };
+    await expectRefusedUnchanged(t, () => t.request('PUT', `${path}/${client_id}`, replacement), 403, 'forbidden');
+    await expectRefusedUnchanged(t, () => t.request('DELETE', `${path}/${client_id}`, { token: olga.body.access_token }), 403, 'forbidden');
+    expectRefusal(await t.request('GET', '/management/orgs/acme/apps/nope/clients', { token: tenant.adminToken }), 404, 'application_not_found');
   });
 });

@@ -1,6 +1,6 @@
 /** Password throttling, the audit trail, userinfo and introspection rules. */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ORG, type TestApp } from '../helpers.js';
+import { expectOAuthError, expectRefusal, expectRefusedUnchanged, ORG, type TestApp, type TestResponse } from '../helpers.js';
 import { basic, createAppUser, createTenant, createTenantApp, registerClient, token, type Clock, type Tenant } from './fixtures.js';
 
 let t: TestApp;
@@ -13,48 +13,50 @@ afterEach(() => t.close());
 
 const login = (username: string, password: string) => token(t, { grant_type: 'password', client_id: 'admin-cli', username, password, scope: 'api' });
 
+/** A wrong password is refused and counted: the throttle is the one table it may write. */
+async function expectWrongPassword(send: () => Promise<TestResponse>): Promise<void> {
+  expectOAuthError(await expectRefusedUnchanged(t, send, 400, 'invalid_grant', { except: ['login_throttle'] }), 400, 'invalid_grant');
+}
+
+/** A throttled attempt is refused before any password is checked, so it writes nothing, not even a count. */
+async function expectThrottled(send: () => Promise<TestResponse>, retryAfter: string): Promise<void> {
+  const res = await expectRefusedUnchanged(t, send, 429, 'too_many_requests');
+  expectOAuthError(res, 429, 'too_many_requests');
+  expect(res.headers.get('retry-after')).toBe(retryAfter);
+}
+
 describe('password throttling', () => {
   it('backs off exponentially after five failures, answers 429 with Retry-After, and resets on success', async () => {
-    for (let i = 0; i < 6; i += 1) expect((await login('alice', 'wrong')).body.error).toBe('invalid_grant');
-    const blocked = await login('alice', ORG.password);
-    expect(blocked.status).toBe(429);
-    expect(blocked.body.error).toBe('too_many_requests');
-    expect(blocked.headers.get('retry-after')).toBe('1');
-    expect(blocked.headers.get('cache-control')).toBe('no-store');
+    for (let i = 0; i < 6; i += 1) await expectWrongPassword(() => login('alice', 'wrong'));
+    await expectThrottled(() => login('alice', ORG.password), '1');
     // The Usergrid endpoint shares the same counters.
-    const usergrid = await t.request('POST', '/management/token', { json: { grant_type: 'password', username: 'alice', password: ORG.password } });
-    expect(usergrid.status).toBe(429);
-    expect(usergrid.headers.get('cache-control')).toBe('no-store');
+    await expectThrottled(() => t.request('POST', '/management/token', { json: { grant_type: 'password', username: 'alice', password: ORG.password } }), '1');
     clock.now += 1100;
-    expect((await login('alice', 'wrong')).status).toBe(400);
-    const longer = await login('alice', ORG.password);
-    expect(longer.status).toBe(429);
-    expect(longer.headers.get('retry-after')).toBe('2');
+    await expectWrongPassword(() => login('alice', 'wrong'));
+    await expectThrottled(() => login('alice', ORG.password), '2');
     clock.now += 2100;
     expect((await login('alice', ORG.password)).status).toBe(200);
-    expect((await login('alice', 'wrong')).status).toBe(400);
+    await expectWrongPassword(() => login('alice', 'wrong'));
     expect((await login('alice', ORG.password)).status).toBe(200);
   });
 
   it('throttles a username that does not exist exactly like one that does', async () => {
-    for (let i = 0; i < 6; i += 1) expect((await login('nobody', 'wrong')).body.error).toBe('invalid_grant');
-    const res = await login('nobody', 'anything');
-    expect(res.status).toBe(429);
-    expect(res.headers.get('retry-after')).toBe('1');
+    for (let i = 0; i < 6; i += 1) await expectWrongPassword(() => login('nobody', 'wrong'));
+    await expectThrottled(() => login('nobody', 'anything'), '1');
   });
 
   it('throttles app users per application and account', async () => {
     await createAppUser(t, tenant.appUuid, 'fred', 'fred-password');
     const attempt = (password: string) => t.request('POST', '/acme/sandbox/token', { json: { grant_type: 'password', username: 'fred', password } });
-    for (let i = 0; i < 6; i += 1) expect((await attempt('wrong')).status).toBe(400);
-    expect((await attempt('fred-password')).status).toBe(429);
+    for (let i = 0; i < 6; i += 1) await expectWrongPassword(() => attempt('wrong'));
+    await expectThrottled(() => attempt('fred-password'), '1');
     // Admin accounts are another realm: alice is unaffected.
     expect((await login('alice', ORG.password)).status).toBe(200);
   });
 
   it('throttles one client address across many accounts', async () => {
     for (let i = 0; i < 21; i += 1) await login(`user${i}`, 'wrong');
-    expect((await login('alice', ORG.password)).status).toBe(429);
+    await expectThrottled(() => login('alice', ORG.password), '1');
   });
 });
 
@@ -87,13 +89,12 @@ describe('userinfo', () => {
 
   it('is 401 invalid_token without a valid token and 403 insufficient_scope without openid', async () => {
     const missing = await t.request('GET', '/connect/userinfo');
-    expect(missing.status).toBe(401);
+    expectOAuthError(missing, 401, 'invalid_token');
     expect(missing.headers.get('www-authenticate')).toMatch(/^Bearer/);
-    expect((await t.request('GET', '/connect/userinfo', { token: 'nope' })).body.error).toBe('invalid_token');
+    expectOAuthError(await t.request('GET', '/connect/userinfo', { token: 'nope' }), 401, 'invalid_token');
     const apiOnly = await login('alice', ORG.password);
     const res = await t.request('GET', '/connect/userinfo', { token: apiOnly.body.access_token });
-    expect(res.status).toBe(403);
-    expect(res.body.error).toBe('insufficient_scope');
+    expectOAuthError(res, 403, 'insufficient_scope');
     expect(res.headers.get('www-authenticate')).toContain('insufficient_scope');
   });
 });
@@ -112,21 +113,19 @@ describe('introspection and revocation', () => {
     const hidden = await t.request('POST', '/connect/introspect', { form: { token: appToken.body.access_token }, headers: { authorization: basic(other.org.client_id, other.org.client_secret) } });
     expect(hidden.body).toEqual({ active: false });
     const publicClient = await t.request('POST', '/connect/introspect', { form: { token: appToken.body.access_token, client_id: 'admin-cli' } });
-    expect(publicClient.status).toBe(401);
-    expect(publicClient.body.error).toBe('invalid_client');
+    expectOAuthError(publicClient, 401, 'invalid_client');
     const noToken = await t.request('POST', '/connect/introspect', { form: {}, headers: { authorization: basic(tenant.org.client_id, tenant.org.client_secret) } });
-    expect(noToken.body.error).toBe('invalid_request');
+    expectOAuthError(noToken, 400, 'invalid_request');
   });
 
   it("lets a public client revoke its own refresh token, and refuses another client's", async () => {
     const admin = await token(t, { grant_type: 'password', client_id: 'admin-cli', username: 'alice', password: ORG.password });
-    const foreign = await t.request('POST', '/connect/revocation', { form: { token: admin.body.refresh_token }, headers: { authorization: basic(tenant.app.client_id, tenant.app.client_secret) } });
-    expect(foreign.status).toBe(400);
-    expect(foreign.body.error).toBe('unauthorized_client');
+    const foreign = () => t.request('POST', '/connect/revocation', { form: { token: admin.body.refresh_token }, headers: { authorization: basic(tenant.app.client_id, tenant.app.client_secret) } });
+    expectOAuthError(await expectRefusedUnchanged(t, foreign, 400, 'unauthorized_client'), 400, 'unauthorized_client');
     const own = await t.request('POST', '/connect/revocation', { form: { token: admin.body.refresh_token, client_id: 'admin-cli', token_type_hint: 'refresh_token' } });
     expect(own.status).toBe(200);
-    expect((await t.request('GET', '/management/orgs/acme', { token: admin.body.access_token })).status).toBe(401);
-    expect((await token(t, { grant_type: 'refresh_token', client_id: 'admin-cli', refresh_token: admin.body.refresh_token })).body.error).toBe('invalid_grant');
+    expectRefusal(await t.request('GET', '/management/orgs/acme', { token: admin.body.access_token }), 401, 'unauthorized');
+    expectOAuthError(await token(t, { grant_type: 'refresh_token', client_id: 'admin-cli', refresh_token: admin.body.refresh_token }), 400, 'invalid_grant');
   });
 
   it('revokes one access token by its id and leaves the grant alone', async () => {
@@ -136,7 +135,7 @@ describe('introspection and revocation', () => {
     expect((await t.request('GET', '/connect/userinfo', { token: first.body.access_token })).status).toBe(200);
     const revoked = await t.request('POST', '/connect/revocation', { form: { token: first.body.access_token, client_id: client.client_id } });
     expect(revoked.status).toBe(200);
-    expect((await t.request('GET', '/connect/userinfo', { token: first.body.access_token })).status).toBe(401);
+    expectOAuthError(await t.request('GET', '/connect/userinfo', { token: first.body.access_token }), 401, 'invalid_token');
     const refreshed = await token(t, { grant_type: 'refresh_token', client_id: client.client_id, refresh_token: first.body.refresh_token });
     expect(refreshed.status, refreshed.text).toBe(200);
   });

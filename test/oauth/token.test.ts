@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { expectOAuthError, ORG, type TestApp } from '../helpers.js';
+import { expectOAuthError, expectRefusal, expectRefusedUnchanged, ORG, type TestApp, type TestResponse } from '../helpers.js';
 import { basic, claimsOf, createAppUser, createTenantApp, registerClient, token, type Clock, type Tenant } from './fixtures.js';
 
 let t: TestApp;
@@ -114,9 +114,7 @@ describe('refresh_token', () => {
     expect((await t.request('GET', '/management/orgs/acme', { token: second.body.access_token })).status).toBe(200);
     expectOAuthError(await token(t, { grant_type: 'refresh_token', client_id: 'admin-cli', refresh_token: first.body.refresh_token }), 400, 'invalid_grant');
     for (const access of [first.body.access_token, second.body.access_token]) {
-      const res = await t.request('GET', '/management/orgs/acme', { token: access });
-      expect(res.status).toBe(401);
-      expect(res.body.error).toBe('unauthorized');
+      expectRefusal(await t.request('GET', '/management/orgs/acme', { token: access }), 401, 'unauthorized');
     }
     expectOAuthError(await token(t, { grant_type: 'refresh_token', client_id: 'admin-cli', refresh_token: second.body.refresh_token }), 400, 'invalid_grant');
   });
@@ -165,13 +163,18 @@ describe('errors of the token endpoint (RFC 6749 5.2)', () => {
   });
 
   it('invalid_client: 401, and WWW-Authenticate: Basic after Basic authentication', async () => {
-    const res = await token(t, { grant_type: 'client_credentials' }, { authorization: basic(tenant.app.client_id, 'wrong') });
-    expectOAuthError(res, 401, 'invalid_client');
+    // A refused client authentication issues nothing and records nothing.
+    const refused = async (send: () => Promise<TestResponse>) => {
+      const res = await expectRefusedUnchanged(t, send, 401, 'invalid_client');
+      expectOAuthError(res, 401, 'invalid_client');
+      return res;
+    };
+    const res = await refused(() => token(t, { grant_type: 'client_credentials' }, { authorization: basic(tenant.app.client_id, 'wrong') }));
     expect(res.headers.get('www-authenticate')).toMatch(/^Basic /);
-    expectOAuthError(await token(t, { grant_type: 'client_credentials', client_id: 'nobody', client_secret: 'x' }), 401, 'invalid_client');
-    expectOAuthError(await token(t, { grant_type: 'client_credentials', client_id: tenant.app.client_id }), 401, 'invalid_client');
-    expectOAuthError(await token(t, { grant_type: 'password', client_id: 'admin-cli', client_secret: 'x' }), 401, 'invalid_client');
-    expectOAuthError(await token(t, { grant_type: 'client_credentials' }), 401, 'invalid_client');
+    await refused(() => token(t, { grant_type: 'client_credentials', client_id: 'nobody', client_secret: 'x' }));
+    await refused(() => token(t, { grant_type: 'client_credentials', client_id: tenant.app.client_id }));
+    await refused(() => token(t, { grant_type: 'password', client_id: 'admin-cli', client_secret: 'x' }));
+    await refused(() => token(t, { grant_type: 'client_credentials' }));
   });
 
   it('invalid_grant, unauthorized_client, unsupported_grant_type and invalid_scope', async () => {
@@ -189,9 +192,7 @@ describe('access tokens on the management API', () => {
   it('refuses an expired token with 401 expired_token', async () => {
     const login = await adminLogin({ scope: 'api' });
     clock.now += 3601_000;
-    const res = await t.request('GET', '/management/orgs/acme', { token: login.body.access_token });
-    expect(res.status).toBe(401);
-    expect(res.body.error).toBe('expired_token');
+    expectRefusal(await t.request('GET', '/management/orgs/acme', { token: login.body.access_token }), 401, 'expired_token');
   });
 });
 
@@ -199,8 +200,7 @@ describe('methods', () => {
   it('answers 405 with Allow for other methods on the /connect endpoints', async () => {
     for (const [method, path, allow] of [['GET', '/connect/token', 'POST'], ['DELETE', '/connect/revocation', 'POST'], ['PUT', '/connect/userinfo', 'GET, POST']]) {
       const res = await t.request(method, path);
-      expect(res.status).toBe(405);
-      expect(res.body.error).toBe('method_not_allowed');
+      expectOAuthError(res, 405, 'method_not_allowed');
       expect(res.headers.get('allow')).toBe(allow);
     }
   });
