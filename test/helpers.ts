@@ -55,7 +55,7 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: { 
 }
 
 /** A response as tests read it, from app.request() or from fetch() to a server: its JSON, if any, parsed. */
-export async function readResponse(response: Response): Promise<TestResponse> {
+export async function readResponse(response: Pick<Response, 'status' | 'headers' | 'text'>): Promise<TestResponse> {
   const text = await response.text();
   let parsed: unknown = undefined;
   try {
