@@ -93,6 +93,7 @@ describe('lifecycle over real SMTP', () => {
     const stranger = new Browser(url);
     const forged = await submitPage(stranger, pageHtml, { newpassword: 'stolen-password' }, action);
     expect(forged.status).toBe(403);
+    expect(await forged.text()).toContain('did not come from this site');
     // The refused form left the password as it was.
     expect(await signIn(url, 'stolen-password')).toEqual([400, 'invalid_grant']);
     expect(await signIn(url, ORG.password)).toEqual([200, undefined]);
