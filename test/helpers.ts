@@ -48,18 +48,22 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: { 
         body = new URLSearchParams(options.form).toString();
       }
       if (options.token) headers.authorization = `Bearer ${options.token}`;
-      const response = await app.request(`http://idp.test${path}`, { method, headers, body });
-      const text = await response.text();
-      let parsed: unknown = undefined;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = undefined;
-      }
-      return { status: response.status, headers: response.headers, body: parsed, text };
+      return readResponse(await app.request(`http://idp.test${path}`, { method, headers, body }));
     },
     close: () => database.close(),
   };
+}
+
+/** A response as tests read it, from app.request() or from fetch() to a server: its JSON, if any, parsed. */
+export async function readResponse(response: Pick<Response, 'status' | 'headers' | 'text'>): Promise<TestResponse> {
+  const text = await response.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, body: parsed, text };
 }
 
 export const ORG = { organization: 'acme', username: 'alice', name: 'Alice Admin', email: 'alice@example.com', password: 'correct-horse' };
@@ -81,7 +85,7 @@ export async function adminToken(t: TestApp, username: string, password: string)
  * Every row of every table, to prove a failed request changed nothing stored. `except` names
  * tables a refusal may rightly touch (the login throttle counts a wrong password).
  */
-export async function snapshot(t: TestApp, options: { except?: readonly string[] } = {}): Promise<string> {
+export async function snapshot(t: Pick<TestApp, 'deps'>, options: { except?: readonly string[] } = {}): Promise<string> {
   const driver = t.deps.db.$client;
   const tables = await driver.query<{ name: string }>(
     driver.dialect === 'sqlite'
@@ -120,10 +124,11 @@ export function expectOAuthError(res: TestResponse, status: number, error: strin
 
 /**
  * Sends a request that must be refused and proves it wrote nothing: every table holds the same
- * rows after as before. Returns the response for further checks.
+ * rows after as before. Returns the response for further checks. `t` is a test app or a server
+ * running in this process (both carry their deps).
  */
 export async function expectRefusedUnchanged(
-  t: TestApp,
+  t: Pick<TestApp, 'deps'>,
   send: () => Promise<TestResponse>,
   status: number,
   error: string,

@@ -4,6 +4,7 @@
  * after the user confirms on a CSRF-protected page.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { snapshot } from '../helpers.js';
 import { authorizeAsUser, Browser, createClient, createFixture, redirectOf, REDIRECT, startIdp, type Fixture } from './support.js';
 
 let fixture: Fixture;
@@ -71,18 +72,26 @@ describe('/connect/endsession', () => {
     const forged = `${Buffer.from('{"alg":"RS256","kid":"nope"}').toString('base64url')}.${Buffer.from('{"aud":"x"}').toString('base64url')}.c2ln`;
     const response = await new Browser(fixture.url).get(`/connect/endsession?id_token_hint=${forged}&post_logout_redirect_uri=https://rp.example/bye`);
     expect(response.status).toBe(400);
+    expect(response.headers.get('location')).toBeNull();
+    expect(await response.text()).toContain('data-error="bad_logout_request"');
   });
 
   it('a post_logout_redirect_uri without id_token_hint or client_id is refused', async () => {
     const response = await new Browser(fixture.url).get('/connect/endsession?post_logout_redirect_uri=https://rp.example/bye');
     expect(response.status).toBe(400);
+    expect(response.headers.get('location')).toBeNull();
+    expect(await response.text()).toContain('data-error="bad_logout_request"');
   });
 
   it('the confirming POST needs the CSRF token', async () => {
     const { browser, idToken } = await signIn();
     const html = await (await browser.get(`/connect/endsession?id_token_hint=${idToken}`)).text();
+    // A page names its error in data-error; the refused sign-out ends no session and writes nothing.
+    const before = await snapshot(fixture.server);
     const refused = await browser.submit(html, { decision: 'logout', csrf_token: 'x' }, '/connect/endsession');
     expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain('data-error="csrf"');
+    expect(await snapshot(fixture.server)).toBe(before);
     expect(redirectOf(await silentAuthorize(browser)).fragment.get('id_token')).toBeTruthy();
   });
 });

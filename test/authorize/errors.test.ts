@@ -4,6 +4,7 @@
  * response mode, with error, error_description and state. One row per error path.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectOAuthError, readResponse } from '../helpers.js';
 import { Browser, createClient, createFixture, formOf, redirectOf, REDIRECT, startIdp, type Fixture } from './support.js';
 
 let fixture: Fixture;
@@ -51,6 +52,7 @@ describe('errors shown on the error page, never redirected', () => {
     const response = await get(base(), `&redirect_uri=${encodeURIComponent(REDIRECT)}`);
     expect(response.status).toBe(400);
     expect(response.headers.get('location')).toBeNull();
+    expect(await response.text()).toContain('data-error="unregistered_redirect_uri"');
   });
 });
 
@@ -115,6 +117,6 @@ describe('errors sent back to the client', () => {
     const posted = await browser.post('/connect/authorize', { ...base(), scope: 'openid root' });
     expect(redirectOf(posted).query.get('error')).toBe('invalid_scope');
     const json = await browser.request('/connect/authorize', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(base()) });
-    expect(json.status).toBe(415);
+    expectOAuthError(await readResponse(json), 415, 'unsupported_media_type');
   });
 });

@@ -1,5 +1,6 @@
 /** /management/orgs/{org}/apps/{app}/identity-providers: CRUD, validation, the secret never shown. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectRefusal, expectRefusedUnchanged, readResponse } from '../helpers.js';
 import { api, createFixture, startIdp, type Fixture } from './support.js';
 
 let fixture: Fixture;
@@ -16,7 +17,7 @@ async function raw(method: string, path: string, body?: unknown, token: string |
     headers: { ...(token && { authorization: `Bearer ${token}` }), 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: response.status, body: await response.json() };
+  return readResponse(response);
 }
 
 describe('identity providers of an application', () => {
@@ -39,32 +40,30 @@ describe('identity providers of an application', () => {
     const replaced = await api(fixture, 'PUT', `${PATH}/corp`, { name: 'corp', issuer: 'https://login.corp.example', client_id: 'other', scope: 'openid email' });
     expect(replaced.entities[0]).toMatchObject({ client_id: 'other', scope: 'openid email', has_client_secret: true, metadata: { path: providerPath } });
     await api(fixture, 'DELETE', `${PATH}/corp`);
-    expect((await raw('GET', `${PATH}/corp`)).status).toBe(404);
+    expectRefusal(await raw('GET', `${PATH}/corp`), 404, 'entity_not_found');
   });
 
   it('refuses bad input with the fields named', async () => {
-    const cases: [unknown, string][] = [
-      [{ issuer: 'https://x.example', client_id: 'c' }, 'name'],
-      [{ name: 'x', issuer: 'http://x.example', client_id: 'c' }, 'issuer'],
-      [{ name: 'x', issuer: 'https://x.example?a=1', client_id: 'c' }, 'issuer'],
-      [{ name: 'x', issuer: 'https://x.example' }, 'client_id'],
-      [{ name: 'x', issuer: 'https://x.example', client_id: 'c', scope: 'profile' }, 'scope'],
+    const cases: [unknown, string, string][] = [
+      [{ issuer: 'https://x.example', client_id: 'c' }, 'illegal_argument', 'name'],
+      [{ name: 'x', issuer: 'http://x.example', client_id: 'c' }, 'illegal_argument', 'issuer'],
+      [{ name: 'x', issuer: 'https://x.example?a=1', client_id: 'c' }, 'illegal_argument', 'issuer'],
+      [{ name: 'x', issuer: 'https://x.example' }, 'illegal_argument', 'client_id'],
+      [{ name: 'x', issuer: 'https://x.example', client_id: 'c', scope: 'profile' }, 'illegal_argument', 'scope'],
     ];
-    for (const [body, field] of cases) {
-      const response = await raw('POST', PATH, body);
-      expect(response.status).toBe(400);
+    for (const [body, error, field] of cases) {
+      const response = await expectRefusedUnchanged(fixture.server, () => raw('POST', PATH, body), 400, error);
       expect(Object.keys(response.body.fields)).toContain(field);
     }
   });
 
   it('a duplicate name is duplicate_unique_property_exists', async () => {
     await api(fixture, 'POST', PATH, { name: 'dup', issuer: 'http://127.0.0.1:1', client_id: 'c' });
-    const again = await raw('POST', PATH, { name: 'DUP', issuer: 'http://127.0.0.1:1', client_id: 'c' });
-    expect(again.status).toBe(400);
-    expect(again.body.error).toBe('duplicate_unique_property_exists');
+    await expectRefusedUnchanged(fixture.server, () => raw('POST', PATH, { name: 'DUP', issuer: 'http://127.0.0.1:1', client_id: 'c' }), 400, 'duplicate_unique_property_exists');
   });
 
   it('needs an administrator of the organization', async () => {
-    expect((await raw('GET', PATH, undefined, null)).status).toBe(401);
+    expectRefusal(await raw('GET', PATH, undefined, null), 401, 'unauthorized');
+    await expectRefusedUnchanged(fixture.server, () => raw('POST', PATH, { name: 'guest', issuer: 'https://x.example', client_id: 'c' }, null), 401, 'unauthorized');
   });
 });

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expectRefusal, expectRefusedUnchanged } from '../helpers.js';
 import { APP, createDataTest, type DataTest } from './setup.js';
 
 let d: DataTest;
@@ -65,18 +66,14 @@ describe('entities and collections', () => {
 
   it('refuses a duplicate name in a collection and stores nothing of the array', async () => {
     await req('POST', '/dogs', { name: 'rex' });
-    const dup = await req('POST', '/dogs', [{ name: 'a' }, { name: 'REX' }]);
-    expect(dup.status).toBe(400);
-    expect(dup.body.error).toBe('duplicate_unique_property_exists');
-    expect((await req('GET', '/dogs/a')).status).toBe(404);
+    await expectRefusedUnchanged(d.t, () => req('POST', '/dogs', [{ name: 'a' }, { name: 'REX' }]), 400, 'duplicate_unique_property_exists');
+    expectRefusal(await req('GET', '/dogs/a'), 404, 'entity_not_found');
   });
 
   it('refuses renaming an entity to a name its collection already has, and keeps the old name', async () => {
     await req('POST', '/dogs', { name: 'rex' });
     await req('POST', '/dogs', { name: 'max', age: 3 });
-    const clash = await req('PUT', '/dogs/max', { name: 'REX', age: 4 });
-    expect(clash.status).toBe(400);
-    expect(clash.body.error).toBe('duplicate_unique_property_exists');
+    await expectRefusedUnchanged(d.t, () => req('PUT', '/dogs/max', { name: 'REX', age: 4 }), 400, 'duplicate_unique_property_exists');
     const max = await req('GET', '/dogs/max');
     expect(max.status).toBe(200);
     expect(max.body.entities[0].age).toBe(3);
@@ -116,7 +113,7 @@ describe('entities and collections', () => {
     expect((await req('POST', '/dogs/rex/chases/cats/tom')).status).toBe(200);
     expect((await req('GET', '/cats/tom')).body.entities[0].metadata.connecting).toEqual({ chases: expect.stringContaining('/connecting/chases') });
     expect((await req('DELETE', '/dogs/rex')).status).toBe(200);
-    expect((await req('GET', '/dogs/rex')).body.error).toBe('entity_not_found');
+    expectRefusal(await req('GET', '/dogs/rex'), 404, 'entity_not_found');
     expect((await req('GET', '/cats/tom')).body.entities[0].metadata).not.toHaveProperty('connecting');
   });
 });

@@ -5,6 +5,7 @@
  * shows it.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expectRefusal } from '../helpers.js';
 import { APP, createDataTest, type DataTest } from './setup.js';
 
 let d: DataTest;
@@ -46,7 +47,7 @@ describe('an entity answered from its kept text', () => {
     expect(await readsAlike('pets', 'tom')).not.toHaveProperty('metadata.connecting');
 
     expect((await req('DELETE', '/pets/rex')).status).toBe(200);
-    expect((await req('GET', '/pets/rex')).status).toBe(404);
+    expectRefusal(await req('GET', '/pets/rex'), 404, 'entity_not_found');
   });
 
   it('shows a user with the fields of the User model', async () => {

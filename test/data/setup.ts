@@ -26,13 +26,3 @@ export async function appUser(d: DataTest, username: string, extra: Record<strin
   return { token: res.body.access_token, uuid: created.body.entities[0].uuid };
 }
 
-/** Every stored row of the entities and connections tables, to prove a failed request changed nothing. */
-export async function snapshot(t: TestApp): Promise<unknown> {
-  const driver = t.deps.db.$client;
-  return {
-    entities: await driver.query('select * from entities order by uuid'),
-    connections: await driver.query('select * from connections order by source_uuid, relation, target_uuid'),
-    collections: await driver.query('select * from collections order by app_uuid, name'),
-    logins: await driver.query('select * from app_user_logins order by login_key'),
-  };
-}

@@ -7,6 +7,7 @@ import { get, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSecureServer } from '../../server/middleware/secure-headers.js';
 import { startTestServer } from '../database.js';
+import { expectOAuthError, expectRefusal, readResponse, type TestResponse } from '../helpers.js';
 import type { RunningServer } from '../../server/serve.js';
 
 const EXPECTED: Record<string, string> = {
@@ -29,19 +30,24 @@ describe('security headers', () => {
   });
   afterAll(() => server.close());
 
+  const request = async (method: string, path: string) =>
+    readResponse(
+      await fetch(`${server.url}${path}`, {
+        method,
+        redirect: 'manual',
+        ...(method === 'POST' && { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials&client_id=nobody' }),
+      }),
+    );
+
   // A success, an error from onError, an OAuth error with its own headers, and a page.
   it.each([
-    ['GET', '/status', 200],
-    ['GET', '/no/such/thing/here', 404],
-    ['POST', '/connect/token', 401],
-    ['GET', '/connect/authorize?client_id=nobody', 400],
-  ])('%s %s (%i) carries every one, once, and no Cross-Origin-Resource-Policy', async (method, path, status) => {
-    const response = await fetch(`${server.url}${path}`, {
-      method,
-      redirect: 'manual',
-      ...(method === 'POST' && { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials&client_id=nobody' }),
-    });
-    expect(response.status).toBe(status);
+    ['GET', '/status', (response: TestResponse) => expect(response.status).toBe(200)],
+    ['GET', '/no/such/thing/here', (response: TestResponse) => expectRefusal(response, 404, 'organization_not_found')],
+    ['POST', '/connect/token', (response: TestResponse) => expectOAuthError(response, 401, 'invalid_client')],
+    ['GET', '/connect/authorize?client_id=nobody', (response: TestResponse) => expect([response.status, response.text]).toEqual([400, expect.stringContaining('data-error="unknown_client"')])],
+  ])('%s %s carries every one, once, and no Cross-Origin-Resource-Policy', async (method, path, answered) => {
+    const response = await request(method, path);
+    answered(response);
     // One value each: a header set both by the server and by a page is not sent twice.
     for (const [name, value] of Object.entries(EXPECTED)) expect(response.headers.get(name), name).toBe(value);
     expect(response.headers.get('cross-origin-resource-policy')).toBeNull();

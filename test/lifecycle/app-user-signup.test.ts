@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { adminToken, ORG, type TestApp } from '../helpers.js';
+import { adminToken, expectOAuthError, expectRefusedUnchanged, ORG, type TestApp } from '../helpers.js';
 import { createLifecycleApp, mailsOf, pathOf } from './support.js';
 
 let t: TestApp;
@@ -25,8 +25,8 @@ describe('app users signing themselves up under --require-activation', () => {
     });
     expect(signUp.status).toBe(200);
     expect(signUp.body.entities[0].activated).toBe(false);
-    const refused = await t.request('POST', '/acme/shop/token', { json: { grant_type: 'password', username: 'gina', password: 'gina-password' } });
-    expect(refused.status).toBe(400);
+    const refused = await expectRefusedUnchanged(t, () => t.request('POST', '/acme/shop/token', { json: { grant_type: 'password', username: 'gina', password: 'gina-password' } }), 400, 'invalid_grant');
+    expectOAuthError(refused, 400, 'invalid_grant');
     expect(refused.body.error_description).toMatch(/not activated/);
 
     const mails = (await mailsOf(t)).slice(before);

@@ -37,6 +37,12 @@ function submitPage(browser: Browser, html: string, values: Record<string, strin
 
 const postJson = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
+/** The admin's password grant as a client sees it: the status and the error name, if any. */
+async function signIn(url: string, password: string): Promise<[number, string | undefined]> {
+  const res = await postJson(`${url}/management/token`, { grant_type: 'password', username: ORG.username, password });
+  return [res.status, ((await res.json()) as { error?: string }).error];
+}
+
 describe('lifecycle over real SMTP', () => {
   it('mails activation links that work when followed', async () => {
     const { url, smtp } = await start({ requireActivation: true });
@@ -87,18 +93,24 @@ describe('lifecycle over real SMTP', () => {
     const stranger = new Browser(url);
     const forged = await submitPage(stranger, pageHtml, { newpassword: 'stolen-password' }, action);
     expect(forged.status).toBe(403);
+    expect(await forged.text()).toContain('did not come from this site');
+    // The refused form left the password as it was.
+    expect(await signIn(url, 'stolen-password')).toEqual([400, 'invalid_grant']);
+    expect(await signIn(url, ORG.password)).toEqual([200, undefined]);
 
     const mismatch = await submitPage(browser, pageHtml, { newpassword: 'new-password-1', newpassword2: 'new-password-2' }, action);
     expect(mismatch.status).toBe(400);
     const mismatchHtml = await mismatch.text();
     expect(mismatchHtml).toContain('The two passwords are not the same.');
+    expect(await signIn(url, 'new-password-1')).toEqual([400, 'invalid_grant']);
+    expect(await signIn(url, ORG.password)).toEqual([200, undefined]);
 
     const done = await submitPage(browser, mismatchHtml, { newpassword: 'new-password-1', newpassword2: 'new-password-1' }, action);
     expect(done.status).toBe(200);
     expect(await done.text()).toContain('Password changed');
     // The browser's session ended: the authorize endpoint asks it to sign in again.
     expect((await browser.get(authorize)).status).toBe(200);
-    expect((await postJson(`${url}/management/token`, { grant_type: 'password', username: ORG.username, password: 'new-password-1' })).status).toBe(200);
+    expect(await signIn(url, 'new-password-1')).toEqual([200, undefined]);
     expect(subjectOf((await smtp.message(1)).raw)).toBe('Your password was changed');
   });
 });

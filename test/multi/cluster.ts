@@ -9,6 +9,7 @@ import pg from 'pg';
 import { Agent, fetch as fetchVia } from 'undici';
 import { startIdp, type RunningIdp } from '../spawn.js';
 import { POSTGRES_URL, postgresProblem, redactedUrl } from '../database.js';
+import { readResponse, type TestResponse } from '../helpers.js';
 
 export const DATABASE_URL = POSTGRES_URL;
 export const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -89,11 +90,7 @@ export async function stopAll(instances: readonly (RunningIdp | undefined)[]): P
   );
 }
 
-export interface Answer {
-  status: number;
-  headers: { get(name: string): string | null };
-  body: any;
-}
+export type Answer = TestResponse;
 
 export interface CallOptions {
   json?: unknown;
@@ -131,15 +128,7 @@ export async function call(base: string, method: string, path: string, options: 
   }
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   const init = { method, headers, body, signal: AbortSignal.timeout(20_000) };
-  const response = options.from ? await fetchVia(`${base}${path}`, { ...init, dispatcher: agentFrom(options.from) }) : await fetch(`${base}${path}`, init);
-  const text = await response.text();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = text;
-  }
-  return { status: response.status, headers: response.headers, body: parsed };
+  return readResponse(options.from ? await fetchVia(`${base}${path}`, { ...init, dispatcher: agentFrom(options.from) }) : await fetch(`${base}${path}`, init));
 }
 
 /** `call`, failing on anything but 200. */

@@ -16,6 +16,7 @@ import type { RunningIdp } from '../spawn.js';
 import { startLocalApns, type ApnsRequest, type LocalApns } from '../push/apns-server.js';
 import { appleKey, type AppleKey } from '../push/setup.js';
 import { authorizeAsUser, Browser, formOf, redirectOf, REDIRECT } from '../authorize/support.js';
+import { expectOAuthError, expectRefusal } from '../helpers.js';
 import {
   call,
   closeAgents,
@@ -42,9 +43,15 @@ const BOB = { username: 'bob', email: 'bob@example.com', name: 'Bob', password: 
 const TOPIC = 'com.example.multi';
 const DEVICES = 2000;
 
-/** The statuses of answers to the same request made at both instances at once, in order. */
-function statusesOf(answers: readonly Answer[]): number[] {
-  return answers.map((answer) => answer.status).sort();
+/**
+ * Answers to the same one-time request (a refresh token, a code) made at both instances at once:
+ * exactly one is a success, and the other is refused as spent, invalid_grant.
+ */
+function expectOneSpent(answers: readonly Answer[]): void {
+  const detail = JSON.stringify(answers.map((answer) => answer.body));
+  expect(answers.map((answer) => answer.status).sort(), detail).toEqual([200, 400]);
+  expectOAuthError(answers.find((answer) => answer.status !== 200)!, 400, 'invalid_grant');
+  expect(answers.find((answer) => answer.status === 200)!.body.access_token, detail).toEqual(expect.any(String));
 }
 
 /** Tokens by how many requests APNs saw for each. */
@@ -123,28 +130,23 @@ describe.skipIf(postgres !== undefined)(postgres === undefined ? 'two instances 
     expect((await call(b.url, 'GET', '/management/orgs/acme', { token: issued.access_token })).status).toBe(200);
     const revoked = await call(b.url, 'POST', '/connect/revocation', { form: { token: issued.access_token, client_id: 'admin-cli', token_type_hint: 'access_token' } });
     expect(revoked.status).toBe(200);
-    const refused = await call(a.url, 'GET', '/management/orgs/acme', { token: issued.access_token });
-    expect(refused.status).toBe(401);
-    expect(refused.body.error).toBe('unauthorized');
+    expectRefusal(await call(a.url, 'GET', '/management/orgs/acme', { token: issued.access_token }), 401, 'unauthorized');
 
     // The grant itself lives on: A's refresh token rotates at B; replayed at A, the spent one
     // ends the whole family, so the access token B just issued is refused by A as well.
     const refresh = { grant_type: 'refresh_token', client_id: 'admin-cli', refresh_token: issued.refresh_token };
     const rotated = await must(b.url, 'POST', '/connect/token', { form: refresh });
     expect((await call(a.url, 'GET', '/management/orgs/acme', { token: rotated.access_token })).status).toBe(200);
-    const replayed = await call(a.url, 'POST', '/connect/token', { form: refresh });
-    expect(replayed.status).toBe(400);
-    expect(replayed.body.error).toBe('invalid_grant');
-    expect((await call(a.url, 'GET', '/management/orgs/acme', { token: rotated.access_token })).status).toBe(401);
-    expect((await call(b.url, 'POST', '/connect/token', { form: { ...refresh, refresh_token: rotated.refresh_token } })).body.error).toBe('invalid_grant');
+    expectOAuthError(await call(a.url, 'POST', '/connect/token', { form: refresh }), 400, 'invalid_grant');
+    expectRefusal(await call(a.url, 'GET', '/management/orgs/acme', { token: rotated.access_token }), 401, 'unauthorized');
+    expectOAuthError(await call(b.url, 'POST', '/connect/token', { form: { ...refresh, refresh_token: rotated.refresh_token } }), 400, 'invalid_grant');
   });
 
   it('a refresh token presented to both instances at once rotates once', async () => {
     for (let round = 0; round < 3; round++) {
       const issued = await must(b.url, 'POST', '/connect/token', { form: { grant_type: 'password', client_id: 'admin-cli', username: ADMIN.username, password: ADMIN.password } });
       const refresh = { grant_type: 'refresh_token', client_id: 'admin-cli', refresh_token: issued.refresh_token };
-      const answers = await Promise.all([call(a.url, 'POST', '/connect/token', { form: refresh }), call(b.url, 'POST', '/connect/token', { form: refresh })]);
-      expect(statusesOf(answers), JSON.stringify(answers.map((answer) => answer.body))).toEqual([200, 400]);
+      expectOneSpent(await Promise.all([call(a.url, 'POST', '/connect/token', { form: refresh }), call(b.url, 'POST', '/connect/token', { form: refresh })]));
     }
   });
 
@@ -196,9 +198,7 @@ describe.skipIf(postgres !== undefined)(postgres === undefined ? 'two instances 
       let code = posted.query.get('code');
       for (let round = 0; round < 3; round++) {
         expect(code).toBeTruthy();
-        const answers = await Promise.all([redeem(a.url, code!), redeem(b.url, code!)]);
-        expect(statusesOf(answers), JSON.stringify(answers.map((answer) => answer.body.error ?? answer.status))).toEqual([200, 400]);
-        expect(answers.find((answer) => answer.status === 400)!.body.error).toBe('invalid_grant');
+        expectOneSpent(await Promise.all([redeem(a.url, code!), redeem(b.url, code!)]));
         // The session B started is A's as well: the next code comes silently from A.
         code = redirectOf(await browser.get(`${a.url}${authorize({ prompt: 'none' })}`)).query.get('code');
       }
@@ -214,20 +214,22 @@ describe.skipIf(postgres !== undefined)(postgres === undefined ? 'two instances 
    */
   async function guessUntilThrottled(instances: readonly RunningIdp[], login: string) {
     const from = `127.${randomBytes(3).join('.')}`;
-    const failures: { instance: number; status: number }[] = [];
+    const failures: { instance: number; answer: Answer }[] = [];
     for (let attempt = 0; attempt < 12; attempt++) {
       const instance = attempt % instances.length;
       const answer = await call(instances[instance].url, 'POST', '/management/token', { json: { grant_type: 'password', username: login, password: 'not-the-password' }, from });
       if (answer.status === 429) return { from, failures, throttled: answer };
-      failures.push({ instance, status: answer.status });
+      failures.push({ instance, answer });
     }
     return { from, failures, throttled: undefined };
   }
 
   function expectSharedCount({ failures, throttled }: Awaited<ReturnType<typeof guessUntilThrottled>>) {
     expect(throttled, `no 429 after ${failures.length} failures`).toBeDefined();
+    expectOAuthError(throttled!, 429, 'too_many_requests');
     expect(Number(throttled!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect(failures.every((failure) => failure.status === 400 || failure.status === 401), JSON.stringify(failures)).toBe(true);
+    // An unknown account answers as a wrong password does, so a guess learns nothing.
+    for (const { answer } of failures) expectOAuthError(answer, 400, 'invalid_grant');
     expect(failures.length).toBeGreaterThanOrEqual(6);
     expect(failures.length).toBeLessThanOrEqual(8);
     for (const instance of [0, 1]) expect(failures.filter((failure) => failure.instance === instance).length).toBeLessThanOrEqual(4);

@@ -1,7 +1,7 @@
 /** Sending to every target through `noop`, validation, scheduling, expiry, cancel, delete, reads. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { APP, createDataTest, createDevices, must, testWorker, waitForState, type DataTest } from './setup.js';
-import { snapshot } from '../helpers.js';
+import { expectRefusal, expectRefusedUnchanged } from '../helpers.js';
 import type { DeliveryWorker } from '../../src/push/worker.js';
 
 let d: DataTest;
@@ -32,8 +32,8 @@ describe('paths', () => {
     const bySingular = (await send(`/device?ql=${encodeURIComponent(`select * where uuid = ${device.uuid}`)}`, { payloads: { dev: 'again' } })).body.entities[0];
     expect(bySingular).toMatchObject({ type: 'notification', expectedCount: 1 });
     for (const path of ['/notification', '/notifications']) {
-      const refused = await d.t.request('DELETE', `${APP}${path}`, { token: d.admin });
-      expect([refused.status, refused.headers.get('allow')]).toEqual([405, 'GET']);
+      const refused = await expectRefusedUnchanged(d.t, () => d.t.request('DELETE', `${APP}${path}`, { token: d.admin }), 405, 'method_not_allowed');
+      expect(refused.headers.get('allow')).toBe('GET');
     }
   });
 });
@@ -119,37 +119,31 @@ describe('sending', () => {
   });
 
   it.each([
-    ['missing payloads', {}, 'payloads'],
-    ['payloads not an object', { payloads: 'hello' }, 'payloads'],
-    ['payloads an array', { payloads: ['hello'] }, 'payloads'],
-    ['unknown notifier', { payloads: { nope: 'hello' } }, 'payloads'],
-    ['payload neither text nor object', { payloads: { dev: 42 } }, 'payloads.dev'],
-    ['deliver not a number', { payloads: { dev: 'x' }, deliver: 'tomorrow' }, 'deliver'],
-    ['deliver in the past', { payloads: { dev: 'x' }, deliver: 1000 }, 'deliver'],
-    ['expire in the past', { payloads: { dev: 'x' }, expire: 1000 }, 'expire'],
-  ])('400 for %s, storing nothing', async (_name, body, field) => {
+    ['missing payloads', {}, 'required_property_not_found', 'payloads'],
+    ['payloads not an object', { payloads: 'hello' }, 'illegal_argument', 'payloads'],
+    ['payloads an array', { payloads: ['hello'] }, 'illegal_argument', 'payloads'],
+    ['unknown notifier', { payloads: { nope: 'hello' } }, 'illegal_argument', 'payloads'],
+    ['payload neither text nor object', { payloads: { dev: 42 } }, 'illegal_argument', 'payloads.dev'],
+    ['deliver not a number', { payloads: { dev: 'x' }, deliver: 'tomorrow' }, 'illegal_argument', 'deliver'],
+    ['deliver in the past', { payloads: { dev: 'x' }, deliver: 1000 }, 'illegal_argument', 'deliver'],
+    ['expire in the past', { payloads: { dev: 'x' }, expire: 1000 }, 'illegal_argument', 'expire'],
+  ])('400 for %s, storing nothing', async (_name, body, error, field) => {
     await createDevices(d, 'dev', 2);
-    const before = await snapshot(d.t);
-    const res = await send('/devices/*/notifications', body);
-    expect(res.status).toBe(400);
+    const res = await expectRefusedUnchanged(d.t, () => send('/devices/*/notifications', body), 400, error);
     expect(res.body.fields).toHaveProperty([field]);
-    expect(await snapshot(d.t)).toEqual(before);
   });
 
   it('404 for an unknown device, user or group; 400 for a bad query', async () => {
     for (const path of ['/devices/nope/notifications', '/users/nobody/notifications', '/groups/none/notifications']) {
-      expect((await send(path, { payloads: { dev: 'x' } })).status, path).toBe(404);
+      await expectRefusedUnchanged(d.t, () => send(path, { payloads: { dev: 'x' } }), 404, 'entity_not_found');
     }
-    const bad = await send('/devices?ql=select * where (', { payloads: { dev: 'x' } });
-    expect(bad.status).toBe(400);
-    expect(bad.body.error).toBe('query_parse');
+    await expectRefusedUnchanged(d.t, () => send('/devices?ql=select * where (', { payloads: { dev: 'x' } }), 400, 'query_parse');
   });
 
   it('a guest may register a device but not send to devices by query', async () => {
     await createDevices(d, 'dev', 1);
     expect((await d.t.request('POST', `${APP}/devices`, { json: { name: 'mine' } })).status).toBe(200);
-    const res = await d.t.request('POST', `${APP}/devices?ql=select *`, { json: { payloads: { dev: 'spam' } } });
-    expect(res.status).toBe(401);
+    await expectRefusedUnchanged(d.t, () => d.t.request('POST', `${APP}/devices?ql=select *`, { json: { payloads: { dev: 'spam' } } }), 401, 'unauthorized');
   });
 });
 
@@ -187,7 +181,8 @@ describe('schedule, expiry, cancel, delete', () => {
     await createDevices(d, 'dev', 2);
     const later = await send('/devices/*/notifications', { payloads: { dev: 'x' }, deliver: Date.now() + 60_000 });
     const uuid = later.body.entities[0].uuid;
-    expect((await d.t.request('PUT', `${APP}/notifications/${uuid}`, { json: {}, token: d.admin })).status).toBe(400);
+    const unsaid = await expectRefusedUnchanged(d.t, () => d.t.request('PUT', `${APP}/notifications/${uuid}`, { json: {}, token: d.admin }), 400, 'required_property_not_found');
+    expect(unsaid.body.fields).toHaveProperty('canceled');
     const canceled = await must(d, 'PUT', `${APP}/notifications/${uuid}`, { canceled: true });
     expect(canceled.entities[0]).toMatchObject({ state: 'CANCELED', canceled: true });
     expect((await must(d, 'GET', `${APP}/${uuid}/*/queue`)).entities).toEqual([]);
@@ -195,9 +190,10 @@ describe('schedule, expiry, cancel, delete', () => {
     const now = await send('/devices/*/notifications', { payloads: { dev: 'y' } });
     worker = testWorker(d);
     await waitForState(d, now.body.entities[0].uuid, ['FINISHED']);
-    const refused = await d.t.request('PUT', `${APP}/notifications/${now.body.entities[0].uuid}`, { json: { canceled: true }, token: d.admin });
-    expect(refused.status).toBe(403);
-    expect(refused.body.error).toBe('forbidden');
+    // Stopped, so that only the refused request could change a table.
+    await worker.stop();
+    worker = undefined;
+    await expectRefusedUnchanged(d.t, () => d.t.request('PUT', `${APP}/notifications/${now.body.entities[0].uuid}`, { json: { canceled: true }, token: d.admin }), 403, 'forbidden');
     expect((await must(d, 'GET', `${APP}/receipts`)).entities).toHaveLength(2);
     expect((await must(d, 'GET', `${APP}/notifications/${uuid}`)).entities[0].state).toBe('CANCELED');
   });
@@ -206,13 +202,17 @@ describe('schedule, expiry, cancel, delete', () => {
     await createDevices(d, 'dev', 2);
     const later = await send('/devices/*/notifications', { payloads: { dev: 'x' }, deliver: Date.now() + 60_000 });
     await must(d, 'DELETE', `${APP}/notifications/${later.body.entities[0].uuid}`);
-    expect((await d.t.request('GET', `${APP}/notifications/${later.body.entities[0].uuid}`, { token: d.admin })).status).toBe(404);
+    expectRefusal(await d.t.request('GET', `${APP}/notifications/${later.body.entities[0].uuid}`, { token: d.admin }), 404, 'entity_not_found');
     expect(await d.t.deps.db.$client.query('select count(*) as n from push_deliveries')).toEqual([{ n: 0 }]);
 
     const sent = await send('/devices/*/notifications', { payloads: { dev: 'y' } });
     worker = testWorker(d);
     await waitForState(d, sent.body.entities[0].uuid, ['FINISHED']);
-    expect((await d.t.request('DELETE', `${APP}/notifications/${sent.body.entities[0].uuid}`, { token: d.admin })).status).toBe(403);
+    // Stopped, so that only the refused request could change a table.
+    await worker.stop();
+    worker = undefined;
+    await expectRefusedUnchanged(d.t, () => d.t.request('DELETE', `${APP}/notifications/${sent.body.entities[0].uuid}`, { token: d.admin }), 403, 'forbidden');
+    expect((await must(d, 'GET', `${APP}/notifications/${sent.body.entities[0].uuid}`)).entities[0].state).toBe('FINISHED');
   });
 
   it('pages the queue and receipts', async () => {
@@ -227,7 +227,7 @@ describe('schedule, expiry, cancel, delete', () => {
       cursor = page.cursor;
     } while (cursor);
     expect(seen.size).toBe(25);
-    expect((await d.t.request('GET', `${APP}/${uuid}/*/queue?cursor=!!`, { token: d.admin })).status).toBe(400);
+    expectRefusal(await d.t.request('GET', `${APP}/${uuid}/*/queue?cursor=!!`, { token: d.admin }), 400, 'illegal_argument');
   });
 
   it('a notification with no device that has a token finishes at once', async () => {
@@ -237,8 +237,8 @@ describe('schedule, expiry, cancel, delete', () => {
   });
 
   it('POST /notifications and writes to receipts are 405', async () => {
-    expect((await send('/notifications', { payloads: { dev: 'x' } })).status).toBe(405);
-    expect((await d.t.request('PUT', `${APP}/receipts`, { json: {}, token: d.admin })).status).toBe(405);
+    await expectRefusedUnchanged(d.t, () => send('/notifications', { payloads: { dev: 'x' } }), 405, 'method_not_allowed');
+    await expectRefusedUnchanged(d.t, () => d.t.request('PUT', `${APP}/receipts`, { json: {}, token: d.admin }), 405, 'method_not_allowed');
   });
 });
 

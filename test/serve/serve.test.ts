@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { runIdp, startIdp } from '../spawn.js';
 import { openDatabase, defaultMigrationsFolder } from '../../src/db/open.js';
-import { ORG } from '../helpers.js';
+import { expectRefusal, ORG, readResponse } from '../helpers.js';
 
 let dir: string;
 beforeAll(() => {
@@ -69,10 +69,14 @@ describe('idp serve', () => {
   });
 
   it('takes its settings from IDP_* variables, and flags beat variables', async () => {
-    const server = await startIdp(['--port', '0'], { IDP_PORT: '1', IDP_DB: ':memory:', IDP_SIGNUP: 'closed', IDP_LOG_LEVEL: 'warn' });
-    const res = await json(`${server.url}/management/orgs`, post(ORG));
-    expect(res.status).toBe(401);
+    const db = join(dir, 'closed.db');
+    const server = await startIdp(['--port', '0'], { IDP_PORT: '1', IDP_DB: db, IDP_SIGNUP: 'closed', IDP_LOG_LEVEL: 'warn' });
+    expectRefusal(await readResponse(await fetch(`${server.url}/management/orgs`, post(ORG))), 401, 'unauthorized');
     expect(await server.stop()).toBe(0);
+    // The refused sign-up created neither the organization nor its admin, in the database IDP_DB named.
+    const check = new Database(db, { readonly: true });
+    expect(check.prepare('select (select count(*) from organizations) organizations, (select count(*) from admin_users) admins').get()).toEqual({ organizations: 0, admins: 0 });
+    check.close();
   });
 
   it('applies fixtures idempotently and creates the --superuser', async () => {

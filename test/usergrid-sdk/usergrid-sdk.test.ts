@@ -11,6 +11,7 @@ import usergrid from 'usergrid';
 import { resolveConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../server/serve.js';
 import { startTestServer } from '../database.js';
+import { expectRefusal, expectRefusedUnchanged, type TestResponse } from '../helpers.js';
 
 const ORG = 'sdk-org';
 const APP = 'pets';
@@ -57,6 +58,17 @@ function userClient(): usergrid.client {
 
 function guestClient(): usergrid.client {
   return new usergrid.client({ URI: server.url, orgName: ORG, appName: APP });
+}
+
+/**
+ * A failed SDK call as a refusal to check: the callback's argument `at` is the server's error
+ * body, with the HTTP status added as `statusCode` (the SDK keeps no headers).
+ */
+async function refusalOf(outcome: Promise<Outcome<unknown[]>>, at = 0): Promise<TestResponse> {
+  const { failed, results } = await outcome;
+  expect(failed).toBe(true);
+  const body = results[at] as usergrid.ResponseBody;
+  return { status: Number(body.statusCode), headers: new Headers(), body, text: JSON.stringify(body) };
 }
 
 function present<T>(value: T | null): T {
@@ -114,9 +126,8 @@ describe('the Usergrid SDK against /{org}/{app}', () => {
     expect(byUuid.get('color')).toBe('black');
 
     await succeed<[usergrid.ResponseBody]>((done) => rex.destroy(done));
-    const gone = await call<[usergrid.entity, usergrid.ResponseBody]>((done) => client.getEntity({ type: 'dogs', name: 'rex' }, done));
-    expect(gone.failed).toBe(true);
-    expect(gone.results[1]).toMatchObject({ statusCode: 404, error: 'entity_not_found' });
+    const gone = call<[usergrid.entity, usergrid.ResponseBody]>((done) => client.getEntity({ type: 'dogs', name: 'rex' }, done));
+    expectRefusal(await refusalOf(gone, 1), 404, 'entity_not_found');
   });
 
   it('reads a collection with ql and pages through it with cursors', async () => {
@@ -168,9 +179,9 @@ describe('the Usergrid SDK against /{org}/{app}', () => {
     expect(signedUp.get('password')).toBeUndefined();
 
     const client = userClient();
-    const wrong = await call<[usergrid.ResponseBody, usergrid.entity]>((done) => client.login('fred', 'not-the-password', done));
-    expect(wrong.failed).toBe(true);
-    expect(wrong.results[0]).toMatchObject({ statusCode: 400, error: 'invalid_grant' });
+    // A wrong password counts against the account's guessing budget, and changes nothing else.
+    const wrong = () => refusalOf(call<[usergrid.ResponseBody, usergrid.entity]>((done) => client.login('fred', 'not-the-password', done)));
+    await expectRefusedUnchanged(server, wrong, 400, 'invalid_grant', { except: ['login_throttle'] });
     expect(client.isLoggedIn()).toBe(false);
 
     const [token, fred] = await succeed<[usergrid.ResponseBody, usergrid.entity]>((done) => client.login('fred', 'fred-password', done));
@@ -190,16 +201,15 @@ describe('the Usergrid SDK against /{org}/{app}', () => {
     expect(reread.get('city')).toBe('Bedrock');
 
     // A guest may not read it.
-    const guest = await call<[usergrid.collection, usergrid.ResponseBody]>((done) => guestClient().createCollection({ type: 'cats' }, done));
-    expect(guest.failed).toBe(true);
-    expect(guest.results[1]).toMatchObject({ statusCode: 401, error: 'unauthorized' });
+    const guest = call<[usergrid.collection, usergrid.ResponseBody]>((done) => guestClient().createCollection({ type: 'cats' }, done));
+    expectRefusal(await refusalOf(guest, 1), 401, 'unauthorized');
 
     // The SDK changes a password with oldpassword/newpassword on save (PUT …/users/{uuid}/password).
     me.set({ oldpassword: 'fred-password', newpassword: 'yabba-dabba-doo' });
     await succeed<[usergrid.ResponseBody, usergrid.entity]>((done) => me.save(done));
     expect(me.get('oldpassword')).toBeUndefined();
-    const old = await call<[usergrid.ResponseBody, usergrid.entity]>((done) => userClient().login('fred', 'fred-password', done));
-    expect(old.failed).toBe(true);
+    const old = () => refusalOf(call<[usergrid.ResponseBody, usergrid.entity]>((done) => userClient().login('fred', 'fred-password', done)));
+    await expectRefusedUnchanged(server, old, 400, 'invalid_grant', { except: ['login_throttle'] });
     await succeed<[usergrid.ResponseBody, usergrid.entity]>((done) => userClient().login('fred', 'yabba-dabba-doo', done));
 
     // Logging out forgets the token: the SDK no longer has a user to fetch.
