@@ -112,7 +112,7 @@ function collectRoutes(areas: readonly Area[], documented: Router): Route[] {
         }
       }
     }
-    if (rankOf(area.prefix.split('/')[1]) === LITERAL) routes.push(ownedRest(area.prefix));
+    if (rankOf(honoPath(area.prefix).split('/')[1]) === LITERAL) routes.push(ownedRest(area.prefix));
   }
   refuseAmbiguity(routes);
   // Array.prototype.sort is stable: routes of one shape keep their order (a 405 after the methods).

@@ -7,7 +7,7 @@
 import { IllegalArgument } from '../errors.js';
 import type { Deps } from '../deps.js';
 import { entityBodies, insertEntityFromBody, updateEntityIn, type CollectionRef } from './entities.js';
-import { findEntityByUuid, type EntityRow } from './store.js';
+import { findEntityByUuid, isEntityUuidTaken, type EntityRow } from './store.js';
 
 export const DEVICES: CollectionRef = { name: 'devices', type: 'device' };
 
@@ -20,6 +20,8 @@ export async function putDevice(deps: Deps, appUuid: string, uuid: string, body:
       throw IllegalArgument(`${uuid} is the uuid of a ${existing.type}, not of a device`, { fields: { uuid: 'taken' } });
     }
     if (existing !== undefined) return updateEntityIn(tx, existing, properties, now);
+    // Another application's entity: refused like one of this application's, without saying whose.
+    if (await isEntityUuidTaken(tx, uuid)) throw IllegalArgument(`${uuid} is already taken; a device registers under a uuid of its own`, { fields: { uuid: 'taken' } });
     return insertEntityFromBody(tx, appUuid, DEVICES, properties, now, uuid.toLowerCase());
   });
 }

@@ -100,6 +100,12 @@ export async function findEntityByUuid(tx: Tx, appUuid: string, uuid: string): P
   return await remembered(tx, `entity-uuid:${appUuid}:${key}`, [entities], () => entityBy(tx).uuid.get({ app: appUuid, uuid: key }));
 }
 
+/** Whether any application holds an entity with this uuid (entity uuids are unique server-wide). */
+export async function isEntityUuidTaken(tx: Tx, uuid: string): Promise<boolean> {
+  const [row] = await tx.select({ uuid: entities.uuid }).from(entities).where(eq(entities.uuid, uuid.toLowerCase())).limit(1).all();
+  return row !== undefined;
+}
+
 /** Writes new properties (and the name they carry) of an existing entity. */
 export async function updateEntityRow(tx: Tx, row: EntityRow, properties: Record<string, unknown>, name: string | null, now: number): Promise<EntityRow> {
   const updated: EntityRow = { ...row, properties, name, nameKey: nameKeyOf(name), modified: now };

@@ -152,7 +152,7 @@ const TARGETS: Target[] = [
     spellings('notifications').map((notifications) => send(`POST /:orgId/:appId/${groups}/:groupId/${notifications}`, "send to a group's devices", `${B}/${groups}/staff/${notifications}`)),
   ),
   // A guest may register a device (post:/devices), but a query send must be permitted as a send to every device.
-  send('POST /:orgId/:appId/devices', 'send to the devices a query matches', `${B}/devices?ql=${encodeURIComponent("select * where name = 'phone'")}`),
+  ...spellings('devices').map((devices) => send(`POST /:orgId/:appId/${devices}`, 'send to the devices a query matches', `${B}/${devices}?ql=${encodeURIComponent("select * where name = 'phone'")}`)),
 
   // ---- what removes
   { route: 'DELETE /:orgId/:appId/:collection/:entityId/:relation/:entityId2', name: 'disconnect two entities', path: `${B}/dogs/rex/likes/{felix}`, refused: DATA },
@@ -200,13 +200,14 @@ const OPEN_BY_DESIGN: ReadonlyMap<string, string> = new Map([
 /**
  * hono lists middleware (`use`) and handlers of every method (`all`) alike, as ALL. Each must be
  * on a path that has routes of its own (their 405 answer, or middleware in front of them), or be
- * one of these middleware.
+ * one of these: the request-wide middleware, and the 404 of each area whose prefix is fixed
+ * (server/route-table.ts), so nothing below it reaches the data API.
  */
 const MIDDLEWARE: ReadonlyMap<string, string> = new Map([
-  ['/*', "each request's context, the body size limit and the caller"],
-  ['/connect/*', 'Cache-Control: no-store on the OAuth endpoints'],
-  ['/:orgId/:appId/*', "the data API's access check"],
-  ['/:orgId/:appId/device', 'the query send of POST …/devices?ql= by the singular; walked by the plural'],
+  ['/*', "each request's context and the body size limit"],
+  ...['/status', '/docs', '/.well-known', '/connect', '/management', '/management/orgs/:orgId', '/management/orgs/:orgId/apps/:appId'].map(
+    (prefix) => [`${prefix}/*`, `the ${prefix} area owns what is below it: 404 where no route of it matched`] as const,
+  ),
 ]);
 
 const MUTATING: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

@@ -98,5 +98,9 @@ describe('the route table', () => {
     }
     expect(routes).toContainEqual({ method: 'GET', path: '/management/orgs/{orgId}/apps/{appId}/clients', file: 'server/routes/clients.ts' });
     expect(routes).toContainEqual({ method: 'POST', path: '/{orgId}/{appId}/{collection}', file: 'server/routes/data/entities.ts' });
+    // Only a fixed prefix owns what is below it; the application's areas pass unknown paths on.
+    expect(routes.filter((route) => route.file === 'server/route-table.ts').map((route) => route.path)).toEqual(
+      ['/management/orgs/{orgId}/apps/{appId}/*', '/management/orgs/{orgId}/*', '/status/*', '/docs/*', '/.well-known/*', '/connect/*', '/management/*'],
+    );
   });
 });
