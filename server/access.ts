@@ -48,7 +48,7 @@ async function permissionPath(c: Context<Env>, appUuid: string): Promise<string>
   return `/${[await collectionOfSegment(c.get('deps').db, appUuid, collection), ...rest].join('/')}`;
 }
 
-/** The caller: a bearer token, Usergrid's query-string credentials, or a guest (docs/api.md#authentication). */
+/** The caller: a bearer token, Usergrid's query-string credentials, or a guest (docs/api.md#principals). */
 export const caller: MiddlewareHandler<Env> = async (c, next) => {
   c.set('principal', await callerOf(c));
   await next();

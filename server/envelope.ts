@@ -1,5 +1,5 @@
 /**
- * The Usergrid response envelope (docs/api.md#the-envelope) wrapped around every success of the
+ * The Usergrid response envelope (docs/api.md#envelope) wrapped around every success of the
  * management and data API.
  */
 import type { Context } from 'hono';

@@ -1,5 +1,5 @@
 /**
- * Domain rows → the API's response models (docs/api.md#models: field names exactly as the API
+ * Domain rows → the API's response models (docs/api.md#envelope: field names exactly as the API
  * specification writes them; where its casing differs from Usergrid's or OAuth's, both names are
  * present).
  */
@@ -80,7 +80,7 @@ export function adminUserView(user: AdminUser, orgs: Organization[]) {
   };
 }
 
-/** Organization: the organization with its owner's data (docs/api.md#models). */
+/** Organization: the organization with its owner's data (docs/api.md#envelope). */
 export function organizationView(org: Organization, owner: AdminUser | undefined, apps: Application[]) {
   return {
     uuid: org.uuid,

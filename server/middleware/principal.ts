@@ -1,5 +1,5 @@
 /**
- * Decides who is calling (docs/api.md#authentication): `Authorization: Bearer`, or for Usergrid
+ * Decides who is calling (docs/api.md#principals): `Authorization: Bearer`, or for Usergrid
  * SDK compatibility `?access_token=` and `?client_id=&client_secret=`. No credentials → guest.
  * Credentials that do not check out → 401, never a silent downgrade to guest. Run by the
  * `caller` middleware of the areas that take tokens; the OAuth endpoints authenticate clients

@@ -1,6 +1,6 @@
 /**
  * OAuth clients of an application: /management/orgs/{orgId}/apps/{appId}/clients[/{clientId}]
- * (RFC 7591 metadata; docs/api.md#oauth-clients). Organization administrators only; the secret
+ * (RFC 7591 metadata; docs/api.md#clients). Organization administrators only; the secret
  * appears in a response only when it was just made.
  */
 import { defineRoutes } from '../route-table.js';

@@ -1,6 +1,6 @@
 /**
  * GET and POST …/credentials of an organization or an application: the client id and secret of
- * its OAuth client (docs/api.md#credentials). POST makes a new secret; the old one stops working
+ * its OAuth client (docs/api.md#clients). POST makes a new secret; the old one stops working
  * at once. Written once for both owners.
  */
 import { createRoute, type z } from '@hono/zod-openapi';

@@ -1,6 +1,6 @@
 /**
  * External OpenID providers of an application:
- * /management/orgs/{orgId}/apps/{appId}/identity-providers[/{providerId}] (docs/api.md#federation).
+ * /management/orgs/{orgId}/apps/{appId}/identity-providers[/{providerId}] (docs/api.md#authorize-endpoint).
  * Organization administrators only; the client secret is accepted and never returned.
  */
 import type { Context } from 'hono';

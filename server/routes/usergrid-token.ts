@@ -1,5 +1,5 @@
 /**
- * Usergrid-compatible token endpoints (docs/api.md#usergrid-token-endpoints): POST
+ * Usergrid-compatible token endpoints (docs/api.md#usergrid-style): POST
  * /management/token for admin users and organization clients, POST /{orgId}/{appId}/token for
  * app users and application clients.
  */

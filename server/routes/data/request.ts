@@ -120,7 +120,7 @@ export async function pageResponse(c: Context<Env>, action: string, page: Entity
 }
 
 /**
- * The members the Event, Role and Permission models add to the envelope (docs/api.md#models): the
+ * The members the Event, Role and Permission models add to the envelope (docs/api.md#envelope): the
  * application's uuid, the request URL and parameters, and the entity itself.
  */
 export function modelMembers(c: Context<Env>, entity: unknown): Record<string, unknown> {

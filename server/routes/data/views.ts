@@ -1,7 +1,7 @@
 /**
  * Entities of the data API as Usergrid returned them: `uuid`, `type`, `created`, `modified`,
  * the properties, and `metadata` with the entity's path, its connections, the connections to it
- * and its sub-collections. Users also carry the User model's fields (docs/api.md#models); nothing written only
+ * and its sub-collections. Users also carry the User model's fields (docs/api.md#envelope); nothing written only
  * through dedicated endpoints (permissions) is shown, and password hashes are never properties.
  */
 import type { Application } from '../../../src/management/applications.js';
