@@ -69,16 +69,12 @@ export function createApp(deps: Deps, areas: readonly Area[] = AREAS): Hono<Env>
     await limitBodySize(c, next);
   });
 
-  mountAreas(app, areas);
-
-  app.doc31('/openapi.json', {
+  const documented = mountAreas(app, areas);
+  const about = {
     openapi: '3.1.0',
-    info: {
-      title: 'idp',
-      version: VERSION,
-      description: 'OAuth 2.0 / OpenID Connect provider and Usergrid-style application backend.',
-    },
-  });
+    info: { title: 'idp', version: VERSION, description: 'OAuth 2.0 / OpenID Connect provider and Usergrid-style application backend.' },
+  };
+  app.get('/openapi.json', (c) => c.json(documented.getOpenAPI31Document(about)));
 
   app.notFound(() => {
     throw NotFound('no such resource');

@@ -160,11 +160,14 @@ function refuseAmbiguity(routes: readonly Route[]): void {
   }
 }
 
-/** Registers every area's routes on `app`, most specific first, and their /openapi.json entries. */
-export function mountAreas(app: Router, areas: readonly Area[]): void {
+/**
+ * Registers every area's routes on `app`, most specific first. Returns the router that holds
+ * their /openapi.json entries (with their full paths), for the document to be generated from.
+ */
+export function mountAreas(app: Router, areas: readonly Area[]): Router {
   const documented = router();
   for (const route of collectRoutes(areas, documented)) app.on([route.method], [route.path], ...(route.handlers as [Handler, ...Handler[]]));
-  app.openAPIRegistry.definitions.push(...documented.openAPIRegistry.definitions);
+  return documented;
 }
 
 /** The table as `idp routes` prints it: method, path (as documented) and the declaring file. */

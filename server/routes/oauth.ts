@@ -13,6 +13,7 @@ import { loginContextOf } from '../client-address.js';
 import { InvalidRequest, MethodNotAllowed } from '../../src/errors.js';
 import { discoveryDocument, JWKS_PATH } from '../../src/identity/discovery.js';
 import { authenticateRequestClient, requestToken, type ClientRequest } from '../../src/identity/token.js';
+import { grants } from '../../src/identity/grants/index.js';
 import { findUserinfo } from '../../src/identity/userinfo.js';
 import { introspectToken, revokeToken } from '../../src/identity/introspection.js';
 
@@ -33,21 +34,16 @@ async function clientRequest(c: Context<Env>): Promise<ClientRequest> {
   return { params: await formParams(c), authorization: c.req.header('authorization'), context: loginContextOf(c) };
 }
 
+/**
+ * The token endpoint's form, from the grants themselves: grant_type, client authentication
+ * (RFC 6749 2.3.1), and the union of what each grant declares it reads.
+ */
 const TokenForm = z
   .object({
-    grant_type: z.string(),
+    grant_type: z.enum([...grants.keys()] as [string, ...string[]]),
     client_id: z.string().optional(),
     client_secret: z.string().optional(),
-    scope: z.string().optional(),
-    username: z.string().optional(),
-    password: z.string().optional(),
-    acr_values: z.string().optional(),
-    refresh_token: z.string().optional(),
-    code: z.string().optional(),
-    redirect_uri: z.string().optional(),
-    code_verifier: z.string().optional(),
-    subject_token: z.string().optional(),
-    subject_token_type: z.string().optional(),
+    ...Object.fromEntries([...new Set([...grants.values()].flatMap((grant) => grant.parameters))].map((name) => [name, z.string().optional()])),
   })
   .openapi('TokenRequest');
 const TokenHintForm = z.object({ token: z.string(), token_type_hint: z.string().optional(), client_id: z.string().optional(), client_secret: z.string().optional() }).openapi('TokenHintRequest');

@@ -59,7 +59,12 @@ async function exchange(deps: Deps, request: ClientRequest, audit: AuditContext)
   const grant = grants.get(grantType);
   if (!grant) throw UnsupportedGrantType(`grant_type '${grantType}' is not supported; supported: ${[...grants.keys()].join(', ')}`);
   if (!client.grantTypes.includes(grantType)) throw UnauthorizedClient(`this client may not use grant_type '${grantType}'`);
-  return grant.handle(deps, { client, params: request.params, context: request.context });
+  return grant.handle(deps, { client, params: declaredParams(request.params, grant.parameters), context: request.context });
+}
+
+/** The parameters a grant declared, of those sent; the rest are ignored (RFC 6749 3.2). */
+function declaredParams(params: Readonly<Record<string, string>>, declared: readonly string[]): Record<string, string> {
+  return Object.fromEntries(declared.filter((name) => Object.hasOwn(params, name)).map((name) => [name, params[name]]));
 }
 
 /** POST /connect/token: the response of RFC 6749 5.1, or an AppError for 5.2. */

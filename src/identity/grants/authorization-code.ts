@@ -61,6 +61,7 @@ async function consume(deps: Deps, code: AuthorizationCodeRow): Promise<string |
 
 export const authorizationCodeGrant: GrantHandler = {
   grantType: 'authorization_code',
+  parameters: ['code', 'redirect_uri', 'code_verifier'],
   async handle(deps, { client, params }) {
     const code = await findAuthorizationCode(deps, requireParam(params, 'code'));
     const redirectUri = requireParam(params, 'redirect_uri');

@@ -12,6 +12,7 @@ import type { GrantHandler } from './types.js';
 
 export const clientCredentialsGrant: GrantHandler = {
   grantType: 'client_credentials',
+  parameters: ['scope'],
   async handle(deps, { client, params }) {
     const principal = servicePrincipalOf(client);
     if (!principal) throw UnauthorizedClient('this client cannot act for itself');

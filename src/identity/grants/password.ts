@@ -41,6 +41,7 @@ async function signIn(deps: Deps, client: Client, params: Readonly<Record<string
 
 export const passwordGrant: GrantHandler = {
   grantType: 'password',
+  parameters: ['username', 'password', 'scope', 'acr_values'],
   async handle(deps, { client, params, context }) {
     // Scope first: a bad request is refused before a password is spent on it.
     const scope = resolveScope(parseScope(params.scope), scopesFor(client, 'password'), 'this client');

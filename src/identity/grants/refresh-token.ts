@@ -16,6 +16,7 @@ import { requireParam, type GrantHandler } from './types.js';
 
 export const refreshTokenGrant: GrantHandler = {
   grantType: 'refresh_token',
+  parameters: ['refresh_token', 'scope'],
   async handle(deps, { client, params }) {
     const row = await findRefreshToken(deps, requireParam(params, 'refresh_token'));
     const grant = row && (await findGrant(deps, row.grantId));

@@ -46,6 +46,7 @@ async function mayActFor(deps: Deps, client: Client, principal: TokenPrincipal):
 
 export const tokenExchangeGrant: GrantHandler = {
   grantType: TOKEN_EXCHANGE,
+  parameters: ['subject_token', 'subject_token_type', 'actor_token', 'requested_token_type', 'audience', 'resource', 'scope'],
   async handle(deps, { client, params }) {
     const subjectToken = requireParam(params, 'subject_token');
     const subjectType = requireParam(params, 'subject_token_type');

@@ -1,6 +1,7 @@
 /**
  * The shape of a grant handler (node-oidc-provider style): one module per grant type, exporting
- * `{ grantType, handle }`, registered by name in index.ts.
+ * `{ grantType, parameters, handle }`, registered by name in index.ts. A grant sees only the form
+ * parameters it declares, so what it reads and what the token endpoint documents cannot drift.
  */
 import type { Deps } from '../../deps.js';
 import { InvalidRequest } from '../../errors.js';
@@ -11,13 +12,15 @@ import type { LoginContext } from '../throttle.js';
 export interface GrantRequest {
   /** The authenticated client, already known to be allowed this grant type. */
   client: Client;
-  /** The form parameters, each present at most once (RFC 6749 3.2). */
+  /** The grant's declared form parameters that were sent, each at most once (RFC 6749 3.2). */
   params: Readonly<Record<string, string>>;
   context: LoginContext;
 }
 
 export interface GrantHandler {
   grantType: string;
+  /** The form parameters this grant reads, beside grant_type and client authentication. */
+  parameters: readonly string[];
   handle(deps: Deps, request: GrantRequest): Promise<Issued>;
 }
 
