@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { expectOAuthError, ORG, type TestApp } from '../helpers.js';
+import { expectOAuthError, ORG, type Clock, type TestApp } from '../helpers.js';
 import { createAuthorizationCode } from '../../src/identity/authorization-codes.js';
-import { basic, claimsOf, createAppUser, createTenantApp, pkcePair, registerClient, token, type Clock, type Tenant } from './fixtures.js';
+import { basic, claimsOf, createAppUser, createTenantApp, pkcePair, registerClient, token, type Tenant } from './fixtures.js';
 
 let t: TestApp;
 let clock: Clock;
