@@ -21,8 +21,8 @@ export interface ApnsAnswer {
   status: number;
   reason?: string;
   headers?: Record<string, string>;
-  /** Waits this long before answering. */
-  delayMs?: number;
+  /** Holds the answer until this settles: the request stays in flight as long as a test wants. */
+  after?: Promise<unknown>;
 }
 
 export interface LocalApns {
@@ -35,6 +35,8 @@ export interface LocalApns {
   /** Most streams open at once. */
   maxConcurrentStreams: () => number;
   answer: (request: ApnsRequest, attempt: number) => ApnsAnswer;
+  /** Resolves once `requests` holds at least `count` requests. */
+  received(count: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -56,6 +58,7 @@ export async function startLocalApns(expect: ApnsExpectations): Promise<LocalApn
   let connections = 0;
   let open = 0;
   let maxOpen = 0;
+  let waiting: { count: number; resolve: () => void }[] = [];
   const local: LocalApns = {
     url: '',
     cert: pems.cert,
@@ -64,6 +67,11 @@ export async function startLocalApns(expect: ApnsExpectations): Promise<LocalApn
     connections: () => connections,
     maxConcurrentStreams: () => maxOpen,
     answer: () => ({ status: 200 }),
+    received: (count) =>
+      new Promise((resolve) => {
+        waiting.push({ count, resolve });
+        answerWaiting();
+      }),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
   // A client that is killed mid-send (the crash test SIGKILLs idp serve) resets its connection:
@@ -89,6 +97,12 @@ export async function startLocalApns(expect: ApnsExpectations): Promise<LocalApn
     stream.on('data', (chunk: string) => (text += chunk));
     stream.on('end', () => void handle(stream, headers, text));
   });
+
+  function answerWaiting() {
+    const arrived = waiting.filter((waiter) => local.requests.length >= waiter.count);
+    waiting = waiting.filter((waiter) => !arrived.includes(waiter));
+    for (const waiter of arrived) waiter.resolve();
+  }
 
   function reply(stream: ServerHttp2Stream, answer: ApnsAnswer, apnsId: string) {
     if (stream.destroyed) return;
@@ -136,7 +150,8 @@ export async function startLocalApns(expect: ApnsExpectations): Promise<LocalApn
     const attempt = (attempts.get(apnsId) ?? 0) + 1;
     attempts.set(apnsId, attempt);
     const answer = local.answer(request, attempt);
-    if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
+    answerWaiting();
+    await answer.after;
     reply(stream, answer, apnsId);
   }
 
