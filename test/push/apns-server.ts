@@ -8,6 +8,7 @@ import { createSecureServer, type Http2SecureServer, type IncomingHttpHeaders, t
 import type { AddressInfo } from 'node:net';
 import { generate } from 'selfsigned';
 import { decodeProtectedHeader, importSPKI, jwtVerify } from 'jose';
+import { trackArrivals } from '../arrivals.js';
 
 export interface ApnsRequest {
   token: string;
@@ -58,7 +59,6 @@ export async function startLocalApns(expect: ApnsExpectations): Promise<LocalApn
   let connections = 0;
   let open = 0;
   let maxOpen = 0;
-  let waiting: { count: number; resolve: () => void }[] = [];
   const local: LocalApns = {
     url: '',
     cert: pems.cert,
@@ -67,13 +67,10 @@ export async function startLocalApns(expect: ApnsExpectations): Promise<LocalApn
     connections: () => connections,
     maxConcurrentStreams: () => maxOpen,
     answer: () => ({ status: 200 }),
-    received: (count) =>
-      new Promise((resolve) => {
-        waiting.push({ count, resolve });
-        answerWaiting();
-      }),
+    received: async (count) => void (await arrivals.nth(count - 1)),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+  const arrivals = trackArrivals(local.requests);
   // A client that is killed mid-send (the crash test SIGKILLs idp serve) resets its connection:
   // that is expected here, not a failure of the test, so socket, session and stream errors are
   // absorbed instead of surfacing as uncaught exceptions.
@@ -97,12 +94,6 @@ export async function startLocalApns(expect: ApnsExpectations): Promise<LocalApn
     stream.on('data', (chunk: string) => (text += chunk));
     stream.on('end', () => void handle(stream, headers, text));
   });
-
-  function answerWaiting() {
-    const arrived = waiting.filter((waiter) => local.requests.length >= waiter.count);
-    waiting = waiting.filter((waiter) => !arrived.includes(waiter));
-    for (const waiter of arrived) waiter.resolve();
-  }
 
   function reply(stream: ServerHttp2Stream, answer: ApnsAnswer, apnsId: string) {
     if (stream.destroyed) return;
@@ -150,7 +141,7 @@ export async function startLocalApns(expect: ApnsExpectations): Promise<LocalApn
     const attempt = (attempts.get(apnsId) ?? 0) + 1;
     attempts.set(apnsId, attempt);
     const answer = local.answer(request, attempt);
-    answerWaiting();
+    arrivals.arrived();
     await answer.after;
     reply(stream, answer, apnsId);
   }
