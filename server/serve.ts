@@ -20,6 +20,8 @@ import { startDeliveryWorker } from '../src/push/worker.js';
 export interface RunningServer {
   url: string;
   deps: Deps;
+  /** Resolves once the delivery worker has found nothing more to do (see DeliveryWorker.idle). */
+  deliveriesIdle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -87,6 +89,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     return {
       url,
       deps,
+      deliveriesIdle: () => worker.idle(),
       close() {
         closing ??= (async () => {
           // Sends in flight finish and are recorded while the last requests are answered.
