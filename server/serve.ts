@@ -20,6 +20,8 @@ import { startDeliveryWorker } from '../src/push/worker.js';
 export interface RunningServer {
   url: string;
   deps: Deps;
+  /** Resolves once the delivery worker has found nothing more to do (see DeliveryWorker.idle). */
+  deliveriesIdle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -55,13 +57,14 @@ function listen(app: ReturnType<typeof createApp>, config: Config): Promise<Serv
   });
 }
 
-export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
+/** `now` is the server's clock (deps.now): tokens, sessions, codes and the push queue read it. */
+export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel), now: () => number = Date.now): Promise<RunningServer> {
   // Read the fixtures before touching the database, so a bad file changes nothing.
   const fixtures = config.fixtures ? await readFixtures(config.fixtures) : undefined;
   const database = await openStorage(config);
   let deps: Deps;
   try {
-    deps = await createDeps(database.db, config, logger);
+    deps = await createDeps(database.db, config, logger, now);
   } catch (error) {
     await database.close();
     if (!config.redisUrl) throw error;
@@ -86,6 +89,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     return {
       url,
       deps,
+      deliveriesIdle: () => worker.idle(),
       close() {
         closing ??= (async () => {
           // Sends in flight finish and are recorded while the last requests are answered.

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { openDatabase, type Database_ } from '../src/db/open.js';
-import { resolveConfig, type ServeFlags } from '../src/config.js';
+import { resolveConfig, type Config, type ServeFlags } from '../src/config.js';
 import { startServer, type RunningServer } from '../server/serve.js';
 
 export const TEST_DATABASE_URL = process.env.IDP_TEST_DATABASE_URL || undefined;
@@ -57,14 +57,16 @@ export async function openTestDatabase(options: { poolSize?: number } = {}): Pro
 
 /**
  * A real `idp serve` in this process (a port, the delivery worker) on the test database: its own
- * :memory: SQLite, or its own PostgreSQL schema, dropped when the server closes.
+ * :memory: SQLite, or its own PostgreSQL schema, dropped when the server closes. `now` is its
+ * clock (a test clock's `() => clock.now`).
  */
-export async function startTestServer(flags: ServeFlags): Promise<RunningServer> {
-  if (TEST_DATABASE_URL === undefined) return startServer(resolveConfig({ logLevel: 'silent', ...flags, db: ':memory:' }, {}));
+export async function startTestServer(flags: ServeFlags, options: { now?: () => number } = {}): Promise<RunningServer> {
+  const start = (config: Config) => startServer(config, undefined, options.now);
+  if (TEST_DATABASE_URL === undefined) return start(resolveConfig({ logLevel: 'silent', ...flags, db: ':memory:' }, {}));
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const url = new URL(TEST_DATABASE_URL);
   url.searchParams.set('options', `-c search_path=${schema}`);
-  const server = await startServer(resolveConfig({ logLevel: 'silent', databasePoolSize: '4', ...flags, databaseUrl: url.toString() }, {}));
+  const server = await start(resolveConfig({ logLevel: 'silent', databasePoolSize: '4', ...flags, databaseUrl: url.toString() }, {}));
   return {
     ...server,
     async close() {

@@ -30,6 +30,14 @@ export interface TestResponse {
   text: string;
 }
 
+/**
+ * A test clock: build the app with `{ now: () => clock.now }` and move `now` forward to let time
+ * pass (expiry, schedules, lifetimes) without waiting for it.
+ */
+export interface Clock {
+  now: number;
+}
+
 export async function createTestApp(overrides: Partial<Config> = {}, options: { now?: () => number } = {}): Promise<TestApp> {
   const database = await openTestDatabase();
   const config: Config = { ...resolveConfig({ db: ':memory:', logLevel: (process.env.IDP_TEST_LOG_LEVEL as 'silent' | undefined) ?? 'silent' }, {}), issuer: 'http://idp.test', ...overrides };

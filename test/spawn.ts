@@ -3,6 +3,7 @@
  * process, for tests of start-up, flags, signals and the CLI.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../bin/idp.js', import.meta.url));
@@ -12,6 +13,8 @@ export interface RunningIdp {
   child: ChildProcess;
   stdout: () => string;
   stderr: () => string;
+  /** Resolves with the first match of `pattern` in stderr, once it is written. */
+  stderrMatch(pattern: RegExp): Promise<RegExpExecArray>;
   /** Sends the signal and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -42,6 +45,7 @@ export function startIdp(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs 
           child,
           stdout: () => out,
           stderr: () => err,
+          stderrMatch: (pattern) => matchOutput(child.stderr!, err, pattern),
           stop(signal = 'SIGTERM') {
             child.kill(signal);
             return exited;
@@ -53,6 +57,36 @@ export function startIdp(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs 
       clearTimeout(timer);
       reject(new Error(`idp exited with ${code} before listening\nstdout: ${out}\nstderr: ${err}`));
     });
+  });
+}
+
+/**
+ * Resolves with the first match of `pattern` in a child's output: in `before` (what it wrote so
+ * far) or in what it writes next. Rejects if the output ends without one.
+ */
+export function matchOutput(stream: Readable, before: string, pattern: RegExp): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    let text = before;
+    const found = () => pattern.exec(text);
+    const onData = (chunk: Buffer | string) => {
+      text += chunk;
+      const match = found();
+      if (match === null) return;
+      stop();
+      resolve(match);
+    };
+    const onEnd = () => {
+      stop();
+      reject(new Error(`the output ended without a match of ${pattern}:\n${text}`));
+    };
+    const stop = () => {
+      stream.off('data', onData);
+      stream.off('end', onEnd);
+    };
+    const match = found();
+    if (match !== null) return resolve(match);
+    stream.on('data', onData);
+    stream.on('end', onEnd);
   });
 }
 

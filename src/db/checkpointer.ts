@@ -42,6 +42,8 @@ parentPort.on('message', (message) => {
 export interface Checkpointer {
   /** A commit happened: a checkpoint is due within the interval. */
   committed(): void;
+  /** Resolves once no checkpoint is waiting for its interval or running. */
+  settled(): Promise<void>;
   /** Stops the worker (after the checkpoint it may be running). */
   close(): Promise<void>;
 }
@@ -84,6 +86,11 @@ export function createCheckpointer(options: CheckpointerOptions): Checkpointer |
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let closed = false;
+  // Callers of settled() waiting for the timer to start its checkpoint (or for close to cancel it).
+  let whenStarted: (() => void)[] = [];
+  const timerDone = () => {
+    for (const resolve of whenStarted.splice(0)) resolve();
+  };
 
   const start = (): Worker => {
     const started = new Worker(WORKER_SOURCE, { eval: true, workerData: { module, path, nativeBinding } });
@@ -118,11 +125,13 @@ export function createCheckpointer(options: CheckpointerOptions): Checkpointer |
 
   const checkpoint = () => {
     timer = undefined;
-    if (closed || failed || running) return;
-    const current = (worker ??= start());
-    running = hold(() => inWorker(current))
-      .catch((error: Error) => onError(error.message))
-      .finally(() => (running = undefined));
+    if (!closed && !failed && !running) {
+      const current = (worker ??= start());
+      running = hold(() => inWorker(current))
+        .catch((error: Error) => onError(error.message))
+        .finally(() => (running = undefined));
+    }
+    timerDone();
   };
 
   return {
@@ -132,9 +141,17 @@ export function createCheckpointer(options: CheckpointerOptions): Checkpointer |
         timer.unref();
       }
     },
+    async settled() {
+      while (timer !== undefined || running !== undefined) {
+        if (timer !== undefined) await new Promise<void>((resolve) => whenStarted.push(resolve));
+        else await running;
+      }
+    },
     async close() {
       closed = true;
       if (timer) clearTimeout(timer);
+      timer = undefined;
+      timerDone();
       // Unreferenced, the worker would not keep the process alive while it is awaited here.
       worker?.ref();
       await running;

@@ -28,6 +28,11 @@ export interface SqliteDriver extends Driver {
   readonly dialect: 'sqlite';
   /** The connection itself, for the migrator and for tests that inspect the file. */
   readonly sqlite: Database.Database;
+  /**
+   * Resolves once no WAL checkpoint is waiting for its interval or running on the worker
+   * (checkpointer.ts); at once where SQLite checkpoints by itself.
+   */
+  checkpointsSettled(): Promise<void>;
 }
 
 export function openSqlite(path: string): SqliteDriver {
@@ -304,6 +309,7 @@ function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
     },
     inTransaction: () => scope.current() !== undefined,
     readCache,
+    checkpointsSettled: async () => await checkpointer?.settled(),
     async close() {
       // A group still open commits first: its units were told nothing yet, and may still be awaited.
       while (group !== null) await group.holder.ended;

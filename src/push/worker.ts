@@ -60,6 +60,13 @@ export const WORKER_DEFAULTS: WorkerOptions = {
 };
 
 export interface DeliveryWorker {
+  /**
+   * Resolves once a round that began after this call ends with nothing in flight, nothing left
+   * to record and nothing leased, that is the next time the worker sleeps a whole poll interval;
+   * or once it stops. (A provider found with nothing due is asked again a poll interval later by
+   * `deps.now`, so a clock that stands still keeps it from being asked.)
+   */
+  idle(): Promise<void>;
   /** Stops leasing, lets every send in flight finish and records it, closes connections. */
   stop(): Promise<void>;
 }
@@ -95,6 +102,10 @@ export function startDeliveryWorker(deps: Deps, overrides: Partial<WorkerOptions
   let oldestAnswer = 0;
   let stopping = false;
   let wake: (() => void) | undefined;
+  // Rounds of the run loop begun so far, and callers of idle() with the round under way when
+  // they asked: only a later round may answer them.
+  let round = 0;
+  let idleWaiters: { round: number; resolve: () => void }[] = [];
 
   async function readNotification(delivery: Delivery): Promise<Notification> {
     const row = await findEntityByUuid(deps.db, delivery.appUuid, delivery.notificationUuid);
@@ -276,14 +287,23 @@ export function startDeliveryWorker(deps: Deps, overrides: Partial<WorkerOptions
     return new Promise((resolve) => setImmediate(resolve));
   }
 
+  /** Answers the callers of idle() that asked before this round began; all of them once stopping. */
+  function answerIdleWaiters(): void {
+    const answered = idleWaiters.filter((waiter) => stopping || waiter.round < round);
+    idleWaiters = idleWaiters.filter((waiter) => !answered.includes(waiter));
+    for (const waiter of answered) waiter.resolve();
+  }
+
   async function run(): Promise<void> {
     let nextSweep = 0;
     while (!stopping) {
+      round++;
       try {
         // Nothing in flight, nothing to record and nothing queued or leased: a round would open
         // its transactions (a sweep and a lease per provider) only to change nothing. One read
         // instead keeps an idle server idle.
         if (sending.size === 0 && answers.length === 0 && !(await hasUnfinishedDeliveries(deps.db))) {
+          answerIdleWaiters();
           await pause(options.pollMs);
           continue;
         }
@@ -308,6 +328,7 @@ export function startDeliveryWorker(deps: Deps, overrides: Partial<WorkerOptions
         }
         // Waiting for answers (each one wakes the loop), for the flush deadline, or for the next
         // poll, rather than asking the queue again on every turn of the event loop.
+        if (sending.size === 0 && answers.length === 0) answerIdleWaiters();
         await pause(answers.length > 0 ? Math.max(0, options.flushMs - (deps.now() - oldestAnswer)) : options.pollMs);
       } catch (error) {
         log.error({ err: error }, 'the delivery worker failed a round; retrying');
@@ -318,10 +339,17 @@ export function startDeliveryWorker(deps: Deps, overrides: Partial<WorkerOptions
 
   const running = run();
   return {
+    idle() {
+      return new Promise((resolve) => {
+        idleWaiters.push({ round, resolve });
+        if (stopping) answerIdleWaiters();
+      });
+    },
     async stop() {
       stopping = true;
       wake?.();
       await running;
+      answerIdleWaiters();
       await Promise.allSettled([...sending]);
       while (answers.length > 0) await flush();
       await Promise.allSettled([...clients.values()].map(({ client }) => client.close()));

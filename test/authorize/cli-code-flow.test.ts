@@ -47,21 +47,28 @@ describe('idp token code', () => {
   });
 
   it('gives up after the timeout when no browser comes back', async () => {
-    await expect(runAuthorizationCodeFlow({ issuer: fixture.url, open: () => undefined, timeoutMs: 200 })).rejects.toThrow(/no sign-in came back/);
+    // A time-out as short as the test likes: nothing can come back in it, so nothing is waited for.
+    await expect(runAuthorizationCodeFlow({ issuer: fixture.url, open: () => undefined, timeoutMs: 1 })).rejects.toThrow(/no sign-in came back/);
   });
 
   it('as a command: prints the URL to open on stderr and the tokens as JSON on stdout', async () => {
     const stderr: string[] = [];
     const stdout: string[] = [];
-    const errSpy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (stderr.push(String(chunk)), true));
+    let shown!: (url: string) => void;
+    const urlShown = new Promise<string>((resolve) => (shown = resolve));
+    const errSpy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      stderr.push(String(chunk));
+      const url = /(http:\/\/\S+\/connect\/authorize\?\S+)/.exec(stderr.join(''))?.[1];
+      if (url) shown(url);
+      return true;
+    });
     const outSpy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (stdout.push(String(chunk)), true));
     try {
       const run = buildProgram().parseAsync(['node', 'idp', 'token', 'code', '--url', fixture.url, '--scope', 'openid api']);
-      let url: string | undefined;
-      for (let tries = 0; !url && tries < 100; tries++) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        url = /(http:\/\/\S+\/connect\/authorize\?\S+)/.exec(stderr.join(''))?.[1];
-      }
+      // The URL, or undefined if the command ends first (its error is then the test's).
+      const url = await Promise.race([urlShown, run.then(() => undefined, () => undefined)]);
+      if (url === undefined) await run;
+      expect(url, stderr.join('')).toBeDefined();
       await signInAt(url!);
       await run;
     } finally {

@@ -13,8 +13,9 @@ import { basic } from '../oauth/fixtures.js';
 export const ADMIN = { organization: 'acme', username: 'alice', name: 'Alice Admin', email: 'alice@example.com', password: 'correct-horse' };
 export const USER = { username: 'bob', email: 'bob@example.com', name: 'Bob Builder', password: 'bobs-password-1' };
 
-export async function startIdp(): Promise<RunningServer> {
-  return startTestServer({ host: '127.0.0.1', port: '0' });
+/** `now` is the server's clock (a test clock's `() => clock.now`); the real one by default. */
+export async function startIdp(options: { now?: () => number } = {}): Promise<RunningServer> {
+  return startTestServer({ host: '127.0.0.1', port: '0' }, options);
 }
 
 export interface Fixture {

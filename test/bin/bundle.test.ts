@@ -36,16 +36,6 @@ function bundledPackages(files: string[]): Set<string> {
   return packages;
 }
 
-/** The first line of `output()` that contains `text`, waiting up to 5 s for it to be written. */
-async function lineOf(output: () => string, text: string): Promise<string | undefined> {
-  for (let waited = 0; waited < 5_000; waited += 20) {
-    const line = output().split('\n').find((one) => one.includes(text));
-    if (line !== undefined) return line;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return undefined;
-}
-
 describe('the bundles bin/idp.js runs', () => {
   it('starts `serve` from dist/bundle/serve.cjs with the code cache the build made, and no ES module of the bundle', async () => {
     const idp = await startIdp(['--port', '0', '--db', ':memory:', '--log-level', 'debug'], env);
@@ -53,8 +43,8 @@ describe('the bundles bin/idp.js runs', () => {
       // Hooks see ES modules only: bin/idp.js, and nothing of dist/bundle/idp.js or its chunks.
       expect(loaded(idp.stderr())).toEqual(['bin/idp.js']);
       // The log is written asynchronously: its line may follow the `listening on` line.
-      const line = await lineOf(idp.stderr, 'server code loaded');
-      expect(JSON.parse(line ?? '{}')).toMatchObject({ codeCache: 'accepted', msg: 'server code loaded from dist/bundle/serve.cjs' });
+      const [line] = await idp.stderrMatch(/^.*server code loaded.*$/m);
+      expect(JSON.parse(line)).toMatchObject({ codeCache: 'accepted', msg: 'server code loaded from dist/bundle/serve.cjs' });
       expect((await fetch(`${idp.url}/status`)).status).toBe(200);
     } finally {
       await idp.stop();

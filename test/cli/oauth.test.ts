@@ -6,8 +6,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { loginDemo, startCli, DEMO_FIXTURES, type Cli } from './helpers.js';
-import { BIN } from '../spawn.js';
+import { cliAgainst, loginDemo, startCli, DEMO_FIXTURES, type Cli } from './helpers.js';
+import type { Clock } from '../helpers.js';
+import { startTestServer } from '../database.js';
+import { BIN, matchOutput } from '../spawn.js';
 import { authorizeAsUser, Browser, redirectOf } from '../authorize/support.js';
 
 describe('OAuth commands', () => {
@@ -31,25 +33,28 @@ describe('OAuth commands', () => {
   });
 
   it('an expired access token is refreshed once, then the user is asked to log in again', async () => {
-    // A server of two-second access tokens, so expiry can be watched.
-    const short = await startCli(['--fixtures', DEMO_FIXTURES], { IDP_ACCESS_TOKEN_TTL: '2' });
+    // A server on a test clock, so its access tokens expire without waiting for them to.
+    const clock: Clock = { now: Date.now() };
+    const server = await startTestServer({ port: '0', fixtures: DEMO_FIXTURES }, { now: () => clock.now });
+    const short = cliAgainst(server.url, () => server.close());
+    const lifetime = server.deps.config.accessTokenTtl * 1000;
     try {
       await loginDemo(short);
       const path = join(short.configHome, 'idp', 'profiles.json');
       const edit = (change: (profile: Record<string, unknown>) => void) => {
         const all = JSON.parse(readFileSync(path, 'utf8'));
         change(all.default);
-        // Far-future expiry in the profile: the server, not the clock, must say the token expired.
+        // Far-future expiry in the profile: the server, not the CLI's own reckoning, must say the token expired.
         all.default.expires_at = Date.now() + 3_600_000;
         writeFileSync(path, JSON.stringify(all));
       };
       edit(() => {});
       const before = JSON.parse(readFileSync(path, 'utf8')).default.access_token;
-      await new Promise((resolve) => setTimeout(resolve, 2500));
+      clock.now += lifetime;
       expect((await short.json(['org', 'get'])).entities[0].orgname).toBe('demo');
       expect(JSON.parse(readFileSync(path, 'utf8')).default.access_token).not.toBe(before);
       edit((profile) => (profile.refresh_token = 'spent'));
-      await new Promise((resolve) => setTimeout(resolve, 2500));
+      clock.now += lifetime;
       const result = await short.run(['org', 'get']);
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(/^error: .*run `idp login` again\n$/);
@@ -100,14 +105,9 @@ describe('OAuth commands', () => {
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stderr.on('data', (chunk) => (stderr += chunk));
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    let url: string | undefined;
-    for (let tries = 0; url === undefined && tries < 200; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      url = /(http:\/\/\S+\/connect\/authorize\?\S+)/.exec(stderr)?.[1];
-    }
-    expect(url).toBeDefined();
+    const [, url] = await matchOutput(child.stderr, stderr, /(http:\/\/\S+\/connect\/authorize\?\S+)/);
     // What the user does with the printed URL: signs in, and the browser follows the redirect home.
-    const back = redirectOf(await authorizeAsUser(new Browser(cli.url), url!, { username: 'demo', email: 'demo@example.com', name: 'Demo Admin', password: 'demo-password' }));
+    const back = redirectOf(await authorizeAsUser(new Browser(cli.url), url, { username: 'demo', email: 'demo@example.com', name: 'Demo Admin', password: 'demo-password' }));
     expect(back.url.hostname).toBe('127.0.0.1');
     await (await fetch(back.url)).text();
     expect(await exited).toBe(0);

@@ -1,23 +1,29 @@
 /**
  * The push commands against a real server, through the development `noop` provider (the APNs and
- * FCM protocols themselves are tested in test/push/).
+ * FCM protocols themselves are tested in test/push/). The server runs in this process, so a test
+ * can wait for its delivery worker instead of asking again and again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loginDemo, startCli, type Cli } from './helpers.js';
+import { cliAgainst, DEMO_FIXTURES, loginDemo, type CliClient } from './helpers.js';
+import { startTestServer } from '../database.js';
+import type { RunningServer } from '../../server/serve.js';
 
-let cli: Cli;
+let server: RunningServer;
+let cli: CliClient;
 beforeAll(async () => {
-  cli = await startCli();
+  server = await startTestServer({ port: '0', fixtures: DEMO_FIXTURES });
+  cli = cliAgainst(server.url, () => server.close());
   await loginDemo(cli);
   await cli.run(['config', 'set', 'app', 'sandbox']);
 });
 afterAll(() => cli.stop());
 
+/** Reads with the CLI until `done` holds: at once, then after each idle round of the delivery worker. */
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
   for (let i = 0; i < 100; i++) {
     const value = await read();
     if (done(value)) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await server.deliveriesIdle();
   }
   throw new Error('the condition never held');
 }

@@ -9,8 +9,8 @@ export interface DataTest {
   admin: string;
 }
 
-export async function createDataTest(config: Parameters<typeof createTestApp>[0] = {}): Promise<DataTest> {
-  const t = await createTestApp(config);
+export async function createDataTest(config: Parameters<typeof createTestApp>[0] = {}, options: Parameters<typeof createTestApp>[1] = {}): Promise<DataTest> {
+  const t = await createTestApp(config, options);
   const admin = await signUp(t);
   const app = await t.request('POST', '/management/orgs/acme/apps', { json: { name: 'sandbox' }, token: admin });
   if (app.status !== 200) throw new Error(`creating the app failed: ${app.text}`);

@@ -27,15 +27,6 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function until(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return true;
-}
-
 /** How many rows `filler` has, read by a connection of its own from the file alone. */
 function fillerRows(): unknown {
   const reader = new Database(path, { readonly: true });
@@ -45,8 +36,6 @@ function fillerRows(): unknown {
     reader.close();
   }
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('WAL checkpoints', () => {
   it('are not run by the committing connection but copied into the file by the worker', async () => {
@@ -62,7 +51,8 @@ describe('WAL checkpoints', () => {
     }
     // About 2 MB of rows: in the log at first, in the database file once the worker has run.
     expect(statSync(`${path}-wal`).size).toBeGreaterThan(2_000_000);
-    expect(await until(() => statSync(path).size > before + 2_000_000, 10_000)).toBe(true);
+    await driver.checkpointsSettled();
+    expect(statSync(path).size).toBeGreaterThan(before + 2_000_000);
     expect(fillerRows()).toBe(2000);
   });
 
@@ -71,7 +61,7 @@ describe('WAL checkpoints', () => {
     await database.driver.run('create table filler (n integer primary key)');
     await database.driver.run('insert into filler default values');
     // Let the worker start and run once, so its connection is open when the database closes.
-    await sleep(1500);
+    await (database.driver as SqliteDriver).checkpointsSettled();
     await database.close();
     database = undefined;
     expect(existsSync(`${path}-wal`)).toBe(false);
@@ -80,7 +70,8 @@ describe('WAL checkpoints', () => {
 
   it('fall back to SQLite checkpointing by itself when the worker cannot run, and never hold the connection for it', async () => {
     const warnings: string[] = [];
-    let fellBack = false;
+    let fellBack!: () => void;
+    const fallenBack = new Promise<void>((resolve) => (fellBack = resolve));
     let holds = 0;
     const checkpointer = createCheckpointer({
       path,
@@ -90,16 +81,17 @@ describe('WAL checkpoints', () => {
         holds++;
         await body();
       },
-      fallBack: () => (fellBack = true),
+      fallBack: () => fellBack(),
       onError: (message) => warnings.push(message),
     })!;
     checkpointer.committed();
-    expect(await until(() => fellBack, 5_000)).toBe(true);
+    await fallenBack;
+    await checkpointer.settled();
     expect(warnings.join('\n')).toMatch(/checkpoints on its own again/);
     // Every hold it took was given back, and it takes no more.
     const taken = holds;
     checkpointer.committed();
-    await sleep(600);
+    await checkpointer.settled();
     expect(holds).toBe(taken);
     await checkpointer.close();
   });

@@ -133,7 +133,7 @@ async function populate(file: string): Promise<void> {
     const until = Date.now() + 10_000;
     while ((await call('GET', `${app}/notifications/${sent.entities[0].uuid}`, undefined, token)).entities[0].state !== 'FINISHED') {
       if (Date.now() > until) throw new Error('the noop notification was not sent');
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await server.deliveriesIdle();
     }
   } finally {
     await server.close();

@@ -26,7 +26,15 @@ const committed = () => (observer.prepare('select name from organizations order 
 /** Changes by other connections' commits: pragma data_version moves once per such commit. */
 const dataVersion = () => observer.pragma('data_version', { simple: true }) as number;
 const insert = (n: number) => database.db.insert(organizations).values(org(n)).run();
-const tick = (ms = 0) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Lets the event loop finish its turn: a group opened in the turn before is then due to commit. */
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+/** A step of a test: `reached` resolves once `reach()` is called. */
+function step(): { reached: Promise<void>; reach: () => void } {
+  let reach!: () => void;
+  const reached = new Promise<void>((resolve) => (reach = resolve));
+  return { reached, reach };
+}
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'idp-group-commit-'));
@@ -75,16 +83,19 @@ describe('group commit on SQLite', () => {
   });
 
   it('keeps a read from outside waiting until the group ends, so it never sees a row rolled back', async () => {
-    let inserted!: () => void;
-    const insertedYet = new Promise<void>((resolve) => (inserted = resolve));
+    const inserted = step();
+    const io = step();
     const failing = database.db.transaction(async () => {
       await insert(1);
-      inserted();
-      await tick(30);
+      inserted.reach();
+      await io.reached;
       throw new Error('changed my mind');
     });
-    await insertedYet;
+    await inserted.reached;
     const read = database.db.select({ name: organizations.name }).from(organizations).all();
+    // The read had every chance to slip in while the transaction waited for its I/O.
+    await nextTurn();
+    io.reach();
     await expect(failing).rejects.toThrow('changed my mind');
     expect(await read).toEqual([]);
     expect(committed()).toEqual([]);
@@ -92,17 +103,23 @@ describe('group commit on SQLite', () => {
 
   it('lets a transaction that spans I/O finish before its group commits, and starts a new group after', async () => {
     const order: string[] = [];
+    const inserted = step();
+    const io = step();
     const slow = database.db.transaction(async () => {
       await insert(1);
-      await tick(30);
+      inserted.reach();
+      await io.reached;
       order.push('slow body done');
     });
-    await tick(5);
+    await inserted.reached;
+    await nextTurn();
     // Joins no group that is already due to commit: waits, then opens the next one.
     const later = database.db.transaction(async () => {
       order.push('later body');
       await insert(2);
     });
+    await nextTurn();
+    io.reach();
     await Promise.all([slow, later]);
     expect(order).toEqual(['slow body done', 'later body']);
     expect(committed()).toEqual(['org1', 'org2']);
@@ -112,12 +129,15 @@ describe('group commit on SQLite', () => {
     const path = join(dir, 'idp.db');
     const writer = new Database(path, { timeout: 0 });
     try {
+      const read = step();
+      const io = step();
       const reading = database.db.transaction(async () => {
         await database.db.select({ name: organizations.name }).from(organizations).all();
-        await tick(20);
+        read.reach();
+        await io.reached;
         await insert(1);
       });
-      await tick(5);
+      await read.reached;
       const other = org(2);
       const attempt = () =>
         writer
@@ -125,6 +145,7 @@ describe('group commit on SQLite', () => {
           .run(other.uuid, other.name, other.nameKey, '{}');
       // The other process waits (here: fails at once, having no busy timeout) instead of committing.
       expect(attempt).toThrow(expect.objectContaining({ code: 'SQLITE_BUSY' }));
+      io.reach();
       await expect(reading).resolves.toBeUndefined();
       attempt();
       expect(committed()).toEqual(['org1', 'org2']);

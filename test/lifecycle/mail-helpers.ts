@@ -6,6 +6,7 @@ import { SMTPServer } from 'smtp-server';
 import type { AddressInfo } from 'node:net';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { trackArrivals } from '../arrivals.js';
 
 export interface ReceivedMail {
   from: string;
@@ -17,7 +18,7 @@ export interface TestSmtpServer {
   url: string;
   received: ReceivedMail[];
   /** Resolves with the nth message (0-based) once it has arrived. */
-  message(index: number, timeoutMs?: number): Promise<ReceivedMail>;
+  message(index: number): Promise<ReceivedMail>;
   close(): Promise<void>;
 }
 
@@ -25,6 +26,7 @@ export async function startSmtpServer(options: { user?: string; password?: strin
   const user = options.user ?? 'mailer';
   const password = options.password ?? 'mail-secret';
   const received: ReceivedMail[] = [];
+  const arrivals = trackArrivals(received);
   const server = new SMTPServer({
     // Plain SMTP with AUTH, as a relay on a private network; the STARTTLS test turns TLS on.
     disabledCommands: options.starttls ? [] : ['STARTTLS'],
@@ -43,6 +45,7 @@ export async function startSmtpServer(options: { user?: string; password?: strin
           to: session.envelope.rcptTo.map((r) => r.address),
           raw: Buffer.concat(chunks).toString('utf8'),
         });
+        arrivals.arrived();
         callback();
       });
     },
@@ -52,14 +55,7 @@ export async function startSmtpServer(options: { user?: string; password?: strin
   return {
     url: `smtp://${user}:${password}@127.0.0.1:${port}`,
     received,
-    async message(index, timeoutMs = 5000) {
-      const deadline = Date.now() + timeoutMs;
-      while (received.length <= index) {
-        if (Date.now() > deadline) throw new Error(`message ${index} did not arrive within ${timeoutMs} ms`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      return received[index];
-    },
+    message: (index) => arrivals.nth(index),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

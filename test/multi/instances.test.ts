@@ -292,8 +292,9 @@ describe.skipIf(postgres !== undefined)(postgres === undefined ? 'two instances 
     }
 
     it(`splits a send to ${DEVICES} devices between both instances, each device delivered exactly once`, { timeout: 90_000 }, async () => {
-      // Slow enough answers that one instance alone would take a while: both lease from the queue.
-      apnsA.answer = apnsB.answer = () => ({ status: 200, delayMs: 50 });
+      // No answer before both instances have sent: neither can finish the send alone.
+      const bothSending = Promise.all([apnsA.received(apnsA.requests.length + 1), apnsB.received(apnsB.requests.length + 1)]);
+      apnsA.answer = apnsB.answer = () => ({ status: 200, after: bothSending });
       const uuid = await send(a.url, 'split');
       const notification = await finished(b.url, uuid);
       expect(apnsA.problems).toEqual([]);
@@ -349,15 +350,19 @@ describe.skipIf(postgres !== undefined)(postgres === undefined ? 'two instances 
       it('A killed with SIGKILL mid-send: its leases run out, B finishes, every device gets exactly one successful delivery', { timeout: 90_000 }, async () => {
         apnsA.requests.length = 0;
         apnsB.requests.length = 0;
-        // A's APNs answers its first QUICK requests, then holds every further one unanswered: when
-        // A dies those are in flight, leased by A and never answered, so never delivered.
+        // A's APNs answers its first QUICK requests, then holds every further one unanswered until
+        // A is dead: those are in flight, leased by A and never answered, so never delivered.
         const QUICK = 200;
         let seen = 0;
-        apnsA.answer = () => (++seen <= QUICK ? { status: 200, delayMs: 10 } : { status: 503, reason: 'ServiceUnavailable', delayMs: 15_000 });
-        apnsB.answer = () => ({ status: 200, delayMs: 100 });
+        let killed!: () => void;
+        const kill = new Promise<void>((resolve) => (killed = resolve));
+        apnsA.answer = () => (++seen <= QUICK ? { status: 200 } : { status: 503, reason: 'ServiceUnavailable', after: kill });
+        // B answers nothing before A has a send past its quick ones in flight: work is left for A.
+        const aPastQuick = apnsA.received(QUICK + 1);
+        apnsB.answer = () => ({ status: 200, after: aPastQuick });
         const uuid = await send(b.url, 'kill');
 
-        await waitFor('A to send past its quick answers', () => (apnsA.requests.length > QUICK ? true : undefined), 30_000, 5);
+        await aPastQuick;
         // Kill only once A has recorded every answer it got: what it delivered is on record.
         const quick = apnsA.requests.slice(0, QUICK).map((request) => request.token);
         await waitFor(
@@ -375,6 +380,7 @@ describe.skipIf(postgres !== undefined)(postgres === undefined ? 'two instances 
           killedAt + leaseMs,
         ]);
         await a.stop('SIGKILL');
+        killed();
         const hung = apnsA.requests.slice(QUICK).map((request) => request.token);
         expect(hung.length).toBeGreaterThan(0);
         expect(orphaned.count).toBeGreaterThan(0);

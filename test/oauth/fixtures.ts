@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { insertEntity } from '../../src/data/store.js';
 import { setAppUserPassword } from '../../src/identity/app-user-passwords.js';
-import { createTestApp, ORG, signUp, type TestApp, type TestResponse } from '../helpers.js';
+import { createTestApp, ORG, signUp, type Clock, type TestApp, type TestResponse } from '../helpers.js';
 
 export interface Tenant {
   adminToken: string;
@@ -61,14 +61,9 @@ export function claimsOf(jwt: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString());
 }
 
-/** A test clock the app reads; tests move `now` forward. */
-export interface Clock {
-  now: number;
-}
-
 /** A fresh app on a test clock with one tenant (organization acme, application sandbox). */
 export async function createTenantApp(): Promise<{ t: TestApp; tenant: Tenant; clock: Clock }> {
-  const clock = { now: Date.now() };
+  const clock: Clock = { now: Date.now() };
   const t = await createTestApp({}, { now: () => clock.now });
   return { t, tenant: await createTenant(t), clock };
 }

@@ -1,7 +1,7 @@
 /** Password throttling, the audit trail, userinfo and introspection rules. */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { expectOAuthError, expectRefusal, expectRefusedUnchanged, ORG, type TestApp, type TestResponse } from '../helpers.js';
-import { basic, createAppUser, createTenant, createTenantApp, registerClient, token, type Clock, type Tenant } from './fixtures.js';
+import { expectOAuthError, expectRefusal, expectRefusedUnchanged, ORG, type Clock, type TestApp, type TestResponse } from '../helpers.js';
+import { basic, createAppUser, createTenant, createTenantApp, registerClient, token, type Tenant } from './fixtures.js';
 
 let t: TestApp;
 let clock: Clock;

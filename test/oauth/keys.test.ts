@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalJWKSet, jwtVerify } from 'jose';
-import { expectRefusedUnchanged, type TestApp } from '../helpers.js';
+import { expectRefusedUnchanged, type Clock, type TestApp } from '../helpers.js';
 import { ensureSuperuser } from '../../src/management/admin-users.js';
 import { openDatabase } from '../../src/db/open.js';
 import { createDeps } from '../../src/deps.js';
@@ -12,7 +12,7 @@ import { resolveConfig } from '../../src/config.js';
 import { signingKeys } from '../../src/db/schema.js';
 import { main } from '../../commands/index.js';
 import { KEY_RECHECK_MS } from '../../src/identity/keys.js';
-import { createTenantApp, token, type Clock, type Tenant } from './fixtures.js';
+import { createTenantApp, token, type Tenant } from './fixtures.js';
 
 let t: TestApp;
 let clock: Clock;

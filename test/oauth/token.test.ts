@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { expectOAuthError, expectRefusal, expectRefusedUnchanged, ORG, type TestApp, type TestResponse } from '../helpers.js';
-import { basic, claimsOf, createAppUser, createTenantApp, registerClient, token, type Clock, type Tenant } from './fixtures.js';
+import { expectOAuthError, expectRefusal, expectRefusedUnchanged, ORG, type Clock, type TestApp, type TestResponse } from '../helpers.js';
+import { basic, claimsOf, createAppUser, createTenantApp, registerClient, token, type Tenant } from './fixtures.js';
 
 let t: TestApp;
 let clock: Clock;

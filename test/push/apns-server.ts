@@ -8,6 +8,7 @@ import { createSecureServer, type Http2SecureServer, type IncomingHttpHeaders, t
 import type { AddressInfo } from 'node:net';
 import { generate } from 'selfsigned';
 import { decodeProtectedHeader, importSPKI, jwtVerify } from 'jose';
+import { trackArrivals } from '../arrivals.js';
 
 export interface ApnsRequest {
   token: string;
@@ -21,8 +22,8 @@ export interface ApnsAnswer {
   status: number;
   reason?: string;
   headers?: Record<string, string>;
-  /** Waits this long before answering. */
-  delayMs?: number;
+  /** Holds the answer until this settles: the request stays in flight as long as a test wants. */
+  after?: Promise<unknown>;
 }
 
 export interface LocalApns {
@@ -35,6 +36,8 @@ export interface LocalApns {
   /** Most streams open at once. */
   maxConcurrentStreams: () => number;
   answer: (request: ApnsRequest, attempt: number) => ApnsAnswer;
+  /** Resolves once `requests` holds at least `count` requests. */
+  received(count: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -64,8 +67,10 @@ export async function startLocalApns(expect: ApnsExpectations): Promise<LocalApn
     connections: () => connections,
     maxConcurrentStreams: () => maxOpen,
     answer: () => ({ status: 200 }),
+    received: async (count) => void (await arrivals.nth(count - 1)),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+  const arrivals = trackArrivals(local.requests);
   // A client that is killed mid-send (the crash test SIGKILLs idp serve) resets its connection:
   // that is expected here, not a failure of the test, so socket, session and stream errors are
   // absorbed instead of surfacing as uncaught exceptions.
@@ -136,7 +141,8 @@ export async function startLocalApns(expect: ApnsExpectations): Promise<LocalApn
     const attempt = (attempts.get(apnsId) ?? 0) + 1;
     attempts.set(apnsId, attempt);
     const answer = local.answer(request, attempt);
-    if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
+    arrivals.arrived();
+    await answer.after;
     reply(stream, answer, apnsId);
   }
 

@@ -42,7 +42,11 @@ async function call(url: string, method: string, path: string, token: string | u
 it('SIGKILL in the middle of a large send, then restart: every device gets exactly one delivery', { timeout: 120_000 }, async () => {
   const key = await appleKey();
   apns = await startLocalApns({ publicKey: key.publicKey, keyId: key.keyId, teamId: key.teamId, topic: TOPIC });
-  apns.answer = () => ({ status: 200, delayMs: 10 });
+  // The first third is answered at once; later answers wait for the kill, so it lands mid-send
+  // with those requests in flight, and the restarted server finds them answered at once.
+  let killed!: () => void;
+  const kill = new Promise<void>((resolve) => (killed = resolve));
+  apns.answer = () => (apns.requests.length <= DEVICES / 3 ? { status: 200 } : { status: 200, after: kill });
   const ca = join(dir, 'apns-ca.pem');
   writeFileSync(ca, apns.cert);
   const db = join(dir, 'idp.db');
@@ -59,8 +63,9 @@ it('SIGKILL in the middle of a large send, then restart: every device gets exact
   const uuid = sent.entities[0].uuid;
   expect(sent.entities[0].expectedCount).toBe(DEVICES);
 
-  while (apns.requests.length < DEVICES / 3) await new Promise((resolve) => setTimeout(resolve, 5));
+  await apns.received(DEVICES / 3);
   await idp.stop('SIGKILL');
+  killed();
   const atKill = apns.requests.length;
   expect(atKill).toBeLessThan(DEVICES);
 

@@ -39,7 +39,7 @@ describe('google provider', () => {
     const expire = Date.now() + 600_000;
     const notification = await sendAll('Hello', { expire });
     start();
-    const done = await waitForState(d, notification.uuid, ['FINISHED', 'FAILED']);
+    const done = await waitForState(d, worker, notification.uuid, ['FINISHED', 'FAILED']);
     expect(fcm.problems).toEqual([]);
     expect(done.statistics).toEqual({ sent: 20, errors: 0 });
     expect(fcm.tokensIssued()).toBe(1);
@@ -53,7 +53,7 @@ describe('google provider', () => {
     fcm.answer = (m) => (m.token === 'token-0' ? { status: 404, errorCode: 'UNREGISTERED' } : m.token === 'token-1' ? { status: 400, errorCode: 'INVALID_ARGUMENT' } : { status: 200 });
     const notification = await sendAll({ data: { score: '5x1' } });
     start();
-    const done = await waitForState(d, notification.uuid, ['FINISHED']);
+    const done = await waitForState(d, worker, notification.uuid, ['FINISHED']);
     expect(done.statistics).toEqual({ sent: 1, errors: 2 });
     expect(fcm.messages[0].message).toMatchObject({ data: { score: '5x1' } });
     const token = async (i: number) => (await must(d, 'GET', `${APP}/devices/${devices[i].uuid}`)).entities[0]['android.notifier.id'];
@@ -67,14 +67,14 @@ describe('google provider', () => {
     fcm.answer = (m, attempt) => (attempt > 1 ? { status: 200 } : m.token === 'token-0' ? { status: 429, errorCode: 'QUOTA_EXCEEDED', headers: { 'retry-after': '0' } } : { status: 503, status_: 'UNAVAILABLE' });
     const notification = await sendAll('x');
     start();
-    expect((await waitForState(d, notification.uuid, ['FINISHED'])).statistics).toEqual({ sent: 2, errors: 0 });
+    expect((await waitForState(d, worker, notification.uuid, ['FINISHED'])).statistics).toEqual({ sent: 2, errors: 0 });
     const receipts = (await must(d, 'GET', `${APP}/${notification.uuid}/*/receipts`)).entities;
     expect(receipts.map((r: { errorCode?: string }) => r.errorCode).filter(Boolean).sort()).toEqual(['QUOTA_EXCEEDED', 'UNAVAILABLE']);
 
     fcm.revokeTokens();
     fcm.answer = () => ({ status: 200 });
     const again = await sendAll('y');
-    expect((await waitForState(d, again.uuid, ['FINISHED'])).statistics).toEqual({ sent: 2, errors: 0 });
+    expect((await waitForState(d, worker, again.uuid, ['FINISHED'])).statistics).toEqual({ sent: 2, errors: 0 });
     expect(fcm.tokensIssued()).toBe(2);
   });
 
@@ -83,7 +83,7 @@ describe('google provider', () => {
     fcm.answer = () => ({ status: 403, errorCode: 'SENDER_ID_MISMATCH' });
     const notification = await sendAll('x');
     start();
-    expect((await waitForState(d, notification.uuid, ['FAILED'])).statistics).toEqual({ sent: 0, errors: 1 });
+    expect((await waitForState(d, worker, notification.uuid, ['FAILED'])).statistics).toEqual({ sent: 0, errors: 1 });
     expect(fcm.messages).toHaveLength(1);
   });
 });

@@ -1,14 +1,17 @@
 /** Sending to every target through `noop`, validation, scheduling, expiry, cancel, delete, reads. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { APP, createDataTest, createDevices, must, testWorker, waitForState, type DataTest } from './setup.js';
-import { expectRefusal, expectRefusedUnchanged } from '../helpers.js';
+import { APP, createDataTest, createDevices, must, TEST_POLL_MS, testWorker, waitForState, type DataTest } from './setup.js';
+import { expectRefusal, expectRefusedUnchanged, type Clock } from '../helpers.js';
 import type { DeliveryWorker } from '../../src/push/worker.js';
 
 let d: DataTest;
 let worker: DeliveryWorker | undefined;
+// Time passes only when a test moves it: `deliver` and `expire` are reached without waiting.
+let clock: Clock;
 
 beforeEach(async () => {
-  d = await createDataTest();
+  clock = { now: Date.now() };
+  d = await createDataTest({}, { now: () => clock.now });
   await must(d, 'POST', `${APP}/notifiers`, { name: 'dev', provider: 'noop', environment: 'development' });
 });
 
@@ -49,7 +52,7 @@ describe('sending', () => {
     expect(queue.entities.map((e: { uuid: string }) => e.uuid)).toEqual([device.uuid]);
 
     worker = testWorker(d);
-    const done = await waitForState(d, notification.uuid, ['FINISHED']);
+    const done = await waitForState(d, worker, notification.uuid, ['FINISHED']);
     expect(done.statistics).toEqual({ sent: 1, errors: 0 });
     expect(done.started).toBeTypeOf('number');
     expect(done.finished).toBeTypeOf('number');
@@ -100,7 +103,7 @@ describe('sending', () => {
 
     worker = testWorker(d);
     for (const [i, uuid] of uuids.entries()) {
-      const done = await waitForState(d, uuid, ['FINISHED']);
+      const done = await waitForState(d, worker, uuid, ['FINISHED']);
       expect(done.statistics.sent).toBe(expected[i][1]);
     }
     const finished = await must(d, 'GET', `${APP}/notifications?ql=${encodeURIComponent("select * where state = 'FINISHED'")}&limit=2`);
@@ -150,27 +153,30 @@ describe('sending', () => {
 describe('schedule, expiry, cancel, delete', () => {
   it('stays SCHEDULED until deliver, then is sent', async () => {
     await createDevices(d, 'dev', 3);
-    const deliver = Date.now() + 400;
+    const deliver = clock.now + 400;
     const res = await send('/devices/*/notifications', { payloads: { dev: 'later' }, deliver });
     expect(res.body.entities[0]).toMatchObject({ state: 'SCHEDULED', deliver });
     worker = testWorker(d);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // The worker has looked at the queue and found nothing due.
+    await worker.idle();
     expect((await must(d, 'GET', `${APP}/notifications/${res.body.entities[0].uuid}`)).entities[0].state).toBe('SCHEDULED');
     const scheduled = await must(d, 'GET', `${APP}/notifications?ql=${encodeURIComponent("state = 'SCHEDULED'")}`);
     expect(scheduled.entities).toHaveLength(1);
-    const done = await waitForState(d, res.body.entities[0].uuid, ['FINISHED']);
-    expect(done.started).toBeGreaterThanOrEqual(deliver);
+    clock.now = deliver;
+    const done = await waitForState(d, worker, res.body.entities[0].uuid, ['FINISHED']);
+    expect(done.started).toBe(deliver);
     expect(done.statistics.sent).toBe(3);
   });
 
   it('not delivered before expire: not sent, EXPIRED receipts', async () => {
     await createDevices(d, 'dev', 2);
-    const now = Date.now();
+    const now = clock.now;
     const res = await send('/devices/*/notifications', { payloads: { dev: 'too late' }, deliver: now + 100, expire: now + 150 });
     expect(res.status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    // The server was not running from before deliver until after expire.
+    clock.now = now + 250;
     worker = testWorker(d);
-    const done = await waitForState(d, res.body.entities[0].uuid, ['EXPIRED']);
+    const done = await waitForState(d, worker, res.body.entities[0].uuid, ['EXPIRED']);
     expect(done.statistics).toEqual({ sent: 0, errors: 2 });
     const receipts = await must(d, 'GET', `${APP}/${res.body.entities[0].uuid}/*/receipts`);
     expect(receipts.entities.map((r: { errorCode: string }) => r.errorCode)).toEqual(['EXPIRED', 'EXPIRED']);
@@ -179,7 +185,7 @@ describe('schedule, expiry, cancel, delete', () => {
 
   it('cancel before delivery: CANCELED, nothing sent; after sending: 403', async () => {
     await createDevices(d, 'dev', 2);
-    const later = await send('/devices/*/notifications', { payloads: { dev: 'x' }, deliver: Date.now() + 60_000 });
+    const later = await send('/devices/*/notifications', { payloads: { dev: 'x' }, deliver: clock.now + 60_000 });
     const uuid = later.body.entities[0].uuid;
     const unsaid = await expectRefusedUnchanged(d.t, () => d.t.request('PUT', `${APP}/notifications/${uuid}`, { json: {}, token: d.admin }), 400, 'required_property_not_found');
     expect(unsaid.body.fields).toHaveProperty('canceled');
@@ -189,7 +195,7 @@ describe('schedule, expiry, cancel, delete', () => {
 
     const now = await send('/devices/*/notifications', { payloads: { dev: 'y' } });
     worker = testWorker(d);
-    await waitForState(d, now.body.entities[0].uuid, ['FINISHED']);
+    await waitForState(d, worker, now.body.entities[0].uuid, ['FINISHED']);
     // Stopped, so that only the refused request could change a table.
     await worker.stop();
     worker = undefined;
@@ -200,14 +206,14 @@ describe('schedule, expiry, cancel, delete', () => {
 
   it('DELETE removes an unsent notification and refuses a sent one', async () => {
     await createDevices(d, 'dev', 2);
-    const later = await send('/devices/*/notifications', { payloads: { dev: 'x' }, deliver: Date.now() + 60_000 });
+    const later = await send('/devices/*/notifications', { payloads: { dev: 'x' }, deliver: clock.now + 60_000 });
     await must(d, 'DELETE', `${APP}/notifications/${later.body.entities[0].uuid}`);
     expectRefusal(await d.t.request('GET', `${APP}/notifications/${later.body.entities[0].uuid}`, { token: d.admin }), 404, 'entity_not_found');
     expect(await d.t.deps.db.$client.query('select count(*) as n from push_deliveries')).toEqual([{ n: 0 }]);
 
     const sent = await send('/devices/*/notifications', { payloads: { dev: 'y' } });
     worker = testWorker(d);
-    await waitForState(d, sent.body.entities[0].uuid, ['FINISHED']);
+    await waitForState(d, worker, sent.body.entities[0].uuid, ['FINISHED']);
     // Stopped, so that only the refused request could change a table.
     await worker.stop();
     worker = undefined;
@@ -217,7 +223,7 @@ describe('schedule, expiry, cancel, delete', () => {
 
   it('pages the queue and receipts', async () => {
     await createDevices(d, 'dev', 25);
-    const res = await send('/devices/*/notifications', { payloads: { dev: 'x' }, deliver: Date.now() + 60_000 });
+    const res = await send('/devices/*/notifications', { payloads: { dev: 'x' }, deliver: clock.now + 60_000 });
     const uuid = res.body.entities[0].uuid;
     const seen = new Set<string>();
     let cursor: string | undefined;
@@ -242,6 +248,14 @@ describe('schedule, expiry, cancel, delete', () => {
   });
 });
 
+/** Lets `count` poll intervals pass on the clock, waiting after each for a round of the worker that finds nothing to do. */
+async function pollsOf(running: DeliveryWorker, count: number): Promise<void> {
+  for (let poll = 0; poll < count; poll++) {
+    clock.now += TEST_POLL_MS;
+    await running.idle();
+  }
+}
+
 describe('the worker', () => {
   it('opens no transaction while nothing is queued, and still sends what is queued later', async () => {
     const driver = d.t.deps.db.$client;
@@ -253,16 +267,16 @@ describe('the worker', () => {
     };
     try {
       worker = testWorker(d);
-      await new Promise((done) => setTimeout(done, 200));
-      // Twenty polls of an empty queue: before, each opened a sweep and a lease per provider.
+      // Polls of an empty queue: before, each opened a sweep and a lease per provider.
+      await pollsOf(worker, 10);
       expect(transactions).toBe(0);
       const [device] = await createDevices(d, 'dev', 1);
       const res = await send(`/devices/${device.uuid}/notifications`, { payloads: { dev: 'later' } });
-      expect((await waitForState(d, res.body.entities[0].uuid, ['FINISHED'])).statistics).toEqual({ sent: 1, errors: 0 });
+      expect((await waitForState(d, worker, res.body.entities[0].uuid, ['FINISHED'])).statistics).toEqual({ sent: 1, errors: 0 });
       // Idle again once the answer is recorded: the count stops growing.
-      await new Promise((done) => setTimeout(done, 100));
+      await worker.idle();
       const settled = transactions;
-      await new Promise((done) => setTimeout(done, 200));
+      await pollsOf(worker, 10);
       expect(transactions).toBe(settled);
     } finally {
       driver.atomic = atomic;

@@ -55,19 +55,26 @@ export async function createDevices(d: DataTest, notifier: string, count: number
   return created.entities as { uuid: string; name: string }[];
 }
 
+/** How often a test worker looks at an idle queue. */
+export const TEST_POLL_MS = 10;
+
 export function testWorker(d: DataTest, options: Partial<WorkerOptions> = {}): DeliveryWorker {
-  return startDeliveryWorker(d.t.deps, { pollMs: 10, retryBaseMs: 20, retryMaxMs: 100, flushMs: 5, ...options });
+  return startDeliveryWorker(d.t.deps, { pollMs: TEST_POLL_MS, retryBaseMs: 20, retryMaxMs: 100, flushMs: 5, ...options });
 }
 
-/** Polls the notification until its state is one of `states`. */
-export async function waitForState(d: DataTest, uuid: string, states: string[], timeoutMs = 10_000) {
+/**
+ * Reads the notification until its state is one of `states`: at once, then after each round of
+ * the worker that found nothing more to do (a retry that is not due yet is such a round).
+ */
+export async function waitForState(d: DataTest, worker: DeliveryWorker | undefined, uuid: string, states: string[], timeoutMs = 10_000) {
+  if (worker === undefined) throw new Error('start the worker before waiting for it');
   const until = Date.now() + timeoutMs;
   for (;;) {
     const body = await must(d, 'GET', `${APP}/notifications/${uuid}`);
     const entity = body.entities[0];
     if (states.includes(entity.state)) return entity;
     if (Date.now() > until) throw new Error(`notification ${uuid} stayed ${entity.state}, wanted ${states.join('|')}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await worker.idle();
   }
 }
 

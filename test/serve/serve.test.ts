@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request as httpRequest } from 'node:http';
 import Database from 'better-sqlite3';
 import { runIdp, startIdp } from '../spawn.js';
 import { openDatabase, defaultMigrationsFolder } from '../../src/db/open.js';
@@ -56,12 +57,28 @@ describe('idp serve', () => {
   });
 
   it('finishes an in-flight request before exiting on SIGTERM', async () => {
-    const server = await startIdp(['--port', '0', '--db', join(dir, 'drain.db'), '--log-level', 'warn']);
-    // Creating an organization hashes a password (tens of ms): the signal lands mid-request.
-    const pending = json(`${server.url}/management/orgs`, post(ORG));
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    const server = await startIdp(['--port', '0', '--db', join(dir, 'drain.db'), '--log-level', 'info']);
+    // The server has read the request's head and asked for its body (100 Continue) when the
+    // signal lands; the body follows once the server has logged that it is shutting down.
+    const body = JSON.stringify(ORG);
+    const request = httpRequest(`${server.url}/management/orgs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' },
+    });
+    const pending = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      request.once('response', (response) => {
+        let text = '';
+        response.on('data', (chunk) => (text += chunk));
+        response.once('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+      });
+      request.once('error', reject);
+    });
+    await new Promise((resolve) => request.once('continue', resolve));
     const exit = server.stop('SIGTERM');
-    expect((await pending).status).toBe(200);
+    await server.stderrMatch(/shutting down/);
+    request.end(body);
+    const answer = await pending;
+    expect(answer.status, answer.body).toBe(200);
     expect(await exit).toBe(0);
     const check = new Database(join(dir, 'drain.db'), { readonly: true });
     expect(check.prepare('select name from organizations').all()).toEqual([{ name: 'acme' }]);
