@@ -5,7 +5,7 @@
  * stored only as SHA-256 hashes: a copy of the database does not hold a usable token.
  */
 import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core';
-import { applications } from './schema.js';
+import { applications } from './schema-core.js';
 import type { Principal } from '../access/principal.js';
 
 type TokenPrincipal = Exclude<Principal, { kind: 'guest' }>;
