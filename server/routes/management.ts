@@ -31,7 +31,7 @@ import {
 } from '../../src/management/admin-users.js';
 import { getCredential } from '../../src/management/credentials.js';
 import { listOrganizationFeed, listUserFeed } from '../../src/management/activities.js';
-import { actorOf } from '../../src/access/principal.js';
+import { actorOf } from '../../src/principal.js';
 import { sendActivationLink } from '../../src/lifecycle/activation.js';
 import { requireOrganizationAccess, requireSignup, requireAdminUserAccess } from '../access.js';
 

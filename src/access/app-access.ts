@@ -19,7 +19,7 @@ import { findEntityByName, findEntityByUuid } from '../data/store.js';
 import { GUEST_ROLE, SIGNED_IN_ROLE } from './default-roles.js';
 import { isPermitted, permissionsForCaller, type Caller, type PermissionGrants, type Verb } from './permissions.js';
 import { isApplicationAdmin } from './policy.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '../principal.js';
 
 export interface AppRequest {
   readonly principal: Principal;

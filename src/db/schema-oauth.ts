@@ -6,7 +6,7 @@
  */
 import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core';
 import { applications } from './schema-core.js';
-import type { Principal } from '../access/principal.js';
+import type { Principal } from '../principal.js';
 
 type TokenPrincipal = Exclude<Principal, { kind: 'guest' }>;
 
