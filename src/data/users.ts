@@ -5,7 +5,7 @@
  */
 import { EntityNotFound, IllegalArgument, InvalidGrant } from '../errors.js';
 import type { Deps, Tx } from '../deps.js';
-import { hashPassword } from '../identity/passwords.js';
+import { hashPassword } from '../passwords.js';
 import { storeAppUserPasswordHash, verifyAppUserPassword } from '../identity/app-user-passwords.js';
 import { password as passwordSchema } from '../management/schemas.js';
 import { findEntityByUuid, type EntityRow } from './store.js';

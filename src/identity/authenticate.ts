@@ -9,7 +9,7 @@ import { entities } from '../db/schema.js';
 import { jsonText } from '../db/sql.js';
 import type { Deps } from '../deps.js';
 import { InvalidClient, InvalidGrant } from '../errors.js';
-import { secretsEqual, verifyPassword } from './passwords.js';
+import { secretsEqual, verifyPassword } from '../passwords.js';
 import { verifyAppUserPassword } from './app-user-passwords.js';
 import { findAdminUserIn, type AdminUser } from '../management/admin-users.js';
 import type { EntityRow } from '../data/store.js';

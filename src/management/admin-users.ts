@@ -5,7 +5,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { adminUsers, orgAdmins, organizations } from '../db/schema.js';
 import { newUuid, isUuid } from '../ids.js';
-import { hashPassword, verifyPassword } from '../identity/passwords.js';
+import { hashPassword, verifyPassword } from '../passwords.js';
 import { BadRequest, DuplicateUniqueProperty, UserNotFound } from '../errors.js';
 import type { Deps, Tx } from '../deps.js';
 import type { AdminUserUpdate, CreateAdminUser } from './schemas.js';

@@ -7,7 +7,7 @@ import { preparedFor } from '../db/prepared.js';
 import { remembered } from '../db/open.js';
 import { organizations } from '../db/schema.js';
 import { newUuid, isUuid } from '../ids.js';
-import { hashPassword } from '../identity/passwords.js';
+import { hashPassword } from '../passwords.js';
 import { DuplicateUniqueProperty, OrganizationNotFound } from '../errors.js';
 import type { Deps, Tx } from '../deps.js';
 import type { CreateOrg } from './schemas.js';
