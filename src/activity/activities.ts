@@ -11,7 +11,7 @@ import { IllegalArgument } from '../errors.js';
 import type { Deps, Tx } from '../deps.js';
 import { entityBodies, insertEntityFromBody, type CollectionRef } from '../data/entities.js';
 import { connectIn } from '../data/connections.js';
-import type { EntityRow } from '../data/store.js';
+import type { EntityRow } from '../db/entity-store.js';
 
 export const ACTIVITIES: CollectionRef = { name: 'activities', type: 'activity' };
 

@@ -9,11 +9,11 @@ import { connections } from '../db/schema.js';
 import { EntityNotFound, IllegalArgument, DuplicateUniqueProperty } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { Deps, Tx } from '../deps.js';
-import { deleteEntityRows, findEntityByName, findEntityByUuid, insertEntity, updateEntityRow, type EntityRow } from './store.js';
+import { deleteEntityRows, findEntityByName, findEntityByUuid, insertEntity, updateEntityRow, type EntityRow } from '../db/entity-store.js';
 import { rulesOf, SYSTEM_PROPERTIES, type Properties } from './rules.js';
 import { isOwnedRelation } from './relations.js';
 
-export type { EntityRow } from './store.js';
+export type { EntityRow } from '../db/entity-store.js';
 
 export interface CollectionRef {
   /** Plural, lower-case: `dogs`. */

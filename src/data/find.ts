@@ -10,7 +10,7 @@ import { dialectOf } from '../db/open.js';
 import { IllegalArgument } from '../errors.js';
 import type { Tx } from '../deps.js';
 import { compileQuery, encodeCursor, parseQuery, type EntityRecord, type PropertyPath, type Query } from './query/index.js';
-import type { EntityRow } from './store.js';
+import type { EntityRow } from '../db/entity-store.js';
 import type { RelationView } from './relations.js';
 
 export const DEFAULT_LIMIT = 10;

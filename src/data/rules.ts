@@ -11,7 +11,7 @@ import { username as usernameSchema, email as emailSchema } from '../management/
 import { checkEntityName } from './names.js';
 import { writeUserLogins } from './user-logins.js';
 import { deleteAppUserPassword } from '../identity/app-user-passwords.js';
-import type { EntityRow } from './store.js';
+import type { EntityRow } from '../db/entity-store.js';
 
 export type Properties = Record<string, unknown>;
 

@@ -8,7 +8,7 @@ import type { Deps, Tx } from '../deps.js';
 import { hashPassword } from '../passwords.js';
 import { storeAppUserPasswordHash, verifyAppUserPassword } from '../identity/app-user-passwords.js';
 import { password as passwordSchema } from '../management/schemas.js';
-import { findEntityByUuid, type EntityRow } from './store.js';
+import { findEntityByUuid, type EntityRow } from '../db/entity-store.js';
 import { findUserUuidByLogin } from './user-logins.js';
 import { entityBodies, insertEntityFromBody, type CollectionRef } from './entities.js';
 

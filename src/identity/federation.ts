@@ -12,7 +12,7 @@ import { changes } from '../db/changes.js';
 import { entities, federatedIdentities, federationRequests } from '../db/schema.js';
 import type { Deps, Tx } from '../deps.js';
 import { InvalidRequest } from '../errors.js';
-import { findEntityByName, insertEntity } from '../data/store.js';
+import { findEntityByName, insertEntity } from '../db/entity-store.js';
 import { issuerOf } from './access-tokens.js';
 import { findAppUserByLogin } from './authenticate.js';
 import type { AuthorizeRequest } from './authorize-request.js';

@@ -11,7 +11,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Deps } from '../deps.js';
-import { findEntityByUuid } from '../data/store.js';
+import { findEntityByUuid } from '../db/entity-store.js';
 import { notifierConfig } from './notifiers.js';
 import { PROVIDERS } from './providers/index.js';
 import type { ProviderName, PushClient, PushOutcome } from './providers/types.js';

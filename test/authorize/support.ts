@@ -6,7 +6,7 @@
 import { resolveConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../server/serve.js';
 import { startTestServer } from '../database.js';
-import { insertEntity } from '../../src/data/store.js';
+import { insertEntity } from '../../src/db/entity-store.js';
 import { setAppUserPassword } from '../../src/identity/app-user-passwords.js';
 
 export const ADMIN = { organization: 'acme', username: 'alice', name: 'Alice Admin', email: 'alice@example.com', password: 'correct-horse' };

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { openDatabase, remembered, type Database_ } from '../../src/db/open.js';
 import { applications, organizations } from '../../src/db/schema.js';
 import { writtenTable } from '../../src/db/read-cache.js';
-import { deleteEntityRows, findEntityByName, findEntityByUuid, insertEntity, updateEntityRow } from '../../src/data/store.js';
+import { deleteEntityRows, findEntityByName, findEntityByUuid, insertEntity, updateEntityRow } from '../../src/db/entity-store.js';
 
 let dir: string;
 let database: Database_;

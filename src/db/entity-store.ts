@@ -1,14 +1,15 @@
 /**
- * The lowest layer of entity storage, shared by every module that writes entities (data API,
- * default roles of a new application, fixtures). Keeps two rules in one place: the entity's
- * unique name lives both in its column (for uniqueness and lookup) and in its naming property
- * (for queries) — `name` for most collections, `username` for users, `path` for groups — and
- * writing an entity registers its collection (seed rule 5).
+ * The lowest layer of entity storage, shared by every module that reads or writes entity rows
+ * (the data API, access checks, default roles of a new application, sign-in, fixtures). Keeps two
+ * rules in one place: the entity's unique name lives both in its column (for uniqueness and
+ * lookup) and in its naming property (for queries) — `name` for most collections, `username` for
+ * users, `path` for groups — and writing an entity registers its collection (the first entity of
+ * a type creates it, as in Usergrid).
  */
 import { and, eq, inArray, or, sql } from 'drizzle-orm';
-import { preparedFor } from '../db/prepared.js';
-import { remembered } from '../db/open.js';
-import { collections, connections, entities } from '../db/schema.js';
+import { preparedFor } from './prepared.js';
+import { remembered } from './open.js';
+import { collections, connections, entities } from './schema.js';
 import { newUuid } from '../ids.js';
 import type { Tx } from '../deps.js';
 
