@@ -19,9 +19,6 @@ export interface Deps {
   now(): number;
 }
 
-/** A drizzle handle inside or outside a transaction: storage helpers accept either. */
-export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
-
 /** The one place Deps are assembled, for `idp serve` and the tests alike. */
 export async function createDeps(db: Db, config: Config, logger: Logger, now: () => number = Date.now): Promise<Deps> {
   const keys = createKeyStore(db, { access_token: config.accessTokenAlg, id_token: config.idTokenAlg }, now);

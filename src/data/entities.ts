@@ -3,12 +3,12 @@
  * …/{collection}/{entityId}). Every write runs in one transaction, so a request that fails on
  * its tenth entity stores none of them.
  */
-import { clientOf, dialectOf, remembered } from '../db/open.js';
+import { clientOf, dialectOf, remembered, type Tx } from '../db/open.js';
 import type { DialectName } from '../db/driver.js';
 import { connections } from '../db/schema.js';
 import { EntityNotFound, IllegalArgument, DuplicateUniqueProperty } from '../errors.js';
 import { isUuid } from '../ids.js';
-import type { Deps, Tx } from '../deps.js';
+import type { Deps } from '../deps.js';
 import { deleteEntityRows, findEntityByName, findEntityByUuid, insertEntity, updateEntityRow, type EntityRow } from '../db/entity-store.js';
 import { rulesOf, SYSTEM_PROPERTIES, type Properties } from './rules.js';
 import { isOwnedRelation } from './relations.js';

@@ -6,7 +6,7 @@
  */
 import type { z } from 'zod';
 import { IllegalArgument } from '../errors.js';
-import type { Tx } from '../deps.js';
+import type { Tx } from '../db/open.js';
 import { username as usernameSchema, email as emailSchema } from '../management/schemas.js';
 import { checkEntityName } from './names.js';
 import { writeUserLogins } from './user-logins.js';

@@ -4,7 +4,8 @@
  * hashed into app_user_credentials (src/identity/app-user-passwords.ts).
  */
 import { EntityNotFound, IllegalArgument, InvalidGrant } from '../errors.js';
-import type { Deps, Tx } from '../deps.js';
+import type { Deps } from '../deps.js';
+import type { Tx } from '../db/open.js';
 import { hashPassword } from '../passwords.js';
 import { storeAppUserPasswordHash, verifyAppUserPassword } from '../identity/app-user-passwords.js';
 import { password as passwordSchema } from '../management/schemas.js';

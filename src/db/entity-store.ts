@@ -8,10 +8,9 @@
  */
 import { and, eq, inArray, or, sql } from 'drizzle-orm';
 import { preparedFor } from './prepared.js';
-import { remembered } from './open.js';
+import { remembered, type Tx } from './open.js';
 import { collections, connections, entities } from './schema.js';
 import { newUuid } from '../ids.js';
-import type { Tx } from '../deps.js';
 
 export type EntityRow = typeof entities.$inferSelect;
 

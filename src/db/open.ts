@@ -19,6 +19,9 @@ import { openSqlite, type SqliteDriver } from './sqlite.js';
  */
 export type Db = SqliteRemoteDatabase & { $client: Driver };
 
+/** A drizzle handle inside or outside a transaction: storage helpers accept either. */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
+
 export interface Database_ {
   readonly db: Db;
   readonly driver: Driver;

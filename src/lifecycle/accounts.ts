@@ -5,7 +5,8 @@
  */
 import { eq } from 'drizzle-orm';
 import { adminUsers, applications, organizations } from '../db/schema.js';
-import type { Deps, Tx } from '../deps.js';
+import type { Deps } from '../deps.js';
+import type { Tx } from '../db/open.js';
 import { ApplicationNotFound } from '../errors.js';
 import { issuerOf } from '../identity/access-tokens.js';
 import { storeAppUserPasswordHash } from '../identity/app-user-passwords.js';

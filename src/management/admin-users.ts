@@ -7,7 +7,8 @@ import { adminUsers, orgAdmins, organizations } from '../db/schema.js';
 import { newUuid, isUuid } from '../ids.js';
 import { hashPassword, verifyPassword } from '../passwords.js';
 import { BadRequest, DuplicateUniqueProperty, UserNotFound } from '../errors.js';
-import type { Deps, Tx } from '../deps.js';
+import type { Deps } from '../deps.js';
+import type { Tx } from '../db/open.js';
 import type { AdminUserUpdate, CreateAdminUser } from './schemas.js';
 import { recordActivity } from './activities.js';
 

@@ -5,7 +5,7 @@
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Env } from '../../env.js';
-import type { Tx } from '../../../src/deps.js';
+import type { Tx } from '../../../src/db/open.js';
 import { ok, urlOf } from '../../envelope.js';
 import { InvalidJson, NotFound, UnsupportedMediaType, EntityNotFound } from '../../../src/errors.js';
 import { isUuid } from '../../../src/ids.js';
