@@ -6,7 +6,8 @@ import { expect } from 'vitest';
 import { openTestDatabase } from './database.js';
 import { resolveConfig, type Config } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
-import { createDeps, type Deps } from '../src/deps.js';
+import { createDeps } from '../src/create-deps.js';
+import type { Deps } from '../src/deps.js';
 import { createApp } from '../server/app.js';
 
 export interface TestApp {
