@@ -51,7 +51,7 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: { 
       if (options.token) headers.authorization = `Bearer ${options.token}`;
       const response = await app.request(`http://idp.test${path}`, { method, headers, body });
       const text = await response.text();
-      let parsed: unknown = undefined;
+      let parsed: unknown;
       try {
         parsed = JSON.parse(text);
       } catch {

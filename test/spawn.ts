@@ -27,7 +27,7 @@ export function startIdp(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs 
   let err = '';
   child.stderr!.on('data', (chunk) => (err += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return new Promise(async (resolve, reject) => {
+  return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`idp did not start within ${timeoutMs} ms\nstdout: ${out}\nstderr: ${err}`));
@@ -49,7 +49,7 @@ export function startIdp(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs 
         });
       }
     });
-    await exited.then((code) => {
+    exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`idp exited with ${code} before listening\nstdout: ${out}\nstderr: ${err}`));
     });

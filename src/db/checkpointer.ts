@@ -16,7 +16,7 @@
  * The worker loads better-sqlite3 from node_modules; the single executable has none to load it
  * from, so there (createCheckpointer gives undefined) SQLite keeps its automatic checkpoint.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { assetPath, isSingleExecutable } from '../runtime/assets.js';
 import { Worker } from 'node:worker_threads';
 

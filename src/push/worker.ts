@@ -91,7 +91,7 @@ export function startDeliveryWorker(deps: Deps, overrides: Partial<WorkerOptions
   // on every round of a send through another provider (each asking is a transaction).
   const idleUntil = new Map<ProviderName, number>();
   const sending = new Set<Promise<void>>();
-  let answers: Attempt[] = [];
+  const answers: Attempt[] = [];
   let oldestAnswer = 0;
   let stopping = false;
   let wake: (() => void) | undefined;
