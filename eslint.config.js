@@ -57,7 +57,10 @@ const layerZones = units.flatMap((target) =>
         except: units
           .filter((unit) => unit === target || unit.level < target.level)
           .flatMap((unit) => unit.paths.filter((path) => inside(fromPath, path)).map((path) => `./${path.slice(fromPath.length + 1)}`)),
-        message: `${target.name} is below ${from.name}: move what both need down a layer (eslint.config.js, LAYERS).`,
+        message:
+          from.level === target.level
+            ? `${target.name} and ${from.name} share a layer and do not import each other (eslint.config.js, LAYERS).`
+            : `${target.name} is below ${from.name}: move what both need down a layer (eslint.config.js, LAYERS).`,
       })),
     ),
 );
