@@ -122,6 +122,7 @@ export function expectOAuthError(res: TestResponse, status: number, error: strin
 /**
  * Sends a request that must be refused and proves it wrote nothing: every table holds the same
  * rows after as before. Returns the response for further checks.
+ * @public a shared helper: knip keeps it even while no test calls it.
  */
 export async function expectRefusedUnchanged(
   t: TestApp,

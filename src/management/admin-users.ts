@@ -2,7 +2,7 @@
  * Admin users (the seed's User under /management/users): people who manage organizations.
  * Looked up by username, email, real name or uuid (seed identification table, userId).
  */
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { adminUsers, orgAdmins, organizations } from '../db/schema.js';
 import { newUuid, isUuid } from '../ids.js';
 import { hashPassword, verifyPassword } from '../passwords.js';
@@ -187,11 +187,6 @@ export async function removeAdminFromOrganization(deps: Deps, orgUuid: string, u
       objectName: user.username,
     });
   });
-}
-
-export async function findAdminsByUuids(deps: Deps, uuids: string[]): Promise<AdminUser[]> {
-  if (uuids.length === 0) return [];
-  return await deps.db.select().from(adminUsers).where(inArray(adminUsers.uuid, uuids)).all();
 }
 
 /** --superuser USER:PASSWORD: creates or updates the sysadmin at every start. */
