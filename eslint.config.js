@@ -5,21 +5,16 @@ import tseslint from 'typescript-eslint';
 import { importX, createNodeResolver } from 'eslint-plugin-import-x';
 
 /*
- * What may import what (docs/design.md, "Layers"): bin → commands → server → src. Inside src/
- * the layers below form a one-way stack, lowest first: a file imports only from its own unit and
- * from lower layers, never from a higher layer or from another unit of its own layer, type
- * imports included. So there are no folder cycles; import-x/no-cycle finds the file cycles.
+ * What may import what (docs/design.md, "Layers"): bin → commands → server → src. Inside src/,
+ * the units below form a one-way stack, lowest first: a file imports from its own unit and from
+ * lower layers only, type imports included, never from a higher layer nor from another unit of
+ * its own layer, so folders cannot import each other; import-x/no-cycle finds file cycles.
  *
- *   base         config, errors, ids, logger, passwords, principal, version, runtime/: no I/O
- *                beyond reading the program's own files
- *   query        data/query/: the query language, pure; db/ registers its functions on SQLite
- *   db, mail     storage (schema, drivers, the entity rows every layer above reads) and mail
- *   deps         the Deps interface and the stores it names
- *   access       principals' permissions, roles and the app access policy
- *   management   organizations, applications, admin users, credentials
- *   identity     keys, tokens, clients, grants, sign-in, sessions, federation
- *   data         entities, collections, connections, app users
- *   activity, fixtures, lifecycle, push: what is built on all of the above
+ *   base         vocabulary and primitives, no storage; runtime/ finds the program's files
+ *   query        data/query/, the query language: pure, and db/ runs its functions in SQLite
+ *   db, mail     storage (with the entity rows every layer above reads) and outgoing mail
+ *   deps         the Deps interface and the store contracts it names
+ *   access … push  the domain, each layer using only those before it
  *   create-deps  assembles Deps from the implementations
  */
 const LAYERS = [
