@@ -195,3 +195,10 @@ export async function openDatabase(options: OpenOptions): Promise<Database_> {
     throw error;
   }
 }
+
+/** How many migrations drizzle's migrator has recorded in `__drizzle_migrations` (in PostgreSQL's `schema`, when given). */
+export async function countAppliedMigrations(database: Database_, schema?: string): Promise<number> {
+  const table = schema === undefined ? '"__drizzle_migrations"' : `"${schema}"."__drizzle_migrations"`;
+  const [{ applied }] = await database.driver.query<{ applied: number }>(`select count(*) as applied from ${table}`);
+  return Number(applied);
+}
