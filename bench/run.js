@@ -397,7 +397,7 @@ const SCENARIOS = [
 
 /** Child processes of this runner still alive (Linux /proc), so a timed-out scenario leaves none behind. */
 function stopOwnChildren() {
-  let pids = [];
+  let pids;
   try {
     pids = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
   } catch {

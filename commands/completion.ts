@@ -133,9 +133,9 @@ export function register(noun: Command): void {
       .addArgument(new Argument('<shell>', 'the shell').choices(SHELLS))
       .action(
         actLocal(async (_flags, shell: Shell) => {
-          // The whole tree is needed, so every noun is loaded here (and only here).
-          const { buildFullProgram } = await import('./index.js');
-          const script = completionScript(await buildFullProgram(), shell);
+          // The program this noun belongs to, whole: commands/index.ts loads every noun before
+          // this one runs (and only for this one).
+          const script = completionScript(noun.parent!, shell);
           return messageOf({ shell, script }, script.trimEnd(), script.trimEnd());
         }),
       ),

@@ -66,9 +66,8 @@ export interface MigrateReport {
 export async function migrateCommand(flags: DbFlags): Promise<MigrateReport> {
   const { database, schema } = await openTarget(flags);
   try {
-    const table = schema === undefined ? '"__drizzle_migrations"' : `"${schema}"."__drizzle_migrations"`;
-    const [{ applied }] = await database.driver.query<{ applied: number }>(`select count(*) as applied from ${table}`);
-    return { database: database.location, dialect: database.driver.dialect, migrations: Number(applied) };
+    const { countAppliedMigrations } = await import('../src/db/open.js');
+    return { database: database.location, dialect: database.driver.dialect, migrations: await countAppliedMigrations(database, schema) };
   } finally {
     await database.close();
   }

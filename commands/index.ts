@@ -16,6 +16,8 @@ interface Noun {
   name: string;
   summary: string;
   load(): Promise<NounModule>;
+  /** It describes the whole program (shell completion): every noun is loaded before it runs. */
+  wholeProgram?: true;
 }
 
 export const NOUNS: Noun[] = [
@@ -40,7 +42,7 @@ export const NOUNS: Noun[] = [
   { name: 'notify', summary: 'push notifications: send, schedule, cancel, list, receipts', load: () => import('./notify.js') },
   { name: 'fixtures', summary: 'apply a fixtures file to a running server', load: () => import('./fixtures.js') },
   { name: 'config', summary: 'profile settings: url, org, app', load: () => import('./config.js') },
-  { name: 'completion', summary: 'print a shell completion script: bash, zsh or fish', load: () => import('./completion.js') },
+  { name: 'completion', summary: 'print a shell completion script: bash, zsh or fish', load: () => import('./completion.js'), wholeProgram: true },
   { name: 'routes', summary: 'list every HTTP route of the server and the file that declares it', load: () => import('./routes.js') },
 ];
 
@@ -65,6 +67,16 @@ async function loadNoun(command: Command): Promise<void> {
   (await noun.load()).register(command);
 }
 
+async function loadNouns(program: Command): Promise<void> {
+  await Promise.all(program.commands.map(loadNoun));
+}
+
+/** What must be loaded before `command` runs: the noun, or every noun for one that describes the whole program. */
+async function loadFor(program: Command, command: Command): Promise<void> {
+  const wholeProgram = NOUNS.some((noun) => noun.name === command.name() && noun.wholeProgram);
+  await (wholeProgram ? loadNouns(program) : loadNoun(command));
+}
+
 /**
  * The program: every noun with its one-line summary. A noun's module is loaded only when the
  * noun is about to run (commander's preSubcommand hook), including for `idp NOUN --help`.
@@ -83,14 +95,14 @@ export function buildProgram(): Command {
   registerTokenCode(program);
   registerKeys(program);
   program.addHelpText('after', '\nExamples:\n  $ idp login --url http://127.0.0.1:8080 --username demo\n  $ idp app list --json');
-  program.hook('preSubcommand', (_program, command) => loadNoun(command));
+  program.hook('preSubcommand', (_program, command) => loadFor(program, command));
   return program;
 }
 
-/** The whole tree, every noun loaded: for shell completion and the help tests. */
+/** The whole tree, every noun loaded: for the help and completion tests. */
 export async function buildFullProgram(): Promise<Command> {
   const program = buildProgram();
-  await Promise.all(program.commands.map(loadNoun));
+  await loadNouns(program);
   return program;
 }
 

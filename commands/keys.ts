@@ -13,7 +13,7 @@ export async function rotateKeysCommand(flags: KeysFlags): Promise<{ kids: strin
   if (!config.databaseUrl && !existsSync(config.db)) throw new ConfigError(`database ${config.db} does not exist; pass the file idp serve uses with --db`);
   const [{ openDatabase }, { createDeps }, { createLogger }, { rotateSigningKeys }] = await Promise.all([
     import('../src/db/open.js'),
-    import('../src/deps.js'),
+    import('../src/create-deps.js'),
     import('../src/logger.js'),
     import('../src/identity/rotate-keys.js'),
   ]);

@@ -15,7 +15,7 @@ import { authorizeAppRequest } from '../src/access/app-access.js';
 import { verbOfMethod } from '../src/access/permissions.js';
 import { callerOf } from './middleware/principal.js';
 import { collectionForWrite } from '../src/data/collections.js';
-import type { Tx } from '../src/deps.js';
+import type { Tx } from '../src/db/open.js';
 
 function requireSignedIn(c: Context<Env>): void {
   if (c.get('principal').kind === 'guest') {

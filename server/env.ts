@@ -1,6 +1,6 @@
 import type { Deps } from '../src/deps.js';
 import type { Logger } from '../src/logger.js';
-import type { Principal } from '../src/access/principal.js';
+import type { Principal } from '../src/principal.js';
 import type { Organization } from '../src/management/organizations.js';
 import type { Application } from '../src/management/applications.js';
 import type { RequestUrl } from './envelope.js';

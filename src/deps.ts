@@ -1,12 +1,14 @@
-import type { Config } from './config.js';
+import type { KeyObject } from 'node:crypto';
+import type { CryptoKey, JWK } from 'jose';
+import type { Config, SigningAlg } from './config.js';
 import type { Db } from './db/open.js';
 import type { Logger } from './logger.js';
-import { createKeyStore, type KeyStore } from './identity/keys.js';
-import { createMailer, type Mailer } from './mail/mailer.js';
-import { loadMacKey } from './identity/secrets.js';
-import { databaseThrottle, redisThrottle, type ThrottleStore } from './identity/throttle.js';
+import type { Mailer } from './mail/mailer.js';
 
-/** What the core needs from the outside world, passed explicitly (no hidden module state). */
+/**
+ * What the core needs from the outside world, passed explicitly (no hidden module state).
+ * create-deps.ts assembles it; the stores named here are implemented in identity/.
+ */
 export interface Deps {
   readonly db: Db;
   readonly config: Config;
@@ -19,14 +21,39 @@ export interface Deps {
   now(): number;
 }
 
-/** A drizzle handle inside or outside a transaction: storage helpers accept either. */
-export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
+export type KeyUse = 'access_token' | 'id_token';
 
-/** The one place Deps are assembled, for `idp serve` and the tests alike. */
-export async function createDeps(db: Db, config: Config, logger: Logger, now: () => number = Date.now): Promise<Deps> {
-  const keys = createKeyStore(db, { access_token: config.accessTokenAlg, id_token: config.idTokenAlg }, now);
-  const throttle = config.redisUrl ? await redisThrottle(config.redisUrl) : databaseThrottle(db);
-  const deps = { db, config, logger, keys, mailer: createMailer(config, logger), throttle, now };
-  await loadMacKey(deps);
-  return deps;
+export interface SigningKey {
+  kid: string;
+  alg: SigningAlg;
+  /** A node:crypto key: signing is synchronous and fast (jws.ts). */
+  privateKey: KeyObject;
+}
+
+/** The signing keys every instance shares (identity/keys.ts). */
+export interface KeyStore {
+  /** The active key for a use, created on first call if none exists. */
+  signingKey(use: KeyUse): Promise<SigningKey>;
+  /** A public key by kid, for verification; reloads once when the kid is unknown (another instance rotated). */
+  verificationKey(kid: string): Promise<{ alg: string; key: CryptoKey } | null>;
+  /** Public keys still published (JWKS). */
+  publicJwks(): Promise<JWK[]>;
+  /** Adds new active keys; old ones stay published until `publishUntil` (ms). */
+  rotate(publishUntil: (use: KeyUse) => number): Promise<string[]>;
+}
+
+export interface ThrottleKey {
+  key: string;
+  /** Failures allowed before waiting starts. */
+  free: number;
+}
+
+/** Where the login throttle's counters are kept: one implementation per backing store (identity/throttle.ts). */
+export interface ThrottleStore {
+  /** The latest time any of the keys is blocked until (0 when none is). */
+  blockedUntil(keys: readonly string[]): Promise<number>;
+  /** Counts one failure against each key and blocks those past their free failures. */
+  recordFailure(keys: readonly ThrottleKey[], now: number): Promise<void>;
+  reset(key: string): Promise<void>;
+  close(): Promise<void>;
 }

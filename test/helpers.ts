@@ -6,7 +6,8 @@ import { expect } from 'vitest';
 import { openTestDatabase } from './database.js';
 import { resolveConfig, type Config } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
-import { createDeps, type Deps } from '../src/deps.js';
+import { createDeps } from '../src/create-deps.js';
+import type { Deps } from '../src/deps.js';
 import { createApp } from '../server/app.js';
 
 export interface TestApp {
@@ -65,7 +66,7 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: { 
 /** A response as tests read it, from app.request() or from fetch() to a server: its JSON, if any, parsed. */
 export async function readResponse(response: Pick<Response, 'status' | 'headers' | 'text'>): Promise<TestResponse> {
   const text = await response.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {

@@ -30,7 +30,7 @@ export function startIdp(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs 
   let err = '';
   child.stderr!.on('data', (chunk) => (err += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return new Promise(async (resolve, reject) => {
+  return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`idp did not start within ${timeoutMs} ms\nstdout: ${out}\nstderr: ${err}`));
@@ -53,7 +53,7 @@ export function startIdp(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs 
         });
       }
     });
-    await exited.then((code) => {
+    exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`idp exited with ${code} before listening\nstdout: ${out}\nstderr: ${err}`));
     });
@@ -96,8 +96,8 @@ export function runIdp(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 
   if (input !== undefined) child.stdin!.end(input);
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
+  child.stdout!.on('data', (chunk) => (stdout += chunk));
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.once('exit', (code) => {

@@ -11,7 +11,7 @@ import { ok } from '../envelope.js';
 import { appDataOf, applicationView } from '../views.js';
 import { deleteApplication, regenerateApplicationCredential } from '../../src/management/applications.js';
 import { getCredential } from '../../src/management/credentials.js';
-import { actorOf } from '../../src/access/principal.js';
+import { actorOf } from '../../src/principal.js';
 import { credentialRoutes } from './credentials.js';
 import { AppParams } from './management-params.js';
 

@@ -16,7 +16,7 @@ import { createApplication, listApplications } from '../../src/management/applic
 import { addAdminToOrganization, findAdminUser, listAdminOrganizations, listOrganizationAdmins, removeAdminFromOrganization, type AdminUser } from '../../src/management/admin-users.js';
 import { getCredential } from '../../src/management/credentials.js';
 import { listOrganizationFeed } from '../../src/management/activities.js';
-import { actorOf } from '../../src/access/principal.js';
+import { actorOf } from '../../src/principal.js';
 import { managementActivityView } from '../views.js';
 import { credentialRoutes } from './credentials.js';
 import { FeedQuery, OrgParams, OrgUserParams } from './management-params.js';

@@ -14,12 +14,13 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { connections, entities } from '../db/schema.js';
 import { Forbidden, Unauthorized } from '../errors.js';
-import type { Deps, Tx } from '../deps.js';
-import { findEntityByName, findEntityByUuid } from '../data/store.js';
+import type { Deps } from '../deps.js';
+import type { Tx } from '../db/open.js';
+import { findEntityByName, findEntityByUuid } from '../db/entity-store.js';
 import { GUEST_ROLE, SIGNED_IN_ROLE } from './default-roles.js';
 import { isPermitted, permissionsForCaller, type Caller, type PermissionGrants, type Verb } from './permissions.js';
 import { isApplicationAdmin } from './policy.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '../principal.js';
 
 export interface AppRequest {
   readonly principal: Principal;

@@ -9,7 +9,7 @@ import { orgAdmins } from '../db/schema.js';
 import { preparedFor } from '../db/prepared.js';
 import { remembered } from '../db/open.js';
 import type { Deps } from '../deps.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '../principal.js';
 
 const membership = preparedFor((db) =>
   db

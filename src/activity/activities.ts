@@ -8,10 +8,11 @@
 import { and, eq } from 'drizzle-orm';
 import { connections } from '../db/schema.js';
 import { IllegalArgument } from '../errors.js';
-import type { Deps, Tx } from '../deps.js';
+import type { Deps } from '../deps.js';
+import type { Tx } from '../db/open.js';
 import { entityBodies, insertEntityFromBody, type CollectionRef } from '../data/entities.js';
 import { connectIn } from '../data/connections.js';
-import type { EntityRow } from '../data/store.js';
+import type { EntityRow } from '../db/entity-store.js';
 
 export const ACTIVITIES: CollectionRef = { name: 'activities', type: 'activity' };
 

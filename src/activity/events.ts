@@ -6,7 +6,7 @@
 import { IllegalArgument } from '../errors.js';
 import type { Deps } from '../deps.js';
 import { entityBodies, insertEntityFromBody, type CollectionRef } from '../data/entities.js';
-import type { EntityRow } from '../data/store.js';
+import type { EntityRow } from '../db/entity-store.js';
 
 export const EVENTS: CollectionRef = { name: 'events', type: 'event' };
 

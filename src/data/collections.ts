@@ -5,10 +5,10 @@
  */
 import { and, count, eq, or, sql } from 'drizzle-orm';
 import { preparedFor } from '../db/prepared.js';
-import { remembered } from '../db/open.js';
+import { remembered, type Tx } from '../db/open.js';
 import { collections, entities } from '../db/schema.js';
 import { EntityNotFound, IllegalArgument } from '../errors.js';
-import type { Deps, Tx } from '../deps.js';
+import type { Deps } from '../deps.js';
 import { checkCollectionName, isPlural, pluralize, singularize } from './names.js';
 import type { CollectionRef } from './entities.js';
 

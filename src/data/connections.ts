@@ -6,8 +6,9 @@
 import { and, eq } from 'drizzle-orm';
 import { connections } from '../db/schema.js';
 import { EntityNotFound } from '../errors.js';
-import type { Deps, Tx } from '../deps.js';
-import type { EntityRow } from './store.js';
+import type { Deps } from '../deps.js';
+import type { Tx } from '../db/open.js';
+import type { EntityRow } from '../db/entity-store.js';
 import { RECIPROCAL, type RelationView } from './relations.js';
 
 interface Edge {

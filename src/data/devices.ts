@@ -7,7 +7,7 @@
 import { IllegalArgument } from '../errors.js';
 import type { Deps } from '../deps.js';
 import { entityBodies, insertEntityFromBody, updateEntityIn, type CollectionRef } from './entities.js';
-import { findEntityByUuid, isEntityUuidTaken, type EntityRow } from './store.js';
+import { findEntityByUuid, isEntityUuidTaken, type EntityRow } from '../db/entity-store.js';
 
 export const DEVICES: CollectionRef = { name: 'devices', type: 'device' };
 

@@ -3,17 +3,16 @@
  * …/{collection}/{entityId}; docs/api.md#entities). Every write runs in one transaction, so a
  * request that fails on its tenth entity stores none of them.
  */
-import { clientOf, dialectOf, remembered } from '../db/open.js';
-import type { DialectName } from '../db/driver.js';
+import { remembered, type Tx } from '../db/open.js';
 import { connections } from '../db/schema.js';
 import { EntityNotFound, IllegalArgument, DuplicateUniqueProperty } from '../errors.js';
 import { isUuid } from '../ids.js';
-import type { Deps, Tx } from '../deps.js';
-import { deleteEntityRows, findEntityByName, findEntityByUuid, insertEntity, updateEntityRow, type EntityRow } from './store.js';
+import type { Deps } from '../deps.js';
+import { deleteEntityRows, findEntityByName, findEntityByUuid, findRelationNames, insertEntity, updateEntityRow, type EntityRow } from '../db/entity-store.js';
 import { rulesOf, SYSTEM_PROPERTIES, type Properties } from './rules.js';
 import { isOwnedRelation } from './relations.js';
 
-export type { EntityRow } from './store.js';
+export type { EntityRow } from '../db/entity-store.js';
 
 export interface CollectionRef {
   /** Plural, lower-case: `dogs`. */
@@ -177,39 +176,6 @@ export async function deleteEntity(deps: Deps, row: EntityRow): Promise<void> {
   await deps.db.transaction(async (tx) => deleteEntitiesIn(tx, [row]));
 }
 
-// The uuids go in as one JSON array, so one statement serves a page of any size; both directions
-// in one statement. An entity's outgoing relation names are found by a loose index scan (the
-// recursive part seeks the next relation name after the last in the primary key), not by reading
-// every connection: a notification has one connection per receipt, and listing its one relation
-// name by DISTINCT over 100,000 of them took 10 ms. Parameters: the uuids, twice.
-const RELATIONS: { readonly [Dialect in DialectName]: string } = {
-  sqlite: `with recursive outgoing(uuid, relation) as (
-      select seed.value, (select min(c.relation) from connections c where c.source_uuid = seed.value) from json_each(?) as seed
-      union all
-      select o.uuid, (select min(c.relation) from connections c where c.source_uuid = o.uuid and c.relation > o.relation)
-      from outgoing o where o.relation is not null)
-    select 1 as outgoing, uuid, relation, null as "sourceCollection" from outgoing where relation is not null
-    union all
-    select distinct 0, c.target_uuid, c.relation, e.collection from connections c join entities e on e.uuid = c.source_uuid
-    where c.target_uuid in (select value from json_each(?))`,
-  postgres: `with recursive outgoing(uuid, relation) as (
-      select seed.value, (select min(c.relation) from connections c where c.source_uuid = seed.value) from jsonb_array_elements_text(?::jsonb) as seed(value)
-      union all
-      select o.uuid, (select min(c.relation) from connections c where c.source_uuid = o.uuid and c.relation > o.relation)
-      from outgoing o where o.relation is not null)
-    select 1 as outgoing, uuid, relation, null::text as "sourceCollection" from outgoing where relation is not null
-    union all
-    select distinct 0, c.target_uuid, c.relation, e.collection from connections c join entities e on e.uuid = c.source_uuid
-    where c.target_uuid in (select jsonb_array_elements_text(?::jsonb))`,
-};
-
-interface RelationRow {
-  readonly outgoing: number;
-  readonly uuid: string;
-  readonly relation: string;
-  readonly sourceCollection: string | null;
-}
-
 /**
  * Rows a request has just inserted, under uuids made for them, described without a query: no
  * connection can touch them yet, since connections are made only between entities that exist.
@@ -223,8 +189,7 @@ type Relations = Pick<EntityDescription, 'connections' | 'connecting'>;
 
 /** The relations of each of `rows`, by uuid, in one query. */
 async function readRelations(tx: Tx, rows: readonly EntityRow[]): Promise<Map<string, Relations>> {
-  const uuids = JSON.stringify(rows.map((row) => row.uuid));
-  const relations = await clientOf(tx).query<RelationRow>(RELATIONS[dialectOf(tx)], [uuids, uuids]);
+  const relations = await findRelationNames(tx, rows.map((row) => row.uuid));
   const collectionOf = new Map(rows.map((row) => [row.uuid, row.collection]));
   const group = (pairs: { uuid: string; relation: string }[]) => {
     const byUuid = new Map<string, Set<string>>();

@@ -6,11 +6,10 @@
  */
 import { and, eq, getTableColumns, type SQL } from 'drizzle-orm';
 import { connections, entities } from '../db/schema.js';
-import { dialectOf } from '../db/open.js';
+import { dialectOf, type Tx } from '../db/open.js';
 import { IllegalArgument } from '../errors.js';
-import type { Tx } from '../deps.js';
 import { compileQuery, encodeCursor, parseQuery, type EntityRecord, type PropertyPath, type Query } from './query/index.js';
-import type { EntityRow } from './store.js';
+import type { EntityRow } from '../db/entity-store.js';
 import type { RelationView } from './relations.js';
 
 export const DEFAULT_LIMIT = 10;

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { EntityNotFound, IllegalArgument } from '../errors.js';
 import type { Deps } from '../deps.js';
 import { formatPermission, parsePermission, type Permission } from '../access/permissions.js';
-import { updateEntityRow, type EntityRow } from './store.js';
+import { updateEntityRow, type EntityRow } from '../db/entity-store.js';
 
 /** Collections whose entities hold grants. */
 export const GRANTEES: ReadonlySet<string> = new Set(['roles', 'users', 'groups']);

@@ -97,6 +97,7 @@ function nameProblem(value: unknown): string | null {
   if (value.length === 0) return 'must not be empty';
   if (value.length > 255) return 'must be at most 255 characters';
   if (value.trim() !== value) return 'must not start or end with whitespace';
+  // eslint-disable-next-line no-control-regex -- control characters are what this refuses
   if (/[\u0000-\u001f\u007f/]/.test(value)) return "must not contain '/' or control characters";
   if (isUuid(value)) return 'must not be a UUID';
   return null;

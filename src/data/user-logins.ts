@@ -6,7 +6,7 @@
 import { and, eq } from 'drizzle-orm';
 import { appUserLogins } from '../db/schema.js';
 import { DuplicateUniqueProperty } from '../errors.js';
-import type { Tx } from '../deps.js';
+import type { Tx } from '../db/open.js';
 
 export interface UserLogins {
   username: string;

@@ -4,11 +4,12 @@
  * hashed into app_user_credentials (src/identity/app-user-passwords.ts).
  */
 import { EntityNotFound, IllegalArgument, InvalidGrant } from '../errors.js';
-import type { Deps, Tx } from '../deps.js';
-import { hashPassword } from '../identity/passwords.js';
+import type { Deps } from '../deps.js';
+import type { Tx } from '../db/open.js';
+import { hashPassword } from '../passwords.js';
 import { storeAppUserPasswordHash, verifyAppUserPassword } from '../identity/app-user-passwords.js';
 import { password as passwordSchema } from '../management/schemas.js';
-import { findEntityByUuid, type EntityRow } from './store.js';
+import { findEntityByUuid, type EntityRow } from '../db/entity-store.js';
 import { findUserUuidByLogin } from './user-logins.js';
 import { entityBodies, insertEntityFromBody, type CollectionRef } from './entities.js';
 

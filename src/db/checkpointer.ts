@@ -16,7 +16,7 @@
  * The worker loads better-sqlite3 from node_modules; the single executable has none to load it
  * from, so there (createCheckpointer gives undefined) SQLite keeps its automatic checkpoint.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { assetPath, isSingleExecutable } from '../runtime/assets.js';
 import { Worker } from 'node:worker_threads';
 
@@ -87,7 +87,7 @@ export function createCheckpointer(options: CheckpointerOptions): Checkpointer |
   let running: Promise<void> | undefined;
   let closed = false;
   // Callers of settled() waiting for the timer to start its checkpoint (or for close to cancel it).
-  let whenStarted: (() => void)[] = [];
+  const whenStarted: (() => void)[] = [];
   const timerDone = () => {
     for (const resolve of whenStarted.splice(0)) resolve();
   };

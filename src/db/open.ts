@@ -19,6 +19,9 @@ import { openSqlite, type SqliteDriver } from './sqlite.js';
  */
 export type Db = SqliteRemoteDatabase & { $client: Driver };
 
+/** A drizzle handle inside or outside a transaction: storage helpers accept either. */
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
+
 export interface Database_ {
   readonly db: Db;
   readonly driver: Driver;
@@ -191,4 +194,11 @@ export async function openDatabase(options: OpenOptions): Promise<Database_> {
     await driver.close();
     throw error;
   }
+}
+
+/** How many migrations drizzle's migrator has recorded in `__drizzle_migrations` (in PostgreSQL's `schema`, when given). */
+export async function countAppliedMigrations(database: Database_, schema?: string): Promise<number> {
+  const table = schema === undefined ? '"__drizzle_migrations"' : `"${schema}"."__drizzle_migrations"`;
+  const [{ applied }] = await database.driver.query<{ applied: number }>(`select count(*) as applied from ${table}`);
+  return Number(applied);
 }

@@ -5,7 +5,7 @@
  * otherwise builds the SQL of a query on every call, which costs more than SQLite takes to
  * answer a point read.
  */
-import type { Tx } from '../deps.js';
+import type { Tx } from './open.js';
 
 /**
  * What statements belong to: the session (connection) under a drizzle handle. A transaction

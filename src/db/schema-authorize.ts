@@ -5,8 +5,8 @@
  * cookies and page forms. Session ids and federation states are stored only as SHA-256 hashes.
  */
 import { sqliteTable, text, integer, index, primaryKey, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { applications } from './schema.js';
-import type { Principal } from '../access/principal.js';
+import { applications } from './schema-core.js';
+import type { Principal } from '../principal.js';
 
 type UserPrincipal = Extract<Principal, { kind: 'admin' | 'sysadmin' | 'app-user' }>;
 

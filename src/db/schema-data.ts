@@ -1,8 +1,8 @@
 /**
- * Tables of the data API beside `entities` and `connections` (schema.ts).
+ * Tables of the data API beside `entities` and `connections` (schema-core.ts).
  */
 import { sqliteTable, text, integer, primaryKey, index } from 'drizzle-orm/sqlite-core';
-import { applications, entities } from './schema.js';
+import { applications, entities } from './schema-core.js';
 
 /**
  * The collections an application has created (the first entity of a type creates its collection,

@@ -5,8 +5,8 @@
  * stored only as SHA-256 hashes: a copy of the database does not hold a usable token.
  */
 import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core';
-import { applications } from './schema.js';
-import type { Principal } from '../access/principal.js';
+import { applications } from './schema-core.js';
+import type { Principal } from '../principal.js';
 
 type TokenPrincipal = Exclude<Principal, { kind: 'guest' }>;
 

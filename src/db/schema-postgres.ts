@@ -29,7 +29,7 @@ import * as sqlite from './schema.js';
 function columnOf(column: SQLiteColumn): PgColumnBuilderBase {
   const name = column.name;
   const mode = (column as unknown as { config?: { mode?: string } }).config?.mode;
-  let builder: any; // eslint-disable-line -- one of several pg-core builders
+  let builder: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- one of several pg-core builders
   switch (column.columnType) {
     case 'SQLiteText':
       builder = text(name);

@@ -7,7 +7,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core';
-import { entities } from './schema.js';
+import { entities } from './schema-core.js';
 
 /** A notifier's credentials: the APNs `.p8` key or the FCM service-account JSON. */
 export const pushNotifierSecrets = sqliteTable('push_notifier_secrets', {

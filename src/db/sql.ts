@@ -18,13 +18,6 @@ export function jsonText(handle: Handle, column: SQLWrapper, key: string): SQL {
   return dialectOf(handle) === 'postgres' ? sql`(${column} ->> ${key}::text)` : sql`json_extract(${column}, ${jsonPath(key)})`;
 }
 
-/** True when `column` is one of the strings of a JSON array passed as one parameter. */
-export function inJsonArray(handle: Handle, column: SQLWrapper, array: SQLWrapper | string): SQL {
-  return dialectOf(handle) === 'postgres'
-    ? sql`${column} in (select jsonb_array_elements_text(${array}::jsonb))`
-    : sql`${column} in (select value from json_each(${array}))`;
-}
-
 /** The larger of two values (SQLite's two-argument max). */
 export function greater(handle: Handle, a: SQLWrapper, b: SQLWrapper | number): SQL {
   return dialectOf(handle) === 'postgres' ? sql`greatest(${a}, ${b})` : sql`max(${a}, ${b})`;

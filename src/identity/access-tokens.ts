@@ -11,7 +11,7 @@ import { preparedFor } from '../db/prepared.js';
 import { remembered } from '../db/open.js';
 import { adminUsers, entities } from '../db/schema.js';
 import type { Deps } from '../deps.js';
-import type { Principal } from '../access/principal.js';
+import type { Principal } from '../principal.js';
 import { ExpiredToken, Unauthorized } from '../errors.js';
 import { isAccessTokenRevoked } from './revocations.js';
 

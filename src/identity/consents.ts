@@ -4,7 +4,8 @@
  */
 import { and, eq } from 'drizzle-orm';
 import { consents } from '../db/schema.js';
-import type { Deps, Tx } from '../deps.js';
+import type { Deps } from '../deps.js';
+import type { Tx } from '../db/open.js';
 
 async function findConsent(tx: Tx, clientId: string, userUuid: string) {
   return await tx

@@ -5,31 +5,13 @@
  */
 import { and, desc, eq, isNull, or, gt } from 'drizzle-orm';
 import { exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
-import { createPrivateKey, randomBytes, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { createPrivateKey, randomBytes, type JsonWebKey } from 'node:crypto';
 import { signingKeys } from '../db/schema.js';
 import type { Db } from '../db/open.js';
 import type { SigningAlg } from '../config.js';
+import type { KeyStore, KeyUse, SigningKey } from '../deps.js';
 
-export type KeyUse = 'access_token' | 'id_token';
 type Row = typeof signingKeys.$inferSelect;
-
-export interface SigningKey {
-  kid: string;
-  alg: SigningAlg;
-  /** A node:crypto key: signing is synchronous and fast (jws.ts). */
-  privateKey: KeyObject;
-}
-
-export interface KeyStore {
-  /** The active key for a use, created on first call if none exists. */
-  signingKey(use: KeyUse): Promise<SigningKey>;
-  /** A public key by kid, for verification; reloads once when the kid is unknown (another instance rotated). */
-  verificationKey(kid: string): Promise<{ alg: string; key: CryptoKey } | null>;
-  /** Public keys still published (JWKS). */
-  publicJwks(): Promise<JWK[]>;
-  /** Adds new active keys; old ones stay published until `publishUntil` (ms). */
-  rotate(publishUntil: (use: KeyUse) => number): Promise<string[]>;
-}
 
 /**
  * How long an instance keeps signing with the key it has cached before asking the database which

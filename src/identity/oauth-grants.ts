@@ -6,7 +6,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { oauthGrants, refreshTokens } from '../db/schema.js';
-import type { Deps, Tx } from '../deps.js';
+import type { Deps } from '../deps.js';
+import type { Tx } from '../db/open.js';
 import type { TokenPrincipal } from './access-tokens.js';
 
 export type Grant = typeof oauthGrants.$inferSelect;

@@ -7,9 +7,9 @@
 import { eq, lt, sql } from 'drizzle-orm';
 import { oauthGrants, refreshTokens, tokenRevocations } from '../db/schema.js';
 import { preparedFor } from '../db/prepared.js';
-import { remembered } from '../db/open.js';
+import { remembered, type Tx } from '../db/open.js';
 import { greater } from '../db/sql.js';
-import type { Deps, Tx } from '../deps.js';
+import type { Deps } from '../deps.js';
 
 const revocationLookup = preparedFor((db) =>
   db

@@ -7,9 +7,6 @@ import { InvalidScope } from '../errors.js';
 export const SCOPES = ['openid', 'profile', 'email', 'offline_access', 'api'] as const;
 export type Scope = (typeof SCOPES)[number];
 
-/** Scopes that only make sense for an end user (OIDC Core 5.4, 11). */
-export const USER_SCOPES: readonly Scope[] = ['openid', 'profile', 'email', 'offline_access'];
-
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);
 }

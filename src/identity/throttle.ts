@@ -11,14 +11,8 @@
 import { eq, inArray } from 'drizzle-orm';
 import { loginThrottle } from '../db/schema.js';
 import type { Db } from '../db/open.js';
-import type { Deps } from '../deps.js';
+import type { Deps, ThrottleKey, ThrottleStore } from '../deps.js';
 import { TooManyRequests } from '../errors.js';
-
-export interface ThrottleKey {
-  key: string;
-  /** Failures allowed before waiting starts. */
-  free: number;
-}
 
 // A person mistypes a few times; a shared NAT address carries many people's mistakes.
 const ACCOUNT_FREE_FAILURES = 5;
@@ -40,16 +34,6 @@ export function throttleKeys(realm: string, login: string, context: LoginContext
     account: { key: `account:${realm}:${login.toLowerCase()}`, free: ACCOUNT_FREE_FAILURES },
     address: { key: `address:${context.address}`, free: ADDRESS_FREE_FAILURES },
   };
-}
-
-/** Where the counters are kept: one implementation per backing store. */
-export interface ThrottleStore {
-  /** The latest time any of the keys is blocked until (0 when none is). */
-  blockedUntil(keys: readonly string[]): Promise<number>;
-  /** Counts one failure against each key and blocks those past their free failures. */
-  recordFailure(keys: readonly ThrottleKey[], now: number): Promise<void>;
-  reset(key: string): Promise<void>;
-  close(): Promise<void>;
 }
 
 /** The wait after the `failures`-th failure of a key that allows `free` (0: none). */

@@ -13,7 +13,7 @@ import type { Application } from '../management/applications.js';
 import { authenticateAdmin, authenticateAppUser, authenticateClientCredentials } from './authenticate.js';
 import { signAccessToken, type IssuedAccessToken, type TokenPrincipal } from './access-tokens.js';
 import type { AdminUser } from '../management/admin-users.js';
-import type { EntityRow } from '../data/store.js';
+import type { EntityRow } from '../db/entity-store.js';
 import { ADMIN_CLI } from './clients.js';
 import { withTokenAudit, type IssuedFacts } from './audit.js';
 import type { LoginContext } from './throttle.js';

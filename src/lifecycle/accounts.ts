@@ -5,11 +5,12 @@
  */
 import { eq } from 'drizzle-orm';
 import { adminUsers, applications, organizations } from '../db/schema.js';
-import type { Deps, Tx } from '../deps.js';
+import type { Deps } from '../deps.js';
+import type { Tx } from '../db/open.js';
 import { ApplicationNotFound } from '../errors.js';
 import { issuerOf } from '../identity/access-tokens.js';
 import { storeAppUserPasswordHash } from '../identity/app-user-passwords.js';
-import { findEntityByUuid } from '../data/store.js';
+import { findEntityByUuid } from '../db/entity-store.js';
 import { updateEntityIn } from '../data/entities.js';
 import { listOrganizationAdmins } from '../management/admin-users.js';
 import type { LinkPurpose, Subject } from './links.js';

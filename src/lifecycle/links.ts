@@ -10,7 +10,8 @@
 import { and, eq, isNull, lt } from 'drizzle-orm';
 import { changes } from '../db/changes.js';
 import { lifecycleTokens } from '../db/schema.js';
-import type { Deps, Tx } from '../deps.js';
+import type { Deps } from '../deps.js';
+import type { Tx } from '../db/open.js';
 import { InvalidLink, LinkAlreadyUsed, LinkExpired } from '../errors.js';
 import { hashToken } from '../identity/oauth-grants.js';
 import { macOf, randomToken, safeEqual } from '../identity/secrets.js';

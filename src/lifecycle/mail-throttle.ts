@@ -5,9 +5,9 @@
  * free; after that each waits twice as long as the last, answered 429 with Retry-After before
  * anything is looked up or sent.
  */
-import type { Deps } from '../deps.js';
+import type { Deps, ThrottleKey } from '../deps.js';
 import { AppError, TooManyRequests } from '../errors.js';
-import { assertNotThrottled, recordLoginFailure, type LoginContext, type ThrottleKey } from '../identity/throttle.js';
+import { assertNotThrottled, recordLoginFailure, type LoginContext } from '../identity/throttle.js';
 
 // A person may ask again once or twice when a mail is slow to arrive; more is a flood.
 const FREE_MAILS_PER_TARGET = 3;

@@ -10,7 +10,7 @@
  */
 import type { Deps } from '../deps.js';
 import { NotFound } from '../errors.js';
-import { hashPassword } from '../identity/passwords.js';
+import { hashPassword } from '../passwords.js';
 import { endAllSignIns } from '../identity/end-sign-ins.js';
 import type { LoginContext } from '../identity/throttle.js';
 import { findAdminUserIn } from '../management/admin-users.js';

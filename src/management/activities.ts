@@ -5,7 +5,8 @@
 import { desc, eq, or, inArray } from 'drizzle-orm';
 import { managementActivities } from '../db/schema.js';
 import { newUuid } from '../ids.js';
-import type { Deps, Tx } from '../deps.js';
+import type { Deps } from '../deps.js';
+import type { Tx } from '../db/open.js';
 
 export type ManagementActivity = typeof managementActivities.$inferSelect;
 

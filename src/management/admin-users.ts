@@ -2,12 +2,13 @@
  * Admin users (Usergrid's User under /management/users): people who manage organizations.
  * Looked up by username, email, real name or uuid (docs/api.md#identifiers).
  */
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { adminUsers, orgAdmins, organizations } from '../db/schema.js';
 import { newUuid, isUuid } from '../ids.js';
-import { hashPassword, verifyPassword } from '../identity/passwords.js';
+import { hashPassword, verifyPassword } from '../passwords.js';
 import { BadRequest, DuplicateUniqueProperty, UserNotFound } from '../errors.js';
-import type { Deps, Tx } from '../deps.js';
+import type { Deps } from '../deps.js';
+import type { Tx } from '../db/open.js';
 import type { AdminUserUpdate, CreateAdminUser } from './schemas.js';
 import { recordActivity } from './activities.js';
 
@@ -192,11 +193,6 @@ export async function removeAdminFromOrganization(deps: Deps, orgUuid: string, u
       objectName: user.username,
     });
   });
-}
-
-export async function findAdminsByUuids(deps: Deps, uuids: string[]): Promise<AdminUser[]> {
-  if (uuids.length === 0) return [];
-  return await deps.db.select().from(adminUsers).where(inArray(adminUsers.uuid, uuids)).all();
 }
 
 /** --superuser USER:PASSWORD: creates or updates the sysadmin at every start. */

@@ -4,13 +4,13 @@
  */
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { preparedFor } from '../db/prepared.js';
-import { remembered } from '../db/open.js';
+import { remembered, type Tx } from '../db/open.js';
 import { applications } from '../db/schema.js';
 import { newUuid, isUuid } from '../ids.js';
 import { ApplicationNotFound, DuplicateUniqueProperty } from '../errors.js';
-import type { Deps, Tx } from '../deps.js';
+import type { Deps } from '../deps.js';
 import { DEFAULT_ROLES } from '../access/default-roles.js';
-import { insertEntity } from '../data/store.js';
+import { insertEntity } from '../db/entity-store.js';
 import { deleteCredentialIn, insertCredential, regenerateCredentialIn, type Credential } from './credentials.js';
 import { recordActivity } from './activities.js';
 import type { Organization } from './organizations.js';

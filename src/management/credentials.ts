@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { credentials } from '../db/schema.js';
-import type { Deps, Tx } from '../deps.js';
+import type { Deps } from '../deps.js';
+import type { Tx } from '../db/open.js';
 
 export type OwnerType = 'organization' | 'application';
 export type Credential = typeof credentials.$inferSelect;

@@ -4,12 +4,12 @@
  */
 import { eq, sql } from 'drizzle-orm';
 import { preparedFor } from '../db/prepared.js';
-import { remembered } from '../db/open.js';
+import { remembered, type Tx } from '../db/open.js';
 import { organizations } from '../db/schema.js';
 import { newUuid, isUuid } from '../ids.js';
-import { hashPassword } from '../identity/passwords.js';
+import { hashPassword } from '../passwords.js';
 import { DuplicateUniqueProperty, OrganizationNotFound } from '../errors.js';
-import type { Deps, Tx } from '../deps.js';
+import type { Deps } from '../deps.js';
 import type { CreateOrg } from './schemas.js';
 import { addAdminToOrganizationIn, insertAdminUser, type AdminUser } from './admin-users.js';
 import { insertCredential, regenerateCredentialIn, type Credential } from './credentials.js';

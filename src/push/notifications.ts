@@ -12,10 +12,10 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { changes } from '../db/changes.js';
 import { entities, pushDeliveries } from '../db/schema.js';
 import { Forbidden, IllegalArgument, RequiredProperty } from '../errors.js';
-import type { Deps, Tx } from '../deps.js';
+import type { Deps } from '../deps.js';
 import { deleteEntitiesIn, insertEntityFromBody, requireEntity, type CollectionRef, type EntityRow } from '../data/entities.js';
 import { findNotifier, tokenPath, tokenProperty } from './notifiers.js';
-import { dialectOf } from '../db/open.js';
+import { dialectOf, type Tx } from '../db/open.js';
 import { targetDevices, type NotificationTarget } from './targets.js';
 
 export const NOTIFICATIONS: CollectionRef = { name: 'notifications', type: 'notification' };

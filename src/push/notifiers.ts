@@ -7,7 +7,8 @@
 import { eq } from 'drizzle-orm';
 import { pushNotifierSecrets } from '../db/schema.js';
 import { IllegalArgument, RequiredProperty } from '../errors.js';
-import type { Deps, Tx } from '../deps.js';
+import type { Deps } from '../deps.js';
+import type { Tx } from '../db/open.js';
 import { entityBodies, insertEntityFromBody, requireEntity, updateEntityIn, type CollectionRef, type EntityRow } from '../data/entities.js';
 import { findEntityIn } from '../data/entities.js';
 import { LISTED_PROVIDERS, PROVIDERS } from './providers/index.js';

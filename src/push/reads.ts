@@ -5,10 +5,10 @@
 import { and, asc, eq, getTableColumns, gt, inArray } from 'drizzle-orm';
 import { entities, pushDeliveries } from '../db/schema.js';
 import { EntityNotFound, IllegalArgument } from '../errors.js';
-import type { Tx } from '../deps.js';
+import type { Tx } from '../db/open.js';
 import { findEntityIn, type EntityRow } from '../data/entities.js';
 import { findEntities, parseLimit, type EntityPage, type FindOptions } from '../data/find.js';
-import { findEntityByUuid } from '../data/store.js';
+import { findEntityByUuid } from '../db/entity-store.js';
 import { isUuid } from '../ids.js';
 import { NOTIFICATIONS } from './notifications.js';
 import { RECEIPTS, RECEIPTS_RELATION } from './queue.js';

@@ -7,8 +7,7 @@
 import { and, eq, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
 import { connections, entities } from '../db/schema.js';
-import { dialectOf } from '../db/open.js';
-import type { Tx } from '../deps.js';
+import { dialectOf, type Tx } from '../db/open.js';
 import { requireEntity } from '../data/entities.js';
 import { requireUser } from '../data/users.js';
 import { compileQuery, parseQuery } from '../data/query/index.js';

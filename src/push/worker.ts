@@ -11,7 +11,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Deps } from '../deps.js';
-import { findEntityByUuid } from '../data/store.js';
+import { findEntityByUuid } from '../db/entity-store.js';
 import { notifierConfig } from './notifiers.js';
 import { PROVIDERS } from './providers/index.js';
 import type { ProviderName, PushClient, PushOutcome } from './providers/types.js';
@@ -98,7 +98,7 @@ export function startDeliveryWorker(deps: Deps, overrides: Partial<WorkerOptions
   // on every round of a send through another provider (each asking is a transaction).
   const idleUntil = new Map<ProviderName, number>();
   const sending = new Set<Promise<void>>();
-  let answers: Attempt[] = [];
+  const answers: Attempt[] = [];
   let oldestAnswer = 0;
   let stopping = false;
   let wake: (() => void) | undefined;

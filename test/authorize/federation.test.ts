@@ -5,8 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
-import { resolveConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../server/serve.js';
+import type { RunningServer } from '../../server/serve.js';
 import { startTestServer } from '../database.js';
 import { findAppUserByLogin } from '../../src/identity/authenticate.js';
 import { api, authorizeAsUser, Browser, createAppUser, createClient, createFixture, exchangeCode, redirectOf, REDIRECT, startIdp, USER, type Fixture, type RegisteredClient } from './support.js';

@@ -93,7 +93,7 @@ describe('openid-client as relying party', () => {
     const nonce = oidc.randomNonce();
     const state = oidc.randomState();
     const url = oidc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid profile', nonce, state });
-    const response = await authorizeAsUser(new Browser(fixture.url), url);
+    const response = await authorizeAsUser(new Browser(fixture.url), url.toString());
     const claims = await oidc.implicitAuthentication(config, new URL(response.headers.get('location')!), nonce, { expectedState: state });
     expect(claims.preferred_username).toBe('bob');
     expect(claims.nonce).toBe(nonce);

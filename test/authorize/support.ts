@@ -3,10 +3,9 @@
  * browser need a socket), an organization with an application, users and OAuth clients, and a
  * small cookie-keeping "browser" that fills in the pages' forms with fetch.
  */
-import { resolveConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../server/serve.js';
+import type { RunningServer } from '../../server/serve.js';
 import { startTestServer } from '../database.js';
-import { insertEntity } from '../../src/data/store.js';
+import { insertEntity } from '../../src/db/entity-store.js';
 import { setAppUserPassword } from '../../src/identity/app-user-passwords.js';
 import { basic } from '../oauth/fixtures.js';
 

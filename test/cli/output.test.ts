@@ -7,6 +7,7 @@ import { buildFullProgram } from '../../commands/index.js';
 import { printResult, renderView, styleFor, tableOf } from '../../commands/client/output.js';
 import { parseEntityBody, parseProperties } from '../../commands/client/data.js';
 import { completionScript } from '../../commands/completion.js';
+import { runIdp } from '../spawn.js';
 
 /** A stand-in for process.stdout that records what is written. */
 function fakeStream(isTTY: boolean) {
@@ -71,5 +72,12 @@ describe('shell completion', () => {
     expect(offered.trim()).toBe('delete');
     expect(completionScript(program, 'zsh')).toMatch(/^#compdef idp\n/);
     expect(completionScript(program, 'fish')).toContain("complete -c idp -n '__fish_use_subcommand' -a fixtures -d 'fixtures files against a running server'");
+  });
+
+  it('`idp completion bash` prints the script of the whole program, every noun loaded first', async () => {
+    const { code, stdout, stderr } = await runIdp(['completion', 'bash']);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout.trimEnd()).toBe(completionScript(await buildFullProgram(), 'bash').trimEnd());
   });
 });

@@ -87,7 +87,7 @@ function clientOf(base: string) {
     if (json !== undefined) headers['content-type'] = 'application/json';
     if (token) headers.authorization = `Bearer ${token}`;
     const response = await fetch(`${base}${route}`, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
-    const body = (await response.json()) as any; // eslint-disable-line -- the server's JSON, read loosely
+    const body = (await response.json()) as any;
     if (response.status !== 200) throw new Error(`${method} ${route} → ${response.status} ${JSON.stringify(body)}`);
     return body;
   };
@@ -215,7 +215,7 @@ describe('idp db export', () => {
     expect(Object.keys(fido)).toEqual(['uuid', 'app_uuid', 'collection', 'type', 'name', 'name_key', 'properties', 'created', 'modified']);
     expect(fido.created).toEqual(expect.any(Number));
     // JSON columns as JSON, object keys sorted at every depth.
-    const properties = fido.properties as Record<string, any>; // eslint-disable-line -- checked just below
+    const properties = fido.properties as Record<string, any>;
     expect(properties).toMatchObject({ zeta: 1, age: 2 ** 40, alpha: { a: -0.5, z: [3, { b: null, y: 'ü' }] } });
     expect(Object.keys(properties)).toEqual(Object.keys(properties).sort());
     expect(Object.keys(properties.alpha.z[1])).toEqual(['b', 'y']);

@@ -7,10 +7,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase, remembered, type Database_ } from '../../src/db/open.js';
+import { openDatabase, remembered, type Database_, type Tx } from '../../src/db/open.js';
 import { applications, organizations } from '../../src/db/schema.js';
 import { writtenTable } from '../../src/db/read-cache.js';
-import { deleteEntityRows, findEntityByName, findEntityByUuid, insertEntity, updateEntityRow } from '../../src/data/store.js';
+import { deleteEntityRows, findEntityByName, findEntityByUuid, insertEntity, updateEntityRow } from '../../src/db/entity-store.js';
 
 let dir: string;
 let database: Database_;
@@ -31,7 +31,7 @@ afterEach(async () => {
 });
 
 /** The organization's name as read through the cache, and how many reads reached the database. */
-function organizationReader(db: Database_['db']) {
+function organizationReader(db: Tx) {
   let reads = 0;
   const read = () =>
     remembered(db, 'test:org', [organizations], async () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { adminToken, expectOAuthError, expectRefusal, expectRefusedUnchanged, ORG, snapshot, type TestApp } from '../helpers.js';
+import { adminToken, expectOAuthError, expectRefusedUnchanged, ORG, snapshot, type TestApp } from '../helpers.js';
 import { adminUsers } from '../../src/db/schema.js';
 import { createLifecycleApp, mailsOf, pathOf } from './support.js';
 

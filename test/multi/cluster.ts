@@ -8,15 +8,13 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Agent, fetch as fetchVia } from 'undici';
 import { startIdp, type RunningIdp } from '../spawn.js';
-import { POSTGRES_URL, postgresProblem, redactedUrl } from '../database.js';
+import { POSTGRES_URL, postgresProblem } from '../database.js';
 import { readResponse, type TestResponse } from '../helpers.js';
 
 export const DATABASE_URL = POSTGRES_URL;
 export const REDIS_URL = 'redis://127.0.0.1:6379';
 /** What every instance publishes; requests go to each instance's own port. */
 export const ISSUER = 'http://idp.multi.test';
-
-const redacted = redactedUrl;
 
 export { postgresProblem };
 

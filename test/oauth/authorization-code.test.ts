@@ -5,9 +5,9 @@
  * function the authorize endpoint itself calls.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { expectOAuthError, expectRefusedUnchanged, snapshot, type TestApp, type TestResponse } from '../helpers.js';
+import { expectOAuthError, expectRefusedUnchanged, snapshot, type Clock, type TestApp, type TestResponse } from '../helpers.js';
 import { createAuthorizationCode, type NewAuthorizationCode } from '../../src/identity/authorization-codes.js';
-import { basic, claimsOf, createAppUser, createTenantApp, pkcePair, registerClient, token, type Clock, type Tenant } from './fixtures.js';
+import { basic, claimsOf, createAppUser, createTenantApp, pkcePair, registerClient, token, type Tenant } from './fixtures.js';
 
 const CALLBACK = 'https://app.example/cb';
 const CLIENTS = '/management/orgs/acme/apps/sandbox/clients';

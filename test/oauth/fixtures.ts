@@ -4,7 +4,7 @@
  * creates them over HTTP is another feature's).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { insertEntity } from '../../src/data/store.js';
+import { insertEntity } from '../../src/db/entity-store.js';
 import { setAppUserPassword } from '../../src/identity/app-user-passwords.js';
 import { createTestApp, ORG, signUp, type Clock, type TestApp, type TestResponse } from '../helpers.js';
 

@@ -6,7 +6,7 @@ import { createLocalJWKSet, jwtVerify } from 'jose';
 import { expectRefusedUnchanged, type Clock, type TestApp } from '../helpers.js';
 import { ensureSuperuser } from '../../src/management/admin-users.js';
 import { openDatabase } from '../../src/db/open.js';
-import { createDeps } from '../../src/deps.js';
+import { createDeps } from '../../src/create-deps.js';
 import { createLogger } from '../../src/logger.js';
 import { resolveConfig } from '../../src/config.js';
 import { signingKeys } from '../../src/db/schema.js';

@@ -6,10 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as oidc from 'openid-client';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { resolveConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../server/serve.js';
+import type { RunningServer } from '../../server/serve.js';
 import { startTestServer } from '../database.js';
-import { insertEntity } from '../../src/data/store.js';
+import { insertEntity } from '../../src/db/entity-store.js';
 import { setAppUserPassword } from '../../src/identity/app-user-passwords.js';
 
 let server: RunningServer;

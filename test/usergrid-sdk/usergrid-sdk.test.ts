@@ -8,8 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import usergrid from 'usergrid';
-import { resolveConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../server/serve.js';
+import type { RunningServer } from '../../server/serve.js';
 import { startTestServer } from '../database.js';
 import { expectRefusal, expectRefusedUnchanged, type TestResponse } from '../helpers.js';
 

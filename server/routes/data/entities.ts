@@ -14,7 +14,7 @@ import { createEntities, deleteEntitiesIn, deleteEntity, describeCreated, descri
 import { findEntities } from '../../../src/data/find.js';
 import { createUsers } from '../../../src/data/users.js';
 import { sendActivationLink } from '../../../src/lifecycle/activation.js';
-import type { Principal } from '../../../src/access/principal.js';
+import type { Principal } from '../../../src/principal.js';
 import { putDevice } from '../../../src/data/devices.js';
 import { createEvents } from '../../../src/activity/events.js';
 import { isUuid } from '../../../src/ids.js';

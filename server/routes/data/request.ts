@@ -14,7 +14,7 @@ import { appSegments } from '../../access.js';
 import { describeEntities, requireEntity, type EntityDescription, type EntityRow } from '../../../src/data/entities.js';
 import { findCollectionIn, requireCollection } from '../../../src/data/collections.js';
 import { requireUser } from '../../../src/data/users.js';
-import { findEntityByUuid } from '../../../src/data/store.js';
+import { findEntityByUuid } from '../../../src/db/entity-store.js';
 import type { FindOptions, EntityPage } from '../../../src/data/find.js';
 import type { RelationView } from '../../../src/data/relations.js';
 import { entityView, entityViewText } from './views.js';

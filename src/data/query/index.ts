@@ -12,9 +12,9 @@
  *   const next = rows.length > limit ? encodeCursor(query, page[page.length - 1]) : undefined;
  *   const entities = page.map((entity) => projectEntity(entity, select));
  */
-export type { Condition, Direction, Literal, OrderKey, PropertyPath, Query } from './ast.js';
-export { parseQuery, QUERY_LIMITS } from './parse.js';
-export { compileQuery, type CompileOptions, type CompiledQuery } from './compile.js';
+export type { PropertyPath, Query } from './ast.js';
+export { parseQuery } from './parse.js';
+export { compileQuery } from './compile.js';
 export { encodeCursor } from './cursor.js';
-export { compareEntities, matchesQuery, projectEntity } from './evaluate.js';
+export { projectEntity } from './evaluate.js';
 export type { EntityRecord } from './properties.js';

@@ -14,7 +14,7 @@ import { findAuthorizationCode, type AuthorizationCodeRow } from '../authorizati
 import type { Client } from '../clients.js';
 import { issueTokens } from '../issue.js';
 import { findGrant, insertGrant, newGrantId } from '../oauth-grants.js';
-import { secretsEqual } from '../passwords.js';
+import { secretsEqual } from '../../passwords.js';
 import { revokeGrant } from '../revocations.js';
 import { isScope } from '../scopes.js';
 import { requireParam, type GrantHandler } from './types.js';

@@ -151,7 +151,7 @@ export function createGoogleClient(notifier: NotifierConfig, options: ProviderOp
         const name = (JSON.parse(text) as { name?: unknown }).name;
         return { kind: 'sent', providerId: typeof name === 'string' ? name : undefined };
       }
-      let body: FcmError = {};
+      let body: FcmError;
       try {
         body = JSON.parse(text) as FcmError;
       } catch {

@@ -1,0 +1,17 @@
+import type { Config } from './config.js';
+import type { Db } from './db/open.js';
+import type { Deps } from './deps.js';
+import type { Logger } from './logger.js';
+import { createKeyStore } from './identity/keys.js';
+import { createMailer } from './mail/mailer.js';
+import { loadMacKey } from './identity/secrets.js';
+import { databaseThrottle, redisThrottle } from './identity/throttle.js';
+
+/** The one place Deps are assembled, for `idp serve` and the tests alike. */
+export async function createDeps(db: Db, config: Config, logger: Logger, now: () => number = Date.now): Promise<Deps> {
+  const keys = createKeyStore(db, { access_token: config.accessTokenAlg, id_token: config.idTokenAlg }, now);
+  const throttle = config.redisUrl ? await redisThrottle(config.redisUrl) : databaseThrottle(db);
+  const deps = { db, config, logger, keys, mailer: createMailer(config, logger), throttle, now };
+  await loadMacKey(deps);
+  return deps;
+}
