@@ -3,7 +3,7 @@
  * The initializer is a separate script so the page runs under a strict Content-Security-Policy.
  */
 import { readAsset } from '../../src/runtime/assets.js';
-import { defineRoutes } from '../route-table.js';
+import { defineRoutes, honoPath } from '../route-table.js';
 
 const ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
@@ -36,7 +36,7 @@ export const docsRoutes = defineRoutes('server/routes/docs.ts', (app) => {
     return c.html(PAGE);
   });
   app.get('/init.js', (c) => c.body(INIT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
-  app.get('/:asset', (c) => {
+  app.get(honoPath('/{asset}'), (c) => {
     const asset = c.req.param('asset');
     const type = ASSETS[asset];
     if (!type) return c.notFound();

@@ -28,7 +28,7 @@ const appUuid = (c: Context<Env>) => c.get('appScope').app.uuid;
 
 /**
  * GET `/{orgId}/{appId}/{id}/[*]/{rest}` (Usergrid's /{notificationId}/[*]/queue), the `*` literal.
- * hono's pattern is the data API's own `/:collection/:entityId/{rest}`, taken only when
+ * hono's pattern is the data API's own `/{collection}/{entityId}/{rest}`, taken only when
  * `entityId` is `*`: any other request goes on to the data routes. A pattern of its own, with
  * `:star{\*}`, was a regular expression tried on every data request of four segments or more,
  * and parameters named apart from the data API's a second branch of hono's trie searched on each:

@@ -40,6 +40,11 @@ describe('what code comments cite', () => {
     expect(broken).toEqual([]);
   });
 
+  it('names no internal issue or work session: comments say what they mean', () => {
+    const numbered = code.filter((file) => /\b[Ii]ssue #?\d+|\b[Ss]ession \d+\b/.test(readFileSync(file, 'utf8')));
+    expect(numbered).toEqual([]);
+  });
+
   it('never cites a document outside the repository', () => {
     const outside = code.filter((file) => file !== join('test', 'docs', 'links.test.ts') && /CONTRACT\.md|ARCHITECTURE\.md|PITFALLS\.md|\bthe seed\b/.test(readFileSync(file, 'utf8')));
     expect(outside).toEqual([]);
