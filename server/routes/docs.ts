@@ -37,7 +37,7 @@ export const docsRoutes = defineRoutes('server/routes/docs.ts', (app) => {
   });
   app.get('/init.js', (c) => c.body(INIT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
   app.get(honoPath('/{asset}'), (c) => {
-    const asset = c.req.param('asset');
+    const asset = c.req.param('asset') ?? '';
     const type = ASSETS[asset];
     if (!type) return c.notFound();
     let body = cache.get(asset);
