@@ -27,7 +27,7 @@ import { renderError, type ErrorPageReason } from '../pages/error.js';
 import { renderFormPost } from '../pages/form-post.js';
 import { renderSignIn, type SignInPage } from '../pages/sign-in.js';
 import { sendPage } from '../pages/respond.js';
-import { randomToken } from '../../src/identity/secrets.js';
+import { randomToken } from '../../src/identity/keys/secrets.js';
 import { issuerOf } from '../../src/identity/access-tokens.js';
 
 type C = Context<Env>;

@@ -4,7 +4,7 @@
  * is re-read on every request (a disabled admin or a deleted app user loses access at once).
  */
 import { decodeProtectedHeader, jwtVerify, errors as joseErrors } from 'jose';
-import { signCompactJws } from './jws.js';
+import { signCompactJws } from './keys/jws.js';
 import { randomUUID } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { preparedFor } from '../db/prepared.js';

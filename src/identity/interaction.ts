@@ -4,7 +4,7 @@
  * session time it produced (so `prompt=login` and `max_age` count that sign-in as fresh).
  */
 import type { Deps } from '../deps.js';
-import { sign, unsign } from './secrets.js';
+import { sign, unsign } from './keys/secrets.js';
 
 export interface SealedInteraction {
   /** The authorize request's parameters (a query string). */

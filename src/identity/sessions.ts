@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { eq, lt } from 'drizzle-orm';
 import { browserSessions } from '../db/schema.js';
 import type { Deps } from '../deps.js';
-import { randomToken } from './secrets.js';
+import { randomToken } from './keys/secrets.js';
 import type { UserPrincipal } from './user-claims.js';
 
 export type SessionRow = typeof browserSessions.$inferSelect;

@@ -14,7 +14,7 @@ import type { Deps } from '../deps.js';
 import type { Tx } from '../db/open.js';
 import { InvalidLink, LinkAlreadyUsed, LinkExpired } from '../errors.js';
 import { hashToken } from '../identity/oauth-grants.js';
-import { macOf, randomToken, safeEqual } from '../identity/secrets.js';
+import { macOf, randomToken, safeEqual } from '../identity/keys/secrets.js';
 
 export type LinkPurpose = 'activate' | 'resetpw';
 

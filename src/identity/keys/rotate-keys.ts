@@ -3,7 +3,7 @@
  * and ID tokens; each old public key stays published until every token it may have signed has
  * expired (its token lifetime, plus the time other instances may keep signing with it).
  */
-import type { Deps, KeyUse } from '../deps.js';
+import type { Deps, KeyUse } from '../../deps.js';
 import { KEY_RECHECK_MS } from './keys.js';
 
 export interface RotatedKeys {

@@ -6,10 +6,10 @@
 import { and, desc, eq, isNull, or, gt } from 'drizzle-orm';
 import { exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
 import { createPrivateKey, randomBytes, type JsonWebKey } from 'node:crypto';
-import { signingKeys } from '../db/schema.js';
-import type { Db } from '../db/open.js';
-import type { SigningAlg } from '../config.js';
-import type { KeyStore, KeyUse, SigningKey } from '../deps.js';
+import { signingKeys } from '../../db/schema.js';
+import type { Db } from '../../db/open.js';
+import type { SigningAlg } from '../../config.js';
+import type { KeyStore, KeyUse, SigningKey } from '../../deps.js';
 
 type Row = typeof signingKeys.$inferSelect;
 

@@ -6,8 +6,8 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { serverSecrets } from '../db/schema.js';
-import type { Deps } from '../deps.js';
+import { serverSecrets } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
 
 const KEY_NAME = 'browser_mac_key';
 const keys = new WeakMap<Deps['db'], Buffer>();

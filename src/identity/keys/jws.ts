@@ -7,7 +7,7 @@
  * Verification stays with jose, which also checks every token this module makes in the tests.
  */
 import { constants, sign, type KeyObject, type SignKeyObjectInput } from 'node:crypto';
-import type { SigningAlg } from '../config.js';
+import type { SigningAlg } from '../../config.js';
 
 function b64(value: unknown): string {
   return Buffer.from(JSON.stringify(value)).toString('base64url');
