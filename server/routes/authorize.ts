@@ -28,7 +28,7 @@ import { renderFormPost } from '../pages/form-post.js';
 import { renderSignIn, type SignInPage } from '../pages/sign-in.js';
 import { sendPage } from '../pages/respond.js';
 import { randomToken } from '../../src/identity/keys/secrets.js';
-import { issuerOf } from '../../src/identity/access-tokens.js';
+import { issuerOf } from '../../src/identity/tokens/access-tokens.js';
 
 type C = Context<Env>;
 

@@ -17,7 +17,7 @@ import {
   updateIdentityProvider,
   type IdentityProviderRow,
 } from '../../src/identity/identity-providers.js';
-import { issuerOf } from '../../src/identity/access-tokens.js';
+import { issuerOf } from '../../src/identity/tokens/access-tokens.js';
 import { FEDERATION_CALLBACK_PATH } from '../../src/identity/federation.js';
 
 function providerView(c: Context<Env>, row: IdentityProviderRow) {

@@ -13,7 +13,7 @@ import { secretsEqual, verifyPassword } from '../passwords.js';
 import { verifyAppUserPassword } from './app-user-passwords.js';
 import { findAdminUserIn, type AdminUser } from '../management/admin-users.js';
 import type { EntityRow } from '../db/entity-store.js';
-import type { TokenPrincipal } from './access-tokens.js';
+import type { TokenPrincipal } from './tokens/access-tokens.js';
 import { findClient, isPublicClient, type AuthMethod, type Client } from './clients.js';
 import { assertNotThrottled, recordLoginFailure, resetLoginFailures, throttleKeys, UNKNOWN_ADDRESS, type LoginContext } from './throttle.js';
 

@@ -5,9 +5,9 @@
  */
 import type { Deps } from '../deps.js';
 import type { AppError } from '../errors.js';
-import { issuerOf, signAccessToken } from './access-tokens.js';
+import { issuerOf, signAccessToken } from './tokens/access-tokens.js';
 import { createAuthorizationCode } from './authorization-codes.js';
-import { signIdToken } from './id-tokens.js';
+import { signIdToken } from './tokens/id-tokens.js';
 import type { AuthorizeRequest, RedirectTarget } from './authorize-request.js';
 import type { SessionRow } from './sessions.js';
 

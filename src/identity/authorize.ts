@@ -15,7 +15,7 @@ import { errorResponse, issueAuthorizationResponse, type AuthorizationResponse }
 import type { Client } from './clients.js';
 import { scopesNotConsented } from './consents.js';
 import type { NewSession, SessionRow } from './sessions.js';
-import type { UserPrincipal } from './user-claims.js';
+import type { UserPrincipal } from './tokens/user-claims.js';
 import type { LoginContext } from './throttle.js';
 
 /** The realm of admin users, who sign in through admin clients such as admin-cli. */

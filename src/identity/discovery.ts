@@ -3,7 +3,7 @@
  * is what this server actually does.
  */
 import type { Deps } from '../deps.js';
-import { issuerOf } from './access-tokens.js';
+import { issuerOf } from './tokens/access-tokens.js';
 import { grants } from './grants/index.js';
 import { SCOPES } from './scopes.js';
 import { PROMPTS, RESPONSE_MODES, RESPONSE_TYPES } from './authorize-request.js';

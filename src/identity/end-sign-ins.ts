@@ -1,7 +1,7 @@
 /**
  * Ends everything a user is signed in with: every browser session (single sign-on) and every
  * grant, so its refresh tokens stop working and its access tokens are refused as revoked
- * (revocations.ts). Used when a password is reset by mail: whoever knew the old one is out.
+ * (tokens/revocations.ts). Used when a password is reset by mail: whoever knew the old one is out.
  * Sessions and grants store the principal as JSON; both kinds of user carry `userUuid`.
  */
 import { and, eq, isNull } from 'drizzle-orm';
@@ -9,7 +9,7 @@ import { jsonText } from '../db/sql.js';
 import { changes } from '../db/changes.js';
 import { browserSessions, oauthGrants } from '../db/schema.js';
 import type { Deps } from '../deps.js';
-import { revokeGrant } from './revocations.js';
+import { revokeGrant } from './tokens/revocations.js';
 
 export async function endAllSignIns(deps: Deps, userUuid: string): Promise<{ sessions: number; grants: number }> {
   // One transaction, as when this ran without pausing: nothing signs in halfway through.

@@ -11,7 +11,7 @@ import type { Deps } from '../deps.js';
 import { IllegalArgument, InvalidClientMetadata, InvalidRedirectUri, NotFound } from '../errors.js';
 import type { Application } from '../management/applications.js';
 import { TOKEN_EXCHANGE } from './clients.js';
-import { revokeGrant } from './revocations.js';
+import { revokeGrant } from './tokens/revocations.js';
 import { isScope, SCOPES } from './scopes.js';
 
 export type OAuthClientRow = typeof oauthClients.$inferSelect;

@@ -8,7 +8,7 @@ import { eq } from 'drizzle-orm';
 import { oauthGrants, refreshTokens } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import type { Tx } from '../db/open.js';
-import type { TokenPrincipal } from './access-tokens.js';
+import type { TokenPrincipal } from './tokens/access-tokens.js';
 
 export type Grant = typeof oauthGrants.$inferSelect;
 export type RefreshTokenRow = typeof refreshTokens.$inferSelect;

@@ -9,13 +9,13 @@ import { changes } from '../../db/changes.js';
 import { authorizationCodes } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { InvalidGrant } from '../../errors.js';
-import { currentPrincipal } from '../access-tokens.js';
+import { currentPrincipal } from '../tokens/access-tokens.js';
 import { findAuthorizationCode, type AuthorizationCodeRow } from '../authorization-codes.js';
 import type { Client } from '../clients.js';
-import { issueTokens } from '../issue.js';
+import { issueTokens } from '../tokens/issue.js';
 import { findGrant, insertGrant, newGrantId } from '../oauth-grants.js';
 import { secretsEqual } from '../../passwords.js';
-import { revokeGrant } from '../revocations.js';
+import { revokeGrant } from '../tokens/revocations.js';
 import { isScope } from '../scopes.js';
 import { requireParam, type GrantHandler } from './types.js';
 

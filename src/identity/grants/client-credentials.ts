@@ -6,7 +6,7 @@
 import { UnauthorizedClient } from '../../errors.js';
 import { servicePrincipalOf } from '../authenticate.js';
 import { scopesFor } from '../clients.js';
-import { issueTokens } from '../issue.js';
+import { issueTokens } from '../tokens/issue.js';
 import { parseScope, resolveScope } from '../scopes.js';
 import type { GrantHandler } from './types.js';
 

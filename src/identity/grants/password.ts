@@ -12,10 +12,10 @@ import { findOrganizationIn } from '../../management/organizations.js';
 import { parseAcrValues } from '../acr-values.js';
 import { authenticateAdmin, authenticateAppUser } from '../authenticate.js';
 import { scopesFor, type Client } from '../clients.js';
-import { issueTokens } from '../issue.js';
+import { issueTokens } from '../tokens/issue.js';
 import { insertGrant } from '../oauth-grants.js';
 import { parseScope, resolveScope } from '../scopes.js';
-import type { TokenPrincipal } from '../access-tokens.js';
+import type { TokenPrincipal } from '../tokens/access-tokens.js';
 import type { LoginContext } from '../throttle.js';
 import { requireParam, type GrantHandler } from './types.js';
 

@@ -7,10 +7,10 @@ import { and, eq } from 'drizzle-orm';
 import { changes } from '../../db/changes.js';
 import { refreshTokens } from '../../db/schema.js';
 import { InvalidGrant } from '../../errors.js';
-import { currentPrincipal } from '../access-tokens.js';
-import { issueTokens } from '../issue.js';
+import { currentPrincipal } from '../tokens/access-tokens.js';
+import { issueTokens } from '../tokens/issue.js';
 import { findGrant, findRefreshToken } from '../oauth-grants.js';
-import { revokeGrant } from '../revocations.js';
+import { revokeGrant } from '../tokens/revocations.js';
 import { parseScope, resolveScope, type Scope } from '../scopes.js';
 import { requireParam, type GrantHandler } from './types.js';
 

@@ -6,7 +6,7 @@
 import type { Deps } from '../../deps.js';
 import { InvalidRequest } from '../../errors.js';
 import type { Client } from '../clients.js';
-import type { Issued } from '../issue.js';
+import type { Issued } from '../tokens/issue.js';
 import type { LoginContext } from '../throttle.js';
 
 export interface GrantRequest {

@@ -3,13 +3,13 @@
  * grant holds `offline_access` and the client may refresh, an ID token when `openid` was granted
  * to a user.
  */
-import type { Deps } from '../deps.js';
+import type { Deps } from '../../deps.js';
 import { signAccessToken, type TokenPrincipal } from './access-tokens.js';
 import { signIdToken } from './id-tokens.js';
-import { insertRefreshToken, type Grant } from './oauth-grants.js';
+import { insertRefreshToken, type Grant } from '../oauth-grants.js';
 import { isUserPrincipal } from './user-claims.js';
-import type { Client } from './clients.js';
-import type { Scope } from './scopes.js';
+import type { Client } from '../clients.js';
+import type { Scope } from '../scopes.js';
 import type { IssuedFacts } from './audit.js';
 
 export interface TokenResponse {

@@ -3,14 +3,14 @@
  * hand off to `grants.get(grant_type)`, and write one audit line for the outcome. Also the
  * client authentication shared by introspection and revocation.
  */
-import type { Deps } from '../deps.js';
-import { InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from '../errors.js';
-import { authenticateClient, clientAuthenticationFailed, type ClientAuthentication } from './authenticate.js';
+import type { Deps } from '../../deps.js';
+import { InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from '../../errors.js';
+import { authenticateClient, clientAuthenticationFailed, type ClientAuthentication } from '../authenticate.js';
 import { withTokenAudit, type AuditContext } from './audit.js';
-import type { Client } from './clients.js';
-import { grants } from './grants/index.js';
+import type { Client } from '../clients.js';
+import { grants } from '../grants/index.js';
 import type { TokenResponse } from './issue.js';
-import type { LoginContext } from './throttle.js';
+import type { LoginContext } from '../throttle.js';
 
 /** A form-encoded request to one of the client-authenticated endpoints. */
 export interface ClientRequest {

@@ -3,9 +3,9 @@
  * JSON line at info level, `event: "token_issued" | "token_refused"`. Lines carry who and what,
  * never a secret, a password or a token.
  */
-import type { Deps } from '../deps.js';
-import { isAppError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import type { Deps } from '../../deps.js';
+import { isAppError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
 
 export interface AuditContext {
   /** The endpoint that was asked, e.g. `/connect/token`. */

@@ -3,8 +3,8 @@
  * claims when those scopes were granted. Served by /connect/userinfo and put in ID tokens.
  */
 import { and, eq } from 'drizzle-orm';
-import { adminUsers, entities } from '../db/schema.js';
-import type { Deps } from '../deps.js';
+import { adminUsers, entities } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
 import type { TokenPrincipal } from './access-tokens.js';
 
 export type UserPrincipal = Extract<TokenPrincipal, { kind: 'admin' | 'sysadmin' | 'app-user' }>;

@@ -6,13 +6,13 @@
  * token ends its grant; revoking an access token ends that token.
  */
 import { eq } from 'drizzle-orm';
-import { applications } from '../db/schema.js';
-import type { Deps } from '../deps.js';
-import { InvalidRequest, UnauthorizedClient, isAppError } from '../errors.js';
-import { clientAuthenticationFailed } from './authenticate.js';
+import { applications } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import { InvalidRequest, UnauthorizedClient, isAppError } from '../../errors.js';
+import { clientAuthenticationFailed } from '../authenticate.js';
 import { principalOfClaims, verifyAccessTokenClaims, type AccessTokenClaims } from './access-tokens.js';
-import { isPublicClient, type Client } from './clients.js';
-import { findGrant, findRefreshToken, type Grant, type RefreshTokenRow } from './oauth-grants.js';
+import { isPublicClient, type Client } from '../clients.js';
+import { findGrant, findRefreshToken, type Grant, type RefreshTokenRow } from '../oauth-grants.js';
 import { revokeAccessToken, revokeGrant } from './revocations.js';
 import { isUserPrincipal } from './user-claims.js';
 

@@ -5,9 +5,9 @@
  * it issues alongside, which front-channel ID tokens must bind (`at_hash`, `c_hash`, 3.3.2.11).
  */
 import { createHash } from 'node:crypto';
-import { signCompactJws } from './keys/jws.js';
-import type { SigningAlg } from '../config.js';
-import type { Deps } from '../deps.js';
+import { signCompactJws } from '../keys/jws.js';
+import type { SigningAlg } from '../../config.js';
+import type { Deps } from '../../deps.js';
 import { issuerOf } from './access-tokens.js';
 import { userClaims, type UserPrincipal } from './user-claims.js';
 

@@ -5,11 +5,11 @@
  * dropped once every token they could match has expired.
  */
 import { eq, lt, sql } from 'drizzle-orm';
-import { oauthGrants, refreshTokens, tokenRevocations } from '../db/schema.js';
-import { preparedFor } from '../db/prepared.js';
-import { remembered, type Tx } from '../db/open.js';
-import { greater } from '../db/sql.js';
-import type { Deps } from '../deps.js';
+import { oauthGrants, refreshTokens, tokenRevocations } from '../../db/schema.js';
+import { preparedFor } from '../../db/prepared.js';
+import { remembered, type Tx } from '../../db/open.js';
+import { greater } from '../../db/sql.js';
+import type { Deps } from '../../deps.js';
 
 const revocationLookup = preparedFor((db) =>
   db

@@ -3,8 +3,8 @@
  * that token was granted `openid`. Errors follow RFC 6750 3.1 (`invalid_token` 401,
  * `insufficient_scope` 403, each with its `WWW-Authenticate: Bearer` challenge).
  */
-import type { Deps } from '../deps.js';
-import { InsufficientScope, InvalidToken, isAppError } from '../errors.js';
+import type { Deps } from '../../deps.js';
+import { InsufficientScope, InvalidToken, isAppError } from '../../errors.js';
 import { principalOfClaims, verifyAccessTokenClaims } from './access-tokens.js';
 import { isUserPrincipal, userClaims } from './user-claims.js';
 

@@ -4,15 +4,15 @@
  * is re-read on every request (a disabled admin or a deleted app user loses access at once).
  */
 import { decodeProtectedHeader, jwtVerify, errors as joseErrors } from 'jose';
-import { signCompactJws } from './keys/jws.js';
+import { signCompactJws } from '../keys/jws.js';
 import { randomUUID } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
-import { preparedFor } from '../db/prepared.js';
-import { remembered } from '../db/open.js';
-import { adminUsers, entities } from '../db/schema.js';
-import type { Deps } from '../deps.js';
-import type { Principal } from '../principal.js';
-import { ExpiredToken, Unauthorized } from '../errors.js';
+import { preparedFor } from '../../db/prepared.js';
+import { remembered } from '../../db/open.js';
+import { adminUsers, entities } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import type { Principal } from '../../principal.js';
+import { ExpiredToken, Unauthorized } from '../../errors.js';
 import { isAccessTokenRevoked } from './revocations.js';
 
 export type TokenPrincipal = Exclude<Principal, { kind: 'guest' }>;
