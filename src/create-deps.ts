@@ -5,7 +5,7 @@ import type { Logger } from './logger.js';
 import { createKeyStore } from './identity/keys/keys.js';
 import { createMailer } from './mail/mailer.js';
 import { loadMacKey } from './identity/keys/secrets.js';
-import { databaseThrottle, redisThrottle } from './identity/throttle.js';
+import { databaseThrottle, redisThrottle } from './identity/sign-in/throttle.js';
 
 /** The one place Deps are assembled, for `idp serve` and the tests alike. */
 export async function createDeps(db: Db, config: Config, logger: Logger, now: () => number = Date.now): Promise<Deps> {

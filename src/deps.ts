@@ -48,7 +48,7 @@ export interface ThrottleKey {
   free: number;
 }
 
-/** Where the login throttle's counters are kept: one implementation per backing store (identity/throttle.ts). */
+/** Where the login throttle's counters are kept: one implementation per backing store (identity/sign-in/throttle.ts). */
 export interface ThrottleStore {
   /** The latest time any of the keys is blocked until (0 when none is). */
   blockedUntil(keys: readonly string[]): Promise<number>;

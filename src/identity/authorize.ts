@@ -9,14 +9,14 @@ import { and, eq } from 'drizzle-orm';
 import { orgAdmins, organizations } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { AppError, ConsentRequired, InteractionRequired, InvalidGrant, LoginRequired } from '../errors.js';
-import { authenticateAdmin, authenticateAppUser } from './authenticate.js';
+import { authenticateAdmin, authenticateAppUser } from './sign-in/authenticate.js';
 import type { AuthorizeRequest } from './authorize-request.js';
 import { errorResponse, issueAuthorizationResponse, type AuthorizationResponse } from './authorize-response.js';
 import type { Client } from './clients.js';
 import { scopesNotConsented } from './consents.js';
 import type { NewSession, SessionRow } from './sessions.js';
 import type { UserPrincipal } from './tokens/user-claims.js';
-import type { LoginContext } from './throttle.js';
+import type { LoginContext } from './sign-in/throttle.js';
 
 /** The realm of admin users, who sign in through admin clients such as admin-cli. */
 export const ADMIN_REALM = 'admin';
@@ -119,7 +119,8 @@ async function checkPassword(deps: Deps, request: AuthorizeRequest, login: strin
 
 /**
  * The sign-in form: checks the password of an app user or an admin, as the client's realm says
- * (throttled in authenticate.ts), and writes one audit line for the outcome, never the password.
+ * (throttled in sign-in/authenticate.ts), and writes one audit line for the outcome, never the
+ * password.
  */
 export async function authenticateForRequest(deps: Deps, request: AuthorizeRequest, login: string, password: string, context: LoginContext): Promise<NewSession> {
   const facts = { endpoint: '/connect/authorize', client_id: request.client.clientId, address: context.address };

@@ -15,7 +15,7 @@ import type { Tx } from '../db/open.js';
 import { InvalidRequest } from '../errors.js';
 import { findEntityByName, insertEntity } from '../db/entity-store.js';
 import { issuerOf } from './tokens/access-tokens.js';
-import { findAppUserByLogin } from './authenticate.js';
+import { findAppUserByLogin } from './sign-in/authenticate.js';
 import type { AuthorizeRequest } from './authorize-request.js';
 import { findIdentityProviderByName, findIdentityProviderByUuid, type IdentityProviderRow } from './identity-providers.js';
 import type { NewSession } from './sessions.js';

@@ -9,7 +9,7 @@ import type { Deps } from '../deps.js';
 import type { Tx } from '../db/open.js';
 import { ApplicationNotFound } from '../errors.js';
 import { issuerOf } from '../identity/tokens/access-tokens.js';
-import { storeAppUserPasswordHash } from '../identity/app-user-passwords.js';
+import { storeAppUserPasswordHash } from '../identity/sign-in/app-user-passwords.js';
 import { findEntityByUuid } from '../db/entity-store.js';
 import { updateEntityIn } from '../data/entities.js';
 import { listOrganizationAdmins } from '../management/admin-users.js';

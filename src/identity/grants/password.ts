@@ -10,13 +10,13 @@ import type { Deps } from '../../deps.js';
 import { InvalidGrant, InvalidRequest, UnauthorizedClient } from '../../errors.js';
 import { findOrganizationIn } from '../../management/organizations.js';
 import { parseAcrValues } from '../acr-values.js';
-import { authenticateAdmin, authenticateAppUser } from '../authenticate.js';
+import { authenticateAdmin, authenticateAppUser } from '../sign-in/authenticate.js';
 import { scopesFor, type Client } from '../clients.js';
 import { issueTokens } from '../tokens/issue.js';
 import { insertGrant } from '../oauth-grants.js';
 import { parseScope, resolveScope } from '../scopes.js';
 import type { TokenPrincipal } from '../tokens/access-tokens.js';
-import type { LoginContext } from '../throttle.js';
+import type { LoginContext } from '../sign-in/throttle.js';
 import { requireParam, type GrantHandler } from './types.js';
 
 async function signIn(deps: Deps, client: Client, params: Readonly<Record<string, string>>, context: LoginContext): Promise<TokenPrincipal> {

@@ -9,7 +9,7 @@ import { eq } from 'drizzle-orm';
 import { applications } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { InvalidRequest, UnauthorizedClient, isAppError } from '../../errors.js';
-import { clientAuthenticationFailed } from '../authenticate.js';
+import { clientAuthenticationFailed } from '../sign-in/authenticate.js';
 import { principalOfClaims, verifyAccessTokenClaims, type AccessTokenClaims } from './access-tokens.js';
 import { isPublicClient, type Client } from '../clients.js';
 import { findGrant, findRefreshToken, type Grant, type RefreshTokenRow } from '../oauth-grants.js';

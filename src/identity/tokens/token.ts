@@ -5,12 +5,12 @@
  */
 import type { Deps } from '../../deps.js';
 import { InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from '../../errors.js';
-import { authenticateClient, clientAuthenticationFailed, type ClientAuthentication } from '../authenticate.js';
+import { authenticateClient, clientAuthenticationFailed, type ClientAuthentication } from '../sign-in/authenticate.js';
 import { withTokenAudit, type AuditContext } from './audit.js';
 import type { Client } from '../clients.js';
 import { grants } from '../grants/index.js';
 import type { TokenResponse } from './issue.js';
-import type { LoginContext } from '../throttle.js';
+import type { LoginContext } from '../sign-in/throttle.js';
 
 /** A form-encoded request to one of the client-authenticated endpoints. */
 export interface ClientRequest {

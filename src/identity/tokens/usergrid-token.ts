@@ -10,13 +10,13 @@ import { Forbidden, InvalidGrant, UnsupportedGrantType } from '../../errors.js';
 import { str } from '../../management/schemas.js';
 import { getCredential } from '../../management/credentials.js';
 import type { Application } from '../../management/applications.js';
-import { authenticateAdmin, authenticateAppUser, authenticateClientCredentials } from '../authenticate.js';
+import { authenticateAdmin, authenticateAppUser, authenticateClientCredentials } from '../sign-in/authenticate.js';
 import { signAccessToken, type IssuedAccessToken, type TokenPrincipal } from './access-tokens.js';
 import type { AdminUser } from '../../management/admin-users.js';
 import type { EntityRow } from '../../db/entity-store.js';
 import { ADMIN_CLI } from '../clients.js';
 import { withTokenAudit, type IssuedFacts } from './audit.js';
-import type { LoginContext } from '../throttle.js';
+import type { LoginContext } from '../sign-in/throttle.js';
 
 export const UsergridTokenRequest = z.object({
   grant_type: str('grant_type'),

@@ -9,10 +9,10 @@
  * expire by themselves, kept off the database that every other request needs).
  */
 import { eq, inArray } from 'drizzle-orm';
-import { loginThrottle } from '../db/schema.js';
-import type { Db } from '../db/open.js';
-import type { Deps, ThrottleKey, ThrottleStore } from '../deps.js';
-import { TooManyRequests } from '../errors.js';
+import { loginThrottle } from '../../db/schema.js';
+import type { Db } from '../../db/open.js';
+import type { Deps, ThrottleKey, ThrottleStore } from '../../deps.js';
+import { TooManyRequests } from '../../errors.js';
 
 // A person mistypes a few times; a shared NAT address carries many people's mistakes.
 const ACCOUNT_FREE_FAILURES = 5;

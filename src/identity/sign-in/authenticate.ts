@@ -5,16 +5,16 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { entities } from '../db/schema.js';
-import { jsonText } from '../db/sql.js';
-import type { Deps } from '../deps.js';
-import { InvalidClient, InvalidGrant } from '../errors.js';
-import { secretsEqual, verifyPassword } from '../passwords.js';
+import { entities } from '../../db/schema.js';
+import { jsonText } from '../../db/sql.js';
+import type { Deps } from '../../deps.js';
+import { InvalidClient, InvalidGrant } from '../../errors.js';
+import { secretsEqual, verifyPassword } from '../../passwords.js';
 import { verifyAppUserPassword } from './app-user-passwords.js';
-import { findAdminUserIn, type AdminUser } from '../management/admin-users.js';
-import type { EntityRow } from '../db/entity-store.js';
-import type { TokenPrincipal } from './tokens/access-tokens.js';
-import { findClient, isPublicClient, type AuthMethod, type Client } from './clients.js';
+import { findAdminUserIn, type AdminUser } from '../../management/admin-users.js';
+import type { EntityRow } from '../../db/entity-store.js';
+import type { TokenPrincipal } from '../tokens/access-tokens.js';
+import { findClient, isPublicClient, type AuthMethod, type Client } from '../clients.js';
 import { assertNotThrottled, recordLoginFailure, resetLoginFailures, throttleKeys, UNKNOWN_ADDRESS, type LoginContext } from './throttle.js';
 
 const BAD_LOGIN = 'the username or password is not correct';

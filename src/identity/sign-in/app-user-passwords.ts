@@ -1,9 +1,9 @@
 /** App users' password hashes, kept outside entity properties (schema-identity.ts). */
 import { eq } from 'drizzle-orm';
-import { appUserCredentials } from '../db/schema.js';
-import type { Deps } from '../deps.js';
-import type { Tx } from '../db/open.js';
-import { hashPassword, verifyPassword } from '../passwords.js';
+import { appUserCredentials } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import type { Tx } from '../../db/open.js';
+import { hashPassword, verifyPassword } from '../../passwords.js';
 
 /** Stores an already hashed password (hash outside the transaction: hashing is slow). */
 export async function storeAppUserPasswordHash(tx: Tx, appUuid: string, userUuid: string, passwordHash: string, now: number): Promise<void> {
