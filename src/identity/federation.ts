@@ -16,7 +16,7 @@ import { InvalidRequest } from '../errors.js';
 import { findEntityByName, insertEntity } from '../db/entity-store.js';
 import { issuerOf } from './tokens/access-tokens.js';
 import { findAppUserByLogin } from './sign-in/authenticate.js';
-import type { AuthorizeRequest } from './authorize-request.js';
+import type { AuthorizeRequest } from './authorize/authorize-request.js';
 import { findIdentityProviderByName, findIdentityProviderByUuid, type IdentityProviderRow } from './identity-providers.js';
 import type { NewSession } from './sessions.js';
 

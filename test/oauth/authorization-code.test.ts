@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expectOAuthError, expectRefusedUnchanged, snapshot, type Clock, type TestApp, type TestResponse } from '../helpers.js';
-import { createAuthorizationCode, type NewAuthorizationCode } from '../../src/identity/authorization-codes.js';
+import { createAuthorizationCode, type NewAuthorizationCode } from '../../src/identity/authorize/authorization-codes.js';
 import { basic, claimsOf, createAppUser, createTenantApp, pkcePair, registerClient, token, type Tenant } from './fixtures.js';
 
 const CALLBACK = 'https://app.example/cb';

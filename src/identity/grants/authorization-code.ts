@@ -10,7 +10,7 @@ import { authorizationCodes } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { InvalidGrant } from '../../errors.js';
 import { currentPrincipal } from '../tokens/access-tokens.js';
-import { findAuthorizationCode, type AuthorizationCodeRow } from '../authorization-codes.js';
+import { findAuthorizationCode, type AuthorizationCodeRow } from '../authorize/authorization-codes.js';
 import type { Client } from '../clients.js';
 import { issueTokens } from '../tokens/issue.js';
 import { findGrant, insertGrant, newGrantId } from '../oauth-grants.js';

@@ -9,7 +9,7 @@ import { orgAdmins } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { InvalidGrant, InvalidRequest, UnauthorizedClient } from '../../errors.js';
 import { findOrganizationIn } from '../../management/organizations.js';
-import { parseAcrValues } from '../acr-values.js';
+import { parseAcrValues } from '../authorize/acr-values.js';
 import { authenticateAdmin, authenticateAppUser } from '../sign-in/authenticate.js';
 import { scopesFor, type Client } from '../clients.js';
 import { issueTokens } from '../tokens/issue.js';

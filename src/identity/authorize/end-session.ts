@@ -5,10 +5,10 @@
  * error page rather than followed.
  */
 import { compactVerify, decodeProtectedHeader } from 'jose';
-import type { Deps } from '../deps.js';
-import { InvalidRequest } from '../errors.js';
-import { issuerOf } from './tokens/access-tokens.js';
-import { findClient, type Client } from './clients.js';
+import type { Deps } from '../../deps.js';
+import { InvalidRequest } from '../../errors.js';
+import { issuerOf } from '../tokens/access-tokens.js';
+import { findClient, type Client } from '../clients.js';
 
 export interface LogoutRequest {
   client?: Client;

@@ -3,8 +3,8 @@
  * browser cannot alter it: the request's parameters, and after a sign-in in this same flow, the
  * session time it produced (so `prompt=login` and `max_age` count that sign-in as fresh).
  */
-import type { Deps } from '../deps.js';
-import { sign, unsign } from './keys/secrets.js';
+import type { Deps } from '../../deps.js';
+import { sign, unsign } from '../keys/secrets.js';
 
 export interface SealedInteraction {
   /** The authorize request's parameters (a query string). */

@@ -3,13 +3,13 @@
  * `error`, `error_description` and `state` of a failed one (RFC 6749 4.1.2, 4.1.2.1, 4.2.2; OIDC
  * Core 3.2.2.5, 3.3.2.5), always with `iss` (RFC 9207) so the client knows who answered.
  */
-import type { Deps } from '../deps.js';
-import type { AppError } from '../errors.js';
-import { issuerOf, signAccessToken } from './tokens/access-tokens.js';
+import type { Deps } from '../../deps.js';
+import type { AppError } from '../../errors.js';
+import { issuerOf, signAccessToken } from '../tokens/access-tokens.js';
 import { createAuthorizationCode } from './authorization-codes.js';
-import { signIdToken } from './tokens/id-tokens.js';
+import { signIdToken } from '../tokens/id-tokens.js';
 import type { AuthorizeRequest, RedirectTarget } from './authorize-request.js';
-import type { SessionRow } from './sessions.js';
+import type { SessionRow } from '../sessions.js';
 
 export interface AuthorizationResponse {
   target: RedirectTarget;

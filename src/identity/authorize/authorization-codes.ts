@@ -4,10 +4,10 @@
  * Only the code's SHA-256 is stored.
  */
 import { eq } from 'drizzle-orm';
-import { authorizationCodes } from '../db/schema.js';
-import type { Deps } from '../deps.js';
-import { hashToken, newOpaqueToken } from './oauth-grants.js';
-import type { TokenPrincipal } from './tokens/access-tokens.js';
+import { authorizationCodes } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import { hashToken, newOpaqueToken } from '../oauth-grants.js';
+import type { TokenPrincipal } from '../tokens/access-tokens.js';
 
 export type AuthorizationCodeRow = typeof authorizationCodes.$inferSelect;
 

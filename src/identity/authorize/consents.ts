@@ -3,9 +3,9 @@
  * those again does not show the consent page. Allowing more adds to what is remembered.
  */
 import { and, eq } from 'drizzle-orm';
-import { consents } from '../db/schema.js';
-import type { Deps } from '../deps.js';
-import type { Tx } from '../db/open.js';
+import { consents } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import type { Tx } from '../../db/open.js';
 
 async function findConsent(tx: Tx, clientId: string, userUuid: string) {
   return await tx

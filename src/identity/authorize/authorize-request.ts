@@ -5,8 +5,8 @@
  * the client at that redirect URI in the response mode it asked for.
  */
 import { eq } from 'drizzle-orm';
-import { organizations } from '../db/schema.js';
-import type { Deps } from '../deps.js';
+import { organizations } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
 import {
   AppError,
   InvalidRequest,
@@ -15,11 +15,11 @@ import {
   RequestUriNotSupported,
   UnauthorizedClient,
   UnsupportedResponseType,
-} from '../errors.js';
-import { findClient, isPublicClient, isRedirectUriAllowed, scopesFor, type Client } from './clients.js';
+} from '../../errors.js';
+import { findClient, isPublicClient, isRedirectUriAllowed, scopesFor, type Client } from '../clients.js';
 import { parseAcrValues, type AcrValues } from './acr-values.js';
-import { parseScope, resolveScope, type Scope } from './scopes.js';
-import { findIdentityProviderByName } from './identity-providers.js';
+import { parseScope, resolveScope, type Scope } from '../scopes.js';
+import { findIdentityProviderByName } from '../identity-providers.js';
 
 export type ResponseMode = 'query' | 'fragment' | 'form_post';
 export const RESPONSE_MODES: readonly ResponseMode[] = ['query', 'fragment', 'form_post'];

@@ -6,17 +6,17 @@
  * an error.
  */
 import { and, eq } from 'drizzle-orm';
-import { orgAdmins, organizations } from '../db/schema.js';
-import type { Deps } from '../deps.js';
-import { AppError, ConsentRequired, InteractionRequired, InvalidGrant, LoginRequired } from '../errors.js';
-import { authenticateAdmin, authenticateAppUser } from './sign-in/authenticate.js';
+import { orgAdmins, organizations } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import { AppError, ConsentRequired, InteractionRequired, InvalidGrant, LoginRequired } from '../../errors.js';
+import { authenticateAdmin, authenticateAppUser } from '../sign-in/authenticate.js';
 import type { AuthorizeRequest } from './authorize-request.js';
 import { errorResponse, issueAuthorizationResponse, type AuthorizationResponse } from './authorize-response.js';
-import type { Client } from './clients.js';
+import type { Client } from '../clients.js';
 import { scopesNotConsented } from './consents.js';
-import type { NewSession, SessionRow } from './sessions.js';
-import type { UserPrincipal } from './tokens/user-claims.js';
-import type { LoginContext } from './sign-in/throttle.js';
+import type { NewSession, SessionRow } from '../sessions.js';
+import type { UserPrincipal } from '../tokens/user-claims.js';
+import type { LoginContext } from '../sign-in/throttle.js';
 
 /** The realm of admin users, who sign in through admin clients such as admin-cli. */
 export const ADMIN_REALM = 'admin';
