@@ -17,9 +17,9 @@ import {
 import { authenticateForRequest, continueAuthorization, NO_INTERACTION, realmOf, type AuthorizeOutcome, type Interaction } from '../../src/identity/authorize/authorize.js';
 import { errorResponse, type AuthorizationResponse } from '../../src/identity/authorize/authorize-response.js';
 import { rememberConsent } from '../../src/identity/authorize/consents.js';
-import { FEDERATION_CALLBACK_PATH, finishFederation, startFederation, takeFederationRequest } from '../../src/identity/federation.js';
+import { FEDERATION_CALLBACK_PATH, finishFederation, startFederation, takeFederationRequest } from '../../src/identity/federation/federation.js';
 import { openInteraction, sealInteraction } from '../../src/identity/authorize/interaction.js';
-import { listIdentityProviderNames } from '../../src/identity/identity-providers.js';
+import { listIdentityProviderNames } from '../../src/identity/federation/identity-providers.js';
 import { isCsrfTokenValid, pageContext, readSession, startSession } from '../browser.js';
 import { loginContextOf } from '../client-address.js';
 import { renderConsent } from '../pages/consent.js';

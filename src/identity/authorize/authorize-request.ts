@@ -19,7 +19,7 @@ import {
 import { findClient, isPublicClient, isRedirectUriAllowed, scopesFor, type Client } from '../clients.js';
 import { parseAcrValues, type AcrValues } from './acr-values.js';
 import { parseScope, resolveScope, type Scope } from '../scopes.js';
-import { findIdentityProviderByName } from '../identity-providers.js';
+import { findIdentityProviderByName } from '../federation/identity-providers.js';
 
 export type ResponseMode = 'query' | 'fragment' | 'form_post';
 export const RESPONSE_MODES: readonly ResponseMode[] = ['query', 'fragment', 'form_post'];

@@ -8,17 +8,17 @@
 import { createHash } from 'node:crypto';
 import { and, eq, lt } from 'drizzle-orm';
 import type * as oidc from 'openid-client';
-import { changes } from '../db/changes.js';
-import { entities, federatedIdentities, federationRequests } from '../db/schema.js';
-import type { Deps } from '../deps.js';
-import type { Tx } from '../db/open.js';
-import { InvalidRequest } from '../errors.js';
-import { findEntityByName, insertEntity } from '../db/entity-store.js';
-import { issuerOf } from './tokens/access-tokens.js';
-import { findAppUserByLogin } from './sign-in/authenticate.js';
-import type { AuthorizeRequest } from './authorize/authorize-request.js';
+import { changes } from '../../db/changes.js';
+import { entities, federatedIdentities, federationRequests } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import type { Tx } from '../../db/open.js';
+import { InvalidRequest } from '../../errors.js';
+import { findEntityByName, insertEntity } from '../../db/entity-store.js';
+import { issuerOf } from '../tokens/access-tokens.js';
+import { findAppUserByLogin } from '../sign-in/authenticate.js';
+import type { AuthorizeRequest } from '../authorize/authorize-request.js';
 import { findIdentityProviderByName, findIdentityProviderByUuid, type IdentityProviderRow } from './identity-providers.js';
-import type { NewSession } from './sessions.js';
+import type { NewSession } from '../sessions.js';
 
 export const FEDERATION_CALLBACK_PATH = '/connect/federation/callback';
 /** How long the user may take at the external provider (ms). */

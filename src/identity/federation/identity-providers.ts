@@ -5,13 +5,13 @@
  */
 import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { identityProviders } from '../db/schema.js';
-import type { Deps } from '../deps.js';
-import { DuplicateUniqueProperty, EntityNotFound } from '../errors.js';
-import { newUuid, isUuid } from '../ids.js';
-import { resourceName, str } from '../management/schemas.js';
-import type { Application } from '../management/applications.js';
-import type { Client } from './clients.js';
+import { identityProviders } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import { DuplicateUniqueProperty, EntityNotFound } from '../../errors.js';
+import { newUuid, isUuid } from '../../ids.js';
+import { resourceName, str } from '../../management/schemas.js';
+import type { Application } from '../../management/applications.js';
+import type { Client } from '../clients.js';
 
 export type IdentityProviderRow = typeof identityProviders.$inferSelect;
 
