@@ -11,7 +11,7 @@
 import type { Deps } from '../deps.js';
 import { NotFound } from '../errors.js';
 import { hashPassword } from '../passwords.js';
-import { endAllSignIns } from '../identity/end-sign-ins.js';
+import { endAllSignIns } from '../identity/sessions/end-sign-ins.js';
 import type { LoginContext } from '../identity/sign-in/throttle.js';
 import { findAdminUserIn } from '../management/admin-users.js';
 import { findUserUuidByLogin } from '../data/user-logins.js';

@@ -6,7 +6,7 @@
 import { eq } from 'drizzle-orm';
 import { authorizationCodes } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
-import { hashToken, newOpaqueToken } from '../oauth-grants.js';
+import { hashToken, newOpaqueToken } from '../sessions/token-families.js';
 import type { TokenPrincipal } from '../tokens/access-tokens.js';
 
 export type AuthorizationCodeRow = typeof authorizationCodes.$inferSelect;

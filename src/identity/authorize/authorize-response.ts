@@ -9,7 +9,7 @@ import { issuerOf, signAccessToken } from '../tokens/access-tokens.js';
 import { createAuthorizationCode } from './authorization-codes.js';
 import { signIdToken } from '../tokens/id-tokens.js';
 import type { AuthorizeRequest, RedirectTarget } from './authorize-request.js';
-import type { SessionRow } from '../sessions.js';
+import type { SessionRow } from '../sessions/sessions.js';
 
 export interface AuthorizationResponse {
   target: RedirectTarget;

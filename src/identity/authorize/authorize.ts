@@ -14,7 +14,7 @@ import type { AuthorizeRequest } from './authorize-request.js';
 import { errorResponse, issueAuthorizationResponse, type AuthorizationResponse } from './authorize-response.js';
 import type { Client } from '../clients.js';
 import { scopesNotConsented } from './consents.js';
-import type { NewSession, SessionRow } from '../sessions.js';
+import type { NewSession, SessionRow } from '../sessions/sessions.js';
 import type { UserPrincipal } from '../tokens/user-claims.js';
 import type { LoginContext } from '../sign-in/throttle.js';
 

@@ -18,7 +18,7 @@ import { issuerOf } from '../tokens/access-tokens.js';
 import { findAppUserByLogin } from '../sign-in/authenticate.js';
 import type { AuthorizeRequest } from '../authorize/authorize-request.js';
 import { findIdentityProviderByName, findIdentityProviderByUuid, type IdentityProviderRow } from './identity-providers.js';
-import type { NewSession } from '../sessions.js';
+import type { NewSession } from '../sessions/sessions.js';
 
 export const FEDERATION_CALLBACK_PATH = '/connect/federation/callback';
 /** How long the user may take at the external provider (ms). */

@@ -13,7 +13,7 @@ import { currentPrincipal } from '../tokens/access-tokens.js';
 import { findAuthorizationCode, type AuthorizationCodeRow } from '../authorize/authorization-codes.js';
 import type { Client } from '../clients.js';
 import { issueTokens } from '../tokens/issue.js';
-import { findGrant, insertGrant, newGrantId } from '../oauth-grants.js';
+import { findGrant, insertGrant, newGrantId } from '../sessions/token-families.js';
 import { secretsEqual } from '../../passwords.js';
 import { revokeGrant } from '../tokens/revocations.js';
 import { isScope } from '../scopes.js';

@@ -13,7 +13,7 @@ import { parseAcrValues } from '../authorize/acr-values.js';
 import { authenticateAdmin, authenticateAppUser } from '../sign-in/authenticate.js';
 import { scopesFor, type Client } from '../clients.js';
 import { issueTokens } from '../tokens/issue.js';
-import { insertGrant } from '../oauth-grants.js';
+import { insertGrant } from '../sessions/token-families.js';
 import { parseScope, resolveScope } from '../scopes.js';
 import type { TokenPrincipal } from '../tokens/access-tokens.js';
 import type { LoginContext } from '../sign-in/throttle.js';

@@ -9,7 +9,7 @@ import { refreshTokens } from '../../db/schema.js';
 import { InvalidGrant } from '../../errors.js';
 import { currentPrincipal } from '../tokens/access-tokens.js';
 import { issueTokens } from '../tokens/issue.js';
-import { findGrant, findRefreshToken } from '../oauth-grants.js';
+import { findGrant, findRefreshToken } from '../sessions/token-families.js';
 import { revokeGrant } from '../tokens/revocations.js';
 import { parseScope, resolveScope, type Scope } from '../scopes.js';
 import { requireParam, type GrantHandler } from './types.js';

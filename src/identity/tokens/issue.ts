@@ -6,7 +6,7 @@
 import type { Deps } from '../../deps.js';
 import { signAccessToken, type TokenPrincipal } from './access-tokens.js';
 import { signIdToken } from './id-tokens.js';
-import { insertRefreshToken, type Grant } from '../oauth-grants.js';
+import { insertRefreshToken, type Grant } from '../sessions/token-families.js';
 import { isUserPrincipal } from './user-claims.js';
 import type { Client } from '../clients.js';
 import type { Scope } from '../scopes.js';

@@ -5,10 +5,10 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { oauthGrants, refreshTokens } from '../db/schema.js';
-import type { Deps } from '../deps.js';
-import type { Tx } from '../db/open.js';
-import type { TokenPrincipal } from './tokens/access-tokens.js';
+import { oauthGrants, refreshTokens } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import type { Tx } from '../../db/open.js';
+import type { TokenPrincipal } from '../tokens/access-tokens.js';
 
 export type Grant = typeof oauthGrants.$inferSelect;
 export type RefreshTokenRow = typeof refreshTokens.$inferSelect;

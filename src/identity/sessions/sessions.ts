@@ -5,10 +5,10 @@
  */
 import { createHash } from 'node:crypto';
 import { eq, lt } from 'drizzle-orm';
-import { browserSessions } from '../db/schema.js';
-import type { Deps } from '../deps.js';
-import { randomToken } from './keys/secrets.js';
-import type { UserPrincipal } from './tokens/user-claims.js';
+import { browserSessions } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import { randomToken } from '../keys/secrets.js';
+import type { UserPrincipal } from '../tokens/user-claims.js';
 
 export type SessionRow = typeof browserSessions.$inferSelect;
 

@@ -5,11 +5,11 @@
  * Sessions and grants store the principal as JSON; both kinds of user carry `userUuid`.
  */
 import { and, eq, isNull } from 'drizzle-orm';
-import { jsonText } from '../db/sql.js';
-import { changes } from '../db/changes.js';
-import { browserSessions, oauthGrants } from '../db/schema.js';
-import type { Deps } from '../deps.js';
-import { revokeGrant } from './tokens/revocations.js';
+import { jsonText } from '../../db/sql.js';
+import { changes } from '../../db/changes.js';
+import { browserSessions, oauthGrants } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import { revokeGrant } from '../tokens/revocations.js';
 
 export async function endAllSignIns(deps: Deps, userUuid: string): Promise<{ sessions: number; grants: number }> {
   // One transaction, as when this ran without pausing: nothing signs in halfway through.
