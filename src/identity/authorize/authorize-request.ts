@@ -16,7 +16,7 @@ import {
   UnauthorizedClient,
   UnsupportedResponseType,
 } from '../../errors.js';
-import { findClient, isPublicClient, isRedirectUriAllowed, scopesFor, type Client } from '../clients.js';
+import { findClient, isPublicClient, isRedirectUriAllowed, scopesFor, type Client } from '../clients/find.js';
 import { parseAcrValues, type AcrValues } from './acr-values.js';
 import { parseScope, resolveScope, type Scope } from '../scopes.js';
 import { findIdentityProviderByName } from '../federation/identity-providers.js';

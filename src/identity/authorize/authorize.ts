@@ -12,7 +12,7 @@ import { AppError, ConsentRequired, InteractionRequired, InvalidGrant, LoginRequ
 import { authenticateAdmin, authenticateAppUser } from '../sign-in/authenticate.js';
 import type { AuthorizeRequest } from './authorize-request.js';
 import { errorResponse, issueAuthorizationResponse, type AuthorizationResponse } from './authorize-response.js';
-import type { Client } from '../clients.js';
+import type { Client } from '../clients/find.js';
 import { scopesNotConsented } from './consents.js';
 import type { NewSession, SessionRow } from '../sessions/sessions.js';
 import type { UserPrincipal } from '../tokens/user-claims.js';

@@ -11,7 +11,7 @@ import { DuplicateUniqueProperty, EntityNotFound } from '../../errors.js';
 import { newUuid, isUuid } from '../../ids.js';
 import { resourceName, str } from '../../management/schemas.js';
 import type { Application } from '../../management/applications.js';
-import type { Client } from '../clients.js';
+import type { Client } from '../clients/find.js';
 
 export type IdentityProviderRow = typeof identityProviders.$inferSelect;
 

@@ -11,7 +11,7 @@ import type { Deps } from '../../deps.js';
 import { InvalidGrant } from '../../errors.js';
 import { currentPrincipal } from '../tokens/access-tokens.js';
 import { findAuthorizationCode, type AuthorizationCodeRow } from '../authorize/authorization-codes.js';
-import type { Client } from '../clients.js';
+import type { Client } from '../clients/find.js';
 import { issueTokens } from '../tokens/issue.js';
 import { findGrant, insertGrant, newGrantId } from '../sessions/token-families.js';
 import { secretsEqual } from '../../passwords.js';

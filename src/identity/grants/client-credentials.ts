@@ -5,7 +5,7 @@
  */
 import { UnauthorizedClient } from '../../errors.js';
 import { servicePrincipalOf } from '../sign-in/authenticate.js';
-import { scopesFor } from '../clients.js';
+import { scopesFor } from '../clients/find.js';
 import { issueTokens } from '../tokens/issue.js';
 import { parseScope, resolveScope } from '../scopes.js';
 import type { GrantHandler } from './types.js';

@@ -11,7 +11,7 @@ import { InvalidGrant, InvalidRequest, UnauthorizedClient } from '../../errors.j
 import { findOrganizationIn } from '../../management/organizations.js';
 import { parseAcrValues } from '../authorize/acr-values.js';
 import { authenticateAdmin, authenticateAppUser } from '../sign-in/authenticate.js';
-import { scopesFor, type Client } from '../clients.js';
+import { scopesFor, type Client } from '../clients/find.js';
 import { issueTokens } from '../tokens/issue.js';
 import { insertGrant } from '../sessions/token-families.js';
 import { parseScope, resolveScope } from '../scopes.js';

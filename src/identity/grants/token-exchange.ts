@@ -11,7 +11,7 @@ import { applications } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { InvalidRequest, InvalidTarget, isAppError } from '../../errors.js';
 import { issuerOf, principalOfClaims, verifyAccessTokenClaims, type AccessTokenClaims, type TokenPrincipal } from '../tokens/access-tokens.js';
-import { scopesFor, TOKEN_EXCHANGE, type Client } from '../clients.js';
+import { scopesFor, TOKEN_EXCHANGE, type Client } from '../clients/find.js';
 import { issueTokens } from '../tokens/issue.js';
 import { parseScope, resolveScope, type Scope } from '../scopes.js';
 import { requireParam, type GrantHandler } from './types.js';

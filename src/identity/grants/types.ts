@@ -5,7 +5,7 @@
  */
 import type { Deps } from '../../deps.js';
 import { InvalidRequest } from '../../errors.js';
-import type { Client } from '../clients.js';
+import type { Client } from '../clients/find.js';
 import type { Issued } from '../tokens/issue.js';
 import type { LoginContext } from '../sign-in/throttle.js';
 

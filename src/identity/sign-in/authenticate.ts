@@ -14,7 +14,7 @@ import { verifyAppUserPassword } from './app-user-passwords.js';
 import { findAdminUserIn, type AdminUser } from '../../management/admin-users.js';
 import type { EntityRow } from '../../db/entity-store.js';
 import type { TokenPrincipal } from '../tokens/access-tokens.js';
-import { findClient, isPublicClient, type AuthMethod, type Client } from '../clients.js';
+import { findClient, isPublicClient, type AuthMethod, type Client } from '../clients/find.js';
 import { assertNotThrottled, recordLoginFailure, resetLoginFailures, throttleKeys, UNKNOWN_ADDRESS, type LoginContext } from './throttle.js';
 
 const BAD_LOGIN = 'the username or password is not correct';

@@ -11,7 +11,7 @@ import type { Deps } from '../../deps.js';
 import { InvalidRequest, UnauthorizedClient, isAppError } from '../../errors.js';
 import { clientAuthenticationFailed } from '../sign-in/authenticate.js';
 import { principalOfClaims, verifyAccessTokenClaims, type AccessTokenClaims } from './access-tokens.js';
-import { isPublicClient, type Client } from '../clients.js';
+import { isPublicClient, type Client } from '../clients/find.js';
 import { findGrant, findRefreshToken, type Grant, type RefreshTokenRow } from '../sessions/token-families.js';
 import { revokeAccessToken, revokeGrant } from './revocations.js';
 import { isUserPrincipal } from './user-claims.js';

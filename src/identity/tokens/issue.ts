@@ -8,7 +8,7 @@ import { signAccessToken, type TokenPrincipal } from './access-tokens.js';
 import { signIdToken } from './id-tokens.js';
 import { insertRefreshToken, type Grant } from '../sessions/token-families.js';
 import { isUserPrincipal } from './user-claims.js';
-import type { Client } from '../clients.js';
+import type { Client } from '../clients/find.js';
 import type { Scope } from '../scopes.js';
 import type { IssuedFacts } from './audit.js';
 

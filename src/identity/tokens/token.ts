@@ -7,7 +7,7 @@ import type { Deps } from '../../deps.js';
 import { InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from '../../errors.js';
 import { authenticateClient, clientAuthenticationFailed, type ClientAuthentication } from '../sign-in/authenticate.js';
 import { withTokenAudit, type AuditContext } from './audit.js';
-import type { Client } from '../clients.js';
+import type { Client } from '../clients/find.js';
 import { grants } from '../grants/index.js';
 import type { TokenResponse } from './issue.js';
 import type { LoginContext } from '../sign-in/throttle.js';

@@ -14,7 +14,7 @@ import { authenticateAdmin, authenticateAppUser, authenticateClientCredentials }
 import { signAccessToken, type IssuedAccessToken, type TokenPrincipal } from './access-tokens.js';
 import type { AdminUser } from '../../management/admin-users.js';
 import type { EntityRow } from '../../db/entity-store.js';
-import { ADMIN_CLI } from '../clients.js';
+import { ADMIN_CLI } from '../clients/find.js';
 import { withTokenAudit, type IssuedFacts } from './audit.js';
 import type { LoginContext } from '../sign-in/throttle.js';
 

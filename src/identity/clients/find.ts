@@ -1,15 +1,16 @@
 /**
- * Every kind of OAuth client seen through one shape: the built-in `admin-cli`, organization and
- * application credentials (they are OAuth clients too, docs/api.md#clients), and the OAuth
- * clients registered for an application (oauth-clients.ts). The token, introspection and
- * revocation endpoints only ever ask `findClient`.
+ * Finding a client: every kind of OAuth client seen through one shape, the built-in `admin-cli`,
+ * organization and application credentials (they are OAuth clients too, docs/api.md#clients),
+ * and the OAuth clients registered for an application (manage.ts registers them). The endpoints
+ * that meet a client (token, authorize, end session, introspection, revocation) only ask
+ * `findClient`.
  */
 import { eq, sql } from 'drizzle-orm';
-import { preparedFor } from '../db/prepared.js';
-import { remembered } from '../db/open.js';
-import { applications, credentials, oauthClients, type StoredClientMetadata } from '../db/schema.js';
-import type { Deps } from '../deps.js';
-import { SCOPES, type Scope } from './scopes.js';
+import { preparedFor } from '../../db/prepared.js';
+import { remembered } from '../../db/open.js';
+import { applications, credentials, oauthClients, type StoredClientMetadata } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import { SCOPES, type Scope } from '../scopes.js';
 
 /** The built-in public client of admin tools (docs/api.md#clients). */
 export const ADMIN_CLI = 'admin-cli';

@@ -1,18 +1,19 @@
 /**
- * OAuth clients of an application (docs/api.md#clients), with RFC 7591 metadata names. The
+ * Managing the OAuth clients registered for an application (docs/api.md#clients), with RFC 7591
+ * metadata names; find.ts shows them to the endpoints in the shape of every client. The
  * secret of a confidential client is returned once, when it is created (or when a public client
  * becomes confidential), and stored only as its SHA-256 (schema-oauth.ts says why).
  */
 import { randomBytes, createHash } from 'node:crypto';
 import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { oauthClients, oauthGrants, type StoredClientMetadata } from '../db/schema.js';
-import type { Deps } from '../deps.js';
-import { IllegalArgument, InvalidClientMetadata, InvalidRedirectUri, NotFound } from '../errors.js';
-import type { Application } from '../management/applications.js';
-import { TOKEN_EXCHANGE } from './clients.js';
-import { revokeGrant } from './tokens/revocations.js';
-import { isScope, SCOPES } from './scopes.js';
+import { oauthClients, oauthGrants, type StoredClientMetadata } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import { IllegalArgument, InvalidClientMetadata, InvalidRedirectUri, NotFound } from '../../errors.js';
+import type { Application } from '../../management/applications.js';
+import { TOKEN_EXCHANGE } from './find.js';
+import { revokeGrant } from '../tokens/revocations.js';
+import { isScope, SCOPES } from '../scopes.js';
 
 export type OAuthClientRow = typeof oauthClients.$inferSelect;
 
