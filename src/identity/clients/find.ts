@@ -142,7 +142,7 @@ export function isRedirectUriAllowed(client: Client, uri: string): boolean {
 }
 
 /**
- * The scopes a client may have on a grant: a client acting for itself (client_credentials, token
+ * The scopes a client may have with a grant type: a client acting for itself (client_credentials, token
  * exchange) gets only the resource scope, since identity scopes describe an end user; refresh
  * tokens (`offline_access`) only for clients allowed the refresh_token grant.
  */

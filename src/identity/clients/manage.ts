@@ -7,12 +7,12 @@
 import { randomBytes, createHash } from 'node:crypto';
 import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { oauthClients, oauthGrants, type StoredClientMetadata } from '../../db/schema.js';
+import { oauthClients, tokenFamilies, type StoredClientMetadata } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { IllegalArgument, InvalidClientMetadata, InvalidRedirectUri, NotFound } from '../../errors.js';
 import type { Application } from '../../management/applications.js';
 import { TOKEN_EXCHANGE } from './find.js';
-import { revokeGrant } from '../tokens/revocations.js';
+import { revokeTokenFamily } from '../tokens/revocations.js';
 import { isScope, SCOPES } from '../scopes.js';
 
 export type OAuthClientRow = typeof oauthClients.$inferSelect;
@@ -175,13 +175,13 @@ export async function updateOAuthClient(deps: Deps, app: Application, clientId: 
   return { row, secret: made?.secret };
 }
 
-/** Deletes a client and revokes every grant it holds (its refresh tokens and their access tokens). */
+/** Deletes a client and revokes every token family it holds (its refresh and access tokens). */
 export async function deleteOAuthClient(deps: Deps, app: Application, clientId: string): Promise<OAuthClientRow> {
   const existing = await findOAuthClient(deps, app, clientId);
-  // One transaction, as when this ran without pausing: no grant of the client escapes revocation.
+  // One transaction, as when this ran without pausing: no token family of the client escapes revocation.
   await deps.db.transaction(async (tx) => {
-    const grants = await tx.select({ id: oauthGrants.id }).from(oauthGrants).where(eq(oauthGrants.clientId, clientId)).all();
-    for (const grant of grants) await revokeGrant(deps, grant.id);
+    const families = await tx.select({ id: tokenFamilies.id }).from(tokenFamilies).where(eq(tokenFamilies.clientId, clientId)).all();
+    for (const family of families) await revokeTokenFamily(deps, family.id);
     await tx.delete(oauthClients).where(eq(oauthClients.clientId, clientId)).run();
   });
   return existing;

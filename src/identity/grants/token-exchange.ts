@@ -69,7 +69,7 @@ export const tokenExchangeGrant: GrantHandler = {
       client,
       principal,
       scope,
-      grantId: claims.gid,
+      familyId: claims.gid,
       ttl: Math.min(deps.config.accessTokenTtl, remaining),
       claims: { act: { sub: client.clientId, ...(previousActor !== undefined && { act: previousActor }) } },
     });

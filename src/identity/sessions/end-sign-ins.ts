@@ -1,17 +1,17 @@
 /**
  * Ends everything a user is signed in with: every browser session (single sign-on) and every
- * grant, so its refresh tokens stop working and its access tokens are refused as revoked
+ * token family, so its refresh tokens stop working and its access tokens are refused as revoked
  * (tokens/revocations.ts). Used when a password is reset by mail: whoever knew the old one is out.
- * Sessions and grants store the principal as JSON; both kinds of user carry `userUuid`.
+ * Sessions and token families store the principal as JSON; both kinds of user carry `userUuid`.
  */
 import { and, eq, isNull } from 'drizzle-orm';
 import { jsonText } from '../../db/sql.js';
 import { changes } from '../../db/changes.js';
-import { browserSessions, oauthGrants } from '../../db/schema.js';
+import { browserSessions, tokenFamilies } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
-import { revokeGrant } from '../tokens/revocations.js';
+import { revokeTokenFamily } from '../tokens/revocations.js';
 
-export async function endAllSignIns(deps: Deps, userUuid: string): Promise<{ sessions: number; grants: number }> {
+export async function endAllSignIns(deps: Deps, userUuid: string): Promise<{ sessions: number; families: number }> {
   // One transaction, as when this ran without pausing: nothing signs in halfway through.
   return await deps.db.transaction(async (tx) => {
     const sessions = changes(
@@ -20,12 +20,12 @@ export async function endAllSignIns(deps: Deps, userUuid: string): Promise<{ ses
         .where(eq(jsonText(tx, browserSessions.principal, 'userUuid'), userUuid))
         .run(),
     );
-    const grants = await tx
-      .select({ id: oauthGrants.id })
-      .from(oauthGrants)
-      .where(and(eq(jsonText(tx, oauthGrants.principal, 'userUuid'), userUuid), isNull(oauthGrants.revokedAt)))
+    const families = await tx
+      .select({ id: tokenFamilies.id })
+      .from(tokenFamilies)
+      .where(and(eq(jsonText(tx, tokenFamilies.principal, 'userUuid'), userUuid), isNull(tokenFamilies.revokedAt)))
       .all();
-    for (const grant of grants) await revokeGrant(deps, grant.id);
-    return { sessions, grants: grants.length };
+    for (const family of families) await revokeTokenFamily(deps, family.id);
+    return { sessions, families: families.length };
   });
 }

@@ -21,8 +21,8 @@ export interface AccessTokenRequest {
   principal: TokenPrincipal;
   clientId: string;
   scope: readonly string[];
-  /** The grant (refresh-token family) this token belongs to, so revoking the grant revokes it. */
-  grantId?: string;
+  /** The token family this token belongs to (its `gid`), so revoking the family revokes it. */
+  familyId?: string;
   /** Lifetime in seconds; the configured access-token lifetime by default. */
   ttl?: number;
   /** Extra claims (e.g. RFC 8693 `act`). */
@@ -84,7 +84,7 @@ export async function signAccessToken(deps: Deps, request: AccessTokenRequest): 
     ...('orgUuid' in principal && { org: principal.orgUuid }),
     ...('appUuid' in principal && { app: principal.appUuid }),
     ...('username' in principal && { preferred_username: principal.username }),
-    ...(request.grantId && { gid: request.grantId }),
+    ...(request.familyId && { gid: request.familyId }),
   };
   const issuer = issuerOf(deps);
   const payload = { ...claims, iss: issuer, sub: subjectOf(principal), aud: issuer, iat, exp: iat + ttl, jti };

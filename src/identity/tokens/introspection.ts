@@ -3,7 +3,7 @@
  * Introspection is for confidential clients (resource servers), and shows a token only to a
  * client of the same application or organization, or the one it was issued to (RFC 7662 4:
  * no scanning of other tenants' tokens); anything else is `{active: false}`. Revoking a refresh
- * token ends its grant; revoking an access token ends that token.
+ * token ends its token family; revoking an access token ends that token.
  */
 import { eq } from 'drizzle-orm';
 import { applications } from '../../db/schema.js';
@@ -12,8 +12,8 @@ import { InvalidRequest, UnauthorizedClient, isAppError } from '../../errors.js'
 import { clientAuthenticationFailed } from '../sign-in/authenticate.js';
 import { principalOfClaims, verifyAccessTokenClaims, type AccessTokenClaims } from './access-tokens.js';
 import { isPublicClient, type Client } from '../clients/find.js';
-import { findGrant, findRefreshToken, type Grant, type RefreshTokenRow } from '../sessions/token-families.js';
-import { revokeAccessToken, revokeGrant } from './revocations.js';
+import { findTokenFamily, findRefreshToken, type TokenFamily, type RefreshTokenRow } from '../sessions/token-families.js';
+import { revokeAccessToken, revokeTokenFamily } from './revocations.js';
 import { isUserPrincipal } from './user-claims.js';
 
 type Hint = 'access_token' | 'refresh_token';
@@ -28,11 +28,11 @@ async function accessTokenClaims(deps: Deps, token: string): Promise<AccessToken
   }
 }
 
-async function liveRefreshToken(deps: Deps, token: string): Promise<{ row: RefreshTokenRow; grant: Grant } | null> {
+async function liveRefreshToken(deps: Deps, token: string): Promise<{ row: RefreshTokenRow; family: TokenFamily } | null> {
   const row = await findRefreshToken(deps, token);
-  const grant = row && (await findGrant(deps, row.grantId));
-  if (!row || !grant || row.status !== 'active' || grant.revokedAt !== null || row.expiresAt <= deps.now()) return null;
-  return { row, grant };
+  const family = row && (await findTokenFamily(deps, row.familyId));
+  if (!row || !family || row.status !== 'active' || family.revokedAt !== null || row.expiresAt <= deps.now()) return null;
+  return { row, family };
 }
 
 async function orgOfApp(deps: Deps, appUuid: string | undefined): Promise<string | undefined> {
@@ -65,12 +65,12 @@ export async function introspectToken(deps: Deps, client: Client, params: Readon
     },
     refresh_token: async () => {
       const live = await liveRefreshToken(deps, token);
-      if (!live || live.grant.clientId !== client.clientId) return null;
-      const principal = live.grant.principal;
+      if (!live || live.family.clientId !== client.clientId) return null;
+      const principal = live.family.principal;
       return {
         active: true,
         token_type: 'refresh_token',
-        client_id: live.grant.clientId,
+        client_id: live.family.clientId,
         scope: live.row.scope,
         sub: isUserPrincipal(principal) ? principal.userUuid : principal.clientId,
         ...(isUserPrincipal(principal) && { username: principal.username }),
@@ -100,10 +100,10 @@ export async function revokeToken(deps: Deps, client: Client, params: Readonly<R
     },
     refresh_token: async () => {
       const row = await findRefreshToken(deps, token);
-      const grant = row && (await findGrant(deps, row.grantId));
-      if (!grant) return false;
-      if (grant.clientId !== client.clientId) throw UnauthorizedClient('the token was not issued to this client');
-      await revokeGrant(deps, grant.id);
+      const family = row && (await findTokenFamily(deps, row.familyId));
+      if (!family) return false;
+      if (family.clientId !== client.clientId) throw UnauthorizedClient('the token was not issued to this client');
+      await revokeTokenFamily(deps, family.id);
       return true;
     },
   };

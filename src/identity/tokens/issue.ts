@@ -1,12 +1,12 @@
 /**
  * Building the token response (RFC 6749 5.1): the access token always, a refresh token when the
- * grant holds `offline_access` and the client may refresh, an ID token when `openid` was granted
+ * token family holds `offline_access` and the client may refresh, an ID token when `openid` was granted
  * to a user.
  */
 import type { Deps } from '../../deps.js';
 import { signAccessToken, type TokenPrincipal } from './access-tokens.js';
 import { signIdToken } from './id-tokens.js';
-import { insertRefreshToken, type Grant } from '../sessions/token-families.js';
+import { insertRefreshToken, type TokenFamily } from '../sessions/token-families.js';
 import { isUserPrincipal } from './user-claims.js';
 import type { Client } from '../clients/find.js';
 import type { Scope } from '../scopes.js';
@@ -32,10 +32,10 @@ export interface IssueRequest {
   client: Client;
   principal: TokenPrincipal;
   scope: readonly Scope[];
-  /** The grant the tokens belong to (user sign-ins); revoking it revokes them. */
-  grant?: Grant;
-  /** A grant id to carry without a refresh token (token exchange keeps its subject's). */
-  grantId?: string;
+  /** The token family the tokens belong to (user sign-ins); revoking it revokes them. */
+  family?: TokenFamily;
+  /** A token family's id to carry without a refresh token (token exchange keeps its subject's). */
+  familyId?: string;
   nonce?: string | null;
   amr?: readonly string[];
   ttl?: number;
@@ -43,25 +43,25 @@ export interface IssueRequest {
 }
 
 export async function issueTokens(deps: Deps, request: IssueRequest): Promise<Issued> {
-  const { client, principal, scope, grant } = request;
+  const { client, principal, scope, family } = request;
   const access = await signAccessToken(deps, {
     principal,
     clientId: client.clientId,
     scope,
-    grantId: grant?.id ?? request.grantId,
+    familyId: family?.id ?? request.familyId,
     ttl: request.ttl,
     claims: request.claims,
   });
   const response: TokenResponse = { access_token: access.token, token_type: 'Bearer', expires_in: access.expiresIn, scope: scope.join(' ') };
-  if (grant && grant.scope.split(' ').includes('offline_access') && client.grantTypes.includes('refresh_token')) {
-    response.refresh_token = (await insertRefreshToken(deps.db, deps.now(), deps.config.refreshTokenTtl, grant)).token;
+  if (family && family.scope.split(' ').includes('offline_access') && client.grantTypes.includes('refresh_token')) {
+    response.refresh_token = (await insertRefreshToken(deps.db, deps.now(), deps.config.refreshTokenTtl, family)).token;
   }
   if (scope.includes('openid') && isUserPrincipal(principal)) {
     response.id_token = await signIdToken(deps, {
       principal,
       clientId: client.clientId,
       scope,
-      authTime: grant?.authTime ?? Math.floor(deps.now() / 1000),
+      authTime: family?.authTime ?? Math.floor(deps.now() / 1000),
       nonce: request.nonce,
       amr: request.amr,
     });

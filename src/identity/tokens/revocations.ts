@@ -1,11 +1,11 @@
 /**
- * Revoked access tokens and grants. Access tokens are self-contained JWTs, so revoking one
- * (RFC 7009) or its whole grant (refresh-token reuse, a replayed code) leaves a row keyed
- * `jti:<id>` or `gid:<grant id>`; verification looks both up in one primary-key query. Rows are
+ * Revoked access tokens and token families. Access tokens are self-contained JWTs, so revoking
+ * one (RFC 7009) or its whole family (refresh-token reuse, a replayed code) leaves a row keyed
+ * `jti:<id>` or `gid:<family id>`; verification looks both up in one primary-key query. Rows are
  * dropped once every token they could match has expired.
  */
 import { eq, lt, sql } from 'drizzle-orm';
-import { oauthGrants, refreshTokens, tokenRevocations } from '../../db/schema.js';
+import { tokenFamilies, refreshTokens, tokenRevocations } from '../../db/schema.js';
 import { preparedFor } from '../../db/prepared.js';
 import { remembered, type Tx } from '../../db/open.js';
 import { greater } from '../../db/sql.js';
@@ -19,9 +19,9 @@ const revocationLookup = preparedFor((db) =>
     .prepare(),
 );
 
-/** One indexed lookup: is this token, or the grant it belongs to, revoked? */
-export async function isAccessTokenRevoked(deps: Deps, jti: string, grantId: string | undefined): Promise<boolean> {
-  const keys = { jti: `jti:${jti}`, gid: grantId ? `gid:${grantId}` : `jti:${jti}` };
+/** One indexed lookup: is this token, or the token family it belongs to, revoked? */
+export async function isAccessTokenRevoked(deps: Deps, jti: string, familyId: string | undefined): Promise<boolean> {
+  const keys = { jti: `jti:${jti}`, gid: familyId ? `gid:${familyId}` : `jti:${jti}` };
   return remembered(deps.db, `revoked:${keys.jti}:${keys.gid}`, [tokenRevocations], async () => (await revocationLookup(deps.db).get(keys)) !== undefined);
 }
 
@@ -40,14 +40,14 @@ export async function revokeAccessToken(deps: Deps, jti: string, expiresAt: numb
 }
 
 /**
- * Ends a grant: its refresh tokens stop working, and so does every access token issued under it
+ * Ends a token family: its refresh tokens stop working, and so does every access token issued under it
  * (none outlives one access-token lifetime from now).
  */
-export async function revokeGrant(deps: Deps, grantId: string): Promise<void> {
+export async function revokeTokenFamily(deps: Deps, familyId: string): Promise<void> {
   const now = deps.now();
   await deps.db.transaction(async (tx) => {
-    await tx.update(oauthGrants).set({ revokedAt: now }).where(eq(oauthGrants.id, grantId)).run();
-    await tx.update(refreshTokens).set({ status: 'revoked' }).where(eq(refreshTokens.grantId, grantId)).run();
-    await insertRevocation(tx, `gid:${grantId}`, now, now + deps.config.accessTokenTtl * 1000);
+    await tx.update(tokenFamilies).set({ revokedAt: now }).where(eq(tokenFamilies.id, familyId)).run();
+    await tx.update(refreshTokens).set({ status: 'revoked' }).where(eq(refreshTokens.familyId, familyId)).run();
+    await insertRevocation(tx, `gid:${familyId}`, now, now + deps.config.accessTokenTtl * 1000);
   });
 }
