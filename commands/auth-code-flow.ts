@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as oidc from 'openid-client';
-import { ADMIN_CLI } from '../src/identity/clients.js';
+import { ADMIN_CLI } from '../src/identity/clients/find.js';
 
 export interface AuthorizationCodeFlowOptions {
   /** The idp's issuer URL (discovery is read from it). */

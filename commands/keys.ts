@@ -15,7 +15,7 @@ export async function rotateKeysCommand(flags: KeysFlags): Promise<{ kids: strin
     import('../src/db/open.js'),
     import('../src/create-deps.js'),
     import('../src/logger.js'),
-    import('../src/identity/rotate-keys.js'),
+    import('../src/identity/keys/rotate-keys.js'),
   ]);
   const database = await openDatabase(config.databaseUrl ? { url: config.databaseUrl } : { path: config.db });
   try {

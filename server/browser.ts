@@ -6,9 +6,9 @@
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { Env } from './env.js';
-import { issuerOf } from '../src/identity/access-tokens.js';
-import { macOf, randomToken, safeEqual, sign, unsign } from '../src/identity/secrets.js';
-import { createSession, endSession, findSession, type NewSession, type SessionRow } from '../src/identity/sessions.js';
+import { issuerOf } from '../src/identity/tokens/access-tokens.js';
+import { macOf, randomToken, safeEqual, sign, unsign } from '../src/identity/keys/secrets.js';
+import { createSession, endSession, findSession, type NewSession, type SessionRow } from '../src/identity/sessions/sessions.js';
 import { pickLocale, translator } from './pages/i18n.js';
 import type { PageContext } from './pages/layout.js';
 

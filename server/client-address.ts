@@ -6,7 +6,7 @@
 import type { Context } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Env } from './env.js';
-import { UNKNOWN_ADDRESS, type LoginContext } from '../src/identity/throttle.js';
+import { UNKNOWN_ADDRESS, type LoginContext } from '../src/identity/sign-in/throttle.js';
 
 export function loginContextOf(c: Context<Env>): LoginContext {
   const bindings = c.env as { incoming?: unknown; server?: { incoming?: unknown } } | undefined;

@@ -2,10 +2,10 @@ import type { Config } from './config.js';
 import type { Db } from './db/open.js';
 import type { Deps } from './deps.js';
 import type { Logger } from './logger.js';
-import { createKeyStore } from './identity/keys.js';
+import { createKeyStore } from './identity/keys/keys.js';
 import { createMailer } from './mail/mailer.js';
-import { loadMacKey } from './identity/secrets.js';
-import { databaseThrottle, redisThrottle } from './identity/throttle.js';
+import { loadMacKey } from './identity/keys/secrets.js';
+import { databaseThrottle, redisThrottle } from './identity/sign-in/throttle.js';
 
 /** The one place Deps are assembled, for `idp serve` and the tests alike. */
 export async function createDeps(db: Db, config: Config, logger: Logger, now: () => number = Date.now): Promise<Deps> {

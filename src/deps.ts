@@ -26,11 +26,11 @@ export type KeyUse = 'access_token' | 'id_token';
 export interface SigningKey {
   kid: string;
   alg: SigningAlg;
-  /** A node:crypto key: signing is synchronous and fast (jws.ts). */
+  /** A node:crypto key: signing is synchronous and fast (identity/keys/jws.ts). */
   privateKey: KeyObject;
 }
 
-/** The signing keys every instance shares (identity/keys.ts). */
+/** The signing keys every instance shares (identity/keys/keys.ts). */
 export interface KeyStore {
   /** The active key for a use, created on first call if none exists. */
   signingKey(use: KeyUse): Promise<SigningKey>;
@@ -48,7 +48,7 @@ export interface ThrottleKey {
   free: number;
 }
 
-/** Where the login throttle's counters are kept: one implementation per backing store (identity/throttle.ts). */
+/** Where the login throttle's counters are kept: one implementation per backing store (identity/sign-in/throttle.ts). */
 export interface ThrottleStore {
   /** The latest time any of the keys is blocked until (0 when none is). */
   blockedUntil(keys: readonly string[]): Promise<number>;

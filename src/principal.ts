@@ -1,6 +1,6 @@
 /**
  * Who is calling: resolved once per request by the server's principal middleware, kept with the
- * grants and sign-in sessions it holds, and read by the access policy.
+ * token families and sign-in sessions it holds, and read by the access policy.
  */
 export type Principal =
   | { kind: 'sysadmin'; userUuid: string; username: string }

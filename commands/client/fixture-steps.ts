@@ -149,18 +149,18 @@ export function planSteps(ctx: Ctx, fixtures: Fixtures): Step[] {
 
 type Call = (method: 'GET' | 'POST' | 'PUT', path: string, json?: unknown, query?: Record<string, number>) => Promise<unknown>;
 
-/** "get,post:/path" → its verbs and pattern, so grants compare regardless of order and case. */
-function parseGrant(text: string): { verbs: Set<string>; pattern: string } {
+/** "get,post:/path" → its verbs and pattern, so permission rules compare regardless of order and case. */
+function parsePermissionRule(text: string): { verbs: Set<string>; pattern: string } {
   const colon = text.indexOf(':');
   const verbs = text.slice(0, colon).trim().toLowerCase();
   return { verbs: new Set(verbs === '*' ? ['get', 'put', 'post', 'delete'] : verbs.split(',').map((verb) => verb.trim())), pattern: text.slice(colon + 1).trim() };
 }
 
-function isGranted(grants: unknown, permission: string): boolean {
-  const wanted = parseGrant(permission);
-  return (Array.isArray(grants) ? grants : []).some((grant) => {
-    if (typeof grant !== 'string' || !grant.includes(':')) return false;
-    const held = parseGrant(grant);
+function holdsPermission(rules: unknown, permission: string): boolean {
+  const wanted = parsePermissionRule(permission);
+  return (Array.isArray(rules) ? rules : []).some((rule) => {
+    if (typeof rule !== 'string' || !rule.includes(':')) return false;
+    const held = parsePermissionRule(rule);
     return held.pattern === wanted.pattern && [...wanted.verbs].every((verb) => held.verbs.has(verb));
   });
 }
@@ -210,7 +210,7 @@ function applicationSteps(org: string, app: FixtureApplication, base: string, ap
         path: `${base}.roles[${i}].permissions[${j}]`,
         label: `permission ${permission} of role ${role.name}`,
         parents: [step],
-        exists: async () => isGranted((await call('GET', at('roles', role.name, 'permissions')) as { data?: unknown }).data, permission),
+        exists: async () => holdsPermission((await call('GET', at('roles', role.name, 'permissions')) as { data?: unknown }).data, permission),
         create: async () => void (await call('POST', at('roles', role.name, 'permissions'), { permission })),
       });
     });

@@ -8,8 +8,8 @@
 import type { Context } from 'hono';
 import type { Env } from '../env.js';
 import { GUEST, type Principal } from '../../src/principal.js';
-import { verifyAccessToken } from '../../src/identity/access-tokens.js';
-import { authenticateClientCredentials } from '../../src/identity/authenticate.js';
+import { verifyAccessToken } from '../../src/identity/tokens/access-tokens.js';
+import { authenticateClientCredentials } from '../../src/identity/sign-in/authenticate.js';
 import { Unauthorized } from '../../src/errors.js';
 import type { Deps } from '../../src/deps.js';
 

@@ -3,7 +3,7 @@
  * list of BCP 47 tags, most preferred first). Unknown languages fall back to English, and a key
  * missing from a translation falls back to the English text.
  */
-import { LOCALES, type Locale } from '../../src/identity/locales.js';
+import { LOCALES, type Locale } from '../../src/identity/authorize/locales.js';
 import { readPageFile } from './files.js';
 
 export type { Locale };

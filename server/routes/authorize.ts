@@ -1,7 +1,7 @@
 /**
  * The browser side of OpenID Connect: /connect/authorize (GET, and POST with a form), the
  * sign-in and consent forms it shows, and the return from an external provider. Each handler
- * validates, asks src/identity/authorize.ts what to do, and renders that: a page, a redirect to
+ * validates, asks src/identity/authorize/authorize.ts what to do, and renders that: a page, a redirect to
  * an external provider, or the response to the client in its response mode.
  */
 import type { Context } from 'hono';
@@ -13,13 +13,13 @@ import {
   RedirectedError,
   UnsafeRedirectError,
   type AuthorizeRequest,
-} from '../../src/identity/authorize-request.js';
-import { authenticateForRequest, continueAuthorization, NO_INTERACTION, realmOf, type AuthorizeOutcome, type Interaction } from '../../src/identity/authorize.js';
-import { errorResponse, type AuthorizationResponse } from '../../src/identity/authorize-response.js';
-import { rememberConsent } from '../../src/identity/consents.js';
-import { FEDERATION_CALLBACK_PATH, finishFederation, startFederation, takeFederationRequest } from '../../src/identity/federation.js';
-import { openInteraction, sealInteraction } from '../../src/identity/interaction.js';
-import { listIdentityProviderNames } from '../../src/identity/identity-providers.js';
+} from '../../src/identity/authorize/authorize-request.js';
+import { authenticateForRequest, continueAuthorization, NO_INTERACTION, realmOf, type AuthorizeOutcome, type Interaction } from '../../src/identity/authorize/authorize.js';
+import { errorResponse, type AuthorizationResponse } from '../../src/identity/authorize/authorize-response.js';
+import { rememberConsent } from '../../src/identity/authorize/consents.js';
+import { FEDERATION_CALLBACK_PATH, finishFederation, startFederation, takeFederationRequest } from '../../src/identity/federation/federation.js';
+import { openInteraction, sealInteraction } from '../../src/identity/authorize/interaction.js';
+import { listIdentityProviderNames } from '../../src/identity/federation/identity-providers.js';
 import { isCsrfTokenValid, pageContext, readSession, startSession } from '../browser.js';
 import { loginContextOf } from '../client-address.js';
 import { renderConsent } from '../pages/consent.js';
@@ -27,8 +27,8 @@ import { renderError, type ErrorPageReason } from '../pages/error.js';
 import { renderFormPost } from '../pages/form-post.js';
 import { renderSignIn, type SignInPage } from '../pages/sign-in.js';
 import { sendPage } from '../pages/respond.js';
-import { randomToken } from '../../src/identity/secrets.js';
-import { issuerOf } from '../../src/identity/access-tokens.js';
+import { randomToken } from '../../src/identity/keys/secrets.js';
+import { issuerOf } from '../../src/identity/tokens/access-tokens.js';
 
 type C = Context<Env>;
 

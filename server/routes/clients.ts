@@ -14,7 +14,7 @@ import {
   listOAuthClients,
   updateOAuthClient,
   type SavedClient,
-} from '../../src/identity/oauth-clients.js';
+} from '../../src/identity/clients/manage.js';
 
 function clientView({ row, secret }: SavedClient) {
   return {

@@ -7,7 +7,7 @@ import type { Context } from 'hono';
 import { defineRoutes } from '../route-table.js';
 import type { Env } from '../env.js';
 import { AppError, UnsupportedMediaType } from '../../src/errors.js';
-import { parseLogoutRequest, type LogoutRequest } from '../../src/identity/end-session.js';
+import { parseLogoutRequest, type LogoutRequest } from '../../src/identity/authorize/end-session.js';
 import { clearSession, isCsrfTokenValid, pageContext } from '../browser.js';
 import { renderError } from '../pages/error.js';
 import { renderLoggedOut, renderLogout } from '../pages/logout.js';

@@ -16,9 +16,9 @@ import {
   listIdentityProviders,
   updateIdentityProvider,
   type IdentityProviderRow,
-} from '../../src/identity/identity-providers.js';
-import { issuerOf } from '../../src/identity/access-tokens.js';
-import { FEDERATION_CALLBACK_PATH } from '../../src/identity/federation.js';
+} from '../../src/identity/federation/identity-providers.js';
+import { issuerOf } from '../../src/identity/tokens/access-tokens.js';
+import { FEDERATION_CALLBACK_PATH } from '../../src/identity/federation/federation.js';
 
 function providerView(c: Context<Env>, row: IdentityProviderRow) {
   return {

@@ -4,7 +4,7 @@ import { responses } from '../openapi.js';
 import { defineRoutes } from '../route-table.js';
 import { ok } from '../envelope.js';
 import { requireSysadmin } from '../access.js';
-import { rotateSigningKeys } from '../../src/identity/rotate-keys.js';
+import { rotateSigningKeys } from '../../src/identity/keys/rotate-keys.js';
 
 export const keyRoutes = defineRoutes('server/routes/keys.ts', (app) => {
   app.openapi(

@@ -16,7 +16,7 @@ import { isCsrfTokenValid, pageContext } from '../browser.js';
 import { loginContextOf } from '../client-address.js';
 import { sendPage } from '../pages/respond.js';
 import { CAPTCHA_WIDGETS, renderNewPassword, renderNotice, renderResetRequest, type Text } from '../pages/lifecycle.js';
-import { randomToken } from '../../src/identity/secrets.js';
+import { randomToken } from '../../src/identity/keys/secrets.js';
 import { AppError, Forbidden, IllegalArgument, InvalidJson, UnsupportedMediaType } from '../../src/errors.js';
 import { email as emailSchema, password as passwordSchema } from '../../src/management/schemas.js';
 import { findOrganization } from '../../src/management/organizations.js';

@@ -11,7 +11,7 @@ import type { router } from '../openapi.js';
 type Router = ReturnType<typeof router>;
 import { defineRoutes } from '../route-table.js';
 import { define, document, honoPaths, otherMethodsNotAllowed, type Handler, type Method } from './data/define.js';
-import { addressedEntity, authorizeGrant, callerUuid, entitiesResponse, findOptions, pageResponse, readBody } from './data/request.js';
+import { addressedEntity, authorizeWithoutMe, callerUuid, entitiesResponse, findOptions, pageResponse, readBody } from './data/request.js';
 import { MethodNotAllowed } from '../../src/errors.js';
 import { deleteEntity } from '../../src/data/entities.js';
 import { findEntities } from '../../src/data/find.js';
@@ -108,7 +108,7 @@ function queryTargetRoute(app: Router): void {
         await next();
         return;
       }
-      await authorizeGrant(c, 'post', '/devices/*/notifications');
+      await authorizeWithoutMe(c, 'post', '/devices/*/notifications');
       return send(c);
     });
   }

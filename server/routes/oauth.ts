@@ -12,10 +12,10 @@ import { defineRoutes, within } from '../route-table.js';
 import { loginContextOf } from '../client-address.js';
 import { InvalidRequest, MethodNotAllowed } from '../../src/errors.js';
 import { discoveryDocument, JWKS_PATH } from '../../src/identity/discovery.js';
-import { authenticateRequestClient, requestToken, type ClientRequest } from '../../src/identity/token.js';
+import { authenticateRequestClient, requestToken, type ClientRequest } from '../../src/identity/tokens/token.js';
 import { grants } from '../../src/identity/grants/index.js';
-import { findUserinfo } from '../../src/identity/userinfo.js';
-import { introspectToken, revokeToken } from '../../src/identity/introspection.js';
+import { findUserinfo } from '../../src/identity/tokens/userinfo.js';
+import { introspectToken, revokeToken } from '../../src/identity/tokens/introspection.js';
 
 /** The form body, each parameter at most once (RFC 6749 3.2). */
 async function formParams(c: Context<Env>): Promise<Record<string, string>> {

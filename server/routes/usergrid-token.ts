@@ -17,7 +17,7 @@ import {
   issueApplicationToken,
   issueManagementToken,
   type UsergridTokenResult,
-} from '../../src/identity/usergrid-token.js';
+} from '../../src/identity/tokens/usergrid-token.js';
 import { listAdminOrganizations } from '../../src/management/admin-users.js';
 
 const TokenResponse = z

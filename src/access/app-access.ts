@@ -8,8 +8,8 @@
  *   of each role assigned to them or to one of their groups, and of the `default` role;
  * - a guest (no token), or an administrator of another organization: the `guest` role.
  *
- * Roles, users and groups keep their grants in the same `permissions` property (a string array,
- * written only through …/permissions endpoints).
+ * Roles, users and groups keep their permission rules in the same `permissions` property (a
+ * string array, written only through …/permissions endpoints).
  */
 import { and, eq, inArray } from 'drizzle-orm';
 import { connections, entities } from '../db/schema.js';
@@ -18,7 +18,7 @@ import type { Deps } from '../deps.js';
 import type { Tx } from '../db/open.js';
 import { findEntityByName, findEntityByUuid } from '../db/entity-store.js';
 import { GUEST_ROLE, SIGNED_IN_ROLE } from './default-roles.js';
-import { isPermitted, permissionsForCaller, type Caller, type PermissionGrants, type Verb } from './permissions.js';
+import { isPermitted, permissionsForCaller, type Caller, type HeldPermissions, type Verb } from './permissions.js';
 import { isApplicationAdmin } from './policy.js';
 import type { Principal } from '../principal.js';
 
@@ -46,9 +46,9 @@ export interface AppRequest {
 export async function authorizeAppRequest(deps: Deps, request: AppRequest): Promise<void> {
   const { principal, app } = request;
   if (await isApplicationAdmin(deps, principal, app)) return;
-  const { grants, caller } = await grantsOf(deps.db, principal, app.uuid);
+  const { held, caller } = await heldPermissionsOf(deps.db, principal, app.uuid);
   const path = typeof request.path === 'string' ? request.path : await request.path();
-  const permitted = isPermitted(permissionsForCaller(grants), request.verb, path, request.selfMatches === false ? {} : caller);
+  const permitted = isPermitted(permissionsForCaller(held), request.verb, path, request.selfMatches === false ? {} : caller);
   if (permitted) return;
   if (principal.kind === 'guest') throw Unauthorized(`sign in to ${request.verb} ${path}`);
   throw Forbidden(`not permitted to ${request.verb} ${path}`);
@@ -74,8 +74,8 @@ async function sourcesOf(tx: Tx, collection: string, relation: string, targets: 
     .all();
 }
 
-async function grantsOf(tx: Tx, principal: Principal, appUuid: string): Promise<{ grants: PermissionGrants; caller: Caller }> {
-  const guest = { grants: { user: [], groups: [], roles: [await rolePermissions(tx, appUuid, GUEST_ROLE)] }, caller: {} };
+async function heldPermissionsOf(tx: Tx, principal: Principal, appUuid: string): Promise<{ held: HeldPermissions; caller: Caller }> {
+  const guest = { held: { user: [], groups: [], roles: [await rolePermissions(tx, appUuid, GUEST_ROLE)] }, caller: {} };
   if (principal.kind !== 'app-user') return guest;
   if (principal.appUuid !== appUuid) throw Unauthorized('the access token belongs to another application');
   const user = await findEntityByUuid(tx, appUuid, principal.userUuid);
@@ -87,7 +87,7 @@ async function grantsOf(tx: Tx, principal: Principal, appUuid: string): Promise<
     ...(await sourcesOf(tx, 'roles', 'groups', groups.map((group) => group.uuid))),
   ];
   return {
-    grants: {
+    held: {
       user: permissionsOf(user.properties),
       groups: groups.map((group) => permissionsOf(group.properties)),
       roles: [...roles.map((role) => permissionsOf(role.properties)), await rolePermissions(tx, appUuid, SIGNED_IN_ROLE)],

@@ -35,12 +35,12 @@ export interface Caller {
 }
 
 /**
- * The permission strings that apply to one caller, as the storage layer gathered them: those
+ * The permission rules that apply to one caller, as the storage layer gathered them: those
  * stored on the user, on each of the user's groups, and on each role that applies (the user's
  * roles, their groups' roles and the implicit `default` or `guest` role, see default-roles.ts).
  * A guest has no user and no groups.
  */
-export interface PermissionGrants {
+export interface HeldPermissions {
   user: readonly string[];
   groups: readonly (readonly string[])[];
   roles: readonly (readonly string[])[];
@@ -120,8 +120,8 @@ const METHOD_VERBS: ReadonlyMap<string, Verb> = new Map([
  * groups and their roles, as Usergrid did (permissions only ever add access; there is no deny).
  * Duplicates are dropped; order is kept so the result reads like its sources.
  */
-export function permissionsForCaller(grants: PermissionGrants): string[] {
-  return [...new Set([...grants.user, ...grants.groups.flat(), ...grants.roles.flat()])];
+export function permissionsForCaller(held: HeldPermissions): string[] {
+  return [...new Set([...held.user, ...held.groups.flat(), ...held.roles.flat()])];
 }
 
 /** A Permission, or the reason the text is not one. */

@@ -10,7 +10,7 @@ import type { Tx } from '../db/open.js';
 import { username as usernameSchema, email as emailSchema } from '../management/schemas.js';
 import { checkEntityName } from './names.js';
 import { writeUserLogins } from './user-logins.js';
-import { deleteAppUserPassword } from '../identity/app-user-passwords.js';
+import { deleteAppUserPassword } from '../identity/sign-in/app-user-passwords.js';
 import type { EntityRow } from '../db/entity-store.js';
 
 export type Properties = Record<string, unknown>;

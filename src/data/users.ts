@@ -1,13 +1,13 @@
 /**
  * App users: entities of the `users` collection, addressed by uuid, username or email, or `me`
  * for the caller (docs/api.md#identifiers). Passwords never enter entity properties: they are
- * hashed into app_user_credentials (src/identity/app-user-passwords.ts).
+ * hashed into app_user_credentials (src/identity/sign-in/app-user-passwords.ts).
  */
 import { EntityNotFound, IllegalArgument, InvalidGrant } from '../errors.js';
 import type { Deps } from '../deps.js';
 import type { Tx } from '../db/open.js';
 import { hashPassword } from '../passwords.js';
-import { storeAppUserPasswordHash, verifyAppUserPassword } from '../identity/app-user-passwords.js';
+import { storeAppUserPasswordHash, verifyAppUserPassword } from '../identity/sign-in/app-user-passwords.js';
 import { password as passwordSchema } from '../management/schemas.js';
 import { findEntityByUuid, type EntityRow } from '../db/entity-store.js';
 import { findUserUuidByLogin } from './user-logins.js';

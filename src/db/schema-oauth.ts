@@ -1,6 +1,6 @@
 /**
- * OAuth 2.0 / OpenID Connect state: the clients of applications, grants (one sign-in of one
- * principal at one client, the family its refresh tokens and access tokens belong to), refresh
+ * OAuth 2.0 / OpenID Connect state: the clients of applications, token families (one sign-in of
+ * one principal at one client, the family its refresh tokens and access tokens belong to), refresh
  * tokens, authorization codes, revocations and password-guessing counters. Tokens and codes are
  * stored only as SHA-256 hashes: a copy of the database does not hold a usable token.
  */
@@ -47,10 +47,11 @@ export const oauthClients = sqliteTable(
 );
 
 /**
- * A grant: what one principal allowed one client (scope), born from a password or code exchange.
- * Refresh tokens and access tokens carry its id (`gid`); revoking it ends them all.
+ * A token family: what one principal allowed one client (scope), born from a password or code
+ * exchange. Refresh tokens and access tokens carry its id (`gid`); revoking it ends them all.
  */
-export const oauthGrants = sqliteTable(
+export const tokenFamilies = sqliteTable(
+  // The table and its columns keep the names they were created with: token families, once "grants".
   'oauth_grants',
   {
     id: text('id').primaryKey(),
@@ -65,25 +66,25 @@ export const oauthGrants = sqliteTable(
   (t) => [index('oauth_grants_client').on(t.clientId)],
 );
 
-/** Refresh tokens by hash. `rotated` ones were used once; presenting one again revokes the grant. */
+/** Refresh tokens by hash. `rotated` ones were used once; presenting one again revokes the token family. */
 export const refreshTokens = sqliteTable(
   'refresh_tokens',
   {
     tokenHash: text('token_hash').primaryKey(),
-    grantId: text('grant_id')
+    familyId: text('grant_id')
       .notNull()
-      .references(() => oauthGrants.id, { onDelete: 'cascade' }),
+      .references(() => tokenFamilies.id, { onDelete: 'cascade' }),
     status: text('status', { enum: ['active', 'rotated', 'revoked'] }).notNull(),
     scope: text('scope').notNull(),
     created: integer('created').notNull(),
     expiresAt: integer('expires_at').notNull(),
   },
-  (t) => [index('refresh_tokens_grant').on(t.grantId)],
+  (t) => [index('refresh_tokens_grant').on(t.familyId)],
 );
 
 /**
  * Authorization codes minted by /connect/authorize and exchanged once at /connect/token. A code
- * presented a second time revokes the grant its first exchange created (`grantId`), RFC 6749 4.1.2.
+ * presented a second time revokes the token family its first exchange created (`familyId`), RFC 6749 4.1.2.
  */
 export const authorizationCodes = sqliteTable('authorization_codes', {
   codeHash: text('code_hash').primaryKey(),
@@ -98,11 +99,11 @@ export const authorizationCodes = sqliteTable('authorization_codes', {
   created: integer('created').notNull(),
   expiresAt: integer('expires_at').notNull(),
   consumedAt: integer('consumed_at'),
-  grantId: text('grant_id'),
+  familyId: text('grant_id'),
 });
 
 /**
- * Revoked access tokens, by `jti:<id>` or by `gid:<grant id>`: verifying a token is one primary
+ * Revoked access tokens, by `jti:<id>` or by `gid:<token family id>`: verifying a token is one primary
  * key lookup for both. A row lives until the last token it could match has expired.
  */
 export const tokenRevocations = sqliteTable(

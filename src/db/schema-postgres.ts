@@ -130,7 +130,7 @@ export const {
   lifecycleTokens,
   captchaSolutions,
   oauthClients,
-  oauthGrants,
+  tokenFamilies,
   refreshTokens,
   authorizationCodes,
   tokenRevocations,
@@ -147,5 +147,5 @@ export const {
   managementActivities,
 } = tables;
 
-const exported = new Set(['browserSessions', 'consents', 'identityProviders', 'federatedIdentities', 'federationRequests', 'serverSecrets', 'collections', 'appUserLogins', 'signingKeys', 'appUserCredentials', 'lifecycleTokens', 'captchaSolutions', 'oauthClients', 'oauthGrants', 'refreshTokens', 'authorizationCodes', 'tokenRevocations', 'loginThrottle', 'pushNotifierSecrets', 'pushDeliveries', 'organizations', 'adminUsers', 'orgAdmins', 'applications', 'credentials', 'entities', 'connections', 'managementActivities']);
+const exported = new Set(['browserSessions', 'consents', 'identityProviders', 'federatedIdentities', 'federationRequests', 'serverSecrets', 'collections', 'appUserLogins', 'signingKeys', 'appUserCredentials', 'lifecycleTokens', 'captchaSolutions', 'oauthClients', 'tokenFamilies', 'refreshTokens', 'authorizationCodes', 'tokenRevocations', 'loginThrottle', 'pushNotifierSecrets', 'pushDeliveries', 'organizations', 'adminUsers', 'orgAdmins', 'applications', 'credentials', 'entities', 'connections', 'managementActivities']);
 for (const name of Object.keys(tables)) if (!exported.has(name)) throw new Error(`schema-postgres.ts does not export the table ${name}`);

@@ -3,11 +3,11 @@
  * is what this server actually does.
  */
 import type { Deps } from '../deps.js';
-import { issuerOf } from './access-tokens.js';
+import { issuerOf } from './tokens/access-tokens.js';
 import { grants } from './grants/index.js';
 import { SCOPES } from './scopes.js';
-import { PROMPTS, RESPONSE_MODES, RESPONSE_TYPES } from './authorize-request.js';
-import { LOCALES } from './locales.js';
+import { PROMPTS, RESPONSE_MODES, RESPONSE_TYPES } from './authorize/authorize-request.js';
+import { LOCALES } from './authorize/locales.js';
 
 export const JWKS_PATH = '/.well-known/openid-configuration/jwks';
 

@@ -7,7 +7,7 @@
  */
 import type { Deps } from '../deps.js';
 import { Conflict, Forbidden, IllegalArgument, NotFound } from '../errors.js';
-import type { LoginContext } from '../identity/throttle.js';
+import type { LoginContext } from '../identity/sign-in/throttle.js';
 import { findAccount, linkUrl, markActivated, type Account } from './accounts.js';
 import { issueLinkToken, redeemLinkToken, type Subject } from './links.js';
 import { composeMail } from './messages.js';

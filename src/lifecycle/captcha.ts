@@ -20,7 +20,7 @@ import { captchaSolutions } from '../db/schema.js';
 import type { CaptchaConfig } from '../config.js';
 import type { Deps } from '../deps.js';
 import { CaptchaFailed, CaptchaUnavailable } from '../errors.js';
-import { macOf } from '../identity/secrets.js';
+import { macOf } from '../identity/keys/secrets.js';
 
 // Long enough to fill in a form, short enough that solved challenges cannot be stockpiled.
 const CHALLENGE_TTL_MS = 10 * 60 * 1000;

@@ -13,8 +13,8 @@ import { lifecycleTokens } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import type { Tx } from '../db/open.js';
 import { InvalidLink, LinkAlreadyUsed, LinkExpired } from '../errors.js';
-import { hashToken } from '../identity/oauth-grants.js';
-import { macOf, randomToken, safeEqual } from '../identity/secrets.js';
+import { hashToken } from '../identity/sessions/token-families.js';
+import { macOf, randomToken, safeEqual } from '../identity/keys/secrets.js';
 
 export type LinkPurpose = 'activate' | 'resetpw';
 

@@ -1,13 +1,13 @@
 /**
  * Mail floods: each request that would mail an address counts against that address (or account)
  * and against the requesting client address, in the same database-backed counters as
- * password guessing (src/identity/throttle.ts), so every instance sees the same counts. A few are
- * free; after that each waits twice as long as the last, answered 429 with Retry-After before
- * anything is looked up or sent.
+ * password guessing (src/identity/sign-in/throttle.ts), so every instance sees the same
+ * counts. A few are free; after that each waits twice as long as the last, answered 429 with
+ * Retry-After before anything is looked up or sent.
  */
 import type { Deps, ThrottleKey } from '../deps.js';
 import { AppError, TooManyRequests } from '../errors.js';
-import { assertNotThrottled, recordLoginFailure, type LoginContext } from '../identity/throttle.js';
+import { assertNotThrottled, recordLoginFailure, type LoginContext } from '../identity/sign-in/throttle.js';
 
 // A person may ask again once or twice when a mail is slow to arrive; more is a flood.
 const FREE_MAILS_PER_TARGET = 3;

@@ -11,8 +11,8 @@
 import type { Deps } from '../deps.js';
 import { NotFound } from '../errors.js';
 import { hashPassword } from '../passwords.js';
-import { endAllSignIns } from '../identity/end-sign-ins.js';
-import type { LoginContext } from '../identity/throttle.js';
+import { endAllSignIns } from '../identity/sessions/end-sign-ins.js';
+import type { LoginContext } from '../identity/sign-in/throttle.js';
 import { findAdminUserIn } from '../management/admin-users.js';
 import { findUserUuidByLogin } from '../data/user-logins.js';
 import { findAccount, linkUrl, storePasswordHash, type Account } from './accounts.js';
@@ -66,7 +66,7 @@ export async function checkResetLink(deps: Deps, subject: UserSubject, token: st
   return account;
 }
 
-/** Sets the new password once, then ends every session and grant of the account. */
+/** Sets the new password once, then ends every session and token family of the account. */
 export async function completePasswordReset(deps: Deps, subject: UserSubject, token: string, newPassword: string): Promise<Account> {
   const account = await requireAccount(deps, subject);
   await checkLinkToken(deps.db, deps, 'resetpw', subject, token);
@@ -77,7 +77,7 @@ export async function completePasswordReset(deps: Deps, subject: UserSubject, to
     await storePasswordHash(tx, subject, passwordHash, deps.now());
   });
   const ended = await endAllSignIns(deps, subject.uuid);
-  deps.logger.info({ subject: subject.uuid, type: subject.type, ...ended }, 'password reset by mail; sessions and grants ended');
+  deps.logger.info({ subject: subject.uuid, type: subject.type, ...ended }, 'password reset by mail; sessions and token families ended');
   if (account.email) void deps.mailer.send(composeMail('password_changed', { ...account, email: account.email }));
   return account;
 }

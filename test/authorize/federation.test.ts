@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
 import type { RunningServer } from '../../server/serve.js';
 import { startTestServer } from '../database.js';
-import { findAppUserByLogin } from '../../src/identity/authenticate.js';
+import { findAppUserByLogin } from '../../src/identity/sign-in/authenticate.js';
 import { api, authorizeAsUser, Browser, createAppUser, createClient, createFixture, exchangeCode, redirectOf, REDIRECT, startIdp, USER, type Fixture, type RegisteredClient } from './support.js';
 
 const ERIN = { username: 'erin', email: 'erin@partner.example', name: 'Erin External', password: 'erins-password-1' };

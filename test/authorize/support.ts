@@ -6,7 +6,7 @@
 import type { RunningServer } from '../../server/serve.js';
 import { startTestServer } from '../database.js';
 import { insertEntity } from '../../src/db/entity-store.js';
-import { setAppUserPassword } from '../../src/identity/app-user-passwords.js';
+import { setAppUserPassword } from '../../src/identity/sign-in/app-user-passwords.js';
 import { basic } from '../oauth/fixtures.js';
 
 export const ADMIN = { organization: 'acme', username: 'alice', name: 'Alice Admin', email: 'alice@example.com', password: 'correct-horse' };

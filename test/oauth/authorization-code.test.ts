@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expectOAuthError, expectRefusedUnchanged, snapshot, type Clock, type TestApp, type TestResponse } from '../helpers.js';
-import { createAuthorizationCode, type NewAuthorizationCode } from '../../src/identity/authorization-codes.js';
+import { createAuthorizationCode, type NewAuthorizationCode } from '../../src/identity/authorize/authorization-codes.js';
 import { basic, claimsOf, createAppUser, createTenantApp, pkcePair, registerClient, token, type Tenant } from './fixtures.js';
 
 const CALLBACK = 'https://app.example/cb';
@@ -71,32 +71,32 @@ function expectTokensFor(res: TestResponse, client: Party): void {
   expect(claimsOf(res.body.id_token)).toMatchObject({ sub: userUuid, aud: client.client_id, nonce: 'n-42' });
 }
 
-/** The rows that revoking a grant touches; a replay may change these and nothing else. */
+/** The rows that revoking a token family touches; a replay may change these and nothing else. */
 const REVOCATION_TABLES = ['oauth_grants', 'refresh_tokens', 'token_revocations'];
 
 async function revocationRows() {
   const query = t.deps.db.$client.query.bind(t.deps.db.$client);
   return {
-    grants: await query<{ id: string; revoked_at: unknown }>('select id, revoked_at from oauth_grants order by id'),
+    families: await query<{ id: string; revoked_at: unknown }>('select id, revoked_at from oauth_grants order by id'),
     refreshTokens: await query<{ token_hash: string; grant_id: string; status: string }>('select token_hash, grant_id, status from refresh_tokens order by token_hash'),
     revocations: (await query<{ key: string }>('select key from token_revocations order by key')).map((row) => row.key),
   };
 }
 
-async function liveGrants(): Promise<string[]> {
+async function liveFamilies(): Promise<string[]> {
   return (await t.deps.db.$client.query<{ id: string }>('select id from oauth_grants where revoked_at is null order by id')).map((row) => row.id);
 }
 
 /**
  * A refused exchange of a code that exists and belongs to the client. The code is spent all the
- * same (the request may be an attacker's): the refusal may mark it used and record a grant born
- * revoked, and change nothing else: no refresh token, no live grant. The legitimate exchange that
+ * same (the request may be an attacker's): the refusal may mark it used and record a token family
+ * born revoked, and change nothing else: no refresh token, no live family. The legitimate exchange that
  * follows is then a replay.
  */
 async function expectRefusedAndSpent(send: () => Promise<TestResponse>, legitimate: () => Promise<TestResponse>): Promise<void> {
-  const live = await liveGrants();
+  const live = await liveFamilies();
   await expectRefusedUnchanged(t, send, 400, 'invalid_grant', { except: ['authorization_codes', 'oauth_grants', 'token_revocations'] });
-  expect(await liveGrants()).toEqual(live);
+  expect(await liveFamilies()).toEqual(live);
   expectOAuthError(await legitimate(), 400, 'invalid_grant');
 }
 
@@ -106,7 +106,7 @@ describe('code replay (RFC 6749 4.1.2, 10.5)', () => {
     const code = await mint(rp, { codeChallenge: challenge, codeChallengeMethod: 'S256' });
     const first = await exchange(rp, code, { code_verifier: verifier });
     expectTokensFor(first, rp);
-    const grantId = claimsOf(first.body.access_token).gid;
+    const familyId = claimsOf(first.body.access_token).gid;
     const untouched = await snapshot(t, { except: REVOCATION_TABLES });
     const before = await revocationRows();
 
@@ -114,11 +114,11 @@ describe('code replay (RFC 6749 4.1.2, 10.5)', () => {
     expectOAuthError(replay, 400, 'invalid_grant');
     expect(replay.body.access_token).toBeUndefined();
     expect(await snapshot(t, { except: REVOCATION_TABLES })).toBe(untouched);
-    // What a replay changes: the first exchange's grant and refresh token become revoked. No grant, no refresh token is new.
+    // What a replay changes: the first exchange's token family and refresh token become revoked. No family, no refresh token is new.
     const after = await revocationRows();
-    expect(after.grants).toEqual(before.grants.map((row) => (row.id === grantId ? { ...row, revoked_at: clock.now } : row)));
-    expect(after.refreshTokens).toEqual(before.refreshTokens.map((row) => (row.grant_id === grantId ? { ...row, status: 'revoked' } : row)));
-    expect(after.revocations).toEqual([...before.revocations, `gid:${grantId}`].sort());
+    expect(after.families).toEqual(before.families.map((row) => (row.id === familyId ? { ...row, revoked_at: clock.now } : row)));
+    expect(after.refreshTokens).toEqual(before.refreshTokens.map((row) => (row.grant_id === familyId ? { ...row, status: 'revoked' } : row)));
+    expect(after.revocations).toEqual([...before.revocations, `gid:${familyId}`].sort());
   });
 
   it('revoke-on-replay: the access and refresh tokens of the first exchange stop working', async () => {

@@ -5,7 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { insertEntity } from '../../src/db/entity-store.js';
-import { setAppUserPassword } from '../../src/identity/app-user-passwords.js';
+import { setAppUserPassword } from '../../src/identity/sign-in/app-user-passwords.js';
 import { createTestApp, ORG, signUp, type Clock, type TestApp, type TestResponse } from '../helpers.js';
 
 export interface Tenant {

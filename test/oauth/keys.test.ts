@@ -11,7 +11,7 @@ import { createLogger } from '../../src/logger.js';
 import { resolveConfig } from '../../src/config.js';
 import { signingKeys } from '../../src/db/schema.js';
 import { main } from '../../commands/index.js';
-import { KEY_RECHECK_MS } from '../../src/identity/keys.js';
+import { KEY_RECHECK_MS } from '../../src/identity/keys/keys.js';
 import { createTenantApp, token, type Tenant } from './fixtures.js';
 
 let t: TestApp;

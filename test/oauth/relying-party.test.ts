@@ -9,7 +9,7 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { RunningServer } from '../../server/serve.js';
 import { startTestServer } from '../database.js';
 import { insertEntity } from '../../src/db/entity-store.js';
-import { setAppUserPassword } from '../../src/identity/app-user-passwords.js';
+import { setAppUserPassword } from '../../src/identity/sign-in/app-user-passwords.js';
 
 let server: RunningServer;
 let credentials: { client_id: string; client_secret: string };

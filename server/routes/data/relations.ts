@@ -8,7 +8,7 @@ import type { Env } from '../../env.js';
 import { ok } from '../../envelope.js';
 import { defineRoutes } from '../../route-table.js';
 import { define, otherMethodsNotAllowed, type Handler } from './define.js';
-import { addressedEntity, authorizeGrant, dataLocation, entitiesResponse, findOptions, modelMembers, pageResponse, readBody, relatedEntity } from './request.js';
+import { addressedEntity, authorizeWithoutMe, dataLocation, entitiesResponse, findOptions, modelMembers, pageResponse, readBody, relatedEntity } from './request.js';
 import { entityView } from './views.js';
 import { MethodNotAllowed, EntityNotFound } from '../../../src/errors.js';
 import { isApplicationAdmin } from '../../../src/access/policy.js';
@@ -17,7 +17,7 @@ import { describeEntities, insertEntityFromBody, entityBodies, type EntityRow } 
 import { findEntities } from '../../../src/data/find.js';
 import { connectEntities, connectIn, disconnectEntities, isRelatedIn } from '../../../src/data/connections.js';
 import { relationView, type RelationView } from '../../../src/data/relations.js';
-import { GRANTEES, grantPermission, listGrants, revokePermission } from '../../../src/data/grants.js';
+import { PERMISSION_HOLDERS, addPermission, listPermissions, removePermission } from '../../../src/data/permission-rules.js';
 import { changeUserPassword } from '../../../src/data/users.js';
 import { createActivity } from '../../../src/activity/activities.js';
 
@@ -29,9 +29,9 @@ const RELATED_TYPED = `${RELATION}/{type}/{entityId2}`;
 const param = (c: Context<Env>, name: string) => c.req.param(name) ?? '';
 const subject = (c: Context<Env>) => addressedEntity(c, param(c, 'collection'), param(c, 'entityId'));
 
-async function permissionsResponse(c: Context<Env>, row: EntityRow, grants: string[]) {
+async function permissionsResponse(c: Context<Env>, row: EntityRow, rules: string[]) {
   const entity = entityView(c.get('appScope'), (await describeEntities(c.get('deps').db, [row]))[0]);
-  return ok(c, { action: c.req.method.toLowerCase(), entities: [entity], organization: c.get('appScope').org, application: c.get('appScope').app, extra: { data: grants, ...modelMembers(c, entity) }, location: dataLocation(c) });
+  return ok(c, { action: c.req.method.toLowerCase(), entities: [entity], organization: c.get('appScope').org, application: c.get('appScope').app, extra: { data: rules, ...modelMembers(c, entity) }, location: dataLocation(c) });
 }
 
 /** ResetPW: the old password must match unless an administrator of the application calls. */
@@ -46,12 +46,12 @@ async function setPassword(c: Context<Env>) {
 
 /** POST …/{entityId}/{relation} when the relation is a sub-resource; keyed `collection/relation`. */
 const POSTS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
-  ...[...GRANTEES].map((collection): [string, Handler] => [
+  ...[...PERMISSION_HOLDERS].map((collection): [string, Handler] => [
     `${collection}/permissions`,
     async (c) => {
       const row = await subject(c);
-      await authorizeGrant(c, 'post', `/${row.collection}/${row.uuid}/permissions`);
-      return permissionsResponse(c, row, await grantPermission(c.get('deps'), row, await readBody(c)));
+      await authorizeWithoutMe(c, 'post', `/${row.collection}/${row.uuid}/permissions`);
+      return permissionsResponse(c, row, await addPermission(c.get('deps'), row, await readBody(c)));
     },
   ]),
   ...['users', 'groups'].map((collection): [string, Handler] => [
@@ -101,7 +101,7 @@ function connectionHandler(action: 'get' | 'post' | 'delete'): Handler {
     }
     // Joining a group or a role changes what the member may do: never on the strength of `me`.
     const canonical = membershipPath(entity, view, other);
-    if (canonical !== null) await authorizeGrant(c, action, canonical);
+    if (canonical !== null) await authorizeWithoutMe(c, action, canonical);
     await (action === 'post' ? connectEntities : disconnectEntities)(c.get('deps'), entity, view, other);
     return entitiesResponse(c, action, [other]);
   };
@@ -111,7 +111,7 @@ export const relationRoutes = defineRoutes('server/routes/data/relations.ts', (a
   define(app, 'get', RELATION, "An entity's connections, sub-collection, feed or permissions (with ql)", async (c) => {
     const entity = await subject(c);
     const relation = param(c, 'relation');
-    if (relation === 'permissions' && GRANTEES.has(entity.collection)) return permissionsResponse(c, entity, listGrants(entity));
+    if (relation === 'permissions' && PERMISSION_HOLDERS.has(entity.collection)) return permissionsResponse(c, entity, listPermissions(entity));
     const page = await findEntities(c.get('deps').db, entity.appUuid, { kind: 'related', uuid: entity.uuid, view: relationView(entity.collection, relation) }, findOptions(c));
     return pageResponse(c, 'get', page);
   });
@@ -121,9 +121,9 @@ export const relationRoutes = defineRoutes('server/routes/data/relations.ts', (a
   });
   define(app, 'delete', RELATION, 'Remove a permission (?permission= or ?grant_url_pattern=)', async (c) => {
     const row = await subject(c);
-    if (param(c, 'relation') !== 'permissions' || !GRANTEES.has(row.collection)) throw MethodNotAllowed('only …/permissions can be deleted here', { headers: { Allow: 'GET, POST' } });
-    await authorizeGrant(c, 'delete', `/${row.collection}/${row.uuid}/permissions`);
-    return permissionsResponse(c, row, await revokePermission(c.get('deps'), row, c.req.query('permission') ?? c.req.query('grant_url_pattern')));
+    if (param(c, 'relation') !== 'permissions' || !PERMISSION_HOLDERS.has(row.collection)) throw MethodNotAllowed('only …/permissions can be deleted here', { headers: { Allow: 'GET, POST' } });
+    await authorizeWithoutMe(c, 'delete', `/${row.collection}/${row.uuid}/permissions`);
+    return permissionsResponse(c, row, await removePermission(c.get('deps'), row, c.req.query('permission') ?? c.req.query('grant_url_pattern')));
   });
   define(app, 'put', RELATION, "Set a user's password (…/users/{userId}/password)", async (c) => {
     const handler = PUTS.get(`${(await subject(c)).collection}/${param(c, 'relation')}`);

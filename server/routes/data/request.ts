@@ -38,10 +38,11 @@ export function dataLocation(c: Context<Env>, collection?: string): { path: stri
 }
 
 /**
- * A second check for requests that change who may do what (permissions, role and group
- * membership): the canonical path must be permitted without `me` standing for the caller.
+ * A second check for requests that change who may do what (permission rules, role and group
+ * membership) or pick their targets by a query (a send to the devices a query matches): the
+ * canonical path must be permitted without `me` standing for the caller.
  */
-export async function authorizeGrant(c: Context<Env>, verb: Verb, path: string): Promise<void> {
+export async function authorizeWithoutMe(c: Context<Env>, verb: Verb, path: string): Promise<void> {
   await authorizeAppRequest(c.get('deps'), { principal: c.get('principal'), app: c.get('appScope').app, verb, path, selfMatches: false });
 }
 

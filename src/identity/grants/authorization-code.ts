@@ -9,13 +9,13 @@ import { changes } from '../../db/changes.js';
 import { authorizationCodes } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { InvalidGrant } from '../../errors.js';
-import { currentPrincipal } from '../access-tokens.js';
-import { findAuthorizationCode, type AuthorizationCodeRow } from '../authorization-codes.js';
-import type { Client } from '../clients.js';
-import { issueTokens } from '../issue.js';
-import { findGrant, insertGrant, newGrantId } from '../oauth-grants.js';
+import { currentPrincipal } from '../tokens/access-tokens.js';
+import { findAuthorizationCode, type AuthorizationCodeRow } from '../authorize/authorization-codes.js';
+import type { Client } from '../clients/find.js';
+import { issueTokens } from '../tokens/issue.js';
+import { findTokenFamily, insertTokenFamily, newTokenFamilyId } from '../sessions/token-families.js';
 import { secretsEqual } from '../../passwords.js';
-import { revokeGrant } from '../revocations.js';
+import { revokeTokenFamily } from '../tokens/revocations.js';
 import { isScope } from '../scopes.js';
 import { requireParam, type GrantHandler } from './types.js';
 
@@ -41,21 +41,21 @@ function checkPkce(client: Client, code: AuthorizationCodeRow, verifier: string 
 }
 
 /**
- * Marks the code used and creates its grant in one transaction, so a concurrent second use always
- * finds the grant to revoke. Returns null when the code had been used already.
+ * Marks the code used and creates its token family in one transaction, so a concurrent second use
+ * always finds the family to revoke. Returns null when the code had been used already.
  */
 async function consume(deps: Deps, code: AuthorizationCodeRow): Promise<string | null> {
-  const grantId = newGrantId();
+  const familyId = newTokenFamilyId();
   const now = deps.now();
   return await deps.db.transaction(async (tx) => {
     const claimed = await tx
       .update(authorizationCodes)
-      .set({ consumedAt: now, grantId })
+      .set({ consumedAt: now, familyId })
       .where(and(eq(authorizationCodes.codeHash, code.codeHash), isNull(authorizationCodes.consumedAt)))
       .run();
     if (changes(claimed) !== 1) return null;
-    await insertGrant(tx, now, { id: grantId, clientId: code.clientId, principal: code.principal, scope: code.scope.split(' '), authTime: code.authTime });
-    return grantId;
+    await insertTokenFamily(tx, now, { id: familyId, clientId: code.clientId, principal: code.principal, scope: code.scope.split(' '), authTime: code.authTime });
+    return familyId;
   });
 }
 
@@ -67,10 +67,10 @@ export const authorizationCodeGrant: GrantHandler = {
     const redirectUri = requireParam(params, 'redirect_uri');
     if (!code) throw InvalidGrant('the authorization code is not valid');
     if (code.clientId !== client.clientId) throw InvalidGrant('the authorization code was issued to another client');
-    const grantId = await consume(deps, code);
-    if (!grantId) {
+    const familyId = await consume(deps, code);
+    if (!familyId) {
       const used = await findAuthorizationCode(deps, params.code);
-      if (used?.grantId) await revokeGrant(deps, used.grantId);
+      if (used?.familyId) await revokeTokenFamily(deps, used.familyId);
       throw InvalidGrant('the authorization code was already used; what it issued has been revoked');
     }
     try {
@@ -80,10 +80,10 @@ export const authorizationCodeGrant: GrantHandler = {
       const principal = await currentPrincipal(deps, code.principal);
       if (!principal) throw InvalidGrant('the account of this code no longer exists or is disabled');
       const scope = code.scope.split(' ').filter(isScope);
-      return await issueTokens(deps, { client, principal, scope, grant: (await findGrant(deps, grantId)), nonce: code.nonce });
+      return await issueTokens(deps, { client, principal, scope, family: await findTokenFamily(deps, familyId), nonce: code.nonce });
     } catch (error) {
-      // The code is spent either way (a failed exchange may be an attacker's): end its grant too.
-      await revokeGrant(deps, grantId);
+      // The code is spent either way (a failed exchange may be an attacker's): end its token family too.
+      await revokeTokenFamily(deps, familyId);
       throw error;
     }
   },

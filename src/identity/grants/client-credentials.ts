@@ -4,9 +4,9 @@
  * confidential OAuth clients as their application (a service account); `scope` limits them.
  */
 import { UnauthorizedClient } from '../../errors.js';
-import { servicePrincipalOf } from '../authenticate.js';
-import { scopesFor } from '../clients.js';
-import { issueTokens } from '../issue.js';
+import { servicePrincipalOf } from '../sign-in/authenticate.js';
+import { scopesFor } from '../clients/find.js';
+import { issueTokens } from '../tokens/issue.js';
 import { parseScope, resolveScope } from '../scopes.js';
 import type { GrantHandler } from './types.js';
 

@@ -9,14 +9,14 @@ import { orgAdmins } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { InvalidGrant, InvalidRequest, UnauthorizedClient } from '../../errors.js';
 import { findOrganizationIn } from '../../management/organizations.js';
-import { parseAcrValues } from '../acr-values.js';
-import { authenticateAdmin, authenticateAppUser } from '../authenticate.js';
-import { scopesFor, type Client } from '../clients.js';
-import { issueTokens } from '../issue.js';
-import { insertGrant } from '../oauth-grants.js';
+import { parseAcrValues } from '../authorize/acr-values.js';
+import { authenticateAdmin, authenticateAppUser } from '../sign-in/authenticate.js';
+import { scopesFor, type Client } from '../clients/find.js';
+import { issueTokens } from '../tokens/issue.js';
+import { insertTokenFamily } from '../sessions/token-families.js';
 import { parseScope, resolveScope } from '../scopes.js';
-import type { TokenPrincipal } from '../access-tokens.js';
-import type { LoginContext } from '../throttle.js';
+import type { TokenPrincipal } from '../tokens/access-tokens.js';
+import type { LoginContext } from '../sign-in/throttle.js';
 import { requireParam, type GrantHandler } from './types.js';
 
 async function signIn(deps: Deps, client: Client, params: Readonly<Record<string, string>>, context: LoginContext): Promise<TokenPrincipal> {
@@ -46,7 +46,7 @@ export const passwordGrant: GrantHandler = {
     // Scope first: a bad request is refused before a password is spent on it.
     const scope = resolveScope(parseScope(params.scope), scopesFor(client, 'password'), 'this client');
     const principal = await signIn(deps, client, params, context);
-    const grant = await insertGrant(deps.db, deps.now(), { clientId: client.clientId, principal, scope, authTime: Math.floor(deps.now() / 1000) });
-    return await issueTokens(deps, { client, principal, scope, grant, amr: ['pwd'] });
+    const family = await insertTokenFamily(deps.db, deps.now(), { clientId: client.clientId, principal, scope, authTime: Math.floor(deps.now() / 1000) });
+    return await issueTokens(deps, { client, principal, scope, family, amr: ['pwd'] });
   },
 };

@@ -1,16 +1,16 @@
 /**
  * refresh_token (RFC 6749 6) with rotation (RFC 9700 4.14.2): every use returns a new refresh
  * token and retires the old one; presenting a retired one again means it was copied, so the whole
- * grant is revoked: its refresh tokens and every access token issued under it.
+ * token family is revoked: its refresh tokens and every access token issued under it.
  */
 import { and, eq } from 'drizzle-orm';
 import { changes } from '../../db/changes.js';
 import { refreshTokens } from '../../db/schema.js';
 import { InvalidGrant } from '../../errors.js';
-import { currentPrincipal } from '../access-tokens.js';
-import { issueTokens } from '../issue.js';
-import { findGrant, findRefreshToken } from '../oauth-grants.js';
-import { revokeGrant } from '../revocations.js';
+import { currentPrincipal } from '../tokens/access-tokens.js';
+import { issueTokens } from '../tokens/issue.js';
+import { findTokenFamily, findRefreshToken } from '../sessions/token-families.js';
+import { revokeTokenFamily } from '../tokens/revocations.js';
 import { parseScope, resolveScope, type Scope } from '../scopes.js';
 import { requireParam, type GrantHandler } from './types.js';
 
@@ -19,22 +19,22 @@ export const refreshTokenGrant: GrantHandler = {
   parameters: ['refresh_token', 'scope'],
   async handle(deps, { client, params }) {
     const row = await findRefreshToken(deps, requireParam(params, 'refresh_token'));
-    const grant = row && (await findGrant(deps, row.grantId));
-    if (!row || !grant) throw InvalidGrant('the refresh token is not valid');
+    const family = row && (await findTokenFamily(deps, row.familyId));
+    if (!row || !family) throw InvalidGrant('the refresh token is not valid');
     // RFC 6749 10.4: a refresh token is bound to the client it was issued to.
-    if (grant.clientId !== client.clientId) throw InvalidGrant('the refresh token was issued to another client');
+    if (family.clientId !== client.clientId) throw InvalidGrant('the refresh token was issued to another client');
     if (row.status === 'rotated') {
-      await revokeGrant(deps, grant.id);
+      await revokeTokenFamily(deps, family.id);
       throw InvalidGrant('the refresh token was already used; the grant has been revoked');
     }
-    if (row.status === 'revoked' || grant.revokedAt !== null) throw InvalidGrant('the refresh token has been revoked');
+    if (row.status === 'revoked' || family.revokedAt !== null) throw InvalidGrant('the refresh token has been revoked');
     if (row.expiresAt <= deps.now()) throw InvalidGrant('the refresh token has expired');
-    // RFC 6749 6: the new access token may narrow the grant's scope, never widen it.
-    const granted = grant.scope.split(' ') as Scope[];
+    // RFC 6749 6: the new access token may narrow the family's scope, never widen it.
+    const granted = family.scope.split(' ') as Scope[];
     const scope = resolveScope(parseScope(params.scope), granted, 'this refresh token');
-    const principal = await currentPrincipal(deps, grant.principal);
+    const principal = await currentPrincipal(deps, family.principal);
     if (!principal) {
-      await revokeGrant(deps, grant.id);
+      await revokeTokenFamily(deps, family.id);
       throw InvalidGrant('the account of this grant no longer exists or is disabled');
     }
     // Retire the token atomically: of two concurrent uses only one wins, the other is a reuse.
@@ -44,9 +44,9 @@ export const refreshTokenGrant: GrantHandler = {
       .where(and(eq(refreshTokens.tokenHash, row.tokenHash), eq(refreshTokens.status, 'active')))
       .run();
     if (changes(retired) !== 1) {
-      await revokeGrant(deps, grant.id);
+      await revokeTokenFamily(deps, family.id);
       throw InvalidGrant('the refresh token was already used; the grant has been revoked');
     }
-    return await issueTokens(deps, { client, principal, scope, grant });
+    return await issueTokens(deps, { client, principal, scope, family });
   },
 };

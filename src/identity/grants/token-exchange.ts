@@ -10,9 +10,9 @@ import { eq } from 'drizzle-orm';
 import { applications } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { InvalidRequest, InvalidTarget, isAppError } from '../../errors.js';
-import { issuerOf, principalOfClaims, verifyAccessTokenClaims, type AccessTokenClaims, type TokenPrincipal } from '../access-tokens.js';
-import { scopesFor, TOKEN_EXCHANGE, type Client } from '../clients.js';
-import { issueTokens } from '../issue.js';
+import { issuerOf, principalOfClaims, verifyAccessTokenClaims, type AccessTokenClaims, type TokenPrincipal } from '../tokens/access-tokens.js';
+import { scopesFor, TOKEN_EXCHANGE, type Client } from '../clients/find.js';
+import { issueTokens } from '../tokens/issue.js';
 import { parseScope, resolveScope, type Scope } from '../scopes.js';
 import { requireParam, type GrantHandler } from './types.js';
 
@@ -69,7 +69,7 @@ export const tokenExchangeGrant: GrantHandler = {
       client,
       principal,
       scope,
-      grantId: claims.gid,
+      familyId: claims.gid,
       ttl: Math.min(deps.config.accessTokenTtl, remaining),
       claims: { act: { sub: client.clientId, ...(previousActor !== undefined && { act: previousActor }) } },
     });

@@ -5,9 +5,9 @@
  */
 import type { Deps } from '../../deps.js';
 import { InvalidRequest } from '../../errors.js';
-import type { Client } from '../clients.js';
-import type { Issued } from '../issue.js';
-import type { LoginContext } from '../throttle.js';
+import type { Client } from '../clients/find.js';
+import type { Issued } from '../tokens/issue.js';
+import type { LoginContext } from '../sign-in/throttle.js';
 
 export interface GrantRequest {
   /** The authenticated client, already known to be allowed this grant type. */

@@ -1,0 +1,54 @@
+/**
+ * Authorization codes (RFC 6749 4.1): minted by the authorize endpoint with
+ * `createAuthorizationCode`, exchanged once at the token endpoint (grants/authorization-code.ts).
+ * Only the code's SHA-256 is stored.
+ */
+import { eq } from 'drizzle-orm';
+import { authorizationCodes } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import { hashToken, newOpaqueToken } from '../sessions/token-families.js';
+import type { TokenPrincipal } from '../tokens/access-tokens.js';
+
+export type AuthorizationCodeRow = typeof authorizationCodes.$inferSelect;
+
+export interface NewAuthorizationCode {
+  clientId: string;
+  /** The signed-in user the code speaks for. */
+  principal: TokenPrincipal;
+  /** Exactly as sent to /connect/authorize; the exchange must repeat it (RFC 6749 4.1.3). */
+  redirectUri: string;
+  /** The scopes consented to. */
+  scope: readonly string[];
+  codeChallenge?: string | null;
+  codeChallengeMethod?: 'S256' | 'plain' | null;
+  nonce?: string | null;
+  /** When the user authenticated, seconds since the epoch (OIDC `auth_time`). */
+  authTime: number;
+}
+
+/** Stores a new one-time code living `codeTtl` seconds; returns the code itself. */
+export async function createAuthorizationCode(deps: Deps, input: NewAuthorizationCode): Promise<string> {
+  const code = newOpaqueToken();
+  const now = deps.now();
+  await deps.db
+    .insert(authorizationCodes)
+    .values({
+      codeHash: hashToken(code),
+      clientId: input.clientId,
+      principal: input.principal,
+      redirectUri: input.redirectUri,
+      scope: input.scope.join(' '),
+      codeChallenge: input.codeChallenge ?? null,
+      codeChallengeMethod: input.codeChallenge ? (input.codeChallengeMethod ?? 'plain') : null,
+      nonce: input.nonce ?? null,
+      authTime: input.authTime,
+      created: now,
+      expiresAt: now + deps.config.codeTtl * 1000,
+    })
+    .run();
+  return code;
+}
+
+export async function findAuthorizationCode(deps: Deps, code: string): Promise<AuthorizationCodeRow | undefined> {
+  return await deps.db.select().from(authorizationCodes).where(eq(authorizationCodes.codeHash, hashToken(code))).get();
+}

@@ -1,0 +1,260 @@
+/**
+ * Validating an authorize request (docs/api.md#authorize-endpoint, OIDC Core 3.1.2.1, RFC 6749
+ * 4.1.1), in the order RFC 6749 4.1.2.1 dictates: first the client and its redirect URI — a failure
+ * there is shown to the user and never redirected — then everything else, whose failures go back to
+ * the client at that redirect URI in the response mode it asked for.
+ */
+import { eq } from 'drizzle-orm';
+import { organizations } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import {
+  AppError,
+  InvalidRequest,
+  InvalidScope,
+  RequestNotSupported,
+  RequestUriNotSupported,
+  UnauthorizedClient,
+  UnsupportedResponseType,
+} from '../../errors.js';
+import { findClient, isPublicClient, isRedirectUriAllowed, scopesFor, type Client } from '../clients/find.js';
+import { parseAcrValues, type AcrValues } from './acr-values.js';
+import { parseScope, resolveScope, type Scope } from '../scopes.js';
+import { findIdentityProviderByName } from '../federation/identity-providers.js';
+
+export type ResponseMode = 'query' | 'fragment' | 'form_post';
+export const RESPONSE_MODES: readonly ResponseMode[] = ['query', 'fragment', 'form_post'];
+
+/**
+ * The response types this server supports, each written in canonical order (code, id_token, token).
+ */
+export const RESPONSE_TYPES: readonly string[] = ['code', 'id_token', 'token', 'id_token token', 'code id_token', 'code id_token token'];
+const PARTS = ['code', 'id_token', 'token'] as const;
+type ResponsePart = (typeof PARTS)[number];
+
+const IDENTITY_SCOPES: readonly string[] = ['openid', 'profile', 'email'];
+const RESOURCE_SCOPES: readonly string[] = ['api'];
+
+export type Prompt = 'none' | 'login' | 'consent' | 'select_account';
+export const PROMPTS: readonly Prompt[] = ['none', 'login', 'consent', 'select_account'];
+
+/** Where and how a response (or an error) goes back to the client. */
+export interface RedirectTarget {
+  redirectUri: string;
+  mode: ResponseMode;
+  state?: string;
+}
+
+export interface AuthorizeRequest extends RedirectTarget {
+  client: Client;
+  /** The response type in canonical order, e.g. `code id_token`. */
+  responseType: string;
+  parts: ReadonlySet<ResponsePart>;
+  scope: Scope[];
+  nonce?: string;
+  prompt: ReadonlySet<Prompt>;
+  maxAge?: number;
+  codeChallenge?: string;
+  codeChallengeMethod?: 'S256' | 'plain';
+  loginHint?: string;
+  uiLocales?: string;
+  acr: AcrValues;
+  /** The request's parameters as received, to carry it through the sign-in and consent forms. */
+  query: string;
+}
+
+export type UnsafeReason = 'missing_client_id' | 'unknown_client' | 'missing_redirect_uri' | 'unregistered_redirect_uri';
+
+/** A failure that must not be redirected (RFC 6749 4.1.2.1): the user sees the error page. */
+export class UnsafeRedirectError extends AppError {
+  readonly reason: UnsafeReason;
+  constructor(reason: UnsafeReason, description: string) {
+    super(400, 'invalid_request', description);
+    this.name = 'UnsafeRedirectError';
+    this.reason = reason;
+  }
+}
+
+/** A failure reported to the client at its (verified) redirect URI. */
+export class RedirectedError extends Error {
+  readonly target: RedirectTarget;
+  readonly error: AppError;
+  constructor(target: RedirectTarget, error: AppError) {
+    super(error.message);
+    this.name = 'RedirectedError';
+    this.target = target;
+    this.error = error;
+  }
+}
+
+/** RFC 6749 3.1: a parameter sent more than once is an error; absent and empty are the same. */
+function single(params: URLSearchParams, name: string): string | undefined {
+  const values = params.getAll(name);
+  if (values.length > 1) throw InvalidRequest(`${name} is given more than once`);
+  return values[0] === '' ? undefined : values[0];
+}
+
+/** The client and its exact redirect URI; nothing is redirected until both check out. */
+export async function findRedirectTarget(deps: Deps, params: URLSearchParams): Promise<{ client: Client; redirectUri: string }> {
+  const clientIds = params.getAll('client_id');
+  if (clientIds.length === 0 || clientIds[0] === '') throw new UnsafeRedirectError('missing_client_id', 'client_id is missing');
+  const client = clientIds.length === 1 ? await findClient(deps, clientIds[0]!) : undefined;
+  if (!client) throw new UnsafeRedirectError('unknown_client', `no client '${clientIds[0]}'`);
+  const redirectUris = params.getAll('redirect_uri');
+  if (redirectUris.length === 0 || redirectUris[0] === '') throw new UnsafeRedirectError('missing_redirect_uri', 'redirect_uri is missing');
+  if (redirectUris.length > 1 || !isRedirectUriAllowed(client, redirectUris[0]!)) {
+    throw new UnsafeRedirectError('unregistered_redirect_uri', `redirect_uri '${redirectUris[0]}' is not registered for client '${client.clientId}'`);
+  }
+  return { client, redirectUri: redirectUris[0]! };
+}
+
+function parseResponseType(text: string | undefined): { responseType: string; parts: Set<ResponsePart> } {
+  if (!text) throw InvalidRequest('response_type is missing');
+  const words = text.split(' ').filter((word) => word !== '');
+  const parts = new Set(words);
+  if (parts.size !== words.length || ![...parts].every((part) => (PARTS as readonly string[]).includes(part))) {
+    throw UnsupportedResponseType(`response_type '${text}' is not supported; use one of ${RESPONSE_TYPES.join(', ')}`);
+  }
+  const responseType = PARTS.filter((part) => parts.has(part)).join(' ');
+  if (!RESPONSE_TYPES.includes(responseType)) {
+    throw UnsupportedResponseType(`response_type '${text}' is not supported; use one of ${RESPONSE_TYPES.join(', ')}`);
+  }
+  return { responseType, parts: parts as Set<ResponsePart> };
+}
+
+/** OAuth 2.0 Multiple Response Types 2.1: query for `code` alone, fragment for anything with a token. */
+function carriesTokens(parts: ReadonlySet<string>): boolean {
+  return parts.has('token') || parts.has('id_token');
+}
+
+function defaultMode(parts: ReadonlySet<string>): ResponseMode {
+  return carriesTokens(parts) ? 'fragment' : 'query';
+}
+
+/** The response mode asked for, when it is one this request may use. */
+function usableMode(text: string | undefined, parts: ReadonlySet<string>): ResponseMode | undefined {
+  if (!RESPONSE_MODES.includes(text as ResponseMode)) return undefined;
+  // Multiple Response Types 2.1: tokens never travel in a query string (logs, Referer).
+  return text === 'query' && carriesTokens(parts) ? undefined : (text as ResponseMode);
+}
+
+function parseMode(text: string | undefined, parts: ReadonlySet<string>): ResponseMode {
+  if (text === undefined) return defaultMode(parts);
+  const mode = usableMode(text, parts);
+  if (mode === undefined && text === 'query') throw InvalidRequest('response_mode query cannot carry tokens; use fragment or form_post');
+  if (mode === undefined) throw InvalidRequest(`response_mode '${text}' is not supported; use ${RESPONSE_MODES.join(', ')}`);
+  return mode;
+}
+
+/**
+ * `id_token` alone takes identity scopes only, `token` alone resource scopes only
+ * (docs/api.md#authorize-endpoint).
+ */
+function checkScope(scope: readonly Scope[], parts: ReadonlySet<ResponsePart>, responseType: string): void {
+  if (parts.has('id_token') && !scope.includes('openid')) throw InvalidScope(`response_type ${responseType} needs the openid scope`);
+  if (responseType === 'id_token' && scope.some((item) => !IDENTITY_SCOPES.includes(item))) {
+    throw InvalidScope('response_type id_token allows only identity scopes (openid, profile, email)');
+  }
+  if (responseType === 'token' && scope.some((item) => !RESOURCE_SCOPES.includes(item))) {
+    throw InvalidScope('response_type token allows only resource scopes (api)');
+  }
+  // Refresh tokens come only from the token endpoint, after a code exchange.
+  if (!parts.has('code') && scope.includes('offline_access')) throw InvalidScope(`offline_access needs a response_type with code`);
+}
+
+function parsePrompt(text: string | undefined): Set<Prompt> {
+  const values = new Set((text ?? '').split(' ').filter((value) => value !== ''));
+  for (const value of values) {
+    if (!PROMPTS.includes(value as Prompt)) throw InvalidRequest(`prompt '${value}' is not supported; use ${PROMPTS.join(', ')}`);
+  }
+  // OIDC Core 3.1.2.1: none with any other value is an error.
+  if (values.has('none') && values.size > 1) throw InvalidRequest('prompt none cannot be combined with other values');
+  return values as Set<Prompt>;
+}
+
+function parseMaxAge(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d{1,10}$/.test(text)) throw InvalidRequest('max_age must be a whole number of seconds');
+  return Number(text);
+}
+
+function parsePkce(
+  client: Client,
+  parts: ReadonlySet<ResponsePart>,
+  challenge: string | undefined,
+  method: string | undefined,
+): Pick<AuthorizeRequest, 'codeChallenge' | 'codeChallengeMethod'> {
+  if (!parts.has('code')) return {};
+  if (challenge === undefined) {
+    if (method !== undefined) throw InvalidRequest('code_challenge_method was sent without code_challenge');
+    if (client.requirePkce || isPublicClient(client)) throw InvalidRequest('code_challenge is required for this client (PKCE, RFC 7636)');
+    return {};
+  }
+  // RFC 7636 4.2 and 4.3: plain when no method is sent; 43 to 128 unreserved characters.
+  const codeChallengeMethod = method ?? 'plain';
+  if (codeChallengeMethod !== 'S256' && codeChallengeMethod !== 'plain') throw InvalidRequest(`code_challenge_method '${codeChallengeMethod}' is not supported; use S256`);
+  if (codeChallengeMethod === 'plain' && !client.allowPlainPkce) throw InvalidRequest('code_challenge_method plain is not allowed for this client; use S256');
+  if (!/^[A-Za-z0-9._~-]{43,128}$/.test(challenge)) throw InvalidRequest('code_challenge must be 43 to 128 characters of A-Z, a-z, 0-9, -, ., _ and ~');
+  return { codeChallenge: challenge, codeChallengeMethod };
+}
+
+async function checkAcr(deps: Deps, client: Client, acr: AcrValues): Promise<void> {
+  if (acr.idp !== undefined) {
+    if (!client.appUuid || !client.identityProviders.includes(acr.idp)) throw InvalidRequest(`identity provider '${acr.idp}' is not allowed for this client`);
+    if (!(await findIdentityProviderByName(deps, client.appUuid, acr.idp))) throw InvalidRequest(`identity provider '${acr.idp}' is not configured for this application`);
+  }
+  // tenant:NAME limits admin sign-in to an organization, which must exist.
+  if (acr.tenant !== undefined && client.appUuid === null) {
+    const org = await deps.db.select({ uuid: organizations.uuid }).from(organizations).where(eq(organizations.nameKey, acr.tenant.toLowerCase())).get();
+    if (!org) throw InvalidRequest(`no organization '${acr.tenant}' (acr_values tenant)`);
+  }
+}
+
+/**
+ * The whole request, validated. Throws UnsafeRedirectError before the redirect URI is trusted and
+ * RedirectedError after.
+ */
+export async function parseAuthorizeRequest(deps: Deps, params: URLSearchParams): Promise<AuthorizeRequest> {
+  const { client, redirectUri } = await findRedirectTarget(deps, params);
+  // Until response_type and response_mode are known, errors use the defaults they imply.
+  const typeWords = new Set((params.get('response_type') ?? '').split(' '));
+  let target: RedirectTarget = { redirectUri, mode: defaultMode(typeWords), state: params.getAll('state')[0] || undefined };
+  try {
+    const state = single(params, 'state');
+    target = { ...target, state };
+    const modeText = single(params, 'response_mode');
+    target = { ...target, mode: usableMode(modeText, typeWords) ?? target.mode };
+    const { responseType, parts } = parseResponseType(single(params, 'response_type'));
+    const mode = parseMode(modeText, parts);
+    target = { redirectUri, mode, state };
+    if (params.has('request')) throw RequestNotSupported('request objects are not supported');
+    if (params.has('request_uri')) throw RequestUriNotSupported('request_uri is not supported');
+    if (!client.responseTypes.includes(responseType)) throw UnauthorizedClient(`this client may not use response_type ${responseType}`);
+    const requested = parseScope(single(params, 'scope'));
+    if (!requested) throw InvalidRequest('scope is missing');
+    const scope = resolveScope(requested, scopesFor(client, 'authorization_code'));
+    checkScope(scope, parts, responseType);
+    const nonce = single(params, 'nonce');
+    // OIDC Core 3.2.2.1 and 3.3.2.11: an ID token from the front channel needs a nonce.
+    if (parts.has('id_token') && nonce === undefined) throw InvalidRequest(`nonce is required for response_type ${responseType}`);
+    const acr = parseAcrValues(single(params, 'acr_values'));
+    await checkAcr(deps, client, acr);
+    return {
+      ...target,
+      client,
+      responseType,
+      parts,
+      scope,
+      nonce,
+      prompt: parsePrompt(single(params, 'prompt')),
+      maxAge: parseMaxAge(single(params, 'max_age')),
+      ...parsePkce(client, parts, single(params, 'code_challenge'), single(params, 'code_challenge_method')),
+      loginHint: single(params, 'login_hint'),
+      uiLocales: single(params, 'ui_locales'),
+      acr,
+      query: params.toString(),
+    };
+  } catch (error) {
+    if (error instanceof AppError) throw new RedirectedError(target, error);
+    throw error;
+  }
+}

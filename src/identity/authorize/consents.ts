@@ -1,0 +1,36 @@
+/**
+ * Remembered consent (per client and user): once a user allowed a client some scopes, asking for
+ * those again does not show the consent page. Allowing more adds to what is remembered.
+ */
+import { and, eq } from 'drizzle-orm';
+import { consents } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import type { Tx } from '../../db/open.js';
+
+async function findConsent(tx: Tx, clientId: string, userUuid: string) {
+  return await tx
+    .select()
+    .from(consents)
+    .where(and(eq(consents.clientId, clientId), eq(consents.userUuid, userUuid)))
+    .get();
+}
+
+/** The requested scopes the user has not yet allowed this client. */
+export async function scopesNotConsented(deps: Deps, clientId: string, userUuid: string, scope: readonly string[]): Promise<string[]> {
+  const granted = new Set(((await findConsent(deps.db, clientId, userUuid))?.scope ?? '').split(' '));
+  return scope.filter((item) => !granted.has(item));
+}
+
+export async function rememberConsent(deps: Deps, clientId: string, userUuid: string, scope: readonly string[]): Promise<void> {
+  const now = deps.now();
+  // Read, merge and write in one transaction: two consents given at once both stay remembered.
+  await deps.db.transaction(async (tx) => {
+    const existing = await findConsent(tx, clientId, userUuid);
+    const merged = [...new Set([...(existing?.scope.split(' ') ?? []), ...scope])].filter((item) => item !== '').join(' ');
+    await tx
+      .insert(consents)
+      .values({ clientId, userUuid, scope: merged, created: now, modified: now })
+      .onConflictDoUpdate({ target: [consents.clientId, consents.userUuid], set: { scope: merged, modified: now } })
+      .run();
+  });
+}

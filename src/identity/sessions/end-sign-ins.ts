@@ -1,0 +1,31 @@
+/**
+ * Ends everything a user is signed in with: every browser session (single sign-on) and every
+ * token family, so its refresh tokens stop working and its access tokens are refused as revoked
+ * (tokens/revocations.ts). Used when a password is reset by mail: whoever knew the old one is out.
+ * Sessions and token families store the principal as JSON; both kinds of user carry `userUuid`.
+ */
+import { and, eq, isNull } from 'drizzle-orm';
+import { jsonText } from '../../db/sql.js';
+import { changes } from '../../db/changes.js';
+import { browserSessions, tokenFamilies } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import { revokeTokenFamily } from '../tokens/revocations.js';
+
+export async function endAllSignIns(deps: Deps, userUuid: string): Promise<{ sessions: number; families: number }> {
+  // One transaction, as when this ran without pausing: nothing signs in halfway through.
+  return await deps.db.transaction(async (tx) => {
+    const sessions = changes(
+      await tx
+        .delete(browserSessions)
+        .where(eq(jsonText(tx, browserSessions.principal, 'userUuid'), userUuid))
+        .run(),
+    );
+    const families = await tx
+      .select({ id: tokenFamilies.id })
+      .from(tokenFamilies)
+      .where(and(eq(jsonText(tx, tokenFamilies.principal, 'userUuid'), userUuid), isNull(tokenFamilies.revokedAt)))
+      .all();
+    for (const family of families) await revokeTokenFamily(deps, family.id);
+    return { sessions, families: families.length };
+  });
+}

@@ -1,0 +1,64 @@
+/**
+ * Sign-in sessions of browsers (single sign-on). The browser holds a random id in a signed
+ * cookie; the database holds its SHA-256 and who signed in, so every instance sees every session
+ * and logging out ends it everywhere. Sessions slide: each use extends them by `sessionTtl`.
+ */
+import { createHash } from 'node:crypto';
+import { eq, lt } from 'drizzle-orm';
+import { browserSessions } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import { randomToken } from '../keys/secrets.js';
+import type { UserPrincipal } from '../tokens/user-claims.js';
+
+export type SessionRow = typeof browserSessions.$inferSelect;
+
+export interface NewSession {
+  /** `admin`, or the uuid of the application whose user signed in. */
+  realm: string;
+  principal: UserPrincipal;
+  amr: 'pwd' | 'fed';
+  provider?: string;
+}
+
+function hashSessionId(id: string): string {
+  return createHash('sha256').update(id).digest('base64url');
+}
+
+/** Starts a session (replacing `previousId`'s, so a sign-in never keeps an old id: session fixation). */
+export async function createSession(deps: Deps, input: NewSession, previousId?: string): Promise<{ id: string; session: SessionRow }> {
+  const id = randomToken();
+  const now = deps.now();
+  const session: SessionRow = {
+    idHash: hashSessionId(id),
+    realm: input.realm,
+    principal: input.principal,
+    amr: input.amr,
+    provider: input.provider ?? null,
+    authTime: now,
+    created: now,
+    lastSeen: now,
+    expiresAt: now + deps.config.sessionTtl * 1000,
+  };
+  await deps.db.transaction(async (tx) => {
+    if (previousId) await tx.delete(browserSessions).where(eq(browserSessions.idHash, hashSessionId(previousId))).run();
+    // Expired sessions are swept when new ones start, so the table does not grow without bound.
+    await tx.delete(browserSessions).where(lt(browserSessions.expiresAt, now)).run();
+    await tx.insert(browserSessions).values(session).run();
+  });
+  return { id, session };
+}
+
+/** The live session of a cookie's id, extended by this use; undefined when unknown or expired. */
+export async function findSession(deps: Deps, id: string): Promise<SessionRow | undefined> {
+  const idHash = hashSessionId(id);
+  const session = await deps.db.select().from(browserSessions).where(eq(browserSessions.idHash, idHash)).get();
+  const now = deps.now();
+  if (!session || session.expiresAt <= now) return undefined;
+  const expiresAt = now + deps.config.sessionTtl * 1000;
+  await deps.db.update(browserSessions).set({ lastSeen: now, expiresAt }).where(eq(browserSessions.idHash, idHash)).run();
+  return { ...session, lastSeen: now, expiresAt };
+}
+
+export async function endSession(deps: Deps, id: string): Promise<void> {
+  await deps.db.delete(browserSessions).where(eq(browserSessions.idHash, hashSessionId(id))).run();
+}

@@ -1,0 +1,67 @@
+/**
+ * Token families and their refresh tokens. A token family is what one sign-in of a user at a
+ * client (password or authorization code) allowed that client: its scope, and every refresh and
+ * access token issued under it, which carry its id (`gid`). It is born at the sign-in and ends
+ * when it is revoked, which ends all its tokens at once. Refresh tokens rotate on every use
+ * (RFC 9700 4.14.2) and slide: each new one lives the configured refresh lifetime again.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { tokenFamilies, refreshTokens } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import type { Tx } from '../../db/open.js';
+import type { TokenPrincipal } from '../tokens/access-tokens.js';
+
+export type TokenFamily = typeof tokenFamilies.$inferSelect;
+export type RefreshTokenRow = typeof refreshTokens.$inferSelect;
+
+/** Tokens and codes are stored by SHA-256: they are 256-bit random values, unguessable. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('base64url');
+}
+
+export function newOpaqueToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+export function newTokenFamilyId(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+export interface NewTokenFamily {
+  id?: string;
+  clientId: string;
+  principal: TokenPrincipal;
+  scope: readonly string[];
+  authTime: number;
+}
+
+export async function insertTokenFamily(tx: Tx, now: number, family: NewTokenFamily): Promise<TokenFamily> {
+  const row: TokenFamily = {
+    id: family.id ?? newTokenFamilyId(),
+    clientId: family.clientId,
+    principal: family.principal,
+    scope: family.scope.join(' '),
+    authTime: family.authTime,
+    created: now,
+    revokedAt: null,
+  };
+  await tx.insert(tokenFamilies).values(row).run();
+  return row;
+}
+
+export async function findTokenFamily(deps: Deps, id: string): Promise<TokenFamily | undefined> {
+  return await deps.db.select().from(tokenFamilies).where(eq(tokenFamilies.id, id)).get();
+}
+
+/** A new refresh token of a token family; returns the token itself (only its hash is stored). */
+export async function insertRefreshToken(tx: Tx, now: number, ttlSeconds: number, family: TokenFamily): Promise<{ token: string; expiresAt: number }> {
+  const token = newOpaqueToken();
+  const expiresAt = now + ttlSeconds * 1000;
+  await tx.insert(refreshTokens).values({ tokenHash: hashToken(token), familyId: family.id, status: 'active', scope: family.scope, created: now, expiresAt }).run();
+  return { token, expiresAt };
+}
+
+export async function findRefreshToken(deps: Deps, token: string): Promise<RefreshTokenRow | undefined> {
+  return await deps.db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, hashToken(token))).get();
+}

@@ -1,0 +1,28 @@
+/** App users' password hashes, kept outside entity properties (schema-identity.ts). */
+import { eq } from 'drizzle-orm';
+import { appUserCredentials } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import type { Tx } from '../../db/open.js';
+import { hashPassword, verifyPassword } from '../../passwords.js';
+
+/** Stores an already hashed password (hash outside the transaction: hashing is slow). */
+export async function storeAppUserPasswordHash(tx: Tx, appUuid: string, userUuid: string, passwordHash: string, now: number): Promise<void> {
+  await tx.insert(appUserCredentials)
+    .values({ userUuid, appUuid, passwordHash, modified: now })
+    .onConflictDoUpdate({ target: appUserCredentials.userUuid, set: { passwordHash, modified: now } })
+    .run();
+}
+
+export async function setAppUserPassword(deps: Deps, appUuid: string, userUuid: string, password: string): Promise<void> {
+  const hash = await hashPassword(password);
+  await storeAppUserPasswordHash(deps.db, appUuid, userUuid, hash, deps.now());
+}
+
+export async function verifyAppUserPassword(deps: Deps, userUuid: string, password: string): Promise<boolean> {
+  const row = await deps.db.select().from(appUserCredentials).where(eq(appUserCredentials.userUuid, userUuid)).get();
+  return verifyPassword(password, row?.passwordHash);
+}
+
+export async function deleteAppUserPassword(tx: Tx, userUuid: string): Promise<void> {
+  await tx.delete(appUserCredentials).where(eq(appUserCredentials.userUuid, userUuid)).run();
+}

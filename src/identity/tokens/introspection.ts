@@ -1,0 +1,115 @@
+/**
+ * Token introspection (RFC 7662) and revocation (RFC 7009) for authenticated clients.
+ * Introspection is for confidential clients (resource servers), and shows a token only to a
+ * client of the same application or organization, or the one it was issued to (RFC 7662 4:
+ * no scanning of other tenants' tokens); anything else is `{active: false}`. Revoking a refresh
+ * token ends its token family; revoking an access token ends that token.
+ */
+import { eq } from 'drizzle-orm';
+import { applications } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import { InvalidRequest, UnauthorizedClient, isAppError } from '../../errors.js';
+import { clientAuthenticationFailed } from '../sign-in/authenticate.js';
+import { principalOfClaims, verifyAccessTokenClaims, type AccessTokenClaims } from './access-tokens.js';
+import { isPublicClient, type Client } from '../clients/find.js';
+import { findTokenFamily, findRefreshToken, type TokenFamily, type RefreshTokenRow } from '../sessions/token-families.js';
+import { revokeAccessToken, revokeTokenFamily } from './revocations.js';
+import { isUserPrincipal } from './user-claims.js';
+
+type Hint = 'access_token' | 'refresh_token';
+
+async function accessTokenClaims(deps: Deps, token: string): Promise<AccessTokenClaims | null> {
+  try {
+    const claims = await verifyAccessTokenClaims(deps, token);
+    return (await principalOfClaims(deps, claims)) ? claims : null;
+  } catch (error) {
+    if (isAppError(error)) return null;
+    throw error;
+  }
+}
+
+async function liveRefreshToken(deps: Deps, token: string): Promise<{ row: RefreshTokenRow; family: TokenFamily } | null> {
+  const row = await findRefreshToken(deps, token);
+  const family = row && (await findTokenFamily(deps, row.familyId));
+  if (!row || !family || row.status !== 'active' || family.revokedAt !== null || row.expiresAt <= deps.now()) return null;
+  return { row, family };
+}
+
+async function orgOfApp(deps: Deps, appUuid: string | undefined): Promise<string | undefined> {
+  if (!appUuid) return undefined;
+  return (await deps.db.select({ orgUuid: applications.orgUuid }).from(applications).where(eq(applications.uuid, appUuid)).get())?.orgUuid;
+}
+
+async function isVisibleTo(deps: Deps, client: Client, claims: AccessTokenClaims): Promise<boolean> {
+  if (claims.client_id === client.clientId) return true;
+  if (client.appUuid) return claims.app === client.appUuid;
+  if (client.kind === 'organization') return claims.org === client.orgUuid || (await orgOfApp(deps, claims.app)) === client.orgUuid;
+  return false;
+}
+
+function tokenTypeHint(params: Readonly<Record<string, string>>): Hint | undefined {
+  // RFC 7009 2.1 / RFC 7662 2.1: an unknown hint is ignored, the token is looked up everywhere.
+  return params.token_type_hint === 'access_token' || params.token_type_hint === 'refresh_token' ? params.token_type_hint : undefined;
+}
+
+export async function introspectToken(deps: Deps, client: Client, params: Readonly<Record<string, string>>): Promise<Record<string, unknown>> {
+  if (isPublicClient(client)) throw clientAuthenticationFailed('introspection is for confidential clients');
+  const token = params.token;
+  if (!token) throw InvalidRequest('token is required');
+  const lookups = {
+    access_token: async () => {
+      const claims = await accessTokenClaims(deps, token);
+      if (!claims || !(await isVisibleTo(deps, client, claims))) return null;
+      const { iss, sub, aud, client_id, scope, iat, exp, jti, preferred_username } = claims;
+      return { active: true, token_type: 'Bearer', iss, sub, aud, client_id, scope, iat, exp, jti, ...(preferred_username !== undefined && { username: preferred_username }) };
+    },
+    refresh_token: async () => {
+      const live = await liveRefreshToken(deps, token);
+      if (!live || live.family.clientId !== client.clientId) return null;
+      const principal = live.family.principal;
+      return {
+        active: true,
+        token_type: 'refresh_token',
+        client_id: live.family.clientId,
+        scope: live.row.scope,
+        sub: isUserPrincipal(principal) ? principal.userUuid : principal.clientId,
+        ...(isUserPrincipal(principal) && { username: principal.username }),
+        iat: Math.floor(live.row.created / 1000),
+        exp: Math.floor(live.row.expiresAt / 1000),
+      };
+    },
+  };
+  const order: Hint[] = tokenTypeHint(params) === 'refresh_token' ? ['refresh_token', 'access_token'] : ['access_token', 'refresh_token'];
+  for (const kind of order) {
+    const answer = await lookups[kind]();
+    if (answer) return answer;
+  }
+  return { active: false };
+}
+
+export async function revokeToken(deps: Deps, client: Client, params: Readonly<Record<string, string>>): Promise<void> {
+  const token = params.token;
+  if (!token) throw InvalidRequest('token is required');
+  const revokers = {
+    access_token: async () => {
+      const claims = await accessTokenClaims(deps, token);
+      if (!claims) return false;
+      if (claims.client_id !== client.clientId) throw UnauthorizedClient('the token was not issued to this client');
+      await revokeAccessToken(deps, claims.jti, claims.exp * 1000);
+      return true;
+    },
+    refresh_token: async () => {
+      const row = await findRefreshToken(deps, token);
+      const family = row && (await findTokenFamily(deps, row.familyId));
+      if (!family) return false;
+      if (family.clientId !== client.clientId) throw UnauthorizedClient('the token was not issued to this client');
+      await revokeTokenFamily(deps, family.id);
+      return true;
+    },
+  };
+  const order: Hint[] = tokenTypeHint(params) === 'access_token' ? ['access_token', 'refresh_token'] : ['refresh_token', 'access_token'];
+  for (const kind of order) {
+    if (await revokers[kind]()) return;
+  }
+  // RFC 7009 2.2: an unknown or already invalid token is not an error.
+}

@@ -1,0 +1,81 @@
+/**
+ * Building the token response (RFC 6749 5.1): the access token always, a refresh token when the
+ * token family holds `offline_access` and the client may refresh, an ID token when `openid` was granted
+ * to a user.
+ */
+import type { Deps } from '../../deps.js';
+import { signAccessToken, type TokenPrincipal } from './access-tokens.js';
+import { signIdToken } from './id-tokens.js';
+import { insertRefreshToken, type TokenFamily } from '../sessions/token-families.js';
+import { isUserPrincipal } from './user-claims.js';
+import type { Client } from '../clients/find.js';
+import type { Scope } from '../scopes.js';
+import type { IssuedFacts } from './audit.js';
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  scope: string;
+  refresh_token?: string;
+  id_token?: string;
+  /** RFC 8693 2.2.1. */
+  issued_token_type?: string;
+}
+
+export interface Issued {
+  response: TokenResponse;
+  facts: IssuedFacts;
+}
+
+export interface IssueRequest {
+  client: Client;
+  principal: TokenPrincipal;
+  scope: readonly Scope[];
+  /** The token family the tokens belong to (user sign-ins); revoking it revokes them. */
+  family?: TokenFamily;
+  /** A token family's id to carry without a refresh token (token exchange keeps its subject's). */
+  familyId?: string;
+  nonce?: string | null;
+  amr?: readonly string[];
+  ttl?: number;
+  claims?: Record<string, unknown>;
+}
+
+export async function issueTokens(deps: Deps, request: IssueRequest): Promise<Issued> {
+  const { client, principal, scope, family } = request;
+  const access = await signAccessToken(deps, {
+    principal,
+    clientId: client.clientId,
+    scope,
+    familyId: family?.id ?? request.familyId,
+    ttl: request.ttl,
+    claims: request.claims,
+  });
+  const response: TokenResponse = { access_token: access.token, token_type: 'Bearer', expires_in: access.expiresIn, scope: scope.join(' ') };
+  if (family && family.scope.split(' ').includes('offline_access') && client.grantTypes.includes('refresh_token')) {
+    response.refresh_token = (await insertRefreshToken(deps.db, deps.now(), deps.config.refreshTokenTtl, family)).token;
+  }
+  if (scope.includes('openid') && isUserPrincipal(principal)) {
+    response.id_token = await signIdToken(deps, {
+      principal,
+      clientId: client.clientId,
+      scope,
+      authTime: family?.authTime ?? Math.floor(deps.now() / 1000),
+      nonce: request.nonce,
+      amr: request.amr,
+    });
+  }
+  return {
+    response,
+    facts: {
+      client_id: client.clientId,
+      subject: isUserPrincipal(principal) ? principal.userUuid : principal.clientId,
+      subject_kind: principal.kind,
+      scope: response.scope,
+      jti: access.jti,
+      refresh_token_issued: response.refresh_token !== undefined,
+      id_token_issued: response.id_token !== undefined,
+    },
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * Usergrid's token endpoints (docs/api.md#token-endpoints): `POST /management/token` and
+ * `POST /{org}/{app}/token` with grant_type password or client_credentials, answering with the
+ * same access tokens as /connect/token plus the `user`, `organization` or `application` the
+ * token is for, as Usergrid did.
+ */
+import { z } from 'zod';
+import type { Deps } from '../../deps.js';
+import { Forbidden, InvalidGrant, UnsupportedGrantType } from '../../errors.js';
+import { str } from '../../management/schemas.js';
+import { getCredential } from '../../management/credentials.js';
+import type { Application } from '../../management/applications.js';
+import { authenticateAdmin, authenticateAppUser, authenticateClientCredentials } from '../sign-in/authenticate.js';
+import { signAccessToken, type IssuedAccessToken, type TokenPrincipal } from './access-tokens.js';
+import type { AdminUser } from '../../management/admin-users.js';
+import type { EntityRow } from '../../db/entity-store.js';
+import { ADMIN_CLI } from '../clients/find.js';
+import { withTokenAudit, type IssuedFacts } from './audit.js';
+import type { LoginContext } from '../sign-in/throttle.js';
+
+export const UsergridTokenRequest = z.object({
+  grant_type: str('grant_type'),
+  username: z.string().optional(),
+  password: z.string().optional(),
+  client_id: z.string().optional(),
+  client_secret: z.string().optional(),
+});
+export type UsergridTokenRequest = z.infer<typeof UsergridTokenRequest>;
+
+export { ADMIN_CLI };
+/** Usergrid tokens are for the management and data API: the resource scope. */
+const API_SCOPE = ['api'];
+
+export type UsergridTokenResult = { issued: IssuedAccessToken; clientId: string } & (
+  | { admin: AdminUser }
+  | { appUser: EntityRow }
+  | { client: Exclude<TokenPrincipal, { kind: 'admin' | 'sysadmin' | 'app-user' }> }
+);
+
+function factsOf(result: UsergridTokenResult): IssuedFacts {
+  const [subject, subject_kind] =
+    'admin' in result ? [result.admin.uuid, 'admin'] : 'appUser' in result ? [result.appUser.uuid, 'app-user'] : [result.client.clientId, result.client.kind];
+  return { client_id: result.clientId, subject, subject_kind, scope: API_SCOPE.join(' '), jti: result.issued.jti };
+}
+
+function audited(deps: Deps, endpoint: string, input: UsergridTokenRequest, context: LoginContext, issue: () => Promise<UsergridTokenResult>) {
+  return withTokenAudit(deps, { endpoint, grant_type: input.grant_type, client_id: input.client_id, address: context.address }, issue, factsOf);
+}
+
+function required(input: UsergridTokenRequest, ...fields: ('username' | 'password' | 'client_id' | 'client_secret')[]): string[] {
+  const missing = fields.filter((field) => !input[field]);
+  if (missing.length > 0) throw InvalidGrant(`${missing.join(' and ')} required for grant_type ${input.grant_type}`);
+  return fields.map((field) => input[field]!);
+}
+
+export async function issueManagementToken(deps: Deps, input: UsergridTokenRequest, context: LoginContext): Promise<UsergridTokenResult> {
+  return audited(deps, '/management/token', input, context, () => managementToken(deps, input, context));
+}
+
+async function managementToken(deps: Deps, input: UsergridTokenRequest, context: LoginContext): Promise<UsergridTokenResult> {
+  if (input.grant_type === 'password') {
+    const [username, password] = required(input, 'username', 'password');
+    const admin = await authenticateAdmin(deps, username, password, context);
+    const principal: TokenPrincipal = { kind: admin.sysadmin ? 'sysadmin' : 'admin', userUuid: admin.uuid, username: admin.username };
+    return { issued: await signAccessToken(deps, { principal, clientId: ADMIN_CLI, scope: API_SCOPE }), clientId: ADMIN_CLI, admin };
+  }
+  if (input.grant_type === 'client_credentials') {
+    const [clientId, clientSecret] = required(input, 'client_id', 'client_secret');
+    const client = await authenticateClientCredentials(deps, clientId, clientSecret);
+    if (client.kind !== 'organization' && client.kind !== 'application') throw InvalidGrant('unexpected client');
+    return { issued: await signAccessToken(deps, { principal: client, clientId, scope: API_SCOPE }), clientId, client };
+  }
+  throw UnsupportedGrantType(`grant_type '${input.grant_type}' is not supported here; use password or client_credentials`);
+}
+
+export async function issueApplicationToken(deps: Deps, app: Application, input: UsergridTokenRequest, context: LoginContext): Promise<UsergridTokenResult> {
+  return audited(deps, '/{org}/{app}/token', input, context, () => applicationToken(deps, app, input, context));
+}
+
+async function applicationToken(deps: Deps, app: Application, input: UsergridTokenRequest, context: LoginContext): Promise<UsergridTokenResult> {
+  if (input.grant_type === 'password') {
+    const [username, password] = required(input, 'username', 'password');
+    const user = await authenticateAppUser(deps, app.uuid, username, password, context);
+    const credential = await getCredential(deps, 'application', app.uuid);
+    const principal: TokenPrincipal = { kind: 'app-user', appUuid: app.uuid, userUuid: user.uuid, username: user.name ?? '' };
+    return { issued: await signAccessToken(deps, { principal, clientId: credential.clientId, scope: API_SCOPE }), clientId: credential.clientId, appUser: user };
+  }
+  if (input.grant_type === 'client_credentials') {
+    const [clientId, clientSecret] = required(input, 'client_id', 'client_secret');
+    const client = await authenticateClientCredentials(deps, clientId, clientSecret);
+    if (client.kind !== 'application' || client.appUuid !== app.uuid) throw Forbidden('these credentials are not for this application');
+    return { issued: await signAccessToken(deps, { principal: client, clientId, scope: API_SCOPE }), clientId, client };
+  }
+  throw UnsupportedGrantType(`grant_type '${input.grant_type}' is not supported here; use password or client_credentials`);
+}
