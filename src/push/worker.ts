@@ -1,5 +1,5 @@
 /**
- * The delivery worker inside `idp serve`: leases due deliveries from the queue (queue.ts), sends
+ * The delivery worker inside `idp serve`: leases due deliveries from the queue (db/push-store.ts), sends
  * them through the notifier's provider with bounded concurrency per provider, and records every
  * answer in batches. Retryable answers go back to the queue with exponential back-off. A killed
  * worker's leases run out and are taken again; because each message keeps one id on every
@@ -15,7 +15,8 @@ import { findEntityByUuid } from '../db/entity-store.js';
 import { notifierConfig } from './notifiers.js';
 import { PROVIDERS } from './providers/index.js';
 import type { ProviderName, PushClient, PushOutcome } from './providers/types.js';
-import { expireDeliveries, finishNotifications, hasUnfinishedDeliveries, leaseDeliveries, recordAttempts, recoverExpiredLeases, type Attempt, type Delivery } from './queue.js';
+import { hasUnfinishedDeliveries, leaseDeliveries, recoverExpiredLeases, type Delivery } from '../db/push-store.js';
+import { expireDeliveries, finishNotifications, recordAttempts, type Attempt } from './queue.js';
 
 export interface WorkerOptions {
   /** How long a lease lasts; must exceed `requestTimeoutMs`, or a slow send could be taken twice. */
