@@ -105,6 +105,11 @@ export default tseslint.config(
     },
   },
   {
+    // A function says what it does in a screenful: a longer one is split into named pieces.
+    files: ['src/**', 'server/**', 'commands/**'],
+    rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
+  },
+  {
     // Tests read JSON answers as they come.
     files: ['test/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

@@ -44,107 +44,129 @@ function identifiers(entities: Record<string, unknown>[]): Set<string> {
   return new Set(entities.flatMap((entity) => ['name', 'username', 'path', 'uuid', 'client_name'].map((key) => entity[key]).filter((value) => typeof value === 'string').map((value) => (value as string).toLowerCase())));
 }
 
+/** Tokens of the file's admins, each signed in once; null when the server refuses the password. */
+interface AdminSignIns {
+  signIn(admin: Admin): Promise<string | null>;
+  /** The admin is about to be created: the refusal remembered no longer holds. */
+  forget(username: string): void;
+}
+
+function createAdminSignIns(ctx: Ctx): AdminSignIns {
+  const tokens = new Map<string, string | null>();
+  return {
+    async signIn(admin) {
+      const key = admin.username.toLowerCase();
+      if (!tokens.has(key)) {
+        try {
+          const issued = await requestToken(ctx, { grant_type: 'password', client_id: ADMIN_CLI, username: admin.username, password: admin.password });
+          tokens.set(key, issued.access_token);
+        } catch (error) {
+          if (!(error instanceof ServerError) || error.status >= 500) throw error;
+          tokens.set(key, null);
+        }
+      }
+      return tokens.get(key)!;
+    },
+    forget(username) {
+      tokens.delete(username.toLowerCase());
+    },
+  };
+}
+
 export function planSteps(ctx: Ctx, fixtures: Fixtures): Step[] {
-  const steps: Step[] = [];
   const admins = new Map(fixtures.admins.map((admin) => [admin.username.toLowerCase(), admin]));
   const adminOf = (username: string) => admins.get(username.toLowerCase())!;
-  const tokens = new Map<string, string | null>();
-
-  /** Signs in as an admin of the file; null when the server refuses the password. */
-  async function signIn(admin: Admin): Promise<string | null> {
-    const key = admin.username.toLowerCase();
-    if (!tokens.has(key)) {
-      try {
-        const issued = await requestToken(ctx, { grant_type: 'password', client_id: ADMIN_CLI, username: admin.username, password: admin.password });
-        tokens.set(key, issued.access_token);
-      } catch (error) {
-        if (!(error instanceof ServerError) || error.status >= 500) throw error;
-        tokens.set(key, null);
-      }
-    }
-    return tokens.get(key)!;
-  }
-
-  const owned = new Set(fixtures.organizations.map((org) => org.owner.toLowerCase()));
-
+  const signIns = createAdminSignIns(ctx);
+  const organizationSteps: Step[] = [];
+  const steps: Step[] = [];
   fixtures.organizations.forEach((org, o) => {
     const owner = adminOf(org.owner);
     // The owner's token, else the command's own (undefined lets ctx.call send it).
-    const token = async () => (await signIn(owner)) ?? undefined;
-    const call = async (method: 'GET' | 'POST' | 'PUT', path: string, json?: unknown, query?: Record<string, number>) =>
-      ctx.call({ method, path, json, query, token: await token() });
-    const orgStep: Step = {
-      path: `organizations[${o}]`,
-      label: `organization ${org.name}`,
-      parents: [],
-      // Without the owner's password or a token of our own, the organization is as good as absent;
-      // creating it then tells the truth.
-      exists: () => found(() => call('GET', p`/management/orgs/${org.name}`), [401, 404]),
-      async create() {
-        if ((await signIn(owner)) !== null) {
-          throw new Error(`admin '${owner.username}' already exists; the server creates an organization only together with its new owner (POST /management/orgs)`);
-        }
-        if (!owner.email || !owner.name) throw new Error(`the owner '${owner.username}' needs an email and a name to create organization '${org.name}'`);
-        await ctx.call({ method: 'POST', path: '/management/orgs', form: { organization: org.name, username: owner.username, name: owner.name, email: owner.email, password: owner.password } });
-        tokens.delete(owner.username.toLowerCase());
-      },
-    };
-    steps.push(orgStep);
-    planOrganization(org, o, orgStep, call);
+    const token = async () => (await signIns.signIn(owner)) ?? undefined;
+    const call: Call = async (method, path, json, query) => ctx.call({ method, path, json, query, token: await token() });
+    const orgStep = organizationStep(ctx, org, o, owner, signIns, call);
+    organizationSteps.push(orgStep);
+    steps.push(orgStep, ...organizationApplicationSteps(org, o, orgStep, call));
   });
-
-  fixtures.admins.forEach((admin, a) => {
-    if (owned.has(admin.username.toLowerCase())) return;
-    steps.push({
-      path: `admins[${a}]`,
-      label: `admin ${admin.username}`,
-      parents: [],
-      exists: async () => (await signIn(admin)) !== null,
-      async create() {
-        tokens.delete(admin.username.toLowerCase());
-        await ctx.call({ method: 'POST', path: '/management/users', json: { username: admin.username, email: admin.email, name: admin.name, password: admin.password } });
-      },
-    });
-  });
-
+  steps.push(...adminSteps(ctx, fixtures, signIns));
   // Memberships come after every admin exists.
-  fixtures.organizations.forEach((org, o) => {
-    const orgStep = steps.find((step) => step.path === `organizations[${o}]`)!;
-    const token = async () => (await signIn(adminOf(org.owner))) ?? undefined;
-    org.admins.forEach((username, i) => {
-      steps.push({
-        path: `organizations[${o}].admins[${i}]`,
-        label: `admin ${username} of ${org.name}`,
-        parents: [orgStep],
-        async exists() {
-          const body = await ctx.call({ method: 'GET', path: p`/management/orgs/${org.name}/users`, token: await token() });
-          return identifiers(entitiesOf(body)).has(username.toLowerCase());
-        },
-        async create() {
-          await ctx.call({ method: 'PUT', path: p`/management/orgs/${org.name}/users/${username}`, token: await token() });
-        },
-      });
-    });
-  });
+  fixtures.organizations.forEach((org, o) => steps.push(...organizationAdminSteps(ctx, org, o, organizationSteps[o], () => signIns.signIn(adminOf(org.owner)))));
   return steps;
+}
 
-  function planOrganization(org: Organization, o: number, orgStep: Step, call: Call): void {
-    org.applications.forEach((app, a) => {
-      const base = `organizations[${o}].applications[${a}]`;
-      const appStep: Step = {
-        path: base,
-        label: `application ${org.name}/${app.name}`,
-        parents: [orgStep],
-        async exists() {
-          const body = await call('GET', p`/management/orgs/${org.name}/apps`);
-          return entitiesOf(body).some((entity) => String(entity.applicationName).toLowerCase() === app.name.toLowerCase());
-        },
-        create: async () => void (await call('POST', p`/management/orgs/${org.name}/apps`, { name: app.name })),
-      };
-      steps.push(appStep);
-      steps.push(...applicationSteps(org.name, app, base, appStep, call));
-    });
-  }
+function organizationStep(ctx: Ctx, org: Organization, o: number, owner: Admin, signIns: AdminSignIns, call: Call): Step {
+  return {
+    path: `organizations[${o}]`,
+    label: `organization ${org.name}`,
+    parents: [],
+    // Without the owner's password or a token of our own, the organization is as good as absent;
+    // creating it then tells the truth.
+    exists: () => found(() => call('GET', p`/management/orgs/${org.name}`), [401, 404]),
+    async create() {
+      if ((await signIns.signIn(owner)) !== null) {
+        throw new Error(`admin '${owner.username}' already exists; the server creates an organization only together with its new owner (POST /management/orgs)`);
+      }
+      if (!owner.email || !owner.name) throw new Error(`the owner '${owner.username}' needs an email and a name to create organization '${org.name}'`);
+      await ctx.call({ method: 'POST', path: '/management/orgs', form: { organization: org.name, username: owner.username, name: owner.name, email: owner.email, password: owner.password } });
+      signIns.forget(owner.username);
+    },
+  };
+}
+
+/** Admins of the file that own no organization (an owner is created with the organization). */
+function adminSteps(ctx: Ctx, fixtures: Fixtures, signIns: AdminSignIns): Step[] {
+  const owned = new Set(fixtures.organizations.map((org) => org.owner.toLowerCase()));
+  return fixtures.admins.flatMap((admin, a): Step[] =>
+    owned.has(admin.username.toLowerCase())
+      ? []
+      : [
+          {
+            path: `admins[${a}]`,
+            label: `admin ${admin.username}`,
+            parents: [],
+            exists: async () => (await signIns.signIn(admin)) !== null,
+            async create() {
+              signIns.forget(admin.username);
+              await ctx.call({ method: 'POST', path: '/management/users', json: { username: admin.username, email: admin.email, name: admin.name, password: admin.password } });
+            },
+          },
+        ],
+  );
+}
+
+/** The organization's admins besides its owner, signed in as the owner (else the command's own token). */
+function organizationAdminSteps(ctx: Ctx, org: Organization, o: number, orgStep: Step, ownerToken: () => Promise<string | null>): Step[] {
+  const token = async () => (await ownerToken()) ?? undefined;
+  return org.admins.map((username, i) => ({
+    path: `organizations[${o}].admins[${i}]`,
+    label: `admin ${username} of ${org.name}`,
+    parents: [orgStep],
+    async exists() {
+      const body = await ctx.call({ method: 'GET', path: p`/management/orgs/${org.name}/users`, token: await token() });
+      return identifiers(entitiesOf(body)).has(username.toLowerCase());
+    },
+    async create() {
+      await ctx.call({ method: 'PUT', path: p`/management/orgs/${org.name}/users/${username}`, token: await token() });
+    },
+  }));
+}
+
+/** Each application of the organization, then the steps inside it. */
+function organizationApplicationSteps(org: Organization, o: number, orgStep: Step, call: Call): Step[] {
+  return org.applications.flatMap((app, a) => {
+    const base = `organizations[${o}].applications[${a}]`;
+    const appStep: Step = {
+      path: base,
+      label: `application ${org.name}/${app.name}`,
+      parents: [orgStep],
+      async exists() {
+        const body = await call('GET', p`/management/orgs/${org.name}/apps`);
+        return entitiesOf(body).some((entity) => String(entity.applicationName).toLowerCase() === app.name.toLowerCase());
+      },
+      create: async () => void (await call('POST', p`/management/orgs/${org.name}/apps`, { name: app.name })),
+    };
+    return [appStep, ...applicationSteps(org.name, app, base, appStep, call)];
+  });
 }
 
 type Call = (method: 'GET' | 'POST' | 'PUT', path: string, json?: unknown, query?: Record<string, number>) => Promise<unknown>;
@@ -165,11 +187,33 @@ function holdsPermission(rules: unknown, permission: string): boolean {
   });
 }
 
+/** The application's OAuth clients, found by name among those it lists. */
+function clientSteps(org: string, app: FixtureApplication, base: string, appStep: Step, call: Call): Step[] {
+  const path = p`/management/orgs/${org}/apps/${app.name}/clients`;
+  return app.clients.map((client, i) => ({
+    path: `${base}.clients[${i}]`,
+    label: `client ${client.client_name}`,
+    parents: [appStep],
+    exists: async () => identifiers(entitiesOf(await call('GET', path, undefined, ALL))).has(client.client_name.toLowerCase()),
+    create: async () => void (await call('POST', path, client)),
+  }));
+}
+
+/** The permissions a role of the file grants, each added unless the role already holds it. */
+function permissionSteps(role: FixtureApplication['roles'][number], rolePath: string, roleStep: Step, permissionsPath: string, call: Call): Step[] {
+  return role.permissions.map((permission, j) => ({
+    path: `${rolePath}.permissions[${j}]`,
+    label: `permission ${permission} of role ${role.name}`,
+    parents: [roleStep],
+    exists: async () => holdsPermission((await call('GET', permissionsPath) as { data?: unknown }).data, permission),
+    create: async () => void (await call('POST', permissionsPath, { permission })),
+  }));
+}
+
 /** The steps inside one application, in dependency order. */
 function applicationSteps(org: string, app: FixtureApplication, base: string, appStep: Step, call: Call): Step[] {
   const steps: Step[] = [];
   const at = (...segments: string[]) => ['', org, app.name, ...segments].map(encodeURIComponent).join('/');
-  const members = async (path: string) => identifiers(entitiesOf(await call('GET', path, undefined, ALL)));
   /** An entity found by name, created by POST to its collection. */
   const entity = (path: string, label: string, collection: string, name: string, body: unknown, parents = [appStep], createPath = at(collection)): Step => ({
     path,
@@ -190,30 +234,13 @@ function applicationSteps(org: string, app: FixtureApplication, base: string, ap
     create: async () => void (await call('POST', linkPath)),
   });
 
-  app.clients.forEach((client, i) => {
-    steps.push({
-      path: `${base}.clients[${i}]`,
-      label: `client ${client.client_name}`,
-      parents: [appStep],
-      exists: async () => (await members(p`/management/orgs/${org}/apps/${app.name}/clients`)).has(client.client_name.toLowerCase()),
-      create: async () => void (await call('POST', p`/management/orgs/${org}/apps/${app.name}/clients`, client)),
-    });
-  });
+  steps.push(...clientSteps(org, app, base, appStep, call));
 
   const roleSteps = new Map<string, Step>();
   app.roles.forEach((role, i) => {
     const step = entity(`${base}.roles[${i}]`, `role ${role.name}`, 'roles', role.name, { 'role name': role.name, title: role.title ?? role.name });
     roleSteps.set(role.name, step);
-    steps.push(step);
-    role.permissions.forEach((permission, j) => {
-      steps.push({
-        path: `${base}.roles[${i}].permissions[${j}]`,
-        label: `permission ${permission} of role ${role.name}`,
-        parents: [step],
-        exists: async () => holdsPermission((await call('GET', at('roles', role.name, 'permissions')) as { data?: unknown }).data, permission),
-        create: async () => void (await call('POST', at('roles', role.name, 'permissions'), { permission })),
-      });
-    });
+    steps.push(step, ...permissionSteps(role, `${base}.roles[${i}]`, step, at('roles', role.name, 'permissions'), call));
   });
 
   const userSteps = new Map<string, Step>();

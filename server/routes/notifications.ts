@@ -17,7 +17,7 @@ import { deleteEntity } from '../../src/data/entities.js';
 import { findEntities } from '../../src/data/find.js';
 import { createNotifiers, NOTIFIERS, requireNotifier, updateNotifier } from '../../src/push/notifiers.js';
 import { cancelNotification, createNotification, deleteNotification, NOTIFICATIONS, requireNotification } from '../../src/push/notifications.js';
-import { RECEIPTS } from '../../src/push/queue.js';
+import { RECEIPTS } from '../../src/db/schema.js';
 import { findNotificationsOfReceipt, findQueuedDevices, findReceiptsOf, requireEntityAmong } from '../../src/push/reads.js';
 import type { NotificationTarget } from '../../src/push/targets.js';
 

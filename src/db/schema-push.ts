@@ -17,6 +17,18 @@ export const pushNotifierSecrets = sqliteTable('push_notifier_secrets', {
   secret: text('secret', { mode: 'json' }).$type<Record<string, string>>().notNull(),
 });
 
+/** The collection of receipts: one entity per attempt that changed a delivery. */
+export const RECEIPTS = { name: 'receipts', type: 'receipt' } as const;
+
+/** Notification → receipt and device → receipt (read back as …/{id}/receipts and …/[*]/receipts). */
+export const RECEIPTS_RELATION = 'receipts';
+
+/** The `state` property of a notification entity (docs/api.md#push-notifications). */
+export const NOTIFICATION_STATES = ['CREATED', 'SCHEDULED', 'STARTED', 'FINISHED', 'FAILED', 'EXPIRED', 'CANCELED'] as const;
+export type NotificationState = (typeof NOTIFICATION_STATES)[number];
+/** States in which nothing has been handed to a provider yet. */
+export const UNSENT_STATES: readonly NotificationState[] = ['CREATED', 'SCHEDULED'];
+
 export const DELIVERY_STATES = ['queued', 'leased', 'sent', 'failed', 'expired', 'canceled'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 

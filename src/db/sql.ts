@@ -33,3 +33,8 @@ export function jsonWith(handle: Handle, column: SQLWrapper, values: Record<stri
   const json = JSON.stringify(values);
   return dialectOf(handle) === 'postgres' ? sql`(${column} || ${json}::jsonb)` : sql`json_patch(${column}, ${json})`;
 }
+
+/** Whether the value at `key` of a JSON column is a JSON string. */
+export function isJsonText(handle: Handle, column: SQLWrapper, key: string): SQL {
+  return dialectOf(handle) === 'postgres' ? sql`jsonb_typeof(${column} -> ${key}::text) = 'string'` : sql`json_type(${column}, ${jsonPath(key)}) = 'text'`;
+}

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { assetPath, isSingleExecutable } from '../runtime/assets.js';
 import { registerSqlFunctions } from './functions.js';
 import { TextCache, TransactionScope, type Driver, type Method, type ProxyResult } from './driver.js';
-import { createCheckpointer } from './checkpointer.js';
+import { createCheckpointer, type Checkpointer, type Hold } from './checkpointer.js';
 import { oncePerTurn, ReadCache, tablesOf, writtenTable } from './read-cache.js';
 import * as schema from './schema.js';
 
@@ -64,7 +64,7 @@ export function withLimitExpression(text: string): string {
   return text.replace(BARE_LIMIT, 'limit ?+0');
 }
 
-/** The connection's holder (see `createSqliteDriver`). */
+/** The connection's holder (see `Connection`). */
 interface Holder {
   scope: object | undefined;
   readonly ended: Promise<void>;
@@ -106,7 +106,19 @@ interface Compiled {
   readonly table: string | undefined;
 }
 
-function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
+/** Statements by text, run on the connection, and the read cache and checkpointer their writes reach. */
+interface Statements {
+  readonly readCache: ReadCache;
+  readonly checkpointer: Checkpointer | undefined;
+  /** drizzle's proxy callback (see driver.ts). */
+  execute(source: string, params: readonly unknown[], method: Method): ProxyResult;
+  /** Rows as objects keyed by column name. */
+  query<T>(source: string, params: readonly unknown[]): T[];
+  /** Runs a statement for its effect; how many rows it changed. */
+  run(source: string, params: readonly unknown[]): number;
+}
+
+function createStatements(sqlite: Database.Database, scope: TransactionScope<null>, hold: Hold): Statements {
   // drizzle builds the same SQL text for the same query, and SQLite parsing and planning it again
   // costs about as much as a point read: compiled statements are kept by text. Nothing iterates
   // a statement, the one use that would make sharing one unsafe.
@@ -119,7 +131,6 @@ function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
       const prepared = sqlite.prepare(withLimitExpression(source));
       return { statement: prepared, writes: !prepared.readonly, table: writtenTable(source) };
     });
-  const scope = new TransactionScope<null>();
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
   const readCache = new ReadCache(tablesOf(schema), oncePerTurn(() => dataVersion.get() as number), () => scope.current() !== undefined);
   // A file database checkpoints on a worker thread while it holds the connection (checkpointer.ts).
@@ -128,7 +139,7 @@ function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
     : createCheckpointer({
         path: sqlite.name,
         nativeBinding: nativeBinding(),
-        hold: (body) => driver.transaction(body),
+        hold,
         fallBack: () => sqlite.open && sqlite.pragma('wal_autocheckpoint = 1000'),
         onError: (message) => process.emitWarning(`SQLite checkpoint: ${message}`),
       });
@@ -149,26 +160,29 @@ function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
     if (compiled.writes) written(compiled.table);
     return result;
   };
-  // Who holds the connection — an exclusive `transaction`, or a group of `atomic` units — and a
-  // promise settled when it lets go. `scope` is the transaction whose statements may run now;
-  // every other statement waits for `ended`.
-  let holder: Holder | null = null;
-  // The group of atomic units open now, if any (see `atomic`).
-  let group: Group | null = null;
+  return {
+    readCache,
+    checkpointer,
+    execute(source, params, method) {
+      const compiled = statement(source);
+      if (method === 'run' || !compiled.statement.reader) return { rows: [], changes: change(compiled, params) };
+      return { rows: read(compiled, (prepared) => (method === 'get' ? prepared.raw(true).get(...params) : prepared.raw(true).all(...params))) };
+    },
+    query<T>(source: string, params: readonly unknown[]): T[] {
+      const compiled = statement(source);
+      if (!compiled.statement.reader) {
+        change(compiled, params);
+        return [];
+      }
+      return read(compiled, (prepared) => prepared.raw(false).all(...params) as T[]);
+    },
+    run: (source, params) => change(statement(source), params),
+  };
+}
 
-  async function turn(): Promise<void> {
-    const mine = scope.current();
-    while (holder !== null && holder.scope !== mine) await holder.ended;
-  }
-
-  /** Takes the connection for an exclusive transaction or a group: synchronously, once it is free. */
-  function hold(): { holder: Holder; end: () => void } {
-    const ended = deferred();
-    holder = { scope: NO_ONE, ended: ended.promise };
-    return { holder, end: () => ended.settle() };
-  }
-
-  const transactionStatements = {
+/** The statements that open, join and end a transaction, prepared once. */
+function prepareTransactionStatements(sqlite: Database.Database) {
+  return {
     // IMMEDIATE: the group takes the write lock and its snapshot at once. Deferred, a unit that
     // writes after another process committed would find the group's snapshot stale (SQLITE_BUSY,
     // with no waiting), and so would every unit after it.
@@ -179,13 +193,91 @@ function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
     release: sqlite.prepare('release idp_unit'),
     rollbackUnit: sqlite.prepare('rollback to idp_unit'),
   };
+}
 
-  function openGroup(): Group {
-    const { holder: groupHolder, end } = hold();
+/**
+ * Who holds the one connection — an exclusive `transaction`, or a group of `atomic` units — and a
+ * promise settled when it lets go. The holder's scope is the transaction whose statements may run
+ * now; every other statement waits for `ended`.
+ */
+class Connection {
+  private holder: Holder | null = null;
+  // The group of atomic units open now, if any (see `atomic`).
+  private group: Group | null = null;
+  private readonly statements: ReturnType<typeof prepareTransactionStatements>;
+
+  constructor(
+    private readonly sqlite: Database.Database,
+    private readonly scope: TransactionScope<null>,
+  ) {
+    this.statements = prepareTransactionStatements(sqlite);
+  }
+
+  /** Whether anyone holds the connection: a statement from outside then waits for its turn. */
+  isHeld(): boolean {
+    return this.holder !== null;
+  }
+
+  /** Resolves once the statements of the current async call chain may run. */
+  async turn(): Promise<void> {
+    const mine = this.scope.current();
+    while (this.holder !== null && this.holder.scope !== mine) await this.holder.ended;
+  }
+
+  /** Takes the connection for an exclusive transaction or a group: synchronously, once it is free. */
+  private hold(): { holder: Holder; end: () => void } {
+    const ended = deferred();
+    this.holder = { scope: NO_ONE, ended: ended.promise };
+    return { holder: this.holder, end: () => ended.settle() };
+  }
+
+  async transaction<T>(body: () => Promise<T>): Promise<T> {
+    // Checked and taken in one synchronous step, so two transactions cannot both see it free.
+    while (this.holder !== null) await this.holder.ended;
+    const held = this.hold();
+    return this.scope.run(null, async () => {
+      held.holder.scope = this.scope.current();
+      try {
+        return await body();
+      } finally {
+        this.holder = null;
+        held.end();
+      }
+    });
+  }
+
+  // Group commit: a commit appends the changed pages to the WAL, about as costly as the insert
+  // before it (measured: 40 µs per one-row transaction, 15 µs per row when ten share one).
+  // Units that start while a group is open run one after another in its transaction, each
+  // between a savepoint and its release (a unit that throws is rolled back to its savepoint
+  // alone), and the group commits once, after the turn of the event loop that opened it. A unit resolves
+  // only once its changes are committed, and no statement from outside the group runs before
+  // that commit, so nothing uncommitted is ever seen — and if the commit fails, every unit of
+  // the group fails with it.
+  async atomic<T>(body: () => Promise<T>): Promise<T> {
+    for (;;) {
+      if (this.holder === null) return await this.runUnit(this.openGroup(), body);
+      const open = this.group;
+      if (open !== null && this.holder === open.holder && !open.due) {
+        if (open.unit === null) return await this.runUnit(open, body);
+        await open.unit.promise;
+      } else {
+        await this.holder.ended;
+      }
+    }
+  }
+
+  /** Resolves once no group is open: a group still open commits first, its units may still be awaited. */
+  async groupsCommitted(): Promise<void> {
+    while (this.group !== null) await this.group.holder.ended;
+  }
+
+  private openGroup(): Group {
+    const { holder: groupHolder, end } = this.hold();
     try {
-      transactionStatements.begin.run();
+      this.statements.begin.run();
     } catch (error) {
-      holder = null;
+      this.holder = null;
       end();
       throw error;
     }
@@ -193,129 +285,91 @@ function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
     // Units whose changes were kept await it; when every unit failed, nobody does.
     committed.promise.catch(() => undefined);
     const opened: Group = { holder: groupHolder, end, committed, unit: null, due: false };
-    group = opened;
+    this.group = opened;
     // Units that start in this turn of the event loop join; the commit follows, after I/O.
     setImmediate(() => {
       opened.due = true;
-      if (opened.unit === null) commitGroup(opened);
+      if (opened.unit === null) this.commitGroup(opened);
     });
     return opened;
   }
 
-  function commitGroup(ending: Group): void {
+  private commitGroup(ending: Group): void {
     try {
-      transactionStatements.commit.run();
+      this.statements.commit.run();
       ending.committed.settle();
     } catch (error) {
       // A failed COMMIT can leave the transaction open (SQLite keeps it for a retry).
-      if (sqlite.inTransaction) transactionStatements.rollback.run();
+      if (this.sqlite.inTransaction) this.statements.rollback.run();
       ending.committed.settle(error);
     } finally {
-      group = null;
-      holder = null;
+      this.group = null;
+      this.holder = null;
       ending.end();
     }
   }
 
   /** Runs one unit inside the open group, between a savepoint and its release. */
-  async function runUnit<T>(joined: Group, body: () => Promise<T>): Promise<T> {
+  private async runUnit<T>(joined: Group, body: () => Promise<T>): Promise<T> {
     const unit = (joined.unit = deferred());
+    const { sqlite, statements, scope } = this;
     const result = await scope.run(null, async () => {
       joined.holder.scope = scope.current();
       try {
         // Some errors (a full disk, I/O) make SQLite roll back the whole transaction: the group is
         // lost, its commit will fail, and a unit joining now must not begin another by its savepoint.
         if (!sqlite.inTransaction) throw new Error('SQLite rolled back the transaction this change was to join; nothing was changed');
-        transactionStatements.savepoint.run();
+        statements.savepoint.run();
         const value = await body();
-        transactionStatements.release.run();
+        statements.release.run();
         return value;
       } catch (error) {
         if (sqlite.inTransaction) {
-          transactionStatements.rollbackUnit.run();
-          transactionStatements.release.run();
+          statements.rollbackUnit.run();
+          statements.release.run();
         }
         throw error;
       } finally {
         joined.holder.scope = NO_ONE;
         joined.unit = null;
         unit.settle();
-        if (joined.due) commitGroup(joined);
+        if (joined.due) this.commitGroup(joined);
       }
     });
     await joined.committed.promise;
     return result;
   }
+}
 
-  function rows(source: string, params: readonly unknown[], method: Method): ProxyResult {
-    const compiled = statement(source);
-    if (method === 'run' || !compiled.statement.reader) return { rows: [], changes: change(compiled, params) };
-    return { rows: read(compiled, (prepared) => (method === 'get' ? prepared.raw(true).get(...params) : prepared.raw(true).all(...params))) };
-  }
-
-  const driver: SqliteDriver = {
+function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
+  const scope = new TransactionScope<null>();
+  const connection = new Connection(sqlite, scope);
+  const statements = createStatements(sqlite, scope, (body) => connection.transaction(body));
+  const { checkpointer } = statements;
+  return {
     dialect: 'sqlite',
     sqlite,
     async execute(source, params, method) {
-      if (holder !== null) await turn();
-      return rows(source, params, method);
+      if (connection.isHeld()) await connection.turn();
+      return statements.execute(source, params, method);
     },
     async query<T>(source: string, params: readonly unknown[] = []): Promise<T[]> {
-      if (holder !== null) await turn();
-      const compiled = statement(source);
-      if (!compiled.statement.reader) {
-        change(compiled, params);
-        return [];
-      }
-      return read(compiled, (prepared) => prepared.raw(false).all(...params) as T[]);
+      if (connection.isHeld()) await connection.turn();
+      return statements.query<T>(source, params);
     },
     async run(source, params = []) {
-      if (holder !== null) await turn();
-      return change(statement(source), params);
+      if (connection.isHeld()) await connection.turn();
+      return statements.run(source, params);
     },
-    async transaction(body) {
-      // Checked and taken in one synchronous step, so two transactions cannot both see it free.
-      while (holder !== null) await holder.ended;
-      const held = hold();
-      return scope.run(null, async () => {
-        held.holder.scope = scope.current();
-        try {
-          return await body();
-        } finally {
-          holder = null;
-          held.end();
-        }
-      });
-    },
-    // Group commit: a commit appends the changed pages to the WAL, about as costly as the insert
-    // before it (measured: 40 µs per one-row transaction, 15 µs per row when ten share one).
-    // Units that start while a group is open run one after another in its transaction, each
-    // between a savepoint and its release (a unit that throws is rolled back to its savepoint
-    // alone), and the group commits once, after the turn of the event loop that opened it. A unit resolves
-    // only once its changes are committed, and no statement from outside the group runs before
-    // that commit, so nothing uncommitted is ever seen — and if the commit fails, every unit of
-    // the group fails with it.
-    async atomic(body) {
-      for (;;) {
-        if (holder === null) return await runUnit(openGroup(), body);
-        const open = group;
-        if (open !== null && holder === open.holder && !open.due) {
-          if (open.unit === null) return await runUnit(open, body);
-          await open.unit.promise;
-        } else {
-          await holder.ended;
-        }
-      }
-    },
+    transaction: (body) => connection.transaction(body),
+    atomic: (body) => connection.atomic(body),
     inTransaction: () => scope.current() !== undefined,
-    readCache,
+    readCache: statements.readCache,
     checkpointsSettled: async () => await checkpointer?.settled(),
     async close() {
-      // A group still open commits first: its units were told nothing yet, and may still be awaited.
-      while (group !== null) await group.holder.ended;
+      await connection.groupsCommitted();
       await checkpointer?.close();
       if (sqlite.open) sqlite.close();
     },
   };
-  return driver;
 }

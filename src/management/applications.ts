@@ -11,7 +11,7 @@ import { ApplicationNotFound, DuplicateUniqueProperty } from '../errors.js';
 import type { Deps } from '../deps.js';
 import { DEFAULT_ROLES } from '../access/default-roles.js';
 import { insertEntity } from '../db/entity-store.js';
-import { deleteCredentialIn, insertCredential, regenerateCredentialIn, type Credential } from './credentials.js';
+import { deleteCredentialIn, insertCredential, regenerateCredential, type Credential } from './credentials.js';
 import { recordActivity } from './activities.js';
 import type { Organization } from './organizations.js';
 
@@ -91,19 +91,5 @@ export async function deleteApplication(deps: Deps, org: Organization, app: Appl
 }
 
 export async function regenerateApplicationCredential(deps: Deps, org: Organization, app: Application, actorUuid: string | null): Promise<Credential> {
-  return await deps.db.transaction(async (tx) => {
-    const now = deps.now();
-    const credential = await regenerateCredentialIn(tx, now, 'application', app.uuid);
-    await recordActivity(tx, now, {
-      orgUuid: org.uuid,
-      actorUuid,
-      verb: 'regenerate',
-      category: 'credentials',
-      title: `client credentials of application ${app.name} regenerated`,
-      objectType: 'application',
-      objectUuid: app.uuid,
-      objectName: app.name,
-    });
-    return credential;
-  });
+  return await regenerateCredential(deps, org.uuid, { type: 'application', uuid: app.uuid, name: app.name }, actorUuid);
 }

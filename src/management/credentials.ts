@@ -8,6 +8,7 @@ import { and, eq } from 'drizzle-orm';
 import { credentials } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import type { Tx } from '../db/open.js';
+import { recordActivity } from './activities.js';
 
 export type OwnerType = 'organization' | 'application';
 export type Credential = typeof credentials.$inferSelect;
@@ -52,12 +53,38 @@ export async function getCredential(deps: Deps, ownerType: OwnerType, ownerUuid:
   );
 }
 
-export async function regenerateCredentialIn(tx: Tx, now: number, ownerType: OwnerType, ownerUuid: string): Promise<Credential> {
+async function regenerateCredentialIn(tx: Tx, now: number, ownerType: OwnerType, ownerUuid: string): Promise<Credential> {
   const existing = await findCredentialIn(tx, ownerType, ownerUuid);
   if (!existing) return await insertCredential(tx, now, ownerType, ownerUuid);
   const clientSecret = newSecret(ownerType);
   await tx.update(credentials).set({ clientSecret, created: now }).where(eq(credentials.clientId, existing.clientId)).run();
   return { ...existing, clientSecret, created: now };
+}
+
+/** The organization or application whose credential is regenerated. */
+export interface CredentialOwner {
+  readonly type: OwnerType;
+  readonly uuid: string;
+  readonly name: string;
+}
+
+/** Replaces the owner's client secret, and records who did it in the organization's feed. */
+export async function regenerateCredential(deps: Deps, orgUuid: string, owner: CredentialOwner, actorUuid: string | null): Promise<Credential> {
+  return await deps.db.transaction(async (tx) => {
+    const now = deps.now();
+    const credential = await regenerateCredentialIn(tx, now, owner.type, owner.uuid);
+    await recordActivity(tx, now, {
+      orgUuid,
+      actorUuid,
+      verb: 'regenerate',
+      category: 'credentials',
+      title: `client credentials of ${owner.type} ${owner.name} regenerated`,
+      objectType: owner.type,
+      objectUuid: owner.uuid,
+      objectName: owner.name,
+    });
+    return credential;
+  });
 }
 
 export async function deleteCredentialIn(tx: Tx, ownerType: OwnerType, ownerUuid: string): Promise<void> {

@@ -12,7 +12,7 @@ import { DuplicateUniqueProperty, OrganizationNotFound } from '../errors.js';
 import type { Deps } from '../deps.js';
 import type { CreateOrg } from './schemas.js';
 import { addAdminToOrganizationIn, insertAdminUser, type AdminUser } from './admin-users.js';
-import { insertCredential, regenerateCredentialIn, type Credential } from './credentials.js';
+import { insertCredential, regenerateCredential, type Credential } from './credentials.js';
 import { recordActivity } from './activities.js';
 
 export type Organization = typeof organizations.$inferSelect;
@@ -81,19 +81,5 @@ export async function createOrganization(deps: Deps, input: CreateOrg): Promise<
 }
 
 export async function regenerateOrganizationCredential(deps: Deps, org: Organization, actorUuid: string | null): Promise<Credential> {
-  return await deps.db.transaction(async (tx) => {
-    const now = deps.now();
-    const credential = await regenerateCredentialIn(tx, now, 'organization', org.uuid);
-    await recordActivity(tx, now, {
-      orgUuid: org.uuid,
-      actorUuid,
-      verb: 'regenerate',
-      category: 'credentials',
-      title: `client credentials of organization ${org.name} regenerated`,
-      objectType: 'organization',
-      objectUuid: org.uuid,
-      objectName: org.name,
-    });
-    return credential;
-  });
+  return await regenerateCredential(deps, org.uuid, { type: 'organization', uuid: org.uuid, name: org.name }, actorUuid);
 }

@@ -8,22 +8,17 @@
  *   SCHEDULED┘                                       └→ EXPIRED (nothing sent before `expire`)
  *   CREATED | SCHEDULED ─ PUT {canceled: true} ─→ CANCELED
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import { changes } from '../db/changes.js';
-import { entities, pushDeliveries } from '../db/schema.js';
+import { UNSENT_STATES, type NotificationState } from '../db/schema.js';
+import { cancelQueuedDeliveries, hasSentDeliveries, queueDeliveries } from '../db/push-store.js';
+import { updateEntityRow } from '../db/entity-store.js';
 import { Forbidden, IllegalArgument, RequiredProperty } from '../errors.js';
 import type { Deps } from '../deps.js';
 import { deleteEntitiesIn, insertEntityFromBody, requireEntity, type CollectionRef, type EntityRow } from '../data/entities.js';
-import { findNotifier, tokenPath, tokenProperty } from './notifiers.js';
-import { dialectOf, type Tx } from '../db/open.js';
+import { findNotifier, tokenProperty } from './notifiers.js';
+import type { Tx } from '../db/open.js';
 import { targetDevices, type NotificationTarget } from './targets.js';
 
 export const NOTIFICATIONS: CollectionRef = { name: 'notifications', type: 'notification' };
-
-export const NOTIFICATION_STATES = ['CREATED', 'SCHEDULED', 'STARTED', 'FINISHED', 'FAILED', 'EXPIRED', 'CANCELED'] as const;
-export type NotificationState = (typeof NOTIFICATION_STATES)[number];
-/** States in which nothing has been handed to a provider yet. */
-export const UNSENT_STATES: readonly NotificationState[] = ['CREATED', 'SCHEDULED'];
 
 /** Properties the server keeps; a request cannot set them. */
 const SERVER_PROPERTIES: ReadonlySet<string> = new Set(['state', 'queued', 'started', 'finished', 'canceled', 'expectedCount', 'statistics', 'errorMessage']);
@@ -85,23 +80,18 @@ export async function createNotification(deps: Deps, appUuid: string, target: No
     const devices = await targetDevices(tx, appUuid, target);
     const extra = Object.fromEntries(Object.entries(input).filter(([key]) => !SERVER_PROPERTIES.has(key)));
     const notification = await insertEntityFromBody(tx, appUuid, NOTIFICATIONS, { ...extra, state: 'CREATED' }, now);
-    const dueAt = deliver ?? now;
-    // One INSERT … SELECT per notifier: a delivery for each target device that has a token (a
-    // non-empty text) for it, the token copied in, without a row passing through JavaScript.
     let queued = 0;
-    const postgres = dialectOf(tx) === 'postgres';
     for (const { notifier } of payloads) {
-      const property = tokenProperty(notifier.name ?? '');
-      const path = tokenPath(notifier.name ?? '');
-      const [token, isText] = postgres
-        ? [sql`device.properties ->> ${property}::text`, sql`jsonb_typeof(device.properties -> ${property}::text) = 'string'`]
-        : [sql`json_extract(device.properties, ${path})`, sql`json_type(device.properties, ${path}) = 'text'`];
-      // PostgreSQL types the parameters of a SELECT list by their values, not by the columns.
-      const [due, expireAt] = postgres ? [sql`${dueAt}::bigint`, sql`${expire ?? null}::bigint`] : [sql`${dueAt}`, sql`${expire ?? null}`];
-      queued += changes(await tx.run(sql`insert into ${pushDeliveries} (app_uuid, notification_uuid, device_uuid, notifier_uuid, provider, token, state, due_at, expire_at)
-        select ${appUuid}, ${notification.uuid}, device.uuid, ${notifier.uuid}, ${String(notifier.properties.provider)}, ${token}, 'queued', ${due}, ${expireAt}
-        from (${devices}) as device
-        where ${isText} and ${token} <> ''`));
+      queued += await queueDeliveries(tx, {
+        appUuid,
+        notificationUuid: notification.uuid,
+        notifierUuid: notifier.uuid,
+        provider: String(notifier.properties.provider),
+        tokenProperty: tokenProperty(notifier.name ?? ''),
+        devices,
+        dueAt: deliver ?? now,
+        expireAt: expire,
+      });
     }
     const state: NotificationState = queued === 0 ? 'FINISHED' : deliver !== undefined && deliver > now ? 'SCHEDULED' : 'CREATED';
     const properties = {
@@ -112,8 +102,7 @@ export async function createNotification(deps: Deps, appUuid: string, target: No
       statistics: { sent: 0, errors: 0 },
       ...(state === 'FINISHED' && { started: now, finished: now }),
     };
-    await tx.update(entities).set({ properties }).where(eq(entities.uuid, notification.uuid)).run();
-    return { ...notification, properties };
+    return await updateEntityRow(tx, notification, properties, notification.name, now);
   });
 }
 
@@ -139,13 +128,8 @@ export async function cancelNotification(deps: Deps, appUuid: string, id: string
     if (state === 'CANCELED') return row;
     if (!UNSENT_STATES.includes(state)) throw Forbidden(`notification ${row.uuid} is ${state}: only an unsent notification can be canceled`);
     const now = deps.now();
-    await tx.update(pushDeliveries)
-      .set({ state: 'canceled', finished: now })
-      .where(and(eq(pushDeliveries.notificationUuid, row.uuid), eq(pushDeliveries.state, 'queued')))
-      .run();
-    const properties = { ...row.properties, state: 'CANCELED', canceled: true, finished: now };
-    await tx.update(entities).set({ properties, modified: now }).where(eq(entities.uuid, row.uuid)).run();
-    return { ...row, properties, modified: now };
+    await cancelQueuedDeliveries(tx, row.uuid, now);
+    return await updateEntityRow(tx, row, { ...row.properties, state: 'CANCELED', canceled: true, finished: now }, row.name, now);
   });
 }
 
@@ -153,13 +137,7 @@ export async function cancelNotification(deps: Deps, appUuid: string, id: string
 export async function deleteNotification(deps: Deps, appUuid: string, id: string): Promise<EntityRow> {
   return await deps.db.transaction(async (tx) => {
     const row = await requireNotification(tx, appUuid, id);
-    const sent = await tx
-      .select({ one: sql<number>`1` })
-      .from(pushDeliveries)
-      .where(and(eq(pushDeliveries.notificationUuid, row.uuid), inArray(pushDeliveries.state, ['sent', 'leased'])))
-      .limit(1)
-      .get();
-    if (stateOf(row) === 'STARTED' || sent !== undefined) {
+    if (stateOf(row) === 'STARTED' || (await hasSentDeliveries(tx, row.uuid))) {
       throw Forbidden(`notification ${row.uuid} has been sent: only unsent notifications can be deleted`);
     }
     await deleteEntitiesIn(tx, [row]);

@@ -4,8 +4,7 @@
  * written and kept in push_notifier_secrets, never in entity properties, so no view, query or
  * export can return them.
  */
-import { eq } from 'drizzle-orm';
-import { pushNotifierSecrets } from '../db/schema.js';
+import { readNotifierSecret, writeNotifierSecret } from '../db/push-store.js';
 import { IllegalArgument, RequiredProperty } from '../errors.js';
 import type { Deps } from '../deps.js';
 import type { Tx } from '../db/open.js';
@@ -60,14 +59,6 @@ async function checkNotifier(body: Record<string, unknown>): Promise<CheckedNoti
   return { properties: { ...rest, ...settings.visible, name, provider: provider.name, environment }, secret: settings.secret };
 }
 
-async function writeSecret(tx: Tx, notifierUuid: string, secret: Record<string, string>): Promise<void> {
-  await tx.insert(pushNotifierSecrets).values({ notifierUuid, secret }).onConflictDoUpdate({ target: pushNotifierSecrets.notifierUuid, set: { secret } }).run();
-}
-
-async function readSecret(tx: Tx, notifierUuid: string): Promise<Record<string, string>> {
-  return (await tx.select().from(pushNotifierSecrets).where(eq(pushNotifierSecrets.notifierUuid, notifierUuid)).get())?.secret ?? {};
-}
-
 export async function createNotifiers(deps: Deps, appUuid: string, body: unknown): Promise<EntityRow[]> {
   // Key checks (WebCrypto) run before the transaction, which would hold the database while they ran.
   const checked = await Promise.all(entityBodies(body).map(checkNotifier));
@@ -77,7 +68,7 @@ export async function createNotifiers(deps: Deps, appUuid: string, body: unknown
     const rows: EntityRow[] = [];
     for (const { properties, secret } of checked) {
       const row = await insertEntityFromBody(tx, appUuid, NOTIFIERS, properties, now);
-      await writeSecret(tx, row.uuid, secret);
+      await writeNotifierSecret(tx, row.uuid, secret);
       rows.push(row);
     }
     return rows;
@@ -91,13 +82,13 @@ export async function createNotifiers(deps: Deps, appUuid: string, body: unknown
 export async function updateNotifier(deps: Deps, row: EntityRow, body: unknown): Promise<EntityRow> {
   if (Array.isArray(body)) throw IllegalArgument('PUT on a notifier takes one JSON object', { fields: { body: 'must be a JSON object' } });
   const [changes] = entityBodies(body);
-  const secret = await readSecret(deps.db, row.uuid);
+  const secret = await readNotifierSecret(deps.db, row.uuid);
   const merged = { ...row.properties, ...secret, ...changes };
   const checked = await checkNotifier(Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== null)));
   return await deps.db.transaction(async (tx) => {
     const removed = Object.fromEntries(Object.keys(row.properties).filter((key) => !(key in checked.properties)).map((key) => [key, null]));
     const updated = await updateEntityIn(tx, row, { ...removed, ...checked.properties }, deps.now());
-    await writeSecret(tx, row.uuid, checked.secret);
+    await writeNotifierSecret(tx, row.uuid, checked.secret);
     return updated;
   });
 }
@@ -117,7 +108,7 @@ export async function notifierConfig(tx: Tx, row: EntityRow): Promise<NotifierCo
     name: row.name ?? row.uuid,
     environment: row.properties.environment === 'production' ? 'production' : 'development',
     visible: row.properties,
-    secret: await readSecret(tx, row.uuid),
+    secret: await readNotifierSecret(tx, row.uuid),
   };
 }
 
@@ -127,9 +118,4 @@ export async function notifierConfig(tx: Tx, row: EntityRow): Promise<NotifierCo
  */
 export function tokenProperty(notifierName: string): string {
   return `${notifierName}.notifier.id`;
-}
-
-/** The JSON path of that property in a device's properties (names are letters, digits, _ and -). */
-export function tokenPath(notifierName: string): string {
-  return `$."${tokenProperty(notifierName)}"`;
 }

@@ -2,8 +2,8 @@
  * Reads of the push API beyond plain collection queries (GET /{notificationId}/[*]/queue,
  * /{deviceId}/[*]/receipts, /{notificationId}/[*]/receipts, /{receiptId}/[*]/notifications).
  */
-import { and, asc, eq, getTableColumns, gt, inArray } from 'drizzle-orm';
-import { entities, pushDeliveries } from '../db/schema.js';
+import { RECEIPTS, RECEIPTS_RELATION } from '../db/schema.js';
+import { findUnsentDeliveries } from '../db/push-store.js';
 import { EntityNotFound, IllegalArgument } from '../errors.js';
 import type { Tx } from '../db/open.js';
 import { findEntityIn, type EntityRow } from '../data/entities.js';
@@ -11,7 +11,6 @@ import { findEntities, parseLimit, type EntityPage, type FindOptions } from '../
 import { findEntityByUuid } from '../db/entity-store.js';
 import { isUuid } from '../ids.js';
 import { NOTIFICATIONS } from './notifications.js';
-import { RECEIPTS, RECEIPTS_RELATION } from './queue.js';
 
 /** An entity of one of `collections` by uuid, or by name in the first collection that has it. */
 export async function requireEntityAmong(tx: Tx, appUuid: string, collections: readonly string[], id: string): Promise<EntityRow> {
@@ -53,14 +52,7 @@ function decodeQueueCursor(cursor: string | undefined): number {
 export async function findQueuedDevices(tx: Tx, notification: EntityRow, options: FindOptions): Promise<EntityPage> {
   const limit = parseLimit(options.limit);
   const after = decodeQueueCursor(options.cursor);
-  const rows = await tx
-    .select({ id: pushDeliveries.id, entity: getTableColumns(entities) })
-    .from(pushDeliveries)
-    .innerJoin(entities, eq(entities.uuid, pushDeliveries.deviceUuid))
-    .where(and(eq(pushDeliveries.notificationUuid, notification.uuid), inArray(pushDeliveries.state, ['queued', 'leased']), gt(pushDeliveries.id, after)))
-    .orderBy(asc(pushDeliveries.id))
-    .limit(limit + 1)
-    .all();
+  const rows = await findUnsentDeliveries(tx, notification.uuid, after, limit + 1);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {

@@ -4,11 +4,11 @@
  * …/groups/{path}/notifications): one device, every device or those a query matches, a user's
  * devices, or the devices of every member of a group.
  */
-import { and, eq, type SQL } from 'drizzle-orm';
-import { alias } from 'drizzle-orm/sqlite-core';
-import { connections, entities } from '../db/schema.js';
+import type { SQL } from 'drizzle-orm';
 import { dialectOf, type Tx } from '../db/open.js';
+import { selectAppDevices, selectDevice, selectDevicesOf } from '../db/push-store.js';
 import { requireEntity } from '../data/entities.js';
+import { DEVICES } from '../data/devices.js';
 import { requireUser } from '../data/users.js';
 import { compileQuery, parseQuery } from '../data/query/index.js';
 
@@ -19,28 +19,6 @@ export type NotificationTarget =
   | { readonly kind: 'user'; readonly id: string; readonly caller?: string }
   | { readonly kind: 'group'; readonly id: string };
 
-const DEVICES = 'devices';
-
-// What the fan-out reads of a device: its id and the properties that hold its push tokens.
-const DEVICE_COLUMNS = { uuid: entities.uuid, properties: entities.properties };
-
-/** The devices of one user, or of every member of one group, each once. */
-function devicesOf(tx: Tx, appUuid: string, owner: { user: string } | { group: string }): SQL {
-  const owned = alias(connections, 'owned');
-  const member = alias(connections, 'member');
-  const isDevice = and(eq(owned.relation, DEVICES), eq(entities.appUuid, appUuid), eq(entities.collection, DEVICES));
-  const query = tx.selectDistinct(DEVICE_COLUMNS);
-  if ('user' in owner) {
-    return query.from(owned).innerJoin(entities, eq(entities.uuid, owned.targetUuid)).where(and(eq(owned.sourceUuid, owner.user), isDevice)).getSQL();
-  }
-  return query
-    .from(member)
-    .innerJoin(owned, eq(owned.sourceUuid, member.targetUuid))
-    .innerJoin(entities, eq(entities.uuid, owned.targetUuid))
-    .where(and(eq(member.sourceUuid, owner.group), eq(member.relation, 'users'), isDevice))
-    .getSQL();
-}
-
 /**
  * The target's devices as a query of (uuid, properties), each device once, for the fan-out to
  * select from: a send to 100,000 devices then never brings them into JavaScript.
@@ -48,21 +26,15 @@ function devicesOf(tx: Tx, appUuid: string, owner: { user: string } | { group: s
  */
 export async function targetDevices(tx: Tx, appUuid: string, target: NotificationTarget): Promise<SQL> {
   switch (target.kind) {
-    case 'device': {
-      const device = await requireEntity(tx, appUuid, DEVICES, target.id);
-      return tx.select(DEVICE_COLUMNS).from(entities).where(eq(entities.uuid, device.uuid)).getSQL();
-    }
+    case 'device':
+      return selectDevice(tx, (await requireEntity(tx, appUuid, DEVICES.name, target.id)).uuid);
     case 'devices': {
       const where = target.ql === undefined || target.ql.trim() === '' ? undefined : compileQuery(parseQuery(target.ql), { dialect: dialectOf(tx) }).where;
-      return tx
-        .select(DEVICE_COLUMNS)
-        .from(entities)
-        .where(and(eq(entities.appUuid, appUuid), eq(entities.collection, DEVICES), where))
-        .getSQL();
+      return selectAppDevices(tx, appUuid, where);
     }
     case 'user':
-      return devicesOf(tx, appUuid, { user: (await requireUser(tx, appUuid, target.id, target.caller)).uuid });
+      return selectDevicesOf(tx, appUuid, { user: (await requireUser(tx, appUuid, target.id, target.caller)).uuid });
     case 'group':
-      return devicesOf(tx, appUuid, { group: (await requireEntity(tx, appUuid, 'groups', target.id)).uuid });
+      return selectDevicesOf(tx, appUuid, { group: (await requireEntity(tx, appUuid, 'groups', target.id)).uuid });
   }
 }

@@ -83,7 +83,11 @@ describe('organizations', () => {
 });
 
 describe('credentials', () => {
-  for (const path of ['/management/orgs/acme/credentials', '/management/orgs/acme/apps/sandbox/credentials']) {
+  const owners = [
+    { path: '/management/orgs/acme/credentials', type: 'organization', name: 'acme' },
+    { path: '/management/orgs/acme/apps/sandbox/credentials', type: 'application', name: 'sandbox' },
+  ];
+  for (const { path } of owners) {
     it(`GET returns a stable pair and POST replaces the secret: ${path}`, async () => {
       const token = await signUp(t);
       await t.request('POST', '/management/orgs/acme/apps', { json: { name: 'sandbox' }, token });
@@ -96,6 +100,24 @@ describe('credentials', () => {
       expect(regenerated.body.credentials.client_id).toBe(client_id);
       expect(regenerated.body.credentials.client_secret).not.toBe(client_secret);
       expect((await t.request('GET', path, { token })).body.credentials.client_secret).toBe(regenerated.body.credentials.client_secret);
+    });
+  }
+
+  for (const { path, type, name } of owners) {
+    it(`regenerating is in the organization's feed, naming the ${type} and who did it`, async () => {
+      const token = await signUp(t);
+      const app = (await t.request('POST', '/management/orgs/acme/apps', { json: { name: 'sandbox' }, token })).body.entities[0];
+      const org = (await t.request('GET', '/management/orgs/acme', { token })).body.entities[0];
+      const alice = (await t.request('GET', '/management/users/alice', { token })).body.entities[0];
+      await t.request('POST', path, { token });
+      const [newest] = (await t.request('GET', '/management/orgs/acme/feed', { token })).body.entities;
+      expect(newest).toMatchObject({
+        verb: 'regenerate',
+        category: 'credentials',
+        title: `client credentials of ${type} ${name} regenerated`,
+        actor: { objectUuid: alice.uuid },
+        object: { displayname: name, objecttype: type, objectUuid: type === 'organization' ? org.uuid : app.uuid },
+      });
     });
   }
 });

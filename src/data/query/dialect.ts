@@ -144,6 +144,44 @@ const SEGMENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Integers up to this magnitude are exact doubles, so JavaScript compares them exactly. */
 const EXACT_INTEGER = 2 ** 53;
 
+/** PostgreSQL text holds no NUL: a literal with one is rewritten exactly (see createPostgresDialect). */
+const NUL = '\u0000';
+
+/** `left operator right` on PostgreSQL text, for a literal that may hold a NUL. */
+function comparePostgresText(left: SQL, operator: ComparisonOperator, right: string): SQL {
+  const cut = right.indexOf(NUL);
+  if (cut < 0) return sql`${left} ${OPERATORS[operator]} ${right}`;
+  const before = right.slice(0, cut);
+  switch (operator) {
+    case '=':
+      return sql.raw('FALSE');
+    case '<':
+    case '<=':
+      return sql`${left} <= ${before}`;
+    case '>':
+    case '>=':
+      return sql`${left} > ${before}`;
+  }
+}
+
+/** `left operator right` on an integer column, with an integer where that is exact (so its index applies). */
+function comparePostgresInteger(left: SQL, operator: ComparisonOperator, right: number): SQL {
+  if (Math.abs(right) >= EXACT_INTEGER) return sql`CAST(${left} AS double precision) ${OPERATORS[operator]} ${right}`;
+  if (Number.isInteger(right)) return sql`${left} ${OPERATORS[operator]} ${right}`;
+  switch (operator) {
+    case '=':
+      return sql.raw('FALSE');
+    case '<':
+      return sql`${left} < ${Math.ceil(right)}`;
+    case '<=':
+      return sql`${left} <= ${Math.floor(right)}`;
+    case '>':
+      return sql`${left} > ${Math.floor(right)}`;
+    case '>=':
+      return sql`${left} >= ${Math.ceil(right)}`;
+  }
+}
+
 /**
  * PostgreSQL: jsonb operators on `properties`, and the idp_* SQL functions of the migration
  * src/db/migrations/postgres/0001_query_functions.sql, which give the results of the JavaScript
@@ -192,40 +230,6 @@ function createPostgresDialect(table: string): Dialect {
   const asNumber = (path: readonly string[]): SQL => sql`CASE WHEN ${jsonType(path)} = 'number' THEN CAST(${jsonb(path)} AS double precision) END`;
   const asBit = (path: readonly string[]): SQL => sql`CASE ${jsonb(path)} WHEN 'true'::jsonb THEN 1 WHEN 'false'::jsonb THEN 0 END`;
   const collated = (text: SQL): SQL => sql`(${text} COLLATE "C")`;
-  const nul = '\u0000';
-
-  function compareText(left: SQL, operator: ComparisonOperator, right: string): SQL {
-    const cut = right.indexOf(nul);
-    if (cut < 0) return sql`${left} ${OPERATORS[operator]} ${right}`;
-    const before = right.slice(0, cut);
-    switch (operator) {
-      case '=':
-        return sql.raw('FALSE');
-      case '<':
-      case '<=':
-        return sql`${left} <= ${before}`;
-      case '>':
-      case '>=':
-        return sql`${left} > ${before}`;
-    }
-  }
-
-  function compareInteger(left: SQL, operator: ComparisonOperator, right: number): SQL {
-    if (Math.abs(right) >= EXACT_INTEGER) return sql`CAST(${left} AS double precision) ${OPERATORS[operator]} ${right}`;
-    if (Number.isInteger(right)) return sql`${left} ${OPERATORS[operator]} ${right}`;
-    switch (operator) {
-      case '=':
-        return sql.raw('FALSE');
-      case '<':
-        return sql`${left} < ${Math.ceil(right)}`;
-      case '<=':
-        return sql`${left} <= ${Math.floor(right)}`;
-      case '>':
-        return sql`${left} > ${Math.floor(right)}`;
-      case '>=':
-        return sql`${left} >= ${Math.ceil(right)}`;
-    }
-  }
 
   return {
     true: sql.raw('TRUE'),
@@ -265,8 +269,8 @@ function createPostgresDialect(table: string): Dialect {
       },
     ],
     compare: (left, operator, right) => {
-      if (left.type === 'text' && typeof right === 'string') return compareText(left.sql, operator, right);
-      if (left.type === 'integer' && typeof right === 'number') return compareInteger(left.sql, operator, right);
+      if (left.type === 'text' && typeof right === 'string') return comparePostgresText(left.sql, operator, right);
+      if (left.type === 'integer' && typeof right === 'number') return comparePostgresInteger(left.sql, operator, right);
       return sql`${left.sql} ${OPERATORS[operator]} ${right}`;
     },
     orderTerm: (operand, direction, nullable) =>
@@ -274,7 +278,7 @@ function createPostgresDialect(table: string): Dialect {
         ? sql`${operand.sql} ${DIRECTIONS[direction]} ${sql.raw(direction === 'asc' ? 'NULLS FIRST' : 'NULLS LAST')}`
         : sql`${operand.sql} ${DIRECTIONS[direction]}`,
     fold: (text) => ({ sql: collated(sql`idp_fold(${text.sql})`), type: 'text' }),
-    hasPrefix: (text, prefix) => (prefix.includes(nul) ? sql.raw('FALSE') : sql`idp_starts_with(${text.sql}, ${prefix})`),
+    hasPrefix: (text, prefix) => (prefix.includes(NUL) ? sql.raw('FALSE') : sql`idp_starts_with(${text.sql}, ${prefix})`),
     // The term's words are split here, by functions.ts itself, once per query (a NUL in the term
     // only separates words, like a space, and never reaches PostgreSQL).
     contains: (text, term, prefix) => sql`idp_contains_words(${text.sql}, ${splitWords(term).join(' ')}, ${sql.raw(prefix ? 'TRUE' : 'FALSE')})`,

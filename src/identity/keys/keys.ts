@@ -19,47 +19,55 @@ type Row = typeof signingKeys.$inferSelect;
  */
 export const KEY_RECHECK_MS = 10_000;
 
+/** A new key pair for `use`, as the row that stores it (the private key as a JWK). */
+async function newKeyRow(alg: SigningAlg, use: KeyUse, created: number): Promise<Row> {
+  const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'RS256' || alg === 'PS256' ? { modulusLength: 2048 } : {}) });
+  const kid = randomBytes(12).toString('base64url');
+  return {
+    kid,
+    alg,
+    use,
+    publicJwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' },
+    privateJwk: { ...(await exportJWK(privateKey)), kid, alg },
+    created,
+    retiredAt: null,
+    expiresAt: null,
+  };
+}
+
+async function findActiveKey(db: Db, use: KeyUse, alg: SigningAlg): Promise<Row | undefined> {
+  return await db
+    .select()
+    .from(signingKeys)
+    .where(and(eq(signingKeys.use, use), isNull(signingKeys.retiredAt), eq(signingKeys.alg, alg)))
+    .orderBy(desc(signingKeys.created))
+    .get();
+}
+
+/**
+ * Stores a new key for `use`. With `onlyIfNone`, instances starting together on an empty
+ * database agree on one key: the check and the insert are one transaction (serializable on
+ * PostgreSQL, so the second is run again and finds the first's key).
+ */
+async function generateKey(db: Db, alg: SigningAlg, use: KeyUse, created: number, onlyIfNone: boolean): Promise<Row> {
+  const row = await newKeyRow(alg, use, created);
+  if (!onlyIfNone) {
+    await db.insert(signingKeys).values(row).run();
+    return row;
+  }
+  return await db.transaction(async () => {
+    const active = await findActiveKey(db, use, alg);
+    if (active) return active;
+    await db.insert(signingKeys).values(row).run();
+    return row;
+  });
+}
+
 export function createKeyStore(db: Db, algs: Record<KeyUse, SigningAlg>, now: () => number): KeyStore {
   const signing = new Map<KeyUse, SigningKey & { checkedAt: number }>();
   const verifying = new Map<string, { alg: string; key: CryptoKey; expiresAt: number | null; checkedAt: number }>();
-
-  async function generate(use: KeyUse, onlyIfNone = false): Promise<Row> {
-    const alg = algs[use];
-    const { publicKey, privateKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'RS256' || alg === 'PS256' ? { modulusLength: 2048 } : {}) });
-    const kid = randomBytes(12).toString('base64url');
-    const row: Row = {
-      kid,
-      alg,
-      use,
-      publicJwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' },
-      privateJwk: { ...(await exportJWK(privateKey)), kid, alg },
-      created: now(),
-      retiredAt: null,
-      expiresAt: null,
-    };
-    if (!onlyIfNone) {
-      await db.insert(signingKeys).values(row).run();
-      return row;
-    }
-    // Instances starting together on an empty database agree on one key: the check and the
-    // insert are one transaction (serializable on PostgreSQL, so the second is run again and
-    // finds the first's key).
-    return await db.transaction(async () => {
-      const active = await activeRow(use);
-      if (active) return active;
-      await db.insert(signingKeys).values(row).run();
-      return row;
-    });
-  }
-
-  async function activeRow(use: KeyUse): Promise<Row | undefined> {
-    return await db
-      .select()
-      .from(signingKeys)
-      .where(and(eq(signingKeys.use, use), isNull(signingKeys.retiredAt), eq(signingKeys.alg, algs[use])))
-      .orderBy(desc(signingKeys.created))
-      .get();
-  }
+  const generate = (use: KeyUse, onlyIfNone = false) => generateKey(db, algs[use], use, now(), onlyIfNone);
+  const activeRow = (use: KeyUse) => findActiveKey(db, use, algs[use]);
 
   // Concurrent first requests share one key generation instead of each making a key.
   const generating = new Map<KeyUse, Promise<Row>>();

@@ -52,28 +52,46 @@ interface Answer {
   body: string;
 }
 
-export function createAppleClient(notifier: NotifierConfig, options: ProviderOptions): PushClient {
-  const baseUrl = options.baseUrl ?? APNS_HOSTS[notifier.environment];
-  const topic = String(notifier.visible.topic);
+/** The provider token a notifier's requests carry, shared by every stream and renewed before Apple's hour. */
+interface ProviderTokens {
+  current(): Promise<string>;
+  /** APNs called the token expired: the next send signs a new one. */
+  forget(): void;
+}
+
+function createProviderTokens(notifier: NotifierConfig, now: () => number): ProviderTokens {
   const keyId = String(notifier.visible.keyId);
   const teamId = String(notifier.visible.teamId);
   let key: Promise<CryptoKey> | undefined;
   let token: { value: string; issuedAt: number } | undefined;
-  let session: ClientHttp2Session | undefined;
+  return {
+    async current() {
+      const signedAt = now();
+      if (token !== undefined && signedAt - token.issuedAt < TOKEN_REFRESH_MS) return token.value;
+      key ??= importPKCS8(notifier.secret.p8, 'ES256');
+      const value = await new SignJWT({})
+        .setProtectedHeader({ alg: 'ES256', kid: keyId })
+        .setIssuer(teamId)
+        .setIssuedAt(Math.floor(signedAt / 1000))
+        .sign(await key);
+      // Two sends may sign at once; keep whichever finished first so every stream shares one token.
+      if (token === undefined || signedAt - token.issuedAt >= TOKEN_REFRESH_MS) token = { value, issuedAt: signedAt };
+      return token.value;
+    },
+    forget() {
+      token = undefined;
+    },
+  };
+}
 
-  async function providerToken(): Promise<string> {
-    const now = options.now();
-    if (token !== undefined && now - token.issuedAt < TOKEN_REFRESH_MS) return token.value;
-    key ??= importPKCS8(notifier.secret.p8, 'ES256');
-    const value = await new SignJWT({})
-      .setProtectedHeader({ alg: 'ES256', kid: keyId })
-      .setIssuer(teamId)
-      .setIssuedAt(Math.floor(now / 1000))
-      .sign(await key);
-    // Two sends may sign at once; keep whichever finished first so every stream shares one token.
-    if (token === undefined || now - token.issuedAt >= TOKEN_REFRESH_MS) token = { value, issuedAt: now };
-    return token.value;
-  }
+/** One HTTP/2 connection to APNs, opened on the first request and again after it closes. */
+interface ApnsConnection {
+  request(headers: Record<string, string>, body: string): Promise<Answer>;
+  close(): Promise<void>;
+}
+
+function createApnsConnection(baseUrl: string, options: ProviderOptions): ApnsConnection {
+  let session: ClientHttp2Session | undefined;
 
   function connection(): ClientHttp2Session {
     if (session !== undefined && !session.closed && !session.destroyed) return session;
@@ -89,51 +107,25 @@ export function createAppleClient(notifier: NotifierConfig, options: ProviderOpt
     return opened;
   }
 
-  function request(headers: Record<string, string>, body: string): Promise<Answer> {
-    return new Promise((resolve, reject) => {
-      const stream = connection().request(headers);
-      stream.setTimeout(options.timeoutMs, () => stream.close(constants.NGHTTP2_CANCEL));
-      let answer: Answer | undefined;
-      let text = '';
-      stream.on('response', (responseHeaders) => {
-        answer = { status: Number(responseHeaders[':status']), headers: responseHeaders, body: '' };
-      });
-      stream.setEncoding('utf8');
-      stream.on('data', (chunk: string) => (text += chunk));
-      stream.on('end', () => (answer ? resolve({ ...answer, body: text }) : reject(Object.assign(new Error('APNs closed the stream without answering'), { code: 'STREAM_CLOSED' }))));
-      stream.on('error', reject);
-      stream.on('close', () => {
-        if (answer === undefined) reject(Object.assign(new Error('APNs did not answer in time'), { code: 'TIMEOUT' }));
-      });
-      stream.end(body);
-    });
-  }
-
   return {
-    async send(message: PushMessage): Promise<PushOutcome> {
-      const body = apnsBody(message.payload);
-      const pushType = apnsPushType(body);
-      let answer: Answer;
-      try {
-        answer = await request(
-          {
-            ':method': 'POST',
-            ':path': `/3/device/${encodeURIComponent(message.token)}`,
-            authorization: `bearer ${await providerToken()}`,
-            'apns-id': message.id,
-            'apns-topic': topic,
-            'apns-push-type': pushType,
-            // 0: deliver once or not at all; otherwise APNs keeps trying until then.
-            'apns-expiration': String(message.expire === undefined ? 0 : Math.floor(message.expire / 1000)),
-            'apns-priority': pushType === 'background' ? '5' : '10',
-            'content-type': 'application/json',
-          },
-          JSON.stringify(body),
-        );
-      } catch (error) {
-        return networkFailure(error);
-      }
-      return classify(answer);
+    request(headers, body) {
+      return new Promise((resolve, reject) => {
+        const stream = connection().request(headers);
+        stream.setTimeout(options.timeoutMs, () => stream.close(constants.NGHTTP2_CANCEL));
+        let answer: Answer | undefined;
+        let text = '';
+        stream.on('response', (responseHeaders) => {
+          answer = { status: Number(responseHeaders[':status']), headers: responseHeaders, body: '' };
+        });
+        stream.setEncoding('utf8');
+        stream.on('data', (chunk: string) => (text += chunk));
+        stream.on('end', () => (answer ? resolve({ ...answer, body: text }) : reject(Object.assign(new Error('APNs closed the stream without answering'), { code: 'STREAM_CLOSED' }))));
+        stream.on('error', reject);
+        stream.on('close', () => {
+          if (answer === undefined) reject(Object.assign(new Error('APNs did not answer in time'), { code: 'TIMEOUT' }));
+        });
+        stream.end(body);
+      });
     },
     async close() {
       const open = session;
@@ -144,25 +136,61 @@ export function createAppleClient(notifier: NotifierConfig, options: ProviderOpt
       await new Promise<void>((resolve) => open.close(() => resolve()));
     },
   };
+}
 
-  function classify(answer: Answer): PushOutcome {
-    if (answer.status === 200) {
-      const id = answer.headers['apns-id'];
-      return { kind: 'sent', providerId: typeof id === 'string' ? id : undefined };
-    }
-    const reason = reasonOf(answer.body) ?? `HTTP ${answer.status}`;
-    const message = `APNs answered ${answer.status} ${reason}`;
-    if (answer.status === 410 || UNREGISTERED_REASONS.has(reason)) return { kind: 'unregistered', code: reason, message };
-    if (answer.status === 403 && reason === 'ExpiredProviderToken') {
-      token = undefined;
-      return { kind: 'retry', code: reason, message, retryAfterMs: 0 };
-    }
-    if (answer.status === 429 || answer.status >= 500) {
-      const after = answer.headers['retry-after'];
-      return { kind: 'retry', code: reason, message, retryAfterMs: retryAfterMs(typeof after === 'string' ? after : undefined, options.now()) };
-    }
-    return { kind: 'rejected', code: reason, message };
+/** The request headers of one message (Apple, "Sending notification requests to APNs"). */
+function apnsHeaders(message: PushMessage, pushType: 'alert' | 'background', topic: string, providerToken: string): Record<string, string> {
+  return {
+    ':method': 'POST',
+    ':path': `/3/device/${encodeURIComponent(message.token)}`,
+    authorization: `bearer ${providerToken}`,
+    'apns-id': message.id,
+    'apns-topic': topic,
+    'apns-push-type': pushType,
+    // 0: deliver once or not at all; otherwise APNs keeps trying until then.
+    'apns-expiration': String(message.expire === undefined ? 0 : Math.floor(message.expire / 1000)),
+    'apns-priority': pushType === 'background' ? '5' : '10',
+    'content-type': 'application/json',
+  };
+}
+
+/** What an APNs answer means for the delivery; an expired provider token is forgotten. */
+function classify(answer: Answer, tokens: ProviderTokens, now: number): PushOutcome {
+  if (answer.status === 200) {
+    const id = answer.headers['apns-id'];
+    return { kind: 'sent', providerId: typeof id === 'string' ? id : undefined };
   }
+  const reason = reasonOf(answer.body) ?? `HTTP ${answer.status}`;
+  const message = `APNs answered ${answer.status} ${reason}`;
+  if (answer.status === 410 || UNREGISTERED_REASONS.has(reason)) return { kind: 'unregistered', code: reason, message };
+  if (answer.status === 403 && reason === 'ExpiredProviderToken') {
+    tokens.forget();
+    return { kind: 'retry', code: reason, message, retryAfterMs: 0 };
+  }
+  if (answer.status === 429 || answer.status >= 500) {
+    const after = answer.headers['retry-after'];
+    return { kind: 'retry', code: reason, message, retryAfterMs: retryAfterMs(typeof after === 'string' ? after : undefined, now) };
+  }
+  return { kind: 'rejected', code: reason, message };
+}
+
+export function createAppleClient(notifier: NotifierConfig, options: ProviderOptions): PushClient {
+  const topic = String(notifier.visible.topic);
+  const tokens = createProviderTokens(notifier, () => options.now());
+  const connection = createApnsConnection(options.baseUrl ?? APNS_HOSTS[notifier.environment], options);
+  return {
+    async send(message: PushMessage): Promise<PushOutcome> {
+      const body = apnsBody(message.payload);
+      let answer: Answer;
+      try {
+        answer = await connection.request(apnsHeaders(message, apnsPushType(body), topic, await tokens.current()), JSON.stringify(body));
+      } catch (error) {
+        return networkFailure(error);
+      }
+      return classify(answer, tokens, options.now());
+    },
+    close: () => connection.close(),
+  };
 }
 
 function reasonOf(body: string): string | undefined {

@@ -85,49 +85,90 @@ function errorCodeOf(body: FcmError, status: number): { code: string; message: s
   return { code: detail ?? body.error?.status ?? `HTTP_${status}`, message: body.error?.message ?? `FCM answered ${status}` };
 }
 
+/** An OAuth access token of the service account and when to stop using it. */
+interface AccessToken {
+  readonly value: string;
+  readonly expiresAt: number;
+}
+
+/** Asks the account's token endpoint for an access token (JWT bearer grant, RFC 7523 2.1). */
+async function fetchAccessToken(account: ServiceAccount, options: ProviderOptions): Promise<AccessToken> {
+  const iat = Math.floor(options.now() / 1000);
+  const assertion = await new SignJWT({ scope: FCM_SCOPE })
+    .setProtectedHeader({ alg: 'RS256', typ: 'JWT', ...(account.private_key_id && { kid: account.private_key_id }) })
+    .setIssuer(account.client_email)
+    .setAudience(account.token_uri)
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + 3600)
+    .sign(await importPKCS8(account.private_key, 'RS256'));
+  const response = await fetch(account.token_uri, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: JWT_BEARER, assertion }).toString(),
+    signal: AbortSignal.timeout(options.timeoutMs),
+  });
+  const body = (await response.json().catch(() => ({}))) as { access_token?: unknown; expires_in?: unknown; error?: unknown; error_description?: unknown };
+  if (!response.ok || typeof body.access_token !== 'string') {
+    const reason = typeof body.error === 'string' ? body.error : `HTTP ${response.status}`;
+    throw Object.assign(new Error(`the token endpoint refused the service account: ${reason}`), { code: 'TOKEN_REFUSED', status: response.status });
+  }
+  const lifetime = typeof body.expires_in === 'number' ? body.expires_in * 1000 : 3600_000;
+  return { value: body.access_token, expiresAt: options.now() + lifetime - TOKEN_MARGIN_MS };
+}
+
+/** The access token every request shares: one fetch at a time, cached until shortly before it expires. */
+interface AccessTokens {
+  current(): Promise<string>;
+  /** FCM refused the token: the next send fetches a new one. */
+  forget(): void;
+}
+
+function createAccessTokens(account: ServiceAccount, options: ProviderOptions): AccessTokens {
+  let cached: AccessToken | undefined;
+  let pending: Promise<string> | undefined;
+  return {
+    current() {
+      if (cached !== undefined && options.now() < cached.expiresAt) return Promise.resolve(cached.value);
+      pending ??= fetchAccessToken(account, options)
+        .then((token) => (cached = token).value)
+        .finally(() => (pending = undefined));
+      return pending;
+    },
+    forget() {
+      cached = undefined;
+    },
+  };
+}
+
+/** What an FCM error answer means for the delivery; a refused access token is forgotten. */
+function classifyError(response: Response, text: string, tokens: AccessTokens, now: number): PushOutcome {
+  let body: FcmError;
+  try {
+    body = JSON.parse(text) as FcmError;
+  } catch {
+    body = {};
+  }
+  const { code, message } = errorCodeOf(body, response.status);
+  if (UNREGISTERED_CODES.has(code)) return { kind: 'unregistered', code, message };
+  if (response.status === 401) {
+    tokens.forget();
+    return { kind: 'retry', code, message, retryAfterMs: 0 };
+  }
+  if (RETRY_CODES.has(code) || response.status === 429 || response.status >= 500) {
+    return { kind: 'retry', code, message, retryAfterMs: retryAfterMs(response.headers.get('retry-after') ?? undefined, now) };
+  }
+  return { kind: 'rejected', code, message };
+}
+
 export function createGoogleClient(notifier: NotifierConfig, options: ProviderOptions): PushClient {
   const account = JSON.parse(notifier.secret.credentials) as ServiceAccount;
   const endpoint = `${(options.baseUrl ?? FCM_URL).replace(/\/+$/, '')}/v1/projects/${encodeURIComponent(account.project_id)}/messages:send`;
-  let cached: { value: string; expiresAt: number } | undefined;
-  let pending: Promise<string> | undefined;
-
-  async function fetchToken(): Promise<string> {
-    const now = options.now();
-    const iat = Math.floor(now / 1000);
-    const assertion = await new SignJWT({ scope: FCM_SCOPE })
-      .setProtectedHeader({ alg: 'RS256', typ: 'JWT', ...(account.private_key_id && { kid: account.private_key_id }) })
-      .setIssuer(account.client_email)
-      .setAudience(account.token_uri)
-      .setIssuedAt(iat)
-      .setExpirationTime(iat + 3600)
-      .sign(await importPKCS8(account.private_key, 'RS256'));
-    const response = await fetch(account.token_uri, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: JWT_BEARER, assertion }).toString(),
-      signal: AbortSignal.timeout(options.timeoutMs),
-    });
-    const body = (await response.json().catch(() => ({}))) as { access_token?: unknown; expires_in?: unknown; error?: unknown; error_description?: unknown };
-    if (!response.ok || typeof body.access_token !== 'string') {
-      const reason = typeof body.error === 'string' ? body.error : `HTTP ${response.status}`;
-      throw Object.assign(new Error(`the token endpoint refused the service account: ${reason}`), { code: 'TOKEN_REFUSED', status: response.status });
-    }
-    const lifetime = typeof body.expires_in === 'number' ? body.expires_in * 1000 : 3600_000;
-    cached = { value: body.access_token, expiresAt: options.now() + lifetime - TOKEN_MARGIN_MS };
-    return cached.value;
-  }
-
-  function accessToken(): Promise<string> {
-    if (cached !== undefined && options.now() < cached.expiresAt) return Promise.resolve(cached.value);
-    pending ??= fetchToken().finally(() => (pending = undefined));
-    return pending;
-  }
-
+  const tokens = createAccessTokens(account, options);
   return {
     async send(message: PushMessage): Promise<PushOutcome> {
       let token: string;
       try {
-        token = await accessToken();
+        token = await tokens.current();
       } catch (error) {
         const status = (error as { status?: number }).status;
         // The token endpoint said no (invalid_grant, unknown account): retrying will not help.
@@ -147,29 +188,12 @@ export function createGoogleClient(notifier: NotifierConfig, options: ProviderOp
       } catch (error) {
         return networkFailure(error);
       }
-      if (response.ok) {
-        const name = (JSON.parse(text) as { name?: unknown }).name;
-        return { kind: 'sent', providerId: typeof name === 'string' ? name : undefined };
-      }
-      let body: FcmError;
-      try {
-        body = JSON.parse(text) as FcmError;
-      } catch {
-        body = {};
-      }
-      const { code, message: description } = errorCodeOf(body, response.status);
-      if (UNREGISTERED_CODES.has(code)) return { kind: 'unregistered', code, message: description };
-      if (response.status === 401) {
-        cached = undefined;
-        return { kind: 'retry', code, message: description, retryAfterMs: 0 };
-      }
-      if (RETRY_CODES.has(code) || response.status === 429 || response.status >= 500) {
-        return { kind: 'retry', code, message: description, retryAfterMs: retryAfterMs(response.headers.get('retry-after') ?? undefined, options.now()) };
-      }
-      return { kind: 'rejected', code, message: description };
+      if (!response.ok) return classifyError(response, text, tokens, options.now());
+      const name = (JSON.parse(text) as { name?: unknown }).name;
+      return { kind: 'sent', providerId: typeof name === 'string' ? name : undefined };
     },
     async close() {
-      cached = undefined;
+      tokens.forget();
     },
   };
 }
