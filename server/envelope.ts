@@ -56,42 +56,7 @@ export function envelope(c: Context<Env>, input: EnvelopeInput) {
   };
 }
 
-/**
- * A member of `entities` already serialized (server/routes/data/views.ts keeps the text of an
- * entity the read cache shares). `ok` puts the text in as it is; anything else that serializes
- * one gets the value back through toJSON.
- */
-export class JsonText {
-  constructor(readonly text: string) {}
-
-  toJSON(): unknown {
-    return JSON.parse(this.text);
-  }
-}
-
-const ENTITIES_KEY = '"entities":[';
-
-/**
- * The envelope as JSON, with the texts of JsonText entities put in unchanged. The envelope is
- * serialized with no entities, and the entities go between the brackets of its first
- * `"entities":[]`: the members before `entities` are strings (whose quotes JSON escapes) and
- * `params`, whose arrays are never empty, so that first one is the envelope's own.
- */
-function splice(body: ReturnType<typeof envelope>): string {
-  const text = JSON.stringify({ ...body, entities: [] });
-  const at = text.indexOf(`${ENTITIES_KEY}]`) + ENTITIES_KEY.length;
-  const entities = body.entities.map((entity) => (entity instanceof JsonText ? entity.text : JSON.stringify(entity))).join(',');
-  return `${text.slice(0, at)}${entities}${text.slice(at)}`;
-}
-
-function jsonAnswer(c: Context<Env>, body: ReturnType<typeof envelope>) {
-  return c.json(body, 200);
-}
-
 /** A 200 response with the envelope: the one way routes answer success. */
 export function ok(c: Context<Env>, input: EnvelopeInput) {
-  const body = envelope(c, input);
-  if (!body.entities.some((entity) => entity instanceof JsonText)) return jsonAnswer(c, body);
-  // The same answer with the kept texts spliced in (hono types a response by how it was made).
-  return c.body(splice(body), 200, { 'Content-Type': 'application/json' }) as unknown as ReturnType<typeof jsonAnswer>;
+  return c.json(envelope(c, input), 200);
 }
