@@ -9,7 +9,6 @@ import Database from 'better-sqlite3';
 import { assetPath, isSingleExecutable } from '../runtime/assets.js';
 import { registerSqlFunctions } from './functions.js';
 import { TextCache, TransactionScope, type Driver, type Method, type ProxyResult } from './driver.js';
-import { createCheckpointer } from './checkpointer.js';
 import { oncePerTurn, ReadCache, tablesOf, writtenTable } from './read-cache.js';
 import * as schema from './schema.js';
 
@@ -105,31 +104,16 @@ function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
   const scope = new TransactionScope<null>();
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
   const readCache = new ReadCache(tablesOf(schema), oncePerTurn(() => dataVersion.get() as number), () => scope.current() !== undefined);
-  // A file database checkpoints on a worker thread while it holds the connection (checkpointer.ts).
-  const checkpointer = sqlite.memory
-    ? undefined
-    : createCheckpointer({
-        path: sqlite.name,
-        nativeBinding: nativeBinding(),
-        hold: (body) => driver.transaction(body),
-        fallBack: () => sqlite.open && sqlite.pragma('wal_autocheckpoint = 1000'),
-        onError: (message) => process.emitWarning(`SQLite checkpoint: ${message}`),
-      });
-  if (checkpointer) sqlite.pragma('wal_autocheckpoint = 0');
-  const written = (table: string | undefined) => {
-    readCache.written(table);
-    checkpointer?.committed();
-  };
   /** Runs a statement for its effect; a change reaches the read cache. */
   const change = (compiled: Compiled, params: readonly unknown[]): number => {
     const { changes } = compiled.statement.run(...params);
-    if (changes > 0) written(compiled.table);
+    if (changes > 0) readCache.written(compiled.table);
     return changes;
   };
   /** Reads a statement's rows; one that writes (RETURNING) reaches the read cache. */
   const read = <T>(compiled: Compiled, read: (statement: Database.Statement) => T): T => {
     const result = read(compiled.statement);
-    if (compiled.writes) written(compiled.table);
+    if (compiled.writes) readCache.written(compiled.table);
     return result;
   };
   // Who holds the connection — an exclusive `transaction`, or a group of `atomic` units — and a
@@ -295,7 +279,6 @@ function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
     async close() {
       // A group still open commits first: its units were told nothing yet, and may still be awaited.
       while (group !== null) await group.holder.ended;
-      await checkpointer?.close();
       if (sqlite.open) sqlite.close();
     },
   };
