@@ -16,7 +16,7 @@ type Row = typeof signingKeys.$inferSelect;
 export interface SigningKey {
   kid: string;
   alg: SigningAlg;
-  /** A node:crypto key: signing is synchronous and fast (jws.ts). */
+  /** A node:crypto key: what token-signing-on-thread-pool.ts signs with. */
   privateKey: KeyObject;
 }
 
