@@ -3,7 +3,6 @@ import type { Logger } from '../src/logger.js';
 import type { Principal } from '../src/principal.js';
 import type { Organization } from '../src/management/organizations.js';
 import type { Application } from '../src/management/applications.js';
-import type { RequestUrl } from './envelope.js';
 import type { Area } from './route-table.js';
 
 /**
@@ -24,6 +23,6 @@ export interface Env {
     /** The area of the route table whose middleware has run for this request (server/route-table.ts). */
     area: Area;
     /** The request's URL as answers show it, read once (envelope.ts urlOf). */
-    url: RequestUrl;
+    url: URL;
   };
 }

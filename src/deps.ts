@@ -26,7 +26,7 @@ export type KeyUse = 'access_token' | 'id_token';
 export interface SigningKey {
   kid: string;
   alg: SigningAlg;
-  /** A node:crypto key: signing is synchronous and fast (identity/keys/jws.ts). */
+  /** A node:crypto key: what identity/keys/token-signing-on-thread-pool.ts signs with. */
   privateKey: KeyObject;
 }
 

@@ -103,7 +103,7 @@ export class TransactionScope<C> {
   }
 }
 
-/** Work per text, cached and bounded: statement texts (the query builder reuses them verbatim), request origins. */
+/** Work per text, cached and bounded: statement texts (the query builder reuses them verbatim). */
 export class TextCache<T> {
   private readonly entries = new Map<string, T>();
   constructor(private readonly limit: number) {}

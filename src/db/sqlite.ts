@@ -2,14 +2,14 @@
  * The embedded SQLite driver: better-sqlite3 on one connection, WAL mode. better-sqlite3 runs a
  * statement synchronously, so a query never interleaves with another; a transaction spans awaits,
  * though, so while one is open every query from outside it waits for it to end (SQLite has one
- * writer anyway) instead of slipping into it. Transactions started in the same turn of the event
- * loop share one commit (`atomic`, group commit).
+ * writer anyway) instead of slipping into it (group-commit.ts, which also lets transactions started
+ * in the same turn of the event loop share one commit).
  */
 import Database from 'better-sqlite3';
 import { assetPath, isSingleExecutable } from '../runtime/assets.js';
 import { registerSqlFunctions } from './functions.js';
 import { TextCache, TransactionScope, type Driver, type Method, type ProxyResult } from './driver.js';
-import { createCheckpointer, type Checkpointer, type Hold } from './checkpointer.js';
+import { createTurns } from './group-commit.js';
 import { oncePerTurn, ReadCache, tablesOf, writtenTable } from './read-cache.js';
 import * as schema from './schema.js';
 
@@ -28,11 +28,6 @@ export interface SqliteDriver extends Driver {
   readonly dialect: 'sqlite';
   /** The connection itself, for the migrator and for tests that inspect the file. */
   readonly sqlite: Database.Database;
-  /**
-   * Resolves once no WAL checkpoint is waiting for its interval or running on the worker
-   * (checkpointer.ts); at once where SQLite checkpoints by itself.
-   */
-  checkpointsSettled(): Promise<void>;
 }
 
 export function openSqlite(path: string): SqliteDriver {
@@ -52,52 +47,6 @@ export function openSqlite(path: string): SqliteDriver {
   return createSqliteDriver(sqlite);
 }
 
-/**
- * SQLite's planner reads the value bound to a bare `LIMIT ?`, and so compiles the statement again
- * every time that parameter is bound, which here is every run (measured: it made a point read
- * take 6.7 µs instead of 1.3, and the push queue's lease 135 µs instead of 73). `?+0` is an
- * expression whose value the planner leaves alone; the statement returns the same rows. drizzle
- * writes `limit ?` for `.limit(n)`.
- */
-const BARE_LIMIT = /\blimit \?(?![+\w])/gi;
-export function withLimitExpression(text: string): string {
-  return text.replace(BARE_LIMIT, 'limit ?+0');
-}
-
-/** The connection's holder (see `Connection`). */
-interface Holder {
-  scope: object | undefined;
-  readonly ended: Promise<void>;
-}
-
-/** Nobody's statements run: the holder's scope between the units of a group. */
-const NO_ONE: object = Object.freeze({});
-
-/** A promise and what settles it. */
-interface Deferred {
-  readonly promise: Promise<void>;
-  readonly settle: (error?: unknown) => void;
-}
-
-function deferred(): Deferred {
-  let settle!: (error?: unknown) => void;
-  const promise = new Promise<void>((resolve, reject) => (settle = (error) => (error === undefined ? resolve() : reject(error))));
-  return { promise, settle };
-}
-
-/** Atomic units sharing one transaction and one commit. */
-interface Group {
-  readonly holder: Holder;
-  /** Lets go of the connection. */
-  readonly end: () => void;
-  /** Settled by the commit: resolved, or rejected with its error. */
-  readonly committed: Deferred;
-  /** Settled when the unit running now ends; null while none runs. */
-  unit: Deferred | null;
-  /** The commit is due: no unit joins any more, and the last one to end commits. */
-  due: boolean;
-}
-
 interface Compiled {
   readonly statement: Database.Statement;
   /** Whether running it may change the database (not a transaction's begin or end). */
@@ -106,19 +55,7 @@ interface Compiled {
   readonly table: string | undefined;
 }
 
-/** Statements by text, run on the connection, and the read cache and checkpointer their writes reach. */
-interface Statements {
-  readonly readCache: ReadCache;
-  readonly checkpointer: Checkpointer | undefined;
-  /** drizzle's proxy callback (see driver.ts). */
-  execute(source: string, params: readonly unknown[], method: Method): ProxyResult;
-  /** Rows as objects keyed by column name. */
-  query<T>(source: string, params: readonly unknown[]): T[];
-  /** Runs a statement for its effect; how many rows it changed. */
-  run(source: string, params: readonly unknown[]): number;
-}
-
-function createStatements(sqlite: Database.Database, scope: TransactionScope<null>, hold: Hold): Statements {
+function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
   // drizzle builds the same SQL text for the same query, and SQLite parsing and planning it again
   // costs about as much as a point read: compiled statements are kept by text. Nothing iterates
   // a statement, the one use that would make sharing one unsafe.
@@ -128,47 +65,40 @@ function createStatements(sqlite: Database.Database, scope: TransactionScope<nul
   const statements = new TextCache<Compiled>(STATEMENT_CACHE_SIZE);
   const statement = (text: string): Compiled =>
     statements.get(text, (source) => {
-      const prepared = sqlite.prepare(withLimitExpression(source));
+      const prepared = sqlite.prepare(source);
       return { statement: prepared, writes: !prepared.readonly, table: writtenTable(source) };
     });
+  const scope = new TransactionScope<null>();
+  const turns = createTurns(sqlite, scope);
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
   const readCache = new ReadCache(tablesOf(schema), oncePerTurn(() => dataVersion.get() as number), () => scope.current() !== undefined);
-  // A file database checkpoints on a worker thread while it holds the connection (checkpointer.ts).
-  const checkpointer = sqlite.memory
-    ? undefined
-    : createCheckpointer({
-        path: sqlite.name,
-        nativeBinding: nativeBinding(),
-        hold,
-        fallBack: () => sqlite.open && sqlite.pragma('wal_autocheckpoint = 1000'),
-        onError: (message) => process.emitWarning(`SQLite checkpoint: ${message}`),
-      });
-  if (checkpointer) sqlite.pragma('wal_autocheckpoint = 0');
-  const written = (table: string | undefined) => {
-    readCache.written(table);
-    checkpointer?.committed();
-  };
   /** Runs a statement for its effect; a change reaches the read cache. */
   const change = (compiled: Compiled, params: readonly unknown[]): number => {
     const { changes } = compiled.statement.run(...params);
-    if (changes > 0) written(compiled.table);
+    if (changes > 0) readCache.written(compiled.table);
     return changes;
   };
   /** Reads a statement's rows; one that writes (RETURNING) reaches the read cache. */
   const read = <T>(compiled: Compiled, read: (statement: Database.Statement) => T): T => {
     const result = read(compiled.statement);
-    if (compiled.writes) written(compiled.table);
+    if (compiled.writes) readCache.written(compiled.table);
     return result;
   };
-  return {
-    readCache,
-    checkpointer,
-    execute(source, params, method) {
-      const compiled = statement(source);
-      if (method === 'run' || !compiled.statement.reader) return { rows: [], changes: change(compiled, params) };
-      return { rows: read(compiled, (prepared) => (method === 'get' ? prepared.raw(true).get(...params) : prepared.raw(true).all(...params))) };
+  function rows(source: string, params: readonly unknown[], method: Method): ProxyResult {
+    const compiled = statement(source);
+    if (method === 'run' || !compiled.statement.reader) return { rows: [], changes: change(compiled, params) };
+    return { rows: read(compiled, (prepared) => (method === 'get' ? prepared.raw(true).get(...params) : prepared.raw(true).all(...params))) };
+  }
+
+  const driver: SqliteDriver = {
+    dialect: 'sqlite',
+    sqlite,
+    async execute(source, params, method) {
+      if (turns.held()) await turns.turn();
+      return rows(source, params, method);
     },
-    query<T>(source: string, params: readonly unknown[]): T[] {
+    async query<T>(source: string, params: readonly unknown[] = []): Promise<T[]> {
+      if (turns.held()) await turns.turn();
       const compiled = statement(source);
       if (!compiled.statement.reader) {
         change(compiled, params);
@@ -176,200 +106,18 @@ function createStatements(sqlite: Database.Database, scope: TransactionScope<nul
       }
       return read(compiled, (prepared) => prepared.raw(false).all(...params) as T[]);
     },
-    run: (source, params) => change(statement(source), params),
-  };
-}
-
-/** The statements that open, join and end a transaction, prepared once. */
-function prepareTransactionStatements(sqlite: Database.Database) {
-  return {
-    // IMMEDIATE: the group takes the write lock and its snapshot at once. Deferred, a unit that
-    // writes after another process committed would find the group's snapshot stale (SQLITE_BUSY,
-    // with no waiting), and so would every unit after it.
-    begin: sqlite.prepare('begin immediate'),
-    commit: sqlite.prepare('commit'),
-    rollback: sqlite.prepare('rollback'),
-    savepoint: sqlite.prepare('savepoint idp_unit'),
-    release: sqlite.prepare('release idp_unit'),
-    rollbackUnit: sqlite.prepare('rollback to idp_unit'),
-  };
-}
-
-/**
- * Who holds the one connection — an exclusive `transaction`, or a group of `atomic` units — and a
- * promise settled when it lets go. The holder's scope is the transaction whose statements may run
- * now; every other statement waits for `ended`.
- */
-class Connection {
-  private holder: Holder | null = null;
-  // The group of atomic units open now, if any (see `atomic`).
-  private group: Group | null = null;
-  private readonly statements: ReturnType<typeof prepareTransactionStatements>;
-
-  constructor(
-    private readonly sqlite: Database.Database,
-    private readonly scope: TransactionScope<null>,
-  ) {
-    this.statements = prepareTransactionStatements(sqlite);
-  }
-
-  /** Whether anyone holds the connection: a statement from outside then waits for its turn. */
-  isHeld(): boolean {
-    return this.holder !== null;
-  }
-
-  /** Resolves once the statements of the current async call chain may run. */
-  async turn(): Promise<void> {
-    const mine = this.scope.current();
-    while (this.holder !== null && this.holder.scope !== mine) await this.holder.ended;
-  }
-
-  /** Takes the connection for an exclusive transaction or a group: synchronously, once it is free. */
-  private hold(): { holder: Holder; end: () => void } {
-    const ended = deferred();
-    this.holder = { scope: NO_ONE, ended: ended.promise };
-    return { holder: this.holder, end: () => ended.settle() };
-  }
-
-  async transaction<T>(body: () => Promise<T>): Promise<T> {
-    // Checked and taken in one synchronous step, so two transactions cannot both see it free.
-    while (this.holder !== null) await this.holder.ended;
-    const held = this.hold();
-    return this.scope.run(null, async () => {
-      held.holder.scope = this.scope.current();
-      try {
-        return await body();
-      } finally {
-        this.holder = null;
-        held.end();
-      }
-    });
-  }
-
-  // Group commit: a commit appends the changed pages to the WAL, about as costly as the insert
-  // before it (measured: 40 µs per one-row transaction, 15 µs per row when ten share one).
-  // Units that start while a group is open run one after another in its transaction, each
-  // between a savepoint and its release (a unit that throws is rolled back to its savepoint
-  // alone), and the group commits once, after the turn of the event loop that opened it. A unit resolves
-  // only once its changes are committed, and no statement from outside the group runs before
-  // that commit, so nothing uncommitted is ever seen — and if the commit fails, every unit of
-  // the group fails with it.
-  async atomic<T>(body: () => Promise<T>): Promise<T> {
-    for (;;) {
-      if (this.holder === null) return await this.runUnit(this.openGroup(), body);
-      const open = this.group;
-      if (open !== null && this.holder === open.holder && !open.due) {
-        if (open.unit === null) return await this.runUnit(open, body);
-        await open.unit.promise;
-      } else {
-        await this.holder.ended;
-      }
-    }
-  }
-
-  /** Resolves once no group is open: a group still open commits first, its units may still be awaited. */
-  async groupsCommitted(): Promise<void> {
-    while (this.group !== null) await this.group.holder.ended;
-  }
-
-  private openGroup(): Group {
-    const { holder: groupHolder, end } = this.hold();
-    try {
-      this.statements.begin.run();
-    } catch (error) {
-      this.holder = null;
-      end();
-      throw error;
-    }
-    const committed = deferred();
-    // Units whose changes were kept await it; when every unit failed, nobody does.
-    committed.promise.catch(() => undefined);
-    const opened: Group = { holder: groupHolder, end, committed, unit: null, due: false };
-    this.group = opened;
-    // Units that start in this turn of the event loop join; the commit follows, after I/O.
-    setImmediate(() => {
-      opened.due = true;
-      if (opened.unit === null) this.commitGroup(opened);
-    });
-    return opened;
-  }
-
-  private commitGroup(ending: Group): void {
-    try {
-      this.statements.commit.run();
-      ending.committed.settle();
-    } catch (error) {
-      // A failed COMMIT can leave the transaction open (SQLite keeps it for a retry).
-      if (this.sqlite.inTransaction) this.statements.rollback.run();
-      ending.committed.settle(error);
-    } finally {
-      this.group = null;
-      this.holder = null;
-      ending.end();
-    }
-  }
-
-  /** Runs one unit inside the open group, between a savepoint and its release. */
-  private async runUnit<T>(joined: Group, body: () => Promise<T>): Promise<T> {
-    const unit = (joined.unit = deferred());
-    const { sqlite, statements, scope } = this;
-    const result = await scope.run(null, async () => {
-      joined.holder.scope = scope.current();
-      try {
-        // Some errors (a full disk, I/O) make SQLite roll back the whole transaction: the group is
-        // lost, its commit will fail, and a unit joining now must not begin another by its savepoint.
-        if (!sqlite.inTransaction) throw new Error('SQLite rolled back the transaction this change was to join; nothing was changed');
-        statements.savepoint.run();
-        const value = await body();
-        statements.release.run();
-        return value;
-      } catch (error) {
-        if (sqlite.inTransaction) {
-          statements.rollbackUnit.run();
-          statements.release.run();
-        }
-        throw error;
-      } finally {
-        joined.holder.scope = NO_ONE;
-        joined.unit = null;
-        unit.settle();
-        if (joined.due) this.commitGroup(joined);
-      }
-    });
-    await joined.committed.promise;
-    return result;
-  }
-}
-
-function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
-  const scope = new TransactionScope<null>();
-  const connection = new Connection(sqlite, scope);
-  const statements = createStatements(sqlite, scope, (body) => connection.transaction(body));
-  const { checkpointer } = statements;
-  return {
-    dialect: 'sqlite',
-    sqlite,
-    async execute(source, params, method) {
-      if (connection.isHeld()) await connection.turn();
-      return statements.execute(source, params, method);
-    },
-    async query<T>(source: string, params: readonly unknown[] = []): Promise<T[]> {
-      if (connection.isHeld()) await connection.turn();
-      return statements.query<T>(source, params);
-    },
     async run(source, params = []) {
-      if (connection.isHeld()) await connection.turn();
-      return statements.run(source, params);
+      if (turns.held()) await turns.turn();
+      return change(statement(source), params);
     },
-    transaction: (body) => connection.transaction(body),
-    atomic: (body) => connection.atomic(body),
+    transaction: (body) => turns.transaction(body),
+    atomic: (body) => turns.atomic(body),
     inTransaction: () => scope.current() !== undefined,
-    readCache: statements.readCache,
-    checkpointsSettled: async () => await checkpointer?.settled(),
+    readCache,
     async close() {
-      await connection.groupsCommitted();
-      await checkpointer?.close();
+      await turns.settled();
       if (sqlite.open) sqlite.close();
     },
   };
+  return driver;
 }

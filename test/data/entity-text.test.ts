@@ -1,8 +1,7 @@
 /**
- * An entity the read cache shares is answered from the JSON text kept beside its row
- * (server/routes/data/views.ts entityViewText). Whatever changes — its properties, its relations,
- * its row — it must read exactly as the same entity viewed fresh, which is how a query's page
- * shows it.
+ * An entity read by name or uuid may come from the read cache (src/db/read-cache.ts). Whatever
+ * changes — its properties, its relations, its row — it must read exactly as the same entity
+ * viewed fresh, which is how a query's page shows it.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { expectRefusal } from '../helpers.js';

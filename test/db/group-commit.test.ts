@@ -1,5 +1,5 @@
 /**
- * Group commit in the SQLite driver (src/db/sqlite.ts, `atomic`): transactions started in the
+ * Group commit in the SQLite driver (src/db/group-commit.ts, `atomic`): transactions started in the
  * same turn of the event loop share one COMMIT. Each must still be all-or-nothing on its own,
  * resolve only once it is committed, and nothing uncommitted may be seen from outside. A second
  * connection on the same file shows what is committed.

@@ -17,7 +17,7 @@ import { requireUser } from '../../../src/data/users.js';
 import { findEntityByUuid } from '../../../src/db/entity-store.js';
 import type { FindOptions, EntityPage } from '../../../src/data/find.js';
 import type { RelationView } from '../../../src/data/relations.js';
-import { entityView, entityViewText } from './views.js';
+import { entityView } from './views.js';
 
 /**
  * Usergrid's `path` and `uri` of a data response: the path inside the application of the
@@ -109,7 +109,7 @@ export async function entitiesResponse(c: Context<Env>, action: string, rows: re
 /** The envelope of entities already described (describeCreated for those a POST just made). */
 export function describedResponse(c: Context<Env>, action: string, described: readonly EntityDescription[], extra?: Record<string, unknown>) {
   const scope = c.get('appScope');
-  const entities = described.map((entity) => entityViewText(scope, entity));
+  const entities = described.map((entity) => entityView(scope, entity));
   return ok(c, { action, entities, organization: scope.org, application: scope.app, extra, location: dataLocation(c, described[0]?.row.collection) });
 }
 

@@ -12,8 +12,6 @@ import { rulesOf } from '../../../src/data/rules.js';
 import { entityRecord } from '../../../src/data/find.js';
 import { projectEntity, type PropertyPath } from '../../../src/data/query/index.js';
 import { applicationView, displayEmailOf, escapeHtml, gravatar } from '../../views.js';
-import { JsonText } from '../../envelope.js';
-import type { EntityRow } from '../../../src/data/entities.js';
 
 export interface AppScope {
   readonly org: Organization;
@@ -65,41 +63,6 @@ export function entityView(scope: AppScope, entity: EntityDescription, select: r
       ...(rules.guarded.has('permissions') && { sets: { permissions: `${path}/permissions` } }),
     },
   };
-}
-
-interface KeptText {
-  readonly connections: readonly string[];
-  readonly connecting: readonly string[];
-  readonly organization: string;
-  readonly application: string;
-  readonly text: JsonText;
-}
-
-const keptTexts = new WeakMap<EntityRow, KeptText>();
-
-/**
- * entityView as JSON text, for the envelope. A row the read cache shares is frozen: it stands
- * for its entity until the entity changes (a change loads a new row), and its relations are
- * shared the same way. So the text of such a row is kept beside it, and made again only when
- * its relations or the scope a user's view shows differ. Serializing the view on every read was
- * some 5% of a GET of an entity. Rows not frozen are viewed as objects, as before.
- */
-export function entityViewText(scope: AppScope, entity: EntityDescription): JsonText | ReturnType<typeof entityView> {
-  const { row } = entity;
-  if (!Object.isFrozen(row)) return entityView(scope, entity);
-  const kept = keptTexts.get(row);
-  if (
-    kept !== undefined &&
-    kept.connections === entity.connections &&
-    kept.connecting === entity.connecting &&
-    kept.organization === scope.org.name &&
-    kept.application === scope.app.uuid
-  ) {
-    return kept.text;
-  }
-  const text = new JsonText(JSON.stringify(entityView(scope, entity)));
-  keptTexts.set(row, { connections: entity.connections, connecting: entity.connecting, organization: scope.org.name, application: scope.app.uuid, text });
-  return text;
 }
 
 /** GET /{org}/{app}: the application with its collections (Usergrid's `metadata.collections`). */

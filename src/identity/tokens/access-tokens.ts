@@ -4,7 +4,7 @@
  * is re-read on every request (a disabled admin or a deleted app user loses access at once).
  */
 import { decodeProtectedHeader, jwtVerify, errors as joseErrors } from 'jose';
-import { signCompactJws } from '../keys/jws.js';
+import { signTokenOnThreadPool } from '../keys/token-signing-on-thread-pool.js';
 import { randomUUID } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { preparedFor } from '../../db/prepared.js';
@@ -88,7 +88,7 @@ export async function signAccessToken(deps: Deps, request: AccessTokenRequest): 
   };
   const issuer = issuerOf(deps);
   const payload = { ...claims, iss: issuer, sub: subjectOf(principal), aud: issuer, iat, exp: iat + ttl, jti };
-  const token = await signCompactJws(key.alg, key.privateKey, { kid: key.kid, typ: 'at+jwt' }, payload);
+  const token = await signTokenOnThreadPool(key.alg, key.privateKey, { kid: key.kid, typ: 'at+jwt' }, payload);
   return { token, expiresIn: ttl, jti, expiresAt: (iat + ttl) * 1000 };
 }
 

@@ -5,7 +5,7 @@
  * it issues alongside, which front-channel ID tokens must bind (`at_hash`, `c_hash`, 3.3.2.11).
  */
 import { createHash } from 'node:crypto';
-import { signCompactJws } from '../keys/jws.js';
+import { signTokenOnThreadPool } from '../keys/token-signing-on-thread-pool.js';
 import type { SigningAlg } from '../../config.js';
 import type { Deps } from '../../deps.js';
 import { issuerOf } from './access-tokens.js';
@@ -52,5 +52,5 @@ export async function signIdToken(deps: Deps, request: IdTokenRequest): Promise<
     ...(request.accessToken && { at_hash: tokenHash(key.alg, request.accessToken) }),
     ...(request.code && { c_hash: tokenHash(key.alg, request.code) }),
   };
-  return await signCompactJws(key.alg, key.privateKey, { kid: key.kid, typ: 'JWT' }, payload);
+  return await signTokenOnThreadPool(key.alg, key.privateKey, { kid: key.kid, typ: 'JWT' }, payload);
 }
