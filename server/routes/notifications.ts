@@ -11,7 +11,7 @@ import type { router } from '../openapi.js';
 type Router = ReturnType<typeof router>;
 import { defineRoutes } from '../route-table.js';
 import { define, document, honoPaths, otherMethodsNotAllowed, type Handler, type Method } from './data/define.js';
-import { addressedEntity, authorizeGrant, callerUuid, entitiesResponse, findOptions, pageResponse, readBody } from './data/request.js';
+import { addressedEntity, authorizeGrant, callerUuid, entitiesResponse, findOptions, pageResponse, readEntityBody } from './data/request.js';
 import { MethodNotAllowed } from '../../src/errors.js';
 import { deleteEntity } from '../../src/data/entities.js';
 import { findEntities } from '../../src/data/find.js';
@@ -48,14 +48,14 @@ function starRoute(app: Router, rest: string, summary: string, handler: (c: Cont
 }
 
 function sendTo(target: (c: Context<Env>) => NotificationTarget): Handler {
-  return async (c) => entitiesResponse(c, 'post', [await createNotification(c.get('deps'), appUuid(c), target(c), await readBody(c))]);
+  return async (c) => entitiesResponse(c, 'post', [await createNotification(c.get('deps'), appUuid(c), target(c), await readEntityBody(c))]);
 }
 
 function notifierRoutes(app: Router): void {
   push(app, 'get', '/notifiers', 'List notifiers (ql, limit, cursor)', async (c) => pageResponse(c, 'get', await findEntities(c.get('deps').db, appUuid(c), { kind: 'collection', collection: NOTIFIERS.name }, findOptions(c))));
-  push(app, 'post', '/notifiers', 'Create a notifier: provider apple or google, environment, credentials', async (c) => entitiesResponse(c, 'post', await createNotifiers(c.get('deps'), appUuid(c), await readBody(c))));
+  push(app, 'post', '/notifiers', 'Create a notifier: provider apple or google, environment, credentials', async (c) => entitiesResponse(c, 'post', await createNotifiers(c.get('deps'), appUuid(c), await readEntityBody(c))));
   push(app, 'get', '/notifiers/{id}', 'Get a notifier (never its credentials)', async (c) => entitiesResponse(c, 'get', [await requireNotifier(c.get('deps').db, appUuid(c), param(c, 'id'))]));
-  push(app, 'put', '/notifiers/{id}', 'Update a notifier; the result is checked as a whole', async (c) => entitiesResponse(c, 'put', [await updateNotifier(c.get('deps'), await requireNotifier(c.get('deps').db, appUuid(c), param(c, 'id')), await readBody(c))]));
+  push(app, 'put', '/notifiers/{id}', 'Update a notifier; the result is checked as a whole', async (c) => entitiesResponse(c, 'put', [await updateNotifier(c.get('deps'), await requireNotifier(c.get('deps').db, appUuid(c), param(c, 'id')), await readEntityBody(c))]));
   push(app, 'delete', '/notifiers/{id}', 'Delete a notifier and its credentials', async (c) => {
     const row = await requireNotifier(c.get('deps').db, appUuid(c), param(c, 'id'));
     await deleteEntity(c.get('deps'), row);
@@ -69,7 +69,7 @@ function notificationRoutes(app: Router): void {
     throw MethodNotAllowed('POST a notification to …/devices/{deviceId}/notifications, …/devices/*/notifications, …/users/{userId}/notifications or …/groups/{path}/notifications', { headers: { Allow: 'GET' } });
   });
   push(app, 'get', '/notifications/{id}', 'Get a notification', async (c) => entitiesResponse(c, 'get', [await requireNotification(c.get('deps').db, appUuid(c), param(c, 'id'))]));
-  push(app, 'put', '/notifications/{id}', 'Cancel an unsent notification: {"canceled": true}', async (c) => entitiesResponse(c, 'put', [await cancelNotification(c.get('deps'), appUuid(c), param(c, 'id'), await readBody(c))]));
+  push(app, 'put', '/notifications/{id}', 'Cancel an unsent notification: {"canceled": true}', async (c) => entitiesResponse(c, 'put', [await cancelNotification(c.get('deps'), appUuid(c), param(c, 'id'), await readEntityBody(c))]));
   push(app, 'delete', '/notifications/{id}', 'Delete an unsent notification', async (c) => entitiesResponse(c, 'delete', [await deleteNotification(c.get('deps'), appUuid(c), param(c, 'id'))]));
 
   push(app, 'post', '/devices/{deviceId}/notifications', 'Send to one device, or to every device with deviceId *', sendTo((c) => (param(c, 'deviceId') === '*' ? { kind: 'devices' } : { kind: 'device', id: param(c, 'deviceId') })));

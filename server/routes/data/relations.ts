@@ -8,7 +8,7 @@ import type { Env } from '../../env.js';
 import { ok } from '../../envelope.js';
 import { defineRoutes } from '../../route-table.js';
 import { define, otherMethodsNotAllowed, type Handler } from './define.js';
-import { addressedEntity, authorizeGrant, dataLocation, entitiesResponse, findOptions, modelMembers, pageResponse, readBody, relatedEntity } from './request.js';
+import { addressedEntity, authorizeGrant, dataLocation, entitiesResponse, findOptions, modelMembers, pageResponse, readEntityBody, relatedEntity } from './request.js';
 import { entityView } from './views.js';
 import { MethodNotAllowed, EntityNotFound } from '../../../src/errors.js';
 import { isApplicationAdmin } from '../../../src/access/policy.js';
@@ -37,7 +37,7 @@ async function permissionsResponse(c: Context<Env>, row: EntityRow, grants: stri
 /** ResetPW: the old password must match unless an administrator of the application calls. */
 async function setPassword(c: Context<Env>) {
   const user = await subject(c);
-  const body = (await readBody(c)) as Record<string, unknown>;
+  const body = (await readEntityBody(c)) as Record<string, unknown>;
   const old = body.oldpassword ?? body.password;
   const trusted = await isApplicationAdmin(c.get('deps'), c.get('principal'), c.get('appScope').app);
   await changeUserPassword(c.get('deps'), user, { oldPassword: typeof old === 'string' ? old : undefined, newPassword: body.newpassword }, trusted);
@@ -51,12 +51,12 @@ const POSTS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
     async (c) => {
       const row = await subject(c);
       await authorizeGrant(c, 'post', `/${row.collection}/${row.uuid}/permissions`);
-      return permissionsResponse(c, row, await grantPermission(c.get('deps'), row, await readBody(c)));
+      return permissionsResponse(c, row, await grantPermission(c.get('deps'), row, await readEntityBody(c)));
     },
   ]),
   ...['users', 'groups'].map((collection): [string, Handler] => [
     `${collection}/activities`,
-    async (c) => entitiesResponse(c, 'post', [await createActivity(c.get('deps'), await subject(c), await readBody(c))]),
+    async (c) => entitiesResponse(c, 'post', [await createActivity(c.get('deps'), await subject(c), await readEntityBody(c))]),
   ]),
   ['users/password', setPassword],
 ]);
@@ -71,7 +71,7 @@ async function createConnected(c: Context<Env>) {
   const source = await subject(c);
   const view = relationView(source.collection, param(c, 'relation'));
   if (view.direction === 'in') throw MethodNotAllowed(`create the entity, then POST …/${view.relation}/{id} to connect it`, { headers: { Allow: 'GET' } });
-  const items = entityBodies(await readBody(c));
+  const items = entityBodies(await readEntityBody(c));
   const rows = await deps.db.transaction(async (tx) => {
     const now = deps.now();
     const collection = await collectionForWrite(tx, appScope.app.uuid, view.collection ?? view.relation);
