@@ -43,6 +43,9 @@ export interface ValidationResult {
 /** What a validation failure answers instead of the error body (a page, a redirect); nothing, or a throw, for the error body. */
 export type InputHook = (result: ValidationResult, c: Context<Env>) => Response | Promise<Response> | undefined | void;
 
+/** A handler of validated input; it answers any Response (a page as well as the JSON /openapi.json describes). */
+type InputHandler<R extends RouteConfig> = (c: Parameters<RouteHandler<R, Env>>[0]) => Response | Promise<Response>;
+
 interface InputOptions {
   hook?: InputHook;
   /** The formats of body read; by default the media types the route declares, and no body at all. */
@@ -56,10 +59,10 @@ interface InputOptions {
  * `c.req.valid('json')` and `c.req.valid('form')` alike. A failure goes to `hook`, else to the
  * router's defaultHook (the one error body).
  */
-export function openapiRoute<R extends RouteConfig>(app: Router, route: R, handler: RouteHandler<R, Env>, options: InputOptions = {}): void {
+export function openapiRoute<R extends RouteConfig>(app: Router, route: R, handler: InputHandler<R>, options: InputOptions = {}): void {
   const body = route.request?.body;
   if (body === undefined) {
-    app.openapi(route, handler, options.hook as never);
+    app.openapi(route, handler as never, options.hook as never);
     return;
   }
   const { middleware, hide, ...documented } = route;
