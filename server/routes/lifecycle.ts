@@ -112,9 +112,14 @@ const NewPasswordForm = z
 /** A body is required: JSON or a form, nothing else (415). */
 const JSON_OR_FORM_BODY: BodyRule = { accept: ['json', 'form', 'multipart'] };
 
-/** A lifecycle route: JSON or a form in, the Action or a page out. */
-function lifecycleRoute<M extends 'get' | 'post', I extends NonNullable<RouteConfig['request']>>(method: M, path: string, summary: string, request: I) {
-  return createRoute({ method, path, tags: ['Account lifecycle'], summary, request, responses: responses('Action (an HTML page for Accept: text/html)') });
+/**
+ * A lifecycle route: JSON or a form in, the Action or a page out. `area` is the prefix of the
+ * area it joins, whose parameters the route declares too.
+ */
+function lifecycleRoute<M extends 'get' | 'post', I extends NonNullable<RouteConfig['request']>>(area: string, method: M, path: string, summary: string, request: I) {
+  const names = [...`${area}${path}`.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
+  const params = z.object(Object.fromEntries(names.map((name) => [name, z.string()])));
+  return createRoute({ method, path, tags: ['Account lifecycle'], summary, request: { params, ...request }, responses: responses('Action (an HTML page for Accept: text/html)') });
 }
 
 /** Input that does not validate is a failure of the request like any other: the error, or for a browser its page. */
@@ -127,8 +132,8 @@ function refuseInput(action: string, retry?: (c: C, error: AppError, data: unkno
 
 // ---- activation -------------------------------------------------------------------------------
 
-function activationRoutes(app: Router, base: string, subjectOf: (c: C) => Promise<Subject>) {
-  const activate = lifecycleRoute('get', `${base}/activate`, 'Activate an account with its mailed link', { query: ActivateQuery });
+function activationRoutes(app: Router, area: string, base: string, subjectOf: (c: C) => Promise<Subject>) {
+  const activate = lifecycleRoute(area, 'get', `${base}/activate`, 'Activate an account with its mailed link', { query: ActivateQuery });
   openapiRoute(app, activate, (c) =>
     answer(c, 'activate', async () => {
       // Every parameter is checked before anything is spent, so bad input changes nothing.
@@ -143,7 +148,7 @@ function activationRoutes(app: Router, base: string, subjectOf: (c: C) => Promis
     }),
     { hook: refuseInput('activate') },
   );
-  const reactivate = lifecycleRoute('get', `${base}/reactivate`, 'Mail a new activation link', { query: PageQuery });
+  const reactivate = lifecycleRoute(area, 'get', `${base}/reactivate`, 'Mail a new activation link', { query: PageQuery });
   openapiRoute(app, reactivate, (c) =>
     answer(c, 'reactivate', async () => {
       const account = await reactivateAccount(c.get('deps'), await subjectOf(c), loginContextOf(c));
@@ -156,6 +161,8 @@ function activationRoutes(app: Router, base: string, subjectOf: (c: C) => Promis
 // ---- password reset ---------------------------------------------------------------------------
 
 interface ResetScope {
+  /** The prefix of the area the routes join. */
+  area: string;
   /** Where this realm's users live, inside its area: `/users`. */
   base: string;
   realmOf(c: C): Promise<Realm>;
@@ -182,7 +189,7 @@ const ResetPWMsg = z.object({
 });
 
 function resetRoutes(app: Router, scope: ResetScope) {
-  openapiRoute(app, lifecycleRoute('get', `${scope.base}/resetpw`, 'The password reset request: its form, and a captcha challenge', { query: PageQuery }), async (c) => {
+  openapiRoute(app, lifecycleRoute(scope.area, 'get', `${scope.base}/resetpw`, 'The password reset request: its form, and a captcha challenge', { query: PageQuery }), async (c) => {
     await scope.realmOf(c);
     if (wantsHtml(c)) return resetRequestPage(c);
     const captcha = await createCaptchaChallenge(c.get('deps'));
@@ -195,7 +202,7 @@ function resetRoutes(app: Router, scope: ResetScope) {
 
   // The form again, with a fresh challenge and what went wrong.
   const askAgain = (c: C, error: AppError, email: unknown) => resetRequestPage(c, failureText(error), typeof email === 'string' ? email : undefined, error.status === 429 ? 429 : 400);
-  const request = lifecycleRoute('post', `${scope.base}/resetpw`, 'Ask for a password reset link by mail (with the captcha answer)', { query: PageQuery, body: jsonOrForm(ResetRequestForm, 'ResetPWMsg') });
+  const request = lifecycleRoute(scope.area, 'post', `${scope.base}/resetpw`, 'Ask for a password reset link by mail (with the captcha answer)', { query: PageQuery, body: jsonOrForm(ResetRequestForm, 'ResetPWMsg') });
   openapiRoute(app, request, async (c) => {
     const realm = await scope.realmOf(c);
     const fields = c.req.valid('json');
@@ -215,7 +222,7 @@ function resetRoutes(app: Router, scope: ResetScope) {
     );
   }, { hook: refuseInput('resetpw', (c, error, data) => askAgain(c, error, (data as Record<string, unknown> | undefined)?.email)), body: JSON_OR_FORM_BODY });
 
-  const link = lifecycleRoute('get', `${scope.base}/{userId}/resetpw`, 'Open a mailed reset link: the new password form', { query: LinkQuery });
+  const link = lifecycleRoute(scope.area, 'get', `${scope.base}/{userId}/resetpw`, 'Open a mailed reset link: the new password form', { query: LinkQuery });
   openapiRoute(app, link, async (c) => {
     const { token } = c.req.valid('query');
     const open = async () => ({ token, account: await checkResetLink(c.get('deps'), await scope.subjectOf(c), token) });
@@ -234,7 +241,7 @@ function resetRoutes(app: Router, scope: ResetScope) {
     return sendPage(c, renderNewPassword(pageContext(c, uiLocalesOf(c)), { action: c.req.path, token: opened.token, account: opened.account.displayName }));
   }, { hook: refuseInput('resetpw') });
 
-  const change = lifecycleRoute('post', `${scope.base}/{userId}/resetpw`, 'Set a new password with a mailed reset link', { query: PageQuery, body: jsonOrForm(NewPasswordForm, 'token, newpassword (and newpassword2, csrf_token from the page)') });
+  const change = lifecycleRoute(scope.area, 'post', `${scope.base}/{userId}/resetpw`, 'Set a new password with a mailed reset link', { query: PageQuery, body: jsonOrForm(NewPasswordForm, 'token, newpassword (and newpassword2, csrf_token from the page)') });
   openapiRoute(app, change, async (c) => {
     const fields = c.req.valid('json');
     return answer(
@@ -271,9 +278,9 @@ const adminUserOf = async (c: C): Promise<UserSubject> => ({ type: 'admin_user',
 
 /** /management/users/resetpw, /management/users/{userId}/…, /management/orgs/{orgId}/(re)activate. */
 export const adminLifecycleRoutes = defineRoutes('server/routes/lifecycle.ts', (app) => {
-  resetRoutes(app, { base: '/users', realmOf: async () => ({ type: 'admin' }), subjectOf: adminUserOf });
-  activationRoutes(app, '/orgs/{orgId}', async (c) => ({ type: 'organization', uuid: (await findOrganization(c.get('deps'), c.req.param('orgId') ?? '')).uuid }));
-  activationRoutes(app, '/users/{userId}', adminUserOf);
+  resetRoutes(app, { area: '/management', base: '/users', realmOf: async () => ({ type: 'admin' }), subjectOf: adminUserOf });
+  activationRoutes(app, '/management', '/orgs/{orgId}', async (c) => ({ type: 'organization', uuid: (await findOrganization(c.get('deps'), c.req.param('orgId') ?? '')).uuid }));
+  activationRoutes(app, '/management', '/users/{userId}', adminUserOf);
 });
 
 /** /{orgId}/{appId}/users/resetpw and /{orgId}/{appId}/users/{userId}/…: the area has found the application. */
@@ -282,6 +289,6 @@ export const appUserLifecycleRoutes = defineRoutes('server/routes/lifecycle.ts',
     const { app: application } = c.get('appScope');
     return { type: 'app_user', appUuid: application.uuid, uuid: (await requireUser(c.get('deps').db, application.uuid, c.req.param('userId') ?? '', undefined)).uuid };
   };
-  resetRoutes(app, { base: '/users', realmOf: async (c) => ({ type: 'app', appUuid: c.get('appScope').app.uuid }), subjectOf: appUserOf });
-  activationRoutes(app, '/users/{userId}', appUserOf);
+  resetRoutes(app, { area: '/{orgId}/{appId}', base: '/users', realmOf: async (c) => ({ type: 'app', appUuid: c.get('appScope').app.uuid }), subjectOf: appUserOf });
+  activationRoutes(app, '/{orgId}/{appId}', '/users/{userId}', appUserOf);
 });

@@ -6,7 +6,7 @@ import type { Context } from 'hono';
 import type { Env } from '../../env.js';
 import { ok } from '../../envelope.js';
 import { defineRoutes } from '../../route-table.js';
-import { define, otherMethodsNotAllowed } from './define.js';
+import { define, FindQuery, otherMethodsNotAllowed } from './define.js';
 import { addressedEntity, dataLocation, describedResponse, entitiesResponse, findOptions, modelMembers, pageResponse, readEntityBody } from './request.js';
 import { applicationEntityView, entityView } from './views.js';
 import { collectionForWrite, listCollections, requireCollection } from '../../../src/data/collections.js';
@@ -77,8 +77,8 @@ export const entityRoutes = defineRoutes('server/routes/data/entities.ts', (app)
   define(app, 'get', COLLECTION, 'Query a collection (ql or queryStatement, limit, cursor)', async (c) => {
     const collection = await requireCollection(c.get('deps').db, scope(c).app.uuid, c.req.param('collection') ?? '');
     return pageResponse(c, 'get', await findEntities(c.get('deps').db, scope(c).app.uuid, { kind: 'collection', collection: collection.name }, findOptions(c)), collection.name);
-  });
-  define(app, 'post', COLLECTION, 'Create one entity or an array of them (creates the collection)', postEntities);
+  }, { query: FindQuery });
+  define(app, 'post', COLLECTION, 'Create one entity or an array of them (creates the collection)', postEntities, { body: true });
   define(app, 'put', COLLECTION, 'Update every entity a query matches', async (c) =>
     changeMatches(c, async (rows, body) => {
       const [properties] = entityBodies(body);
@@ -87,12 +87,14 @@ export const entityRoutes = defineRoutes('server/routes/data/entities.ts', (app)
       for (const row of rows) updated.push(await updateEntityIn(c.get('deps').db, row, properties, now));
       return updated;
     }),
+    { query: FindQuery, body: true },
   );
   define(app, 'delete', COLLECTION, 'Delete every entity a query matches (up to limit)', async (c) =>
     changeMatches(c, async (rows) => {
       await deleteEntitiesIn(c.get('deps').db, rows);
       return rows;
     }),
+    { query: FindQuery },
   );
   otherMethodsNotAllowed(app, COLLECTION, ['get', 'post', 'put', 'delete']);
 
@@ -103,7 +105,7 @@ export const entityRoutes = defineRoutes('server/routes/data/entities.ts', (app)
     const [collection, id] = [c.req.param('collection') ?? '', c.req.param('entityId') ?? ''];
     if (collection.toLowerCase() === 'devices' && isUuid(id)) return entitiesResponse(c, 'put', [await putDevice(c.get('deps'), scope(c).app.uuid, id, await readEntityBody(c))]);
     return entitiesResponse(c, 'put', [await updateEntity(c.get('deps'), await addressedEntity(c, collection, id), await readEntityBody(c))]);
-  });
+  }, { body: true });
   define(app, 'delete', ENTITY, 'Delete an entity and its connections', async (c) => {
     const row = await addressedEntity(c, c.req.param('collection') ?? '', c.req.param('entityId') ?? '');
     await deleteEntity(c.get('deps'), row);

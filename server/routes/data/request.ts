@@ -4,6 +4,8 @@
  * envelope around them.
  */
 import type { Context } from 'hono';
+import type { z } from '@hono/zod-openapi';
+import type { FindQuery } from './define.js';
 import type { Env } from '../../env.js';
 import { ok, urlOf } from '../../envelope.js';
 import { UnsupportedMediaType, EntityNotFound } from '../../../src/errors.js';
@@ -61,9 +63,10 @@ export function readEntityBody(c: Context<Env>): Promise<unknown> {
   return readBody(c, ENTITY_BODY);
 }
 
-/** `ql` (or its other name, `queryStatement`), `limit` and `cursor`. */
+/** `ql` (or its other name, `queryStatement`), `limit` and `cursor`, as the route validated them (define.ts FindQuery). */
 export function findOptions(c: Context<Env>): FindOptions {
-  return { ql: c.req.query('ql') ?? c.req.query('queryStatement'), limit: c.req.query('limit'), cursor: c.req.query('cursor') };
+  const query = (c.req as unknown as { valid(target: 'query'): z.infer<typeof FindQuery> }).valid('query');
+  return { ql: query.ql ?? query.queryStatement, limit: query.limit, cursor: query.cursor };
 }
 
 /** The entity at `/{collection}/{id}`: uuid or name; for users also email and `me`. */
