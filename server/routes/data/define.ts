@@ -33,7 +33,7 @@ export function honoPaths(path: string): string[] {
   return paths;
 }
 
-/** The query of a list: which entities, how many, and where the previous page ended (docs/api.md#queries). */
+/** The query of a list: which entities, how many, and where the previous page ended (docs/api.md#queries-and-paging). */
 export const FindQuery = z.object({
   ql: formParam().openapi({ description: "a query, e.g. select * where name = 'rex' order by created desc" }),
   queryStatement: formParam().openapi({ description: 'another name for ql' }),
