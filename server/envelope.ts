@@ -6,7 +6,7 @@ import type { Context } from 'hono';
 import type { Env } from './env.js';
 
 // Query parameters that carry secrets never echo back in `params`.
-const SECRET_PARAMS = new Set(['access_token', 'client_secret', 'password', 'token']);
+import { SECRET_PARAMS } from './request-input.js';
 
 export interface EnvelopeInput {
   action: string;

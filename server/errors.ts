@@ -7,7 +7,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { z } from 'zod';
-import { AppError, IllegalArgument, InvalidJson, Internal, MethodNotAllowed, NotFound, PayloadTooLarge, UnsupportedMediaType } from '../src/errors.js';
+import { AppError, IllegalArgument, Internal, MethodNotAllowed, NotFound, PayloadTooLarge, UnsupportedMediaType } from '../src/errors.js';
 import type { Env } from './env.js';
 
 export function errorBody(error: AppError, startedAt: number | undefined) {
@@ -28,7 +28,7 @@ export function toAppError(error: unknown): AppError | null {
   if (error instanceof HTTPException) {
     switch (error.status) {
       case 400:
-        return /json/i.test(error.message) ? InvalidJson('the request body is not valid JSON') : IllegalArgument(error.message || 'bad request');
+        return IllegalArgument(error.message || 'bad request');
       case 404:
         return NotFound('no such resource');
       case 405:

@@ -8,7 +8,7 @@ import type { Context } from 'hono';
 import type { ZodType } from 'zod';
 import type { Env } from '../env.js';
 import type { router } from '../openapi.js';
-import { responses } from '../openapi.js';
+import { openapiRoute, responses } from '../openapi.js';
 import { ok } from '../envelope.js';
 import type { Deps } from '../../src/deps.js';
 import type { Application } from '../../src/management/applications.js';
@@ -50,19 +50,19 @@ export function appResourceRoutes<Input, Result>(app: ReturnType<typeof router>,
   const idOf = (c: Context<Env>) => c.req.param(resource.param) ?? '';
   const input = (c: Context<Env>) => (c.req as unknown as { valid(target: 'json'): Input }).valid('json');
 
-  app.openapi(declare('post', resource.path, resource.summaries.create, true), async (c) =>
+  openapiRoute(app, declare('post', resource.path, resource.summaries.create, true), async (c) =>
     answer(c, `new ${resource.noun}`, [await resource.create(c.get('deps'), c.get('appScope').app, input(c))]),
   );
-  app.openapi(declare('get', resource.path, resource.summaries.list, false), async (c) =>
+  openapiRoute(app, declare('get', resource.path, resource.summaries.list, false), async (c) =>
     answer(c, `get ${resource.noun}s`, await resource.list(c.get('deps'), c.get('appScope').app), true),
   );
-  app.openapi(declare('get', one, resource.summaries.get, false), async (c) =>
+  openapiRoute(app, declare('get', one, resource.summaries.get, false), async (c) =>
     answer(c, `get ${resource.noun}`, [await resource.find(c.get('deps'), c.get('appScope').app, idOf(c))]),
   );
-  app.openapi(declare('put', one, resource.summaries.update, true), async (c) =>
+  openapiRoute(app, declare('put', one, resource.summaries.update, true), async (c) =>
     answer(c, `update ${resource.noun}`, [await resource.update(c.get('deps'), c.get('appScope').app, idOf(c), input(c))]),
   );
-  app.openapi(declare('delete', one, resource.summaries.delete, false), async (c) =>
+  openapiRoute(app, declare('delete', one, resource.summaries.delete, false), async (c) =>
     answer(c, `delete ${resource.noun}`, [await resource.remove(c.get('deps'), c.get('appScope').app, idOf(c))]),
   );
 }

@@ -4,11 +4,16 @@
  * validates, asks src/identity/authorize/authorize.ts what to do, and renders that: a page, a redirect to
  * an external provider, or the response to the client in its response mode.
  */
+import { createRoute, z, type RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { defineRoutes, within } from '../route-table.js';
 import type { Env } from '../env.js';
-import { AccessDenied, AppError, TemporarilyUnavailable, UnsupportedMediaType } from '../../src/errors.js';
+import { formBody, openapiRoute, type ValidationResult } from '../openapi.js';
+import { validationError } from '../errors.js';
+import { formParam, PAGE_FORM, paramsOf, rawQuery } from '../request-input.js';
+import { AccessDenied, AppError, InvalidRequest, TemporarilyUnavailable } from '../../src/errors.js';
 import {
+  AUTHORIZE_PARAMETERS,
   parseAuthorizeRequest,
   RedirectedError,
   UnsafeRedirectError,
@@ -32,12 +37,37 @@ import { issuerOf } from '../../src/identity/tokens/access-tokens.js';
 
 type C = Context<Env>;
 
-/** A form body as URLSearchParams, so a parameter sent twice is still seen twice. */
-async function formParams(c: C): Promise<URLSearchParams> {
-  if (!/^application\/x-www-form-urlencoded/i.test(c.req.header('content-type') ?? '')) {
-    throw UnsupportedMediaType('send the form as application/x-www-form-urlencoded');
-  }
-  return new URLSearchParams(await c.req.text());
+/**
+ * The parameters of an authorization request (RFC 6749 4.1.1, OpenID Connect Core 3.1.2.1), each
+ * at most once; others are kept for the core, which ignores what it does not know.
+ */
+const AuthorizeParams = z
+  .looseObject(Object.fromEntries(AUTHORIZE_PARAMETERS.map((name) => [name, formParam()])))
+  .openapi('AuthorizeRequest');
+/** The sign-in and consent pages' forms: the sealed request, the CSRF token, and what the user entered. */
+const LoginForm = z.object({ interaction: formParam(), csrf_token: formParam(), login: formParam(), password: formParam() });
+const ConsentForm = z.object({ interaction: formParam(), csrf_token: formParam(), decision: formParam().openapi({ enum: ['allow', 'deny'] }) });
+const CallbackQuery = z.looseObject({ state: formParam(), code: formParam(), error: formParam(), error_description: formParam(), iss: formParam() });
+
+const PAGE_RESPONSES = { 200: { description: 'An HTML page' }, 303: { description: 'A redirect (to the client, or to an identity provider)' } };
+
+/**
+ * An authorization request whose parameters did not validate (one sent twice): refused as the
+ * core refuses it, on the error page before the redirect URI is trusted, else back at the client
+ * (RFC 6749 4.1.2.1).
+ */
+function refuseAuthorize(result: ValidationResult, c: C) {
+  if (result.success) return undefined;
+  const refused = validationError(result.error!);
+  return withRequest(c, paramsOf(result.data as Record<string, unknown>), async (request) =>
+    deliver(c, errorResponse(c.get('deps'), request, InvalidRequest(refused.message)), request.uiLocales),
+  );
+}
+
+/** A page form that did not validate (a field sent twice) did not come from the page. */
+function refusePageForm(result: ValidationResult, c: C) {
+  if (result.success) return undefined;
+  return errorPage(c, 'csrf', undefined, validationError(result.error!).message, 403);
 }
 
 function errorPage(c: C, reason: ErrorPageReason, uiLocales: string | undefined, detail?: string, status: 400 | 403 = 400) {
@@ -133,11 +163,10 @@ async function authorize(c: C, params: URLSearchParams, interaction: Interaction
 }
 
 /** A posted page form: CSRF token checked, sealed authorize request opened. */
-async function pageForm(c: C): Promise<{ form: URLSearchParams; query: URLSearchParams; loginAt?: number } | Response> {
-  const form = await formParams(c);
-  const sealed = openInteraction(c.get('deps'), form.get('interaction') ?? undefined);
+async function pageForm<F extends { interaction?: string; csrf_token?: string }>(c: C, form: F): Promise<{ form: F; query: URLSearchParams; loginAt?: number } | Response> {
+  const sealed = openInteraction(c.get('deps'), form.interaction);
   const uiLocales = sealed ? (new URLSearchParams(sealed.query).get('ui_locales') ?? undefined) : undefined;
-  if (!isCsrfTokenValid(c, form.get('csrf_token') ?? undefined) || !sealed) return errorPage(c, 'csrf', uiLocales, undefined, 403);
+  if (!isCsrfTokenValid(c, form.csrf_token) || !sealed) return errorPage(c, 'csrf', uiLocales, undefined, 403);
   return { form, query: new URLSearchParams(sealed.query), loginAt: sealed.loginAt };
 }
 
@@ -147,58 +176,72 @@ function signInAlert(error: AppError): NonNullable<SignInPage['alert']> {
   return { key: 'sign_in.failed' };
 }
 
+async function signIn(c: C, form: z.infer<typeof LoginForm>): Promise<Response> {
+  const posted = await pageForm(c, form);
+  if (posted instanceof Response) return posted;
+  return withRequest(c, posted.query, async (request) => {
+    const login = form.login?.trim() ?? '';
+    try {
+      const session = await startSession(c, await authenticateForRequest(c.get('deps'), request, login, form.password ?? '', loginContextOf(c)));
+      const outcome = await continueAuthorization(c.get('deps'), request, session, { freshLogin: true, consented: false });
+      return render(c, outcome, session.authTime);
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status >= 500) throw error;
+      return signInPage(c, request, { alert: signInAlert(error), loginHint: login }, error.status === 429 ? 429 : 400);
+    }
+  });
+}
+
+async function consent(c: C, form: z.infer<typeof ConsentForm>): Promise<Response> {
+  const posted = await pageForm(c, form);
+  if (posted instanceof Response) return posted;
+  return withRequest(c, posted.query, async (request) => {
+    const session = await readSession(c);
+    // Signed out (or in as someone of another realm) since the page was shown: start over.
+    if (session?.realm !== realmOf(request.client)) return render(c, await continueAuthorization(c.get('deps'), request, undefined));
+    if (form.decision !== 'allow') {
+      return deliver(c, errorResponse(c.get('deps'), request, AccessDenied('the user denied the request')), request.uiLocales);
+    }
+    await rememberConsent(c.get('deps'), request.client.clientId, session.principal.userUuid, request.scope);
+    const freshLogin = posted.loginAt !== undefined && posted.loginAt === session.authTime;
+    return render(c, await continueAuthorization(c.get('deps'), request, session, { freshLogin, consented: true }), posted.loginAt);
+  });
+}
+
+async function federationReturn(c: C, query: z.infer<typeof CallbackQuery>): Promise<Response> {
+  // The address the provider was given, whatever Host this request came in with (a proxy);
+  // its query as sent, for the provider's answer to be checked as it was signed.
+  const callbackUrl = new URL(`${FEDERATION_CALLBACK_PATH}${rawQuery(c)}`, issuerOf(c.get('deps')));
+  const pending = await takeFederationRequest(c.get('deps'), query.state);
+  if (!pending) return errorPage(c, 'federation_failed', undefined, 'unknown or expired state');
+  return withRequest(c, new URLSearchParams(pending.resume), async (request) => {
+    if (query.error) return deliver(c, errorResponse(c.get('deps'), request, AccessDenied(`the identity provider answered ${query.error}`)), request.uiLocales);
+    try {
+      const session = await startSession(c, await finishFederation(c.get('deps'), pending, callbackUrl));
+      return render(c, await continueAuthorization(c.get('deps'), request, session, { freshLogin: true, consented: false }), session.authTime);
+    } catch (error) {
+      c.get('logger').warn({ err: error, idp: request.acr.idp }, 'external sign-in failed');
+      return deliver(c, errorResponse(c.get('deps'), request, AccessDenied(`signing in with '${request.acr.idp}' failed`)), request.uiLocales);
+    }
+  });
+}
+
+function page<M extends 'get' | 'post', I extends NonNullable<RouteConfig['request']>>(method: M, path: string, summary: string, request: I) {
+  return createRoute({ method, path, tags: ['OAuth 2.0 / OpenID Connect'], summary, request, responses: PAGE_RESPONSES });
+}
+
 export const authorizeRoutes = defineRoutes('server/routes/authorize.ts', (app) => {
-
-  app.get('/authorize', (c) => authorize(c, new URL(c.req.url).searchParams));
-  app.post('/authorize', async (c) => authorize(c, await formParams(c)));
-
-  app.post('/authorize/login', async (c) => {
-    const posted = await pageForm(c);
-    if (posted instanceof Response) return posted;
-    return withRequest(c, posted.query, async (request) => {
-      const login = posted.form.get('login')?.trim() ?? '';
-      try {
-        const session = await startSession(c, await authenticateForRequest(c.get('deps'), request, login, posted.form.get('password') ?? '', loginContextOf(c)));
-        const outcome = await continueAuthorization(c.get('deps'), request, session, { freshLogin: true, consented: false });
-        return render(c, outcome, session.authTime);
-      } catch (error) {
-        if (!(error instanceof AppError) || error.status >= 500) throw error;
-        return signInPage(c, request, { alert: signInAlert(error), loginHint: login }, error.status === 429 ? 429 : 400);
-      }
-    });
+  openapiRoute(app, page('get', '/authorize', 'Authorization endpoint (RFC 6749 3.1): sign-in, consent, then back to the client', { query: AuthorizeParams }), (c) => authorize(c, paramsOf(c.req.valid('query'))), {
+    hook: refuseAuthorize,
   });
-
-  app.post('/authorize/consent', async (c) => {
-    const posted = await pageForm(c);
-    if (posted instanceof Response) return posted;
-    return withRequest(c, posted.query, async (request) => {
-      const session = await readSession(c);
-      // Signed out (or in as someone of another realm) since the page was shown: start over.
-      if (session?.realm !== realmOf(request.client)) return render(c, await continueAuthorization(c.get('deps'), request, undefined));
-      if (posted.form.get('decision') !== 'allow') {
-        return deliver(c, errorResponse(c.get('deps'), request, AccessDenied('the user denied the request')), request.uiLocales);
-      }
-      await rememberConsent(c.get('deps'), request.client.clientId, session.principal.userUuid, request.scope);
-      const freshLogin = posted.loginAt !== undefined && posted.loginAt === session.authTime;
-      return render(c, await continueAuthorization(c.get('deps'), request, session, { freshLogin, consented: true }), posted.loginAt);
-    });
+  openapiRoute(app, page('post', '/authorize', 'Authorization endpoint, the request as a form (OpenID Connect Core 3.1.2.1)', { body: formBody(AuthorizeParams) }), (c) => authorize(c, paramsOf(c.req.valid('form'))), {
+    hook: refuseAuthorize,
+    body: PAGE_FORM,
   });
-
-  app.get(within('/connect', FEDERATION_CALLBACK_PATH), async (c) => {
-    // The address the provider was given, whatever Host this request came in with (a proxy).
-    const callbackUrl = new URL(`${FEDERATION_CALLBACK_PATH}${new URL(c.req.url).search}`, issuerOf(c.get('deps')));
-    const pending = await takeFederationRequest(c.get('deps'), callbackUrl.searchParams.get('state') ?? undefined);
-    if (!pending) return errorPage(c, 'federation_failed', undefined, 'unknown or expired state');
-    return (await withRequest(c, new URLSearchParams(pending.resume), async (request) => {
-      const refused = callbackUrl.searchParams.get('error');
-      if (refused) return deliver(c, errorResponse(c.get('deps'), request, AccessDenied(`the identity provider answered ${refused}`)), request.uiLocales);
-      try {
-        const session = await startSession(c, await finishFederation(c.get('deps'), pending, callbackUrl));
-        return render(c, await continueAuthorization(c.get('deps'), request, session, { freshLogin: true, consented: false }), session.authTime);
-      } catch (error) {
-        c.get('logger').warn({ err: error, idp: request.acr.idp }, 'external sign-in failed');
-        return deliver(c, errorResponse(c.get('deps'), request, AccessDenied(`signing in with '${request.acr.idp}' failed`)), request.uiLocales);
-      }
-    }));
+  openapiRoute(app, page('post', '/authorize/login', "The sign-in page's form", { body: formBody(LoginForm) }), (c) => signIn(c, c.req.valid('form')), { hook: refusePageForm, body: PAGE_FORM });
+  openapiRoute(app, page('post', '/authorize/consent', "The consent page's form", { body: formBody(ConsentForm) }), (c) => consent(c, c.req.valid('form')), { hook: refusePageForm, body: PAGE_FORM });
+  const callback = page('get', within('/connect', FEDERATION_CALLBACK_PATH), "The return from an external identity provider (its authorization response)", { query: CallbackQuery });
+  openapiRoute(app, callback, (c) => federationReturn(c, c.req.valid('query')), {
+    hook: (result, c) => (result.success ? undefined : errorPage(c, 'federation_failed', undefined, validationError(result.error!).message)),
   });
 });

@@ -2,8 +2,11 @@
  * /docs: Swagger UI (swagger-ui-dist's files, read through the runtime assets — no CDN) reading /openapi.json.
  * The initializer is a separate script so the page runs under a strict Content-Security-Policy.
  */
+import { createRoute, z } from '@hono/zod-openapi';
 import { readAsset } from '../../src/runtime/assets.js';
-import { defineRoutes, honoPath } from '../route-table.js';
+import { NotFound } from '../../src/errors.js';
+import { openapiRoute, type ValidationResult } from '../openapi.js';
+import { defineRoutes } from '../route-table.js';
 
 const ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
@@ -36,15 +39,26 @@ export const docsRoutes = defineRoutes('server/routes/docs.ts', (app) => {
     return c.html(PAGE);
   });
   app.get('/init.js', (c) => c.body(INIT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
-  app.get(honoPath('/{asset}'), (c) => {
-    const asset = c.req.param('asset') ?? '';
+  const asset = createRoute({
+    method: 'get',
+    path: '/{asset}',
+    tags: ['Server'],
+    summary: "Swagger UI's files",
+    request: { params: z.object({ asset: z.enum(Object.keys(ASSETS) as [string, ...string[]]) }) },
+    responses: { 200: { description: 'The file' } },
+  });
+  // Any other name is no file here.
+  const noSuchFile = (result: ValidationResult) => {
+    if (!result.success) throw NotFound('no such resource');
+  };
+  openapiRoute(app, asset, (c) => {
+    const { asset } = c.req.valid('param');
     const type = ASSETS[asset];
-    if (!type) return c.notFound();
     let body = cache.get(asset);
     if (!body) {
       body = readAsset(`node_modules/swagger-ui-dist/${asset}`);
       cache.set(asset, body);
     }
     return c.body(new Uint8Array(body), 200, { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' });
-  });
+  }, { hook: noSuchFile });
 });

@@ -5,11 +5,12 @@
  * a page. Two route modules: the admin side joins the /management area, the app-user side the
  * application's area, both without an access check — the mailed link or the captcha is the proof.
  */
+import { createRoute, z, type RouteConfig } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import { z } from 'zod';
 import type { Env } from '../env.js';
-import type { router } from '../openapi.js';
-import { defineRoutes, honoPath } from '../route-table.js';
+import { jsonOrForm, openapiRoute, responses, type InputHook, type router } from '../openapi.js';
+import { bodyFormatOf, formParam, type BodyRule } from '../request-input.js';
+import { defineRoutes } from '../route-table.js';
 import { ok } from '../envelope.js';
 import { toAppError, validationError } from '../errors.js';
 import { isCsrfTokenValid, pageContext } from '../browser.js';
@@ -17,7 +18,7 @@ import { loginContextOf } from '../client-address.js';
 import { sendPage } from '../pages/respond.js';
 import { CAPTCHA_WIDGETS, renderNewPassword, renderNotice, renderResetRequest, type Text } from '../pages/lifecycle.js';
 import { randomToken } from '../../src/identity/keys/secrets.js';
-import { AppError, Forbidden, IllegalArgument, InvalidJson, UnsupportedMediaType } from '../../src/errors.js';
+import { AppError, Forbidden, IllegalArgument } from '../../src/errors.js';
 import { email as emailSchema, password as passwordSchema } from '../../src/management/schemas.js';
 import { findOrganization } from '../../src/management/organizations.js';
 import { findAdminUser } from '../../src/management/admin-users.js';
@@ -82,30 +83,6 @@ async function answer(c: C, action: string, work: () => Promise<Outcome>, retry?
   return sendPage(c, renderNotice(pageContext(c, uiLocalesOf(c)), { title: outcome.title, message: outcome.message }));
 }
 
-/** A JSON or form body as strings; anything else is refused before it is read. */
-async function fieldsOf(c: C): Promise<Record<string, string>> {
-  const type = c.req.header('content-type') ?? '';
-  if (/^application\/([a-z.-]+\+)?json/i.test(type)) {
-    let body: unknown;
-    try {
-      body = await c.req.json();
-    } catch {
-      throw InvalidJson('the request body is not valid JSON');
-    }
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw IllegalArgument('the body must be a JSON object', { fields: { body: 'must be an object' } });
-    return Object.fromEntries(Object.entries(body).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
-  }
-  if (/^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(type)) {
-    const form = await c.req.parseBody();
-    return Object.fromEntries(Object.entries(form).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
-  }
-  throw UnsupportedMediaType('the request body must be application/json or application/x-www-form-urlencoded');
-}
-
-function isForm(c: C): boolean {
-  return /^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(c.req.header('content-type') ?? '');
-}
-
 function parse<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw validationError(parsed.error);
@@ -113,17 +90,55 @@ function parse<T extends z.ZodType>(schema: T, value: unknown): z.infer<T> {
 }
 
 const LinkToken = z.string({ error: 'token is required' }).min(1, 'token is required').max(512, 'token is not valid');
-const LinkQuery = z.object({ token: LinkToken });
 const NewPassword = z.object({ token: LinkToken, newpassword: passwordSchema });
+
+/** The query of every lifecycle page: the language it is shown in. */
+const PageQuery = z.object({ ui_locales: formParam() });
+const LinkQuery = PageQuery.extend({ token: LinkToken });
+const ActivateQuery = LinkQuery.extend({ confirm_email: formParam().openapi({ enum: ['true', 'false'] }) });
+/** The reset request as JSON or as the page's form: its captcha answer may come in the widget's own field. */
+const ResetRequestForm = z
+  .looseObject({
+    email: formParam(),
+    captcha_challenge: formParam(),
+    captcha_response: formParam(),
+    ...Object.fromEntries(Object.values(CAPTCHA_WIDGETS).map((widget) => [widget.field, formParam()])),
+  })
+  .openapi('ResetPWRequest');
+const NewPasswordForm = z
+  .object({ token: formParam(), newpassword: formParam(), newpassword2: formParam(), csrf_token: formParam().openapi({ description: "the page's CSRF token, for a form" }) })
+  .openapi('NewPassword');
+
+/** A body is required: JSON or a form, nothing else (415). */
+const JSON_OR_FORM_BODY: BodyRule = { accept: ['json', 'form', 'multipart'] };
+
+/**
+ * A lifecycle route: JSON or a form in, the Action or a page out. `area` is the prefix of the
+ * area it joins, whose parameters the route declares too.
+ */
+function lifecycleRoute<M extends 'get' | 'post', I extends NonNullable<RouteConfig['request']>>(area: string, method: M, path: string, summary: string, request: I) {
+  const names = [...`${area}${path}`.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
+  const params = z.object(Object.fromEntries(names.map((name) => [name, z.string()])));
+  return createRoute({ method, path, tags: ['Account lifecycle'], summary, request: { params, ...request }, responses: responses('Action (an HTML page for Accept: text/html)') });
+}
+
+/** Input that does not validate is a failure of the request like any other: the error, or for a browser its page. */
+function refuseInput(action: string, retry?: (c: C, error: AppError, data: unknown) => Promise<Response | undefined>): InputHook {
+  return (result, c) => {
+    if (result.success) return undefined;
+    return answer(c, action, () => Promise.reject(validationError(result.error!)), retry && ((error) => retry(c, error, result.data)));
+  };
+}
 
 // ---- activation -------------------------------------------------------------------------------
 
-function activationRoutes(app: Router, base: string, subjectOf: (c: C) => Promise<Subject>) {
-  app.get(honoPath(`${base}/activate`), (c) =>
+function activationRoutes(app: Router, area: string, base: string, subjectOf: (c: C) => Promise<Subject>) {
+  const activate = lifecycleRoute(area, 'get', `${base}/activate`, 'Activate an account with its mailed link', { query: ActivateQuery });
+  openapiRoute(app, activate, (c) =>
     answer(c, 'activate', async () => {
       // Every parameter is checked before anything is spent, so bad input changes nothing.
-      const { token } = parse(LinkQuery, c.req.query());
-      const confirm = parseConfirmEmail(c.req.query('confirm_email'));
+      const { token, confirm_email } = c.req.valid('query');
+      const confirm = parseConfirmEmail(confirm_email);
       const account = await activateAccount(c.get('deps'), await subjectOf(c), token, confirm);
       return {
         status: 'activated',
@@ -131,18 +146,23 @@ function activationRoutes(app: Router, base: string, subjectOf: (c: C) => Promis
         message: { key: confirm && account.email ? 'activate.confirmation_sent' : 'activate.done', values: { name: account.displayName } },
       };
     }),
+    { hook: refuseInput('activate') },
   );
-  app.get(honoPath(`${base}/reactivate`), (c) =>
+  const reactivate = lifecycleRoute(area, 'get', `${base}/reactivate`, 'Mail a new activation link', { query: PageQuery });
+  openapiRoute(app, reactivate, (c) =>
     answer(c, 'reactivate', async () => {
       const account = await reactivateAccount(c.get('deps'), await subjectOf(c), loginContextOf(c));
       return { status: 'sent', title: { key: 'activate.title' }, message: { key: 'reactivate.sent', values: { name: account.displayName } } };
     }),
+    { hook: refuseInput('reactivate') },
   );
 }
 
 // ---- password reset ---------------------------------------------------------------------------
 
 interface ResetScope {
+  /** The prefix of the area the routes join. */
+  area: string;
   /** Where this realm's users live, inside its area: `/users`. */
   base: string;
   realmOf(c: C): Promise<Realm>;
@@ -169,7 +189,7 @@ const ResetPWMsg = z.object({
 });
 
 function resetRoutes(app: Router, scope: ResetScope) {
-  app.get(`${scope.base}/resetpw`, async (c) => {
+  openapiRoute(app, lifecycleRoute(scope.area, 'get', `${scope.base}/resetpw`, 'The password reset request: its form, and a captcha challenge', { query: PageQuery }), async (c) => {
     await scope.realmOf(c);
     if (wantsHtml(c)) return resetRequestPage(c);
     const captcha = await createCaptchaChallenge(c.get('deps'));
@@ -178,11 +198,14 @@ function resetRoutes(app: Router, scope: ResetScope) {
       entities: [{ action: 'resetpw', status: 'form', token: captcha.provider === 'altcha' ? captcha.challenge : '' }],
       extra: { data: { fields: ['email', 'captcha_challenge', 'captcha_response'], captcha: captchaView(captcha) } },
     });
-  });
+  }, { hook: refuseInput('resetpw') });
 
-  app.post(`${scope.base}/resetpw`, async (c) => {
+  // The form again, with a fresh challenge and what went wrong.
+  const askAgain = (c: C, error: AppError, email: unknown) => resetRequestPage(c, failureText(error), typeof email === 'string' ? email : undefined, error.status === 429 ? 429 : 400);
+  const request = lifecycleRoute(scope.area, 'post', `${scope.base}/resetpw`, 'Ask for a password reset link by mail (with the captcha answer)', { query: PageQuery, body: jsonOrForm(ResetRequestForm, 'ResetPWMsg') });
+  openapiRoute(app, request, async (c) => {
     const realm = await scope.realmOf(c);
-    const fields = await fieldsOf(c);
+    const fields = c.req.valid('json');
     // A provider's widget posts its own field; ResetPWMsg's captcha_response is the portable name.
     const widgetField = Object.values(CAPTCHA_WIDGETS).find((widget) => fields[widget.field])?.field;
     const input = { ...fields, captcha_response: fields.captcha_response || (widgetField && fields[widgetField]) || undefined };
@@ -195,16 +218,14 @@ function resetRoutes(app: Router, scope: ResetScope) {
         await requestPasswordReset(c.get('deps'), realm, msg.email.toLowerCase(), { response: msg.captcha_response, remoteIp: context.address }, context);
         return { status: 'sent', title: { key: 'resetpw.sent_title' }, message: { key: 'resetpw.sent' } };
       },
-      // The form again, with a fresh challenge and what went wrong.
-      (error) => resetRequestPage(c, failureText(error), fields.email, error.status === 429 ? 429 : 400),
+      (error) => askAgain(c, error, fields.email),
     );
-  });
+  }, { hook: refuseInput('resetpw', (c, error, data) => askAgain(c, error, (data as Record<string, unknown> | undefined)?.email)), body: JSON_OR_FORM_BODY });
 
-  app.get(honoPath(`${scope.base}/{userId}/resetpw`), async (c) => {
-    const open = async () => {
-      const { token } = parse(LinkQuery, c.req.query());
-      return { token, account: await checkResetLink(c.get('deps'), await scope.subjectOf(c), token) };
-    };
+  const link = lifecycleRoute(scope.area, 'get', `${scope.base}/{userId}/resetpw`, 'Open a mailed reset link: the new password form', { query: LinkQuery });
+  openapiRoute(app, link, async (c) => {
+    const { token } = c.req.valid('query');
+    const open = async () => ({ token, account: await checkResetLink(c.get('deps'), await scope.subjectOf(c), token) });
     if (!wantsHtml(c)) {
       await open();
       return ok(c, { action: 'resetpw', entities: [{ action: 'resetpw', status: 'valid' }], extra: { data: { fields: ['token', 'newpassword'] } } });
@@ -218,17 +239,18 @@ function resetRoutes(app: Router, scope: ResetScope) {
       return failurePage(c, appError);
     }
     return sendPage(c, renderNewPassword(pageContext(c, uiLocalesOf(c)), { action: c.req.path, token: opened.token, account: opened.account.displayName }));
-  });
+  }, { hook: refuseInput('resetpw') });
 
-  app.post(honoPath(`${scope.base}/{userId}/resetpw`), async (c) => {
-    const fields = await fieldsOf(c);
+  const change = lifecycleRoute(scope.area, 'post', `${scope.base}/{userId}/resetpw`, 'Set a new password with a mailed reset link', { query: PageQuery, body: jsonOrForm(NewPasswordForm, 'token, newpassword (and newpassword2, csrf_token from the page)') });
+  openapiRoute(app, change, async (c) => {
+    const fields = c.req.valid('json');
     return answer(
       c,
       'resetpw',
       async () => {
         // A browser's form must carry this browser's CSRF token; a JSON body cannot be sent
         // cross-site without CORS, and the link's token is itself the proof of the mailbox.
-        if (isForm(c) && !isCsrfTokenValid(c, fields.csrf_token)) {
+        if (bodyFormatOf(c) !== 'json' && !isCsrfTokenValid(c, fields.csrf_token)) {
           throw Forbidden('this form has expired or did not come from this site; open the link again', { fields: { csrf_token: 'not valid' } });
         }
         const { token, newpassword } = parse(NewPassword, fields);
@@ -247,7 +269,7 @@ function resetRoutes(app: Router, scope: ResetScope) {
         return sendPage(c, renderNewPassword(pageContext(c, uiLocalesOf(c)), { action: c.req.path, token: fields.token, account: account.displayName, alert }), 400);
       },
     );
-  });
+  }, { hook: refuseInput('resetpw'), body: JSON_OR_FORM_BODY });
 }
 
 // ---- the routes -------------------------------------------------------------------------------
@@ -256,9 +278,9 @@ const adminUserOf = async (c: C): Promise<UserSubject> => ({ type: 'admin_user',
 
 /** /management/users/resetpw, /management/users/{userId}/…, /management/orgs/{orgId}/(re)activate. */
 export const adminLifecycleRoutes = defineRoutes('server/routes/lifecycle.ts', (app) => {
-  resetRoutes(app, { base: '/users', realmOf: async () => ({ type: 'admin' }), subjectOf: adminUserOf });
-  activationRoutes(app, '/orgs/{orgId}', async (c) => ({ type: 'organization', uuid: (await findOrganization(c.get('deps'), c.req.param('orgId') ?? '')).uuid }));
-  activationRoutes(app, '/users/{userId}', adminUserOf);
+  resetRoutes(app, { area: '/management', base: '/users', realmOf: async () => ({ type: 'admin' }), subjectOf: adminUserOf });
+  activationRoutes(app, '/management', '/orgs/{orgId}', async (c) => ({ type: 'organization', uuid: (await findOrganization(c.get('deps'), c.req.param('orgId') ?? '')).uuid }));
+  activationRoutes(app, '/management', '/users/{userId}', adminUserOf);
 });
 
 /** /{orgId}/{appId}/users/resetpw and /{orgId}/{appId}/users/{userId}/…: the area has found the application. */
@@ -267,6 +289,6 @@ export const appUserLifecycleRoutes = defineRoutes('server/routes/lifecycle.ts',
     const { app: application } = c.get('appScope');
     return { type: 'app_user', appUuid: application.uuid, uuid: (await requireUser(c.get('deps').db, application.uuid, c.req.param('userId') ?? '', undefined)).uuid };
   };
-  resetRoutes(app, { base: '/users', realmOf: async (c) => ({ type: 'app', appUuid: c.get('appScope').app.uuid }), subjectOf: appUserOf });
-  activationRoutes(app, '/users/{userId}', appUserOf);
+  resetRoutes(app, { area: '/{orgId}/{appId}', base: '/users', realmOf: async (c) => ({ type: 'app', appUuid: c.get('appScope').app.uuid }), subjectOf: appUserOf });
+  activationRoutes(app, '/{orgId}/{appId}', '/users/{userId}', appUserOf);
 });

@@ -6,7 +6,7 @@
  */
 import { createRoute } from '@hono/zod-openapi';
 import { defineRoutes } from '../route-table.js';
-import { jsonOrForm, bodyOf, responses } from '../openapi.js';
+import { jsonOrForm, openapiRoute, responses } from '../openapi.js';
 import { ok } from '../envelope.js';
 import { adminUserView, managementActivityView, organizationView } from '../views.js';
 import { CreateOrg, CreateAdminUser, AdminUserUpdate, ResetPW } from '../../src/management/schemas.js';
@@ -21,11 +21,11 @@ import { FeedQuery, UserParams } from './management-params.js';
 const tag = 'Management';
 
 export const managementRoutes = defineRoutes('server/routes/management.ts', (app) => {
-  app.openapi(
+  openapiRoute(app, 
     createRoute({ method: 'post', path: '/orgs', tags: [tag], summary: 'Create an organization and its first admin user', request: { body: jsonOrForm(CreateOrg, 'CreateOrg') }, responses: responses('Organization') }),
     async (c) => {
       requireSignup(c);
-      const { organization, owner } = await createOrganization(c.get('deps'), bodyOf(c, CreateOrg));
+      const { organization, owner } = await createOrganization(c.get('deps'), c.req.valid('json'));
       // Under --require-activation each is activated by its own mailed link.
       if (!owner.activated) await sendActivationLink(c.get('deps'), { type: 'admin_user', uuid: owner.uuid });
       if (!organization.activated) await sendActivationLink(c.get('deps'), { type: 'organization', uuid: organization.uuid });
@@ -34,17 +34,17 @@ export const managementRoutes = defineRoutes('server/routes/management.ts', (app
     },
   );
 
-  app.openapi(
+  openapiRoute(app, 
     createRoute({ method: 'post', path: '/users', tags: [tag], summary: 'Create an admin user', request: { body: jsonOrForm(CreateAdminUser, 'CreateAdminUser') }, responses: responses('User') }),
     async (c) => {
       requireSignup(c);
-      const user = await createAdminUser(c.get('deps'), bodyOf(c, CreateAdminUser));
+      const user = await createAdminUser(c.get('deps'), c.req.valid('json'));
       if (!user.activated) await sendActivationLink(c.get('deps'), { type: 'admin_user', uuid: user.uuid });
       return ok(c, { action: 'create user', entities: [adminUserView(user, [])] });
     },
   );
 
-  app.openapi(
+  openapiRoute(app, 
     createRoute({ method: 'get', path: '/users/{userId}', tags: [tag], summary: 'Get an admin user', request: { params: UserParams }, responses: responses('User') }),
     async (c) => {
       const user = await findAdminUser(c.get('deps'), c.req.valid('param').userId);
@@ -53,28 +53,28 @@ export const managementRoutes = defineRoutes('server/routes/management.ts', (app
     },
   );
 
-  app.openapi(
+  openapiRoute(app, 
     createRoute({ method: 'put', path: '/users/{userId}', tags: [tag], summary: 'Update an admin user', request: { params: UserParams, body: jsonOrForm(AdminUserUpdate, 'AdminUserUpdate') }, responses: responses('User') }),
     async (c) => {
       const user = await findAdminUser(c.get('deps'), c.req.valid('param').userId);
       await requireAdminUserAccess(c, user, 'write');
-      const updated = await updateAdminUser(c.get('deps'), user, bodyOf(c, AdminUserUpdate));
+      const updated = await updateAdminUser(c.get('deps'), user, c.req.valid('json'));
       return ok(c, { action: 'update admin user', entities: [await adminEntity(c, updated)] });
     },
   );
 
-  app.openapi(
+  openapiRoute(app, 
     createRoute({ method: 'put', path: '/users/{userId}/password', tags: [tag], summary: "Change an admin user's password", request: { params: UserParams, body: jsonOrForm(ResetPW, 'ResetPW') }, responses: responses('User') }),
     async (c) => {
       const user = await findAdminUser(c.get('deps'), c.req.valid('param').userId);
       await requireAdminUserAccess(c, user, 'write');
-      const { password, newpassword } = bodyOf(c, ResetPW);
+      const { password, newpassword } = c.req.valid('json');
       await changeAdminPassword(c.get('deps'), user, password, newpassword);
       return ok(c, { action: 'set user password', entities: [await adminEntity(c, user)] });
     },
   );
 
-  app.openapi(
+  openapiRoute(app, 
     createRoute({ method: 'get', path: '/users/{userId}/feed', tags: [tag], summary: "An admin user's feed, newest first", request: { params: UserParams, query: FeedQuery }, responses: responses('ActivityFeed') }),
     async (c) => {
       const deps = c.get('deps');

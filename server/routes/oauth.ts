@@ -4,10 +4,12 @@
  * form, hands off to src/identity/, and answers JSON; every answer of the /connect area, errors
  * included, is `no-store` (RFC 6749 5.1: the area's middleware in server/app.ts).
  */
-import { z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { Env } from '../env.js';
-import type { router } from '../openapi.js';
+import { formBody, openapiRoute, type router, type ValidationResult } from '../openapi.js';
+import { validationError } from '../errors.js';
+import { formParam, requiredParam, type BodyRule } from '../request-input.js';
 import { defineRoutes, within } from '../route-table.js';
 import { loginContextOf } from '../client-address.js';
 import { InvalidRequest, MethodNotAllowed } from '../../src/errors.js';
@@ -17,78 +19,78 @@ import { grants } from '../../src/identity/grants/index.js';
 import { findUserinfo } from '../../src/identity/tokens/userinfo.js';
 import { introspectToken, revokeToken } from '../../src/identity/tokens/introspection.js';
 
-/** The form body, each parameter at most once (RFC 6749 3.2). */
-async function formParams(c: Context<Env>): Promise<Record<string, string>> {
-  if (!/^application\/x-www-form-urlencoded\b/i.test(c.req.header('content-type') ?? '')) {
-    throw InvalidRequest('the body must be application/x-www-form-urlencoded');
-  }
-  const params: Record<string, string> = Object.create(null);
-  for (const [name, value] of new URLSearchParams(await c.req.text())) {
-    if (Object.hasOwn(params, name)) throw InvalidRequest(`parameter '${name}' was sent more than once`);
-    params[name] = value;
-  }
-  return params;
+/**
+ * The OAuth endpoints take only a form (RFC 6749 3.2), each parameter at most once; a failure is
+ * the OAuth error `invalid_request` (RFC 6749 5.2). Parameters nobody declares are ignored (RFC
+ * 6749 3.1), so a form schema lists what the endpoint reads.
+ */
+const OAUTH_FORM: BodyRule = { accept: ['form'], refuse: () => InvalidRequest('the body must be application/x-www-form-urlencoded') };
+
+function oauthInput(result: ValidationResult): void {
+  if (result.success) return;
+  const refused = validationError(result.error!);
+  throw InvalidRequest(refused.message, { fields: refused.fields });
 }
 
-async function clientRequest(c: Context<Env>): Promise<ClientRequest> {
-  return { params: await formParams(c), authorization: c.req.header('authorization'), context: loginContextOf(c) };
-}
+/** Client authentication in the body (RFC 6749 2.3.1). */
+const ClientForm = { client_id: formParam(), client_secret: formParam() };
 
 /**
- * The token endpoint's form, from the grants themselves: grant_type, client authentication
- * (RFC 6749 2.3.1), and the union of what each grant declares it reads.
+ * The token endpoint's form, from the grants themselves: grant_type, client authentication,
+ * and the union of what each grant declares it reads. An unknown grant_type is the core's to
+ * refuse (`unsupported_grant_type`, RFC 6749 5.2).
  */
 const TokenForm = z
   .object({
-    grant_type: z.enum([...grants.keys()] as [string, ...string[]]),
-    client_id: z.string().optional(),
-    client_secret: z.string().optional(),
-    ...Object.fromEntries([...new Set([...grants.values()].flatMap((grant) => grant.parameters))].map((name) => [name, z.string().optional()])),
+    grant_type: requiredParam().openapi({ enum: [...grants.keys()] }),
+    ...ClientForm,
+    ...Object.fromEntries([...new Set([...grants.values()].flatMap((grant) => grant.parameters))].map((name) => [name, formParam()])),
   })
   .openapi('TokenRequest');
-const TokenHintForm = z.object({ token: z.string(), token_type_hint: z.string().optional(), client_id: z.string().optional(), client_secret: z.string().optional() }).openapi('TokenHintRequest');
+// `token` is required (RFC 7662 2.1, RFC 7009 2.1), and checked after the client is authenticated.
+const TokenHintForm = z.object({ token: formParam(), token_type_hint: formParam(), ...ClientForm }).openapi('TokenHintRequest');
+const UserinfoForm = z.object({ access_token: formParam() }).openapi('UserinfoRequest');
 
-function document(app: ReturnType<typeof router>, method: 'get' | 'post', path: string, summary: string, form?: z.ZodType) {
-  app.openAPIRegistry.registerPath({
+type Router = ReturnType<typeof router>;
+
+function oauthRoute(app: Router, method: 'get' | 'post', path: string, summary: string, form: z.ZodObject | undefined, handler: (c: Context<Env>) => Promise<Response>) {
+  const route = createRoute({
     method,
     path,
     tags: ['OAuth 2.0 / OpenID Connect'],
     summary,
-    ...(form && { request: { body: { content: { 'application/x-www-form-urlencoded': { schema: form } } } } }),
+    ...(form && { request: { body: formBody(form) } }),
     responses: { 200: { description: 'Success (JSON)' }, default: { description: 'OAuth error {error, error_description}' } },
   });
+  openapiRoute(app, route, handler, { hook: oauthInput, body: path === '/userinfo' ? { ...OAUTH_FORM, accept: ['form', 'none'] } : OAUTH_FORM });
+}
+
+async function clientRequest(c: Context<Env>): Promise<ClientRequest> {
+  const params = (c.req as unknown as { valid(target: 'form'): Record<string, string> }).valid('form');
+  return { params, authorization: c.req.header('authorization'), context: loginContextOf(c) };
 }
 
 export const discoveryRoutes = defineRoutes('server/routes/oauth.ts', (app) => {
-  document(app, 'get', '/openid-configuration', 'OpenID Provider metadata');
-  app.get('/openid-configuration', (c) => c.json(discoveryDocument(c.get('deps'))));
-
-  const jwks = within('/.well-known', JWKS_PATH);
-  document(app, 'get', jwks, 'Public signing keys (JWK Set)');
-  app.get(jwks, async (c) => c.json({ keys: await c.get('deps').keys.publicJwks() }));
+  oauthRoute(app, 'get', '/openid-configuration', 'OpenID Provider metadata', undefined, async (c) => c.json(discoveryDocument(c.get('deps'))));
+  oauthRoute(app, 'get', within('/.well-known', JWKS_PATH), 'Public signing keys (JWK Set)', undefined, async (c) => c.json({ keys: await c.get('deps').keys.publicJwks() }));
 });
 
 export const tokenEndpointRoutes = defineRoutes('server/routes/oauth.ts', (app) => {
-  document(app, 'post', '/token', 'Token endpoint (RFC 6749 3.2)', TokenForm);
-  app.post('/token', async (c) => c.json(await requestToken(c.get('deps'), await clientRequest(c))));
+  oauthRoute(app, 'post', '/token', 'Token endpoint (RFC 6749 3.2)', TokenForm, async (c) => c.json(await requestToken(c.get('deps'), await clientRequest(c))));
 
-  document(app, 'get', '/userinfo', 'Claims of the signed-in user (Bearer token)');
-  app.get('/userinfo', async (c) => c.json(await findUserinfo(c.get('deps'), bearerOf(c))));
-  document(app, 'post', '/userinfo', 'Claims of the signed-in user (Bearer token or access_token form field)');
-  app.post('/userinfo', async (c) => {
-    const fromForm = bearerOf(c) === undefined && /^application\/x-www-form-urlencoded\b/i.test(c.req.header('content-type') ?? '');
-    return c.json(await findUserinfo(c.get('deps'), fromForm ? (await formParams(c)).access_token : bearerOf(c)));
-  });
+  oauthRoute(app, 'get', '/userinfo', 'Claims of the signed-in user (Bearer token)', undefined, async (c) => c.json(await findUserinfo(c.get('deps'), bearerOf(c))));
+  // RFC 6750 2.2: the token in the form only when it is not in the Authorization header.
+  oauthRoute(app, 'post', '/userinfo', 'Claims of the signed-in user (Bearer token or access_token form field)', UserinfoForm, async (c) =>
+    c.json(await findUserinfo(c.get('deps'), bearerOf(c) ?? (await clientRequest(c)).params.access_token)),
+  );
 
-  document(app, 'post', '/introspect', 'Token introspection (RFC 7662)', TokenHintForm);
-  app.post('/introspect', async (c) => {
+  oauthRoute(app, 'post', '/introspect', 'Token introspection (RFC 7662)', TokenHintForm, async (c) => {
     const request = await clientRequest(c);
     const client = await authenticateRequestClient(c.get('deps'), request);
     return c.json(await introspectToken(c.get('deps'), client, request.params));
   });
 
-  document(app, 'post', '/revocation', 'Token revocation (RFC 7009)', TokenHintForm);
-  app.post('/revocation', async (c) => {
+  oauthRoute(app, 'post', '/revocation', 'Token revocation (RFC 7009)', TokenHintForm, async (c) => {
     const request = await clientRequest(c);
     const client = await authenticateRequestClient(c.get('deps'), request);
     await revokeToken(c.get('deps'), client, request.params);

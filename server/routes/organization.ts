@@ -7,7 +7,7 @@ import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { Env } from '../env.js';
 import { defineRoutes } from '../route-table.js';
-import { jsonOrForm, bodyOf, responses } from '../openapi.js';
+import { jsonOrForm, openapiRoute, responses } from '../openapi.js';
 import { ok } from '../envelope.js';
 import { adminUserView, appDataOf, applicationView, organizationView } from '../views.js';
 import { CreateApp } from '../../src/management/schemas.js';
@@ -28,7 +28,7 @@ export async function adminEntity(c: Context<Env>, user: AdminUser) {
 }
 
 export const organizationRoutes = defineRoutes('server/routes/organization.ts', (app) => {
-  app.openapi(
+  openapiRoute(app, 
     createRoute({ method: 'get', path: '/', tags: [tag], summary: 'Get an organization', request: { params: OrgParams }, responses: responses('Organization') }),
     async (c) => {
       const org = c.get('organization');
@@ -38,7 +38,7 @@ export const organizationRoutes = defineRoutes('server/routes/organization.ts', 
     },
   );
 
-  app.openapi(
+  openapiRoute(app, 
     createRoute({ method: 'get', path: '/apps', tags: [tag], summary: 'List the applications of an organization', request: { params: OrgParams }, responses: responses('AppData') }),
     async (c) => {
       const org = c.get('organization');
@@ -47,11 +47,11 @@ export const organizationRoutes = defineRoutes('server/routes/organization.ts', 
     },
   );
 
-  app.openapi(
+  openapiRoute(app, 
     createRoute({ method: 'post', path: '/apps', tags: [tag], summary: 'Create an application', request: { params: OrgParams, body: jsonOrForm(CreateApp, 'CreateApp (name)') }, responses: responses('AppData') }),
     async (c) => {
       const org = c.get('organization');
-      const { name } = bodyOf(c, CreateApp);
+      const { name } = c.req.valid('json');
       const created = await createApplication(c.get('deps'), org, name, actorOf(c.get('principal')));
       return ok(c, { action: 'new application', entities: [applicationView(org, created)], organization: org, application: created, extra: { data: appDataOf(org, [created]) } });
     },
@@ -65,7 +65,7 @@ export const organizationRoutes = defineRoutes('server/routes/organization.ts', 
     scope: (c) => ({ organization: c.get('organization') }),
   });
 
-  app.openapi(
+  openapiRoute(app, 
     createRoute({ method: 'get', path: '/users', tags: [tag], summary: 'List the admin users of an organization', request: { params: OrgParams }, responses: responses('User') }),
     async (c) => {
       const org = c.get('organization');
@@ -74,7 +74,7 @@ export const organizationRoutes = defineRoutes('server/routes/organization.ts', 
     },
   );
 
-  app.openapi(
+  openapiRoute(app, 
     createRoute({ method: 'put', path: '/users/{userId}', tags: [tag], summary: 'Add an existing admin user to an organization', request: { params: OrgUserParams }, responses: responses('User') }),
     async (c) => {
       const org = c.get('organization');
@@ -84,7 +84,7 @@ export const organizationRoutes = defineRoutes('server/routes/organization.ts', 
     },
   );
 
-  app.openapi(
+  openapiRoute(app, 
     createRoute({ method: 'delete', path: '/users/{userId}', tags: [tag], summary: 'Remove an admin user from an organization', request: { params: OrgUserParams }, responses: responses('User') }),
     async (c) => {
       const org = c.get('organization');
@@ -94,7 +94,7 @@ export const organizationRoutes = defineRoutes('server/routes/organization.ts', 
     },
   );
 
-  app.openapi(
+  openapiRoute(app, 
     createRoute({ method: 'get', path: '/feed', tags: [tag], summary: 'What happened in an organization, newest first', request: { params: OrgParams, query: FeedQuery }, responses: responses('ActivityFeed') }),
     async (c) => {
       const org = c.get('organization');

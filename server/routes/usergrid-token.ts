@@ -6,7 +6,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { Env } from '../env.js';
-import { jsonOrForm, bodyOf } from '../openapi.js';
+import { jsonOrForm, openapiRoute } from '../openapi.js';
 import { defineRoutes } from '../route-table.js';
 import { loginContextOf } from '../client-address.js';
 import { noStore } from '../middleware/no-store.js';
@@ -49,16 +49,16 @@ async function answer(c: Context<Env>, result: UsergridTokenResult) {
 
 export const managementTokenRoutes = defineRoutes('server/routes/usergrid-token.ts', (app) => {
   app.use('/token', noStore());
-  app.openapi(
+  openapiRoute(app, 
     createRoute({ method: 'post', path: '/token', tags: ['Tokens'], summary: 'Usergrid-style admin or organization token', request: { body: jsonOrForm(UsergridTokenRequest, 'grant_type password (username, password) or client_credentials (client_id, client_secret)') }, responses }),
-    async (c) => answer(c, await issueManagementToken(c.get('deps'), bodyOf(c, UsergridTokenRequest), loginContextOf(c))),
+    async (c) => answer(c, await issueManagementToken(c.get('deps'), c.req.valid('json'), loginContextOf(c))),
   );
 });
 
 /** The application's area has found the application (server/access.ts `application`). */
 export const applicationTokenRoutes = defineRoutes('server/routes/usergrid-token.ts', (app) => {
   app.use('/token', noStore());
-  app.openapi(
+  openapiRoute(app, 
     createRoute({
       method: 'post',
       path: '/token',
@@ -67,6 +67,6 @@ export const applicationTokenRoutes = defineRoutes('server/routes/usergrid-token
       request: { params: z.object({ orgId: z.string(), appId: z.string() }), body: jsonOrForm(UsergridTokenRequest, 'grant_type password or client_credentials') },
       responses,
     }),
-    async (c) => answer(c, await issueApplicationToken(c.get('deps'), c.get('appScope').app, bodyOf(c, UsergridTokenRequest), loginContextOf(c))),
+    async (c) => answer(c, await issueApplicationToken(c.get('deps'), c.get('appScope').app, c.req.valid('json'), loginContextOf(c))),
   );
 });

@@ -83,6 +83,15 @@ describe('/connect/endsession', () => {
     expect(await response.text()).toContain('data-error="bad_logout_request"');
   });
 
+  it('a parameter sent twice is shown on the error page', async () => {
+    const response = await new Browser(fixture.url).get('/connect/endsession?state=a&state=b');
+    expect(response.status).toBe(400);
+    expect(response.headers.get('location')).toBeNull();
+    const page = await response.text();
+    expect(page).toContain('data-error="bad_logout_request"');
+    expect(page).toContain('state: was sent more than once');
+  });
+
   it('the confirming POST needs the CSRF token', async () => {
     const { browser, idToken } = await signIn();
     const html = await (await browser.get(`/connect/endsession?id_token_hint=${idToken}`)).text();

@@ -65,6 +65,9 @@ const CASES: Case[] = [
   { name: 'a receipt in its collection', method: 'POST', path: '/receipt', json: { sent: 1 }, status: 405, error: 'method_not_allowed' },
   { name: 'event without timestamp', method: 'POST', path: '/events', json: { category: 'x' }, status: 400, error: 'illegal_argument' },
   { name: 'a user deleting a dog', method: 'DELETE', path: '/dogs/rex', asUser: true, status: 403, error: 'forbidden' },
+  // Query parameters are validated before the handler runs: each at most once.
+  { name: 'a limit sent twice', method: 'GET', path: '/dogs?limit=1&limit=2', status: 400, error: 'illegal_argument' },
+  { name: 'a bulk delete whose ql is sent twice', method: 'DELETE', path: `/dogs?ql=${encodeURIComponent("name = 'rex'")}&ql=x`, status: 400, error: 'illegal_argument' },
 ];
 
 describe('bad input', () => {

@@ -1,14 +1,14 @@
 /**
  * Declares the routes of an application's area (data and push): the handler on each spelling of
- * its path, and its description in /openapi.json. These routes read their parameters with
- * `c.req.param()` because their bodies are free-form JSON; the declaration still documents every
- * path and method, with the area's `{orgId}` and `{appId}`.
+ * its path, and its description in /openapi.json, with the area's `{orgId}` and `{appId}`, the
+ * query it reads and its free-form JSON body.
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { Env } from '../../env.js';
 import type { router } from '../../openapi.js';
 import { responses } from '../../openapi.js';
+import { formParam } from '../../request-input.js';
 import { MethodNotAllowed } from '../../../src/errors.js';
 
 export type Method = 'get' | 'post' | 'put' | 'delete';
@@ -33,25 +33,55 @@ export function honoPaths(path: string): string[] {
   return paths;
 }
 
-/** Documents a route of the application's area in /openapi.json. */
-export function document(app: Router, method: Method, path: string, summary: string, options: { tag?: string; model?: string } = {}): void {
-  const names = ['orgId', 'appId', ...[...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1])];
-  app.openAPIRegistry.registerPath(
-    createRoute({
-      method,
-      path,
-      tags: [options.tag ?? 'Data'],
-      summary,
-      request: { params: z.object(Object.fromEntries(names.map((name) => [name, z.string()]))) },
-      responses: responses(options.model ?? 'Entity'),
-    }),
-  );
+/** The query of a list: which entities, how many, and where the previous page ended (docs/api.md#queries-and-paging). */
+export const FindQuery = z.object({
+  ql: formParam().openapi({ description: "a query, e.g. select * where name = 'rex' order by created desc" }),
+  queryStatement: formParam().openapi({ description: 'another name for ql' }),
+  limit: formParam().openapi({ description: 'at most this many entities: 1 to 1000, 10 by default' }),
+  cursor: formParam().openapi({ description: 'the cursor of the previous page' }),
+});
+
+/** Entity bodies are free-form: one object, or an array of them to create several. */
+const EntityBody = z.union([z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown()))]).openapi('EntityBody');
+
+export interface RouteOptions {
+  tag?: string;
+  model?: string;
+  /** The query parameters the route reads, validated before the handler. */
+  query?: z.ZodObject;
+  /** The route reads a body: documented as EntityBody, read by the handler (request.ts `readEntityBody`). */
+  body?: boolean;
 }
 
-/** Declares and documents one route. */
-export function define(app: Router, method: Method, path: string, summary: string, handler: Handler, options: { tag?: string } = {}): void {
+function describe(method: Method, path: string, summary: string, options: RouteOptions) {
+  const names = ['orgId', 'appId', ...[...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1])];
+  return createRoute({
+    method,
+    path,
+    tags: [options.tag ?? 'Data'],
+    summary,
+    request: {
+      params: z.object(Object.fromEntries(names.map((name) => [name, z.string()]))),
+      ...(options.query && { query: options.query }),
+      ...(options.body && { body: { description: 'JSON (also sent as text/plain), or a form', content: { 'application/json': { schema: EntityBody } } } }),
+    },
+    responses: responses(options.model ?? 'Entity'),
+  });
+}
+
+/** Documents a route of the application's area in /openapi.json. */
+export function document(app: Router, method: Method, path: string, summary: string, options: RouteOptions = {}): void {
+  app.openAPIRegistry.registerPath(describe(method, path, summary, options));
+}
+
+/**
+ * Declares and documents one route, on each spelling of its path, with its query validated (the
+ * path parameters are any text, and the body is the handler's to read, after the access checks).
+ */
+export function define(app: Router, method: Method, path: string, summary: string, handler: Handler, options: RouteOptions = {}): void {
   document(app, method, path, summary, options);
-  app.on(method.toUpperCase(), honoPaths(path), handler);
+  const request = options.query && { query: options.query };
+  for (const pattern of honoPaths(path)) app.openapi({ ...describe(method, pattern, summary, {}), hide: true, request }, handler as never);
 }
 
 /** Every other method on `path` is 405 with `Allow` naming the ones that exist. */

@@ -6,8 +6,8 @@ import type { Context } from 'hono';
 import type { Env } from '../../env.js';
 import { ok } from '../../envelope.js';
 import { defineRoutes } from '../../route-table.js';
-import { define, otherMethodsNotAllowed } from './define.js';
-import { addressedEntity, dataLocation, describedResponse, entitiesResponse, findOptions, modelMembers, pageResponse, readBody } from './request.js';
+import { define, FindQuery, otherMethodsNotAllowed } from './define.js';
+import { addressedEntity, dataLocation, describedResponse, entitiesResponse, findOptions, modelMembers, pageResponse, readEntityBody } from './request.js';
 import { applicationEntityView, entityView } from './views.js';
 import { collectionForWrite, listCollections, requireCollection } from '../../../src/data/collections.js';
 import { createEntities, deleteEntitiesIn, deleteEntity, describeCreated, describeEntities, entityBodies, updateEntity, updateEntityIn, type CollectionRef, type EntityRow } from '../../../src/data/entities.js';
@@ -42,7 +42,7 @@ async function postEntities(c: Context<Env>) {
   const { app } = scope(c);
   const collection = await collectionForWrite(c.get('deps').db, app.uuid, c.req.param('collection') ?? '');
   const create = CREATORS.get(collection.name) ?? createEntities;
-  const rows = await create(c.get('deps'), app.uuid, collection, await readBody(c), c.get('principal'));
+  const rows = await create(c.get('deps'), app.uuid, collection, await readEntityBody(c), c.get('principal'));
   if (collection.name === 'users') {
     for (const row of rows) {
       if (row.properties.activated === false) await sendActivationLink(c.get('deps'), { type: 'app_user', uuid: row.uuid, appUuid: app.uuid });
@@ -59,7 +59,7 @@ async function changeMatches(c: Context<Env>, change: (rows: EntityRow[], body: 
   const deps = c.get('deps');
   const { app } = scope(c);
   const collection = await requireCollection(deps.db, app.uuid, c.req.param('collection') ?? '');
-  const body = c.req.method === 'PUT' ? await readBody(c) : undefined;
+  const body = c.req.method === 'PUT' ? await readEntityBody(c) : undefined;
   const rows = await deps.db.transaction(async (tx) => {
     const { rows: matched } = await findEntities(tx, app.uuid, { kind: 'collection', collection: collection.name }, findOptions(c));
     return change(matched, body);
@@ -77,8 +77,8 @@ export const entityRoutes = defineRoutes('server/routes/data/entities.ts', (app)
   define(app, 'get', COLLECTION, 'Query a collection (ql or queryStatement, limit, cursor)', async (c) => {
     const collection = await requireCollection(c.get('deps').db, scope(c).app.uuid, c.req.param('collection') ?? '');
     return pageResponse(c, 'get', await findEntities(c.get('deps').db, scope(c).app.uuid, { kind: 'collection', collection: collection.name }, findOptions(c)), collection.name);
-  });
-  define(app, 'post', COLLECTION, 'Create one entity or an array of them (creates the collection)', postEntities);
+  }, { query: FindQuery });
+  define(app, 'post', COLLECTION, 'Create one entity or an array of them (creates the collection)', postEntities, { body: true });
   define(app, 'put', COLLECTION, 'Update every entity a query matches', async (c) =>
     changeMatches(c, async (rows, body) => {
       const [properties] = entityBodies(body);
@@ -87,12 +87,14 @@ export const entityRoutes = defineRoutes('server/routes/data/entities.ts', (app)
       for (const row of rows) updated.push(await updateEntityIn(c.get('deps').db, row, properties, now));
       return updated;
     }),
+    { query: FindQuery, body: true },
   );
   define(app, 'delete', COLLECTION, 'Delete every entity a query matches (up to limit)', async (c) =>
     changeMatches(c, async (rows) => {
       await deleteEntitiesIn(c.get('deps').db, rows);
       return rows;
     }),
+    { query: FindQuery },
   );
   otherMethodsNotAllowed(app, COLLECTION, ['get', 'post', 'put', 'delete']);
 
@@ -101,9 +103,9 @@ export const entityRoutes = defineRoutes('server/routes/data/entities.ts', (app)
   );
   define(app, 'put', ENTITY, 'Merge properties into an entity (a device PUT to its uuid registers it)', async (c) => {
     const [collection, id] = [c.req.param('collection') ?? '', c.req.param('entityId') ?? ''];
-    if (collection.toLowerCase() === 'devices' && isUuid(id)) return entitiesResponse(c, 'put', [await putDevice(c.get('deps'), scope(c).app.uuid, id, await readBody(c))]);
-    return entitiesResponse(c, 'put', [await updateEntity(c.get('deps'), await addressedEntity(c, collection, id), await readBody(c))]);
-  });
+    if (collection.toLowerCase() === 'devices' && isUuid(id)) return entitiesResponse(c, 'put', [await putDevice(c.get('deps'), scope(c).app.uuid, id, await readEntityBody(c))]);
+    return entitiesResponse(c, 'put', [await updateEntity(c.get('deps'), await addressedEntity(c, collection, id), await readEntityBody(c))]);
+  }, { body: true });
   define(app, 'delete', ENTITY, 'Delete an entity and its connections', async (c) => {
     const row = await addressedEntity(c, c.req.param('collection') ?? '', c.req.param('entityId') ?? '');
     await deleteEntity(c.get('deps'), row);

@@ -7,8 +7,10 @@ import type { Context } from 'hono';
 import type { Env } from '../../env.js';
 import { ok } from '../../envelope.js';
 import { defineRoutes } from '../../route-table.js';
-import { define, otherMethodsNotAllowed, type Handler } from './define.js';
-import { addressedEntity, authorizeWithoutMe, dataLocation, entitiesResponse, findOptions, modelMembers, pageResponse, readBody, relatedEntity } from './request.js';
+import { define, FindQuery, otherMethodsNotAllowed, type Handler } from './define.js';
+import { formParam } from '../../request-input.js';
+import { z } from '@hono/zod-openapi';
+import { addressedEntity, authorizeWithoutMe, dataLocation, entitiesResponse, findOptions, modelMembers, pageResponse, readEntityBody, relatedEntity } from './request.js';
 import { entityView } from './views.js';
 import { MethodNotAllowed, EntityNotFound } from '../../../src/errors.js';
 import { isApplicationAdmin } from '../../../src/access/policy.js';
@@ -27,6 +29,9 @@ const RELATED = `${RELATION}/{entityId2}`;
 const RELATED_TYPED = `${RELATION}/{type}/{entityId2}`;
 
 const param = (c: Context<Env>, name: string) => c.req.param(name) ?? '';
+
+/** The permission a DELETE on …/permissions revokes, by either of its names. */
+const PermissionQuery = z.object({ permission: formParam().openapi({ description: 'e.g. get,put:/users/me' }), grant_url_pattern: formParam().openapi({ description: 'another name for permission' }) });
 const subject = (c: Context<Env>) => addressedEntity(c, param(c, 'collection'), param(c, 'entityId'));
 
 async function permissionsResponse(c: Context<Env>, row: EntityRow, rules: string[]) {
@@ -37,7 +42,7 @@ async function permissionsResponse(c: Context<Env>, row: EntityRow, rules: strin
 /** ResetPW: the old password must match unless an administrator of the application calls. */
 async function setPassword(c: Context<Env>) {
   const user = await subject(c);
-  const body = (await readBody(c)) as Record<string, unknown>;
+  const body = (await readEntityBody(c)) as Record<string, unknown>;
   const old = body.oldpassword ?? body.password;
   const trusted = await isApplicationAdmin(c.get('deps'), c.get('principal'), c.get('appScope').app);
   await changeUserPassword(c.get('deps'), user, { oldPassword: typeof old === 'string' ? old : undefined, newPassword: body.newpassword }, trusted);
@@ -51,12 +56,12 @@ const POSTS: ReadonlyMap<string, Handler> = new Map<string, Handler>([
     async (c) => {
       const row = await subject(c);
       await authorizeWithoutMe(c, 'post', `/${row.collection}/${row.uuid}/permissions`);
-      return permissionsResponse(c, row, await addPermission(c.get('deps'), row, await readBody(c)));
+      return permissionsResponse(c, row, await addPermission(c.get('deps'), row, await readEntityBody(c)));
     },
   ]),
   ...['users', 'groups'].map((collection): [string, Handler] => [
     `${collection}/activities`,
-    async (c) => entitiesResponse(c, 'post', [await createActivity(c.get('deps'), await subject(c), await readBody(c))]),
+    async (c) => entitiesResponse(c, 'post', [await createActivity(c.get('deps'), await subject(c), await readEntityBody(c))]),
   ]),
   ['users/password', setPassword],
 ]);
@@ -71,7 +76,7 @@ async function createConnected(c: Context<Env>) {
   const source = await subject(c);
   const view = relationView(source.collection, param(c, 'relation'));
   if (view.direction === 'in') throw MethodNotAllowed(`create the entity, then POST …/${view.relation}/{id} to connect it`, { headers: { Allow: 'GET' } });
-  const items = entityBodies(await readBody(c));
+  const items = entityBodies(await readEntityBody(c));
   const rows = await deps.db.transaction(async (tx) => {
     const now = deps.now();
     const collection = await collectionForWrite(tx, appScope.app.uuid, view.collection ?? view.relation);
@@ -114,22 +119,23 @@ export const relationRoutes = defineRoutes('server/routes/data/relations.ts', (a
     if (relation === 'permissions' && PERMISSION_HOLDERS.has(entity.collection)) return permissionsResponse(c, entity, listPermissions(entity));
     const page = await findEntities(c.get('deps').db, entity.appUuid, { kind: 'related', uuid: entity.uuid, view: relationView(entity.collection, relation) }, findOptions(c));
     return pageResponse(c, 'get', page);
-  });
+  }, { query: FindQuery });
   define(app, 'post', RELATION, 'Add an activity, a permission, a password, or a new connected entity', async (c) => {
     const handler = POSTS.get(`${(await subject(c)).collection}/${param(c, 'relation')}`) ?? createConnected;
     return handler(c);
-  });
+  }, { body: true });
   define(app, 'delete', RELATION, 'Remove a permission (?permission= or ?grant_url_pattern=)', async (c) => {
     const row = await subject(c);
     if (param(c, 'relation') !== 'permissions' || !PERMISSION_HOLDERS.has(row.collection)) throw MethodNotAllowed('only …/permissions can be deleted here', { headers: { Allow: 'GET, POST' } });
     await authorizeWithoutMe(c, 'delete', `/${row.collection}/${row.uuid}/permissions`);
-    return permissionsResponse(c, row, await removePermission(c.get('deps'), row, c.req.query('permission') ?? c.req.query('grant_url_pattern')));
-  });
+    const query = (c.req as unknown as { valid(target: 'query'): z.infer<typeof PermissionQuery> }).valid('query');
+    return permissionsResponse(c, row, await removePermission(c.get('deps'), row, query.permission ?? query.grant_url_pattern));
+  }, { query: PermissionQuery });
   define(app, 'put', RELATION, "Set a user's password (…/users/{userId}/password)", async (c) => {
     const handler = PUTS.get(`${(await subject(c)).collection}/${param(c, 'relation')}`);
     if (handler === undefined) throw MethodNotAllowed('only …/users/{userId}/password takes PUT here', { headers: { Allow: 'GET, POST, DELETE' } });
     return handler(c);
-  });
+  }, { body: true });
   otherMethodsNotAllowed(app, RELATION, ['get', 'post', 'put', 'delete']);
 
   define(app, 'get', RELATED, 'A connected entity, or the entities connecting through a relation (…/connecting/{relation})', async (c) => {
@@ -137,7 +143,7 @@ export const relationRoutes = defineRoutes('server/routes/data/relations.ts', (a
     const entity = await subject(c);
     const view: RelationView = { direction: 'in', relation: param(c, 'entityId2') };
     return pageResponse(c, 'get', await findEntities(c.get('deps').db, entity.appUuid, { kind: 'related', uuid: entity.uuid, view }, findOptions(c)));
-  });
+  }, { query: FindQuery });
   define(app, 'post', RELATED, 'Connect two entities', connectionHandler('post'));
   define(app, 'delete', RELATED, 'Disconnect two entities', connectionHandler('delete'));
   otherMethodsNotAllowed(app, RELATED, ['get', 'post', 'delete']);

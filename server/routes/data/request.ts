@@ -4,9 +4,12 @@
  * envelope around them.
  */
 import type { Context } from 'hono';
+import type { z } from '@hono/zod-openapi';
+import type { FindQuery } from './define.js';
 import type { Env } from '../../env.js';
 import { ok, urlOf } from '../../envelope.js';
-import { InvalidJson, UnsupportedMediaType, EntityNotFound } from '../../../src/errors.js';
+import { UnsupportedMediaType, EntityNotFound } from '../../../src/errors.js';
+import { readBody, SECRET_PARAMS, type BodyRule } from '../../request-input.js';
 import { isUuid } from '../../../src/ids.js';
 import { authorizeAppRequest } from '../../../src/access/app-access.js';
 import type { Verb } from '../../../src/access/permissions.js';
@@ -51,25 +54,20 @@ export function callerUuid(c: Context<Env>): string | undefined {
   return principal.kind === 'app-user' ? principal.userUuid : undefined;
 }
 
-/** The JSON (or form) body. @throws 400 `json_parse`, 415 for other content types. */
-export async function readBody(c: Context<Env>): Promise<unknown> {
-  const type = c.req.header('content-type') ?? '';
-  const text = await c.req.text();
-  if (/^application\/x-www-form-urlencoded/i.test(type)) return Object.fromEntries(new URLSearchParams(text));
-  if (type !== '' && !/^application\/([a-z.-]+\+)?json/i.test(type) && !/^text\/plain/i.test(type)) {
-    throw UnsupportedMediaType('the request body must be application/json');
-  }
-  if (text.trim() === '') return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw InvalidJson('the request body is not valid JSON');
-  }
+/**
+ * Entity bodies are free-form JSON; Usergrid's SDKs and curl also send them as text/plain, with
+ * no type, or as a form. @throws 400 `json_parse`, 415 for other content types.
+ */
+const ENTITY_BODY: BodyRule = { accept: ['json', 'text', 'none', 'form'], refuse: () => UnsupportedMediaType('the request body must be application/json') };
+
+export function readEntityBody(c: Context<Env>): Promise<unknown> {
+  return readBody(c, ENTITY_BODY);
 }
 
-/** `ql` (or its other name, `queryStatement`), `limit` and `cursor`. */
+/** `ql` (or its other name, `queryStatement`), `limit` and `cursor`, as the route validated them (define.ts FindQuery). */
 export function findOptions(c: Context<Env>): FindOptions {
-  return { ql: c.req.query('ql') ?? c.req.query('queryStatement'), limit: c.req.query('limit'), cursor: c.req.query('cursor') };
+  const query = (c.req as unknown as { valid(target: 'query'): z.infer<typeof FindQuery> }).valid('query');
+  return { ql: query.ql ?? query.queryStatement, limit: query.limit, cursor: query.cursor };
 }
 
 /** The entity at `/{collection}/{id}`: uuid or name; for users also email and `me`. */
@@ -129,7 +127,7 @@ export function modelMembers(c: Context<Env>, entity: unknown): Record<string, u
   return {
     applicationId: c.get('appScope').app.uuid,
     url: `${url.origin}${url.pathname}`,
-    parameters: Object.fromEntries([...url.searchParams].filter(([name]) => !/secret|token|password/i.test(name))),
+    parameters: Object.fromEntries([...url.searchParams].filter(([name]) => !SECRET_PARAMS.has(name))),
     entity,
   };
 }

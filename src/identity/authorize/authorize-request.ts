@@ -86,6 +86,24 @@ export class RedirectedError extends Error {
   }
 }
 
+/** What an authorization request is read from (RFC 6749 4.1.1, OpenID Connect Core 3.1.2.1, RFC 7636 4.3). */
+export const AUTHORIZE_PARAMETERS: readonly string[] = [
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'scope',
+  'state',
+  'response_mode',
+  'nonce',
+  'prompt',
+  'max_age',
+  'acr_values',
+  'code_challenge',
+  'code_challenge_method',
+  'login_hint',
+  'ui_locales',
+];
+
 /** RFC 6749 3.1: a parameter sent more than once is an error; absent and empty are the same. */
 function single(params: URLSearchParams, name: string): string | undefined {
   const values = params.getAll(name);

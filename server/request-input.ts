@@ -1,0 +1,123 @@
+/**
+ * What a request brings, read one way for every route: its body (JSON or a form, told apart by
+ * one content-type rule, `bodyFormatOf`), its query, and the names of the parameters that carry
+ * secrets and are never shown back. Routes validate what this reads with zod (server/openapi.ts
+ * `openapiRoute`), so /openapi.json describes exactly what is checked.
+ */
+import { z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { Env } from './env.js';
+import { InvalidJson, UnsupportedMediaType, type AppError } from '../src/errors.js';
+
+/**
+ * Parameters whose values are secrets: answers that show a request's parameters back (the
+ * envelope's `params`, the `parameters` of the Event, Role and Permission models) leave them out.
+ */
+export const SECRET_PARAMS: ReadonlySet<string> = new Set([
+  'access_token',
+  'refresh_token',
+  'id_token_hint',
+  'subject_token',
+  'actor_token',
+  'token',
+  'code_verifier',
+  'client_secret',
+  'client_assertion',
+  'password',
+  'oldpassword',
+  'newpassword',
+  'newpassword2',
+  'captcha_response',
+  'csrf_token',
+]);
+
+/** What a body is, by its Content-Type: `text` (text/plain) and `none` are told apart for the data API. */
+export type BodyFormat = 'json' | 'form' | 'multipart' | 'text' | 'none' | 'other';
+
+/**
+ * The one content-type rule, for a request's Content-Type and for the media types a route
+ * declares alike: the media type without its parameters; JSON includes `+json` (RFC 6839 3.1).
+ */
+export function formatOfMediaType(contentType: string | undefined): BodyFormat {
+  const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  if (type === '') return 'none';
+  if (type === 'application/json' || /^application\/[\w.-]+\+json$/.test(type)) return 'json';
+  if (type === 'application/x-www-form-urlencoded') return 'form';
+  if (type === 'multipart/form-data') return 'multipart';
+  if (type === 'text/plain') return 'text';
+  return 'other';
+}
+
+export function bodyFormatOf(c: Context<Env>): BodyFormat {
+  return formatOfMediaType(c.req.header('content-type'));
+}
+
+/** What a route reads: the formats it takes, and the refusal of any other. */
+export interface BodyRule {
+  readonly accept: readonly BodyFormat[];
+  readonly refuse?: () => AppError;
+}
+
+/** The pages' forms (sign-in, consent, logout, and a client's form-posted request): a form only. */
+export const PAGE_FORM: BodyRule = { accept: ['form'], refuse: () => UnsupportedMediaType('send the form as application/x-www-form-urlencoded') };
+
+/** A form value: each parameter a string, or the list of its values when it was sent more than once. */
+export type FormValue = Record<string, string | string[]>;
+
+function formValue(entries: Iterable<[string, FormDataEntryValue]>): FormValue {
+  const form: FormValue = Object.create(null);
+  for (const [name, value] of entries) {
+    if (typeof value !== 'string') continue;
+    const seen = form[name];
+    form[name] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
+  }
+  return form;
+}
+
+/**
+ * The body as a value: a form as a FormValue, anything else read as JSON (a blank body is `{}`).
+ * @throws 400 `json_parse` for JSON that does not parse; the rule's refusal (else 415) for a
+ * format it does not take.
+ */
+export async function readBody(c: Context<Env>, rule: BodyRule): Promise<unknown> {
+  const format = bodyFormatOf(c);
+  if (!rule.accept.includes(format)) {
+    throw rule.refuse?.() ?? UnsupportedMediaType('the request body must be application/json or application/x-www-form-urlencoded');
+  }
+  if (format === 'form') return formValue(new URLSearchParams(await c.req.text()));
+  if (format === 'multipart') return formValue(await c.req.formData());
+  const text = await c.req.text();
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw InvalidJson('the request body is not valid JSON');
+  }
+}
+
+/** The query exactly as sent, `?` included, for a URL that must be rebuilt unchanged. */
+export function rawQuery(c: Context<Env>): string {
+  const at = c.req.url.indexOf('?');
+  return at === -1 ? '' : c.req.url.slice(at);
+}
+
+/** A query or form value as URLSearchParams again, for the code that reads parameters by name (the OAuth core). */
+export function paramsOf(value: Record<string, unknown>): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const [name, values] of Object.entries(value)) {
+    for (const one of Array.isArray(values) ? values : [values]) if (typeof one === 'string') params.append(name, one);
+  }
+  return params;
+}
+
+/**
+ * One parameter of a form or a query: a string, at most once (RFC 6749 3.1: a repeated
+ * parameter is read as the list of its values, which this refuses).
+ */
+export function requiredParam() {
+  return z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'was sent more than once') });
+}
+
+export function formParam() {
+  return requiredParam().optional();
+}
