@@ -43,8 +43,15 @@ const { privateKey } = await generateKeyPair('ES256');
 const expected = Buffer.from(`${clientId}:${clientSecret}`);
 app.post('/connect/token', async (c) => {
   const form = new URLSearchParams(await c.req.text());
-  const given = Buffer.from(Buffer.from((c.req.header('authorization') ?? '').replace(/^Basic /, ''), 'base64').toString().split(':').map(decodeURIComponent).join(':'));
-  if (form.get('grant_type') !== 'client_credentials' || given.length !== expected.length || !timingSafeEqual(given, expected)) return c.json({ error: 'invalid_client' }, 401);
+  const given = Buffer.from(
+    Buffer.from((c.req.header('authorization') ?? '').replace(/^Basic /, ''), 'base64')
+      .toString()
+      .split(':')
+      .map(decodeURIComponent)
+      .join(':'),
+  );
+  if (form.get('grant_type') !== 'client_credentials' || given.length !== expected.length || !timingSafeEqual(given, expected))
+    return c.json({ error: 'invalid_client' }, 401);
   const accessToken = await new SignJWT({ client_id: clientId, scope: form.get('scope') ?? 'api', jti: randomUUID() })
     .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'k' })
     .setIssuer('http://127.0.0.1')

@@ -45,7 +45,10 @@ async function startApns() {
 function startIdp(db, env) {
   // BENCH_NODE_ARGS: Node flags for the server, as in bench/run.js (a profile).
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, BIN, 'serve', '--port', '0', '--db', db, '--log-level', 'warn'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeArgs, BIN, 'serve', '--port', '0', '--db', db, '--log-level', 'warn'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk) => {
@@ -58,7 +61,11 @@ function startIdp(db, env) {
 }
 
 async function call(url, method, path, token, json) {
-  const res = await fetch(`${url}${path}`, { method, headers: { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }) }, body: json === undefined ? undefined : JSON.stringify(json) });
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }) },
+    body: json === undefined ? undefined : JSON.stringify(json),
+  });
   const body = await res.json();
   if (res.status !== 200) throw new Error(`${method} ${path} → ${res.status} ${JSON.stringify(body)}`);
   return body;
@@ -102,13 +109,31 @@ export async function setupPushBench({ devices = Number(process.env.BENCH_DEVICE
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await call(idp.url, 'POST', '/management/orgs', undefined, { organization: 'bench', username: 'bench', name: 'Bench', email: 'bench@example.com', password: 'bench-password' });
-    const { access_token: token } = await call(idp.url, 'POST', '/management/token', undefined, { grant_type: 'password', username: 'bench', password: 'bench-password' });
+    await call(idp.url, 'POST', '/management/orgs', undefined, {
+      organization: 'bench',
+      username: 'bench',
+      name: 'Bench',
+      email: 'bench@example.com',
+      password: 'bench-password',
+    });
+    const { access_token: token } = await call(idp.url, 'POST', '/management/token', undefined, {
+      grant_type: 'password',
+      username: 'bench',
+      password: 'bench-password',
+    });
     await call(idp.url, 'POST', '/management/orgs/bench/apps', token, { name: 'push' });
     const { privateKey } = await generateKeyPair('ES256', { extractable: true });
     await call(idp.url, 'POST', '/bench/push/notifiers', token, [
       { name: 'dev', provider: 'noop', environment: 'development' },
-      { name: 'ios', provider: 'apple', environment: 'production', p8: await exportPKCS8(privateKey), keyId: 'BENCH12345', teamId: 'TEAM123456', topic: 'com.example.bench' },
+      {
+        name: 'ios',
+        provider: 'apple',
+        environment: 'production',
+        p8: await exportPKCS8(privateKey),
+        keyId: 'BENCH12345',
+        teamId: 'TEAM123456',
+        topic: 'com.example.bench',
+      },
     ]);
     const setup = performance.now();
     for (let i = 0; i < devices; i += 1000) {

@@ -89,7 +89,8 @@ function parseArguments(argv) {
   }
   if (!Number.isInteger(options.instances) || options.instances < 1 || options.instances > 8) usage('--instances must be a whole number from 1 to 8');
   if (options.databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(options.databaseUrl)) usage('--database-url must be a postgres:// URL');
-  if (options.instances > 1 && options.databaseUrl === undefined) usage('--instances above 1 needs --database-url: instances share a PostgreSQL database, never a SQLite file');
+  if (options.instances > 1 && options.databaseUrl === undefined)
+    usage('--instances above 1 needs --database-url: instances share a PostgreSQL database, never a SQLite file');
   return options;
 }
 
@@ -136,7 +137,9 @@ async function withIdp(use) {
   // Instances behind one address publish one issuer: a token of one is valid at every other.
   const storage = schema ? ['--database-url', schema.url, '--issuer', 'http://idp.bench.test'] : ['--db', join(dir, 'bench.db')];
   const started = await Promise.allSettled(
-    Array.from({ length: schema ? OPTIONS.instances : 1 }, (_, i) => startChild([...NODE_ARGS, 'bin/idp.js', 'serve', '--port', '0', ...storage], `idp serve ${i + 1}`)),
+    Array.from({ length: schema ? OPTIONS.instances : 1 }, (_, i) =>
+      startChild([...NODE_ARGS, 'bin/idp.js', 'serve', '--port', '0', ...storage], `idp serve ${i + 1}`),
+    ),
   );
   const servers = started.filter((result) => result.status === 'fulfilled').map((result) => result.value);
   try {
@@ -176,7 +179,9 @@ async function call(url, method, path, { json, token } = {}) {
 /** Organization `bench` with application `app` on a fresh idp; its admin's token and the app's credentials. */
 async function setUpApplication(url) {
   await call(url, 'POST', '/management/orgs', { json: ORG });
-  const { access_token: token } = await call(url, 'POST', '/management/token', { json: { grant_type: 'password', username: ORG.username, password: ORG.password } });
+  const { access_token: token } = await call(url, 'POST', '/management/token', {
+    json: { grant_type: 'password', username: ORG.username, password: ORG.password },
+  });
   await call(url, 'POST', '/management/orgs/bench/apps', { json: { name: 'app' }, token });
   const { credentials } = await call(url, 'GET', '/management/orgs/bench/apps/app/credentials', { token });
   return { token, credentials };
@@ -294,7 +299,15 @@ const SCENARIOS = [
       const rows = [atLeast('req/s vs oidc-provider', ours.rps / theirs.rps, 2, '×', detail)];
       if (ours.cpuPerRequest && theirs.cpuPerRequest) rows.push(atLeast('CPU/request vs oidc-provider', theirs.cpuPerRequest / ours.cpuPerRequest, 2, '×'));
       // The target "about 60% of that limit": the limit being a bare hono + jose ES256 endpoint.
-      rows.push(atLeast('req/s vs bare hono + jose', ours.rps / bare.rps, 0.6, '×', `bare ${perRequest(bare)}; oidc-provider at ${(theirs.rps / bare.rps).toFixed(2)}× bare`));
+      rows.push(
+        atLeast(
+          'req/s vs bare hono + jose',
+          ours.rps / bare.rps,
+          0.6,
+          '×',
+          `bare ${perRequest(bare)}; oidc-provider at ${(theirs.rps / bare.rps).toFixed(2)}× bare`,
+        ),
+      );
       return rows;
     },
   },
@@ -353,7 +366,11 @@ const SCENARIOS = [
         const { token } = await setUpApplication(idp.url);
         const cities = ['Berlin', 'Paris', 'Madrid', 'Rome', 'Oslo', 'Vienna', 'Prague', 'Lisbon', 'Dublin', 'Athens'];
         for (let batch = 0; batch < 100; batch++) {
-          const people = Array.from({ length: 1000 }, (_, i) => ({ name: `p${batch * 1000 + i}`, age: (batch * 7 + i) % 90, city: cities[(batch + i) % cities.length] }));
+          const people = Array.from({ length: 1000 }, (_, i) => ({
+            name: `p${batch * 1000 + i}`,
+            age: (batch * 7 + i) % 90,
+            city: cities[(batch + i) % cities.length],
+          }));
           await call(idp.url, 'POST', '/bench/app/people', { json: people, token });
         }
         const times = [];
@@ -387,7 +404,9 @@ const SCENARIOS = [
       for (const result of results) {
         const via = result.notifier === 'dev' ? 'noop' : 'APNs';
         if (result.state !== 'FINISHED') throw new Error(`${via}: notification ended ${result.state}`);
-        rows.push(atLeast(`${via} deliveries/s`, result.deliveriesPerSecond, via === 'noop' ? 10_000 : 3_000, '/s', `${result.sent} sent in ${result.seconds} s`));
+        rows.push(
+          atLeast(`${via} deliveries/s`, result.deliveriesPerSecond, via === 'noop' ? 10_000 : 3_000, '/s', `${result.sent} sent in ${result.seconds} s`),
+        );
         rows.push(atMost(`GET median during the ${via} send`, result.getMedianMs, 50, ' ms', `${result.gets} GETs`));
       }
       return rows;
@@ -430,7 +449,13 @@ function printTable(rows) {
   const header = ['scenario', 'figure', 'target', 'ratio to target', 'detail'];
   const cells = rows.map((row) => [row.scenario, row.figure, row.target, row.ratio, row.detail ?? '']);
   const widths = header.map((_, i) => Math.max(header[i].length, ...cells.map((line) => line[i].length)));
-  for (const line of [header, widths.map((w) => '-'.repeat(w)), ...cells]) console.log(line.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd());
+  for (const line of [header, widths.map((w) => '-'.repeat(w)), ...cells])
+    console.log(
+      line
+        .map((cell, i) => cell.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    );
 }
 
 const wanted = OPTIONS.scenarios;
@@ -441,8 +466,15 @@ if (unknown.length > 0) {
 }
 const selected = SCENARIOS.filter((scenario) => wanted.length === 0 || wanted.some((name) => scenario.name === name || scenario.name.startsWith(`${name}-`)));
 
-const setup = OPTIONS.databaseUrl === undefined ? 'SQLite (a temporary file), 1 instance' : `PostgreSQL ${redacted(OPTIONS.databaseUrl)} (a schema per scenario), ${OPTIONS.instances} instance${OPTIONS.instances > 1 ? 's' : ''}`;
-console.log(`${new Date().toISOString()}, ${setup}, load average ${loadavg().map((n) => n.toFixed(2)).join(' ')} on this machine`);
+const setup =
+  OPTIONS.databaseUrl === undefined
+    ? 'SQLite (a temporary file), 1 instance'
+    : `PostgreSQL ${redacted(OPTIONS.databaseUrl)} (a schema per scenario), ${OPTIONS.instances} instance${OPTIONS.instances > 1 ? 's' : ''}`;
+console.log(
+  `${new Date().toISOString()}, ${setup}, load average ${loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ')} on this machine`,
+);
 const table = [];
 let failures = 0;
 for (const scenario of selected) {
@@ -472,7 +504,11 @@ for (const scenario of selected) {
 }
 // What a scenario stopped at its time limit left on the PostgreSQL server.
 for (const name of openSchemas) await dropSchema(OPTIONS.databaseUrl, name).catch((error) => console.error(`schema ${name} not dropped: ${error.message}`));
-console.log(`load average ${loadavg().map((n) => n.toFixed(2)).join(' ')} at the end`);
+console.log(
+  `load average ${loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ')} at the end`,
+);
 printTable(table);
 // A timed-out scenario may still hold sockets or timers; the table is the last word.
 process.exit(failures === 0 ? 0 : 1);

@@ -26,7 +26,13 @@ async function post(ctx: Ctx, properties: string[], flags: PostFlags) {
     content: await needText(flags.content, 'content', 'pass --content'),
     ...(flags.title !== undefined && { title: flags.title }),
   };
-  return recordOf(await ctx.call({ method: 'POST', path: appPath(ctx, collection, id, 'activities'), json }), ['uuid', 'verb', 'content', 'actor', 'published']);
+  return recordOf(await ctx.call({ method: 'POST', path: appPath(ctx, collection, id, 'activities'), json }), [
+    'uuid',
+    'verb',
+    'content',
+    'actor',
+    'published',
+  ]);
 }
 
 export function register(noun: Command): void {

@@ -77,9 +77,19 @@ export function register(noun: Command): void {
     ).action(act(create)),
     'idp admin create bob --email bob@example.com --name "Bob Builder" --org demo',
   );
-  examples(admin.command('get').description('show an admin user').argument('[user]', "username, email or uuid (default: the profile's user)").action(act(get)), 'idp admin get demo --json');
+  examples(
+    admin.command('get').description('show an admin user').argument('[user]', "username, email or uuid (default: the profile's user)").action(act(get)),
+    'idp admin get demo --json',
+  );
   examples(admin.command('list').description('list the administrators of the organization').action(act(list)), 'idp admin list --org demo');
-  examples(admin.command('add').description('make an existing admin user an administrator of the organization').argument('<user>', 'username, email or uuid').action(act(add)), 'idp admin add bob --org demo');
+  examples(
+    admin
+      .command('add')
+      .description('make an existing admin user an administrator of the organization')
+      .argument('<user>', 'username, email or uuid')
+      .action(act(add)),
+    'idp admin add bob --org demo',
+  );
   examples(
     admin
       .command('remove')

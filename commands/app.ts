@@ -14,7 +14,10 @@ const appsPath = (ctx: Ctx) => p`/management/orgs/${ctx.org()}/apps`;
  */
 async function chooseApp(ctx: Ctx, app: string | undefined, fallback: boolean): Promise<string> {
   return needChoice(app ?? (fallback ? ctx.defaults.app : undefined), 'application', 'pass its name as an argument', async () =>
-    entitiesOf(await ctx.call({ method: 'GET', path: appsPath(ctx) })).map((entity) => ({ value: String(entity.applicationName), description: String(entity.uuid) })),
+    entitiesOf(await ctx.call({ method: 'GET', path: appsPath(ctx) })).map((entity) => ({
+      value: String(entity.applicationName),
+      description: String(entity.uuid),
+    })),
   );
 }
 
@@ -41,7 +44,10 @@ async function credentials(ctx: Ctx, name: string | undefined, flags: { regenera
 
 export function register(noun: Command): void {
   const app = examples(noun.description('applications of an organization (--org)'), 'idp app list --org demo');
-  examples(app.command('create').description('create an application').argument('[name]', 'application name (asked on a terminal)').action(act(create)), 'idp app create sandbox --org demo');
+  examples(
+    app.command('create').description('create an application').argument('[name]', 'application name (asked on a terminal)').action(act(create)),
+    'idp app create sandbox --org demo',
+  );
   examples(app.command('list').description('list the applications of the organization').action(act(list)), 'idp app list --org demo --json');
   examples(
     app

@@ -28,8 +28,7 @@ const DEFAULT_SCOPE = 'openid profile offline_access api';
 const DEFAULT_TIMEOUT_MS = 5 * 60 * 1000;
 const CALLBACK_PATH = '/callback';
 
-const PAGE = (message: string) =>
-  `<!doctype html><html><head><meta charset="utf-8"><title>idp</title></head><body><p>${message}</p></body></html>`;
+const PAGE = (message: string) => `<!doctype html><html><head><meta charset="utf-8"><title>idp</title></head><body><p>${message}</p></body></html>`;
 
 function listenOnLoopback(server: Server): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -51,7 +50,9 @@ function waitForCallback(server: Server, redirectUri: string, timeoutMs: number)
       const failed = url.searchParams.get('error');
       response
         .writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
-        .end(PAGE(failed ? 'The sign-in did not succeed. You can close this window.' : 'You are signed in. You can close this window and return to the terminal.'));
+        .end(
+          PAGE(failed ? 'The sign-in did not succeed. You can close this window.' : 'You are signed in. You can close this window and return to the terminal.'),
+        );
       clearTimeout(timer);
       resolve(url);
     });
@@ -61,7 +62,13 @@ function waitForCallback(server: Server, redirectUri: string, timeoutMs: number)
 export async function runAuthorizationCodeFlow(options: AuthorizationCodeFlowOptions): Promise<FlowTokens> {
   const issuer = new URL(options.issuer);
   const auth = options.clientSecret ? oidc.ClientSecretBasic(options.clientSecret) : oidc.None();
-  const config = await oidc.discovery(issuer, options.clientId ?? ADMIN_CLI, undefined, auth, issuer.protocol === 'http:' ? { execute: [oidc.allowInsecureRequests] } : undefined);
+  const config = await oidc.discovery(
+    issuer,
+    options.clientId ?? ADMIN_CLI,
+    undefined,
+    auth,
+    issuer.protocol === 'http:' ? { execute: [oidc.allowInsecureRequests] } : undefined,
+  );
   const server = createServer();
   try {
     const redirectUri = `http://127.0.0.1:${await listenOnLoopback(server)}${CALLBACK_PATH}`;

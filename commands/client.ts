@@ -6,7 +6,21 @@ import { p } from './client/api.js';
 import { parseProperties } from './client/data.js';
 import { entitiesOf, messageOf, type Result } from './client/output.js';
 
-const KEYS = ['client_id', 'client_secret', 'client_name', 'token_endpoint_auth_method', 'grant_types', 'response_types', 'redirect_uris', 'post_logout_redirect_uris', 'scope', 'require_pkce', 'require_consent', 'allow_plain_pkce', 'identity_providers'];
+const KEYS = [
+  'client_id',
+  'client_secret',
+  'client_name',
+  'token_endpoint_auth_method',
+  'grant_types',
+  'response_types',
+  'redirect_uris',
+  'post_logout_redirect_uris',
+  'scope',
+  'require_pkce',
+  'require_consent',
+  'allow_plain_pkce',
+  'identity_providers',
+];
 
 interface ClientFlags {
   name?: string;
@@ -66,7 +80,11 @@ async function list(ctx: Ctx) {
   const body = await ctx.call({ method: 'GET', path: clientsPath(ctx) });
   const rows = clientsOf(body);
   const columns = ['client_id', 'client_name', 'token_endpoint_auth_method', 'grant_types'].map((key) => ({ key }));
-  return { json: body, view: { kind: 'table' as const, columns, rows, empty: 'no clients' }, quiet: rows.map((row) => String(row.client_id)).join('\n') || undefined };
+  return {
+    json: body,
+    view: { kind: 'table' as const, columns, rows, empty: 'no clients' },
+    quiet: rows.map((row) => String(row.client_id)).join('\n') || undefined,
+  };
 }
 
 async function get(ctx: Ctx, id: string) {
@@ -74,7 +92,18 @@ async function get(ctx: Ctx, id: string) {
 }
 
 /** What the server assigns; a PUT never sends it back. */
-const ASSIGNED = new Set(['uuid', 'type', 'client_id', 'client_Id', 'client_secret', 'client_id_issued_at', 'client_secret_expires_at', 'created', 'modified', 'metadata']);
+const ASSIGNED = new Set([
+  'uuid',
+  'type',
+  'client_id',
+  'client_Id',
+  'client_secret',
+  'client_id_issued_at',
+  'client_secret_expires_at',
+  'created',
+  'modified',
+  'metadata',
+]);
 
 /**
  * RFC 7592 2.2: PUT replaces the whole registration, so the current metadata is read first and
@@ -99,7 +128,12 @@ function metadataOptions(command: Command): Command {
   return command
     .option('--redirect-uri <uri>', 'allowed redirect URI (repeatable)', collect, [])
     .option('--post-logout-redirect-uri <uri>', 'allowed post-logout redirect URI (repeatable)', collect, [])
-    .option('--grant-type <type>', 'authorization_code, client_credentials, password, refresh_token, urn:ietf:params:oauth:grant-type:token-exchange (repeatable)', collect, [])
+    .option(
+      '--grant-type <type>',
+      'authorization_code, client_credentials, password, refresh_token, urn:ietf:params:oauth:grant-type:token-exchange (repeatable)',
+      collect,
+      [],
+    )
     .option('--response-type <type>', 'code, id_token, token, … (repeatable)', collect, [])
     .option('--scope <scopes>', 'space-separated allowed scopes, e.g. "openid profile email api"')
     .option('--auth-method <method>', 'client_secret_basic, client_secret_post or none')
@@ -116,15 +150,34 @@ function metadataOptions(command: Command): Command {
 export function register(noun: Command): void {
   const client = examples(noun.description('OAuth/OIDC clients of an application (--org, --app)'), 'idp client list --org demo --app sandbox');
   examples(
-    metadataOptions(client.command('create').description('register a client; the answer carries its client_id and, for confidential clients, client_secret').argument('[name]', 'client name (asked on a terminal)')).action(act(create)),
+    metadataOptions(
+      client
+        .command('create')
+        .description('register a client; the answer carries its client_id and, for confidential clients, client_secret')
+        .argument('[name]', 'client name (asked on a terminal)'),
+    ).action(act(create)),
     'idp client create web --redirect-uri https://app.example.com/callback --grant-type authorization_code --grant-type refresh_token --scope "openid profile api"',
     'idp client create spa --public --redirect-uri http://127.0.0.1:5173/cb --grant-type authorization_code',
   );
   examples(client.command('list').description('list the clients of the application').action(act(list)), 'idp client list --json');
   examples(client.command('get').description('show a client').argument('<client-id>', 'client_id').action(act(get)), 'idp client get 3f6c…');
   examples(
-    metadataOptions(client.command('update').description('change the metadata of a client (only what is given)').argument('<client-id>', 'client_id').option('--name <name>', 'client name')).action(act(update)),
+    metadataOptions(
+      client
+        .command('update')
+        .description('change the metadata of a client (only what is given)')
+        .argument('<client-id>', 'client_id')
+        .option('--name <name>', 'client name'),
+    ).action(act(update)),
     'idp client update 3f6c… --redirect-uri https://app.example.com/cb2 --no-require-consent',
   );
-  examples(client.command('delete').description('delete a client').argument('<client-id>', 'client_id').option('-y, --yes', 'delete without asking').action(act(remove)), 'idp client delete 3f6c… --yes');
+  examples(
+    client
+      .command('delete')
+      .description('delete a client')
+      .argument('<client-id>', 'client_id')
+      .option('-y, --yes', 'delete without asking')
+      .action(act(remove)),
+    'idp client delete 3f6c… --yes',
+  );
 }

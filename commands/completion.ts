@@ -28,7 +28,9 @@ function nodeOf(command: Command): Node {
   return {
     name: command.name(),
     description: command.description().split('\n')[0],
-    flags: command.options.filter((option) => option.long !== undefined).map((option) => ({ name: option.long!, takesValue: option.required || option.optional, description: option.description })),
+    flags: command.options
+      .filter((option) => option.long !== undefined)
+      .map((option) => ({ name: option.long!, takesValue: option.required || option.optional, description: option.description })),
     children: command.commands.filter((child) => child.name() !== 'help').map(nodeOf),
   };
 }
@@ -57,7 +59,10 @@ function scanWords(root: Node, first: number, current: string, words: string): s
 
 function bash(root: Node): string {
   const names = (nodes: Node[]) => nodes.map((node) => node.name).join(' ');
-  const flags = (node: Node) => flagsOf(root, node).map((flag) => flag.name).join(' ');
+  const flags = (node: Node) =>
+    flagsOf(root, node)
+      .map((flag) => flag.name)
+      .join(' ');
   const nounCases = root.children
     .map((noun) => {
       const verbCases = noun.children.map((verb) => `        ${verb.name}) words="${flags(verb)}" ;;`).join('\n');
@@ -80,7 +85,10 @@ complete -F _idp idp
 
 function zsh(root: Node): string {
   const describe = (nodes: Node[]) => nodes.map((node) => quote(`${node.name}:${node.description.replaceAll(':', '\\:')}`)).join(' ');
-  const flags = (node: Node) => flagsOf(root, node).map((flag) => quote(flag.name)).join(' ');
+  const flags = (node: Node) =>
+    flagsOf(root, node)
+      .map((flag) => quote(flag.name))
+      .join(' ');
   const nounCases = root.children
     .map((noun) => {
       const verbCases = noun.children.map((verb) => `        ${verb.name}) compadd -- ${flags(verb)} ;;`).join('\n');
@@ -105,7 +113,8 @@ compdef _idp idp
 
 function fish(root: Node): string {
   const lines = ['# fish completion for idp: save as ~/.config/fish/completions/idp.fish', 'complete -c idp -f'];
-  const flag = (condition: string, f: Flag) => `complete -c idp -n ${quote(condition)} -l ${f.name.replace(/^--/, '')}${f.takesValue ? ' -r' : ''} -d ${quote(f.description)}`;
+  const flag = (condition: string, f: Flag) =>
+    `complete -c idp -n ${quote(condition)} -l ${f.name.replace(/^--/, '')}${f.takesValue ? ' -r' : ''} -d ${quote(f.description)}`;
   for (const f of root.flags) lines.push(`complete -c idp -l ${f.name.replace(/^--/, '')}${f.takesValue ? ' -r' : ''} -d ${quote(f.description)}`);
   for (const noun of root.children) {
     lines.push(`complete -c idp -n '__fish_use_subcommand' -a ${noun.name} -d ${quote(noun.description)}`);

@@ -50,15 +50,40 @@ async function list(flags: GlobalFlags) {
   const rows = profiles.map(([name, profile]) => ({ profile: name === profileName(flags) ? `${name} *` : name, ...publicView(profile) }));
   return {
     json,
-    view: { kind: 'table' as const, columns: ['profile', 'url', 'org', 'app', 'username', 'logged_in'].map((key) => ({ key })), rows, empty: `no profiles yet (${profilesPath()})` },
+    view: {
+      kind: 'table' as const,
+      columns: ['profile', 'url', 'org', 'app', 'username', 'logged_in'].map((key) => ({ key })),
+      rows,
+      empty: `no profiles yet (${profilesPath()})`,
+    },
     quiet: profiles.map(([name]) => name).join('\n') || undefined,
   };
 }
 
 export function register(noun: Command): void {
-  const config = examples(noun.description(`profile settings (${SETTINGS.join(', ')}) under $XDG_CONFIG_HOME/idp/`), 'idp config set url https://idp.example.com --profile prod');
-  examples(config.command('get').description('print one setting of the profile').argument('<key>', SETTINGS.join(' | ')).action(actLocal(get)), 'idp config get org');
-  examples(config.command('set').description('change one setting of the profile').argument('<key>', SETTINGS.join(' | ')).argument('<value>', 'the new value').action(actLocal(set)), 'idp config set org demo');
-  examples(config.command('unset').description('remove one setting from the profile').argument('<key>', SETTINGS.join(' | ')).action(actLocal(unset)), 'idp config unset app');
-  examples(config.command('list').description('list the profiles and their settings (* marks the one in use)').action(actLocal(list)), 'idp config list --json');
+  const config = examples(
+    noun.description(`profile settings (${SETTINGS.join(', ')}) under $XDG_CONFIG_HOME/idp/`),
+    'idp config set url https://idp.example.com --profile prod',
+  );
+  examples(
+    config.command('get').description('print one setting of the profile').argument('<key>', SETTINGS.join(' | ')).action(actLocal(get)),
+    'idp config get org',
+  );
+  examples(
+    config
+      .command('set')
+      .description('change one setting of the profile')
+      .argument('<key>', SETTINGS.join(' | '))
+      .argument('<value>', 'the new value')
+      .action(actLocal(set)),
+    'idp config set org demo',
+  );
+  examples(
+    config.command('unset').description('remove one setting from the profile').argument('<key>', SETTINGS.join(' | ')).action(actLocal(unset)),
+    'idp config unset app',
+  );
+  examples(
+    config.command('list').description('list the profiles and their settings (* marks the one in use)').action(actLocal(list)),
+    'idp config list --json',
+  );
 }

@@ -48,7 +48,8 @@ async function openTarget(flags: DbFlags, options: { mustExist?: boolean } = {})
   }
   if (config.db === ':memory:') throw new ConfigError('--db :memory: is gone when the command ends: name a database file');
   if (options.mustExist && !existsSync(config.db)) throw new ConfigError(`database ${config.db} does not exist; pass the file idp serve uses with --db`);
-  if (!existsSync(dirname(resolve(config.db)))) throw new ConfigError(`cannot open database ${config.db}: directory ${dirname(resolve(config.db))} does not exist`);
+  if (!existsSync(dirname(resolve(config.db))))
+    throw new ConfigError(`cannot open database ${config.db}: directory ${dirname(resolve(config.db))} does not exist`);
   try {
     return { database: await openDatabase({ path: config.db }) };
   } catch (error) {
@@ -137,7 +138,10 @@ function report(flags: OutputFlags, text: string, json: unknown, toStderr = fals
 
 function transferText(verb: 'exported' | 'imported', result: TransferReport): string {
   const tables = Object.values(result.tables).filter((rows) => rows > 0).length;
-  const [from, to] = verb === 'exported' ? [`${result.database} (${result.dialect})`, result.file === '-' ? 'stdout' : result.file] : [result.file === '-' ? 'stdin' : result.file, `${result.database} (${result.dialect})`];
+  const [from, to] =
+    verb === 'exported'
+      ? [`${result.database} (${result.dialect})`, result.file === '-' ? 'stdout' : result.file]
+      : [result.file === '-' ? 'stdin' : result.file, `${result.database} (${result.dialect})`];
   return `${verb} ${result.rows} rows of ${tables} tables from ${from} to ${to}`;
 }
 
@@ -154,7 +158,11 @@ export function register(noun: Command): void {
     'idp db migrate --database-url postgres://idp@db.example/idp',
   ).action(async (flags: DbFlags, command: Command) => {
     const result = await migrateCommand(flags);
-    report(command.optsWithGlobals<OutputFlags>(), `database ${result.database} (${result.dialect}): ${result.migrations} migrations applied, up to date`, result);
+    report(
+      command.optsWithGlobals<OutputFlags>(),
+      `database ${result.database} (${result.dialect}): ${result.migrations} migrations applied, up to date`,
+      result,
+    );
   });
   examples(
     databaseOptions(

@@ -23,7 +23,10 @@ async function registerDevice(ctx: Ctx, properties: string[], flags: { notifier?
 }
 
 export function register(noun: Command): void {
-  const device = examples(noun.description('devices of an application (--org, --app)'), 'idp device register --notifier ios --push-token 740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad --user fred');
+  const device = examples(
+    noun.description('devices of an application (--org, --app)'),
+    'idp device register --notifier ios --push-token 740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad --user fred',
+  );
   examples(
     dataOptions(device.command('register').description('register a device and its push token'))
       .option('--notifier <name>', 'the notifier the token is for')
@@ -32,5 +35,9 @@ export function register(noun: Command): void {
       .action(act(registerDevice)),
     'idp device register name=pixel-7 --notifier android --push-token fcm-registration-token',
   );
-  addCollectionVerbs(device, { collection: 'devices', what: 'device', idHelp: 'name or uuid', columns: ['name', 'uuid', 'created'], keys: KEYS, example: 'pixel-7' }, ['list', 'get', 'delete']);
+  addCollectionVerbs(
+    device,
+    { collection: 'devices', what: 'device', idHelp: 'name or uuid', columns: ['name', 'uuid', 'created'], keys: KEYS, example: 'pixel-7' },
+    ['list', 'get', 'delete'],
+  );
 }

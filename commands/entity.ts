@@ -29,16 +29,34 @@ const connectionArgs = (command: Command) =>
     .argument('<target>', 'target entity: uuid, name, or collection/name');
 
 export function register(noun: Command): void {
-  const entity = examples(noun.description('entities of any collection (--org, --app)'), 'idp entity create dogs name=fido color=black --org demo --app sandbox');
+  const entity = examples(
+    noun.description('entities of any collection (--org, --app)'),
+    'idp entity create dogs name=fido color=black --org demo --app sandbox',
+  );
   examples(
-    dataOptions(entity.command('create').description('create an entity (a JSON array in --data creates several)').argument('<collection>', 'collection or type, e.g. dogs or dog')).action(act(create)),
+    dataOptions(
+      entity
+        .command('create')
+        .description('create an entity (a JSON array in --data creates several)')
+        .argument('<collection>', 'collection or type, e.g. dogs or dog'),
+    ).action(act(create)),
     'idp entity create dogs name=fido age=3 \'tags=["good","loud"]\'',
     'idp entity create dogs --data @dogs.json',
   );
-  addCollectionVerbs(entity, { what: 'entity', idHelp: 'name or uuid', columns: ['type', 'name', 'uuid', 'created'], example: 'dogs fido' }, ['list', 'get', 'update', 'delete']);
-  examples(connectionArgs(entity.command('connect').description('connect two entities')).action(act(connection('POST'))), 'idp entity connect users fred likes dogs/fido');
+  addCollectionVerbs(entity, { what: 'entity', idHelp: 'name or uuid', columns: ['type', 'name', 'uuid', 'created'], example: 'dogs fido' }, [
+    'list',
+    'get',
+    'update',
+    'delete',
+  ]);
   examples(
-    connectionArgs(entity.command('disconnect').description('remove a connection')).option('-y, --yes', 'remove without asking').action(act(connection('DELETE'))),
+    connectionArgs(entity.command('connect').description('connect two entities')).action(act(connection('POST'))),
+    'idp entity connect users fred likes dogs/fido',
+  );
+  examples(
+    connectionArgs(entity.command('disconnect').description('remove a connection'))
+      .option('-y, --yes', 'remove without asking')
+      .action(act(connection('DELETE'))),
     'idp entity disconnect users fred likes dogs/fido --yes',
   );
   addCollectionVerbs(entity, { what: 'entity', idHelp: 'name or uuid', columns: [], example: 'users fred' }, ['connections']);

@@ -14,7 +14,9 @@ async function post(ctx: Ctx, properties: string[], flags: { data?: string; time
 export function register(noun: Command): void {
   const event = examples(noun.description('events of an application (--org, --app)'), 'idp event post category=signup counters.signups=1');
   examples(
-    dataOptions(event.command('post').description('record an event')).option('--timestamp <ms>', 'when it happened, ms since the epoch (default now)').action(act(post)),
+    dataOptions(event.command('post').description('record an event'))
+      .option('--timestamp <ms>', 'when it happened, ms since the epoch (default now)')
+      .action(act(post)),
     'idp event post category=purchase counters.purchases=1 --timestamp 1700000000000',
   );
 }

@@ -90,7 +90,14 @@ async function apply(ctx: Ctx, file: string, flags: { dryRun?: boolean }): Promi
   });
   bar.done();
   const count = (...outcomes: Outcome[]) => items.filter((item) => outcomes.includes(item.outcome)).length;
-  const report: FixturesReport = { file, dry_run: flags.dryRun === true, created: count('created', 'would create'), unchanged: count('unchanged'), failed: count('failed'), items };
+  const report: FixturesReport = {
+    file,
+    dry_run: flags.dryRun === true,
+    created: count('created', 'would create'),
+    unchanged: count('unchanged'),
+    failed: count('failed'),
+    items,
+  };
   return {
     json: report,
     view: { kind: 'message', text: summaryLine(report) },

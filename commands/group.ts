@@ -23,6 +23,10 @@ export function register(noun: Command): void {
       .action(act(create)),
     'idp group create berlin --title "Berlin office"',
   );
-  addCollectionVerbs(group, { collection: 'groups', what: 'group', idHelp: 'path or uuid', columns: ['path', 'title', 'uuid'], keys: KEYS, example: 'berlin' }, ['list', 'get', 'update', 'delete']);
+  addCollectionVerbs(
+    group,
+    { collection: 'groups', what: 'group', idHelp: 'path or uuid', columns: ['path', 'title', 'uuid'], keys: KEYS, example: 'berlin' },
+    ['list', 'get', 'update', 'delete'],
+  );
   addMemberVerbs(group, 'groups', 'group', 'berlin');
 }

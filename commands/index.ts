@@ -49,7 +49,7 @@ export const NOUNS: Noun[] = [
 export function addGlobalOptions(program: Command): Command {
   return program
     .addOption(new Option('--url <url>', 'server URL (default http://127.0.0.1:8080)').env('IDP_URL'))
-    .addOption(new Option('--token <token>', 'access token to send instead of the profile\'s').env('IDP_TOKEN'))
+    .addOption(new Option('--token <token>', "access token to send instead of the profile's").env('IDP_TOKEN'))
     .addOption(new Option('--profile <name>', 'saved profile under $XDG_CONFIG_HOME/idp/ (default "default")').env('IDP_PROFILE'))
     .addOption(new Option('--org <org>', 'organization name or uuid').env('IDP_ORG'))
     .addOption(new Option('--app <app>', 'application name or uuid').env('IDP_APP'))

@@ -15,7 +15,12 @@ async function logout(ctx: Ctx) {
   let revoked = false;
   if (refreshToken !== undefined) {
     try {
-      await ctx.call({ method: 'POST', path: '/connect/revocation', form: { token: refreshToken, token_type_hint: 'refresh_token', client_id: ADMIN_CLI }, auth: false });
+      await ctx.call({
+        method: 'POST',
+        path: '/connect/revocation',
+        form: { token: refreshToken, token_type_hint: 'refresh_token', client_id: ADMIN_CLI },
+        auth: false,
+      });
       revoked = true;
     } catch (error) {
       if (!isMissingEndpoint(error) && !(error instanceof NetworkError)) throw error;

@@ -59,7 +59,10 @@ async function create(ctx: Ctx, name: string | undefined, flags: CreateFlags) {
 }
 
 export function register(noun: Command): void {
-  const notifier = examples(noun.description('push notifiers of an application (--org, --app)'), 'idp notifier create ios --provider apple --p8 AuthKey.p8 --key-id ABC123 --team-id TEAM42 --topic com.example.app');
+  const notifier = examples(
+    noun.description('push notifiers of an application (--org, --app)'),
+    'idp notifier create ios --provider apple --p8 AuthKey.p8 --key-id ABC123 --team-id TEAM42 --topic com.example.app',
+  );
   examples(
     notifier
       .command('create')
@@ -75,5 +78,9 @@ export function register(noun: Command): void {
       .action(act(create)),
     'idp notifier create android --provider google --credentials service-account.json --environment production',
   );
-  addCollectionVerbs(notifier, { collection: 'notifiers', what: 'notifier', idHelp: 'name or uuid', columns: ['name', 'provider', 'environment', 'uuid'], keys: KEYS, example: 'ios' }, ['list', 'get', 'delete']);
+  addCollectionVerbs(
+    notifier,
+    { collection: 'notifiers', what: 'notifier', idHelp: 'name or uuid', columns: ['name', 'provider', 'environment', 'uuid'], keys: KEYS, example: 'ios' },
+    ['list', 'get', 'delete'],
+  );
 }

@@ -75,7 +75,11 @@ async function list(ctx: Ctx, flags: ListFlags) {
 async function receipts(ctx: Ctx, notification: string | undefined, flags: ListFlags & { device?: string }) {
   if (notification !== undefined && flags.device !== undefined) throw new UsageError('give a notification or --device, not both');
   const path =
-    notification !== undefined ? appPath(ctx, notification, '*', 'receipts') : flags.device !== undefined ? appPath(ctx, flags.device, '*', 'receipts') : appPath(ctx, 'receipts');
+    notification !== undefined
+      ? appPath(ctx, notification, '*', 'receipts')
+      : flags.device !== undefined
+        ? appPath(ctx, flags.device, '*', 'receipts')
+        : appPath(ctx, 'receipts');
   return tableOf(await fetchList(ctx, path, flags), ['uuid', 'sent', 'errorCode', 'errorMessage', 'device'], 'no receipts');
 }
 
@@ -83,7 +87,7 @@ function targetOptions(command: Command): Command {
   return command
     .argument('[payloads...]', 'NOTIFIER=MESSAGE, one per notifier')
     .option('--device <device>', 'one device (name or uuid)')
-    .option('--user <user>', "every device of a user")
+    .option('--user <user>', 'every device of a user')
     .option('--group <group>', "every device of a group's members")
     .option('--ql <query>', 'every device a query matches, e.g. "location within 1000 of 52.5, 13.4"')
     .option('--all', 'every device of the application')
@@ -92,18 +96,46 @@ function targetOptions(command: Command): Command {
 
 export function register(noun: Command): void {
   const notify = examples(noun.description('push notifications of an application (--org, --app)'), 'idp notify send ios="Your order shipped" --user fred');
-  examples(targetOptions(notify.command('send').description('send a notification now')).action(act(send)), 'idp notify send ios="Hello" android="Hello" --group walkers');
+  examples(
+    targetOptions(notify.command('send').description('send a notification now')).action(act(send)),
+    'idp notify send ios="Hello" android="Hello" --group walkers',
+  );
   examples(
     targetOptions(notify.command('schedule').description('send a notification later'))
       .requiredOption('--deliver <when>', 'when to send (ms since the epoch or ISO date)')
       .action(act(send)),
     'idp notify schedule ios="Good morning" --all --deliver 2027-01-01T08:00:00Z',
   );
-  examples(notify.command('cancel').description('cancel a notification that is not sent yet').argument('<id>', 'notification uuid').option('-y, --yes', 'cancel without asking').action(act(cancel)), 'idp notify cancel 0190f2a4-… --yes');
-  examples(notify.command('delete').description('delete an unsent notification').argument('<id>', 'notification uuid').option('-y, --yes', 'delete without asking').action(act(remove)), 'idp notify delete 0190f2a4-… --yes');
-  examples(listOptions(notify.command('list').description('list notifications, newest first')).action(act(list)), "idp notify list --ql \"select * where state = 'FINISHED'\"");
   examples(
-    listOptions(notify.command('receipts').description('list receipts').argument('[notification]', 'only this notification (uuid)').option('--device <device>', 'only this device')).action(act(receipts)),
+    notify
+      .command('cancel')
+      .description('cancel a notification that is not sent yet')
+      .argument('<id>', 'notification uuid')
+      .option('-y, --yes', 'cancel without asking')
+      .action(act(cancel)),
+    'idp notify cancel 0190f2a4-… --yes',
+  );
+  examples(
+    notify
+      .command('delete')
+      .description('delete an unsent notification')
+      .argument('<id>', 'notification uuid')
+      .option('-y, --yes', 'delete without asking')
+      .action(act(remove)),
+    'idp notify delete 0190f2a4-… --yes',
+  );
+  examples(
+    listOptions(notify.command('list').description('list notifications, newest first')).action(act(list)),
+    'idp notify list --ql "select * where state = \'FINISHED\'"',
+  );
+  examples(
+    listOptions(
+      notify
+        .command('receipts')
+        .description('list receipts')
+        .argument('[notification]', 'only this notification (uuid)')
+        .option('--device <device>', 'only this device'),
+    ).action(act(receipts)),
     'idp notify receipts 0190f2a4-… --all --json',
   );
 }

@@ -25,7 +25,14 @@ async function create(ctx: Ctx, organization: string | undefined, flags: CreateF
 }
 
 async function get(ctx: Ctx, org: string | undefined) {
-  return recordOf(await ctx.call({ method: 'GET', path: p`/management/orgs/${orgOf(ctx, org)}` }), ['uuid', 'orgname', 'username', 'email', 'applicationdata', 'created']);
+  return recordOf(await ctx.call({ method: 'GET', path: p`/management/orgs/${orgOf(ctx, org)}` }), [
+    'uuid',
+    'orgname',
+    'username',
+    'email',
+    'applicationdata',
+    'created',
+  ]);
 }
 
 async function credentials(ctx: Ctx, org: string | undefined, flags: { regenerate?: boolean; yes?: boolean }) {
@@ -52,7 +59,10 @@ export function register(noun: Command): void {
     ).action(act(create)),
     'idp org create acme --username alice --name "Alice Admin" --email alice@example.com',
   );
-  examples(org.command('get').description('show an organization').argument('[org]', 'name or uuid (default --org)').action(act(get)), 'idp org get acme --json');
+  examples(
+    org.command('get').description('show an organization').argument('[org]', 'name or uuid (default --org)').action(act(get)),
+    'idp org get acme --json',
+  );
   examples(
     org
       .command('credentials')
@@ -64,7 +74,12 @@ export function register(noun: Command): void {
     'idp org credentials acme --regenerate --yes',
   );
   examples(
-    org.command('feed').description('what happened in the organization, newest first').argument('[org]', 'name or uuid (default --org)').option('-l, --limit <n>', 'at most this many (default 10)').action(act(feed)),
+    org
+      .command('feed')
+      .description('what happened in the organization, newest first')
+      .argument('[org]', 'name or uuid (default --org)')
+      .option('-l, --limit <n>', 'at most this many (default 10)')
+      .action(act(feed)),
     'idp org feed acme --limit 50',
   );
 }

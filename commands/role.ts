@@ -23,7 +23,10 @@ function grantOne(ctx: Ctx, role: string, permission: string) {
 
 function permissionsResult(body: unknown, text: string): Result {
   const permissions = (body as { data?: unknown }).data;
-  return { ...messageOf(body, Array.isArray(permissions) ? `${text}\n${permissions.join('\n')}` : text), quiet: Array.isArray(permissions) ? permissions.join('\n') : undefined };
+  return {
+    ...messageOf(body, Array.isArray(permissions) ? `${text}\n${permissions.join('\n')}` : text),
+    quiet: Array.isArray(permissions) ? permissions.join('\n') : undefined,
+  };
 }
 
 async function grant(ctx: Ctx, role: string, permission: string) {
@@ -55,9 +58,18 @@ export function register(noun: Command): void {
       .action(act(create)),
     'idp role create editor --title Editors --permission "get,put,post:/posts/**"',
   );
-  addCollectionVerbs(role, { collection: 'roles', what: 'role', idHelp: 'name or uuid', columns: ['name', 'title', 'uuid'], keys: KEYS, example: 'editor' }, ['list', 'get', 'delete']);
+  addCollectionVerbs(role, { collection: 'roles', what: 'role', idHelp: 'name or uuid', columns: ['name', 'title', 'uuid'], keys: KEYS, example: 'editor' }, [
+    'list',
+    'get',
+    'delete',
+  ]);
   examples(
-    role.command('grant').description('add a permission to a role').argument('<role>', 'role name or uuid').argument('<permission>', '"verbs:/path/pattern", e.g. "get,post:/posts/**"').action(act(grant)),
+    role
+      .command('grant')
+      .description('add a permission to a role')
+      .argument('<role>', 'role name or uuid')
+      .argument('<permission>', '"verbs:/path/pattern", e.g. "get,post:/posts/**"')
+      .action(act(grant)),
     'idp role grant editor "delete:/posts/*"',
   );
   examples(
@@ -70,6 +82,9 @@ export function register(noun: Command): void {
       .action(act(revoke)),
     'idp role revoke editor "delete:/posts/*" --yes',
   );
-  examples(role.command('permissions').description('list the permissions of a role').argument('<role>', 'role name or uuid').action(act(permissions)), 'idp role permissions editor --json');
+  examples(
+    role.command('permissions').description('list the permissions of a role').argument('<role>', 'role name or uuid').action(act(permissions)),
+    'idp role permissions editor --json',
+  );
   addMemberVerbs(role, 'roles', 'role', 'editor');
 }

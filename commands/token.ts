@@ -48,7 +48,14 @@ async function clientCredentials(ctx: Ctx, flags: ClientFlags) {
 async function password(ctx: Ctx, flags: ClientFlags & PasswordFlags & { username?: string }) {
   const username = await needText(flags.username, 'username', 'pass --username');
   const secret = await passwordOf(flags);
-  return issued(ctx, { grant_type: 'password', client_id: flags.clientId ?? ADMIN_CLI, client_secret: flags.clientSecret, username, password: secret, scope: flags.scope });
+  return issued(ctx, {
+    grant_type: 'password',
+    client_id: flags.clientId ?? ADMIN_CLI,
+    client_secret: flags.clientSecret,
+    username,
+    password: secret,
+    scope: flags.scope,
+  });
 }
 
 /**
@@ -59,7 +66,13 @@ async function refresh(ctx: Ctx, flags: ClientFlags & { refreshToken?: string })
   const own = flags.refreshToken === undefined;
   const refreshToken = flags.refreshToken ?? ctx.profile().refresh_token;
   if (!refreshToken) throw new UsageError('no refresh token: pass --refresh-token, or run `idp login` first');
-  const result = await issued(ctx, { grant_type: 'refresh_token', client_id: flags.clientId ?? ADMIN_CLI, client_secret: flags.clientSecret, refresh_token: refreshToken, scope: flags.scope });
+  const result = await issued(ctx, {
+    grant_type: 'refresh_token',
+    client_id: flags.clientId ?? ADMIN_CLI,
+    client_secret: flags.clientSecret,
+    refresh_token: refreshToken,
+    scope: flags.scope,
+  });
   if (own) await ctx.saveProfile((profile) => withTokens(profile, result.json as TokenSet));
   return result;
 }
@@ -96,20 +109,33 @@ async function exchange(ctx: Ctx, flags: ExchangeFlags) {
 }
 
 export function register(noun: Command): void {
-  const token = examples(noun.description('get tokens from the token endpoint /connect/token'), 'idp token client-credentials --client-id "$ID" --client-secret "$SECRET" --quiet');
+  const token = examples(
+    noun.description('get tokens from the token endpoint /connect/token'),
+    'idp token client-credentials --client-id "$ID" --client-secret "$SECRET" --quiet',
+  );
 
   examples(
-    clientOptions(token.command('client-credentials').description('client_credentials grant: a token for an organization, application or OAuth client')).action(act(clientCredentials)),
+    clientOptions(token.command('client-credentials').description('client_credentials grant: a token for an organization, application or OAuth client')).action(
+      act(clientCredentials),
+    ),
     'idp token client-credentials --client-id YXA6… --client-secret YXA6… --scope api --quiet',
   );
 
   examples(
-    passwordOptions(clientOptions(token.command('password').description('password grant: a token for a user (admin-cli: admin users)'), ADMIN_CLI).option('-u, --username <username>', 'username or email')).action(act(password)),
+    passwordOptions(
+      clientOptions(token.command('password').description('password grant: a token for a user (admin-cli: admin users)'), ADMIN_CLI).option(
+        '-u, --username <username>',
+        'username or email',
+      ),
+    ).action(act(password)),
     'idp token password --username demo --client-id admin-cli',
   );
 
   examples(
-    clientOptions(token.command('refresh').description("refresh_token grant: new tokens for the given refresh token, or for the profile's (saved back into it)"), ADMIN_CLI)
+    clientOptions(
+      token.command('refresh').description("refresh_token grant: new tokens for the given refresh token, or for the profile's (saved back into it)"),
+      ADMIN_CLI,
+    )
       .option('--refresh-token <token>', "refresh token (default: the profile's)")
       .action(act(refresh)),
     'idp token refresh --json',

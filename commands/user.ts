@@ -43,25 +43,18 @@ export function register(noun: Command): void {
   const user = examples(noun.description('users of an application (--org, --app)'), 'idp user list --org demo --app sandbox');
   examples(
     passwordOptions(
-      dataOptions(
-        user
-          .command('create')
-          .description('create an application user')
-          .argument('[username]', 'username (asked on a terminal)'),
-      )
+      dataOptions(user.command('create').description('create an application user').argument('[username]', 'username (asked on a terminal)'))
         .option('--name <name>', 'full name')
         .option('--email <email>', 'email address'),
       'password (optional)',
     ).action(act(create)),
     'idp user create fred --email fred@example.com --password-stdin city=Berlin',
   );
-  addCollectionVerbs(user, { collection: 'users', what: 'user', idHelp: 'username, email or uuid', columns: ['username', 'name', 'email', 'uuid'], keys: KEYS, example: 'fred' }, [
-    'list',
-    'get',
-    'update',
-    'delete',
-    'connections',
-  ]);
+  addCollectionVerbs(
+    user,
+    { collection: 'users', what: 'user', idHelp: 'username, email or uuid', columns: ['username', 'name', 'email', 'uuid'], keys: KEYS, example: 'fred' },
+    ['list', 'get', 'update', 'delete', 'connections'],
+  );
   examples(
     user
       .command('password')

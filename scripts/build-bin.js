@@ -80,7 +80,14 @@ async function main() {
   log(`bundled ${toKey(script)} in ${Date.now() - started} ms`);
 
   const keys = collectAssets();
-  const files = Object.fromEntries(keys.map((key) => [key, createHash('sha256').update(readFileSync(join(root, key))).digest('hex')]));
+  const files = Object.fromEntries(
+    keys.map((key) => [
+      key,
+      createHash('sha256')
+        .update(readFileSync(join(root, key)))
+        .digest('hex'),
+    ]),
+  );
   const manifest = join(work, 'manifest.json');
   writeFileSync(manifest, `${JSON.stringify({ files }, null, 2)}\n`);
   const seaConfig = {

@@ -72,10 +72,9 @@ const results = await Promise.all([
   build({
     ...commonOptions({ quiet, external: ['better-sqlite3'] }),
     stdin: {
-      contents: [
-        `export { main } from ${JSON.stringify(`./${toKey(ENTRY)}`)};`,
-        `export { setCodeCacheStatus } from './src/runtime/code-cache.ts';`,
-      ].join('\n'),
+      contents: [`export { main } from ${JSON.stringify(`./${toKey(ENTRY)}`)};`, `export { setCodeCacheStatus } from './src/runtime/code-cache.ts';`].join(
+        '\n',
+      ),
       resolveDir: root,
       sourcefile: 'serve-main.ts',
       loader: 'ts',
@@ -91,5 +90,7 @@ await warmUp();
 if (!quiet) {
   const outputs = results.flatMap((result) => Object.entries(result.metafile.outputs));
   const bytes = outputs.reduce((sum, [, output]) => sum + output.bytes, 0);
-  process.stderr.write(`build-bundle: wrote ${outputs.length} files (${(bytes / 1e6).toFixed(1)} MB) and the code cache of serve.cjs to dist/bundle in ${Date.now() - started} ms\n`);
+  process.stderr.write(
+    `build-bundle: wrote ${outputs.length} files (${(bytes / 1e6).toFixed(1)} MB) and the code cache of serve.cjs to dist/bundle in ${Date.now() - started} ms\n`,
+  );
 }

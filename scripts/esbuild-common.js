@@ -30,7 +30,11 @@ const guardImportMeta = {
       const text = readFileSync(args.path, 'utf8');
       if (!/\bimport\.meta\b/.test(text)) return undefined;
       return {
-        errors: [{ text: `${toKey(args.path)} uses import.meta, which points into the bundle at run time; read files with readAsset/assetPath from src/runtime/assets.ts` }],
+        errors: [
+          {
+            text: `${toKey(args.path)} uses import.meta, which points into the bundle at run time; read files with readAsset/assetPath from src/runtime/assets.ts`,
+          },
+        ],
       };
     });
   },
@@ -54,7 +58,7 @@ const zodEnglishOnly = {
       const contents = [
         'export { default as en } from "./en.js";',
         'const missing = (name) => () => {',
-        '  throw new Error(`zod locale ${name} is left out of idp\'s bundles (scripts/esbuild-common.js)`);',
+        "  throw new Error(`zod locale ${name} is left out of idp's bundles (scripts/esbuild-common.js)`);",
         '};',
         ...stubs,
       ].join('\n');

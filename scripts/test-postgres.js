@@ -34,7 +34,8 @@ async function reachable() {
 
 // Test files that build their app on test/helpers.ts or test/database.ts (and so on the database
 // the environment names), plus those that start servers on PostgreSQL themselves.
-const USES_DATABASE = /createTestApp|createDataTest|createLifecycleApp|createTenantApp|openQueryDatabase|openTestDatabase|startTestServer|IDP_TEST_DATABASE_URL/;
+const USES_DATABASE =
+  /createTestApp|createDataTest|createLifecycleApp|createTenantApp|openQueryDatabase|openTestDatabase|startTestServer|IDP_TEST_DATABASE_URL/;
 
 function testFiles(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

@@ -25,7 +25,10 @@ function requireSignedIn(c: Context<Env>): void {
 
 /** The segments of the path inside the application, as sent: `/acme/sandbox/users/me/` → `users`, `me`. */
 export function appSegments(c: Context<Env>): string[] {
-  return c.req.path.split('/').filter((segment) => segment !== '').slice(2);
+  return c.req.path
+    .split('/')
+    .filter((segment) => segment !== '')
+    .slice(2);
 }
 
 /**

@@ -84,7 +84,11 @@ export function openapiRoute<R extends RouteConfig>(app: Router, route: R, handl
     await next();
   };
   const before = middleware === undefined ? [] : [middleware].flat();
-  app.openapi({ ...route, hide: true, request: { ...route.request, body: undefined }, middleware: [...before, validBody] }, handler as never, options.hook as never);
+  app.openapi(
+    { ...route, hide: true, request: { ...route.request, body: undefined }, middleware: [...before, validBody] },
+    handler as never,
+    options.hook as never,
+  );
 }
 
 /** Every success of the management and data API: the Usergrid envelope (described loosely). */

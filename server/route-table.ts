@@ -154,7 +154,9 @@ function refuseAmbiguity(routes: readonly Route[]): void {
     const key = `${route.method} ${shapeOf(route.path)}`;
     const other = owners.get(key);
     if (other !== undefined && other.file !== route.file) {
-      throw new Error(`route table: ${route.method} ${documentedPath(route.path)} (${route.file}) and ${documentedPath(other.path)} (${other.file}) match the same requests`);
+      throw new Error(
+        `route table: ${route.method} ${documentedPath(route.path)} (${route.file}) and ${documentedPath(other.path)} (${other.file}) match the same requests`,
+      );
     }
     owners.set(key, route);
   }

@@ -77,7 +77,8 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     if (fixtures) {
       const summary = await applyFixtures(deps, fixtures);
       logger.info({ fixtures: config.fixtures, ...summary }, 'fixtures applied');
-      if (summary.skipped > 0) logger.warn({ skipped: summary.skipped }, 'items inside applications are applied over HTTP: run `idp fixtures apply FILE` against this server');
+      if (summary.skipped > 0)
+        logger.warn({ skipped: summary.skipped }, 'items inside applications are applied over HTTP: run `idp fixtures apply FILE` against this server');
     }
     const app = createApp(deps);
     const server = await listen(app, config);
@@ -85,7 +86,12 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     // The issuer follows the bound port when --port 0 picked one.
     config.issuer ??= url;
-    const worker = startDeliveryWorker(deps, { apnsUrl: config.apnsUrl, fcmUrl: config.fcmUrl, leaseMs: config.pushLeaseMs, requestTimeoutMs: Math.min(15_000, config.pushLeaseMs / 2) });
+    const worker = startDeliveryWorker(deps, {
+      apnsUrl: config.apnsUrl,
+      fcmUrl: config.fcmUrl,
+      leaseMs: config.pushLeaseMs,
+      requestTimeoutMs: Math.min(15_000, config.pushLeaseMs / 2),
+    });
     let closing: Promise<void> | undefined;
     return {
       url,

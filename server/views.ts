@@ -26,7 +26,9 @@ export function escapeHtml(text: string): string {
 
 export function gravatar(email: string | null): string {
   // Usergrid's `picture`: the Gravatar of the email (md5 is Gravatar's key, not a security use).
-  const hash = createHash('md5').update((email ?? '').trim().toLowerCase()).digest('hex');
+  const hash = createHash('md5')
+    .update((email ?? '').trim().toLowerCase())
+    .digest('hex');
   return `https://www.gravatar.com/avatar/${hash}`;
 }
 

@@ -55,8 +55,7 @@ export const CAPTCHA_PROVIDERS: readonly CaptchaProvider[] = ['altcha', 'recaptc
 
 /** The captcha of the password-reset form: self-hosted proof of work, or a provider's check. */
 export type CaptchaConfig =
-  | { provider: 'altcha'; maxNumber: number }
-  | { provider: Exclude<CaptchaProvider, 'altcha'>; secret: string; siteKey?: string; verifyUrl: string };
+  { provider: 'altcha'; maxNumber: number } | { provider: Exclude<CaptchaProvider, 'altcha'>; secret: string; siteKey?: string; verifyUrl: string };
 
 // Each provider's documented server-side verification endpoint.
 export const CAPTCHA_VERIFY_URLS: Record<Exclude<CaptchaProvider, 'altcha'>, string> = {
@@ -181,7 +180,8 @@ export function resolveConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): Config
     logLevel: logLevel as LogLevel,
     smtpUrl: pick(flags.smtpUrl, 'IDP_SMTP_URL'),
     mailFrom: pick(flags.mailFrom, 'IDP_MAIL_FROM'),
-    requireActivation: flags.requireActivation ?? parseBoolean(emptyToUndefined(env.IDP_REQUIRE_ACTIVATION), DEFAULTS.requireActivation, 'IDP_REQUIRE_ACTIVATION'),
+    requireActivation:
+      flags.requireActivation ?? parseBoolean(emptyToUndefined(env.IDP_REQUIRE_ACTIVATION), DEFAULTS.requireActivation, 'IDP_REQUIRE_ACTIVATION'),
     activationTtl: parseSeconds(pick(flags.activationTtl, 'IDP_ACTIVATION_TTL'), DEFAULTS.activationTtl, '--activation-ttl'),
     resetTtl: parseSeconds(pick(flags.resetTtl, 'IDP_RESET_TTL'), DEFAULTS.resetTtl, '--reset-ttl'),
     captcha: parseCaptcha({

@@ -12,12 +12,7 @@ export class AppError extends Error {
   readonly fields: ErrorFields;
   readonly headers: Record<string, string>;
 
-  constructor(
-    status: number,
-    error: string,
-    description: string,
-    options: { fields?: ErrorFields; headers?: Record<string, string>; cause?: unknown } = {},
-  ) {
+  constructor(status: number, error: string, description: string, options: { fields?: ErrorFields; headers?: Record<string, string>; cause?: unknown } = {}) {
     super(description, { cause: options.cause });
     this.name = 'AppError';
     this.status = status;

@@ -41,7 +41,11 @@ export interface Clock {
 
 export async function createTestApp(overrides: Partial<Config> = {}, options: { now?: () => number } = {}): Promise<TestApp> {
   const database = await openTestDatabase();
-  const config: Config = { ...resolveConfig({ db: ':memory:', logLevel: (process.env.IDP_TEST_LOG_LEVEL as 'silent' | undefined) ?? 'silent' }, {}), issuer: 'http://idp.test', ...overrides };
+  const config: Config = {
+    ...resolveConfig({ db: ':memory:', logLevel: (process.env.IDP_TEST_LOG_LEVEL as 'silent' | undefined) ?? 'silent' }, {}),
+    issuer: 'http://idp.test',
+    ...overrides,
+  };
   const deps = await createDeps(database.db, config, createLogger(config.logLevel), options.now);
   const app = createApp(deps);
   return {

@@ -91,8 +91,16 @@ export function matchOutput(stream: Readable, before: string, pattern: RegExp): 
 }
 
 /** Runs `idp ARGS` to completion; stdin is never a terminal: `input` when given, else empty. */
-export function runIdp(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 15_000, input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+export function runIdp(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  timeoutMs = 15_000,
+  input?: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  });
   if (input !== undefined) child.stdin!.end(input);
   let stdout = '';
   let stderr = '';

@@ -33,5 +33,7 @@ export function p(strings: TemplateStringsArray, ...values: string[]): string {
 
 /** True when the server answered "no such endpoint" rather than "no such thing". */
 export function isMissingEndpoint(error: unknown): boolean {
-  return error instanceof ServerError && (error.status === 404 || error.status === 405) && (error.error === 'not_found' || error.error === 'method_not_allowed');
+  return (
+    error instanceof ServerError && (error.status === 404 || error.status === 405) && (error.error === 'not_found' || error.error === 'method_not_allowed')
+  );
 }

@@ -130,10 +130,17 @@ export function addMemberVerbs(noun: Command, collection: string, what: string, 
     });
   const args = (command: Command) => command.argument('<id>', `${what}: name or uuid`).argument('<user>', 'username or uuid');
   examples(args(noun.command('add-user').description(`add a user to the ${what}`)).action(member('POST')), `${name} add-user ${example} fred`);
-  examples(args(noun.command('remove-user').description(`remove a user from the ${what}`)).option('-y, --yes', 'remove without asking').action(member('DELETE')), `${name} remove-user ${example} fred --yes`);
+  examples(
+    args(noun.command('remove-user').description(`remove a user from the ${what}`))
+      .option('-y, --yes', 'remove without asking')
+      .action(member('DELETE')),
+    `${name} remove-user ${example} fred --yes`,
+  );
   examples(
     listOptions(noun.command('users').description(`list the users of the ${what}`).argument('<id>', `${what}: name or uuid`)).action(
-      act(async (ctx, id: string, flags: ListFlags) => tableOf(await fetchList(ctx, appPath(ctx, collection, id, 'users'), flags), ['username', 'name', 'email', 'uuid'], 'no users')),
+      act(async (ctx, id: string, flags: ListFlags) =>
+        tableOf(await fetchList(ctx, appPath(ctx, collection, id, 'users'), flags), ['username', 'name', 'email', 'uuid'], 'no users'),
+      ),
     ),
     `${name} users ${example}`,
   );

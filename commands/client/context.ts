@@ -66,7 +66,11 @@ export async function createContext(flags: GlobalFlags, env: NodeJS.ProcessEnv =
   async function refresh(): Promise<boolean> {
     const refreshToken = profileTokens().refresh_token;
     if (!refreshToken) return false;
-    const res = await http.send({ method: 'POST', path: '/connect/token', form: { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: ADMIN_CLI } });
+    const res = await http.send({
+      method: 'POST',
+      path: '/connect/token',
+      form: { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: ADMIN_CLI },
+    });
     if (res.status !== 200) return false;
     profile = await updateProfile(profileName, (current) => withTokens(current, res.body as TokenSet), env);
     return true;
@@ -92,7 +96,11 @@ export async function createContext(flags: GlobalFlags, env: NodeJS.ProcessEnv =
 
   function sessionExpired(res: HttpResponse): AppError {
     const reason = errorOf(url, { method: 'GET', path: '' }, res).message;
-    return new AppError(401, 'unauthorized', `${reason}; your session has ended — run \`idp login${profileName === DEFAULT_PROFILE ? '' : ` --profile ${profileName}`}\` again`);
+    return new AppError(
+      401,
+      'unauthorized',
+      `${reason}; your session has ended — run \`idp login${profileName === DEFAULT_PROFILE ? '' : ` --profile ${profileName}`}\` again`,
+    );
   }
 
   return {

@@ -83,7 +83,7 @@ export interface ListFlags {
 
 export function listOptions(command: Command): Command {
   return command
-    .option('-q, --ql <query>', "Usergrid query, e.g. \"select * where age > 3 order by name\"")
+    .option('-q, --ql <query>', 'Usergrid query, e.g. "select * where age > 3 order by name"')
     .option('-l, --limit <n>', 'entities per page, at most 1000 (server default 10)')
     .option('--cursor <cursor>', 'continue from the cursor of a previous page')
     .addOption(new Option('-a, --all', 'follow cursors and return every page').conflicts('cursor'));

@@ -41,7 +41,14 @@ async function found(read: () => Promise<unknown>, absent: readonly number[] = [
 
 /** The ways a member of a sub-collection may be named: name, username, group path, uuid. */
 function identifiers(entities: Record<string, unknown>[]): Set<string> {
-  return new Set(entities.flatMap((entity) => ['name', 'username', 'path', 'uuid', 'client_name'].map((key) => entity[key]).filter((value) => typeof value === 'string').map((value) => (value as string).toLowerCase())));
+  return new Set(
+    entities.flatMap((entity) =>
+      ['name', 'username', 'path', 'uuid', 'client_name']
+        .map((key) => entity[key])
+        .filter((value) => typeof value === 'string')
+        .map((value) => (value as string).toLowerCase()),
+    ),
+  );
 }
 
 /** Tokens of the file's admins, each signed in once; null when the server refuses the password. */
@@ -90,7 +97,9 @@ export function planSteps(ctx: Ctx, fixtures: Fixtures): Step[] {
   });
   steps.push(...adminSteps(ctx, fixtures, signIns));
   // Memberships come after every admin exists.
-  fixtures.organizations.forEach((org, o) => steps.push(...organizationAdminSteps(ctx, org, o, organizationSteps[o], () => signIns.signIn(adminOf(org.owner)))));
+  fixtures.organizations.forEach((org, o) =>
+    steps.push(...organizationAdminSteps(ctx, org, o, organizationSteps[o], () => signIns.signIn(adminOf(org.owner)))),
+  );
   return steps;
 }
 
@@ -104,10 +113,16 @@ function organizationStep(ctx: Ctx, org: Organization, o: number, owner: Admin, 
     exists: () => found(() => call('GET', p`/management/orgs/${org.name}`), [401, 404]),
     async create() {
       if ((await signIns.signIn(owner)) !== null) {
-        throw new Error(`admin '${owner.username}' already exists; the server creates an organization only together with its new owner (POST /management/orgs)`);
+        throw new Error(
+          `admin '${owner.username}' already exists; the server creates an organization only together with its new owner (POST /management/orgs)`,
+        );
       }
       if (!owner.email || !owner.name) throw new Error(`the owner '${owner.username}' needs an email and a name to create organization '${org.name}'`);
-      await ctx.call({ method: 'POST', path: '/management/orgs', form: { organization: org.name, username: owner.username, name: owner.name, email: owner.email, password: owner.password } });
+      await ctx.call({
+        method: 'POST',
+        path: '/management/orgs',
+        form: { organization: org.name, username: owner.username, name: owner.name, email: owner.email, password: owner.password },
+      });
       signIns.forget(owner.username);
     },
   };
@@ -127,7 +142,11 @@ function adminSteps(ctx: Ctx, fixtures: Fixtures, signIns: AdminSignIns): Step[]
             exists: async () => (await signIns.signIn(admin)) !== null,
             async create() {
               signIns.forget(admin.username);
-              await ctx.call({ method: 'POST', path: '/management/users', json: { username: admin.username, email: admin.email, name: admin.name, password: admin.password } });
+              await ctx.call({
+                method: 'POST',
+                path: '/management/users',
+                json: { username: admin.username, email: admin.email, name: admin.name, password: admin.password },
+              });
             },
           },
         ],
@@ -175,7 +194,10 @@ type Call = (method: 'GET' | 'POST' | 'PUT', path: string, json?: unknown, query
 function parsePermissionRule(text: string): { verbs: Set<string>; pattern: string } {
   const colon = text.indexOf(':');
   const verbs = text.slice(0, colon).trim().toLowerCase();
-  return { verbs: new Set(verbs === '*' ? ['get', 'put', 'post', 'delete'] : verbs.split(',').map((verb) => verb.trim())), pattern: text.slice(colon + 1).trim() };
+  return {
+    verbs: new Set(verbs === '*' ? ['get', 'put', 'post', 'delete'] : verbs.split(',').map((verb) => verb.trim())),
+    pattern: text.slice(colon + 1).trim(),
+  };
 }
 
 function holdsPermission(rules: unknown, permission: string): boolean {
@@ -205,7 +227,7 @@ function permissionSteps(role: FixtureApplication['roles'][number], rolePath: st
     path: `${rolePath}.permissions[${j}]`,
     label: `permission ${permission} of role ${role.name}`,
     parents: [roleStep],
-    exists: async () => holdsPermission((await call('GET', permissionsPath) as { data?: unknown }).data, permission),
+    exists: async () => holdsPermission(((await call('GET', permissionsPath)) as { data?: unknown }).data, permission),
     create: async () => void (await call('POST', permissionsPath, { permission })),
   }));
 }
@@ -257,14 +279,18 @@ function applicationSteps(org: string, app: FixtureApplication, base: string, ap
     const step = entity(`${base}.groups[${i}]`, `group ${group.path}`, 'groups', group.path, { ...properties, title: group.title ?? group.path });
     steps.push(step);
     users.forEach((username, j) => {
-      steps.push(link(`${base}.groups[${i}].users[${j}]`, `${username} in group ${group.path}`, withUser(username, step), at('groups', group.path, 'users', username)));
+      steps.push(
+        link(`${base}.groups[${i}].users[${j}]`, `${username} in group ${group.path}`, withUser(username, step), at('groups', group.path, 'users', username)),
+      );
     });
   });
 
   app.roles.forEach((role, i) => {
     const step = roleSteps.get(role.name)!;
     role.users.forEach((username, j) => {
-      steps.push(link(`${base}.roles[${i}].users[${j}]`, `${username} in role ${role.name}`, withUser(username, step), at('roles', role.name, 'users', username)));
+      steps.push(
+        link(`${base}.roles[${i}].users[${j}]`, `${username} in role ${role.name}`, withUser(username, step), at('roles', role.name, 'users', username)),
+      );
     });
     role.groups.forEach((group, j) => {
       steps.push(link(`${base}.roles[${i}].groups[${j}]`, `group ${group} in role ${role.name}`, [step], at('roles', role.name, 'groups', group)));

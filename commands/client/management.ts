@@ -15,6 +15,6 @@ export function orgOf(ctx: Ctx, org: string | undefined): string {
 export async function credentialsResult(ctx: Ctx, path: string, regenerate: boolean | undefined, yes: boolean | undefined): Promise<Result> {
   if (regenerate) await confirmOrYes(yes, 'Generate a new client secret? The current one stops working at once');
   const body = await ctx.call({ method: regenerate ? 'POST' : 'GET', path });
-  const credentials = ((body as { credentials?: { client_id: string; client_secret: string } }).credentials) ?? { client_id: '', client_secret: '' };
+  const credentials = (body as { credentials?: { client_id: string; client_secret: string } }).credentials ?? { client_id: '', client_secret: '' };
   return { json: body, view: { kind: 'record', record: credentials }, quiet: `${credentials.client_id} ${credentials.client_secret}` };
 }

@@ -91,7 +91,9 @@ export async function passwordOf(flags: PasswordFlags, what = 'password'): Promi
   if (process.stdin.isTTY) throw new UsageError('--password-stdin reads a piped password; on a terminal, leave it out to be asked');
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  const text = Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
   if (text === '') throw new UsageError(`--password-stdin: no ${what} on stdin`);
   return text;
 }

@@ -20,7 +20,15 @@
  * none of them, so their test (test/http/secure-headers.test.ts) asks a real server. Only
  * server/serve.ts uses it.
  */
-import { createServer, ServerResponse, type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders, type RequestListener, type Server } from 'node:http';
+import {
+  createServer,
+  ServerResponse,
+  type IncomingMessage,
+  type OutgoingHttpHeader,
+  type OutgoingHttpHeaders,
+  type RequestListener,
+  type Server,
+} from 'node:http';
 
 export const SECURE_HEADERS: readonly (readonly [string, string])[] = [
   ['Cross-Origin-Opener-Policy', 'same-origin'],

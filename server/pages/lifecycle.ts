@@ -14,9 +14,24 @@ type Provider = Exclude<CaptchaChallenge['provider'], 'altcha'>;
 
 /** Each provider's widget: its script, the element it fills, the field it posts, where it loads from. */
 export const CAPTCHA_WIDGETS: Record<Provider, { script: string; className: string; field: string; origins: string[] }> = {
-  recaptcha: { script: 'https://www.google.com/recaptcha/api.js', className: 'g-recaptcha', field: 'g-recaptcha-response', origins: ['https://www.google.com', 'https://www.gstatic.com'] },
-  hcaptcha: { script: 'https://js.hcaptcha.com/1/api.js', className: 'h-captcha', field: 'h-captcha-response', origins: ['https://hcaptcha.com', 'https://*.hcaptcha.com'] },
-  turnstile: { script: 'https://challenges.cloudflare.com/turnstile/v0/api.js', className: 'cf-turnstile', field: 'cf-turnstile-response', origins: ['https://challenges.cloudflare.com'] },
+  recaptcha: {
+    script: 'https://www.google.com/recaptcha/api.js',
+    className: 'g-recaptcha',
+    field: 'g-recaptcha-response',
+    origins: ['https://www.google.com', 'https://www.gstatic.com'],
+  },
+  hcaptcha: {
+    script: 'https://js.hcaptcha.com/1/api.js',
+    className: 'h-captcha',
+    field: 'h-captcha-response',
+    origins: ['https://hcaptcha.com', 'https://*.hcaptcha.com'],
+  },
+  turnstile: {
+    script: 'https://challenges.cloudflare.com/turnstile/v0/api.js',
+    className: 'cf-turnstile',
+    field: 'cf-turnstile-response',
+    origins: ['https://challenges.cloudflare.com'],
+  },
 };
 
 /** A page-text key and its values. */

@@ -41,7 +41,14 @@ export function appResourceRoutes<Input, Result>(app: ReturnType<typeof router>,
   const OneParams = AppParams.extend({ [resource.param]: z.string().openapi({ description: resource.paramDescription ?? `${resource.noun} id` }) });
   const body = { required: true, description: resource.body.description, content: { 'application/json': { schema: resource.body.schema } } };
   const declare = (method: 'get' | 'post' | 'put' | 'delete', path: string, summary: string, withBody: boolean) =>
-    createRoute({ method, path, tags: [resource.tag], summary, request: { params: path === one ? OneParams : AppParams, ...(withBody && { body }) }, responses: responses(resource.model) });
+    createRoute({
+      method,
+      path,
+      tags: [resource.tag],
+      summary,
+      request: { params: path === one ? OneParams : AppParams, ...(withBody && { body }) },
+      responses: responses(resource.model),
+    });
   const answer = (c: Context<Env>, action: string, results: Result[], count = false) => {
     const { org, app: application } = c.get('appScope');
     const extra = results.length === 1 ? resource.extra?.(results[0]) : undefined;

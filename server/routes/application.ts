@@ -17,7 +17,14 @@ import { AppParams } from './management-params.js';
 
 export const applicationRoutes = defineRoutes('server/routes/application.ts', (app) => {
   app.openapi(
-    createRoute({ method: 'delete', path: '/', tags: ['Management'], summary: 'Delete an application and all its data', request: { params: AppParams }, responses: responses('AppData') }),
+    createRoute({
+      method: 'delete',
+      path: '/',
+      tags: ['Management'],
+      summary: 'Delete an application and all its data',
+      request: { params: AppParams },
+      responses: responses('AppData'),
+    }),
     async (c) => {
       const { org, app: target } = c.get('appScope');
       await deleteApplication(c.get('deps'), org, target, actorOf(c.get('principal')));

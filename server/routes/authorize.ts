@@ -19,7 +19,14 @@ import {
   UnsafeRedirectError,
   type AuthorizeRequest,
 } from '../../src/identity/authorize/authorize-request.js';
-import { authenticateForRequest, continueAuthorization, NO_INTERACTION, realmOf, type AuthorizeOutcome, type Interaction } from '../../src/identity/authorize/authorize.js';
+import {
+  authenticateForRequest,
+  continueAuthorization,
+  NO_INTERACTION,
+  realmOf,
+  type AuthorizeOutcome,
+  type Interaction,
+} from '../../src/identity/authorize/authorize.js';
 import { errorResponse, type AuthorizationResponse } from '../../src/identity/authorize/authorize-response.js';
 import { rememberConsent } from '../../src/identity/authorize/consents.js';
 import { FEDERATION_CALLBACK_PATH, finishFederation, startFederation, takeFederationRequest } from '../../src/identity/federation/federation.js';
@@ -41,9 +48,7 @@ type C = Context<Env>;
  * The parameters of an authorization request (RFC 6749 4.1.1, OpenID Connect Core 3.1.2.1), each
  * at most once; others are kept for the core, which ignores what it does not know.
  */
-const AuthorizeParams = z
-  .looseObject(Object.fromEntries(AUTHORIZE_PARAMETERS.map((name) => [name, formParam()])))
-  .openapi('AuthorizeRequest');
+const AuthorizeParams = z.looseObject(Object.fromEntries(AUTHORIZE_PARAMETERS.map((name) => [name, formParam()]))).openapi('AuthorizeRequest');
 /** The sign-in and consent pages' forms: the sealed request, the CSRF token, and what the user entered. */
 const LoginForm = z.object({ interaction: formParam(), csrf_token: formParam(), login: formParam(), password: formParam() });
 const ConsentForm = z.object({ interaction: formParam(), csrf_token: formParam(), decision: formParam().openapi({ enum: ['allow', 'deny'] }) });
@@ -79,7 +84,10 @@ function deliver(c: C, response: AuthorizationResponse, uiLocales: string | unde
   const { target, params } = response;
   if (target.mode === 'form_post') {
     const nonce = randomToken(16);
-    return sendPage(c, renderFormPost(pageContext(c, uiLocales), target.redirectUri, params, nonce), 200, { formTargets: [target.redirectUri], scriptNonce: nonce });
+    return sendPage(c, renderFormPost(pageContext(c, uiLocales), target.redirectUri, params, nonce), 200, {
+      formTargets: [target.redirectUri],
+      scriptNonce: nonce,
+    });
   }
   const url = new URL(target.redirectUri);
   const encoded = new URLSearchParams(params);
@@ -163,7 +171,10 @@ async function authorize(c: C, params: URLSearchParams, interaction: Interaction
 }
 
 /** A posted page form: CSRF token checked, sealed authorize request opened. */
-async function pageForm<F extends { interaction?: string; csrf_token?: string }>(c: C, form: F): Promise<{ form: F; query: URLSearchParams; loginAt?: number } | Response> {
+async function pageForm<F extends { interaction?: string; csrf_token?: string }>(
+  c: C,
+  form: F,
+): Promise<{ form: F; query: URLSearchParams; loginAt?: number } | Response> {
   const sealed = openInteraction(c.get('deps'), form.interaction);
   const uiLocales = sealed ? (new URLSearchParams(sealed.query).get('ui_locales') ?? undefined) : undefined;
   if (!isCsrfTokenValid(c, form.csrf_token) || !sealed) return errorPage(c, 'csrf', uiLocales, undefined, 403);
@@ -231,16 +242,34 @@ function page<M extends 'get' | 'post', I extends NonNullable<RouteConfig['reque
 }
 
 export const authorizeRoutes = defineRoutes('server/routes/authorize.ts', (app) => {
-  openapiRoute(app, page('get', '/authorize', 'Authorization endpoint (RFC 6749 3.1): sign-in, consent, then back to the client', { query: AuthorizeParams }), (c) => authorize(c, paramsOf(c.req.valid('query'))), {
-    hook: refuseAuthorize,
-  });
-  openapiRoute(app, page('post', '/authorize', 'Authorization endpoint, the request as a form (OpenID Connect Core 3.1.2.1)', { body: formBody(AuthorizeParams) }), (c) => authorize(c, paramsOf(c.req.valid('form'))), {
-    hook: refuseAuthorize,
+  openapiRoute(
+    app,
+    page('get', '/authorize', 'Authorization endpoint (RFC 6749 3.1): sign-in, consent, then back to the client', { query: AuthorizeParams }),
+    (c) => authorize(c, paramsOf(c.req.valid('query'))),
+    {
+      hook: refuseAuthorize,
+    },
+  );
+  openapiRoute(
+    app,
+    page('post', '/authorize', 'Authorization endpoint, the request as a form (OpenID Connect Core 3.1.2.1)', { body: formBody(AuthorizeParams) }),
+    (c) => authorize(c, paramsOf(c.req.valid('form'))),
+    {
+      hook: refuseAuthorize,
+      body: PAGE_FORM,
+    },
+  );
+  openapiRoute(app, page('post', '/authorize/login', "The sign-in page's form", { body: formBody(LoginForm) }), (c) => signIn(c, c.req.valid('form')), {
+    hook: refusePageForm,
     body: PAGE_FORM,
   });
-  openapiRoute(app, page('post', '/authorize/login', "The sign-in page's form", { body: formBody(LoginForm) }), (c) => signIn(c, c.req.valid('form')), { hook: refusePageForm, body: PAGE_FORM });
-  openapiRoute(app, page('post', '/authorize/consent', "The consent page's form", { body: formBody(ConsentForm) }), (c) => consent(c, c.req.valid('form')), { hook: refusePageForm, body: PAGE_FORM });
-  const callback = page('get', within('/connect', FEDERATION_CALLBACK_PATH), "The return from an external identity provider (its authorization response)", { query: CallbackQuery });
+  openapiRoute(app, page('post', '/authorize/consent', "The consent page's form", { body: formBody(ConsentForm) }), (c) => consent(c, c.req.valid('form')), {
+    hook: refusePageForm,
+    body: PAGE_FORM,
+  });
+  const callback = page('get', within('/connect', FEDERATION_CALLBACK_PATH), 'The return from an external identity provider (its authorization response)', {
+    query: CallbackQuery,
+  });
   openapiRoute(app, callback, (c) => federationReturn(c, c.req.valid('query')), {
     hook: (result, c) => (result.success ? undefined : errorPage(c, 'federation_failed', undefined, validationError(result.error!).message)),
   });

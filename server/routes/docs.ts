@@ -51,14 +51,19 @@ export const docsRoutes = defineRoutes('server/routes/docs.ts', (app) => {
   const noSuchFile = (result: ValidationResult) => {
     if (!result.success) throw NotFound('no such resource');
   };
-  openapiRoute(app, asset, (c) => {
-    const { asset } = c.req.valid('param');
-    const type = ASSETS[asset];
-    let body = cache.get(asset);
-    if (!body) {
-      body = readAsset(`node_modules/swagger-ui-dist/${asset}`);
-      cache.set(asset, body);
-    }
-    return c.body(new Uint8Array(body), 200, { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' });
-  }, { hook: noSuchFile });
+  openapiRoute(
+    app,
+    asset,
+    (c) => {
+      const { asset } = c.req.valid('param');
+      const type = ASSETS[asset];
+      let body = cache.get(asset);
+      if (!body) {
+        body = readAsset(`node_modules/swagger-ui-dist/${asset}`);
+        cache.set(asset, body);
+      }
+      return c.body(new Uint8Array(body), 200, { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' });
+    },
+    { hook: noSuchFile },
+  );
 });

@@ -85,9 +85,16 @@ async function endSession(c: C, form: URLSearchParams): Promise<Response> {
 }
 
 export const endSessionRoutes = defineRoutes('server/routes/end-session.ts', (app) => {
-  openapiRoute(app, logoutRoute('get', 'RP-Initiated Logout: confirm on a page', { query: LogoutParams }), (c) => confirm(c, paramsOf(c.req.valid('query'))), { hook: refuseLogout });
-  openapiRoute(app, logoutRoute('post', "RP-Initiated Logout as a form, or the confirmation page's decision", { body: formBody(LogoutParams) }), (c) => endSession(c, paramsOf(c.req.valid('form'))), {
+  openapiRoute(app, logoutRoute('get', 'RP-Initiated Logout: confirm on a page', { query: LogoutParams }), (c) => confirm(c, paramsOf(c.req.valid('query'))), {
     hook: refuseLogout,
-    body: PAGE_FORM,
   });
+  openapiRoute(
+    app,
+    logoutRoute('post', "RP-Initiated Logout as a form, or the confirmation page's decision", { body: formBody(LogoutParams) }),
+    (c) => endSession(c, paramsOf(c.req.valid('form'))),
+    {
+      hook: refuseLogout,
+      body: PAGE_FORM,
+    },
+  );
 });

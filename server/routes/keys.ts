@@ -8,7 +8,13 @@ import { rotateSigningKeys } from '../../src/identity/keys/rotate-keys.js';
 
 export const keyRoutes = defineRoutes('server/routes/keys.ts', (app) => {
   app.openapi(
-    createRoute({ method: 'post', path: '/keys/rotate', tags: ['Management'], summary: 'Rotate the token signing keys (sysadmin)', responses: responses('Keys') }),
+    createRoute({
+      method: 'post',
+      path: '/keys/rotate',
+      tags: ['Management'],
+      summary: 'Rotate the token signing keys (sysadmin)',
+      responses: responses('Keys'),
+    }),
     async (c) => {
       requireSysadmin(c);
       const rotated = await rotateSigningKeys(c.get('deps'));

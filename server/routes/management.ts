@@ -6,7 +6,9 @@
  */
 import { createRoute } from '@hono/zod-openapi';
 import { defineRoutes } from '../route-table.js';
-import { jsonOrForm, openapiRoute, responses } from '../openapi.js';
+import { jsonOrForm, openapiRoute, responses, type router } from '../openapi.js';
+
+type Router = ReturnType<typeof router>;
 import { ok } from '../envelope.js';
 import { adminUserView, managementActivityView, organizationView } from '../views.js';
 import { CreateOrg, CreateAdminUser, AdminUserUpdate, ResetPW } from '../../src/management/schemas.js';
@@ -20,9 +22,18 @@ import { FeedQuery, UserParams } from './management-params.js';
 
 const tag = 'Management';
 
-export const managementRoutes = defineRoutes('server/routes/management.ts', (app) => {
-  openapiRoute(app, 
-    createRoute({ method: 'post', path: '/orgs', tags: [tag], summary: 'Create an organization and its first admin user', request: { body: jsonOrForm(CreateOrg, 'CreateOrg') }, responses: responses('Organization') }),
+/** Sign-up: a new organization with its first admin, and a new admin user (both follow --signup). */
+function signUpRoutes(app: Router): void {
+  openapiRoute(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/orgs',
+      tags: [tag],
+      summary: 'Create an organization and its first admin user',
+      request: { body: jsonOrForm(CreateOrg, 'CreateOrg') },
+      responses: responses('Organization'),
+    }),
     async (c) => {
       requireSignup(c);
       const { organization, owner } = await createOrganization(c.get('deps'), c.req.valid('json'));
@@ -30,12 +41,25 @@ export const managementRoutes = defineRoutes('server/routes/management.ts', (app
       if (!owner.activated) await sendActivationLink(c.get('deps'), { type: 'admin_user', uuid: owner.uuid });
       if (!organization.activated) await sendActivationLink(c.get('deps'), { type: 'organization', uuid: organization.uuid });
       const entity = organizationView(organization, owner, []);
-      return ok(c, { action: 'new organization', entities: [entity], organization, extra: { data: { owner: adminUserView(owner, [organization]), organization: entity } } });
+      return ok(c, {
+        action: 'new organization',
+        entities: [entity],
+        organization,
+        extra: { data: { owner: adminUserView(owner, [organization]), organization: entity } },
+      });
     },
   );
 
-  openapiRoute(app, 
-    createRoute({ method: 'post', path: '/users', tags: [tag], summary: 'Create an admin user', request: { body: jsonOrForm(CreateAdminUser, 'CreateAdminUser') }, responses: responses('User') }),
+  openapiRoute(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/users',
+      tags: [tag],
+      summary: 'Create an admin user',
+      request: { body: jsonOrForm(CreateAdminUser, 'CreateAdminUser') },
+      responses: responses('User'),
+    }),
     async (c) => {
       requireSignup(c);
       const user = await createAdminUser(c.get('deps'), c.req.valid('json'));
@@ -43,9 +67,20 @@ export const managementRoutes = defineRoutes('server/routes/management.ts', (app
       return ok(c, { action: 'create user', entities: [adminUserView(user, [])] });
     },
   );
+}
 
-  openapiRoute(app, 
-    createRoute({ method: 'get', path: '/users/{userId}', tags: [tag], summary: 'Get an admin user', request: { params: UserParams }, responses: responses('User') }),
+/** An admin user's record, password and feed. */
+function adminUserRoutes(app: Router): void {
+  openapiRoute(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/users/{userId}',
+      tags: [tag],
+      summary: 'Get an admin user',
+      request: { params: UserParams },
+      responses: responses('User'),
+    }),
     async (c) => {
       const user = await findAdminUser(c.get('deps'), c.req.valid('param').userId);
       await requireAdminUserAccess(c, user, 'read');
@@ -53,8 +88,16 @@ export const managementRoutes = defineRoutes('server/routes/management.ts', (app
     },
   );
 
-  openapiRoute(app, 
-    createRoute({ method: 'put', path: '/users/{userId}', tags: [tag], summary: 'Update an admin user', request: { params: UserParams, body: jsonOrForm(AdminUserUpdate, 'AdminUserUpdate') }, responses: responses('User') }),
+  openapiRoute(
+    app,
+    createRoute({
+      method: 'put',
+      path: '/users/{userId}',
+      tags: [tag],
+      summary: 'Update an admin user',
+      request: { params: UserParams, body: jsonOrForm(AdminUserUpdate, 'AdminUserUpdate') },
+      responses: responses('User'),
+    }),
     async (c) => {
       const user = await findAdminUser(c.get('deps'), c.req.valid('param').userId);
       await requireAdminUserAccess(c, user, 'write');
@@ -63,8 +106,16 @@ export const managementRoutes = defineRoutes('server/routes/management.ts', (app
     },
   );
 
-  openapiRoute(app, 
-    createRoute({ method: 'put', path: '/users/{userId}/password', tags: [tag], summary: "Change an admin user's password", request: { params: UserParams, body: jsonOrForm(ResetPW, 'ResetPW') }, responses: responses('User') }),
+  openapiRoute(
+    app,
+    createRoute({
+      method: 'put',
+      path: '/users/{userId}/password',
+      tags: [tag],
+      summary: "Change an admin user's password",
+      request: { params: UserParams, body: jsonOrForm(ResetPW, 'ResetPW') },
+      responses: responses('User'),
+    }),
     async (c) => {
       const user = await findAdminUser(c.get('deps'), c.req.valid('param').userId);
       await requireAdminUserAccess(c, user, 'write');
@@ -74,15 +125,33 @@ export const managementRoutes = defineRoutes('server/routes/management.ts', (app
     },
   );
 
-  openapiRoute(app, 
-    createRoute({ method: 'get', path: '/users/{userId}/feed', tags: [tag], summary: "An admin user's feed, newest first", request: { params: UserParams, query: FeedQuery }, responses: responses('ActivityFeed') }),
+  openapiRoute(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/users/{userId}/feed',
+      tags: [tag],
+      summary: "An admin user's feed, newest first",
+      request: { params: UserParams, query: FeedQuery },
+      responses: responses('ActivityFeed'),
+    }),
     async (c) => {
       const deps = c.get('deps');
       const user = await findAdminUser(deps, c.req.valid('param').userId);
       await requireAdminUserAccess(c, user, 'read');
       const orgs = await listAdminOrganizations(deps, user.uuid);
-      const activities = await listUserFeed(deps, user.uuid, orgs.map((o) => o.uuid), c.req.valid('query').limit);
+      const activities = await listUserFeed(
+        deps,
+        user.uuid,
+        orgs.map((o) => o.uuid),
+        c.req.valid('query').limit,
+      );
       return ok(c, { action: 'get user feed', entities: activities.map(managementActivityView), count: true });
     },
   );
+}
+
+export const managementRoutes = defineRoutes('server/routes/management.ts', (app) => {
+  signUpRoutes(app);
+  adminUserRoutes(app);
 });

@@ -23,7 +23,8 @@ import { findNotificationsOfReceipt, findQueuedDevices, findReceiptsOf, requireE
 import type { NotificationTarget } from '../../src/push/targets.js';
 
 const PUSH = { tag: 'Push' };
-const push = (app: Router, method: Method, path: string, summary: string, handler: Handler, options: RouteOptions = {}) => define(app, method, path, summary, handler, { ...PUSH, ...options });
+const push = (app: Router, method: Method, path: string, summary: string, handler: Handler, options: RouteOptions = {}) =>
+  define(app, method, path, summary, handler, { ...PUSH, ...options });
 const LIST = { query: FindQuery };
 const BODY = { body: true };
 const param = (c: Context<Env>, name: string) => c.req.param(name) ?? '';
@@ -55,10 +56,36 @@ function sendTo(target: (c: Context<Env>) => NotificationTarget): Handler {
 }
 
 function notifierRoutes(app: Router): void {
-  push(app, 'get', '/notifiers', 'List notifiers (ql, limit, cursor)', async (c) => pageResponse(c, 'get', await findEntities(c.get('deps').db, appUuid(c), { kind: 'collection', collection: NOTIFIERS.name }, findOptions(c))), LIST);
-  push(app, 'post', '/notifiers', 'Create a notifier: provider apple or google, environment, credentials', async (c) => entitiesResponse(c, 'post', await createNotifiers(c.get('deps'), appUuid(c), await readEntityBody(c))), BODY);
-  push(app, 'get', '/notifiers/{id}', 'Get a notifier (never its credentials)', async (c) => entitiesResponse(c, 'get', [await requireNotifier(c.get('deps').db, appUuid(c), param(c, 'id'))]));
-  push(app, 'put', '/notifiers/{id}', 'Update a notifier; the result is checked as a whole', async (c) => entitiesResponse(c, 'put', [await updateNotifier(c.get('deps'), await requireNotifier(c.get('deps').db, appUuid(c), param(c, 'id')), await readEntityBody(c))]), BODY);
+  push(
+    app,
+    'get',
+    '/notifiers',
+    'List notifiers (ql, limit, cursor)',
+    async (c) => pageResponse(c, 'get', await findEntities(c.get('deps').db, appUuid(c), { kind: 'collection', collection: NOTIFIERS.name }, findOptions(c))),
+    LIST,
+  );
+  push(
+    app,
+    'post',
+    '/notifiers',
+    'Create a notifier: provider apple or google, environment, credentials',
+    async (c) => entitiesResponse(c, 'post', await createNotifiers(c.get('deps'), appUuid(c), await readEntityBody(c))),
+    BODY,
+  );
+  push(app, 'get', '/notifiers/{id}', 'Get a notifier (never its credentials)', async (c) =>
+    entitiesResponse(c, 'get', [await requireNotifier(c.get('deps').db, appUuid(c), param(c, 'id'))]),
+  );
+  push(
+    app,
+    'put',
+    '/notifiers/{id}',
+    'Update a notifier; the result is checked as a whole',
+    async (c) =>
+      entitiesResponse(c, 'put', [
+        await updateNotifier(c.get('deps'), await requireNotifier(c.get('deps').db, appUuid(c), param(c, 'id')), await readEntityBody(c)),
+      ]),
+    BODY,
+  );
   push(app, 'delete', '/notifiers/{id}', 'Delete a notifier and its credentials', async (c) => {
     const row = await requireNotifier(c.get('deps').db, appUuid(c), param(c, 'id'));
     await deleteEntity(c.get('deps'), row);
@@ -67,21 +94,71 @@ function notifierRoutes(app: Router): void {
 }
 
 function notificationRoutes(app: Router): void {
-  push(app, 'get', '/notifications', 'List notifications (ql, e.g. state=\'FINISHED\'; limit, cursor)', async (c) => pageResponse(c, 'get', await findEntities(c.get('deps').db, appUuid(c), { kind: 'collection', collection: NOTIFICATIONS.name }, findOptions(c))), LIST);
+  push(
+    app,
+    'get',
+    '/notifications',
+    "List notifications (ql, e.g. state='FINISHED'; limit, cursor)",
+    async (c) =>
+      pageResponse(c, 'get', await findEntities(c.get('deps').db, appUuid(c), { kind: 'collection', collection: NOTIFICATIONS.name }, findOptions(c))),
+    LIST,
+  );
   push(app, 'post', '/notifications', 'Not a target: send through …/devices, …/users/{id} or …/groups/{path}', async () => {
-    throw MethodNotAllowed('POST a notification to …/devices/{deviceId}/notifications, …/devices/*/notifications, …/users/{userId}/notifications or …/groups/{path}/notifications', { headers: { Allow: 'GET' } });
+    throw MethodNotAllowed(
+      'POST a notification to …/devices/{deviceId}/notifications, …/devices/*/notifications, …/users/{userId}/notifications or …/groups/{path}/notifications',
+      { headers: { Allow: 'GET' } },
+    );
   });
-  push(app, 'get', '/notifications/{id}', 'Get a notification', async (c) => entitiesResponse(c, 'get', [await requireNotification(c.get('deps').db, appUuid(c), param(c, 'id'))]));
-  push(app, 'put', '/notifications/{id}', 'Cancel an unsent notification: {"canceled": true}', async (c) => entitiesResponse(c, 'put', [await cancelNotification(c.get('deps'), appUuid(c), param(c, 'id'), await readEntityBody(c))]), BODY);
-  push(app, 'delete', '/notifications/{id}', 'Delete an unsent notification', async (c) => entitiesResponse(c, 'delete', [await deleteNotification(c.get('deps'), appUuid(c), param(c, 'id'))]));
+  push(app, 'get', '/notifications/{id}', 'Get a notification', async (c) =>
+    entitiesResponse(c, 'get', [await requireNotification(c.get('deps').db, appUuid(c), param(c, 'id'))]),
+  );
+  push(
+    app,
+    'put',
+    '/notifications/{id}',
+    'Cancel an unsent notification: {"canceled": true}',
+    async (c) => entitiesResponse(c, 'put', [await cancelNotification(c.get('deps'), appUuid(c), param(c, 'id'), await readEntityBody(c))]),
+    BODY,
+  );
+  push(app, 'delete', '/notifications/{id}', 'Delete an unsent notification', async (c) =>
+    entitiesResponse(c, 'delete', [await deleteNotification(c.get('deps'), appUuid(c), param(c, 'id'))]),
+  );
 
-  push(app, 'post', '/devices/{deviceId}/notifications', 'Send to one device, or to every device with deviceId *', sendTo((c) => (param(c, 'deviceId') === '*' ? { kind: 'devices' } : { kind: 'device', id: param(c, 'deviceId') })), BODY);
-  push(app, 'post', '/users/{userId}/notifications', 'Send to every device of a user', sendTo((c) => ({ kind: 'user', id: param(c, 'userId'), caller: callerUuid(c) })), BODY);
-  push(app, 'post', '/groups/{groupId}/notifications', 'Send to the devices of every member of a group', sendTo((c) => ({ kind: 'group', id: param(c, 'groupId') })), BODY);
+  push(
+    app,
+    'post',
+    '/devices/{deviceId}/notifications',
+    'Send to one device, or to every device with deviceId *',
+    sendTo((c) => (param(c, 'deviceId') === '*' ? { kind: 'devices' } : { kind: 'device', id: param(c, 'deviceId') })),
+    BODY,
+  );
+  push(
+    app,
+    'post',
+    '/users/{userId}/notifications',
+    'Send to every device of a user',
+    sendTo((c) => ({ kind: 'user', id: param(c, 'userId'), caller: callerUuid(c) })),
+    BODY,
+  );
+  push(
+    app,
+    'post',
+    '/groups/{groupId}/notifications',
+    'Send to the devices of every member of a group',
+    sendTo((c) => ({ kind: 'group', id: param(c, 'groupId') })),
+    BODY,
+  );
 }
 
 function receiptRoutes(app: Router): void {
-  push(app, 'get', '/receipts', 'List receipts (ql, limit, cursor)', async (c) => pageResponse(c, 'get', await findEntities(c.get('deps').db, appUuid(c), { kind: 'collection', collection: RECEIPTS.name }, findOptions(c))), LIST);
+  push(
+    app,
+    'get',
+    '/receipts',
+    'List receipts (ql, limit, cursor)',
+    async (c) => pageResponse(c, 'get', await findEntities(c.get('deps').db, appUuid(c), { kind: 'collection', collection: RECEIPTS.name }, findOptions(c))),
+    LIST,
+  );
   push(app, 'get', '/receipts/{id}', 'Get a receipt', async (c) => entitiesResponse(c, 'get', [await addressedEntity(c, RECEIPTS.name, param(c, 'id'))]));
   starRoute(app, 'receipts', 'Receipts of a device or of a notification', async (c, id) => {
     const owner = await requireEntityAmong(c.get('deps').db, appUuid(c), ['devices', NOTIFICATIONS.name], id);
@@ -107,14 +184,21 @@ function queryTargetRoute(app: Router): void {
   const queryOf = (c: Context<Env>) => (c.req as unknown as { valid(target: 'query'): z.infer<typeof TargetQuery> }).valid('query');
   const send = sendTo((c) => ({ kind: 'devices', ql: queryOf(c).ql ?? queryOf(c).queryStatement }));
   const summary = 'With ql or queryStatement: send to the devices the query matches (without: create a device)';
-  define(app, 'post', '/devices', summary, async (c, next) => {
-    if (queryOf(c).ql === undefined && queryOf(c).queryStatement === undefined) {
-      await next?.();
-      return;
-    }
-    await authorizeWithoutMe(c, 'post', '/devices/*/notifications');
-    return send(c);
-  }, { ...PUSH, model: 'Notification', query: TargetQuery, body: true });
+  define(
+    app,
+    'post',
+    '/devices',
+    summary,
+    async (c, next) => {
+      if (queryOf(c).ql === undefined && queryOf(c).queryStatement === undefined) {
+        await next?.();
+        return;
+      }
+      await authorizeWithoutMe(c, 'post', '/devices/*/notifications');
+      return send(c);
+    },
+    { ...PUSH, model: 'Notification', query: TargetQuery, body: true },
+  );
 }
 
 export const pushRoutes = defineRoutes('server/routes/notifications.ts', (app) => {

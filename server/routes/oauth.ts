@@ -53,7 +53,14 @@ const UserinfoForm = z.object({ access_token: formParam() }).openapi('UserinfoRe
 
 type Router = ReturnType<typeof router>;
 
-function oauthRoute(app: Router, method: 'get' | 'post', path: string, summary: string, form: z.ZodObject | undefined, handler: (c: Context<Env>) => Promise<Response>) {
+function oauthRoute(
+  app: Router,
+  method: 'get' | 'post',
+  path: string,
+  summary: string,
+  form: z.ZodObject | undefined,
+  handler: (c: Context<Env>) => Promise<Response>,
+) {
   const route = createRoute({
     method,
     path,
@@ -72,13 +79,17 @@ async function clientRequest(c: Context<Env>): Promise<ClientRequest> {
 
 export const discoveryRoutes = defineRoutes('server/routes/oauth.ts', (app) => {
   oauthRoute(app, 'get', '/openid-configuration', 'OpenID Provider metadata', undefined, async (c) => c.json(discoveryDocument(c.get('deps'))));
-  oauthRoute(app, 'get', within('/.well-known', JWKS_PATH), 'Public signing keys (JWK Set)', undefined, async (c) => c.json({ keys: await c.get('deps').keys.publicJwks() }));
+  oauthRoute(app, 'get', within('/.well-known', JWKS_PATH), 'Public signing keys (JWK Set)', undefined, async (c) =>
+    c.json({ keys: await c.get('deps').keys.publicJwks() }),
+  );
 });
 
 export const tokenEndpointRoutes = defineRoutes('server/routes/oauth.ts', (app) => {
   oauthRoute(app, 'post', '/token', 'Token endpoint (RFC 6749 3.2)', TokenForm, async (c) => c.json(await requestToken(c.get('deps'), await clientRequest(c))));
 
-  oauthRoute(app, 'get', '/userinfo', 'Claims of the signed-in user (Bearer token)', undefined, async (c) => c.json(await findUserinfo(c.get('deps'), bearerOf(c))));
+  oauthRoute(app, 'get', '/userinfo', 'Claims of the signed-in user (Bearer token)', undefined, async (c) =>
+    c.json(await findUserinfo(c.get('deps'), bearerOf(c))),
+  );
   // RFC 6750 2.2: the token in the form only when it is not in the Authorization header.
   oauthRoute(app, 'post', '/userinfo', 'Claims of the signed-in user (Bearer token or access_token form field)', UserinfoForm, async (c) =>
     c.json(await findUserinfo(c.get('deps'), bearerOf(c) ?? (await clientRequest(c)).params.access_token)),
@@ -98,7 +109,12 @@ export const tokenEndpointRoutes = defineRoutes('server/routes/oauth.ts', (app) 
   });
 
   // Registered after the real handlers, so only other methods reach these.
-  for (const [path, allow] of [['/token', 'POST'], ['/introspect', 'POST'], ['/revocation', 'POST'], ['/userinfo', 'GET, POST']]) {
+  for (const [path, allow] of [
+    ['/token', 'POST'],
+    ['/introspect', 'POST'],
+    ['/revocation', 'POST'],
+    ['/userinfo', 'GET, POST'],
+  ]) {
     app.all(path, () => {
       throw MethodNotAllowed(`/connect${path} accepts ${allow}`, { headers: { Allow: allow } });
     });

@@ -7,13 +7,22 @@ import { createRoute } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { Env } from '../env.js';
 import { defineRoutes } from '../route-table.js';
-import { jsonOrForm, openapiRoute, responses } from '../openapi.js';
+import { jsonOrForm, openapiRoute, responses, type router } from '../openapi.js';
+
+type Router = ReturnType<typeof router>;
 import { ok } from '../envelope.js';
 import { adminUserView, appDataOf, applicationView, organizationView } from '../views.js';
 import { CreateApp } from '../../src/management/schemas.js';
 import { regenerateOrganizationCredential } from '../../src/management/organizations.js';
 import { createApplication, listApplications } from '../../src/management/applications.js';
-import { addAdminToOrganization, findAdminUser, listAdminOrganizations, listOrganizationAdmins, removeAdminFromOrganization, type AdminUser } from '../../src/management/admin-users.js';
+import {
+  addAdminToOrganization,
+  findAdminUser,
+  listAdminOrganizations,
+  listOrganizationAdmins,
+  removeAdminFromOrganization,
+  type AdminUser,
+} from '../../src/management/admin-users.js';
 import { getCredential } from '../../src/management/credentials.js';
 import { listOrganizationFeed } from '../../src/management/activities.js';
 import { actorOf } from '../../src/principal.js';
@@ -27,9 +36,18 @@ export async function adminEntity(c: Context<Env>, user: AdminUser) {
   return adminUserView(user, await listAdminOrganizations(c.get('deps'), user.uuid));
 }
 
-export const organizationRoutes = defineRoutes('server/routes/organization.ts', (app) => {
-  openapiRoute(app, 
-    createRoute({ method: 'get', path: '/', tags: [tag], summary: 'Get an organization', request: { params: OrgParams }, responses: responses('Organization') }),
+/** The organization itself and its applications. */
+function applicationListRoutes(app: Router): void {
+  openapiRoute(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/',
+      tags: [tag],
+      summary: 'Get an organization',
+      request: { params: OrgParams },
+      responses: responses('Organization'),
+    }),
     async (c) => {
       const org = c.get('organization');
       const deps = c.get('deps');
@@ -38,25 +56,56 @@ export const organizationRoutes = defineRoutes('server/routes/organization.ts', 
     },
   );
 
-  openapiRoute(app, 
-    createRoute({ method: 'get', path: '/apps', tags: [tag], summary: 'List the applications of an organization', request: { params: OrgParams }, responses: responses('AppData') }),
+  openapiRoute(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/apps',
+      tags: [tag],
+      summary: 'List the applications of an organization',
+      request: { params: OrgParams },
+      responses: responses('AppData'),
+    }),
     async (c) => {
       const org = c.get('organization');
       const apps = await listApplications(c.get('deps'), org);
-      return ok(c, { action: 'get organization application', entities: apps.map((a) => applicationView(org, a)), organization: org, count: true, extra: { data: appDataOf(org, apps) } });
+      return ok(c, {
+        action: 'get organization application',
+        entities: apps.map((a) => applicationView(org, a)),
+        organization: org,
+        count: true,
+        extra: { data: appDataOf(org, apps) },
+      });
     },
   );
 
-  openapiRoute(app, 
-    createRoute({ method: 'post', path: '/apps', tags: [tag], summary: 'Create an application', request: { params: OrgParams, body: jsonOrForm(CreateApp, 'CreateApp (name)') }, responses: responses('AppData') }),
+  openapiRoute(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/apps',
+      tags: [tag],
+      summary: 'Create an application',
+      request: { params: OrgParams, body: jsonOrForm(CreateApp, 'CreateApp (name)') },
+      responses: responses('AppData'),
+    }),
     async (c) => {
       const org = c.get('organization');
       const { name } = c.req.valid('json');
       const created = await createApplication(c.get('deps'), org, name, actorOf(c.get('principal')));
-      return ok(c, { action: 'new application', entities: [applicationView(org, created)], organization: org, application: created, extra: { data: appDataOf(org, [created]) } });
+      return ok(c, {
+        action: 'new application',
+        entities: [applicationView(org, created)],
+        organization: org,
+        application: created,
+        extra: { data: appDataOf(org, [created]) },
+      });
     },
   );
+}
 
+/** Its credentials, its admin users and its feed. */
+function adminAndFeedRoutes(app: Router): void {
   credentialRoutes(app, {
     owner: 'organization',
     params: OrgParams,
@@ -65,17 +114,38 @@ export const organizationRoutes = defineRoutes('server/routes/organization.ts', 
     scope: (c) => ({ organization: c.get('organization') }),
   });
 
-  openapiRoute(app, 
-    createRoute({ method: 'get', path: '/users', tags: [tag], summary: 'List the admin users of an organization', request: { params: OrgParams }, responses: responses('User') }),
+  openapiRoute(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/users',
+      tags: [tag],
+      summary: 'List the admin users of an organization',
+      request: { params: OrgParams },
+      responses: responses('User'),
+    }),
     async (c) => {
       const org = c.get('organization');
       const admins = await listOrganizationAdmins(c.get('deps'), org.uuid);
-      return ok(c, { action: 'get organization users', entities: await Promise.all(admins.map((user) => adminEntity(c, user))), organization: org, count: true });
+      return ok(c, {
+        action: 'get organization users',
+        entities: await Promise.all(admins.map((user) => adminEntity(c, user))),
+        organization: org,
+        count: true,
+      });
     },
   );
 
-  openapiRoute(app, 
-    createRoute({ method: 'put', path: '/users/{userId}', tags: [tag], summary: 'Add an existing admin user to an organization', request: { params: OrgUserParams }, responses: responses('User') }),
+  openapiRoute(
+    app,
+    createRoute({
+      method: 'put',
+      path: '/users/{userId}',
+      tags: [tag],
+      summary: 'Add an existing admin user to an organization',
+      request: { params: OrgUserParams },
+      responses: responses('User'),
+    }),
     async (c) => {
       const org = c.get('organization');
       const user = await findAdminUser(c.get('deps'), c.req.valid('param').userId, 'username-email-uuid');
@@ -84,8 +154,16 @@ export const organizationRoutes = defineRoutes('server/routes/organization.ts', 
     },
   );
 
-  openapiRoute(app, 
-    createRoute({ method: 'delete', path: '/users/{userId}', tags: [tag], summary: 'Remove an admin user from an organization', request: { params: OrgUserParams }, responses: responses('User') }),
+  openapiRoute(
+    app,
+    createRoute({
+      method: 'delete',
+      path: '/users/{userId}',
+      tags: [tag],
+      summary: 'Remove an admin user from an organization',
+      request: { params: OrgUserParams },
+      responses: responses('User'),
+    }),
     async (c) => {
       const org = c.get('organization');
       const user = await findAdminUser(c.get('deps'), c.req.valid('param').userId, 'username-email-uuid');
@@ -94,12 +172,25 @@ export const organizationRoutes = defineRoutes('server/routes/organization.ts', 
     },
   );
 
-  openapiRoute(app, 
-    createRoute({ method: 'get', path: '/feed', tags: [tag], summary: 'What happened in an organization, newest first', request: { params: OrgParams, query: FeedQuery }, responses: responses('ActivityFeed') }),
+  openapiRoute(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/feed',
+      tags: [tag],
+      summary: 'What happened in an organization, newest first',
+      request: { params: OrgParams, query: FeedQuery },
+      responses: responses('ActivityFeed'),
+    }),
     async (c) => {
       const org = c.get('organization');
       const activities = await listOrganizationFeed(c.get('deps'), org.uuid, c.req.valid('query').limit);
       return ok(c, { action: 'get organization feed', entities: activities.map(managementActivityView), organization: org, count: true });
     },
   );
+}
+
+export const organizationRoutes = defineRoutes('server/routes/organization.ts', (app) => {
+  applicationListRoutes(app);
+  adminAndFeedRoutes(app);
 });

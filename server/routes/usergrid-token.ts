@@ -12,12 +12,7 @@ import { loginContextOf } from '../client-address.js';
 import { noStore } from '../middleware/no-store.js';
 import { ErrorSchema } from '../openapi.js';
 import { adminUserView } from '../views.js';
-import {
-  UsergridTokenRequest,
-  issueApplicationToken,
-  issueManagementToken,
-  type UsergridTokenResult,
-} from '../../src/identity/tokens/usergrid-token.js';
+import { UsergridTokenRequest, issueApplicationToken, issueManagementToken, type UsergridTokenResult } from '../../src/identity/tokens/usergrid-token.js';
 import { listAdminOrganizations } from '../../src/management/admin-users.js';
 
 const TokenResponse = z
@@ -42,15 +37,26 @@ async function answer(c: Context<Env>, result: UsergridTokenResult) {
   }
   const client = result.client;
   return c.json(
-    { ...base, ...(client.kind === 'application' ? { application: { uuid: client.appUuid, organization: client.orgUuid } } : { organization: { uuid: client.orgUuid } }) },
+    {
+      ...base,
+      ...(client.kind === 'application' ? { application: { uuid: client.appUuid, organization: client.orgUuid } } : { organization: { uuid: client.orgUuid } }),
+    },
     200,
   );
 }
 
 export const managementTokenRoutes = defineRoutes('server/routes/usergrid-token.ts', (app) => {
   app.use('/token', noStore());
-  openapiRoute(app, 
-    createRoute({ method: 'post', path: '/token', tags: ['Tokens'], summary: 'Usergrid-style admin or organization token', request: { body: jsonOrForm(UsergridTokenRequest, 'grant_type password (username, password) or client_credentials (client_id, client_secret)') }, responses }),
+  openapiRoute(
+    app,
+    createRoute({
+      method: 'post',
+      path: '/token',
+      tags: ['Tokens'],
+      summary: 'Usergrid-style admin or organization token',
+      request: { body: jsonOrForm(UsergridTokenRequest, 'grant_type password (username, password) or client_credentials (client_id, client_secret)') },
+      responses,
+    }),
     async (c) => answer(c, await issueManagementToken(c.get('deps'), c.req.valid('json'), loginContextOf(c))),
   );
 });
@@ -58,13 +64,17 @@ export const managementTokenRoutes = defineRoutes('server/routes/usergrid-token.
 /** The application's area has found the application (server/access.ts `application`). */
 export const applicationTokenRoutes = defineRoutes('server/routes/usergrid-token.ts', (app) => {
   app.use('/token', noStore());
-  openapiRoute(app, 
+  openapiRoute(
+    app,
     createRoute({
       method: 'post',
       path: '/token',
       tags: ['Tokens'],
       summary: 'Usergrid-style app user or application token',
-      request: { params: z.object({ orgId: z.string(), appId: z.string() }), body: jsonOrForm(UsergridTokenRequest, 'grant_type password or client_credentials') },
+      request: {
+        params: z.object({ orgId: z.string(), appId: z.string() }),
+        body: jsonOrForm(UsergridTokenRequest, 'grant_type password or client_credentials'),
+      },
       responses,
     }),
     async (c) => answer(c, await issueApplicationToken(c.get('deps'), c.get('appScope').app, c.req.valid('json'), loginContextOf(c))),

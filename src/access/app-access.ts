@@ -84,7 +84,12 @@ async function heldPermissionsOf(tx: Tx, principal: Principal, appUuid: string):
   const groups = await sourcesOf(tx, 'groups', 'users', [user.uuid]);
   const roles = [
     ...(await sourcesOf(tx, 'roles', 'users', [user.uuid])),
-    ...(await sourcesOf(tx, 'roles', 'groups', groups.map((group) => group.uuid))),
+    ...(await sourcesOf(
+      tx,
+      'roles',
+      'groups',
+      groups.map((group) => group.uuid),
+    )),
   ];
   return {
     held: {

@@ -79,22 +79,13 @@ export function formatPermission(permission: Permission): string {
  * skipped, never thrown: a bad permission saved earlier must not turn requests into 500s.
  * Paths with `.` or `..` segments are refused, since they would not name what the pattern sees.
  */
-export function isPermitted(
-  permissions: readonly (string | Permission)[],
-  verb: Verb,
-  path: string,
-  caller: Caller,
-): boolean {
+export function isPermitted(permissions: readonly (string | Permission)[], verb: Verb, path: string, caller: Caller): boolean {
   const segments = splitRequestPath(path);
   if (segments === null) return false;
   const isCaller = callerTest(caller);
   return permissions.some((entry) => {
     const permission = typeof entry === 'string' ? readPermission(entry) : entry;
-    return (
-      typeof permission !== 'string' &&
-      permission.verbs.has(verb) &&
-      matchSegments(permission.segments, segments, isCaller)
-    );
+    return typeof permission !== 'string' && permission.verbs.has(verb) && matchSegments(permission.segments, segments, isCaller);
   });
 }
 
@@ -140,7 +131,10 @@ function readPermission(text: string): Permission | string {
   // rather than silently granting the whole entity.
   if (pattern.includes(':')) return 'property-level permissions are not supported';
 
-  const segments = pattern.toLowerCase().split('/').filter((segment) => segment !== '');
+  const segments = pattern
+    .toLowerCase()
+    .split('/')
+    .filter((segment) => segment !== '');
   for (const segment of segments) {
     if (segment.includes('*') && segment !== ANY_SEGMENT && segment !== ANY_DEPTH) {
       return `"${segment}": "*" and "**" must be whole path segments`;
@@ -194,8 +188,7 @@ function callerTest(caller: Caller): (segment: string) => boolean {
   const uuid = caller.uuid?.toLowerCase() || undefined;
   const username = caller.username?.toLowerCase() || undefined;
   if (uuid === undefined && username === undefined) return () => false;
-  return (segment) =>
-    segment === ME || segment === uuid || (segment === username && !UUID.test(segment));
+  return (segment) => segment === ME || segment === uuid || (segment === username && !UUID.test(segment));
 }
 
 function matchSegment(pattern: string, segment: string, isCaller: (segment: string) => boolean): boolean {
@@ -209,11 +202,7 @@ function matchSegment(pattern: string, segment: string, isCaller: (segment: stri
  * Ant-style matching without backtracking: `reachable[j]` says whether the pattern read so far
  * can consume exactly the first j request segments. O(pattern × path), whatever the `**` count.
  */
-function matchSegments(
-  pattern: readonly string[],
-  path: readonly string[],
-  isCaller: (segment: string) => boolean,
-): boolean {
+function matchSegments(pattern: readonly string[], path: readonly string[], isCaller: (segment: string) => boolean): boolean {
   let reachable = path.map(() => false).concat(false);
   reachable[0] = true;
   for (const part of pattern) {

@@ -26,8 +26,11 @@ export async function isOrganizationAdmin(deps: Deps, principal: Principal, orgU
     case 'organization':
       return principal.orgUuid === orgUuid;
     case 'admin':
-      return remembered(deps.db, `org-admin:${orgUuid}:${principal.userUuid}`, [orgAdmins], async () =>
-        (await membership(deps.db).get({ org: orgUuid, user: principal.userUuid })) !== undefined,
+      return remembered(
+        deps.db,
+        `org-admin:${orgUuid}:${principal.userUuid}`,
+        [orgAdmins],
+        async () => (await membership(deps.db).get({ org: orgUuid, user: principal.userUuid })) !== undefined,
       );
     default:
       return false;

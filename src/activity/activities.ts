@@ -48,12 +48,13 @@ function requireText(body: Record<string, unknown>, field: string): string {
 async function audienceOf(tx: Tx, owner: EntityRow): Promise<string[]> {
   const relation = AUDIENCE.get(owner.collection);
   if (relation === undefined) return [];
-  return (await tx
-    .select({ uuid: connections.targetUuid })
-    .from(connections)
-    .where(and(eq(connections.sourceUuid, owner.uuid), eq(connections.relation, relation)))
-    .all())
-    .map((row) => row.uuid);
+  return (
+    await tx
+      .select({ uuid: connections.targetUuid })
+      .from(connections)
+      .where(and(eq(connections.sourceUuid, owner.uuid), eq(connections.relation, relation)))
+      .all()
+  ).map((row) => row.uuid);
 }
 
 export async function createActivity(deps: Deps, owner: EntityRow, body: unknown): Promise<EntityRow> {

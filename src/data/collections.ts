@@ -80,20 +80,17 @@ export async function collectionForWrite(tx: Tx, appUuid: string, segment: strin
 /** Every collection of the application with its entity count, built-in ones first. */
 export async function listCollections(deps: Deps, appUuid: string): Promise<CollectionSummary[]> {
   const counts = new Map(
-    (await deps.db
-      .select({ name: entities.collection, count: count() })
-      .from(entities)
-      .where(eq(entities.appUuid, appUuid))
-      .groupBy(entities.collection)
-      .all())
-      .map((row) => [row.name, row.count]),
+    (
+      await deps.db.select({ name: entities.collection, count: count() }).from(entities).where(eq(entities.appUuid, appUuid)).groupBy(entities.collection).all()
+    ).map((row) => [row.name, row.count]),
   );
-  const created = (await deps.db
-    .select({ name: collections.name, type: collections.type })
-    .from(collections)
-    .where(eq(collections.appUuid, appUuid))
-    .orderBy(collections.name)
-    .all())
-    .filter((row) => !BUILT_IN_COLLECTIONS.some((builtIn) => builtIn.name === row.name));
+  const created = (
+    await deps.db
+      .select({ name: collections.name, type: collections.type })
+      .from(collections)
+      .where(eq(collections.appUuid, appUuid))
+      .orderBy(collections.name)
+      .all()
+  ).filter((row) => !BUILT_IN_COLLECTIONS.some((builtIn) => builtIn.name === row.name));
   return [...BUILT_IN_COLLECTIONS, ...created].map((collection) => ({ ...collection, count: counts.get(collection.name) ?? 0 }));
 }

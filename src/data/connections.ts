@@ -27,7 +27,12 @@ function edgesOf(entity: EntityRow, view: RelationView, other: EntityRow): Edge[
 }
 
 export async function connectIn(tx: Tx, appUuid: string, edges: readonly Edge[], now: number): Promise<void> {
-  for (const edge of edges) await tx.insert(connections).values({ appUuid, ...edge, created: now }).onConflictDoNothing().run();
+  for (const edge of edges)
+    await tx
+      .insert(connections)
+      .values({ appUuid, ...edge, created: now })
+      .onConflictDoNothing()
+      .run();
 }
 
 export async function connectEntities(deps: Deps, entity: EntityRow, view: RelationView, other: EntityRow): Promise<void> {
@@ -44,7 +49,8 @@ export async function disconnectEntities(deps: Deps, entity: EntityRow, view: Re
       });
     }
     for (const edge of [main, ...rest]) {
-      await tx.delete(connections)
+      await tx
+        .delete(connections)
         .where(and(eq(connections.sourceUuid, edge.sourceUuid), eq(connections.relation, edge.relation), eq(connections.targetUuid, edge.targetUuid)))
         .run();
     }

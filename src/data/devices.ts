@@ -21,7 +21,8 @@ export async function putDevice(deps: Deps, appUuid: string, uuid: string, body:
     }
     if (existing !== undefined) return updateEntityIn(tx, existing, properties, now);
     // Another application's entity: refused like one of this application's, without saying whose.
-    if (await isEntityUuidTaken(tx, uuid)) throw IllegalArgument(`${uuid} is already taken; a device registers under a uuid of its own`, { fields: { uuid: 'taken' } });
+    if (await isEntityUuidTaken(tx, uuid))
+      throw IllegalArgument(`${uuid} is already taken; a device registers under a uuid of its own`, { fields: { uuid: 'taken' } });
     return insertEntityFromBody(tx, appUuid, DEVICES, properties, now, uuid.toLowerCase());
   });
 }

@@ -92,7 +92,9 @@ const NAME_INDEX = 'entities_app_collection_name';
  * page abort each other), and on SQLite it was one more statement per entity written.
  */
 function isNameClash(error: unknown): boolean {
-  const cause = (error as { cause?: { code?: unknown; constraint?: unknown; message?: unknown } }).cause ?? (error as { code?: unknown; constraint?: unknown; message?: unknown });
+  const cause =
+    (error as { cause?: { code?: unknown; constraint?: unknown; message?: unknown } }).cause ??
+    (error as { code?: unknown; constraint?: unknown; message?: unknown });
   if (cause?.code === '23505') return cause.constraint === NAME_INDEX;
   return cause?.code === 'SQLITE_CONSTRAINT_UNIQUE' && String(cause.message).includes('entities.name_key');
 }
@@ -108,11 +110,28 @@ async function claimingName<T>(collection: string, name: string | null, write: (
 }
 
 /** Inserts one entity of `collection` from request properties (inside the caller's transaction). */
-export async function insertEntityFromBody(tx: Tx, appUuid: string, collection: CollectionRef, body: Properties, now: number, uuid?: string): Promise<EntityRow> {
+export async function insertEntityFromBody(
+  tx: Tx,
+  appUuid: string,
+  collection: CollectionRef,
+  body: Properties,
+  now: number,
+  uuid?: string,
+): Promise<EntityRow> {
   const rules = rulesOf(collection.name);
   const { name, properties } = rules.normalize(writableProperties(collection.name, body), true);
   const row = await claimingName(collection.name, name, () =>
-    insertEntity(tx, { appUuid, collection: collection.name, type: collection.type, collectionStored: collection.stored, name, nameProperty: rules.nameProperty, properties, now, uuid }),
+    insertEntity(tx, {
+      appUuid,
+      collection: collection.name,
+      type: collection.type,
+      collectionStored: collection.stored,
+      name,
+      nameProperty: rules.nameProperty,
+      properties,
+      now,
+      uuid,
+    }),
   );
   await rules.afterWrite?.(tx, row);
   return row;
@@ -169,7 +188,10 @@ export async function updateEntity(deps: Deps, row: EntityRow, body: unknown): P
 /** Deletes entities with their connections and whatever their collection keeps beside them. */
 export async function deleteEntitiesIn(tx: Tx, rows: readonly EntityRow[]): Promise<void> {
   for (const row of rows) await rulesOf(row.collection).beforeDelete?.(tx, row);
-  await deleteEntityRows(tx, rows.map((row) => row.uuid));
+  await deleteEntityRows(
+    tx,
+    rows.map((row) => row.uuid),
+  );
 }
 
 export async function deleteEntity(deps: Deps, row: EntityRow): Promise<void> {
@@ -189,7 +211,10 @@ type Relations = Pick<EntityDescription, 'connections' | 'connecting'>;
 
 /** The relations of each of `rows`, by uuid, in one query. */
 async function readRelations(tx: Tx, rows: readonly EntityRow[]): Promise<Map<string, Relations>> {
-  const relations = await findRelationNames(tx, rows.map((row) => row.uuid));
+  const relations = await findRelationNames(
+    tx,
+    rows.map((row) => row.uuid),
+  );
   const collectionOf = new Map(rows.map((row) => [row.uuid, row.collection]));
   const group = (pairs: { uuid: string; relation: string }[]) => {
     const byUuid = new Map<string, Set<string>>();

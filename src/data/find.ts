@@ -16,8 +16,7 @@ export const DEFAULT_LIMIT = 10;
 export const MAX_LIMIT = 1000;
 
 export type EntityScope =
-  | { readonly kind: 'collection'; readonly collection: string }
-  | { readonly kind: 'related'; readonly uuid: string; readonly view: RelationView };
+  { readonly kind: 'collection'; readonly collection: string } | { readonly kind: 'related'; readonly uuid: string; readonly view: RelationView };
 
 export interface FindOptions {
   readonly ql?: string;

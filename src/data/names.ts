@@ -70,10 +70,9 @@ const RESERVED_COLLECTIONS: ReadonlySet<string> = new Set(['token', 'me', 'conne
 export function checkCollectionName(segment: string): string {
   const name = segment.toLowerCase();
   if (!COLLECTION.test(name)) {
-    throw IllegalArgument(
-      `'${segment}' is not a valid collection name: use a letter followed by up to 63 letters, digits, '_' or '-'`,
-      { fields: { collection: 'malformed' } },
-    );
+    throw IllegalArgument(`'${segment}' is not a valid collection name: use a letter followed by up to 63 letters, digits, '_' or '-'`, {
+      fields: { collection: 'malformed' },
+    });
   }
   if (RESERVED_COLLECTIONS.has(name)) {
     throw IllegalArgument(`'${segment}' is reserved and cannot name a collection`, { fields: { collection: 'reserved' } });

@@ -41,7 +41,9 @@ async function writePermissions(deps: Deps, row: EntityRow, rules: string[]): Pr
 export async function addPermission(deps: Deps, row: EntityRow, input: unknown): Promise<string[]> {
   const parsed = NewPermission.safeParse(input);
   if (!parsed.success) {
-    throw IllegalArgument('send {"permission": "get,post:/path"} or {"operation": "get,post", "resource_path": "/path"}', { fields: { permission: 'required' } });
+    throw IllegalArgument('send {"permission": "get,post:/path"} or {"operation": "get,post", "resource_path": "/path"}', {
+      fields: { permission: 'required' },
+    });
   }
   const added = parsePermission(permissionText(parsed.data));
   const current = listPermissions(row).map(parsePermissionLenient);

@@ -15,11 +15,13 @@ export interface UserLogins {
 
 /** The user (uuid) who signs in with `login`, a username or an email, in any case. */
 export async function findUserUuidByLogin(tx: Tx, appUuid: string, login: string): Promise<string | undefined> {
-  return (await tx
-    .select({ userUuid: appUserLogins.userUuid })
-    .from(appUserLogins)
-    .where(and(eq(appUserLogins.appUuid, appUuid), eq(appUserLogins.loginKey, login.toLowerCase())))
-    .get())?.userUuid;
+  return (
+    await tx
+      .select({ userUuid: appUserLogins.userUuid })
+      .from(appUserLogins)
+      .where(and(eq(appUserLogins.appUuid, appUuid), eq(appUserLogins.loginKey, login.toLowerCase())))
+      .get()
+  )?.userUuid;
 }
 
 /**

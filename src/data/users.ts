@@ -49,9 +49,7 @@ function checkPassword(value: unknown): string {
 export async function createUsers(deps: Deps, appUuid: string, body: unknown, options: { pendingActivation?: boolean } = {}): Promise<EntityRow[]> {
   const items = entityBodies(body);
   // Hash before the transaction, which holds the database while it runs.
-  const hashes = await Promise.all(
-    items.map((item) => (item.password === undefined ? undefined : hashPassword(checkPassword(item.password)))),
-  );
+  const hashes = await Promise.all(items.map((item) => (item.password === undefined ? undefined : hashPassword(checkPassword(item.password)))));
   return await deps.db.transaction(async (tx) => {
     const now = deps.now();
     const rows: EntityRow[] = [];

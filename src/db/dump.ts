@@ -211,7 +211,11 @@ async function write(output: Writable, chunk: string): Promise<void> {
  * Writes the dump of `database` to `output` (not ended here). Reads one snapshot: a server may
  * keep running on the database meanwhile.
  */
-export async function exportDump(database: Pick<Database_, 'driver'>, output: Writable, options: { batchSize?: number; now?: Date } = {}): Promise<DumpSummary> {
+export async function exportDump(
+  database: Pick<Database_, 'driver'>,
+  output: Writable,
+  options: { batchSize?: number; now?: Date } = {},
+): Promise<DumpSummary> {
   const { driver } = database;
   const batch = options.batchSize ?? BATCH_ROWS;
   const tables = dumpTables();
@@ -244,8 +248,10 @@ class LineError extends Error {}
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function checkHeader(value: unknown, known: Map<string, DumpTable>): DumpTable[] {
-  if (!isRecord(value) || value.format !== DUMP_FORMAT) throw new LineError(`not an ${DUMP_FORMAT} header: the first line must be {"format":"${DUMP_FORMAT}",…}`);
-  if (value.version !== DUMP_VERSION) throw new LineError(`dump version ${JSON.stringify(value.version)} is not supported (this idp reads version ${DUMP_VERSION})`);
+  if (!isRecord(value) || value.format !== DUMP_FORMAT)
+    throw new LineError(`not an ${DUMP_FORMAT} header: the first line must be {"format":"${DUMP_FORMAT}",…}`);
+  if (value.version !== DUMP_VERSION)
+    throw new LineError(`dump version ${JSON.stringify(value.version)} is not supported (this idp reads version ${DUMP_VERSION})`);
   if (!Array.isArray(value.tables) || !value.tables.every((name) => typeof name === 'string')) throw new LineError('"tables" must be an array of table names');
   return value.tables.map((name: string) => {
     const table = known.get(name);
@@ -261,7 +267,10 @@ function checkValue(table: DumpTable, column: DumpColumn, value: unknown): unkno
     (column.kind === 'text' && typeof value === 'string') ||
     (column.kind === 'integer' && Number.isSafeInteger(value)) ||
     (column.kind === 'real' && typeof value === 'number' && Number.isFinite(value));
-  if (!fits) throw new LineError(`${table.name}.${column.name} must be ${column.kind === 'text' ? 'a string' : `a${column.kind === 'integer' ? 'n integer' : ' number'}`} or null, not ${JSON.stringify(value)}`);
+  if (!fits)
+    throw new LineError(
+      `${table.name}.${column.name} must be ${column.kind === 'text' ? 'a string' : `a${column.kind === 'integer' ? 'n integer' : ' number'}`} or null, not ${JSON.stringify(value)}`,
+    );
   return value;
 }
 
@@ -314,7 +323,11 @@ async function insert(driver: Driver, pending: Pending, source: string): Promise
  * any error (a malformed line, a row the database refuses), none. `source` names the input in
  * messages. Errors about the input or the target are ConfigErrors (exit code 2).
  */
-export async function importDump(database: Pick<Database_, 'driver' | 'location'>, input: Readable, options: { source?: string; batchSize?: number } = {}): Promise<DumpSummary> {
+export async function importDump(
+  database: Pick<Database_, 'driver' | 'location'>,
+  input: Readable,
+  options: { source?: string; batchSize?: number } = {},
+): Promise<DumpSummary> {
   const { driver } = database;
   const source = options.source ?? 'the dump';
   const known = new Map(dumpTables().map((table) => [table.name, table]));
@@ -324,7 +337,9 @@ export async function importDump(database: Pick<Database_, 'driver' | 'location'
   return inTransaction(driver, begin, async () => {
     for (const table of known.values()) {
       if ((await driver.query(`select 1 as found from ${quote(table.name)} limit 1`)).length > 0) {
-        throw new ConfigError(`database ${database.location} is not empty (table ${table.name} has rows): import into a new database, migrated with \`idp db migrate\` or not at all`);
+        throw new ConfigError(
+          `database ${database.location} is not empty (table ${table.name} has rows): import into a new database, migrated with \`idp db migrate\` or not at all`,
+        );
       }
     }
     const summary: DumpSummary = { tables: {}, rows: 0 };
@@ -360,7 +375,12 @@ export async function importDump(database: Pick<Database_, 'driver' | 'location'
         throw error;
       }
       const signature = parsed.columns.join(',');
-      if (pending !== undefined && (pending.table !== parsed.table || pending.columns.join(',') !== signature || pending.rows.length >= Math.min(maxRows, Math.floor(BATCH_PARAMETERS / pending.columns.length)))) {
+      if (
+        pending !== undefined &&
+        (pending.table !== parsed.table ||
+          pending.columns.join(',') !== signature ||
+          pending.rows.length >= Math.min(maxRows, Math.floor(BATCH_PARAMETERS / pending.columns.length)))
+      ) {
         await flush();
       }
       pending ??= { table: parsed.table, columns: parsed.columns, rows: [], firstLine: number, lastLine: number };
@@ -374,7 +394,10 @@ export async function importDump(database: Pick<Database_, 'driver' | 'location'
       for (const table of known.values()) {
         if (table.serial === undefined) continue;
         const column = quote(table.serial);
-        await driver.query(`select setval(pg_get_serial_sequence(?, ?), coalesce(max(${column}), 0) + 1, false) from ${quote(table.name)}`, [quote(table.name), table.serial]);
+        await driver.query(`select setval(pg_get_serial_sequence(?, ?), coalesce(max(${column}), 0) + 1, false) from ${quote(table.name)}`, [
+          quote(table.name),
+          table.serial,
+        ]);
       }
     }
     return summary;

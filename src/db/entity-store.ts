@@ -78,7 +78,9 @@ const entityBy = preparedFor((db) => ({
   name: db
     .select()
     .from(entities)
-    .where(and(eq(entities.appUuid, sql.placeholder('app')), eq(entities.collection, sql.placeholder('collection')), eq(entities.nameKey, sql.placeholder('key'))))
+    .where(
+      and(eq(entities.appUuid, sql.placeholder('app')), eq(entities.collection, sql.placeholder('collection')), eq(entities.nameKey, sql.placeholder('key'))),
+    )
     .prepare(),
   uuid: db
     .select()
@@ -93,7 +95,9 @@ const entityBy = preparedFor((db) => ({
 // (`a:b`, `c`) and (`a`, `b:c`) apart.
 export async function findEntityByName(tx: Tx, appUuid: string, collection: string, name: string): Promise<EntityRow | undefined> {
   const key = name.toLowerCase();
-  return await remembered(tx, `entity-name:${appUuid}:${collection.length}:${collection}:${key}`, [entities], () => entityBy(tx).name.get({ app: appUuid, collection, key }));
+  return await remembered(tx, `entity-name:${appUuid}:${collection.length}:${collection}:${key}`, [entities], () =>
+    entityBy(tx).name.get({ app: appUuid, collection, key }),
+  );
 }
 
 export async function findEntityByUuid(tx: Tx, appUuid: string, uuid: string): Promise<EntityRow | undefined> {
@@ -110,20 +114,21 @@ export async function isEntityUuidTaken(tx: Tx, uuid: string): Promise<boolean> 
 /** Writes new properties (and the name they carry) of an existing entity. */
 export async function updateEntityRow(tx: Tx, row: EntityRow, properties: Record<string, unknown>, name: string | null, now: number): Promise<EntityRow> {
   const updated: EntityRow = { ...row, properties, name, nameKey: nameKeyOf(name), modified: now };
-  await tx.update(entities)
-    .set({ properties, name, nameKey: updated.nameKey, modified: now })
-    .where(eq(entities.uuid, row.uuid))
-    .run();
+  await tx.update(entities).set({ properties, name, nameKey: updated.nameKey, modified: now }).where(eq(entities.uuid, row.uuid)).run();
   return updated;
 }
 
 /** Deletes entities with every connection to or from them. */
 export async function deleteEntityRows(tx: Tx, uuids: readonly string[]): Promise<void> {
   if (uuids.length === 0) return;
-  await tx.delete(connections)
+  await tx
+    .delete(connections)
     .where(or(inArray(connections.sourceUuid, [...uuids]), inArray(connections.targetUuid, [...uuids])))
     .run();
-  await tx.delete(entities).where(inArray(entities.uuid, [...uuids])).run();
+  await tx
+    .delete(entities)
+    .where(inArray(entities.uuid, [...uuids]))
+    .run();
 }
 
 // The uuids go in as one JSON array, so one statement serves a page of any size; both directions

@@ -84,7 +84,11 @@ function retryDelay(attempt: number): number {
 
 /** drizzle wraps the driver's error (DrizzleQueryError), so the code may sit on a `cause`. */
 function isRetryable(error: unknown): boolean {
-  for (let current = error, depth = 0; typeof current === 'object' && current !== null && depth < 5; current = (current as { cause?: unknown }).cause, depth++) {
+  for (
+    let current = error, depth = 0;
+    typeof current === 'object' && current !== null && depth < 5;
+    current = (current as { cause?: unknown }).cause, depth++
+  ) {
     const code = (current as { code?: unknown }).code;
     if (code === SERIALIZATION_FAILURE || code === DEADLOCK) return true;
   }
@@ -99,10 +103,11 @@ export function openPostgres(options: PostgresOptions): PostgresDriver {
   const scope = new TransactionScope<pg.PoolClient>();
   const target = (): pg.Pool | pg.PoolClient => scope.current()?.connection ?? pool;
   // Named statements: PostgreSQL parses and plans each text once per connection, not per query.
-  const statement = (source: string) => texts.get(source, (text) => {
-    const translated = toPostgresSql(text);
-    return { text: translated, name: `idp_${createHash('sha1').update(translated).digest('hex').slice(0, 16)}` };
-  });
+  const statement = (source: string) =>
+    texts.get(source, (text) => {
+      const translated = toPostgresSql(text);
+      return { text: translated, name: `idp_${createHash('sha1').update(translated).digest('hex').slice(0, 16)}` };
+    });
   const submit = (source: string, params: readonly unknown[], rowMode?: 'array') =>
     target().query({ ...statement(source), values: params as unknown[], ...(rowMode && { rowMode }) });
 

@@ -14,7 +14,17 @@ import { changes } from './changes.js';
 import type { DialectName } from './driver.js';
 import type { EntityRow } from './entity-store.js';
 import { dialectOf, type Db, type Tx } from './open.js';
-import { connections, entities, pushDeliveries, pushNotifierSecrets, RECEIPTS, RECEIPTS_RELATION, UNSENT_STATES, type DeliveryState, type NotificationState } from './schema.js';
+import {
+  connections,
+  entities,
+  pushDeliveries,
+  pushNotifierSecrets,
+  RECEIPTS,
+  RECEIPTS_RELATION,
+  UNSENT_STATES,
+  type DeliveryState,
+  type NotificationState,
+} from './schema.js';
 import { isJsonText, jsonText, jsonWith, jsonWithout } from './sql.js';
 
 export type Delivery = typeof pushDeliveries.$inferSelect;
@@ -173,7 +183,11 @@ export function selectDevicesOf(tx: Tx, appUuid: string, owner: { user: string }
   const isDevice = and(eq(owned.relation, DEVICES), eq(entities.appUuid, appUuid), eq(entities.collection, DEVICES));
   const query = tx.selectDistinct(DEVICE_COLUMNS);
   if ('user' in owner) {
-    return query.from(owned).innerJoin(entities, eq(entities.uuid, owned.targetUuid)).where(and(eq(owned.sourceUuid, owner.user), isDevice)).getSQL();
+    return query
+      .from(owned)
+      .innerJoin(entities, eq(entities.uuid, owned.targetUuid))
+      .where(and(eq(owned.sourceUuid, owner.user), isDevice))
+      .getSQL();
   }
   return query
     .from(member)
@@ -208,16 +222,21 @@ export async function queueDeliveries(tx: Tx, fanOut: FanOut): Promise<number> {
   const isText = isJsonText(tx, properties, fanOut.tokenProperty);
   // PostgreSQL types the parameters of a SELECT list by their values, not by the columns.
   const [due, expireAt] =
-    dialectOf(tx) === 'postgres' ? [sql`${fanOut.dueAt}::bigint`, sql`${fanOut.expireAt ?? null}::bigint`] : [sql`${fanOut.dueAt}`, sql`${fanOut.expireAt ?? null}`];
-  return changes(await tx.run(sql`insert into ${pushDeliveries} (app_uuid, notification_uuid, device_uuid, notifier_uuid, provider, token, state, due_at, expire_at)
+    dialectOf(tx) === 'postgres'
+      ? [sql`${fanOut.dueAt}::bigint`, sql`${fanOut.expireAt ?? null}::bigint`]
+      : [sql`${fanOut.dueAt}`, sql`${fanOut.expireAt ?? null}`];
+  return changes(
+    await tx.run(sql`insert into ${pushDeliveries} (app_uuid, notification_uuid, device_uuid, notifier_uuid, provider, token, state, due_at, expire_at)
     select ${fanOut.appUuid}, ${fanOut.notificationUuid}, device.uuid, ${fanOut.notifierUuid}, ${fanOut.provider}, ${token}, 'queued', ${due}, ${expireAt}
     from (${fanOut.devices}) as device
-    where ${isText} and ${token} <> ''`));
+    where ${isText} and ${token} <> ''`),
+  );
 }
 
 /** Drops the deliveries of a notification still queued (it was canceled). */
 export async function cancelQueuedDeliveries(tx: Tx, notificationUuid: string, now: number): Promise<void> {
-  await tx.update(pushDeliveries)
+  await tx
+    .update(pushDeliveries)
     .set({ state: 'canceled', finished: now })
     .where(and(eq(pushDeliveries.notificationUuid, notificationUuid), eq(pushDeliveries.state, 'queued')))
     .run();
@@ -323,7 +342,8 @@ export async function insertReceipts(db: Db, rows: readonly ReceiptRow[], now: n
 
 /** Removes a push token from a device's property, if the device still holds that token there. */
 export async function removeDeviceToken(db: Db, deviceUuid: string, property: string, token: string, now: number): Promise<void> {
-  await db.update(entities)
+  await db
+    .update(entities)
     .set({ properties: jsonWithout(db, entities.properties, property), modified: now })
     .where(and(eq(entities.uuid, deviceUuid), eq(jsonText(db, entities.properties, property), token)))
     .run();
@@ -350,8 +370,14 @@ export async function countDeliveriesByState(db: Db, notificationUuid: string): 
 const OPEN_STATES: readonly NotificationState[] = [...UNSENT_STATES, 'STARTED'];
 
 /** Writes a notification's final state, time and statistics, unless it is already final. */
-export async function closeNotification(db: Db, uuid: string, close: { state: NotificationState; statistics: Record<string, number> }, now: number): Promise<void> {
-  await db.update(entities)
+export async function closeNotification(
+  db: Db,
+  uuid: string,
+  close: { state: NotificationState; statistics: Record<string, number> },
+  now: number,
+): Promise<void> {
+  await db
+    .update(entities)
     .set({
       properties: jsonWith(db, entities.properties, { state: close.state, finished: now, statistics: close.statistics }),
       modified: now,

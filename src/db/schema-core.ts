@@ -114,7 +114,9 @@ export const entities = sqliteTable(
   (t) => [
     // Only named entities: receipts, events and activities have no name, and a write saved per
     // nameless entity is a tenth of the cost of a push delivery's receipt.
-    uniqueIndex('entities_app_collection_name').on(t.appUuid, t.collection, t.nameKey).where(sql`${t.nameKey} is not null`),
+    uniqueIndex('entities_app_collection_name')
+      .on(t.appUuid, t.collection, t.nameKey)
+      .where(sql`${t.nameKey} is not null`),
     index('entities_app_collection_created').on(t.appUuid, t.collection, t.created),
   ],
 );
@@ -131,10 +133,7 @@ export const connections = sqliteTable(
     targetUuid: text('target_uuid').notNull(),
     created: integer('created').notNull(),
   },
-  (t) => [
-    primaryKey({ columns: [t.sourceUuid, t.relation, t.targetUuid] }),
-    index('connections_target').on(t.targetUuid, t.relation),
-  ],
+  (t) => [primaryKey({ columns: [t.sourceUuid, t.relation, t.targetUuid] }), index('connections_target').on(t.targetUuid, t.relation)],
 );
 
 /** What happened in an organization, for the management feeds (GET …/orgs/{orgId}/feed). */

@@ -42,9 +42,10 @@ function columnOf(column: SQLiteColumn): PgColumnBuilderBase {
       break;
     case 'SQLiteInteger':
     case 'SQLiteTimestamp':
-      builder = column.primary && (column as unknown as { autoIncrement?: boolean }).autoIncrement
-        ? bigint(name, { mode: 'number' }).generatedByDefaultAsIdentity()
-        : bigint(name, { mode: 'number' });
+      builder =
+        column.primary && (column as unknown as { autoIncrement?: boolean }).autoIncrement
+          ? bigint(name, { mode: 'number' }).generatedByDefaultAsIdentity()
+          : bigint(name, { mode: 'number' });
       break;
     case 'SQLiteReal':
       builder = doublePrecision(name);
@@ -73,7 +74,9 @@ function tableOf(table: SQLiteTable): ReturnType<typeof pgTable> {
   const columns = Object.fromEntries(
     Object.entries(table).flatMap(([key, column]) => (config.columns.includes(column as SQLiteColumn) ? [[key, columnOf(column as SQLiteColumn)]] : [])),
   );
-  const keyOf = new Map(Object.entries(table).flatMap(([key, column]) => (config.columns.includes(column as SQLiteColumn) ? [[(column as SQLiteColumn).name, key]] : [])));
+  const keyOf = new Map(
+    Object.entries(table).flatMap(([key, column]) => (config.columns.includes(column as SQLiteColumn) ? [[(column as SQLiteColumn).name, key]] : [])),
+  );
   const created = pgTable(config.name, columns, (t) => {
     const pick = (cols: readonly SQLiteColumn[]) => cols.map((column) => (t as Record<string, never>)[keyOf.get(column.name)!]);
     const extras = [];
@@ -111,9 +114,7 @@ const isSqliteTable = (value: unknown): value is SQLiteTable => {
   }
 };
 
-export const tables = Object.fromEntries(
-  Object.entries(sqlite).flatMap(([name, value]) => (isSqliteTable(value) ? [[name, tableOf(value)]] : [])),
-);
+export const tables = Object.fromEntries(Object.entries(sqlite).flatMap(([name, value]) => (isSqliteTable(value) ? [[name, tableOf(value)]] : [])));
 
 // drizzle-kit finds tables among a module's exports; a table missing here fails the check below.
 export const {
@@ -147,5 +148,34 @@ export const {
   managementActivities,
 } = tables;
 
-const exported = new Set(['browserSessions', 'consents', 'identityProviders', 'federatedIdentities', 'federationRequests', 'serverSecrets', 'collections', 'appUserLogins', 'signingKeys', 'appUserCredentials', 'lifecycleTokens', 'captchaSolutions', 'oauthClients', 'tokenFamilies', 'refreshTokens', 'authorizationCodes', 'tokenRevocations', 'loginThrottle', 'pushNotifierSecrets', 'pushDeliveries', 'organizations', 'adminUsers', 'orgAdmins', 'applications', 'credentials', 'entities', 'connections', 'managementActivities']);
+const exported = new Set([
+  'browserSessions',
+  'consents',
+  'identityProviders',
+  'federatedIdentities',
+  'federationRequests',
+  'serverSecrets',
+  'collections',
+  'appUserLogins',
+  'signingKeys',
+  'appUserCredentials',
+  'lifecycleTokens',
+  'captchaSolutions',
+  'oauthClients',
+  'tokenFamilies',
+  'refreshTokens',
+  'authorizationCodes',
+  'tokenRevocations',
+  'loginThrottle',
+  'pushNotifierSecrets',
+  'pushDeliveries',
+  'organizations',
+  'adminUsers',
+  'orgAdmins',
+  'applications',
+  'credentials',
+  'entities',
+  'connections',
+  'managementActivities',
+]);
 for (const name of Object.keys(tables)) if (!exported.has(name)) throw new Error(`schema-postgres.ts does not export the table ${name}`);

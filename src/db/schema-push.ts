@@ -61,9 +61,15 @@ export const pushDeliveries = sqliteTable(
     finished: integer('finished'),
   },
   (t) => [
-    index('push_deliveries_due').on(t.provider, t.dueAt).where(sql`state = 'queued'`),
-    index('push_deliveries_lease').on(t.leaseUntil).where(sql`state = 'leased'`),
-    index('push_deliveries_expire').on(t.expireAt).where(sql`state = 'queued' and expire_at is not null`),
+    index('push_deliveries_due')
+      .on(t.provider, t.dueAt)
+      .where(sql`state = 'queued'`),
+    index('push_deliveries_lease')
+      .on(t.leaseUntil)
+      .where(sql`state = 'leased'`),
+    index('push_deliveries_expire')
+      .on(t.expireAt)
+      .where(sql`state = 'queued' and expire_at is not null`),
     index('push_deliveries_notification').on(t.notificationUuid, t.state),
   ],
 );

@@ -71,7 +71,11 @@ function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
   const scope = new TransactionScope<null>();
   const turns = createTurns(sqlite, scope);
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
-  const readCache = new ReadCache(tablesOf(schema), oncePerTurn(() => dataVersion.get() as number), () => scope.current() !== undefined);
+  const readCache = new ReadCache(
+    tablesOf(schema),
+    oncePerTurn(() => dataVersion.get() as number),
+    () => scope.current() !== undefined,
+  );
   /** Runs a statement for its effect; a change reaches the read cache. */
   const change = (compiled: Compiled, params: readonly unknown[]): number => {
     const { changes } = compiled.statement.run(...params);

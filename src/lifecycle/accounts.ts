@@ -93,7 +93,12 @@ export async function markActivated(tx: Tx, subject: Subject, now: number): Prom
 }
 
 /** Stores an already hashed password (hashing is slow and happens before the transaction). */
-export async function storePasswordHash(tx: Tx, subject: Extract<Subject, { type: 'admin_user' | 'app_user' }>, passwordHash: string, now: number): Promise<void> {
+export async function storePasswordHash(
+  tx: Tx,
+  subject: Extract<Subject, { type: 'admin_user' | 'app_user' }>,
+  passwordHash: string,
+  now: number,
+): Promise<void> {
   if (subject.type === 'admin_user') {
     await tx.update(adminUsers).set({ passwordHash, modified: now }).where(eq(adminUsers.uuid, subject.uuid)).run();
   } else {

@@ -29,8 +29,7 @@ const VERIFY_TIMEOUT_MS = 5000;
 
 /** What a form shows: for ALTCHA the challenge to solve, for a provider its widget's site key. */
 export type CaptchaChallenge =
-  | { provider: 'altcha'; challenge: string }
-  | { provider: Exclude<CaptchaConfig['provider'], 'altcha'>; siteKey: string | undefined };
+  { provider: 'altcha'; challenge: string } | { provider: Exclude<CaptchaConfig['provider'], 'altcha'>; siteKey: string | undefined };
 
 /**
  * The answer posted with the form: ResetPWMsg's captcha_response (the ALTCHA payload carries its
@@ -72,7 +71,14 @@ function decodePayload(response: string): Payload | undefined {
   try {
     const parsed = JSON.parse(trimmed.startsWith('{') ? trimmed : Buffer.from(trimmed, 'base64').toString('utf8')) as Partial<Payload>;
     const { algorithm, challenge, number, salt, signature } = parsed;
-    if (typeof algorithm !== 'string' || typeof challenge !== 'string' || typeof number !== 'number' || typeof salt !== 'string' || typeof signature !== 'string') return undefined;
+    if (
+      typeof algorithm !== 'string' ||
+      typeof challenge !== 'string' ||
+      typeof number !== 'number' ||
+      typeof salt !== 'string' ||
+      typeof signature !== 'string'
+    )
+      return undefined;
     return { algorithm, challenge, number, salt, signature };
   } catch {
     return undefined;
@@ -95,7 +101,8 @@ async function verifyAltcha(deps: Deps, response: string): Promise<void> {
       .onConflictDoNothing()
       .run();
   });
-  if (changes(spent) !== 1) throw CaptchaFailed('this captcha solution was already used; solve a new challenge', { fields: { captcha_response: 'already used' } });
+  if (changes(spent) !== 1)
+    throw CaptchaFailed('this captcha solution was already used; solve a new challenge', { fields: { captcha_response: 'already used' } });
 }
 
 async function verifyAtProvider(captcha: Extract<CaptchaConfig, { secret: string }>, answer: CaptchaAnswer): Promise<void> {

@@ -19,10 +19,7 @@ import { macOf, randomToken, safeEqual } from '../identity/keys/secrets.js';
 export type LinkPurpose = 'activate' | 'resetpw';
 
 /** The account a link acts on. */
-export type Subject =
-  | { type: 'organization'; uuid: string }
-  | { type: 'admin_user'; uuid: string }
-  | { type: 'app_user'; uuid: string; appUuid: string };
+export type Subject = { type: 'organization'; uuid: string } | { type: 'admin_user'; uuid: string } | { type: 'app_user'; uuid: string; appUuid: string };
 
 export type LinkRow = typeof lifecycleTokens.$inferSelect;
 
@@ -41,10 +38,12 @@ export async function issueLinkToken(tx: Tx, deps: Deps, purpose: LinkPurpose, s
   const token = `${random}.${macOfLink(deps, purpose, subject, random)}`;
   // Expired rows are swept here, so the table holds only links that could still be used.
   await tx.delete(lifecycleTokens).where(lt(lifecycleTokens.expiresAt, now)).run();
-  await tx.delete(lifecycleTokens)
+  await tx
+    .delete(lifecycleTokens)
     .where(and(eq(lifecycleTokens.subjectUuid, subject.uuid), eq(lifecycleTokens.purpose, purpose), isNull(lifecycleTokens.usedAt)))
     .run();
-  await tx.insert(lifecycleTokens)
+  await tx
+    .insert(lifecycleTokens)
     .values({
       tokenHash: hashToken(token),
       purpose,
@@ -66,7 +65,11 @@ export async function checkLinkToken(tx: Tx, deps: Deps, purpose: LinkPurpose, s
   if (dot <= 0 || !safeEqual(token.slice(dot + 1), macOfLink(deps, purpose, subject, random))) {
     throw InvalidLink('this link is not valid for this account; ask for a new one', { fields: { token: 'not valid' } });
   }
-  const row = await tx.select().from(lifecycleTokens).where(eq(lifecycleTokens.tokenHash, hashToken(token))).get();
+  const row = await tx
+    .select()
+    .from(lifecycleTokens)
+    .where(eq(lifecycleTokens.tokenHash, hashToken(token)))
+    .get();
   if (!row || row.expiresAt <= deps.now()) {
     // A genuine token whose row is gone expired and was swept, or was replaced by a newer link.
     throw LinkExpired('this link has expired or was replaced by a newer one; ask for a new one', { fields: { token: 'expired' } });

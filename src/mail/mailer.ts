@@ -60,7 +60,8 @@ export function createMailer(config: Config, logger: Logger): Mailer {
       return delivery.target;
     },
     send(message) {
-      const sending = delivery.deliver({ from: senderOf(config), to: message.to, subject: message.subject, text: message.text, html: message.html })
+      const sending = delivery
+        .deliver({ from: senderOf(config), to: message.to, subject: message.subject, text: message.text, html: message.html })
         .then((file) => {
           if (file === undefined) {
             logger.info({ to: message.to, subject: message.subject }, 'mail sent');
@@ -71,7 +72,10 @@ export function createMailer(config: Config, logger: Logger): Mailer {
           }
         })
         .catch((error: unknown) => {
-          logger.error({ to: message.to, subject: message.subject, err: { message: (error as Error).message, code: (error as { code?: string }).code } }, 'mail could not be sent');
+          logger.error(
+            { to: message.to, subject: message.subject, err: { message: (error as Error).message, code: (error as { code?: string }).code } },
+            'mail could not be sent',
+          );
         })
         .finally(() => pending.delete(sending));
       pending.add(sending);

@@ -22,7 +22,10 @@ export interface ActivityInput {
 }
 
 export async function recordActivity(tx: Tx, now: number, input: ActivityInput): Promise<void> {
-  await tx.insert(managementActivities).values({ uuid: newUuid(), created: now, ...input }).run();
+  await tx
+    .insert(managementActivities)
+    .values({ uuid: newUuid(), created: now, ...input })
+    .run();
 }
 
 export async function listOrganizationFeed(deps: Deps, orgUuid: string, limit: number): Promise<ManagementActivity[]> {

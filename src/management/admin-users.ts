@@ -125,25 +125,27 @@ export async function setAdminPassword(deps: Deps, user: AdminUser, next: string
 }
 
 export async function listOrganizationAdmins(deps: Deps, orgUuid: string): Promise<AdminUser[]> {
-  return (await deps.db
-    .select({ user: adminUsers })
-    .from(orgAdmins)
-    .innerJoin(adminUsers, eq(orgAdmins.userUuid, adminUsers.uuid))
-    .where(eq(orgAdmins.orgUuid, orgUuid))
-    .orderBy(asc(orgAdmins.created), asc(adminUsers.uuid))
-    .all())
-    .map((row) => row.user);
+  return (
+    await deps.db
+      .select({ user: adminUsers })
+      .from(orgAdmins)
+      .innerJoin(adminUsers, eq(orgAdmins.userUuid, adminUsers.uuid))
+      .where(eq(orgAdmins.orgUuid, orgUuid))
+      .orderBy(asc(orgAdmins.created), asc(adminUsers.uuid))
+      .all()
+  ).map((row) => row.user);
 }
 
 export async function listAdminOrganizations(deps: Deps, userUuid: string) {
-  return (await deps.db
-    .select({ org: organizations })
-    .from(orgAdmins)
-    .innerJoin(organizations, eq(orgAdmins.orgUuid, organizations.uuid))
-    .where(eq(orgAdmins.userUuid, userUuid))
-    .orderBy(asc(orgAdmins.created))
-    .all())
-    .map((row) => row.org);
+  return (
+    await deps.db
+      .select({ org: organizations })
+      .from(orgAdmins)
+      .innerJoin(organizations, eq(orgAdmins.orgUuid, organizations.uuid))
+      .where(eq(orgAdmins.userUuid, userUuid))
+      .orderBy(asc(orgAdmins.created))
+      .all()
+  ).map((row) => row.org);
 }
 
 export async function addAdminToOrganizationIn(tx: Tx, now: number, orgUuid: string, user: AdminUser, actorUuid: string | null): Promise<boolean> {
@@ -181,7 +183,10 @@ export async function removeAdminFromOrganization(deps: Deps, orgUuid: string, u
     if (members.length === 1) {
       throw BadRequest('an organization must keep at least one administrator', { fields: { userId: 'last administrator' } });
     }
-    await tx.delete(orgAdmins).where(and(eq(orgAdmins.orgUuid, orgUuid), eq(orgAdmins.userUuid, user.uuid))).run();
+    await tx
+      .delete(orgAdmins)
+      .where(and(eq(orgAdmins.orgUuid, orgUuid), eq(orgAdmins.userUuid, user.uuid)))
+      .run();
     await recordActivity(tx, deps.now(), {
       orgUuid,
       actorUuid,

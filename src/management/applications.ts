@@ -18,8 +18,16 @@ import type { Organization } from './organizations.js';
 export type Application = typeof applications.$inferSelect;
 
 const applicationBy = preparedFor((db) => ({
-  uuid: db.select().from(applications).where(and(eq(applications.orgUuid, sql.placeholder('org')), eq(applications.uuid, sql.placeholder('key')))).prepare(),
-  name: db.select().from(applications).where(and(eq(applications.orgUuid, sql.placeholder('org')), eq(applications.nameKey, sql.placeholder('key')))).prepare(),
+  uuid: db
+    .select()
+    .from(applications)
+    .where(and(eq(applications.orgUuid, sql.placeholder('org')), eq(applications.uuid, sql.placeholder('key'))))
+    .prepare(),
+  name: db
+    .select()
+    .from(applications)
+    .where(and(eq(applications.orgUuid, sql.placeholder('org')), eq(applications.nameKey, sql.placeholder('key'))))
+    .prepare(),
 }));
 
 export async function findApplicationIn(tx: Tx, org: Organization, id: string): Promise<Application | undefined> {

@@ -49,7 +49,9 @@ export async function getCredential(deps: Deps, ownerType: OwnerType, ownerUuid:
   // Looked for again inside the transaction: two first requests at once insert it only once.
   return (
     row ??
-    (await deps.db.transaction(async (tx) => (await findCredentialIn(tx, ownerType, ownerUuid)) ?? (await insertCredential(tx, deps.now(), ownerType, ownerUuid))))
+    (await deps.db.transaction(
+      async (tx) => (await findCredentialIn(tx, ownerType, ownerUuid)) ?? (await insertCredential(tx, deps.now(), ownerType, ownerUuid)),
+    ))
   );
 }
 
@@ -88,5 +90,8 @@ export async function regenerateCredential(deps: Deps, orgUuid: string, owner: C
 }
 
 export async function deleteCredentialIn(tx: Tx, ownerType: OwnerType, ownerUuid: string): Promise<void> {
-  await tx.delete(credentials).where(and(eq(credentials.ownerType, ownerType), eq(credentials.ownerUuid, ownerUuid))).run();
+  await tx
+    .delete(credentials)
+    .where(and(eq(credentials.ownerType, ownerType), eq(credentials.ownerUuid, ownerUuid)))
+    .run();
 }

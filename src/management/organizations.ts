@@ -18,8 +18,16 @@ import { recordActivity } from './activities.js';
 export type Organization = typeof organizations.$inferSelect;
 
 const organizationBy = preparedFor((db) => ({
-  uuid: db.select().from(organizations).where(eq(organizations.uuid, sql.placeholder('key'))).prepare(),
-  name: db.select().from(organizations).where(eq(organizations.nameKey, sql.placeholder('key'))).prepare(),
+  uuid: db
+    .select()
+    .from(organizations)
+    .where(eq(organizations.uuid, sql.placeholder('key')))
+    .prepare(),
+  name: db
+    .select()
+    .from(organizations)
+    .where(eq(organizations.nameKey, sql.placeholder('key')))
+    .prepare(),
 }));
 
 export async function findOrganizationIn(tx: Tx, id: string): Promise<Organization | undefined> {

@@ -8,8 +8,7 @@ import { isUuid } from '../ids.js';
 // Usergrid organization and application names: letters, digits, '-', '_' and '.', starting with
 // a letter or digit; not a UUID, because a UUID path segment always means an id.
 /** A string field whose messages tell "missing" from "not a string". */
-export const str = (field: string) =>
-  z.string({ error: (issue) => (issue.input === undefined ? `${field} is required` : `${field} must be a string`) });
+export const str = (field: string) => z.string({ error: (issue) => (issue.input === undefined ? `${field} is required` : `${field} must be a string`) });
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 // Usergrid usernames: word characters, '.', '-', '+' and '@'.
@@ -30,15 +29,15 @@ export const username = str('username')
   .regex(USERNAME, "username may contain only letters, digits, '_', '.', '-', '+' and '@'")
   .refine((value) => value.toLowerCase() !== 'me' && !isUuid(value), "username must not be 'me' or a UUID");
 
-export const email = z.email({ error: (issue) => (issue.input === undefined ? 'email is required' : 'email must be a valid email address') }).max(254, 'email must be at most 254 characters');
+export const email = z
+  .email({ error: (issue) => (issue.input === undefined ? 'email is required' : 'email must be a valid email address') })
+  .max(254, 'email must be at most 254 characters');
 
 export const displayName = str('name').trim().max(128, 'name must be at most 128 characters');
 
 // NIST SP 800-63B: at least 8 characters, long passphrases allowed; bounded so hashing cannot be
 // used to burn CPU.
-export const password = str('password')
-  .min(8, 'password must be at least 8 characters')
-  .max(1024, 'password must be at most 1024 characters');
+export const password = str('password').min(8, 'password must be at least 8 characters').max(1024, 'password must be at most 1024 characters');
 
 /** CreateOrg: every field required, as Usergrid's model has it. */
 export const CreateOrg = z.object({

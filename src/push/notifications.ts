@@ -41,8 +41,10 @@ interface Payload {
 
 async function payloadsOf(tx: Tx, appUuid: string, body: Record<string, unknown>): Promise<Payload[]> {
   const payloads = body.payloads;
-  if (payloads === undefined || payloads === null) throw RequiredProperty('payloads is required: {notifierName: message}', { fields: { payloads: 'required' } });
-  if (typeof payloads !== 'object' || Array.isArray(payloads)) throw IllegalArgument('payloads must be an object: {notifierName: message}', { fields: { payloads: 'must be an object' } });
+  if (payloads === undefined || payloads === null)
+    throw RequiredProperty('payloads is required: {notifierName: message}', { fields: { payloads: 'required' } });
+  if (typeof payloads !== 'object' || Array.isArray(payloads))
+    throw IllegalArgument('payloads must be an object: {notifierName: message}', { fields: { payloads: 'must be an object' } });
   const entries = Object.entries(payloads as Record<string, unknown>);
   if (entries.length === 0) throw IllegalArgument('payloads names no notifier', { fields: { payloads: 'must name at least one notifier' } });
   // One after another: the lookups run inside the caller's transaction.
@@ -75,7 +77,9 @@ export async function createNotification(deps: Deps, appUuid: string, target: No
     const expire = timeOf(input, 'expire');
     if (deliver !== undefined && deliver < now) throw IllegalArgument('deliver is in the past', { fields: { deliver: 'must be in the future' } });
     if (expire !== undefined && expire <= (deliver ?? now)) {
-      throw IllegalArgument(deliver === undefined ? 'expire is in the past' : 'expire is not after deliver', { fields: { expire: 'must be after deliver and now' } });
+      throw IllegalArgument(deliver === undefined ? 'expire is in the past' : 'expire is not after deliver', {
+        fields: { expire: 'must be after deliver and now' },
+      });
     }
     const devices = await targetDevices(tx, appUuid, target);
     const extra = Object.fromEntries(Object.entries(input).filter(([key]) => !SERVER_PROPERTIES.has(key)));

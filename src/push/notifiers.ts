@@ -25,14 +25,18 @@ const NOTIFIER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 function providerOf(value: unknown): Provider {
   const provider = typeof value === 'string' ? PROVIDERS.get(value as ProviderName) : undefined;
-  if (value === undefined || value === null) throw RequiredProperty(`provider is required: ${LISTED_PROVIDERS.join(' or ')}`, { fields: { provider: 'required' } });
-  if (provider === undefined) throw IllegalArgument(`provider must be ${LISTED_PROVIDERS.join(' or ')}`, { fields: { provider: `must be ${LISTED_PROVIDERS.join(' or ')}` } });
+  if (value === undefined || value === null)
+    throw RequiredProperty(`provider is required: ${LISTED_PROVIDERS.join(' or ')}`, { fields: { provider: 'required' } });
+  if (provider === undefined)
+    throw IllegalArgument(`provider must be ${LISTED_PROVIDERS.join(' or ')}`, { fields: { provider: `must be ${LISTED_PROVIDERS.join(' or ')}` } });
   return provider;
 }
 
 function environmentOf(value: unknown): Environment {
-  if (value === undefined || value === null) throw RequiredProperty('environment is required: development or production', { fields: { environment: 'required' } });
-  if (!ENVIRONMENTS.includes(value as Environment)) throw IllegalArgument('environment must be development or production', { fields: { environment: 'must be development or production' } });
+  if (value === undefined || value === null)
+    throw RequiredProperty('environment is required: development or production', { fields: { environment: 'required' } });
+  if (!ENVIRONMENTS.includes(value as Environment))
+    throw IllegalArgument('environment must be development or production', { fields: { environment: 'must be development or production' } });
   return value as Environment;
 }
 
@@ -86,7 +90,11 @@ export async function updateNotifier(deps: Deps, row: EntityRow, body: unknown):
   const merged = { ...row.properties, ...secret, ...changes };
   const checked = await checkNotifier(Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== null)));
   return await deps.db.transaction(async (tx) => {
-    const removed = Object.fromEntries(Object.keys(row.properties).filter((key) => !(key in checked.properties)).map((key) => [key, null]));
+    const removed = Object.fromEntries(
+      Object.keys(row.properties)
+        .filter((key) => !(key in checked.properties))
+        .map((key) => [key, null]),
+    );
     const updated = await updateEntityIn(tx, row, { ...removed, ...checked.properties }, deps.now());
     await writeNotifierSecret(tx, row.uuid, checked.secret);
     return updated;

@@ -63,7 +63,11 @@ function receiptRow(fields: ReceiptFields): ReceiptRow {
  * tokens the provider disowned removed from their devices.
  */
 export async function recordAttempts(db: Db, attempts: readonly Attempt[], now: number): Promise<void> {
-  await registerReceipts(db, attempts.map((attempt) => attempt.delivery.appUuid), now);
+  await registerReceipts(
+    db,
+    attempts.map((attempt) => attempt.delivery.appUuid),
+    now,
+  );
   const changed = new Set<number>();
   const final: [number, DeliveryState][] = [];
   for (const { delivery, outcome, retryAt } of attempts) {
@@ -94,7 +98,11 @@ export async function expireDeliveries(
   payloadOf: (delivery: Delivery) => Promise<{ notifierName: string; payload: unknown }>,
 ): Promise<string[]> {
   const expired = await expireDueDeliveries(tx, now);
-  await registerReceipts(tx, expired.map((delivery) => delivery.appUuid), now);
+  await registerReceipts(
+    tx,
+    expired.map((delivery) => delivery.appUuid),
+    now,
+  );
   const error = { errorCode: 'EXPIRED', errorMessage: 'not delivered before the notification expired' };
   // One after another: payloadOf may read the database, inside the caller's transaction.
   const receipts: ReceiptRow[] = [];

@@ -32,12 +32,22 @@ async function findByNameAmong(tx: Tx, appUuid: string, collections: readonly st
 
 /** Receipts of a device or a notification, with the query language and paging. */
 export async function findReceiptsOf(tx: Tx, owner: EntityRow, options: FindOptions): Promise<EntityPage> {
-  return await findEntities(tx, owner.appUuid, { kind: 'related', uuid: owner.uuid, view: { direction: 'out', relation: RECEIPTS_RELATION, collection: RECEIPTS.name } }, options);
+  return await findEntities(
+    tx,
+    owner.appUuid,
+    { kind: 'related', uuid: owner.uuid, view: { direction: 'out', relation: RECEIPTS_RELATION, collection: RECEIPTS.name } },
+    options,
+  );
 }
 
 /** The notification a receipt belongs to. */
 export async function findNotificationsOfReceipt(tx: Tx, receipt: EntityRow, options: FindOptions): Promise<EntityPage> {
-  return await findEntities(tx, receipt.appUuid, { kind: 'related', uuid: receipt.uuid, view: { direction: 'in', relation: RECEIPTS_RELATION, collection: NOTIFICATIONS.name } }, options);
+  return await findEntities(
+    tx,
+    receipt.appUuid,
+    { kind: 'related', uuid: receipt.uuid, view: { direction: 'in', relation: RECEIPTS_RELATION, collection: NOTIFICATIONS.name } },
+    options,
+  );
 }
 
 function decodeQueueCursor(cursor: string | undefined): number {

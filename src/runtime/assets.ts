@@ -51,13 +51,23 @@ export function assetPath(key: string): string {
   const blob = embedded();
   if (!blob) return findSourcePath(key);
   const files = Object.entries(readManifest(blob).files).filter(([name]) => name === key || name.startsWith(`${key}/`));
-  assertEmbedded(blob, key, files.map(([name]) => name));
+  assertEmbedded(
+    blob,
+    key,
+    files.map(([name]) => name),
+  );
   // The folder name is a digest of names and contents, so a new build never reuses an old copy
   // and an existing copy is complete: it only ever appears through the rename below.
   const digest = createHash('sha256');
   for (const [name, hash] of files) digest.update(`${name}\0${hash}\n`);
   const target = join(cacheRoot(), digest.digest('hex').slice(0, 24));
-  if (!existsSync(target)) extract(blob, target, key, files.map(([name]) => name));
+  if (!existsSync(target))
+    extract(
+      blob,
+      target,
+      key,
+      files.map(([name]) => name),
+    );
   return join(target, basename(key));
 }
 

@@ -79,7 +79,14 @@ const cases: Case[] = [
   { name: 'trailing slash on the pattern', permissions: ['get:/dogs/'], verb: 'get', path: '/dogs', caller: guest, expected: true },
   { name: 'doubled slashes ignored', permissions: ['get:/dogs/rex'], verb: 'get', path: '//dogs//rex', caller: guest, expected: true },
   { name: 'query string ignored', permissions: ['get:/dogs'], verb: 'get', path: '/dogs?ql=select%20*&limit=5', caller: guest, expected: true },
-  { name: 'percent-encoded segment is decoded', permissions: ['get:/users/fred@example.com'], verb: 'get', path: '/users/fred%40example.com', caller: guest, expected: true },
+  {
+    name: 'percent-encoded segment is decoded',
+    permissions: ['get:/users/fred@example.com'],
+    verb: 'get',
+    path: '/users/fred%40example.com',
+    caller: guest,
+    expected: true,
+  },
   { name: 'dot segments are refused', permissions: ['get:/users/me/**'], verb: 'get', path: '/users/me/../alice', caller: fred, expected: false },
   { name: 'encoded dot segments are refused', permissions: ['get:/users/me/**'], verb: 'get', path: '/users/me/%2e%2e/alice', caller: fred, expected: false },
 
@@ -102,7 +109,14 @@ const cases: Case[] = [
     expected: false,
   },
   { name: 'literal own username covers me', permissions: ['get:/users/fred/**'], verb: 'get', path: '/users/me/devices', caller: fred, expected: true },
-  { name: 'literal other username does not cover me', permissions: ['get:/users/alice/**'], verb: 'get', path: '/users/me/devices', caller: fred, expected: false },
+  {
+    name: 'literal other username does not cover me',
+    permissions: ['get:/users/alice/**'],
+    verb: 'get',
+    path: '/users/me/devices',
+    caller: fred,
+    expected: false,
+  },
 
   // ${user}
   { name: '${user} via uuid', permissions: ['get:/users/${user}/feed'], verb: 'get', path: `/users/${FRED_UUID}/feed`, caller: fred, expected: true },
@@ -112,8 +126,22 @@ const cases: Case[] = [
   { name: '${user} never matches a guest', permissions: ['get:/users/${user}/**'], verb: 'get', path: '/users/x', caller: guest, expected: false },
 
   // Malformed entries are skipped, never thrown
-  { name: 'malformed entries skipped, valid one applies', permissions: ['garbage', 'fetch:/dogs', 'get:dogs', '', 'get:/dogs'], verb: 'get', path: '/dogs', caller: guest, expected: true },
-  { name: 'only malformed entries deny', permissions: ['garbage', 'get:dogs', ':/dogs', 'get:/do*'], verb: 'get', path: '/dogs', caller: guest, expected: false },
+  {
+    name: 'malformed entries skipped, valid one applies',
+    permissions: ['garbage', 'fetch:/dogs', 'get:dogs', '', 'get:/dogs'],
+    verb: 'get',
+    path: '/dogs',
+    caller: guest,
+    expected: true,
+  },
+  {
+    name: 'only malformed entries deny',
+    permissions: ['garbage', 'get:dogs', ':/dogs', 'get:/do*'],
+    verb: 'get',
+    path: '/dogs',
+    caller: guest,
+    expected: false,
+  },
   { name: 'parsed Permission objects accepted', permissions: [parsePermission('post:/dogs')], verb: 'post', path: '/dogs', caller: guest, expected: true },
 
   // Default roles: guest
@@ -132,9 +160,23 @@ const cases: Case[] = [
   { name: 'user may update themselves via me', permissions: roleOf('default'), verb: 'put', path: '/users/me', caller: fred, expected: true },
   { name: 'user may update themselves via uuid', permissions: roleOf('default'), verb: 'put', path: `/users/${FRED_UUID}`, caller: fred, expected: true },
   { name: 'user may post under themselves', permissions: roleOf('default'), verb: 'post', path: '/users/fred/activities', caller: fred, expected: true },
-  { name: 'user may delete deep under themselves', permissions: roleOf('default'), verb: 'delete', path: '/users/me/devices/abc', caller: fred, expected: true },
+  {
+    name: 'user may delete deep under themselves',
+    permissions: roleOf('default'),
+    verb: 'delete',
+    path: '/users/me/devices/abc',
+    caller: fred,
+    expected: true,
+  },
   { name: 'user may not update another user', permissions: roleOf('default'), verb: 'put', path: '/users/alice', caller: fred, expected: false },
-  { name: 'user may not delete under another user', permissions: roleOf('default'), verb: 'delete', path: `/users/${ALICE_UUID}/devices/abc`, caller: fred, expected: false },
+  {
+    name: 'user may not delete under another user',
+    permissions: roleOf('default'),
+    verb: 'delete',
+    path: `/users/${ALICE_UUID}/devices/abc`,
+    caller: fred,
+    expected: false,
+  },
   { name: 'user may not write other collections', permissions: roleOf('default'), verb: 'post', path: '/dogs', caller: fred, expected: false },
   { name: 'user may not delete the users collection', permissions: roleOf('default'), verb: 'delete', path: '/users', caller: fred, expected: false },
 
@@ -221,14 +263,7 @@ describe('permissionsForCaller', () => {
       groups: [['get:/dogs', 'post:/cats'], ['delete:/cats/*']],
       roles: [['put:/dogs/rex'], roleOf('default')],
     });
-    expect(effective).toEqual([
-      'get:/dogs',
-      'put:/dogs/rex',
-      'post:/cats',
-      'delete:/cats/*',
-      'get,put,post,delete:/users/me/**',
-      'get:/**',
-    ]);
+    expect(effective).toEqual(['get:/dogs', 'put:/dogs/rex', 'post:/cats', 'delete:/cats/*', 'get,put,post,delete:/users/me/**', 'get:/**']);
   });
 
   it('gives a guest exactly the guest role', () => {

@@ -92,52 +92,229 @@ const TARGETS: Target[] = [
   // ---- management API: organization B, its applications, admins, clients and providers
   { route: 'POST /management/orgs/:orgId/apps', name: 'create an application', path: `${MB}/apps`, body: { name: 'intruder' }, refused: MANAGEMENT },
   { route: 'POST /management/orgs/:orgId/credentials', name: 'regenerate the organization credentials', path: `${MB}/credentials`, refused: MANAGEMENT },
-  { route: 'POST /management/orgs/:orgId/apps/:appId/credentials', name: 'regenerate the application credentials', path: `${MB}/apps/shop/credentials`, refused: MANAGEMENT },
+  {
+    route: 'POST /management/orgs/:orgId/apps/:appId/credentials',
+    name: 'regenerate the application credentials',
+    path: `${MB}/apps/shop/credentials`,
+    refused: MANAGEMENT,
+  },
   { route: 'PUT /management/orgs/:orgId/users/:userId', name: 'make the no-org admin an admin of B', path: `${MB}/users/olivia`, refused: MANAGEMENT },
   { route: 'PUT /management/users/:userId', name: "change B's admin", path: '/management/users/bob', body: { email: 'bob@evil.example' }, refused: MANAGEMENT },
-  { route: 'PUT /management/users/:userId/password', name: "change B's admin's password", path: '/management/users/bob/password', body: { password: ORG.password, newpassword: 'taken-over-now' }, refused: MANAGEMENT },
+  {
+    route: 'PUT /management/users/:userId/password',
+    name: "change B's admin's password",
+    path: '/management/users/bob/password',
+    body: { password: ORG.password, newpassword: 'taken-over-now' },
+    refused: MANAGEMENT,
+  },
   { route: 'POST /management/keys/rotate', name: 'rotate the signing keys (sysadmin only)', path: '/management/keys/rotate', refused: MANAGEMENT },
-  { route: 'POST /management/orgs/:orgId/apps/:appId/clients', name: 'register an OAuth client', path: `${MB}/apps/shop/clients`, body: { client_name: 'rogue', redirect_uris: ['https://rogue.example/cb'] }, refused: MANAGEMENT },
-  { route: 'PUT /management/orgs/:orgId/apps/:appId/clients/:clientId', name: 'redirect an OAuth client elsewhere', path: `${MB}/apps/shop/clients/{client}`, body: { client_name: 'web', redirect_uris: ['https://rogue.example/cb'] }, refused: MANAGEMENT },
-  { route: 'POST /management/orgs/:orgId/apps/:appId/identity-providers', name: 'add an identity provider', path: `${MB}/apps/shop/identity-providers`, body: { name: 'rogue', issuer: 'https://rogue.example', client_id: 'rogue' }, refused: MANAGEMENT },
-  { route: 'PUT /management/orgs/:orgId/apps/:appId/identity-providers/:providerId', name: 'point an identity provider elsewhere', path: `${MB}/apps/shop/identity-providers/corp`, body: { name: 'corp', issuer: 'https://rogue.example', client_id: 'rogue' }, refused: MANAGEMENT },
+  {
+    route: 'POST /management/orgs/:orgId/apps/:appId/clients',
+    name: 'register an OAuth client',
+    path: `${MB}/apps/shop/clients`,
+    body: { client_name: 'rogue', redirect_uris: ['https://rogue.example/cb'] },
+    refused: MANAGEMENT,
+  },
+  {
+    route: 'PUT /management/orgs/:orgId/apps/:appId/clients/:clientId',
+    name: 'redirect an OAuth client elsewhere',
+    path: `${MB}/apps/shop/clients/{client}`,
+    body: { client_name: 'web', redirect_uris: ['https://rogue.example/cb'] },
+    refused: MANAGEMENT,
+  },
+  {
+    route: 'POST /management/orgs/:orgId/apps/:appId/identity-providers',
+    name: 'add an identity provider',
+    path: `${MB}/apps/shop/identity-providers`,
+    body: { name: 'rogue', issuer: 'https://rogue.example', client_id: 'rogue' },
+    refused: MANAGEMENT,
+  },
+  {
+    route: 'PUT /management/orgs/:orgId/apps/:appId/identity-providers/:providerId',
+    name: 'point an identity provider elsewhere',
+    path: `${MB}/apps/shop/identity-providers/corp`,
+    body: { name: 'corp', issuer: 'https://rogue.example', client_id: 'rogue' },
+    refused: MANAGEMENT,
+  },
 
   // ---- data API: what adds or changes
   { route: 'POST /:orgId/:appId/:collection', name: 'create an entity', path: `${B}/dogs`, body: { name: 'fido' }, refused: DATA },
   { route: 'POST /:orgId/:appId/:collection', name: 'create a group', path: `${B}/groups`, body: { path: 'intruders' }, refused: DATA },
   { route: 'POST /:orgId/:appId/:collection', name: 'create a role', path: `${B}/roles`, body: { name: 'superuser', title: 'Superuser' }, refused: DATA },
-  { route: 'POST /:orgId/:appId/:collection', name: 'sign a user up (guest role: post:/users)', path: `${B}/users`, body: { username: 'newcomer', password: PASSWORD }, refused: GUEST_ROLE_ALLOWS },
-  { route: 'POST /:orgId/:appId/:collection', name: 'register a device (guest role: post:/devices)', path: `${B}/devices`, body: { name: 'laptop' }, refused: GUEST_ROLE_ALLOWS },
-  { route: 'PUT /:orgId/:appId/:collection', name: 'update the entities a query matches', path: `${B}/dogs?ql=${encodeURIComponent("select * where name = 'spot'")}`, body: { color: 'brown' }, refused: DATA },
+  {
+    route: 'POST /:orgId/:appId/:collection',
+    name: 'sign a user up (guest role: post:/users)',
+    path: `${B}/users`,
+    body: { username: 'newcomer', password: PASSWORD },
+    refused: GUEST_ROLE_ALLOWS,
+  },
+  {
+    route: 'POST /:orgId/:appId/:collection',
+    name: 'register a device (guest role: post:/devices)',
+    path: `${B}/devices`,
+    body: { name: 'laptop' },
+    refused: GUEST_ROLE_ALLOWS,
+  },
+  {
+    route: 'PUT /:orgId/:appId/:collection',
+    name: 'update the entities a query matches',
+    path: `${B}/dogs?ql=${encodeURIComponent("select * where name = 'spot'")}`,
+    body: { color: 'brown' },
+    refused: DATA,
+  },
   { route: 'PUT /:orgId/:appId/:collection/:entityId', name: 'update an entity', path: `${B}/dogs/rex`, body: { color: 'black' }, refused: DATA },
-  { route: 'PUT /:orgId/:appId/:collection/:entityId', name: 'update another user', path: `${B}/users/victim`, body: { email: 'victim@evil.example' }, refused: DATA },
+  {
+    route: 'PUT /:orgId/:appId/:collection/:entityId',
+    name: 'update another user',
+    path: `${B}/users/victim`,
+    body: { email: 'victim@evil.example' },
+    refused: DATA,
+  },
   { route: 'PUT /:orgId/:appId/:collection/:entityId', name: 'update a role', path: `${B}/roles/manager`, body: { title: 'Owned' }, refused: DATA },
-  { route: 'PUT /:orgId/:appId/:collection/:entityId', name: 'update a device by uuid (guest role: put:/devices/*)', path: `${B}/devices/${PHONE}`, body: { 'dev.notifier.id': 'hijacked' }, refused: GUEST_ROLE_ALLOWS },
-  { route: 'POST /:orgId/:appId/:collection/:entityId/:relation', name: 'grant another user a permission', path: `${B}/users/victim/permissions`, body: { permission: 'get,put,post,delete:/**' }, refused: DATA },
-  { route: 'POST /:orgId/:appId/:collection/:entityId/:relation', name: 'grant oneself a permission through me', path: `${B}/users/me/permissions`, body: { permission: 'get,put,post,delete:/**' }, refused: DATA, control: 'skip' },
-  { route: 'POST /:orgId/:appId/:collection/:entityId/:relation', name: 'grant a group a permission', path: `${B}/groups/staff/permissions`, body: { permission: 'delete:/**' }, refused: DATA },
-  { route: 'POST /:orgId/:appId/:collection/:entityId/:relation', name: 'grant the guest role a permission', path: `${B}/roles/guest/permissions`, body: { permission: 'get,put,post,delete:/**' }, refused: DATA },
-  { route: 'POST /:orgId/:appId/:collection/:entityId/:relation', name: "post to another user's activities", path: `${B}/users/victim/activities`, body: { verb: 'post', content: 'not mine' }, refused: DATA },
-  { route: 'POST /:orgId/:appId/:collection/:entityId/:relation', name: "post to a group's activities", path: `${B}/groups/staff/activities`, body: { verb: 'post', content: 'not mine' }, refused: DATA },
-  { route: 'POST /:orgId/:appId/:collection/:entityId/:relation', name: "set another user's password", path: `${B}/users/victim/password`, body: { newpassword: 'taken-over-now' }, refused: DATA },
-  { route: 'POST /:orgId/:appId/:collection/:entityId/:relation', name: 'create a connected entity', path: `${B}/dogs/rex/likes`, body: { name: 'ball' }, refused: DATA },
-  { route: 'PUT /:orgId/:appId/:collection/:entityId/:relation', name: "set another user's password by PUT", path: `${B}/users/victim/password`, body: { newpassword: 'taken-over-too' }, refused: DATA },
-  { route: 'POST /:orgId/:appId/:collection/:entityId/:relation/:entityId2', name: 'connect two entities', path: `${B}/dogs/spot/likes/{felix}`, refused: DATA },
-  { route: 'POST /:orgId/:appId/:collection/:entityId/:relation/:entityId2', name: 'add a user to a group', path: `${B}/groups/staff/users/stranger`, refused: DATA },
-  { route: 'POST /:orgId/:appId/:collection/:entityId/:relation/:entityId2', name: 'assign a user a role', path: `${B}/roles/manager/users/stranger`, refused: DATA },
-  { route: 'POST /:orgId/:appId/:collection/:entityId/:relation/:entityId2', name: 'join a group through me', path: `${B}/users/me/groups/staff`, refused: DATA, control: 'skip' },
-  { route: 'POST /:orgId/:appId/:collection/:entityId/:relation/:entityId2', name: 'take a role through me', path: `${B}/users/me/roles/manager`, refused: DATA, control: 'skip' },
-  { route: 'POST /:orgId/:appId/:collection/:entityId/:relation/:type/:entityId2', name: 'connect two entities, the second by type and name', path: `${B}/dogs/spot/likes/cats/tom`, refused: DATA },
+  {
+    route: 'PUT /:orgId/:appId/:collection/:entityId',
+    name: 'update a device by uuid (guest role: put:/devices/*)',
+    path: `${B}/devices/${PHONE}`,
+    body: { 'dev.notifier.id': 'hijacked' },
+    refused: GUEST_ROLE_ALLOWS,
+  },
+  {
+    route: 'POST /:orgId/:appId/:collection/:entityId/:relation',
+    name: 'grant another user a permission',
+    path: `${B}/users/victim/permissions`,
+    body: { permission: 'get,put,post,delete:/**' },
+    refused: DATA,
+  },
+  {
+    route: 'POST /:orgId/:appId/:collection/:entityId/:relation',
+    name: 'grant oneself a permission through me',
+    path: `${B}/users/me/permissions`,
+    body: { permission: 'get,put,post,delete:/**' },
+    refused: DATA,
+    control: 'skip',
+  },
+  {
+    route: 'POST /:orgId/:appId/:collection/:entityId/:relation',
+    name: 'grant a group a permission',
+    path: `${B}/groups/staff/permissions`,
+    body: { permission: 'delete:/**' },
+    refused: DATA,
+  },
+  {
+    route: 'POST /:orgId/:appId/:collection/:entityId/:relation',
+    name: 'grant the guest role a permission',
+    path: `${B}/roles/guest/permissions`,
+    body: { permission: 'get,put,post,delete:/**' },
+    refused: DATA,
+  },
+  {
+    route: 'POST /:orgId/:appId/:collection/:entityId/:relation',
+    name: "post to another user's activities",
+    path: `${B}/users/victim/activities`,
+    body: { verb: 'post', content: 'not mine' },
+    refused: DATA,
+  },
+  {
+    route: 'POST /:orgId/:appId/:collection/:entityId/:relation',
+    name: "post to a group's activities",
+    path: `${B}/groups/staff/activities`,
+    body: { verb: 'post', content: 'not mine' },
+    refused: DATA,
+  },
+  {
+    route: 'POST /:orgId/:appId/:collection/:entityId/:relation',
+    name: "set another user's password",
+    path: `${B}/users/victim/password`,
+    body: { newpassword: 'taken-over-now' },
+    refused: DATA,
+  },
+  {
+    route: 'POST /:orgId/:appId/:collection/:entityId/:relation',
+    name: 'create a connected entity',
+    path: `${B}/dogs/rex/likes`,
+    body: { name: 'ball' },
+    refused: DATA,
+  },
+  {
+    route: 'PUT /:orgId/:appId/:collection/:entityId/:relation',
+    name: "set another user's password by PUT",
+    path: `${B}/users/victim/password`,
+    body: { newpassword: 'taken-over-too' },
+    refused: DATA,
+  },
+  {
+    route: 'POST /:orgId/:appId/:collection/:entityId/:relation/:entityId2',
+    name: 'connect two entities',
+    path: `${B}/dogs/spot/likes/{felix}`,
+    refused: DATA,
+  },
+  {
+    route: 'POST /:orgId/:appId/:collection/:entityId/:relation/:entityId2',
+    name: 'add a user to a group',
+    path: `${B}/groups/staff/users/stranger`,
+    refused: DATA,
+  },
+  {
+    route: 'POST /:orgId/:appId/:collection/:entityId/:relation/:entityId2',
+    name: 'assign a user a role',
+    path: `${B}/roles/manager/users/stranger`,
+    refused: DATA,
+  },
+  {
+    route: 'POST /:orgId/:appId/:collection/:entityId/:relation/:entityId2',
+    name: 'join a group through me',
+    path: `${B}/users/me/groups/staff`,
+    refused: DATA,
+    control: 'skip',
+  },
+  {
+    route: 'POST /:orgId/:appId/:collection/:entityId/:relation/:entityId2',
+    name: 'take a role through me',
+    path: `${B}/users/me/roles/manager`,
+    refused: DATA,
+    control: 'skip',
+  },
+  {
+    route: 'POST /:orgId/:appId/:collection/:entityId/:relation/:type/:entityId2',
+    name: 'connect two entities, the second by type and name',
+    path: `${B}/dogs/spot/likes/cats/tom`,
+    refused: DATA,
+  },
 
   // ---- push: notifiers, sends, cancels
   ...spellings('notifiers').flatMap((notifiers, i): Target[] => [
-    { route: `POST /:orgId/:appId/${notifiers}`, name: 'create a notifier', path: `${B}/${notifiers}`, body: { name: `rogue${i}`, provider: 'noop', environment: 'development' }, refused: DATA },
-    { route: `PUT /:orgId/:appId/${notifiers}/:id`, name: 'change a notifier', path: `${B}/${notifiers}/spare${i}`, body: { environment: 'production' }, refused: DATA },
+    {
+      route: `POST /:orgId/:appId/${notifiers}`,
+      name: 'create a notifier',
+      path: `${B}/${notifiers}`,
+      body: { name: `rogue${i}`, provider: 'noop', environment: 'development' },
+      refused: DATA,
+    },
+    {
+      route: `PUT /:orgId/:appId/${notifiers}/:id`,
+      name: 'change a notifier',
+      path: `${B}/${notifiers}/spare${i}`,
+      body: { environment: 'production' },
+      refused: DATA,
+    },
   ]),
   ...spellings('notifications').flatMap((notifications, i): Target[] => [
     // No one may POST here (405); a caller who may not even write the app is refused before that.
-    { route: `POST /:orgId/:appId/${notifications}`, name: 'post to the notifications collection', path: `${B}/${notifications}`, body: SEND, refused: DATA, control: 405 },
-    { route: `PUT /:orgId/:appId/${notifications}/:id`, name: 'cancel a notification', path: `${B}/${notifications}/{cancel${i}}`, body: { canceled: true }, refused: DATA },
+    {
+      route: `POST /:orgId/:appId/${notifications}`,
+      name: 'post to the notifications collection',
+      path: `${B}/${notifications}`,
+      body: SEND,
+      refused: DATA,
+      control: 405,
+    },
+    {
+      route: `PUT /:orgId/:appId/${notifications}/:id`,
+      name: 'cancel a notification',
+      path: `${B}/${notifications}/{cancel${i}}`,
+      body: { canceled: true },
+      refused: DATA,
+    },
   ]),
   ...spellings('devices').flatMap((devices) =>
     spellings('notifications').flatMap((notifications): Target[] => [
@@ -146,32 +323,98 @@ const TARGETS: Target[] = [
     ]),
   ),
   ...spellings('users').flatMap((users) =>
-    spellings('notifications').map((notifications) => send(`POST /:orgId/:appId/${users}/:userId/${notifications}`, "send to a user's devices", `${B}/${users}/victim/${notifications}`)),
+    spellings('notifications').map((notifications) =>
+      send(`POST /:orgId/:appId/${users}/:userId/${notifications}`, "send to a user's devices", `${B}/${users}/victim/${notifications}`),
+    ),
   ),
   ...spellings('groups').flatMap((groups) =>
-    spellings('notifications').map((notifications) => send(`POST /:orgId/:appId/${groups}/:groupId/${notifications}`, "send to a group's devices", `${B}/${groups}/staff/${notifications}`)),
+    spellings('notifications').map((notifications) =>
+      send(`POST /:orgId/:appId/${groups}/:groupId/${notifications}`, "send to a group's devices", `${B}/${groups}/staff/${notifications}`),
+    ),
   ),
   // A guest may register a device (post:/devices), but a query send must be permitted as a send to every device.
-  ...spellings('devices').map((devices) => send(`POST /:orgId/:appId/${devices}`, 'send to the devices a query matches', `${B}/${devices}?ql=${encodeURIComponent("select * where name = 'phone'")}`)),
+  ...spellings('devices').map((devices) =>
+    send(`POST /:orgId/:appId/${devices}`, 'send to the devices a query matches', `${B}/${devices}?ql=${encodeURIComponent("select * where name = 'phone'")}`),
+  ),
 
   // ---- what removes
-  { route: 'DELETE /:orgId/:appId/:collection/:entityId/:relation/:entityId2', name: 'disconnect two entities', path: `${B}/dogs/rex/likes/{felix}`, refused: DATA },
-  { route: 'DELETE /:orgId/:appId/:collection/:entityId/:relation/:entityId2', name: 'remove a user from a group', path: `${B}/groups/staff/users/victim`, refused: DATA },
-  { route: 'DELETE /:orgId/:appId/:collection/:entityId/:relation/:entityId2', name: 'take a role from a user', path: `${B}/roles/manager/users/victim`, refused: DATA },
-  { route: 'DELETE /:orgId/:appId/:collection/:entityId/:relation/:type/:entityId2', name: 'disconnect two entities, the second by type and name', path: `${B}/dogs/rex/likes/cats/tom`, refused: DATA },
-  { route: 'DELETE /:orgId/:appId/:collection/:entityId/:relation', name: "revoke another user's permission", path: `${B}/users/victim/permissions?permission=${encodeURIComponent('get:/cats/**')}`, refused: DATA },
-  { route: 'DELETE /:orgId/:appId/:collection/:entityId/:relation', name: "revoke a group's permission", path: `${B}/groups/staff/permissions?permission=${encodeURIComponent('put:/dogs/*')}`, refused: DATA },
-  { route: 'DELETE /:orgId/:appId/:collection/:entityId/:relation', name: "revoke the default role's reads", path: `${B}/roles/default/permissions?permission=${encodeURIComponent('get:/**')}`, refused: DATA },
-  ...spellings('notifications').map((notifications, i): Target => ({ route: `DELETE /:orgId/:appId/${notifications}/:id`, name: 'delete a notification', path: `${B}/${notifications}/{delete${i}}`, refused: DATA })),
-  ...spellings('notifiers').map((notifiers, i): Target => ({ route: `DELETE /:orgId/:appId/${notifiers}/:id`, name: 'delete a notifier', path: `${B}/${notifiers}/spare${i}`, refused: DATA })),
+  {
+    route: 'DELETE /:orgId/:appId/:collection/:entityId/:relation/:entityId2',
+    name: 'disconnect two entities',
+    path: `${B}/dogs/rex/likes/{felix}`,
+    refused: DATA,
+  },
+  {
+    route: 'DELETE /:orgId/:appId/:collection/:entityId/:relation/:entityId2',
+    name: 'remove a user from a group',
+    path: `${B}/groups/staff/users/victim`,
+    refused: DATA,
+  },
+  {
+    route: 'DELETE /:orgId/:appId/:collection/:entityId/:relation/:entityId2',
+    name: 'take a role from a user',
+    path: `${B}/roles/manager/users/victim`,
+    refused: DATA,
+  },
+  {
+    route: 'DELETE /:orgId/:appId/:collection/:entityId/:relation/:type/:entityId2',
+    name: 'disconnect two entities, the second by type and name',
+    path: `${B}/dogs/rex/likes/cats/tom`,
+    refused: DATA,
+  },
+  {
+    route: 'DELETE /:orgId/:appId/:collection/:entityId/:relation',
+    name: "revoke another user's permission",
+    path: `${B}/users/victim/permissions?permission=${encodeURIComponent('get:/cats/**')}`,
+    refused: DATA,
+  },
+  {
+    route: 'DELETE /:orgId/:appId/:collection/:entityId/:relation',
+    name: "revoke a group's permission",
+    path: `${B}/groups/staff/permissions?permission=${encodeURIComponent('put:/dogs/*')}`,
+    refused: DATA,
+  },
+  {
+    route: 'DELETE /:orgId/:appId/:collection/:entityId/:relation',
+    name: "revoke the default role's reads",
+    path: `${B}/roles/default/permissions?permission=${encodeURIComponent('get:/**')}`,
+    refused: DATA,
+  },
+  ...spellings('notifications').map((notifications, i): Target => ({
+    route: `DELETE /:orgId/:appId/${notifications}/:id`,
+    name: 'delete a notification',
+    path: `${B}/${notifications}/{delete${i}}`,
+    refused: DATA,
+  })),
+  ...spellings('notifiers').map((notifiers, i): Target => ({
+    route: `DELETE /:orgId/:appId/${notifiers}/:id`,
+    name: 'delete a notifier',
+    path: `${B}/${notifiers}/spare${i}`,
+    refused: DATA,
+  })),
   { route: 'DELETE /:orgId/:appId/:collection/:entityId', name: 'delete an entity', path: `${B}/dogs/rex`, refused: DATA },
   { route: 'DELETE /:orgId/:appId/:collection/:entityId', name: 'delete a device', path: `${B}/devices/tablet`, refused: DATA },
   { route: 'DELETE /:orgId/:appId/:collection/:entityId', name: 'delete a group', path: `${B}/groups/staff`, refused: DATA },
   { route: 'DELETE /:orgId/:appId/:collection/:entityId', name: 'delete a role', path: `${B}/roles/manager`, refused: DATA },
   { route: 'DELETE /:orgId/:appId/:collection/:entityId', name: 'delete another user', path: `${B}/users/victim`, refused: DATA },
-  { route: 'DELETE /:orgId/:appId/:collection', name: 'delete the entities a query matches', path: `${B}/dogs?ql=${encodeURIComponent("select * where name = 'spot'")}`, refused: DATA },
-  { route: 'DELETE /management/orgs/:orgId/apps/:appId/identity-providers/:providerId', name: 'delete an identity provider', path: `${MB}/apps/shop/identity-providers/spare`, refused: MANAGEMENT },
-  { route: 'DELETE /management/orgs/:orgId/apps/:appId/clients/:clientId', name: 'delete an OAuth client', path: `${MB}/apps/shop/clients/{spareClient}`, refused: MANAGEMENT },
+  {
+    route: 'DELETE /:orgId/:appId/:collection',
+    name: 'delete the entities a query matches',
+    path: `${B}/dogs?ql=${encodeURIComponent("select * where name = 'spot'")}`,
+    refused: DATA,
+  },
+  {
+    route: 'DELETE /management/orgs/:orgId/apps/:appId/identity-providers/:providerId',
+    name: 'delete an identity provider',
+    path: `${MB}/apps/shop/identity-providers/spare`,
+    refused: MANAGEMENT,
+  },
+  {
+    route: 'DELETE /management/orgs/:orgId/apps/:appId/clients/:clientId',
+    name: 'delete an OAuth client',
+    path: `${MB}/apps/shop/clients/{spareClient}`,
+    refused: MANAGEMENT,
+  },
   { route: 'DELETE /management/orgs/:orgId/users/:userId', name: "remove B's second admin", path: `${MB}/users/carol`, refused: MANAGEMENT },
   // Last: it removes everything above.
   { route: 'DELETE /management/orgs/:orgId/apps/:appId', name: 'delete the application', path: `${MB}/apps/shop`, refused: MANAGEMENT },
@@ -282,7 +525,10 @@ async function createFixture(t: TestApp): Promise<Fixture> {
   const corp = await must(asB, 'POST', `${MB}/apps/shop/identity-providers`, { name: 'corp', issuer: 'https://corp.example', client_id: 'shop' });
   await must(asB, 'POST', `${MB}/apps/shop/identity-providers`, { name: 'spare', issuer: 'https://spare.example', client_id: 'shop' });
 
-  const users = await must(asB, 'POST', `${B}/users`, [{ username: 'stranger', password: PASSWORD }, { username: 'victim', email: 'victim@example.com', password: PASSWORD }]);
+  const users = await must(asB, 'POST', `${B}/users`, [
+    { username: 'stranger', password: PASSWORD },
+    { username: 'victim', email: 'victim@example.com', password: PASSWORD },
+  ]);
   await must(asA, 'POST', '/acme/sandbox/users', { username: 'amy', password: PASSWORD });
   await must(asB, 'POST', `${B}/users/victim/permissions`, { permission: 'get:/cats/**' });
   const staff = await must(asB, 'POST', `${B}/groups`, { path: 'staff' });
@@ -296,7 +542,12 @@ async function createFixture(t: TestApp): Promise<Fixture> {
   await must(asB, 'POST', `${B}/dogs/rex/likes/${felix}`);
   await must(asB, 'POST', `${B}/dogs/rex/likes/cats/tom`);
 
-  const notifiers = await must(asB, 'POST', `${B}/notifiers`, ['dev', 'spare0', 'spare1'].map((name) => ({ name, provider: 'noop', environment: 'development' })));
+  const notifiers = await must(
+    asB,
+    'POST',
+    `${B}/notifiers`,
+    ['dev', 'spare0', 'spare1'].map((name) => ({ name, provider: 'noop', environment: 'development' })),
+  );
   await must(asA, 'POST', '/acme/sandbox/notifiers', { name: 'dev', provider: 'noop', environment: 'development' });
   await must(asB, 'PUT', `${B}/devices/${PHONE}`, { name: 'phone', 'dev.notifier.id': 'phone-token' });
   await must(asB, 'POST', `${B}/devices`, { name: 'tablet', 'dev.notifier.id': 'tablet-token' });
@@ -313,7 +564,8 @@ async function createFixture(t: TestApp): Promise<Fixture> {
     rex: dogs.entities[0].uuid,
     spare0: notifiers.entities[1].uuid,
   };
-  for (const name of ['cancel0', 'cancel1', 'delete0', 'delete1']) ids[name] = (await must(asB, 'POST', `${B}/devices/${PHONE}/notifications`, later)).entities[0].uuid;
+  for (const name of ['cancel0', 'cancel1', 'delete0', 'delete1'])
+    ids[name] = (await must(asB, 'POST', `${B}/devices/${PHONE}/notifications`, later)).entities[0].uuid;
 
   await ensureSuperuser(t.deps, 'root', ORG.password);
   return {
@@ -360,28 +612,127 @@ const A = '/acme/sandbox';
 const THROUGH_A: Case[] = [
   { name: "update B's entity", method: 'PUT', path: `${A}/dogs/{rex}`, body: { color: 'black' }, as: 'A admin', status: 404, error: 'entity_not_found' },
   { name: "delete B's entity", method: 'DELETE', path: `${A}/dogs/{rex}`, as: 'A admin', status: 404, error: 'entity_not_found' },
-  { name: "create an entity connected to B's", method: 'POST', path: `${A}/dogs/{rex}/likes`, body: { name: 'ball' }, as: 'A admin', status: 404, error: 'entity_not_found' },
+  {
+    name: "create an entity connected to B's",
+    method: 'POST',
+    path: `${A}/dogs/{rex}/likes`,
+    body: { name: 'ball' },
+    as: 'A admin',
+    status: 404,
+    error: 'entity_not_found',
+  },
   { name: "connect A's user to B's entity", method: 'POST', path: `${A}/users/amy/likes/{felix}`, as: 'A admin', status: 404, error: 'entity_not_found' },
   { name: "join B's group", method: 'POST', path: `${A}/groups/{staff}/users/amy`, as: 'A admin', status: 404, error: 'entity_not_found' },
-  { name: "grant B's user a permission", method: 'POST', path: `${A}/users/{victim}/permissions`, body: { permission: 'get,put,post,delete:/**' }, as: 'A admin', status: 404, error: 'entity_not_found' },
-  { name: "change B's notifier", method: 'PUT', path: `${A}/notifiers/{spare0}`, body: { environment: 'production' }, as: 'A admin', status: 404, error: 'entity_not_found' },
-  { name: "cancel B's notification", method: 'PUT', path: `${A}/notifications/{cancel0}`, body: { canceled: true }, as: 'A admin', status: 404, error: 'entity_not_found' },
+  {
+    name: "grant B's user a permission",
+    method: 'POST',
+    path: `${A}/users/{victim}/permissions`,
+    body: { permission: 'get,put,post,delete:/**' },
+    as: 'A admin',
+    status: 404,
+    error: 'entity_not_found',
+  },
+  {
+    name: "change B's notifier",
+    method: 'PUT',
+    path: `${A}/notifiers/{spare0}`,
+    body: { environment: 'production' },
+    as: 'A admin',
+    status: 404,
+    error: 'entity_not_found',
+  },
+  {
+    name: "cancel B's notification",
+    method: 'PUT',
+    path: `${A}/notifications/{cancel0}`,
+    body: { canceled: true },
+    as: 'A admin',
+    status: 404,
+    error: 'entity_not_found',
+  },
   { name: "delete B's notification", method: 'DELETE', path: `${A}/notifications/{delete0}`, as: 'A admin', status: 404, error: 'entity_not_found' },
-  { name: "send to B's device", method: 'POST', path: `${A}/devices/${PHONE}/notifications`, body: SEND, as: 'A admin', status: 404, error: 'entity_not_found' },
+  {
+    name: "send to B's device",
+    method: 'POST',
+    path: `${A}/devices/${PHONE}/notifications`,
+    body: SEND,
+    as: 'A admin',
+    status: 404,
+    error: 'entity_not_found',
+  },
   { name: "send to B's user", method: 'POST', path: `${A}/users/{victim}/notifications`, body: SEND, as: 'A admin', status: 404, error: 'entity_not_found' },
   // uuids are unique across applications: one taken in B is refused as one taken here by an entity that is no device is (400), never with a 500.
-  { name: "register a device under B's device's uuid", method: 'PUT', path: `${A}/devices/${PHONE}`, body: { name: 'mine' }, as: 'A admin', status: 400, error: 'illegal_argument' },
-  { name: "register a device under B's device's uuid", method: 'PUT', path: `${A}/devices/${PHONE}`, body: { name: 'mine' }, as: 'guest', status: 400, error: 'illegal_argument' },
-  { name: "write B's application through A's path", method: 'POST', path: '/acme/{shop}/dogs', body: { name: 'fido' }, as: 'A admin', status: 404, error: 'application_not_found' },
+  {
+    name: "register a device under B's device's uuid",
+    method: 'PUT',
+    path: `${A}/devices/${PHONE}`,
+    body: { name: 'mine' },
+    as: 'A admin',
+    status: 400,
+    error: 'illegal_argument',
+  },
+  {
+    name: "register a device under B's device's uuid",
+    method: 'PUT',
+    path: `${A}/devices/${PHONE}`,
+    body: { name: 'mine' },
+    as: 'guest',
+    status: 400,
+    error: 'illegal_argument',
+  },
+  {
+    name: "write B's application through A's path",
+    method: 'POST',
+    path: '/acme/{shop}/dogs',
+    body: { name: 'fido' },
+    as: 'A admin',
+    status: 404,
+    error: 'application_not_found',
+  },
   { name: "delete B's application", method: 'DELETE', path: '/management/orgs/acme/apps/{shop}', as: 'A admin', status: 404, error: 'application_not_found' },
-  { name: "regenerate B's application credentials", method: 'POST', path: '/management/orgs/acme/apps/{shop}/credentials', as: 'A admin', status: 404, error: 'application_not_found' },
-  { name: "redirect B's OAuth client", method: 'PUT', path: '/management/orgs/acme/apps/sandbox/clients/{client}', body: { client_name: 'web', redirect_uris: ['https://rogue.example/cb'] }, as: 'A admin', status: 404, error: 'not_found' },
-  { name: "delete B's OAuth client", method: 'DELETE', path: '/management/orgs/acme/apps/sandbox/clients/{spareClient}', as: 'A admin', status: 404, error: 'not_found' },
-  { name: "point B's identity provider elsewhere", method: 'PUT', path: '/management/orgs/acme/apps/sandbox/identity-providers/{corp}', body: { name: 'corp', issuer: 'https://rogue.example', client_id: 'rogue' }, as: 'A admin', status: 404, error: 'entity_not_found' },
+  {
+    name: "regenerate B's application credentials",
+    method: 'POST',
+    path: '/management/orgs/acme/apps/{shop}/credentials',
+    as: 'A admin',
+    status: 404,
+    error: 'application_not_found',
+  },
+  {
+    name: "redirect B's OAuth client",
+    method: 'PUT',
+    path: '/management/orgs/acme/apps/sandbox/clients/{client}',
+    body: { client_name: 'web', redirect_uris: ['https://rogue.example/cb'] },
+    as: 'A admin',
+    status: 404,
+    error: 'not_found',
+  },
+  {
+    name: "delete B's OAuth client",
+    method: 'DELETE',
+    path: '/management/orgs/acme/apps/sandbox/clients/{spareClient}',
+    as: 'A admin',
+    status: 404,
+    error: 'not_found',
+  },
+  {
+    name: "point B's identity provider elsewhere",
+    method: 'PUT',
+    path: '/management/orgs/acme/apps/sandbox/identity-providers/{corp}',
+    body: { name: 'corp', issuer: 'https://rogue.example', client_id: 'rogue' },
+    as: 'A admin',
+    status: 404,
+    error: 'entity_not_found',
+  },
 ];
 
 async function expectRefusedAndUnchanged(t: TestApp, fixture: Fixture, { method, path, body, as, status, error }: Case): Promise<void> {
-  await expectRefusedUnchanged(t, () => t.request(method, resolve(path, fixture.ids), { json: body, token: as === 'guest' ? undefined : fixture.tokens[as] }), status, error);
+  await expectRefusedUnchanged(
+    t,
+    () => t.request(method, resolve(path, fixture.ids), { json: body, token: as === 'guest' ? undefined : fixture.tokens[as] }),
+    status,
+    error,
+  );
 }
 
 describe('the route table', () => {
@@ -396,14 +747,23 @@ describe('the route table', () => {
     const covered = new Set([...TARGETS.map((target) => target.route), ...OPEN_BY_DESIGN.keys()]);
     const unwalked = [...routes].filter((route) => MUTATING.has(route.slice(0, route.indexOf(' '))) && !covered.has(route));
     expect(unwalked, 'routes that write, neither walked nor open by design').toEqual([]);
-    expect([...covered].filter((route) => !routes.has(route)), 'walked or open routes the app does not have').toEqual([]);
+    expect(
+      [...covered].filter((route) => !routes.has(route)),
+      'walked or open routes the app does not have',
+    ).toEqual([]);
   });
 
   it('knows every handler of all methods: a 405 or middleware of a known path, or named middleware', async () => {
     const { routes, all } = await routeTable(t);
     const paths = new Set([...routes].map(pathOf));
-    expect([...all].filter((path) => !paths.has(path) && !MIDDLEWARE.has(path)), 'ALL handlers on paths without routes').toEqual([]);
-    expect([...MIDDLEWARE.keys()].filter((path) => !all.has(path)), 'named middleware the app does not have').toEqual([]);
+    expect(
+      [...all].filter((path) => !paths.has(path) && !MIDDLEWARE.has(path)),
+      'ALL handlers on paths without routes',
+    ).toEqual([]);
+    expect(
+      [...MIDDLEWARE.keys()].filter((path) => !all.has(path)),
+      'named middleware the app does not have',
+    ).toEqual([]);
   });
 
   it.each(TARGETS)("$route: '$path' is a path of that route", (target) => {

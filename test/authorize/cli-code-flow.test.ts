@@ -66,7 +66,13 @@ describe('idp token code', () => {
     try {
       const run = buildProgram().parseAsync(['node', 'idp', 'token', 'code', '--url', fixture.url, '--scope', 'openid api']);
       // The URL, or undefined if the command ends first (its error is then the test's).
-      const url = await Promise.race([urlShown, run.then(() => undefined, () => undefined)]);
+      const url = await Promise.race([
+        urlShown,
+        run.then(
+          () => undefined,
+          () => undefined,
+        ),
+      ]);
       if (url === undefined) await run;
       expect(url, stderr.join('')).toBeDefined();
       await signInAt(url!);

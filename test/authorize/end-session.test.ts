@@ -25,13 +25,17 @@ async function signIn(): Promise<{ browser: Browser; idToken: string }> {
 }
 
 function silentAuthorize(browser: Browser): Promise<Response> {
-  return browser.get(`/connect/authorize?${new URLSearchParams({ client_id: client.client_id, redirect_uri: REDIRECT, response_type: 'id_token', scope: 'openid', nonce: 'n', prompt: 'none' })}`);
+  return browser.get(
+    `/connect/authorize?${new URLSearchParams({ client_id: client.client_id, redirect_uri: REDIRECT, response_type: 'id_token', scope: 'openid', nonce: 'n', prompt: 'none' })}`,
+  );
 }
 
 describe('/connect/endsession', () => {
   it('asks for confirmation, ends the session, and returns to the registered address with state', async () => {
     const { browser, idToken } = await signIn();
-    const page = await browser.get(`/connect/endsession?${new URLSearchParams({ id_token_hint: idToken, post_logout_redirect_uri: 'https://rp.example/bye', state: 'bye-1' })}`);
+    const page = await browser.get(
+      `/connect/endsession?${new URLSearchParams({ id_token_hint: idToken, post_logout_redirect_uri: 'https://rp.example/bye', state: 'bye-1' })}`,
+    );
     expect(page.status).toBe(200);
     expect(page.headers.get('content-security-policy')).toContain("form-action 'self' https://rp.example");
     const html = await page.text();
@@ -62,7 +66,9 @@ describe('/connect/endsession', () => {
 
   it('refuses a post_logout_redirect_uri that is not registered, on the error page', async () => {
     const { browser, idToken } = await signIn();
-    const response = await browser.get(`/connect/endsession?${new URLSearchParams({ id_token_hint: idToken, post_logout_redirect_uri: 'https://evil.example/' })}`);
+    const response = await browser.get(
+      `/connect/endsession?${new URLSearchParams({ id_token_hint: idToken, post_logout_redirect_uri: 'https://evil.example/' })}`,
+    );
     expect(response.status).toBe(400);
     expect(response.headers.get('location')).toBeNull();
     expect(await response.text()).toContain('data-error="bad_logout_request"');

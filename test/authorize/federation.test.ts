@@ -8,7 +8,21 @@ import { decodeJwt } from 'jose';
 import type { RunningServer } from '../../server/serve.js';
 import { startTestServer } from '../database.js';
 import { findAppUserByLogin } from '../../src/identity/sign-in/authenticate.js';
-import { api, authorizeAsUser, Browser, createAppUser, createClient, createFixture, exchangeCode, redirectOf, REDIRECT, startIdp, USER, type Fixture, type RegisteredClient } from './support.js';
+import {
+  api,
+  authorizeAsUser,
+  Browser,
+  createAppUser,
+  createClient,
+  createFixture,
+  exchangeCode,
+  redirectOf,
+  REDIRECT,
+  startIdp,
+  USER,
+  type Fixture,
+  type RegisteredClient,
+} from './support.js';
 
 const ERIN = { username: 'erin', email: 'erin@partner.example', name: 'Erin External', password: 'erins-password-1' };
 
@@ -28,7 +42,12 @@ beforeAll(async () => {
     require_consent: false,
     scope: 'openid profile email',
   });
-  await api(home, 'POST', '/management/orgs/acme/apps/shop/identity-providers', { name: 'partner', issuer: partner.url, client_id: rp.client_id, client_secret: rp.client_secret });
+  await api(home, 'POST', '/management/orgs/acme/apps/shop/identity-providers', {
+    name: 'partner',
+    issuer: partner.url,
+    client_id: rp.client_id,
+    client_secret: rp.client_secret,
+  });
   client = await createClient(home, { require_pkce: false, require_consent: false, identity_providers: ['partner'] });
 });
 afterAll(async () => {
@@ -79,12 +98,20 @@ describe('federation with an external OpenID provider', () => {
     expect(silent).toMatchObject({ sub: federated.sub, preferred_username: 'erin', auth_time: federated.auth_time });
 
     const passwordBrowser = new Browser(home.url);
-    await authorizeAsUser(passwordBrowser, `/connect/authorize?${new URLSearchParams({ client_id: client.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid' })}`, USER);
+    await authorizeAsUser(
+      passwordBrowser,
+      `/connect/authorize?${new URLSearchParams({ client_id: client.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid' })}`,
+      USER,
+    );
     expect(redirectOf(await passwordBrowser.get(authorizeUrl({ prompt: 'none' }))).query.get('error')).toBe('interaction_required');
   });
 
   it('the sign-in page offers the providers the client may use', async () => {
-    const html = await (await new Browser(home.url).get(`/connect/authorize?${new URLSearchParams({ client_id: client.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid' })}`)).text();
+    const html = await (
+      await new Browser(home.url).get(
+        `/connect/authorize?${new URLSearchParams({ client_id: client.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid' })}`,
+      )
+    ).text();
     expect(html).toContain('Sign in with partner');
     expect(html).toContain('acr_values=idp%3Apartner');
   });

@@ -24,7 +24,13 @@ describe('identity providers of an application', () => {
   it('creates, reads, lists, replaces and deletes; the client secret is never returned', async () => {
     const created = await api(fixture, 'POST', PATH, { name: 'corp', issuer: 'https://login.corp.example/', client_id: 'idp-client', client_secret: 's3cret' });
     const provider = created.entities[0];
-    expect(provider).toMatchObject({ name: 'corp', issuer: 'https://login.corp.example', client_id: 'idp-client', scope: 'openid profile email', has_client_secret: true });
+    expect(provider).toMatchObject({
+      name: 'corp',
+      issuer: 'https://login.corp.example',
+      client_id: 'idp-client',
+      scope: 'openid profile email',
+      has_client_secret: true,
+    });
     expect(provider.redirect_uri).toBe(`${fixture.url}/connect/federation/callback`);
     expect(JSON.stringify(created)).not.toContain('s3cret');
     const orgUuid = String((await api(fixture, 'GET', '/management/orgs/acme')).entities[0].uuid);
@@ -37,7 +43,12 @@ describe('identity providers of an application', () => {
     expect(listed.count).toBe(1);
     expect(listed.entities.map((entity) => entity.metadata)).toEqual([{ path: providerPath }]);
     expect(JSON.stringify(listed)).not.toContain('s3cret');
-    const replaced = await api(fixture, 'PUT', `${PATH}/corp`, { name: 'corp', issuer: 'https://login.corp.example', client_id: 'other', scope: 'openid email' });
+    const replaced = await api(fixture, 'PUT', `${PATH}/corp`, {
+      name: 'corp',
+      issuer: 'https://login.corp.example',
+      client_id: 'other',
+      scope: 'openid email',
+    });
     expect(replaced.entities[0]).toMatchObject({ client_id: 'other', scope: 'openid email', has_client_secret: true, metadata: { path: providerPath } });
     await api(fixture, 'DELETE', `${PATH}/corp`);
     expectRefusal(await raw('GET', `${PATH}/corp`), 404, 'entity_not_found');
@@ -59,11 +70,21 @@ describe('identity providers of an application', () => {
 
   it('a duplicate name is duplicate_unique_property_exists', async () => {
     await api(fixture, 'POST', PATH, { name: 'dup', issuer: 'http://127.0.0.1:1', client_id: 'c' });
-    await expectRefusedUnchanged(fixture.server, () => raw('POST', PATH, { name: 'DUP', issuer: 'http://127.0.0.1:1', client_id: 'c' }), 400, 'duplicate_unique_property_exists');
+    await expectRefusedUnchanged(
+      fixture.server,
+      () => raw('POST', PATH, { name: 'DUP', issuer: 'http://127.0.0.1:1', client_id: 'c' }),
+      400,
+      'duplicate_unique_property_exists',
+    );
   });
 
   it('needs an administrator of the organization', async () => {
     expectRefusal(await raw('GET', PATH, undefined, null), 401, 'unauthorized');
-    await expectRefusedUnchanged(fixture.server, () => raw('POST', PATH, { name: 'guest', issuer: 'https://x.example', client_id: 'c' }, null), 401, 'unauthorized');
+    await expectRefusedUnchanged(
+      fixture.server,
+      () => raw('POST', PATH, { name: 'guest', issuer: 'https://x.example', client_id: 'c' }, null),
+      401,
+      'unauthorized',
+    );
   });
 });

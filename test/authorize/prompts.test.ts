@@ -6,7 +6,22 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt, type JWTPayload } from 'jose';
-import { authorizeAsUser, Browser, createClient, createFixture, exchangeCode, formOf, redirectOf, REDIRECT, startIdp, USER, ADMIN, type Fixture, type RegisteredClient, type TokenAnswer } from './support.js';
+import {
+  authorizeAsUser,
+  Browser,
+  createClient,
+  createFixture,
+  exchangeCode,
+  formOf,
+  redirectOf,
+  REDIRECT,
+  startIdp,
+  USER,
+  ADMIN,
+  type Fixture,
+  type RegisteredClient,
+  type TokenAnswer,
+} from './support.js';
 import { pkcePair } from '../oauth/fixtures.js';
 
 import type { Clock } from '../helpers.js';

@@ -19,7 +19,9 @@ beforeAll(async () => {
 afterAll(() => fixture.server.close());
 
 async function discover(clientId: string, secret?: string): Promise<oidc.Configuration> {
-  return oidc.discovery(new URL(fixture.url), clientId, undefined, secret ? oidc.ClientSecretBasic(secret) : oidc.None(), { execute: [oidc.allowInsecureRequests] });
+  return oidc.discovery(new URL(fixture.url), clientId, undefined, secret ? oidc.ClientSecretBasic(secret) : oidc.None(), {
+    execute: [oidc.allowInsecureRequests],
+  });
 }
 
 /** A code-flow authorize URL with fresh PKCE verifier, nonce and state. */
@@ -110,10 +112,14 @@ describe('openid-client as relying party', () => {
     const csp = response.headers.get('content-security-policy')!;
     const scriptNonce = /<script nonce="([^"]+)">/.exec(html)![1];
     expect(csp).toContain(`script-src 'nonce-${scriptNonce}'`);
-    expect(csp).toContain('form-action \'self\' https://rp.example');
+    expect(csp).toContain("form-action 'self' https://rp.example");
     const form = formOf(html);
     expect(form.action).toBe(REDIRECT);
-    const callback = new Request(REDIRECT, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form.fields).toString() });
+    const callback = new Request(REDIRECT, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form.fields).toString(),
+    });
     const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedNonce: nonce, expectedState: state });
     expect(tokens.access_token).toBeTruthy();
   });
@@ -122,7 +128,11 @@ describe('openid-client as relying party', () => {
     const config = await discover(confidential.client_id, confidential.client_secret);
     const { url, verifier, nonce, state } = await codeRequest(config, { scope: 'openid offline_access api' });
     const response = await authorizeAsUser(new Browser(fixture.url), url);
-    const tokens = await oidc.authorizationCodeGrant(config, new URL(response.headers.get('location')!), { pkceCodeVerifier: verifier, expectedNonce: nonce, expectedState: state });
+    const tokens = await oidc.authorizationCodeGrant(config, new URL(response.headers.get('location')!), {
+      pkceCodeVerifier: verifier,
+      expectedNonce: nonce,
+      expectedState: state,
+    });
     expect(tokens.refresh_token).toBeTruthy();
     const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
     expect(refreshed.access_token).toBeTruthy();

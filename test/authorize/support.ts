@@ -55,7 +55,11 @@ export async function createFixture(server: RunningServer): Promise<Fixture> {
   const url = server.url;
   await json(await fetch(`${url}/management/orgs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) }));
   const token = await json(
-    await fetch(`${url}/management/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'password', username: ADMIN.username, password: ADMIN.password }) }),
+    await fetch(`${url}/management/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'password', username: ADMIN.username, password: ADMIN.password }),
+    }),
   );
   const fixture = { server, url, adminToken: String(token.access_token), appUuid: '', userUuid: '' };
   const app = await api(fixture, 'POST', '/management/orgs/acme/apps', { name: 'shop' });
@@ -142,7 +146,10 @@ export async function exchangeCode(
   };
   const response = await fetch(`${fixture.url}/connect/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(client.client_secret !== undefined && { authorization: basic(client.client_id, client.client_secret) }) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...(client.client_secret !== undefined && { authorization: basic(client.client_id, client.client_secret) }),
+    },
     body: new URLSearchParams(form).toString(),
   });
   return (await json(response)) as unknown as TokenAnswer;
@@ -204,7 +211,11 @@ export class Browser {
   }
 
   post(path: string, fields: Record<string, string>): Promise<Response> {
-    return this.request(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+    return this.request(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields).toString(),
+    });
   }
 
   /** Submits the page's form (hidden fields plus `values`). */
@@ -230,7 +241,8 @@ export async function authorizeAsUser(browser: Browser, authorizeUrl: string, us
   let response = await browser.get(authorizeUrl);
   for (let step = 0; step < 3 && response.status !== 303; step++) {
     const html = await response.text();
-    if (html.includes('action="/connect/authorize/login"')) response = await browser.submit(html, { login: user.username, password: user.password }, '/connect/authorize/login');
+    if (html.includes('action="/connect/authorize/login"'))
+      response = await browser.submit(html, { login: user.username, password: user.password }, '/connect/authorize/login');
     else if (html.includes('action="/connect/authorize/consent"')) response = await browser.submit(html, { decision: consent }, '/connect/authorize/consent');
     else return new Response(html, { status: response.status, headers: response.headers });
   }

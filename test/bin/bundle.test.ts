@@ -24,7 +24,11 @@ function loaded(stderr: string): string[] {
   return stderr
     .split('\n')
     .filter((line) => line.startsWith(MARK))
-    .map((line) => relative(root, fileURLToPath(line.slice(MARK.length))).split(sep).join('/'));
+    .map((line) =>
+      relative(root, fileURLToPath(line.slice(MARK.length)))
+        .split(sep)
+        .join('/'),
+    );
 }
 
 /** The bundled packages among `files` (dist/bundle files only). */

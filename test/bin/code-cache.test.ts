@@ -21,12 +21,17 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A program whose export depends on `word`; same length for every 5-letter word. */
 function writeProgram(word: string): void {
-  writeFileSync(file, `const path = require('node:path');\nfunction greet(name) { return '${word}, ' + name + ' from ' + path.basename(__filename); }\nexports.greeting = greet('idp');\n`);
+  writeFileSync(
+    file,
+    `const path = require('node:path');\nfunction greet(name) { return '${word}, ' + name + ' from ' + path.basename(__filename); }\nexports.greeting = greet('idp');\n`,
+  );
 }
 
 /** What hasCodeCache says of the program, asked in a new process like bin/idp.js asks it. */
 function hasCache(): boolean {
-  const result = spawnSync(process.execPath, ['-e', `process.stdout.write(String(require(${JSON.stringify(LOADER)}).hasCodeCache(${JSON.stringify(file)})))`], { encoding: 'utf8' });
+  const result = spawnSync(process.execPath, ['-e', `process.stdout.write(String(require(${JSON.stringify(LOADER)}).hasCodeCache(${JSON.stringify(file)})))`], {
+    encoding: 'utf8',
+  });
   return result.stdout === 'true';
 }
 

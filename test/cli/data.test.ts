@@ -72,7 +72,9 @@ describe('entities', () => {
 
 describe('users', () => {
   it('creates, lists, gets, updates, sets a password and deletes', async () => {
-    const wilma = await cli.json(['user', 'create', 'wilma', '--email', 'wilma@example.com', '--name', 'Wilma', '--password-stdin', 'city=Bedrock'], { input: 'wilma-password' });
+    const wilma = await cli.json(['user', 'create', 'wilma', '--email', 'wilma@example.com', '--name', 'Wilma', '--password-stdin', 'city=Bedrock'], {
+      input: 'wilma-password',
+    });
     expect(wilma.entities[0]).toMatchObject({ username: 'wilma', email: 'wilma@example.com', city: 'Bedrock' });
     expect(JSON.stringify(wilma)).not.toContain('wilma-password');
     expect(names(await cli.json(['user', 'list', '--ql', "where username = 'wilma'"]))).toEqual(['wilma']);

@@ -12,9 +12,17 @@ const social = JSON.parse(readFileSync(SOCIAL, 'utf8'));
 const network = social.organizations[0].applications[0];
 /** Every item of example-social.json that `fixtures apply` checks or creates. */
 const SOCIAL_ITEMS =
-  1 + 1 + network.roles.length + network.roles[0].permissions.length + network.roles[0].users.length + network.roles[0].groups.length +
-  network.users.length + network.groups.reduce((sum: number, group: { users: string[] }) => sum + 1 + group.users.length, 0) +
-  network.collections.topics.length + network.connections.length + network.activities.length;
+  1 +
+  1 +
+  network.roles.length +
+  network.roles[0].permissions.length +
+  network.roles[0].users.length +
+  network.roles[0].groups.length +
+  network.users.length +
+  network.groups.reduce((sum: number, group: { users: string[] }) => sum + 1 + group.users.length, 0) +
+  network.collections.topics.length +
+  network.connections.length +
+  network.activities.length;
 
 let cli: Cli;
 const dir = mkdtempSync(join(tmpdir(), 'idp-fixtures-'));
@@ -56,10 +64,13 @@ describe('idp fixtures apply', () => {
 
   it('--dry-run reports what would be created and writes nothing', async () => {
     const file = join(dir, 'dry.json');
-    writeFileSync(file, JSON.stringify({
-      admins: [{ username: 'dry', email: 'dry@example.com', name: 'Dry Run', password: 'dry-password' }],
-      organizations: [{ name: 'dry', owner: 'dry', applications: [{ name: 'run', users: [{ username: 'u1' }], collections: { dogs: [{ name: 'fido' }] } }] }],
-    }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        admins: [{ username: 'dry', email: 'dry@example.com', name: 'Dry Run', password: 'dry-password' }],
+        organizations: [{ name: 'dry', owner: 'dry', applications: [{ name: 'run', users: [{ username: 'u1' }], collections: { dogs: [{ name: 'fido' }] } }] }],
+      }),
+    );
     const report = await cli.json(['fixtures', 'apply', file, '--dry-run']);
     expect(report).toMatchObject({ dry_run: true, created: 4, unchanged: 0, failed: 0 });
     expect((await cli.run(['fixtures', 'apply', file, '--dry-run'])).stdout).toBe('dry run: would create 4, unchanged 0, failed 0\n');
@@ -87,24 +98,40 @@ describe('idp fixtures apply', () => {
   it('reports failures item by item, with exit code 1', async () => {
     const file = join(dir, 'clash.json');
     // The owner exists already with another password: the organization cannot be created.
-    writeFileSync(file, JSON.stringify({
-      admins: [{ username: 'social', email: 'social@example.com', name: 'Social', password: 'other-password' }],
-      organizations: [{ name: 'clash', owner: 'social', applications: [{ name: 'app' }] }],
-    }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        admins: [{ username: 'social', email: 'social@example.com', name: 'Social', password: 'other-password' }],
+        organizations: [{ name: 'clash', owner: 'social', applications: [{ name: 'app' }] }],
+      }),
+    );
     const result = await cli.run(['fixtures', 'apply', file]);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('created 0, unchanged 0, failed 2\n');
-    expect(result.stderr).toMatch(/^failed organizations\[0\] \(organization clash\): .+\nfailed organizations\[0\]\.applications\[0\] \(application clash\/app\): skipped: organization clash \(organizations\[0\]\) failed\nerror: 2 of 2 fixtures failed\n$/);
+    expect(result.stderr).toMatch(
+      /^failed organizations\[0\] \(organization clash\): .+\nfailed organizations\[0\]\.applications\[0\] \(application clash\/app\): skipped: organization clash \(organizations\[0\]\) failed\nerror: 2 of 2 fixtures failed\n$/,
+    );
   });
 });
 
 describe('devices and notifiers', () => {
   it('are created by name and left alone the second time', async () => {
     const file = join(dir, 'devices.json');
-    writeFileSync(file, JSON.stringify({
-      admins: [{ username: 'things', email: 'things@example.com', name: 'Things', password: 'things-password' }],
-      organizations: [{ name: 'things', owner: 'things', applications: [{ name: 'iot', notifiers: [{ name: 'apple-dev', provider: 'noop' }], devices: [{ name: 'ada-phone', 'apple-dev.notifier.id': 'token-1' }] }] }],
-    }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        admins: [{ username: 'things', email: 'things@example.com', name: 'Things', password: 'things-password' }],
+        organizations: [
+          {
+            name: 'things',
+            owner: 'things',
+            applications: [
+              { name: 'iot', notifiers: [{ name: 'apple-dev', provider: 'noop' }], devices: [{ name: 'ada-phone', 'apple-dev.notifier.id': 'token-1' }] },
+            ],
+          },
+        ],
+      }),
+    );
     const first = await cli.json(['fixtures', 'apply', file]);
     expect(first.items.map((item: { path: string; outcome: string }) => `${item.path} ${item.outcome}`)).toEqual([
       'organizations[0] created',

@@ -30,7 +30,7 @@ describe('login, profiles and config', () => {
     expect(quiet.stdout.trim()).toMatch(/^ey[\w-]+\.[\w-]+\.[\w-]+$/);
   });
 
-  it('refuses a wrong password with the server\'s words and exit code 1', async () => {
+  it("refuses a wrong password with the server's words and exit code 1", async () => {
     const result = await cli.run(['login', '--username', 'demo', '--password-stdin', '--profile', 'wrong'], { input: 'not-the-password' });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^error: .+/);
@@ -62,7 +62,9 @@ describe('login, profiles and config', () => {
 
 describe('organizations', () => {
   it('creates an organization with its owner, from flags and a piped password', async () => {
-    const body = await cli.json(['org', 'create', 'acme', '--username', 'alice', '--name', 'Alice Admin', '--email', 'alice@example.com', '--password-stdin'], { input: 'correct-horse' });
+    const body = await cli.json(['org', 'create', 'acme', '--username', 'alice', '--name', 'Alice Admin', '--email', 'alice@example.com', '--password-stdin'], {
+      input: 'correct-horse',
+    });
     expect(body.action).toBe('new organization');
     expect(body.entities[0]).toMatchObject({ orgname: 'acme', username: 'alice' });
   });
@@ -114,7 +116,7 @@ describe('applications', () => {
     expect((await cli.run(['app', 'create'])).code).toBe(2);
   });
 
-  it('shows application credentials, and a 404 is the server\'s words with exit code 1', async () => {
+  it("shows application credentials, and a 404 is the server's words with exit code 1", async () => {
     expect((await cli.json(['app', 'credentials', 'sandbox'])).credentials.client_id).toBeTruthy();
     const missing = await cli.run(['app', 'credentials', 'nope']);
     expect(missing.code).toBe(1);
@@ -141,7 +143,9 @@ describe('admin users', () => {
 describe('tokens', () => {
   it('client-credentials with organization credentials, password grant, and usage errors', async () => {
     const { credentials } = await cli.json(['org', 'credentials']);
-    const token = await cli.json(['token', 'client-credentials', '--client-id', credentials.client_id], { env: { IDP_CLIENT_SECRET: credentials.client_secret } });
+    const token = await cli.json(['token', 'client-credentials', '--client-id', credentials.client_id], {
+      env: { IDP_CLIENT_SECRET: credentials.client_secret },
+    });
     expect(token).toMatchObject({ token_type: 'Bearer', access_token: expect.any(String) });
     const quiet = await cli.run(['token', 'password', '--username', 'demo', '--password-stdin', '--quiet'], { input: 'demo-password' });
     expect(quiet.stdout.trim()).toMatch(/^ey/);

@@ -64,7 +64,19 @@ describe('OAuth commands', () => {
   });
 
   it('manages the OAuth clients of an application', async () => {
-    const created = await cli.json(['client', 'create', 'web', '--redirect-uri', 'https://app.example.com/cb', '--grant-type', 'authorization_code', '--grant-type', 'refresh_token', '--scope', 'openid profile api']);
+    const created = await cli.json([
+      'client',
+      'create',
+      'web',
+      '--redirect-uri',
+      'https://app.example.com/cb',
+      '--grant-type',
+      'authorization_code',
+      '--grant-type',
+      'refresh_token',
+      '--scope',
+      'openid profile api',
+    ]);
     const client = created.entities?.[0] ?? created;
     expect(client).toMatchObject({ client_name: 'web', redirect_uris: ['https://app.example.com/cb'], client_secret: expect.any(String) });
     const id = client.client_id;
@@ -81,7 +93,11 @@ describe('OAuth commands', () => {
     const [appId, appSecret] = (await cli.run(['app', 'credentials', 'sandbox', '--quiet'])).stdout.trim().split(' ');
     expect((await cli.json(['token', 'client-credentials', '--client-id', appId, '--client-secret', appSecret])).token_type).toBe('Bearer');
     await cli.run(['user', 'create', 'wilma', '--password-stdin'], { input: 'wilma-password' });
-    const userToken = (await cli.run(['token', 'password', '--username', 'wilma', '--password-stdin', '--client-id', appId, '--client-secret', appSecret, '--quiet'], { input: 'wilma-password' })).stdout.trim();
+    const userToken = (
+      await cli.run(['token', 'password', '--username', 'wilma', '--password-stdin', '--client-id', appId, '--client-secret', appSecret, '--quiet'], {
+        input: 'wilma-password',
+      })
+    ).stdout.trim();
     expect(userToken).toMatch(/^ey/);
     const exchanged = await cli.json(['token', 'exchange', '--client-id', appId, '--client-secret', appSecret, '--subject-token', userToken, '--scope', 'api']);
     expect(exchanged).toMatchObject({ token_type: 'Bearer', scope: 'api', issued_token_type: 'urn:ietf:params:oauth:token-type:access_token' });
@@ -107,7 +123,9 @@ describe('OAuth commands', () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     const [, url] = await matchOutput(child.stderr, stderr, /(http:\/\/\S+\/connect\/authorize\?\S+)/);
     // What the user does with the printed URL: signs in, and the browser follows the redirect home.
-    const back = redirectOf(await authorizeAsUser(new Browser(cli.url), url, { username: 'demo', email: 'demo@example.com', name: 'Demo Admin', password: 'demo-password' }));
+    const back = redirectOf(
+      await authorizeAsUser(new Browser(cli.url), url, { username: 'demo', email: 'demo@example.com', name: 'Demo Admin', password: 'demo-password' }),
+    );
     expect(back.url.hostname).toBe('127.0.0.1');
     await (await fetch(back.url)).text();
     expect(await exited).toBe(0);
@@ -118,10 +136,26 @@ describe('OAuth commands', () => {
 
   it('fixtures with OAuth clients apply twice', async () => {
     const file = join(cli.configHome, 'clients.json');
-    writeFileSync(file, JSON.stringify({
-      admins: [{ username: 'demo', email: 'demo@example.com', name: 'Demo Admin', password: 'demo-password' }],
-      organizations: [{ name: 'demo', owner: 'demo', applications: [{ name: 'sandbox', clients: [{ client_name: 'spa', redirect_uris: ['http://127.0.0.1:5173/cb'], grant_types: ['authorization_code'], token_endpoint_auth_method: 'none' }] }] }],
-    }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        admins: [{ username: 'demo', email: 'demo@example.com', name: 'Demo Admin', password: 'demo-password' }],
+        organizations: [
+          {
+            name: 'demo',
+            owner: 'demo',
+            applications: [
+              {
+                name: 'sandbox',
+                clients: [
+                  { client_name: 'spa', redirect_uris: ['http://127.0.0.1:5173/cb'], grant_types: ['authorization_code'], token_endpoint_auth_method: 'none' },
+                ],
+              },
+            ],
+          },
+        ],
+      }),
+    );
     expect((await cli.run(['fixtures', 'apply', file])).stdout).toBe('created 1, unchanged 2, failed 0\n');
     expect((await cli.run(['fixtures', 'apply', file])).stdout).toBe('nothing to change: created 0, unchanged 3, failed 0\n');
   });

@@ -16,7 +16,14 @@ function fakeStream(isTTY: boolean) {
   return { stream, text: () => text };
 }
 
-const body = { action: 'get', entities: [{ name: 'fido', uuid: 'u-1', age: 3 }, { name: 'rex', uuid: 'u-2', tags: ['a'] }], count: 2 };
+const body = {
+  action: 'get',
+  entities: [
+    { name: 'fido', uuid: 'u-1', age: 3 },
+    { name: 'rex', uuid: 'u-2', tags: ['a'] },
+  ],
+  count: 2,
+};
 
 describe('the printer', () => {
   it('--json prints the server JSON and nothing else; --quiet the essential value', () => {
@@ -39,7 +46,9 @@ describe('the printer', () => {
 
 describe('properties from the command line', () => {
   it('parses NAME=VALUE as JSON when it parses, dotted names as nested objects, merged over --data', () => {
-    expect(parseProperties(['name=fido', 'age=3', 'good=true', 'tags=["a"]', 'loc.lat=52.5', 'note=hello world', 'id=007x'], '{"color":"black","loc":{"lon":13.4}}')).toEqual({
+    expect(
+      parseProperties(['name=fido', 'age=3', 'good=true', 'tags=["a"]', 'loc.lat=52.5', 'note=hello world', 'id=007x'], '{"color":"black","loc":{"lon":13.4}}'),
+    ).toEqual({
       color: 'black',
       loc: { lat: 52.5, lon: 13.4 },
       name: 'fido',
@@ -68,7 +77,11 @@ describe('shell completion', () => {
     writeFileSync(join(dir, 'idp.bash'), bash);
     execFileSync('bash', ['-n', join(dir, 'idp.bash')]);
     // Completing `idp app d` offers delete.
-    const offered = execFileSync('bash', ['-c', `source ${join(dir, 'idp.bash')}; COMP_WORDS=(idp --org demo app d); COMP_CWORD=4; _idp; echo "\${COMPREPLY[@]}"`], { encoding: 'utf8' });
+    const offered = execFileSync(
+      'bash',
+      ['-c', `source ${join(dir, 'idp.bash')}; COMP_WORDS=(idp --org demo app d); COMP_CWORD=4; _idp; echo "\${COMPREPLY[@]}"`],
+      { encoding: 'utf8' },
+    );
     expect(offered.trim()).toBe('delete');
     expect(completionScript(program, 'zsh')).toMatch(/^#compdef idp\n/);
     expect(completionScript(program, 'fish')).toContain("complete -c idp -n '__fish_use_subcommand' -a fixtures -d 'fixtures files against a running server'");

@@ -81,7 +81,7 @@ describe('entities and collections', () => {
     expect((await req('PUT', '/dogs/max', { name: 'MAX' })).status).toBe(200);
   });
 
-  it('shows a connection in both ends\' metadata on the next GET after it is made or removed', async () => {
+  it("shows a connection in both ends' metadata on the next GET after it is made or removed", async () => {
     await req('POST', '/dogs', { name: 'rex' });
     await req('POST', '/cats', { name: 'tom' });
     const metadata = async (path: string) => (await req('GET', path)).body.entities[0].metadata;

@@ -67,6 +67,17 @@ describe('an entity answered from its kept text', () => {
     expect(got.body.params).toEqual({ entities: ['x'], note: [odd], [odd]: ['1'] });
     expect(got.body.entities).toHaveLength(1);
     expect(got.body.entities[0].name).toBe('rex');
-    expect(Object.keys(got.body)).toEqual(['action', 'application', 'applicationName', 'params', 'path', 'uri', 'entities', 'timestamp', 'duration', 'organization']);
+    expect(Object.keys(got.body)).toEqual([
+      'action',
+      'application',
+      'applicationName',
+      'params',
+      'path',
+      'uri',
+      'entities',
+      'timestamp',
+      'duration',
+      'organization',
+    ]);
   });
 });

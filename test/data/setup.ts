@@ -25,4 +25,3 @@ export async function appUser(d: DataTest, username: string, extra: Record<strin
   if (res.status !== 200) throw new Error(`${username} sign-in failed: ${res.text}`);
   return { token: res.body.access_token, uuid: created.body.entities[0].uuid };
 }
-

@@ -11,7 +11,7 @@ afterEach(() => d.t.close());
 const as = (token: string | undefined) => (method: string, path: string, json?: unknown) => d.t.request(method, `${APP}${path}`, { json, token });
 
 describe('app users', () => {
-  it('are unique by username and by email, and a username may not be another user\'s email', async () => {
+  it("are unique by username and by email, and a username may not be another user's email", async () => {
     const admin = as(d.admin);
     const fred = await admin('POST', '/users', { username: 'fred', email: 'Fred@Example.com', password: 'sesame-street' });
     expect(fred.status).toBe(200);
@@ -24,7 +24,7 @@ describe('app users', () => {
     }
   });
 
-  it('signs in, reads /users/me, changes its password with the old one, and is refused other users\' entities', async () => {
+  it("signs in, reads /users/me, changes its password with the old one, and is refused other users' entities", async () => {
     const fred = await appUser(d, 'fred');
     await appUser(d, 'barney');
     const me = await as(fred.token)('GET', '/users/me');
@@ -33,7 +33,12 @@ describe('app users', () => {
     expect((await as(fred.token)('PUT', '/users/me', { city: 'Bedrock' })).status).toBe(200);
     await expectRefusedUnchanged(d.t, () => as(fred.token)('PUT', '/users/barney', { city: 'x' }), 403, 'forbidden');
     expectRefusal(await as(undefined)('GET', '/users/fred'), 401, 'unauthorized');
-    await expectRefusedUnchanged(d.t, () => as(fred.token)('POST', '/users/me/password', { oldpassword: 'nope', newpassword: 'new-password-1' }), 400, 'invalid_grant');
+    await expectRefusedUnchanged(
+      d.t,
+      () => as(fred.token)('POST', '/users/me/password', { oldpassword: 'nope', newpassword: 'new-password-1' }),
+      400,
+      'invalid_grant',
+    );
     expect((await as(fred.token)('POST', '/users/me/password', { oldpassword: 'sesame-street', newpassword: 'new-password-1' })).status).toBe(200);
     const login = await d.t.request('POST', `${APP}/token`, { json: { grant_type: 'password', username: 'fred', password: 'new-password-1' } });
     expect(login.status).toBe(200);
@@ -57,13 +62,23 @@ describe('app users', () => {
 
   it('changes its password with PUT …/password as well as POST (the Usergrid SDKs use PUT)', async () => {
     const fred = await appUser(d, 'fred');
-    await expectRefusedUnchanged(d.t, () => as(fred.token)('PUT', `/users/${fred.uuid}/password`, { oldpassword: 'nope', newpassword: 'new-password-1' }), 400, 'invalid_grant');
+    await expectRefusedUnchanged(
+      d.t,
+      () => as(fred.token)('PUT', `/users/${fred.uuid}/password`, { oldpassword: 'nope', newpassword: 'new-password-1' }),
+      400,
+      'invalid_grant',
+    );
     const put = await as(fred.token)('PUT', `/users/${fred.uuid}/password`, { oldpassword: 'sesame-street', newpassword: 'new-password-1' });
     expect(put.status).toBe(200);
     expect(put.body.action).toBe('set user password');
     const login = await d.t.request('POST', `${APP}/token`, { json: { grant_type: 'password', username: 'fred', password: 'new-password-1' } });
     expect(login.status).toBe(200);
-    const other = await expectRefusedUnchanged(d.t, () => as(d.admin)('PUT', `/users/${fred.uuid}/activities`, { verb: 'post', content: 'x' }), 405, 'method_not_allowed');
+    const other = await expectRefusedUnchanged(
+      d.t,
+      () => as(d.admin)('PUT', `/users/${fred.uuid}/activities`, { verb: 'post', content: 'x' }),
+      405,
+      'method_not_allowed',
+    );
     expect(other.headers.get('allow')).toBe('GET, POST, DELETE');
   });
 
@@ -79,7 +94,12 @@ describe('app users', () => {
       await expectRefusedUnchanged(d.t, () => as(fred.token)('POST', path, body), 403, 'forbidden');
     }
     // Writing its own record is permitted, but permissions are no property: the field is named.
-    const field = await expectRefusedUnchanged(d.t, () => as(fred.token)('PUT', '/users/me', { permissions: ['get,put,post,delete:/**'] }), 400, 'illegal_argument');
+    const field = await expectRefusedUnchanged(
+      d.t,
+      () => as(fred.token)('PUT', '/users/me', { permissions: ['get,put,post,delete:/**'] }),
+      400,
+      'illegal_argument',
+    );
     expect(field.body.fields).toHaveProperty('permissions');
     await expectRefusedUnchanged(d.t, () => as(fred.token)('DELETE', '/roles/default'), 403, 'forbidden');
   });
@@ -128,7 +148,7 @@ describe('roles, groups and permissions', () => {
 });
 
 describe('activities, feeds and following', () => {
-  it('publishes a user activity to their feed and followers\' feeds, and a group activity to members\' feeds', async () => {
+  it("publishes a user activity to their feed and followers' feeds, and a group activity to members' feeds", async () => {
     const admin = as(d.admin);
     const fred = await appUser(d, 'fred');
     await appUser(d, 'barney');
@@ -150,7 +170,12 @@ describe('activities, feeds and following', () => {
     const admin = as(d.admin);
     const first = await admin('POST', '/events', { timestamp: 0, category: 'a' });
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ applicationName: 'sandbox', organization: 'acme', applicationId: expect.any(String), url: expect.stringContaining('/events') });
+    expect(first.body).toMatchObject({
+      applicationName: 'sandbox',
+      organization: 'acme',
+      applicationId: expect.any(String),
+      url: expect.stringContaining('/events'),
+    });
     await admin('POST', '/events', { timestamp: '1700000000000', category: 'b' });
     expect((await admin('GET', '/events')).body.entities.map((e: { category: string }) => e.category)).toEqual(['b', 'a']);
   });

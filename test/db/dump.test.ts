@@ -91,7 +91,8 @@ function clientOf(base: string) {
     if (response.status !== 200) throw new Error(`${method} ${route} → ${response.status} ${JSON.stringify(body)}`);
     return body;
   };
-  const signIn = async () => (await call('POST', '/management/token', { grant_type: 'password', username: ADMIN.username, password: ADMIN.password })).access_token as string;
+  const signIn = async () =>
+    (await call('POST', '/management/token', { grant_type: 'password', username: ADMIN.username, password: ADMIN.password })).access_token as string;
   return { call, signIn };
 }
 
@@ -109,8 +110,19 @@ async function populate(file: string): Promise<void> {
     const token = await signIn();
     await call('POST', '/management/orgs/acme/apps', { name: 'sandbox' }, token);
     // An OAuth grant with a refresh token, rotated once.
-    const form = (fields: Record<string, string>) => fetch(`${server.url}/connect/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
-    const granted = await form({ grant_type: 'password', client_id: 'admin-cli', username: ADMIN.username, password: ADMIN.password, scope: 'openid offline_access' });
+    const form = (fields: Record<string, string>) =>
+      fetch(`${server.url}/connect/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(fields),
+      });
+    const granted = await form({
+      grant_type: 'password',
+      client_id: 'admin-cli',
+      username: ADMIN.username,
+      password: ADMIN.password,
+      scope: 'openid offline_access',
+    });
     const { refresh_token } = (await granted.json()) as { refresh_token: string };
     expect((await form({ grant_type: 'refresh_token', client_id: 'admin-cli', refresh_token })).status).toBe(200);
     const app = '/acme/sandbox';
@@ -118,18 +130,44 @@ async function populate(file: string): Promise<void> {
     await call('POST', `${app}/token`, { grant_type: 'password', username: 'fred', password: 'sesame-street' });
     // Keys in no particular order, unicode, nesting, big and small numbers, explicit nulls inside.
     await call('POST', `${app}/dogs`, { name: 'fido', zeta: 1, alpha: { z: [3, { y: 'ü', b: null }], a: -0.5 }, age: 2 ** 40, tags: ['good', 'boy'] }, token);
-    await call('POST', `${app}/dogs`, [{ name: 'rex', age: 3 }, { name: 'lassie', city: 'Zürich ☃' }], token);
+    await call(
+      'POST',
+      `${app}/dogs`,
+      [
+        { name: 'rex', age: 3 },
+        { name: 'lassie', city: 'Zürich ☃' },
+      ],
+      token,
+    );
     await call('POST', `${app}/users/fred/likes/dogs/fido`, undefined, token);
     await call('POST', `${app}/groups`, { path: 'walkers', title: 'Dog walkers' }, token);
     await call('POST', `${app}/groups/walkers/users/fred`, undefined, token);
     await call('POST', '/management/orgs/acme/apps/sandbox/clients', { client_name: 'Shop', redirect_uris: ['https://shop.example/cb'] }, token);
     const key = await appleKey();
-    await call('POST', `${app}/notifiers`, { name: 'ios', provider: 'apple', environment: 'production', p8: key.p8, keyId: key.keyId, teamId: key.teamId, topic: 'com.example.app' }, token);
+    await call(
+      'POST',
+      `${app}/notifiers`,
+      { name: 'ios', provider: 'apple', environment: 'production', p8: key.p8, keyId: key.keyId, teamId: key.teamId, topic: 'com.example.app' },
+      token,
+    );
     await call('POST', `${app}/notifiers`, { name: 'dev', provider: 'noop', environment: 'development' }, token);
-    const devices = await call('POST', `${app}/devices`, [{ name: 'phone', 'ios.notifier.id': 'apns-token-1', 'dev.notifier.id': 'dev-token-1' }, { name: 'tablet', 'dev.notifier.id': 'dev-token-2' }], token);
+    const devices = await call(
+      'POST',
+      `${app}/devices`,
+      [
+        { name: 'phone', 'ios.notifier.id': 'apns-token-1', 'dev.notifier.id': 'dev-token-1' },
+        { name: 'tablet', 'dev.notifier.id': 'dev-token-2' },
+      ],
+      token,
+    );
     // One sent now through noop, one scheduled a day ahead (its delivery rows stay queued).
     const sent = await call('POST', `${app}/devices/*/notifications`, { payloads: { dev: 'hello' } }, token);
-    await call('POST', `${app}/devices/${devices.entities[0].uuid}/notifications`, { payloads: { ios: { aps: { alert: 'later' } } }, deliver: Date.now() + 86_400_000 }, token);
+    await call(
+      'POST',
+      `${app}/devices/${devices.entities[0].uuid}/notifications`,
+      { payloads: { ios: { aps: { alert: 'later' } } }, deliver: Date.now() + 86_400_000 },
+      token,
+    );
     const until = Date.now() + 10_000;
     while ((await call('GET', `${app}/notifications/${sent.entities[0].uuid}`, undefined, token)).entities[0].state !== 'FINISHED') {
       if (Date.now() > until) throw new Error('the noop notification was not sent');
@@ -199,7 +237,8 @@ describe('idp db export', () => {
     expect(header.tables).not.toContain('__drizzle_migrations');
     for (const table of tables) {
       const { name, foreignKeys } = getTableConfig(table);
-      for (const fk of foreignKeys) expect(header.tables.indexOf(getTableConfig(fk.reference().foreignTable).name), `${name} after its parent`).toBeLessThan(header.tables.indexOf(name));
+      for (const fk of foreignKeys)
+        expect(header.tables.indexOf(getTableConfig(fk.reference().foreignTable).name), `${name} after its parent`).toBeLessThan(header.tables.indexOf(name));
     }
 
     const lines = rest.map((line) => JSON.parse(line) as { table: string; row: Record<string, unknown> });
@@ -207,7 +246,26 @@ describe('idp db export', () => {
     const order = lines.map((line) => header.tables.indexOf(line.table));
     expect(order).toEqual([...order].sort((a, b) => a - b));
     const count = (table: string) => lines.filter((line) => line.table === table).length;
-    for (const table of ['organizations', 'admin_users', 'org_admins', 'applications', 'credentials', 'entities', 'connections', 'collections', 'app_user_logins', 'app_user_credentials', 'signing_keys', 'oauth_clients', 'oauth_grants', 'refresh_tokens', 'server_secrets', 'push_notifier_secrets', 'push_deliveries', 'management_activities']) {
+    for (const table of [
+      'organizations',
+      'admin_users',
+      'org_admins',
+      'applications',
+      'credentials',
+      'entities',
+      'connections',
+      'collections',
+      'app_user_logins',
+      'app_user_credentials',
+      'signing_keys',
+      'oauth_clients',
+      'oauth_grants',
+      'refresh_tokens',
+      'server_secrets',
+      'push_notifier_secrets',
+      'push_deliveries',
+      'management_activities',
+    ]) {
       expect(count(table), table).toBeGreaterThan(0);
     }
 
@@ -319,13 +377,25 @@ describe('idp db import', () => {
   /** Each corruption changes `lines` (header first) and returns the index of the line to blame. */
   const corruptions: [string, (lines: string[]) => number, RegExp][] = [
     ['a line that is not JSON', (lines) => (lines.splice(-2, 1, '{"table":"entities","row":'), lines.length - 2), /not JSON/],
-    ['an unknown column', (lines) => (lines.splice(-2, 1, lines[lines.length - 2].replace('"row":{', '"row":{"colour":"red",')), lines.length - 2), /has no column colour/],
-    ['a value of the wrong type', (lines) => {
-      const index = lines.findIndex((line) => /"created":\d+/.test(line));
-      lines[index] = lines[index].replace(/"created":\d+/, '"created":"yesterday"');
-      return index;
-    }, /\.created must be an integer or null, not "yesterday"/],
-    ['a table not in the header', (lines) => (lines.splice(-2, 1, '{"table":"sqlite_sequence","row":{"name":"x"}}'), lines.length - 2), /table sqlite_sequence is not in the header/],
+    [
+      'an unknown column',
+      (lines) => (lines.splice(-2, 1, lines[lines.length - 2].replace('"row":{', '"row":{"colour":"red",')), lines.length - 2),
+      /has no column colour/,
+    ],
+    [
+      'a value of the wrong type',
+      (lines) => {
+        const index = lines.findIndex((line) => /"created":\d+/.test(line));
+        lines[index] = lines[index].replace(/"created":\d+/, '"created":"yesterday"');
+        return index;
+      },
+      /\.created must be an integer or null, not "yesterday"/,
+    ],
+    [
+      'a table not in the header',
+      (lines) => (lines.splice(-2, 1, '{"table":"sqlite_sequence","row":{"name":"x"}}'), lines.length - 2),
+      /table sqlite_sequence is not in the header/,
+    ],
     ['a row the database refuses (a duplicate key)', (lines) => (lines.splice(-2, 0, lines[lines.length - 2]), lines.length - 3), /UNIQUE constraint failed/],
     ['an unsupported version', (lines) => ((lines[0] = lines[0].replace('"version":1', '"version":2')), 0), /dump version 2 is not supported/],
   ];

@@ -19,10 +19,19 @@ let observer: Database.Database;
 
 const org = (n: number) => {
   const name = `org${n}`;
-  return { uuid: `01a20000-0000-7000-8000-0000000000${String(n).padStart(2, '0')}`, name, nameKey: name, activated: true, disabled: false, properties: {}, created: n, modified: n };
+  return {
+    uuid: `01a20000-0000-7000-8000-0000000000${String(n).padStart(2, '0')}`,
+    name,
+    nameKey: name,
+    activated: true,
+    disabled: false,
+    properties: {},
+    created: n,
+    modified: n,
+  };
 };
 /** The organizations another connection sees: what is committed. */
-const committed = () => (observer.prepare('select name from organizations order by name').pluck().all() as string[]);
+const committed = () => observer.prepare('select name from organizations order by name').pluck().all() as string[];
 /** Changes by other connections' commits: pragma data_version moves once per such commit. */
 const dataVersion = () => observer.pragma('data_version', { simple: true }) as number;
 const insert = (n: number) => database.db.insert(organizations).values(org(n)).run();
@@ -166,7 +175,9 @@ describe('group commit on SQLite', () => {
 
   it('fails every transaction of a group whose commit fails, and keeps none of their rows', async () => {
     const sqlite = (database.driver as SqliteDriver).sqlite;
-    sqlite.exec('create table parent (id integer primary key); create table child (id integer, parent integer references parent (id) deferrable initially deferred)');
+    sqlite.exec(
+      'create table parent (id integer primary key); create table child (id integer, parent integer references parent (id) deferrable initially deferred)',
+    );
     const outcomes = await Promise.allSettled([
       database.db.transaction(async () => {
         await insert(1);

@@ -15,7 +15,16 @@ import { deleteEntityRows, findEntityByName, findEntityByUuid, insertEntity, upd
 let dir: string;
 let database: Database_;
 
-const ORG = { uuid: '01a20000-0000-7000-8000-000000000001', name: 'acme', nameKey: 'acme', activated: true, disabled: false, properties: {}, created: 1, modified: 1 };
+const ORG = {
+  uuid: '01a20000-0000-7000-8000-000000000001',
+  name: 'acme',
+  nameKey: 'acme',
+  activated: true,
+  disabled: false,
+  properties: {},
+  created: 1,
+  modified: 1,
+};
 const APP = { uuid: '01a20000-0000-7000-8000-000000000002', orgUuid: ORG.uuid, name: 'shop', nameKey: 'shop', properties: {}, created: 1, modified: 1 };
 
 beforeEach(async () => {

@@ -13,7 +13,16 @@ beforeEach(async () => {
   database = await openDatabase({ path: ':memory:' });
   const rows = Array.from({ length: 30 }, (_, i) => {
     const name = `org${String(i).padStart(2, '0')}`;
-    return { uuid: `01a20000-0000-7000-8000-0000000000${String(i).padStart(2, '0')}`, name, nameKey: name, activated: true, disabled: false, properties: {}, created: i, modified: i };
+    return {
+      uuid: `01a20000-0000-7000-8000-0000000000${String(i).padStart(2, '0')}`,
+      name,
+      nameKey: name,
+      activated: true,
+      disabled: false,
+      properties: {},
+      created: i,
+      modified: i,
+    };
   });
   await database.db.insert(organizations).values(rows).run();
 });

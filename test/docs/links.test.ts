@@ -19,7 +19,11 @@ function filesUnder(dir: string): string[] {
 
 /** GitHub's anchor of a Markdown heading: lower case, punctuation dropped, spaces as hyphens. */
 function anchorOf(heading: string): string {
-  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N} -]/gu, '').replace(/ /g, '-');
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} -]/gu, '')
+    .replace(/ /g, '-');
 }
 
 function anchorsOf(page: string): Set<string> {
@@ -46,7 +50,9 @@ describe('what code comments cite', () => {
   });
 
   it('never cites a document outside the repository', () => {
-    const outside = code.filter((file) => file !== join('test', 'docs', 'links.test.ts') && /CONTRACT\.md|ARCHITECTURE\.md|PITFALLS\.md|\bthe seed\b/.test(readFileSync(file, 'utf8')));
+    const outside = code.filter(
+      (file) => file !== join('test', 'docs', 'links.test.ts') && /CONTRACT\.md|ARCHITECTURE\.md|PITFALLS\.md|\bthe seed\b/.test(readFileSync(file, 'utf8')),
+    );
     expect(outside).toEqual([]);
   });
 });

@@ -34,7 +34,9 @@ describe('body size limit over HTTP', () => {
   // A declared length is refused before the caller is checked; a chunked body only as it is
   // read, so a caller refused first never has it read.
   const post = (headers: Record<string, string>, body: object) => async () =>
-    readResponse(await fetch(`${server.url}/management/orgs`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, ...body } as RequestInit));
+    readResponse(
+      await fetch(`${server.url}/management/orgs`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, ...body } as RequestInit),
+    );
 
   it.each([
     ['with a Content-Length', 413, 'payload_too_large', (organization: string) => ({ body: big(organization) })],

@@ -24,15 +24,28 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
 function operations(): [string, string, any][] {
   return Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>
-    Object.entries(item).filter(([method]) => METHODS.includes(method)).map(([method, operation]) => [path, method, operation] as [string, string, any]),
+    Object.entries(item)
+      .filter(([method]) => METHODS.includes(method))
+      .map(([method, operation]) => [path, method, operation] as [string, string, any]),
   );
 }
 
 describe('/openapi.json', () => {
   it('is an OpenAPI 3.1 document with operations under every API area', () => {
     expect(doc.openapi).toBe('3.1.0');
-    for (const prefix of ['/status', '/.well-known/', '/connect/token', '/management/orgs', '/management/orgs/{orgId}/', '/management/orgs/{orgId}/apps/{appId}/', '/{orgId}/{appId}/']) {
-      expect(operations().some(([path]) => path.startsWith(prefix)), prefix).toBe(true);
+    for (const prefix of [
+      '/status',
+      '/.well-known/',
+      '/connect/token',
+      '/management/orgs',
+      '/management/orgs/{orgId}/',
+      '/management/orgs/{orgId}/apps/{appId}/',
+      '/{orgId}/{appId}/',
+    ]) {
+      expect(
+        operations().some(([path]) => path.startsWith(prefix)),
+        prefix,
+      ).toBe(true);
     }
   });
 
@@ -40,7 +53,11 @@ describe('/openapi.json', () => {
     const served = new Set(listRoutes(AREAS).map((route) => `${route.method.toLowerCase()} ${route.path.replace(/\{\w+\}/g, '{}')}`));
     // The push routes document Usergrid's `/{id}/*/…`; the server takes them as `/{collection}/{entityId}/…`.
     const shape = (path: string) => path.replace('/{id}/*/', '/{}/{}/').replace(/\{\w+\}/g, '{}');
-    expect(operations().map(([path, method]) => `${method} ${shape(path)}`).filter((operation) => !served.has(operation))).toEqual([]);
+    expect(
+      operations()
+        .map(([path, method]) => `${method} ${shape(path)}`)
+        .filter((operation) => !served.has(operation)),
+    ).toEqual([]);
   });
 
   it('declares, for every operation, each parameter its path names, and responses', () => {
@@ -81,7 +98,10 @@ const NO_BODY: Record<string, string> = {
 
 /** Query parameters that routes read, by operation. */
 const QUERIES: [string, string[]][] = [
-  ['get /connect/authorize', ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'nonce', 'prompt', 'code_challenge', 'code_challenge_method', 'ui_locales']],
+  [
+    'get /connect/authorize',
+    ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'nonce', 'prompt', 'code_challenge', 'code_challenge_method', 'ui_locales'],
+  ],
   ['get /connect/federation/callback', ['state', 'code', 'error']],
   ['get /connect/endsession', ['id_token_hint', 'client_id', 'post_logout_redirect_uri', 'state', 'ui_locales']],
   ['get /management/orgs/{orgId}/activate', ['token', 'confirm_email']],
@@ -131,8 +151,18 @@ describe('/openapi.json and the input the routes read', () => {
 
   it('declares the query of every data and push list: ql or queryStatement, limit and cursor', () => {
     // A list is a GET whose path does not end at one entity.
-    const lists = operations().filter(([path, method, operation]) => method === 'get' && path.startsWith('/{orgId}/{appId}/') && ['Data', 'Push'].includes(operation.tags[0]) && !/\/\{(\w*[iI]d|entityId2)\}$/.test(path));
-    expect(lists.map(([path]) => path)).toEqual(expect.arrayContaining(['/{orgId}/{appId}/{collection}', '/{orgId}/{appId}/{collection}/{entityId}/{relation}', '/{orgId}/{appId}/notifiers', '/{orgId}/{appId}/{id}/*/queue']));
+    const lists = operations().filter(
+      ([path, method, operation]) =>
+        method === 'get' && path.startsWith('/{orgId}/{appId}/') && ['Data', 'Push'].includes(operation.tags[0]) && !/\/\{(\w*[iI]d|entityId2)\}$/.test(path),
+    );
+    expect(lists.map(([path]) => path)).toEqual(
+      expect.arrayContaining([
+        '/{orgId}/{appId}/{collection}',
+        '/{orgId}/{appId}/{collection}/{entityId}/{relation}',
+        '/{orgId}/{appId}/notifiers',
+        '/{orgId}/{appId}/{id}/*/queue',
+      ]),
+    );
     const problems = lists.flatMap(([path, , operation]) => {
       const declared = (operation.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => p.name);
       return ['ql', 'queryStatement', 'limit', 'cursor'].filter((name) => !declared.includes(name)).map((name) => `get ${path}: ?${name} not declared`);

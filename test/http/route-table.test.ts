@@ -52,7 +52,11 @@ describe('the route table', () => {
   async function answers(app: ReturnType<typeof createApp>) {
     const seen = [];
     for (const [method, path] of PROBES) {
-      const res = await app.request(`http://idp.test${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' });
+      const res = await app.request(`http://idp.test${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: method === 'GET' ? undefined : '{}',
+      });
       const body = await res.json();
       seen.push([method, path, res.status, body.action ?? body.error]);
     }
@@ -74,14 +78,26 @@ describe('the route table', () => {
   it('refuses two route modules that claim the same requests, naming both files', () => {
     const one = defineRoutes('server/routes/one.ts', (app) => app.get('/:id', (c) => c.text('one')));
     const two = defineRoutes('server/routes/two.ts', (app) => app.get('/:name', (c) => c.text('two')));
-    const areas: Area[] = [{ prefix: '/{orgId}/{appId}', routes: [one] }, { prefix: '/{orgId}/{appId}', routes: [two] }];
-    expect(() => mountAreas(router(), areas)).toThrow(/GET \/\{orgId\}\/\{appId\}\/\{name\} \(server\/routes\/two\.ts\) and .* \(server\/routes\/one\.ts\) match the same requests/);
+    const areas: Area[] = [
+      { prefix: '/{orgId}/{appId}', routes: [one] },
+      { prefix: '/{orgId}/{appId}', routes: [two] },
+    ];
+    expect(() => mountAreas(router(), areas)).toThrow(
+      /GET \/\{orgId\}\/\{appId\}\/\{name\} \(server\/routes\/two\.ts\) and .* \(server\/routes\/one\.ts\) match the same requests/,
+    );
   });
 
-  it('runs an area\'s middleware once when a route passes the request on to another of the same area', async () => {
+  it("runs an area's middleware once when a route passes the request on to another of the same area", async () => {
     let runs = 0;
-    const counted: Area['middleware'] = [async (_c, next) => { runs++; await next(); }];
-    const first = defineRoutes('server/routes/first.ts', (app) => app.get('/things/:id/:relation', async (c, next) => (c.req.param('id') === '*' ? c.text('star') : next())));
+    const counted: Area['middleware'] = [
+      async (_c, next) => {
+        runs++;
+        await next();
+      },
+    ];
+    const first = defineRoutes('server/routes/first.ts', (app) =>
+      app.get('/things/:id/:relation', async (c, next) => (c.req.param('id') === '*' ? c.text('star') : next())),
+    );
     const second = defineRoutes('server/routes/second.ts', (app) => app.get('/:collection/:id/:relation', (c) => c.text('general')));
     const app = router();
     mountAreas(app, [{ prefix: '/{orgId}', middleware: counted, routes: [first, second] }]);
@@ -99,8 +115,14 @@ describe('the route table', () => {
     expect(routes).toContainEqual({ method: 'GET', path: '/management/orgs/{orgId}/apps/{appId}/clients', file: 'server/routes/clients.ts' });
     expect(routes).toContainEqual({ method: 'POST', path: '/{orgId}/{appId}/{collection}', file: 'server/routes/data/entities.ts' });
     // Only a fixed prefix owns what is below it; the application's areas pass unknown paths on.
-    expect(routes.filter((route) => route.file === 'server/route-table.ts').map((route) => route.path)).toEqual(
-      ['/management/orgs/{orgId}/apps/{appId}/*', '/management/orgs/{orgId}/*', '/status/*', '/docs/*', '/.well-known/*', '/connect/*', '/management/*'],
-    );
+    expect(routes.filter((route) => route.file === 'server/route-table.ts').map((route) => route.path)).toEqual([
+      '/management/orgs/{orgId}/apps/{appId}/*',
+      '/management/orgs/{orgId}/*',
+      '/status/*',
+      '/docs/*',
+      '/.well-known/*',
+      '/connect/*',
+      '/management/*',
+    ]);
   });
 });

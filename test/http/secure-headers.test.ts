@@ -44,7 +44,11 @@ describe('security headers', () => {
     ['GET', '/status', (response: TestResponse) => expect(response.status).toBe(200)],
     ['GET', '/no/such/thing/here', (response: TestResponse) => expectRefusal(response, 404, 'organization_not_found')],
     ['POST', '/connect/token', (response: TestResponse) => expectOAuthError(response, 401, 'invalid_client')],
-    ['GET', '/connect/authorize?client_id=nobody', (response: TestResponse) => expect([response.status, response.text]).toEqual([400, expect.stringContaining('data-error="unknown_client"')])],
+    [
+      'GET',
+      '/connect/authorize?client_id=nobody',
+      (response: TestResponse) => expect([response.status, response.text]).toEqual([400, expect.stringContaining('data-error="unknown_client"')]),
+    ],
   ])('%s %s carries every one, once, and no Cross-Origin-Resource-Policy', async (method, path, answered) => {
     const response = await request(method, path);
     answered(response);
@@ -69,7 +73,8 @@ async function rawResponse(listener: RequestListener): Promise<{ status: number;
     return await new Promise((resolve, reject) => {
       get(`http://127.0.0.1:${port}/`, (response) => {
         const lines: [string, string][] = [];
-        for (let index = 0; index < response.rawHeaders.length; index += 2) lines.push([response.rawHeaders[index].toLowerCase(), response.rawHeaders[index + 1]]);
+        for (let index = 0; index < response.rawHeaders.length; index += 2)
+          lines.push([response.rawHeaders[index].toLowerCase(), response.rawHeaders[index + 1]]);
         response.resume();
         response.on('end', () => resolve({ status: response.statusCode ?? 0, message: response.statusMessage ?? '', lines }));
       }).on('error', reject);

@@ -82,17 +82,33 @@ describe('activation with --require-activation', () => {
     t = await createLifecycleApp({}, now);
     await t.request('POST', '/management/orgs', { json: ORG });
     await t.deps.db.update(adminUsers).set({ disabled: true }).where(eq(adminUsers.username, ORG.username)).run();
-    const res = await expectRefusedUnchanged(t, () => t.request('POST', '/management/token', { json: { grant_type: 'password', username: ORG.username, password: ORG.password } }), 400, 'invalid_grant');
+    const res = await expectRefusedUnchanged(
+      t,
+      () => t.request('POST', '/management/token', { json: { grant_type: 'password', username: ORG.username, password: ORG.password } }),
+      400,
+      'invalid_grant',
+    );
     expectOAuthError(res, 400, 'invalid_grant');
     expect(res.body.error_description).toMatch(/disabled/);
   });
 });
 
 describe('activation: bad links change nothing', () => {
-  const cases: { name: string; link: (links: { adminLink: string; orgLink: string }) => string; status: number; error: string; before?: () => Promise<void> }[] = [
+  const cases: {
+    name: string;
+    link: (links: { adminLink: string; orgLink: string }) => string;
+    status: number;
+    error: string;
+    before?: () => Promise<void>;
+  }[] = [
     { name: 'a forged token', link: ({ adminLink }) => pathOf(adminLink).replace(/token=([^&.]+)/, 'token=AAAA$1'), status: 400, error: 'invalid_link' },
     { name: 'a token with its signature altered', link: ({ adminLink }) => `${pathOf(adminLink)}x`, status: 400, error: 'invalid_link' },
-    { name: "the admin's token on the organization", link: ({ adminLink, orgLink }) => pathOf(orgLink).replace(/token=.*/, adminLink.slice(adminLink.indexOf('token='))), status: 400, error: 'invalid_link' },
+    {
+      name: "the admin's token on the organization",
+      link: ({ adminLink, orgLink }) => pathOf(orgLink).replace(/token=.*/, adminLink.slice(adminLink.indexOf('token='))),
+      status: 400,
+      error: 'invalid_link',
+    },
     { name: 'no token', link: ({ adminLink }) => pathOf(adminLink).replace(/\?.*/, ''), status: 400, error: 'illegal_argument' },
     { name: 'a wrong confirm_email', link: ({ adminLink }) => `${pathOf(adminLink)}&confirm_email=perhaps`, status: 400, error: 'illegal_argument' },
     { name: 'an unknown account', link: ({ adminLink }) => pathOf(adminLink).replace(/users\/[^/]+/, 'users/nobody'), status: 404, error: 'user_not_found' },

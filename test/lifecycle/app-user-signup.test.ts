@@ -25,7 +25,12 @@ describe('app users signing themselves up under --require-activation', () => {
     });
     expect(signUp.status).toBe(200);
     expect(signUp.body.entities[0].activated).toBe(false);
-    const refused = await expectRefusedUnchanged(t, () => t.request('POST', '/acme/shop/token', { json: { grant_type: 'password', username: 'gina', password: 'gina-password' } }), 400, 'invalid_grant');
+    const refused = await expectRefusedUnchanged(
+      t,
+      () => t.request('POST', '/acme/shop/token', { json: { grant_type: 'password', username: 'gina', password: 'gina-password' } }),
+      400,
+      'invalid_grant',
+    );
     expectOAuthError(refused, 400, 'invalid_grant');
     expect(refused.body.error_description).toMatch(/not activated/);
 
@@ -39,7 +44,10 @@ describe('app users signing themselves up under --require-activation', () => {
     expect(signedIn.status).toBe(200);
 
     // Users an administrator creates are active at once and get no mail.
-    const created = await t.request('POST', '/acme/shop/users', { json: { username: 'hank', email: 'hank@example.com', password: 'hank-password' }, token: admin });
+    const created = await t.request('POST', '/acme/shop/users', {
+      json: { username: 'hank', email: 'hank@example.com', password: 'hank-password' },
+      token: admin,
+    });
     expect(created.body.entities[0].activated).not.toBe(false);
     expect((await mailsOf(t)).length).toBe(before + 1);
   });

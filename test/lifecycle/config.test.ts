@@ -15,7 +15,9 @@ describe('lifecycle settings', () => {
       captcha: { provider: 'hcaptcha', secret: 'env-secret', verifyUrl: 'https://api.hcaptcha.com/siteverify' },
     });
     expect(resolveConfig({}, { IDP_REQUIRE_ACTIVATION: 'true' }).requireActivation).toBe(true);
-    expect(resolveConfig({ captchaProvider: 'recaptcha', captchaSecret: 's', captchaVerifyUrl: 'http://127.0.0.1:9/verify' }, {}).captcha).toMatchObject({ verifyUrl: 'http://127.0.0.1:9/verify' });
+    expect(resolveConfig({ captchaProvider: 'recaptcha', captchaSecret: 's', captchaVerifyUrl: 'http://127.0.0.1:9/verify' }, {}).captcha).toMatchObject({
+      verifyUrl: 'http://127.0.0.1:9/verify',
+    });
   });
 
   it('refuses settings that cannot work', () => {

@@ -20,7 +20,10 @@ afterEach(async () => {
 
 async function start(flags: { requireActivation?: boolean } = {}) {
   smtp = await startSmtpServer();
-  const config = { ...resolveConfig({ host: '127.0.0.1', port: '0', db: ':memory:', logLevel: 'silent', smtpUrl: smtp.url, ...flags }, {}), captcha: QUICK_CAPTCHA };
+  const config = {
+    ...resolveConfig({ host: '127.0.0.1', port: '0', db: ':memory:', logLevel: 'silent', smtpUrl: smtp.url, ...flags }, {}),
+    captcha: QUICK_CAPTCHA,
+  };
   server = await startServer(config);
   return { url: server.url, smtp };
 }
@@ -78,7 +81,12 @@ describe('lifecycle over real SMTP', () => {
     const { fields } = formOf(formHtml, '/management/users/resetpw');
     expect(formHtml).toContain('src="/connect/assets/altcha-solver.js"');
     expect((await browser.get('/connect/assets/altcha-solver.js')).headers.get('content-type')).toMatch(/javascript/);
-    const sent = await submitPage(browser, formHtml, { email: ORG.email, captcha_response: await solveCaptcha(fields.captcha_challenge) }, '/management/users/resetpw');
+    const sent = await submitPage(
+      browser,
+      formHtml,
+      { email: ORG.email, captcha_response: await solveCaptcha(fields.captcha_challenge) },
+      '/management/users/resetpw',
+    );
     expect(sent.status).toBe(200);
     expect(await sent.text()).toContain('Check your mail');
 

@@ -79,7 +79,9 @@ export function subjectOf(raw: string): string {
 export function readOutbox(dir: string): string[] {
   let names: string[];
   try {
-    names = readdirSync(dir).filter((name) => name.endsWith('.eml')).sort();
+    names = readdirSync(dir)
+      .filter((name) => name.endsWith('.eml'))
+      .sort();
   } catch {
     return [];
   }

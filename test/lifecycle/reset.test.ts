@@ -53,7 +53,9 @@ describe('admin password reset', () => {
 
   it('sets the new password once through the mailed link, ends the refresh tokens, and tells the owner', async () => {
     await withAdmin();
-    const tokens = await t.request('POST', '/connect/token', { form: { grant_type: 'password', client_id: 'admin-cli', username: ORG.username, password: ORG.password, scope: 'openid offline_access api' } });
+    const tokens = await t.request('POST', '/connect/token', {
+      form: { grant_type: 'password', client_id: 'admin-cli', username: ORG.username, password: ORG.password, scope: 'openid offline_access api' },
+    });
     expect(tokens.body.refresh_token).toEqual(expect.any(String));
     await requestReset(ORG.email);
     const link = pathOf((await mailsOf(t))[0].links[0]);
@@ -65,11 +67,21 @@ describe('admin password reset', () => {
     expect(done.body.entities).toEqual([{ action: 'resetpw', status: 'password_changed' }]);
     await expect(adminToken(t, ORG.username, ORG.password)).rejects.toThrow();
     expect(await adminToken(t, ORG.username, 'a-brand-new-secret')).toEqual(expect.any(String));
-    const refreshed = await expectRefusedUnchanged(t, () => t.request('POST', '/connect/token', { form: { grant_type: 'refresh_token', client_id: 'admin-cli', refresh_token: tokens.body.refresh_token } }), 400, 'invalid_grant');
+    const refreshed = await expectRefusedUnchanged(
+      t,
+      () => t.request('POST', '/connect/token', { form: { grant_type: 'refresh_token', client_id: 'admin-cli', refresh_token: tokens.body.refresh_token } }),
+      400,
+      'invalid_grant',
+    );
     expectOAuthError(refreshed, 400, 'invalid_grant');
     expect((await mailsOf(t)).at(-1)!.subject).toBe('Your password was changed');
 
-    await expectRefusedUnchanged(t, () => t.request('POST', link.replace(/\?.*/, ''), { json: { token, newpassword: 'yet-another-secret' } }), 400, 'link_already_used');
+    await expectRefusedUnchanged(
+      t,
+      () => t.request('POST', link.replace(/\?.*/, ''), { json: { token, newpassword: 'yet-another-secret' } }),
+      400,
+      'link_already_used',
+    );
   });
 });
 
@@ -78,7 +90,9 @@ describe('password reset: bad input changes nothing', () => {
     await withAdmin();
     const { captcha_challenge, captcha_response } = await solvedCaptcha(t);
     const forged = JSON.parse(Buffer.from(captcha_response, 'base64').toString()) as { number: number };
-    const wrong = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(captcha_response, 'base64').toString()), number: forged.number + 1 })).toString('base64');
+    const wrong = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(captcha_response, 'base64').toString()), number: forged.number + 1 })).toString(
+      'base64',
+    );
     const resetpw = (json: Record<string, string>) => () => t.request('POST', '/management/users/resetpw', { json });
     for (const response of [wrong, 'not-a-solution']) {
       const res = await expectRefusedUnchanged(t, resetpw({ email: ORG.email, captcha_challenge, captcha_response: response }), 400, 'captcha_failed');
@@ -107,7 +121,12 @@ describe('password reset: bad input changes nothing', () => {
     await withAdmin();
     for (let i = 0; i < 4; i++) expect((await requestReset(ORG.email)).status).toBe(200);
     const solved = await solvedCaptcha(t);
-    const flooded = await expectRefusedUnchanged(t, () => t.request('POST', '/management/users/resetpw', { json: { email: ORG.email.toUpperCase(), ...solved } }), 429, 'too_many_requests');
+    const flooded = await expectRefusedUnchanged(
+      t,
+      () => t.request('POST', '/management/users/resetpw', { json: { email: ORG.email.toUpperCase(), ...solved } }),
+      429,
+      'too_many_requests',
+    );
     expect(Number(flooded.headers.get('retry-after'))).toBeGreaterThan(0);
     // Another address is not held up by this one's flood.
     expect((await t.request('POST', '/management/users/resetpw', { json: { email: 'other@example.com', ...solved } })).status).toBe(200);
@@ -165,7 +184,12 @@ describe('password reset with a captcha provider', () => {
     expect(page.text).toContain('class="cf-turnstile" data-sitekey="site-key-1"');
     expect(page.headers.get('content-security-policy')).toContain('frame-src https://challenges.cloudflare.com');
 
-    await expectRefusedUnchanged(t, () => t.request('POST', '/management/users/resetpw', { json: { email: ORG.email, captcha_challenge: 'turnstile', captcha_response: 'bot-token' } }), 400, 'captcha_failed');
+    await expectRefusedUnchanged(
+      t,
+      () => t.request('POST', '/management/users/resetpw', { json: { email: ORG.email, captcha_challenge: 'turnstile', captcha_response: 'bot-token' } }),
+      400,
+      'captcha_failed',
+    );
     const accepted = await t.request('POST', '/management/users/resetpw', { form: { email: ORG.email, 'cf-turnstile-response': 'human-token' } });
     expect(accepted.body.entities).toEqual([{ action: 'resetpw', status: 'sent' }]);
     expect(seen.map((form) => form.get('response'))).toEqual(['bot-token', 'human-token']);
@@ -173,7 +197,12 @@ describe('password reset with a captcha provider', () => {
 
     verifier.close();
     verifier = undefined;
-    await expectRefusedUnchanged(t, () => t.request('POST', '/management/users/resetpw', { json: { email: ORG.email, captcha_response: 'human-token' } }), 502, 'captcha_unavailable');
+    await expectRefusedUnchanged(
+      t,
+      () => t.request('POST', '/management/users/resetpw', { json: { email: ORG.email, captcha_response: 'human-token' } }),
+      502,
+      'captcha_unavailable',
+    );
   });
 });
 
@@ -197,7 +226,11 @@ describe('app users', () => {
     expect((await t.request('POST', link.replace(/\?.*/, ''), { json: { token, newpassword: 'bobs-new-password' } })).status).toBe(200);
     const signIn = (password: string) => t.request('POST', '/acme/shop/token', { json: { grant_type: 'password', username: 'bob', password } });
     // A wrong password is counted against the account's guessing budget, and nothing else.
-    expectOAuthError(await expectRefusedUnchanged(t, () => signIn('bobs-password-1'), 400, 'invalid_grant', { except: ['login_throttle'] }), 400, 'invalid_grant');
+    expectOAuthError(
+      await expectRefusedUnchanged(t, () => signIn('bobs-password-1'), 400, 'invalid_grant', { except: ['login_throttle'] }),
+      400,
+      'invalid_grant',
+    );
     expect((await signIn('bobs-new-password')).status).toBe(200);
     // An admin's address is not an app user's: the admin realm mails nothing for bob.
     await requestReset('bob@example.com');
@@ -207,7 +240,12 @@ describe('app users', () => {
   it('activate and reactivate through /{org}/{app}/users/{user}/…', async () => {
     const { token } = await withAppUser();
     await t.request('PUT', '/acme/shop/users/bob', { json: { activated: false }, token });
-    const inactive = await expectRefusedUnchanged(t, () => t.request('POST', '/acme/shop/token', { json: { grant_type: 'password', username: 'bob', password: 'bobs-password-1' } }), 400, 'invalid_grant');
+    const inactive = await expectRefusedUnchanged(
+      t,
+      () => t.request('POST', '/acme/shop/token', { json: { grant_type: 'password', username: 'bob', password: 'bobs-password-1' } }),
+      400,
+      'invalid_grant',
+    );
     expectOAuthError(inactive, 400, 'invalid_grant');
     expect(inactive.body.error_description).toMatch(/not activated/);
     const re = await t.request('GET', '/acme/shop/users/bob/reactivate');

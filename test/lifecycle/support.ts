@@ -16,7 +16,15 @@ export async function solveCaptcha(challengeJson: string): Promise<string> {
   const challenge = JSON.parse(challengeJson) as { algorithm: string; challenge: string; salt: string; signature: string; maxnumber: number };
   const solution = await solveChallenge(challenge.challenge, challenge.salt, challenge.algorithm, challenge.maxnumber).promise;
   if (!solution) throw new Error('captcha not solvable');
-  return Buffer.from(JSON.stringify({ algorithm: challenge.algorithm, challenge: challenge.challenge, number: solution.number, salt: challenge.salt, signature: challenge.signature })).toString('base64');
+  return Buffer.from(
+    JSON.stringify({
+      algorithm: challenge.algorithm,
+      challenge: challenge.challenge,
+      number: solution.number,
+      salt: challenge.salt,
+      signature: challenge.signature,
+    }),
+  ).toString('base64');
 }
 
 /** A fresh solved ResetPWMsg captcha from the JSON form. */

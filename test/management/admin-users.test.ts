@@ -44,7 +44,11 @@ describe('admin users', () => {
     await adminToken(t, 'alice', ORG.password);
     const right = await t.request('PUT', '/management/users/alice/password', { json: { password: ORG.password, newpassword: 'new-password-1' }, token });
     expect(right.status).toBe(200);
-    expectOAuthError(await t.request('POST', '/management/token', { json: { grant_type: 'password', username: 'alice', password: ORG.password } }), 400, 'invalid_grant');
+    expectOAuthError(
+      await t.request('POST', '/management/token', { json: { grant_type: 'password', username: 'alice', password: ORG.password } }),
+      400,
+      'invalid_grant',
+    );
     await adminToken(t, 'alice', 'new-password-1');
   });
 
@@ -71,7 +75,12 @@ describe('who may call what', () => {
     await expectRefusedUnchanged(t, () => t.request('POST', '/management/orgs/acme/apps', { json: { name: 'x' }, token: olga }), 403, 'forbidden');
     expectRefusal(await t.request('GET', '/management/orgs/acme/credentials', { token: olga }), 403, 'forbidden');
     await expectRefusedUnchanged(t, () => t.request('PUT', '/management/users/alice', { json: { city: 'X' }, token: olga }), 403, 'forbidden');
-    await expectRefusedUnchanged(t, () => t.request('PUT', '/management/users/alice/password', { json: { password: ORG.password, newpassword: 'olga-was-here' }, token: olga }), 403, 'forbidden');
+    await expectRefusedUnchanged(
+      t,
+      () => t.request('PUT', '/management/users/alice/password', { json: { password: ORG.password, newpassword: 'olga-was-here' }, token: olga }),
+      403,
+      'forbidden',
+    );
     expect((await t.request('GET', '/management/orgs/acme/apps', { token })).body.count).toBe(0);
     expect((await t.request('GET', '/management/users/alice', { token })).body.entities[0].city).toBeUndefined();
     await adminToken(t, 'alice', ORG.password);

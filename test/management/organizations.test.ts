@@ -64,7 +64,12 @@ describe('organizations', () => {
     const a = await t.request('POST', '/management/orgs/acme/apps', { json: { name: 'one' }, token });
     await t.request('POST', '/management/orgs/acme/apps', { json: { name: 'two' }, token });
     expect((await t.request('DELETE', '/management/orgs/acme/apps/one', { token })).status).toBe(200);
-    await expectRefusedUnchanged(t, () => t.request('DELETE', `/management/orgs/acme/apps/${a.body.entities[0].uuid}`, { token }), 404, 'application_not_found');
+    await expectRefusedUnchanged(
+      t,
+      () => t.request('DELETE', `/management/orgs/acme/apps/${a.body.entities[0].uuid}`, { token }),
+      404,
+      'application_not_found',
+    );
     expect((await t.request('DELETE', '/management/orgs/acme/apps/two', { token })).body.data).toHaveProperty(['acme/two']);
     expect((await t.request('GET', '/management/orgs/acme/apps', { token })).body.count).toBe(0);
   });

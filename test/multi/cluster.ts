@@ -21,7 +21,13 @@ export { postgresProblem };
 /** Why Redis cannot be used (undefined when it answers PING). */
 export async function redisProblem(): Promise<string | undefined> {
   const { Redis } = await import('ioredis');
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
+  const redis = new Redis(REDIS_URL, {
+    lazyConnect: true,
+    connectTimeout: 2000,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
   redis.on('error', () => undefined);
   try {
     await redis.connect();

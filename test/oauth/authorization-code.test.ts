@@ -78,7 +78,9 @@ async function revocationRows() {
   const query = t.deps.db.$client.query.bind(t.deps.db.$client);
   return {
     families: await query<{ id: string; revoked_at: unknown }>('select id, revoked_at from oauth_grants order by id'),
-    refreshTokens: await query<{ token_hash: string; grant_id: string; status: string }>('select token_hash, grant_id, status from refresh_tokens order by token_hash'),
+    refreshTokens: await query<{ token_hash: string; grant_id: string; status: string }>(
+      'select token_hash, grant_id, status from refresh_tokens order by token_hash',
+    ),
     revocations: (await query<{ key: string }>('select key from token_revocations order by key')).map((row) => row.key),
   };
 }
@@ -132,7 +134,11 @@ describe('code replay (RFC 6749 4.1.2, 10.5)', () => {
     expectOAuthError(await exchange(rp, code, { code_verifier: verifier }), 400, 'invalid_grant');
     expect(await introspect(first.body.access_token)).toEqual({ active: false });
     expect(await introspect(first.body.refresh_token)).toEqual({ active: false });
-    const refreshed = await token(t, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token }, { authorization: basic(rp.client_id, rp.client_secret!) });
+    const refreshed = await token(
+      t,
+      { grant_type: 'refresh_token', refresh_token: first.body.refresh_token },
+      { authorization: basic(rp.client_id, rp.client_secret!) },
+    );
     expectOAuthError(refreshed, 400, 'invalid_grant');
   });
 
@@ -142,7 +148,11 @@ describe('code replay (RFC 6749 4.1.2, 10.5)', () => {
     const answers = await Promise.all([exchange(rp, code, { code_verifier: verifier }), exchange(rp, code, { code_verifier: verifier })]);
     const winners = answers.filter((res) => res.status === 200);
     expect(winners, answers.map((res) => res.text).join('\n')).toHaveLength(1);
-    expectOAuthError(answers.find((res) => res.status !== 200)!, 400, 'invalid_grant');
+    expectOAuthError(
+      answers.find((res) => res.status !== 200)!,
+      400,
+      'invalid_grant',
+    );
     expect(await introspect(winners[0].body.access_token)).toEqual({ active: false });
     expect(await introspect(winners[0].body.refresh_token)).toEqual({ active: false });
   });
@@ -200,7 +210,15 @@ describe('PKCE plain (RFC 7636 4.2, 4.6)', () => {
   it('the authorize endpoint refuses plain for a client without allow_plain_pkce: invalid_request to the client (RFC 7636 4.4.1)', async () => {
     const { verifier } = pkcePair();
     const before = await snapshot(t);
-    const query = new URLSearchParams({ client_id: rp.client_id, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid', state: 's-1', code_challenge: verifier, code_challenge_method: 'plain' });
+    const query = new URLSearchParams({
+      client_id: rp.client_id,
+      redirect_uri: CALLBACK,
+      response_type: 'code',
+      scope: 'openid',
+      state: 's-1',
+      code_challenge: verifier,
+      code_challenge_method: 'plain',
+    });
     const res = await t.request('GET', `/connect/authorize?${query}`);
     expect(res.status, res.text).toBe(303);
     const back = new URL(res.headers.get('location')!);
@@ -214,7 +232,12 @@ describe('PKCE plain (RFC 7636 4.2, 4.6)', () => {
     const { verifier } = pkcePair();
     const code = await mint(plain, { codeChallenge: verifier, codeChallengeMethod: 'plain' });
     const withdrawn = await t.request('PUT', `${CLIENTS}/${plain.client_id}`, {
-      json: { redirect_uris: [CALLBACK], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'client_secret_basic', allow_plain_pkce: false },
+      json: {
+        redirect_uris: [CALLBACK],
+        grant_types: ['authorization_code', 'refresh_token'],
+        token_endpoint_auth_method: 'client_secret_basic',
+        allow_plain_pkce: false,
+      },
       token: tenant.adminToken,
     });
     expect(withdrawn.status, withdrawn.text).toBe(200);
@@ -254,7 +277,12 @@ describe('other rules of the exchange (RFC 6749 4.1.3)', () => {
     const { verifier, challenge } = pkcePair();
     await expectRefusedUnchanged(t, () => exchange(spa, 'no-such-code', { code_verifier: verifier }), 400, 'invalid_grant');
     const code = await mint(spa, { codeChallenge: challenge, codeChallengeMethod: 'S256' });
-    await expectRefusedUnchanged(t, () => token(t, { grant_type: 'authorization_code', client_id: spa.client_id, code, code_verifier: verifier }), 400, 'invalid_request');
+    await expectRefusedUnchanged(
+      t,
+      () => token(t, { grant_type: 'authorization_code', client_id: spa.client_id, code, code_verifier: verifier }),
+      400,
+      'invalid_request',
+    );
     expectTokensFor(await exchange(spa, code, { code_verifier: verifier }), spa);
   });
 
@@ -262,7 +290,12 @@ describe('other rules of the exchange (RFC 6749 4.1.3)', () => {
     const { verifier } = pkcePair();
     const code = await mint(plain, { codeChallenge: verifier, codeChallengeMethod: 'plain' });
     await expectRefusedUnchanged(t, () => exchange(rp, code, { code_verifier: verifier }), 400, 'invalid_grant');
-    await expectRefusedUnchanged(t, () => token(t, { grant_type: 'authorization_code', client_id: 'admin-cli', code, redirect_uri: CALLBACK, code_verifier: verifier }), 400, 'invalid_grant');
+    await expectRefusedUnchanged(
+      t,
+      () => token(t, { grant_type: 'authorization_code', client_id: 'admin-cli', code, redirect_uri: CALLBACK, code_verifier: verifier }),
+      400,
+      'invalid_grant',
+    );
     expectTokensFor(await exchange(plain, code, { code_verifier: verifier }), plain);
   });
 });

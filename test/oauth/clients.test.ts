@@ -41,7 +41,10 @@ describe('OAuth clients of an application', () => {
   });
 
   it('registers a public client: no secret, PKCE required by default', async () => {
-    const res = await t.request('POST', path, { json: { token_endpoint_auth_method: 'none', redirect_uris: ['com.example.app:/cb'] }, token: tenant.adminToken });
+    const res = await t.request('POST', path, {
+      json: { token_endpoint_auth_method: 'none', redirect_uris: ['com.example.app:/cb'] },
+      token: tenant.adminToken,
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.body.entities[0]).toMatchObject({ require_pkce: true, token_endpoint_auth_method: 'none' });
     expect(res.body.entities[0].client_secret).toBeUndefined();
@@ -50,7 +53,10 @@ describe('OAuth clients of an application', () => {
   it('replaces metadata with PUT, makes a secret when a public client becomes confidential, and deletes', async () => {
     const created = await t.request('POST', path, { json: { token_endpoint_auth_method: 'none', grant_types: ['password'] }, token: tenant.adminToken });
     const id = created.body.entities[0].client_id;
-    const updated = await t.request('PUT', `${path}/${id}`, { json: { client_name: 'svc', grant_types: ['client_credentials'], token_endpoint_auth_method: 'client_secret_post' }, token: tenant.adminToken });
+    const updated = await t.request('PUT', `${path}/${id}`, {
+      json: { client_name: 'svc', grant_types: ['client_credentials'], token_endpoint_auth_method: 'client_secret_post' },
+      token: tenant.adminToken,
+    });
     expect(updated.status, updated.text).toBe(200);
     expect(updated.body.entities[0]).toMatchObject({ client_name: 'svc', grant_types: ['client_credentials'], response_types: [] });
     const secret = updated.body.entities[0].client_secret;
@@ -65,13 +71,23 @@ describe('OAuth clients of an application', () => {
 
   it.each([
     ['an unknown grant type', { grant_types: ['magic'] }, 'invalid_client_metadata', 'grant_types'],
-    ['client_credentials on a public client', { grant_types: ['client_credentials'], token_endpoint_auth_method: 'none' }, 'invalid_client_metadata', 'grant_types'],
+    [
+      'client_credentials on a public client',
+      { grant_types: ['client_credentials'], token_endpoint_auth_method: 'none' },
+      'invalid_client_metadata',
+      'grant_types',
+    ],
     ['a code flow without redirect_uris', { grant_types: ['authorization_code'] }, 'invalid_redirect_uri', 'redirect_uris'],
     ['a javascript: redirect URI', { redirect_uris: ['javascript:alert(1)'] }, 'invalid_redirect_uri', 'redirect_uris'],
     ['a redirect URI with a fragment', { redirect_uris: ['https://app.example/cb#x'] }, 'invalid_redirect_uri', 'redirect_uris'],
     ['a relative redirect URI', { redirect_uris: ['/cb'] }, 'invalid_redirect_uri', 'redirect_uris'],
     ['an unknown scope', { grant_types: ['password'], scope: 'api admin' }, 'invalid_client_metadata', 'scope'],
-    ['a token response type without the implicit grant', { redirect_uris: ['https://a.example/cb'], response_types: ['code id_token'] }, 'invalid_client_metadata', 'response_types'],
+    [
+      'a token response type without the implicit grant',
+      { redirect_uris: ['https://a.example/cb'], response_types: ['code id_token'] },
+      'invalid_client_metadata',
+      'response_types',
+    ],
     ['an unknown response type', { redirect_uris: ['https://a.example/cb'], response_types: ['code token'] }, 'invalid_client_metadata', 'response_types'],
     ['a bad auth method', { token_endpoint_auth_method: 'private_key_jwt' }, 'illegal_argument', 'token_endpoint_auth_method'],
     ['a non-boolean flag', { grant_types: ['password'], require_pkce: 'yes' }, 'illegal_argument', 'require_pkce'],

@@ -32,7 +32,14 @@ export async function createTenant(t: TestApp, org = ORG, appName = 'sandbox'): 
 }
 
 export async function createAppUser(t: TestApp, appUuid: string, username: string, password: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const row = await insertEntity(t.deps.db, { appUuid, collection: 'users', type: 'user', name: username, properties: { username, ...extra }, now: t.deps.now() });
+  const row = await insertEntity(t.deps.db, {
+    appUuid,
+    collection: 'users',
+    type: 'user',
+    name: username,
+    properties: { username, ...extra },
+    now: t.deps.now(),
+  });
   await setAppUserPassword(t.deps, appUuid, row.uuid, password);
   return row.uuid;
 }

@@ -68,7 +68,14 @@ describe('audit', () => {
     await t.request('POST', '/management/token', { json: { grant_type: 'password', username: 'alice', password: ORG.password } });
     const lines = info.mock.calls.map(([fields]) => fields as Record<string, unknown>).filter((fields) => typeof fields === 'object' && 'event' in fields);
     expect(lines).toEqual([
-      expect.objectContaining({ event: 'token_issued', endpoint: '/connect/token', grant_type: 'client_credentials', client_id: tenant.app.client_id, subject_kind: 'application', scope: 'api' }),
+      expect.objectContaining({
+        event: 'token_issued',
+        endpoint: '/connect/token',
+        grant_type: 'client_credentials',
+        client_id: tenant.app.client_id,
+        subject_kind: 'application',
+        scope: 'api',
+      }),
       expect.objectContaining({ event: 'token_refused', endpoint: '/connect/token', grant_type: 'password', client_id: 'admin-cli', error: 'invalid_grant' }),
       expect.objectContaining({ event: 'token_issued', endpoint: '/management/token', grant_type: 'password', client_id: 'admin-cli', subject_kind: 'admin' }),
     ]);
@@ -100,29 +107,47 @@ describe('userinfo', () => {
 });
 
 describe('introspection and revocation', () => {
-  it("shows a token only to clients of its own tenant, and not to public clients", async () => {
+  it('shows a token only to clients of its own tenant, and not to public clients', async () => {
     const admin = await login('alice', ORG.password);
-    const viaOrg = await t.request('POST', '/connect/introspect', { form: { token: admin.body.access_token }, headers: { authorization: basic(tenant.org.client_id, tenant.org.client_secret) } });
+    const viaOrg = await t.request('POST', '/connect/introspect', {
+      form: { token: admin.body.access_token },
+      headers: { authorization: basic(tenant.org.client_id, tenant.org.client_secret) },
+    });
     expect(viaOrg.status).toBe(200);
     expect(viaOrg.body).toEqual({ active: false });
     const appToken = await token(t, { grant_type: 'client_credentials', client_id: tenant.app.client_id, client_secret: tenant.app.client_secret });
-    const seen = await t.request('POST', '/connect/introspect', { form: { token: appToken.body.access_token }, headers: { authorization: basic(tenant.org.client_id, tenant.org.client_secret) } });
+    const seen = await t.request('POST', '/connect/introspect', {
+      form: { token: appToken.body.access_token },
+      headers: { authorization: basic(tenant.org.client_id, tenant.org.client_secret) },
+    });
     expect(seen.body).toMatchObject({ active: true, client_id: tenant.app.client_id, scope: 'api' });
     expect(seen.headers.get('cache-control')).toBe('no-store');
     const other = await createTenant(t, { ...ORG, organization: 'globex', username: 'bob', email: 'bob@example.com' }, 'shop');
-    const hidden = await t.request('POST', '/connect/introspect', { form: { token: appToken.body.access_token }, headers: { authorization: basic(other.org.client_id, other.org.client_secret) } });
+    const hidden = await t.request('POST', '/connect/introspect', {
+      form: { token: appToken.body.access_token },
+      headers: { authorization: basic(other.org.client_id, other.org.client_secret) },
+    });
     expect(hidden.body).toEqual({ active: false });
     const publicClient = await t.request('POST', '/connect/introspect', { form: { token: appToken.body.access_token, client_id: 'admin-cli' } });
     expectOAuthError(publicClient, 401, 'invalid_client');
-    const noToken = await t.request('POST', '/connect/introspect', { form: {}, headers: { authorization: basic(tenant.org.client_id, tenant.org.client_secret) } });
+    const noToken = await t.request('POST', '/connect/introspect', {
+      form: {},
+      headers: { authorization: basic(tenant.org.client_id, tenant.org.client_secret) },
+    });
     expectOAuthError(noToken, 400, 'invalid_request');
   });
 
   it("lets a public client revoke its own refresh token, and refuses another client's", async () => {
     const admin = await token(t, { grant_type: 'password', client_id: 'admin-cli', username: 'alice', password: ORG.password });
-    const foreign = () => t.request('POST', '/connect/revocation', { form: { token: admin.body.refresh_token }, headers: { authorization: basic(tenant.app.client_id, tenant.app.client_secret) } });
+    const foreign = () =>
+      t.request('POST', '/connect/revocation', {
+        form: { token: admin.body.refresh_token },
+        headers: { authorization: basic(tenant.app.client_id, tenant.app.client_secret) },
+      });
     expectOAuthError(await expectRefusedUnchanged(t, foreign, 400, 'unauthorized_client'), 400, 'unauthorized_client');
-    const own = await t.request('POST', '/connect/revocation', { form: { token: admin.body.refresh_token, client_id: 'admin-cli', token_type_hint: 'refresh_token' } });
+    const own = await t.request('POST', '/connect/revocation', {
+      form: { token: admin.body.refresh_token, client_id: 'admin-cli', token_type_hint: 'refresh_token' },
+    });
     expect(own.status).toBe(200);
     expectRefusal(await t.request('GET', '/management/orgs/acme', { token: admin.body.access_token }), 401, 'unauthorized');
     expectOAuthError(await token(t, { grant_type: 'refresh_token', client_id: 'admin-cli', refresh_token: admin.body.refresh_token }), 400, 'invalid_grant');

@@ -27,7 +27,8 @@ async function jwks() {
   return res.body as { keys: { kid: string; alg: string; use: string; d?: string }[] };
 }
 
-const clientToken = async () => (await token(t, { grant_type: 'client_credentials', client_id: tenant.org.client_id, client_secret: tenant.org.client_secret })).body.access_token as string;
+const clientToken = async () =>
+  (await token(t, { grant_type: 'client_credentials', client_id: tenant.org.client_id, client_secret: tenant.org.client_secret })).body.access_token as string;
 const kidOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[0], 'base64url').toString()).kid as string;
 
 describe('signing keys', () => {

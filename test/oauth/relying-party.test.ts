@@ -33,12 +33,23 @@ beforeAll(async () => {
   const app = await call('/management/orgs/acme/apps', { json: { name: 'sandbox' }, token: admin.body.access_token });
   credentials = (await call('/management/orgs/acme/apps/sandbox/credentials', { token: admin.body.access_token })).body.credentials;
   const client = await call('/management/orgs/acme/apps/sandbox/clients', {
-    json: { client_name: 'resource server', grant_types: ['client_credentials', 'password', 'refresh_token'], token_endpoint_auth_method: 'client_secret_post' },
+    json: {
+      client_name: 'resource server',
+      grant_types: ['client_credentials', 'password', 'refresh_token'],
+      token_endpoint_auth_method: 'client_secret_post',
+    },
     token: admin.body.access_token,
   });
   oauthClient = client.body.entities[0];
   const appUuid = app.body.entities[0].uuid;
-  const user = await insertEntity(server.deps.db, { appUuid, collection: 'users', type: 'user', name: 'fred', properties: { username: 'fred', email: 'fred@example.com' }, now: Date.now() });
+  const user = await insertEntity(server.deps.db, {
+    appUuid,
+    collection: 'users',
+    type: 'user',
+    name: 'fred',
+    properties: { username: 'fred', email: 'fred@example.com' },
+    now: Date.now(),
+  });
   await setAppUserPassword(server.deps, appUuid, user.uuid, 'fred-password');
 });
 afterAll(() => server.close());
@@ -53,12 +64,20 @@ describe('openid-client against a running idp', () => {
     const metadata = config.serverMetadata();
     expect(metadata.issuer).toBe(server.url);
     expect(metadata.token_endpoint).toBe(`${server.url}/connect/token`);
-    expect(metadata.grant_types_supported).toEqual(expect.arrayContaining(['client_credentials', 'password', 'refresh_token', 'authorization_code', 'urn:ietf:params:oauth:grant-type:token-exchange']));
+    expect(metadata.grant_types_supported).toEqual(
+      expect.arrayContaining(['client_credentials', 'password', 'refresh_token', 'authorization_code', 'urn:ietf:params:oauth:grant-type:token-exchange']),
+    );
     expect(metadata.authorization_endpoint).toBe(`${server.url}/connect/authorize`);
   });
 
   it('gets a client_credentials token that verifies against the JWKS and opens the management API', async () => {
-    const config = await oidc.discovery(new URL(server.url), credentials.client_id, credentials.client_secret, oidc.ClientSecretBasic(credentials.client_secret), insecure);
+    const config = await oidc.discovery(
+      new URL(server.url),
+      credentials.client_id,
+      credentials.client_secret,
+      oidc.ClientSecretBasic(credentials.client_secret),
+      insecure,
+    );
     const tokens = await oidc.clientCredentialsGrant(config, { scope: 'api' });
     const { payload, protectedHeader } = await jwtVerify(tokens.access_token, jwks(), { issuer: server.url, audience: server.url, typ: 'at+jwt' });
     expect(protectedHeader.alg).toBe('ES256');
@@ -67,8 +86,18 @@ describe('openid-client against a running idp', () => {
   });
 
   it('signs an app user in with genericGrantRequest(password), refreshes, reads userinfo', async () => {
-    const config = await oidc.discovery(new URL(server.url), oauthClient.client_id, oauthClient.client_secret, oidc.ClientSecretPost(oauthClient.client_secret), insecure);
-    const tokens = await oidc.genericGrantRequest(config, 'password', { username: 'fred', password: 'fred-password', scope: 'openid profile email offline_access api' });
+    const config = await oidc.discovery(
+      new URL(server.url),
+      oauthClient.client_id,
+      oauthClient.client_secret,
+      oidc.ClientSecretPost(oauthClient.client_secret),
+      insecure,
+    );
+    const tokens = await oidc.genericGrantRequest(config, 'password', {
+      username: 'fred',
+      password: 'fred-password',
+      scope: 'openid profile email offline_access api',
+    });
     const idToken = await jwtVerify(tokens.id_token!, jwks(), { issuer: server.url, audience: oauthClient.client_id });
     expect(idToken.protectedHeader.alg).toBe('RS256');
     expect(tokens.claims()).toMatchObject({ preferred_username: 'fred', email: 'fred@example.com' });
@@ -82,7 +111,13 @@ describe('openid-client against a running idp', () => {
   });
 
   it('introspects and revokes', async () => {
-    const config = await oidc.discovery(new URL(server.url), oauthClient.client_id, oauthClient.client_secret, oidc.ClientSecretPost(oauthClient.client_secret), insecure);
+    const config = await oidc.discovery(
+      new URL(server.url),
+      oauthClient.client_id,
+      oauthClient.client_secret,
+      oidc.ClientSecretPost(oauthClient.client_secret),
+      insecure,
+    );
     const tokens = await oidc.genericGrantRequest(config, 'password', { username: 'fred', password: 'fred-password' });
     const active = await oidc.tokenIntrospection(config, tokens.access_token);
     expect(active).toMatchObject({ active: true, client_id: oauthClient.client_id, username: 'fred', token_type: 'Bearer' });

@@ -35,7 +35,12 @@ describe('the token endpoint documents what the grants read', () => {
   it('hands a grant only the parameters it declares: an undeclared one is ignored (RFC 6749 3.2)', async () => {
     const tenant = await createTenant(t);
     // `username` means nothing to client_credentials; sent anyway, it changes nothing.
-    const res = await token(t, { grant_type: 'client_credentials', client_id: tenant.app.client_id, client_secret: tenant.app.client_secret, username: ORG.username });
+    const res = await token(t, {
+      grant_type: 'client_credentials',
+      client_id: tenant.app.client_id,
+      client_secret: tenant.app.client_secret,
+      username: ORG.username,
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.body.scope).toBe('api');
   });

@@ -21,7 +21,12 @@ describe('client_credentials', () => {
     expect(res.body.refresh_token).toBeUndefined();
     expect(res.body.id_token).toBeUndefined();
     expect(res.headers.get('cache-control')).toBe('no-store');
-    expect(claimsOf(res.body.access_token)).toMatchObject({ sub: tenant.app.client_id, client_id: tenant.app.client_id, idp_kind: 'application', app: tenant.appUuid });
+    expect(claimsOf(res.body.access_token)).toMatchObject({
+      sub: tenant.app.client_id,
+      client_id: tenant.app.client_id,
+      idp_kind: 'application',
+      app: tenant.appUuid,
+    });
   });
 
   it('accepts client_secret_basic with form-url-encoded credentials (RFC 6749 2.3.1)', async () => {
@@ -41,7 +46,12 @@ describe('client_credentials', () => {
   });
 
   it('refuses identity scopes: a client acting for itself has no end user', async () => {
-    const res = await token(t, { grant_type: 'client_credentials', client_id: tenant.app.client_id, client_secret: tenant.app.client_secret, scope: 'openid api' });
+    const res = await token(t, {
+      grant_type: 'client_credentials',
+      client_id: tenant.app.client_id,
+      client_secret: tenant.app.client_secret,
+      scope: 'openid api',
+    });
     expectOAuthError(res, 400, 'invalid_scope');
   });
 });
@@ -74,7 +84,11 @@ describe('password', () => {
     const viaClient = await token(t, { grant_type: 'password', client_id: client.client_id, username: 'fred@example.com', password: 'fred-password' });
     expect(viaClient.status, viaClient.text).toBe(200);
     expect(claimsOf(viaClient.body.access_token)).toMatchObject({ idp_kind: 'app-user', app: tenant.appUuid, preferred_username: 'fred' });
-    const viaCredentials = await token(t, { grant_type: 'password', username: 'fred', password: 'fred-password', scope: 'api' }, { authorization: basic(tenant.app.client_id, tenant.app.client_secret) });
+    const viaCredentials = await token(
+      t,
+      { grant_type: 'password', username: 'fred', password: 'fred-password', scope: 'api' },
+      { authorization: basic(tenant.app.client_id, tenant.app.client_secret) },
+    );
     expect(viaCredentials.status, viaCredentials.text).toBe(200);
   });
 
@@ -121,8 +135,16 @@ describe('refresh_token', () => {
 
   it('refuses a wider scope, another client, and an expired token', async () => {
     const login = await adminLogin({ scope: 'offline_access api' });
-    expectOAuthError(await token(t, { grant_type: 'refresh_token', client_id: 'admin-cli', refresh_token: login.body.refresh_token, scope: 'openid' }), 400, 'invalid_scope');
-    const other = await token(t, { grant_type: 'refresh_token', refresh_token: login.body.refresh_token }, { authorization: basic(tenant.app.client_id, tenant.app.client_secret) });
+    expectOAuthError(
+      await token(t, { grant_type: 'refresh_token', client_id: 'admin-cli', refresh_token: login.body.refresh_token, scope: 'openid' }),
+      400,
+      'invalid_scope',
+    );
+    const other = await token(
+      t,
+      { grant_type: 'refresh_token', refresh_token: login.body.refresh_token },
+      { authorization: basic(tenant.app.client_id, tenant.app.client_secret) },
+    );
     expectOAuthError(other, 400, 'invalid_grant');
     clock.now += 31 * 24 * 3600 * 1000;
     expectOAuthError(await token(t, { grant_type: 'refresh_token', client_id: 'admin-cli', refresh_token: login.body.refresh_token }), 400, 'invalid_grant');
@@ -135,8 +157,16 @@ describe('token exchange (RFC 8693)', () => {
 
   it("trades an app user's token for one of the application's client, with act and a narrower scope", async () => {
     await createAppUser(t, tenant.appUuid, 'fred', 'fred-password');
-    const user = await token(t, { grant_type: 'password', username: 'fred', password: 'fred-password' }, { authorization: basic(tenant.app.client_id, tenant.app.client_secret) });
-    const res = await token(t, { grant_type: GRANT, subject_token: user.body.access_token, subject_token_type: TYPE }, { authorization: basic(tenant.app.client_id, tenant.app.client_secret) });
+    const user = await token(
+      t,
+      { grant_type: 'password', username: 'fred', password: 'fred-password' },
+      { authorization: basic(tenant.app.client_id, tenant.app.client_secret) },
+    );
+    const res = await token(
+      t,
+      { grant_type: GRANT, subject_token: user.body.access_token, subject_token_type: TYPE },
+      { authorization: basic(tenant.app.client_id, tenant.app.client_secret) },
+    );
     expect(res.status, res.text).toBe(200);
     expect(res.body).toMatchObject({ issued_token_type: TYPE, token_type: 'Bearer', scope: 'api' });
     const claims = claimsOf(res.body.access_token);
@@ -148,7 +178,11 @@ describe('token exchange (RFC 8693)', () => {
     expectOAuthError(await token(t, { grant_type: GRANT, subject_token: 'garbage', subject_token_type: TYPE }, creds), 400, 'invalid_request');
     expectOAuthError(await token(t, { grant_type: GRANT, subject_token: 'x', subject_token_type: 'urn:other' }, creds), 400, 'invalid_request');
     const admin = await adminLogin();
-    expectOAuthError(await token(t, { grant_type: GRANT, subject_token: admin.body.access_token, subject_token_type: TYPE, audience: 'https://elsewhere.example' }, creds), 400, 'invalid_target');
+    expectOAuthError(
+      await token(t, { grant_type: GRANT, subject_token: admin.body.access_token, subject_token_type: TYPE, audience: 'https://elsewhere.example' }, creds),
+      400,
+      'invalid_target',
+    );
     expectOAuthError(await token(t, { grant_type: GRANT, subject_token: admin.body.access_token, subject_token_type: TYPE }, creds), 400, 'invalid_request');
   });
 });
@@ -156,7 +190,10 @@ describe('token exchange (RFC 8693)', () => {
 describe('errors of the token endpoint (RFC 6749 5.2)', () => {
   it('invalid_request: no grant_type, a repeated parameter, or a JSON body', async () => {
     expectOAuthError(await token(t, { client_id: 'admin-cli' }), 400, 'invalid_request');
-    const repeated = await t.request('POST', '/connect/token', { body: 'grant_type=password&grant_type=password&client_id=admin-cli', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const repeated = await t.request('POST', '/connect/token', {
+      body: 'grant_type=password&grant_type=password&client_id=admin-cli',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expectOAuthError(repeated, 400, 'invalid_request');
     expectOAuthError(await t.request('POST', '/connect/token', { json: { grant_type: 'client_credentials' } }), 400, 'invalid_request');
     expectOAuthError(await adminLogin({ password: '' }), 400, 'invalid_request');
@@ -179,12 +216,20 @@ describe('errors of the token endpoint (RFC 6749 5.2)', () => {
 
   it('invalid_grant, unauthorized_client, unsupported_grant_type and invalid_scope', async () => {
     expectOAuthError(await adminLogin({ password: 'wrong' }), 400, 'invalid_grant');
-    expectOAuthError(await token(t, { grant_type: 'password', client_id: tenant.org.client_id, client_secret: tenant.org.client_secret, username: 'alice', password: 'x' }), 400, 'unauthorized_client');
+    expectOAuthError(
+      await token(t, { grant_type: 'password', client_id: tenant.org.client_id, client_secret: tenant.org.client_secret, username: 'alice', password: 'x' }),
+      400,
+      'unauthorized_client',
+    );
     expectOAuthError(await token(t, { grant_type: 'client_credentials', client_id: 'admin-cli' }), 400, 'unauthorized_client');
     expectOAuthError(await token(t, { grant_type: 'implicit', client_id: 'admin-cli' }), 400, 'unsupported_grant_type');
     expectOAuthError(await adminLogin({ scope: 'api admin' }), 400, 'invalid_scope');
     const apiOnly = await registerClient(t, tenant, { grant_types: ['password'], scope: 'api', token_endpoint_auth_method: 'none' });
-    expectOAuthError(await token(t, { grant_type: 'password', client_id: apiOnly.client_id, username: 'x', password: 'y', scope: 'openid' }), 400, 'invalid_scope');
+    expectOAuthError(
+      await token(t, { grant_type: 'password', client_id: apiOnly.client_id, username: 'x', password: 'y', scope: 'openid' }),
+      400,
+      'invalid_scope',
+    );
   });
 });
 
@@ -198,7 +243,11 @@ describe('access tokens on the management API', () => {
 
 describe('methods', () => {
   it('answers 405 with Allow for other methods on the /connect endpoints', async () => {
-    for (const [method, path, allow] of [['GET', '/connect/token', 'POST'], ['DELETE', '/connect/revocation', 'POST'], ['PUT', '/connect/userinfo', 'GET, POST']]) {
+    for (const [method, path, allow] of [
+      ['GET', '/connect/token', 'POST'],
+      ['DELETE', '/connect/revocation', 'POST'],
+      ['PUT', '/connect/userinfo', 'GET, POST'],
+    ]) {
       const res = await t.request(method, path);
       expectOAuthError(res, 405, 'method_not_allowed');
       expect(res.headers.get('allow')).toBe(allow);

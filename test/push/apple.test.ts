@@ -19,7 +19,15 @@ beforeEach(async () => {
   d = await createDataTest();
   key = await appleKey();
   apns = await startLocalApns({ publicKey: key.publicKey, keyId: key.keyId, teamId: key.teamId, topic: TOPIC });
-  await must(d, 'POST', `${APP}/notifiers`, { name: 'ios', provider: 'apple', environment: 'development', p8: key.p8, keyId: key.keyId, teamId: key.teamId, topic: TOPIC });
+  await must(d, 'POST', `${APP}/notifiers`, {
+    name: 'ios',
+    provider: 'apple',
+    environment: 'development',
+    p8: key.p8,
+    keyId: key.keyId,
+    teamId: key.teamId,
+    topic: TOPIC,
+  });
 });
 
 afterEach(async () => {
@@ -49,7 +57,12 @@ describe('apple provider', () => {
     expect(apns.requests.map((r) => r.token).sort()).toEqual(['a1b2c30', 'a1b2c31', 'a1b2c32']);
     const [first] = apns.requests;
     expect(first.body).toEqual({ aps: { alert: 'Hello' } });
-    expect(first.headers).toMatchObject({ 'apns-topic': TOPIC, 'apns-push-type': 'alert', 'apns-priority': '10', 'apns-expiration': String(Math.floor(expire / 1000)) });
+    expect(first.headers).toMatchObject({
+      'apns-topic': TOPIC,
+      'apns-push-type': 'alert',
+      'apns-priority': '10',
+      'apns-expiration': String(Math.floor(expire / 1000)),
+    });
     expect(first.claims.iss).toBe(key.teamId);
     expect(new Set(apns.requests.map((r) => r.headers.authorization)).size).toBe(1);
   });
@@ -66,7 +79,11 @@ describe('apple provider', () => {
   it('410 Unregistered and 400 BadDeviceToken remove the device token; other 400s fail', async () => {
     const devices = await createDevices(d, 'ios', 3);
     apns.answer = (request) =>
-      request.token === 'token-0' ? { status: 410, reason: 'Unregistered' } : request.token === 'token-1' ? { status: 400, reason: 'BadDeviceToken' } : { status: 400, reason: 'PayloadTooLarge' };
+      request.token === 'token-0'
+        ? { status: 410, reason: 'Unregistered' }
+        : request.token === 'token-1'
+          ? { status: 400, reason: 'BadDeviceToken' }
+          : { status: 400, reason: 'PayloadTooLarge' };
     const notification = await sendAll('x');
     start();
     const done = await waitForState(d, worker, notification.uuid, ['FAILED']);
@@ -83,7 +100,12 @@ describe('apple provider', () => {
 
   it('429 and 5xx are retried with back-off, with one receipt per attempt and the same apns-id', async () => {
     await createDevices(d, 'ios', 2);
-    apns.answer = (request, attempt) => (attempt === 1 ? (request.token === 'token-0' ? { status: 429, reason: 'TooManyRequests' } : { status: 503, reason: 'ServiceUnavailable' }) : { status: 200 });
+    apns.answer = (request, attempt) =>
+      attempt === 1
+        ? request.token === 'token-0'
+          ? { status: 429, reason: 'TooManyRequests' }
+          : { status: 503, reason: 'ServiceUnavailable' }
+        : { status: 200 };
     const notification = await sendAll('x');
     start();
     const done = await waitForState(d, worker, notification.uuid, ['FINISHED']);
@@ -96,7 +118,12 @@ describe('apple provider', () => {
     const receipts = (await must(d, 'GET', `${APP}/${notification.uuid}/*/receipts`)).entities;
     expect(receipts).toHaveLength(4);
     expect(receipts.filter((r: { sent?: number }) => r.sent !== undefined)).toHaveLength(2);
-    expect(receipts.map((r: { errorCode?: string }) => r.errorCode).filter(Boolean).sort()).toEqual(['ServiceUnavailable', 'TooManyRequests']);
+    expect(
+      receipts
+        .map((r: { errorCode?: string }) => r.errorCode)
+        .filter(Boolean)
+        .sort(),
+    ).toEqual(['ServiceUnavailable', 'TooManyRequests']);
   });
 
   it('gives up after the last attempt', async () => {

@@ -53,10 +53,28 @@ it('SIGKILL in the middle of a large send, then restart: every device gets exact
   const env = { IDP_APNS_URL: apns.url, NODE_EXTRA_CA_CERTS: ca, IDP_PUSH_LEASE_MS: '8000', IDP_LOG_LEVEL: 'warn' };
   idp = await startIdp(['--port', '0', '--db', db, '--issuer', 'http://idp.crash.test'], env);
 
-  await call(idp.url, 'POST', '/management/orgs', undefined, { organization: 'acme', username: 'alice', name: 'Alice', email: 'alice@example.com', password: 'correct-horse' });
-  const { access_token: token } = await call(idp.url, 'POST', '/management/token', undefined, { grant_type: 'password', username: 'alice', password: 'correct-horse' });
+  await call(idp.url, 'POST', '/management/orgs', undefined, {
+    organization: 'acme',
+    username: 'alice',
+    name: 'Alice',
+    email: 'alice@example.com',
+    password: 'correct-horse',
+  });
+  const { access_token: token } = await call(idp.url, 'POST', '/management/token', undefined, {
+    grant_type: 'password',
+    username: 'alice',
+    password: 'correct-horse',
+  });
   await call(idp.url, 'POST', '/management/orgs/acme/apps', token, { name: 'sandbox' });
-  await call(idp.url, 'POST', '/acme/sandbox/notifiers', token, { name: 'ios', provider: 'apple', environment: 'production', p8: key.p8, keyId: key.keyId, teamId: key.teamId, topic: TOPIC });
+  await call(idp.url, 'POST', '/acme/sandbox/notifiers', token, {
+    name: 'ios',
+    provider: 'apple',
+    environment: 'production',
+    p8: key.p8,
+    keyId: key.keyId,
+    teamId: key.teamId,
+    topic: TOPIC,
+  });
   const devices = Array.from({ length: DEVICES }, (_, i) => ({ name: `d${i}`, 'ios.notifier.id': `tok${i}` }));
   for (let i = 0; i < DEVICES; i += 1000) await call(idp.url, 'POST', '/acme/sandbox/devices', token, devices.slice(i, i + 1000));
   const sent = await call(idp.url, 'POST', '/acme/sandbox/devices/*/notifications', token, { payloads: { ios: 'crash test' } });

@@ -73,7 +73,11 @@ export async function startLocalFcm(expect: { publicKey: string; clientEmail: st
       try {
         if (req.headers['content-type'] !== 'application/x-www-form-urlencoded') throw new Error(`content-type ${req.headers['content-type']}`);
         if (form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer') throw new Error(`grant_type ${form.get('grant_type')}`);
-        const { payload, protectedHeader } = await jwtVerify(form.get('assertion') ?? '', key, { issuer: expect.clientEmail, audience: local.tokenUri, algorithms: ['RS256'] });
+        const { payload, protectedHeader } = await jwtVerify(form.get('assertion') ?? '', key, {
+          issuer: expect.clientEmail,
+          audience: local.tokenUri,
+          algorithms: ['RS256'],
+        });
         if (payload.scope !== 'https://www.googleapis.com/auth/firebase.messaging') throw new Error(`scope ${payload.scope}`);
         if (typeof payload.exp !== 'number' || typeof payload.iat !== 'number' || payload.exp - payload.iat > 3600) throw new Error('exp');
         if (protectedHeader.kid !== 'key-1') throw new Error(`kid ${protectedHeader.kid}`);
@@ -91,7 +95,8 @@ export async function startLocalFcm(expect: { publicKey: string; clientEmail: st
       return json(res, 404, { error: { code: 404, status: 'NOT_FOUND', message: 'no such path' } });
     }
     const bearer = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
-    if (!issued.has(bearer)) return json(res, 401, { error: { code: 401, status: 'UNAUTHENTICATED', message: 'Request had invalid authentication credentials.' } });
+    if (!issued.has(bearer))
+      return json(res, 401, { error: { code: 401, status: 'UNAUTHENTICATED', message: 'Request had invalid authentication credentials.' } });
     let message: Record<string, unknown>;
     try {
       message = (JSON.parse(text) as { message: Record<string, unknown> }).message;
@@ -107,7 +112,12 @@ export async function startLocalFcm(expect: { publicKey: string; clientEmail: st
     const answer = local.answer(received, attempt);
     if (answer.status === 200) return json(res, 200, { name: `projects/${expect.projectId}/messages/${randomUUID()}` });
     const details = answer.errorCode ? [{ '@type': 'type.googleapis.com/google.firebase.fcm.v1.FcmError', errorCode: answer.errorCode }] : [];
-    return json(res, answer.status, { error: { code: answer.status, status: answer.status_ ?? answer.errorCode ?? 'UNKNOWN', message: `answered ${answer.status}`, details } }, answer.headers);
+    return json(
+      res,
+      answer.status,
+      { error: { code: answer.status, status: answer.status_ ?? answer.errorCode ?? 'UNKNOWN', message: `answered ${answer.status}`, details } },
+      answer.headers,
+    );
   }
   return local;
 }

@@ -15,7 +15,12 @@ beforeEach(async () => {
   d = await createDataTest();
   const placeholder = await serviceAccount('http://127.0.0.1/token');
   fcm = await startLocalFcm({ publicKey: placeholder.publicKey, clientEmail: placeholder.account.client_email, projectId: placeholder.account.project_id });
-  await must(d, 'POST', `${APP}/notifiers`, { name: 'android', provider: 'google', environment: 'production', credentials: { ...placeholder.account, token_uri: fcm.tokenUri } });
+  await must(d, 'POST', `${APP}/notifiers`, {
+    name: 'android',
+    provider: 'google',
+    environment: 'production',
+    credentials: { ...placeholder.account, token_uri: fcm.tokenUri },
+  });
 });
 
 afterEach(async () => {
@@ -44,13 +49,22 @@ describe('google provider', () => {
     expect(done.statistics).toEqual({ sent: 20, errors: 0 });
     expect(fcm.tokensIssued()).toBe(1);
     const message = fcm.messages.find((m) => m.token === 'token-0')!.message;
-    expect(message).toMatchObject({ token: 'token-0', notification: { body: 'Hello' }, apns: { headers: { 'apns-expiration': String(Math.floor(expire / 1000)) } } });
+    expect(message).toMatchObject({
+      token: 'token-0',
+      notification: { body: 'Hello' },
+      apns: { headers: { 'apns-expiration': String(Math.floor(expire / 1000)) } },
+    });
     expect((message.android as { ttl: string }).ttl).toMatch(/^\d+s$/);
   });
 
   it('an object payload is the message; UNREGISTERED and INVALID_ARGUMENT remove the token', async () => {
     const devices = await createDevices(d, 'android', 3);
-    fcm.answer = (m) => (m.token === 'token-0' ? { status: 404, errorCode: 'UNREGISTERED' } : m.token === 'token-1' ? { status: 400, errorCode: 'INVALID_ARGUMENT' } : { status: 200 });
+    fcm.answer = (m) =>
+      m.token === 'token-0'
+        ? { status: 404, errorCode: 'UNREGISTERED' }
+        : m.token === 'token-1'
+          ? { status: 400, errorCode: 'INVALID_ARGUMENT' }
+          : { status: 200 };
     const notification = await sendAll({ data: { score: '5x1' } });
     start();
     const done = await waitForState(d, worker, notification.uuid, ['FINISHED']);
@@ -64,12 +78,22 @@ describe('google provider', () => {
 
   it('retries QUOTA_EXCEEDED and UNAVAILABLE, honouring Retry-After; a revoked token is renewed', async () => {
     await createDevices(d, 'android', 2);
-    fcm.answer = (m, attempt) => (attempt > 1 ? { status: 200 } : m.token === 'token-0' ? { status: 429, errorCode: 'QUOTA_EXCEEDED', headers: { 'retry-after': '0' } } : { status: 503, status_: 'UNAVAILABLE' });
+    fcm.answer = (m, attempt) =>
+      attempt > 1
+        ? { status: 200 }
+        : m.token === 'token-0'
+          ? { status: 429, errorCode: 'QUOTA_EXCEEDED', headers: { 'retry-after': '0' } }
+          : { status: 503, status_: 'UNAVAILABLE' };
     const notification = await sendAll('x');
     start();
     expect((await waitForState(d, worker, notification.uuid, ['FINISHED'])).statistics).toEqual({ sent: 2, errors: 0 });
     const receipts = (await must(d, 'GET', `${APP}/${notification.uuid}/*/receipts`)).entities;
-    expect(receipts.map((r: { errorCode?: string }) => r.errorCode).filter(Boolean).sort()).toEqual(['QUOTA_EXCEEDED', 'UNAVAILABLE']);
+    expect(
+      receipts
+        .map((r: { errorCode?: string }) => r.errorCode)
+        .filter(Boolean)
+        .sort(),
+    ).toEqual(['QUOTA_EXCEEDED', 'UNAVAILABLE']);
 
     fcm.revokeTokens();
     fcm.answer = () => ({ status: 200 });

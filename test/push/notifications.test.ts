@@ -32,7 +32,8 @@ describe('paths', () => {
     expect((await must(d, 'GET', `${APP}/notification/${sent.uuid}`)).entities[0].uuid).toBe(sent.uuid);
     expect((await must(d, 'GET', `${APP}/notification`)).entities.map((e: { uuid: string }) => e.uuid)).toEqual([sent.uuid]);
     expect((await must(d, 'GET', `${APP}/receipt`)).action).toBe('get');
-    const bySingular = (await send(`/device?ql=${encodeURIComponent(`select * where uuid = ${device.uuid}`)}`, { payloads: { dev: 'again' } })).body.entities[0];
+    const bySingular = (await send(`/device?ql=${encodeURIComponent(`select * where uuid = ${device.uuid}`)}`, { payloads: { dev: 'again' } })).body
+      .entities[0];
     expect(bySingular).toMatchObject({ type: 'notification', expectedCount: 1 });
     for (const path of ['/notification', '/notifications']) {
       const refused = await expectRefusedUnchanged(d.t, () => d.t.request('DELETE', `${APP}${path}`, { token: d.admin }), 405, 'method_not_allowed');
@@ -58,7 +59,13 @@ describe('sending', () => {
     expect(done.finished).toBeTypeOf('number');
     const receipts = await must(d, 'GET', `${APP}/${notification.uuid}/*/receipts`);
     expect(receipts.entities).toHaveLength(1);
-    expect(receipts.entities[0]).toMatchObject({ type: 'receipt', device: device.uuid, notification: notification.uuid, notifierName: 'dev', payloads: { dev: 'hello' } });
+    expect(receipts.entities[0]).toMatchObject({
+      type: 'receipt',
+      device: device.uuid,
+      notification: notification.uuid,
+      notifierName: 'dev',
+      payloads: { dev: 'hello' },
+    });
     expect(receipts.entities[0].sent).toBeTypeOf('number');
     expect(receipts.entities[0].errorCode).toBeUndefined();
     const byDevice = await must(d, 'GET', `${APP}/${device.name}/*/receipts`);
@@ -187,7 +194,12 @@ describe('schedule, expiry, cancel, delete', () => {
     await createDevices(d, 'dev', 2);
     const later = await send('/devices/*/notifications', { payloads: { dev: 'x' }, deliver: clock.now + 60_000 });
     const uuid = later.body.entities[0].uuid;
-    const unsaid = await expectRefusedUnchanged(d.t, () => d.t.request('PUT', `${APP}/notifications/${uuid}`, { json: {}, token: d.admin }), 400, 'required_property_not_found');
+    const unsaid = await expectRefusedUnchanged(
+      d.t,
+      () => d.t.request('PUT', `${APP}/notifications/${uuid}`, { json: {}, token: d.admin }),
+      400,
+      'required_property_not_found',
+    );
     expect(unsaid.body.fields).toHaveProperty('canceled');
     const canceled = await must(d, 'PUT', `${APP}/notifications/${uuid}`, { canceled: true });
     expect(canceled.entities[0]).toMatchObject({ state: 'CANCELED', canceled: true });
@@ -199,7 +211,12 @@ describe('schedule, expiry, cancel, delete', () => {
     // Stopped, so that only the refused request could change a table.
     await worker.stop();
     worker = undefined;
-    await expectRefusedUnchanged(d.t, () => d.t.request('PUT', `${APP}/notifications/${now.body.entities[0].uuid}`, { json: { canceled: true }, token: d.admin }), 403, 'forbidden');
+    await expectRefusedUnchanged(
+      d.t,
+      () => d.t.request('PUT', `${APP}/notifications/${now.body.entities[0].uuid}`, { json: { canceled: true }, token: d.admin }),
+      403,
+      'forbidden',
+    );
     expect((await must(d, 'GET', `${APP}/receipts`)).entities).toHaveLength(2);
     expect((await must(d, 'GET', `${APP}/notifications/${uuid}`)).entities[0].state).toBe('CANCELED');
   });

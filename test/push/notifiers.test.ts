@@ -19,7 +19,15 @@ describe('notifiers', () => {
   it('creates, lists, reads, updates and deletes, never showing the key', async () => {
     const created = await must(d, 'POST', `${APP}/notifiers`, apple());
     const entity = created.entities[0];
-    expect(entity).toMatchObject({ type: 'notifier', name: 'ios', provider: 'apple', environment: 'production', keyId: key.keyId, teamId: key.teamId, topic: 'com.example.app' });
+    expect(entity).toMatchObject({
+      type: 'notifier',
+      name: 'ios',
+      provider: 'apple',
+      environment: 'production',
+      keyId: key.keyId,
+      teamId: key.teamId,
+      topic: 'com.example.app',
+    });
     const service = await serviceAccount('https://oauth2.googleapis.com/token');
     await must(d, 'POST', `${APP}/notifier`, { name: 'android', provider: 'google', environment: 'production', credentials: JSON.stringify(service.account) });
     const reads = [
@@ -43,7 +51,12 @@ describe('notifiers', () => {
 
   it('noop is accepted for development without being advertised', async () => {
     await must(d, 'POST', `${APP}/notifiers`, { name: 'dev', provider: 'noop', environment: 'development' });
-    const res = await expectRefusedUnchanged(d.t, () => d.t.request('POST', `${APP}/notifiers`, { json: { name: 'x', provider: 'windows', environment: 'development' }, token: d.admin }), 400, 'illegal_argument');
+    const res = await expectRefusedUnchanged(
+      d.t,
+      () => d.t.request('POST', `${APP}/notifiers`, { json: { name: 'x', provider: 'windows', environment: 'development' }, token: d.admin }),
+      400,
+      'illegal_argument',
+    );
     expect(res.body.message).toBe('provider must be apple or google');
   });
 
@@ -59,14 +72,24 @@ describe('notifiers', () => {
     ['teamId missing', { teamId: undefined }, 'required_property_not_found', 'teamId'],
     ['topic missing', { topic: undefined }, 'required_property_not_found', 'topic'],
   ])('apple: 400 naming the field when %s', async (_name, change, error, field) => {
-    const res = await expectRefusedUnchanged(d.t, () => d.t.request('POST', `${APP}/notifiers`, { json: { ...apple(), ...change }, token: d.admin }), 400, error);
+    const res = await expectRefusedUnchanged(
+      d.t,
+      () => d.t.request('POST', `${APP}/notifiers`, { json: { ...apple(), ...change }, token: d.admin }),
+      400,
+      error,
+    );
     expect(Object.keys(res.body.fields)).toEqual([field]);
   });
 
   it('apple: an RSA key is not a .p8 key', async () => {
     const { privateKey } = await generateKeyPair('RS256', { extractable: true });
     const p8 = await exportPKCS8(privateKey);
-    const res = await expectRefusedUnchanged(d.t, () => d.t.request('POST', `${APP}/notifiers`, { json: { ...apple(), p8 }, token: d.admin }), 400, 'illegal_argument');
+    const res = await expectRefusedUnchanged(
+      d.t,
+      () => d.t.request('POST', `${APP}/notifiers`, { json: { ...apple(), p8 }, token: d.admin }),
+      400,
+      'illegal_argument',
+    );
     expect(res.body.fields).toHaveProperty('p8');
   });
 
@@ -79,7 +102,12 @@ describe('notifiers', () => {
   ])('google: 400 naming the field when the service account is %s', async (_name, change, error, field) => {
     const { account } = await serviceAccount('https://oauth2.googleapis.com/token');
     const credentials = change === undefined || typeof change === 'string' ? change : { ...account, ...change };
-    const res = await expectRefusedUnchanged(d.t, () => d.t.request('POST', `${APP}/notifiers`, { json: { name: 'android', provider: 'google', environment: 'production', credentials }, token: d.admin }), 400, error);
+    const res = await expectRefusedUnchanged(
+      d.t,
+      () => d.t.request('POST', `${APP}/notifiers`, { json: { name: 'android', provider: 'google', environment: 'production', credentials }, token: d.admin }),
+      400,
+      error,
+    );
     expect(Object.keys(res.body.fields)).toEqual([field]);
   });
 

@@ -76,19 +76,23 @@ async function walk(query: Query, limits: readonly number[], changes: readonly C
 const limitsArbitrary = fc.array(fc.integer({ min: 1, max: 7 }), { minLength: 1, maxLength: 5 });
 
 describe('cursor paging', () => {
-  it('walks the same sequence as one unpaged query', async () => {
-    await fc.assert(
-      fc.asyncProperty(entitiesArbitrary, queryArbitrary, limitsArbitrary, async (entities, query, limits) => {
-        await database.replaceEntities(entities);
-        const expected = (await database.select(query)).map((row) => row.uuid);
-        const { pages } = await walk(query, limits);
-        expect(pages.flat().map((row) => row.uuid)).toEqual(expected);
-        // Every page but the last is full, and a full last page is followed by no cursor.
-        pages.slice(0, -1).forEach((page, i) => expect(page.length).toBe(limits[i % limits.length]));
-      }),
-      { numRuns: 300 },
-    );
-  }, DATABASE_PROPERTY_TIMEOUT);
+  it(
+    'walks the same sequence as one unpaged query',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(entitiesArbitrary, queryArbitrary, limitsArbitrary, async (entities, query, limits) => {
+          await database.replaceEntities(entities);
+          const expected = (await database.select(query)).map((row) => row.uuid);
+          const { pages } = await walk(query, limits);
+          expect(pages.flat().map((row) => row.uuid)).toEqual(expected);
+          // Every page but the last is full, and a full last page is followed by no cursor.
+          pages.slice(0, -1).forEach((page, i) => expect(page.length).toBe(limits[i % limits.length]));
+        }),
+        { numRuns: 300 },
+      );
+    },
+    DATABASE_PROPERTY_TIMEOUT,
+  );
 
   it('pages past integers beyond 2^53, which SQLite keeps exact and JavaScript rounds', async () => {
     // fast-check's counterexample: the cursor carried the rounded double, SQLite compared it with the
@@ -99,39 +103,46 @@ describe('cursor paging', () => {
       { record: { uuid: 'e3779b10-d001-4abc-8def-00000000000f', type: 'dog', created: 0, modified: 0 }, properties: {} },
     ]);
     const query = parseQuery('order by n.x asc');
-    expect((await walk(query, [1])).pages.flat().map((row) => row.uuid)).toEqual(['9e3779b1-0000-4abc-8def-000000000000', 'e3779b10-d001-4abc-8def-00000000000f']);
+    expect((await walk(query, [1])).pages.flat().map((row) => row.uuid)).toEqual([
+      '9e3779b1-0000-4abc-8def-000000000000',
+      'e3779b10-d001-4abc-8def-00000000000f',
+    ]);
     expect((await database.select(parseQuery('where n.x = -71020672200464910'))).map((row) => row.uuid)).toEqual(['9e3779b1-0000-4abc-8def-000000000000']);
   });
 
-  it('never repeats or skips an entity while others are inserted and deleted between pages', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        entitiesArbitrary,
-        queryArbitrary,
-        limitsArbitrary,
-        fc.array(changeArbitrary, { maxLength: 12 }),
-        async (entities, query, limits, changes) => {
-          await database.replaceEntities(entities);
-          const { pages, deleted } = await walk(query, limits, changes);
-          const seen = pages.flat();
-          const seenUuids = seen.map((row) => row.uuid);
-          expect(new Set(seenUuids).size).toBe(seenUuids.length);
-          // Strictly ascending in the query's order: no repeats, no going back.
-          const compare = compareEntities(query);
-          seen.slice(1).forEach((row, i) => expect(compare(seen[i], row)).toBeLessThan(0));
-          // Every original match that was never deleted was returned.
-          const survivors = entities
-            .map((entity) => entity.record)
-            .filter((record) => matchesQuery(query, record) && !deleted.has(record.uuid))
-            .map((record) => record.uuid);
-          expect(seenUuids).toEqual(expect.arrayContaining(survivors));
-          // Everything returned matches the query.
-          seen.forEach((row) => expect(matchesQuery(query, row)).toBe(true));
-        },
-      ),
-      { numRuns: 300 },
-    );
-  }, DATABASE_PROPERTY_TIMEOUT);
+  it(
+    'never repeats or skips an entity while others are inserted and deleted between pages',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          entitiesArbitrary,
+          queryArbitrary,
+          limitsArbitrary,
+          fc.array(changeArbitrary, { maxLength: 12 }),
+          async (entities, query, limits, changes) => {
+            await database.replaceEntities(entities);
+            const { pages, deleted } = await walk(query, limits, changes);
+            const seen = pages.flat();
+            const seenUuids = seen.map((row) => row.uuid);
+            expect(new Set(seenUuids).size).toBe(seenUuids.length);
+            // Strictly ascending in the query's order: no repeats, no going back.
+            const compare = compareEntities(query);
+            seen.slice(1).forEach((row, i) => expect(compare(seen[i], row)).toBeLessThan(0));
+            // Every original match that was never deleted was returned.
+            const survivors = entities
+              .map((entity) => entity.record)
+              .filter((record) => matchesQuery(query, record) && !deleted.has(record.uuid))
+              .map((record) => record.uuid);
+            expect(seenUuids).toEqual(expect.arrayContaining(survivors));
+            // Everything returned matches the query.
+            seen.forEach((row) => expect(matchesQuery(query, row)).toBe(true));
+          },
+        ),
+        { numRuns: 300 },
+      );
+    },
+    DATABASE_PROPERTY_TIMEOUT,
+  );
 
   it('round-trips the sort values of any entity', () => {
     fc.assert(
@@ -184,9 +195,16 @@ describe('cursor paging', () => {
   it('refuses arbitrary strings as cursors, always with illegal_argument', () => {
     const keys = sortKeys(parseQuery(''));
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.base64String(), fc.json().map((json) => Buffer.from(json).toString('base64url'))), (cursor) => {
-        expectIllegalCursor(() => decodeCursor(cursor, keys));
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.base64String(),
+          fc.json().map((json) => Buffer.from(json).toString('base64url')),
+        ),
+        (cursor) => {
+          expectIllegalCursor(() => decodeCursor(cursor, keys));
+        },
+      ),
       { numRuns: 1000 },
     );
   });
@@ -253,7 +271,10 @@ describe('cursors at the data API', () => {
     expectBadCursor(await list({ ...BY_NAME, cursor: tampered(cursor, (payload) => (payload.v = 2)) }), 'is not a cursor');
     expectBadCursor(await list({ ...BY_NAME, cursor: tampered(cursor, (payload) => (payload.k[payload.k.length - 1] = 7)) }), 'is damaged');
     expectBadCursor(await list({ ...BY_NAME, cursor: tampered(cursor, (payload) => payload.k.pop()) }), 'is damaged');
-    expectBadCursor(await list({ ...BY_NAME, cursor: tampered(cursor, (payload) => (payload.o = 'name desc,uuid desc')) }), 'was made for another order (name desc,uuid desc)');
+    expectBadCursor(
+      await list({ ...BY_NAME, cursor: tampered(cursor, (payload) => (payload.o = 'name desc,uuid desc')) }),
+      'was made for another order (name desc,uuid desc)',
+    );
   });
 
   it("refuses another query's cursor when its order differs, and accepts it under the same order", async () => {

@@ -61,7 +61,15 @@ export async function openQueryDatabase(): Promise<QueryDatabase> {
         const rows = entities.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ');
         await driver.run(
           `INSERT INTO entities (uuid, app_uuid, collection, type, properties, created, modified) VALUES ${rows}`,
-          entities.flatMap(({ record, properties }) => [record.uuid, APP, COLLECTION, record.type, JSON.stringify(properties), record.created, record.modified]),
+          entities.flatMap(({ record, properties }) => [
+            record.uuid,
+            APP,
+            COLLECTION,
+            record.type,
+            JSON.stringify(properties),
+            record.created,
+            record.modified,
+          ]),
         );
       });
     },

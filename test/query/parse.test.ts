@@ -18,10 +18,18 @@ const valid: { name: string; ql: string | undefined; expected: Query }[] = [
   { name: 'undefined', ql: undefined, expected: { select: null, where: null, orderBy: [] } },
   { name: 'empty', ql: '', expected: { select: null, where: null, orderBy: [] } },
   { name: 'blank', ql: ' \t\n ', expected: { select: null, where: null, orderBy: [] } },
-  { name: 'bare condition', ql: "name = 'fred'", expected: where({ kind: 'compare', property: 'name', operator: '=', value: { kind: 'string', value: 'fred' } }) },
+  {
+    name: 'bare condition',
+    ql: "name = 'fred'",
+    expected: where({ kind: 'compare', property: 'name', operator: '=', value: { kind: 'string', value: 'fred' } }),
+  },
   { name: 'where', ql: 'where a = 1', expected: where(eq('a', 1)) },
   { name: 'select *', ql: 'select * where a = 1', expected: where(eq('a', 1)) },
-  { name: 'select list', ql: 'select name, location.latitude where a = 1', expected: { select: ['name', 'location.latitude'], where: eq('a', 1), orderBy: [] } },
+  {
+    name: 'select list',
+    ql: 'select name, location.latitude where a = 1',
+    expected: { select: ['name', 'location.latitude'], where: eq('a', 1), orderBy: [] },
+  },
   { name: 'select list, where omitted as Usergrid allows', ql: 'select a a = 1', expected: { select: ['a'], where: eq('a', 1), orderBy: [] } },
   { name: 'select only', ql: 'select a', expected: { select: ['a'], where: null, orderBy: [] } },
   { name: 'order by only', ql: 'order by name', expected: { select: null, where: null, orderBy: [{ property: 'name', direction: 'asc' }] } },
@@ -43,20 +51,36 @@ const valid: { name: string; ql: string | undefined; expected: Query }[] = [
     ql: "SELECT * WHERE a EQ 1 And NOT b = 'x' ORDER BY c DESC",
     expected: {
       select: null,
-      where: { kind: 'and', conditions: [eq('a', 1), { kind: 'not', condition: { kind: 'compare', property: 'b', operator: '=', value: { kind: 'string', value: 'x' } } }] },
+      where: {
+        kind: 'and',
+        conditions: [eq('a', 1), { kind: 'not', condition: { kind: 'compare', property: 'b', operator: '=', value: { kind: 'string', value: 'x' } } }],
+      },
       orderBy: [{ property: 'c', direction: 'desc' }],
     },
   },
   ...(
     [
-      ['<', '<'], ['<=', '<='], ['>', '>'], ['>=', '>='], ['lt', '<'], ['lte', '<='], ['gt', '>'], ['gte', '>='], ['eq', '='], ['GtE', '>='],
+      ['<', '<'],
+      ['<=', '<='],
+      ['>', '>'],
+      ['>=', '>='],
+      ['lt', '<'],
+      ['lte', '<='],
+      ['gt', '>'],
+      ['gte', '>='],
+      ['eq', '='],
+      ['GtE', '>='],
     ] as const
   ).map(([written, operator]) => ({
     name: `operator ${written}`,
     ql: `age ${written} 3`,
     expected: where({ kind: 'compare', property: 'age', operator, value: { kind: 'number', value: 3 } }),
   })),
-  { name: 'operators without spaces', ql: 'a<=-2.5', expected: where({ kind: 'compare', property: 'a', operator: '<=', value: { kind: 'number', value: -2.5 } }) },
+  {
+    name: 'operators without spaces',
+    ql: 'a<=-2.5',
+    expected: where({ kind: 'compare', property: 'a', operator: '<=', value: { kind: 'number', value: -2.5 } }),
+  },
   { name: 'decimal', ql: 'a = 0.25', expected: where(eq('a', 0.25)) },
   { name: 'leading dot decimal', ql: 'a = .5', expected: where(eq('a', 0.5)) },
   { name: 'negative integer', ql: 'a = -7', expected: where(eq('a', -7)) },
@@ -74,10 +98,18 @@ const valid: { name: string; ql: string | undefined; expected: Query }[] = [
     expected: where({ kind: 'compare', property: 'owner', operator: '=', value: { kind: 'uuid', value: 'abcdef01-1b2c-4d3e-8f40-0123456789ab' } }),
   },
   { name: 'escaped quote', ql: "a = 'it\\'s'", expected: where({ kind: 'compare', property: 'a', operator: '=', value: { kind: 'string', value: "it's" } }) },
-  { name: 'escapes', ql: "a = '\\\\\\n\\u00e9'", expected: where({ kind: 'compare', property: 'a', operator: '=', value: { kind: 'string', value: '\\\né' } }) },
+  {
+    name: 'escapes',
+    ql: "a = '\\\\\\n\\u00e9'",
+    expected: where({ kind: 'compare', property: 'a', operator: '=', value: { kind: 'string', value: '\\\né' } }),
+  },
   { name: 'empty string', ql: "a = ''", expected: where({ kind: 'compare', property: 'a', operator: '=', value: { kind: 'string', value: '' } }) },
   { name: 'prefix equality', ql: "name = 'fr*'", expected: where({ kind: 'prefix', property: 'name', prefix: 'fr' }) },
-  { name: 'star only on =', ql: "name > 'fr*'", expected: where({ kind: 'compare', property: 'name', operator: '>', value: { kind: 'string', value: 'fr*' } }) },
+  {
+    name: 'star only on =',
+    ql: "name > 'fr*'",
+    expected: where({ kind: 'compare', property: 'name', operator: '>', value: { kind: 'string', value: 'fr*' } }),
+  },
   { name: 'contains word', ql: "title contains 'word'", expected: where({ kind: 'contains', property: 'title', term: 'word', prefix: false }) },
   { name: 'contains prefix', ql: "title CONTAINS 'wor*'", expected: where({ kind: 'contains', property: 'title', term: 'wor', prefix: true }) },
   {
@@ -91,7 +123,11 @@ const valid: { name: string; ql: string | undefined; expected: Query }[] = [
     expected: where({ kind: 'within', property: 'home.location', meters: 2.5, latitude: 0, longitude: 0 }),
   },
   { name: 'dotted path', ql: 'a.b.c = 1', expected: where(eq('a.b.c', 1)) },
-  { name: 'order is a property name unless followed by by', ql: 'order = 1 order by order', expected: { select: null, where: eq('order', 1), orderBy: [{ property: 'order', direction: 'asc' }] } },
+  {
+    name: 'order is a property name unless followed by by',
+    ql: 'order = 1 order by order',
+    expected: { select: null, where: eq('order', 1), orderBy: [{ property: 'order', direction: 'asc' }] },
+  },
   {
     name: 'and binds tighter than or',
     ql: 'a=1 or b=2 and c=3',
@@ -200,7 +236,44 @@ describe('parseQuery properties', () => {
     const anyString = fc.oneof(
       fc.string({ unit: 'binary', maxLength: 60 }),
       fc.string({ unit: 'grapheme-ascii', maxLength: 60 }),
-      fc.array(fc.constantFrom('select', '*', 'where', 'a', 'b.c', '=', '<', '>=', 'eq', "'x'", "'", '1', '-2.5', 'true', 'and', 'or', 'not', '(', ')', ',', 'order', 'by', 'asc', 'contains', 'within', 'of', '!', '"', '\\', ' ', '5f1c0a2e-1b2c-4d3e-8f40-0123456789ab'), { maxLength: 20 }).map((words) => words.join(' ')),
+      fc
+        .array(
+          fc.constantFrom(
+            'select',
+            '*',
+            'where',
+            'a',
+            'b.c',
+            '=',
+            '<',
+            '>=',
+            'eq',
+            "'x'",
+            "'",
+            '1',
+            '-2.5',
+            'true',
+            'and',
+            'or',
+            'not',
+            '(',
+            ')',
+            ',',
+            'order',
+            'by',
+            'asc',
+            'contains',
+            'within',
+            'of',
+            '!',
+            '"',
+            '\\',
+            ' ',
+            '5f1c0a2e-1b2c-4d3e-8f40-0123456789ab',
+          ),
+          { maxLength: 20 },
+        )
+        .map((words) => words.join(' ')),
     );
     fc.assert(fc.property(anyString, expectParsesOrQueryParse), { numRuns: 3000 });
   });
@@ -209,7 +282,10 @@ describe('parseQuery properties', () => {
     const mutation = fc.record({
       at: fc.nat(),
       remove: fc.nat({ max: 3 }),
-      insert: fc.oneof(fc.string({ maxLength: 3, unit: 'binary' }), fc.constantFrom('(', ')', "'", '\\', '!=', '"', ' ', 'not ', ' and', '.', ',', '-', '*', 'by')),
+      insert: fc.oneof(
+        fc.string({ maxLength: 3, unit: 'binary' }),
+        fc.constantFrom('(', ')', "'", '\\', '!=', '"', ' ', 'not ', ' and', '.', ',', '-', '*', 'by'),
+      ),
     });
     fc.assert(
       fc.property(queryArbitrary, spellingArbitrary, fc.array(mutation, { minLength: 1, maxLength: 4 }), (query, spelling, mutations) => {

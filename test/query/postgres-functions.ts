@@ -15,27 +15,65 @@
 import { pathToFileURL } from 'node:url';
 
 const CASE_PAIRS_AFTER_ICU_72 = [
-  0x1c89, 0xa7cb, 0xa7cc, 0xa7ce, 0xa7d2, 0xa7d4, 0xa7da, 0xa7dc,
+  0x1c89,
+  0xa7cb,
+  0xa7cc,
+  0xa7ce,
+  0xa7d2,
+  0xa7d4,
+  0xa7da,
+  0xa7dc,
   ...Array.from({ length: 22 }, (_, i) => 0x10d50 + i),
   ...Array.from({ length: 25 }, (_, i) => 0x16ea0 + i),
 ];
 
 // fdlibm's __ieee754_rem_pio2: high words of n·pi/2, n = 1 … 32.
 const NPIO2_HW = [
-  0x3ff921fb, 0x400921fb, 0x4012d97c, 0x401921fb, 0x401f6a7a, 0x4022d97c, 0x4025fdbb, 0x402921fb,
-  0x402c463a, 0x402f6a7a, 0x4031475c, 0x4032d97c, 0x40346b9c, 0x4035fdbb, 0x40378fdb, 0x403921fb,
-  0x403ab41b, 0x403c463a, 0x403dd85a, 0x403f6a7a, 0x40407e4c, 0x4041475c, 0x4042106c, 0x4042d97c,
-  0x4043a28c, 0x40446b9c, 0x404534ac, 0x4045fdbb, 0x4046c6cb, 0x40478fdb, 0x404858eb, 0x404921fb,
+  0x3ff921fb, 0x400921fb, 0x4012d97c, 0x401921fb, 0x401f6a7a, 0x4022d97c, 0x4025fdbb, 0x402921fb, 0x402c463a, 0x402f6a7a, 0x4031475c, 0x4032d97c, 0x40346b9c,
+  0x4035fdbb, 0x40378fdb, 0x403921fb, 0x403ab41b, 0x403c463a, 0x403dd85a, 0x403f6a7a, 0x40407e4c, 0x4041475c, 0x4042106c, 0x4042d97c, 0x4043a28c, 0x40446b9c,
+  0x404534ac, 0x4045fdbb, 0x4046c6cb, 0x40478fdb, 0x404858eb, 0x404921fb,
 ];
 
 // fdlibm's constants (k_sin.c, k_cos.c, e_rem_pio2.c, e_asin.c).
-const S = { S1: -1.66666666666666324348e-1, S2: 8.33333333332248946124e-3, S3: -1.98412698298579493134e-4, S4: 2.75573137070700676789e-6, S5: -2.50507602534068634195e-8, S6: 1.58969099521155010221e-10 };
-const C = { C1: 4.16666666666666019037e-2, C2: -1.38888888888741095749e-3, C3: 2.48015872894767294178e-5, C4: -2.75573143513906633035e-7, C5: 2.0875723212981748279e-9, C6: -1.13596475577881948265e-11 };
-const R = { invpio2: 6.36619772367581382433e-1, pio2_1: 1.57079632673412561417, pio2_1t: 6.07710050650619224932e-11, pio2_2: 6.0771005063039659766e-11, pio2_2t: 2.02226624879595063154e-21, pio2_3: 2.0222662487111664558e-21, pio2_3t: 8.47842766036889956997e-32 };
+const S = {
+  S1: -1.66666666666666324348e-1,
+  S2: 8.33333333332248946124e-3,
+  S3: -1.98412698298579493134e-4,
+  S4: 2.75573137070700676789e-6,
+  S5: -2.50507602534068634195e-8,
+  S6: 1.58969099521155010221e-10,
+};
+const C = {
+  C1: 4.16666666666666019037e-2,
+  C2: -1.38888888888741095749e-3,
+  C3: 2.48015872894767294178e-5,
+  C4: -2.75573143513906633035e-7,
+  C5: 2.0875723212981748279e-9,
+  C6: -1.13596475577881948265e-11,
+};
+const R = {
+  invpio2: 6.36619772367581382433e-1,
+  pio2_1: 1.57079632673412561417,
+  pio2_1t: 6.07710050650619224932e-11,
+  pio2_2: 6.0771005063039659766e-11,
+  pio2_2t: 2.02226624879595063154e-21,
+  pio2_3: 2.0222662487111664558e-21,
+  pio2_3t: 8.47842766036889956997e-32,
+};
 const A = {
-  pio2_hi: 1.570796326794896558, pio2_lo: 6.12323399573676603587e-17, pio4_hi: 7.85398163397448278999e-1,
-  pS0: 1.66666666666666657415e-1, pS1: -3.25565818622400915405e-1, pS2: 2.01212532134862925881e-1, pS3: -4.00555345006794114027e-2, pS4: 7.91534994289814532176e-4, pS5: 3.4793310759602116757e-5,
-  qS1: -2.40339491173441421878, qS2: 2.02094576023350569471, qS3: -6.8828397160545329303e-1, qS4: 7.70381505559019352791e-2,
+  pio2_hi: 1.570796326794896558,
+  pio2_lo: 6.12323399573676603587e-17,
+  pio4_hi: 7.85398163397448278999e-1,
+  pS0: 1.66666666666666657415e-1,
+  pS1: -3.25565818622400915405e-1,
+  pS2: 2.01212532134862925881e-1,
+  pS3: -4.00555345006794114027e-2,
+  pS4: 7.91534994289814532176e-4,
+  pS5: 3.4793310759602116757e-5,
+  qS1: -2.40339491173441421878,
+  qS2: 2.02094576023350569471,
+  qS3: -6.8828397160545329303e-1,
+  qS4: 7.70381505559019352791e-2,
 };
 
 /** The double whose high 32 bits are `high` and low 32 bits zero. */
@@ -256,16 +294,16 @@ DECLARE
   z float8; t float8; r float8; w float8; v float8; fn float8; j integer; i integer; kernel integer;
   result float8; qx float8; unit float8;
 BEGIN
-  IF ax < ${hi(0x3FE921FC)} THEN
+  IF ax < ${hi(0x3fe921fc)} THEN
     n := 0; y0 := x; y1 := 0; reduced := false;
-  ELSIF NOT ax < ${hi(0x413921FC)} THEN
+  ELSIF NOT ax < ${hi(0x413921fc)} THEN
     IF cosine THEN RETURN cos(x); END IF;
     RETURN sin(x);
-  ELSIF ax < ${hi(0x4002D97C)} THEN
+  ELSIF ax < ${hi(0x4002d97c)} THEN
     -- |x| < 3pi/4: n = ±1; near pi/2 (high word 0x3FF921FB) with 33+33+53 bits of pi.
     IF x > 0 THEN
       z := x - ${r.pio2_1};
-      IF NOT (ax >= ${hi(0x3FF921FB)} AND ax < ${hi(0x3FF921FC)}) THEN
+      IF NOT (ax >= ${hi(0x3ff921fb)} AND ax < ${hi(0x3ff921fc)}) THEN
         y0 := z - ${r.pio2_1t}; y1 := (z - y0) - ${r.pio2_1t};
       ELSE
         z := z - ${r.pio2_2}; y0 := z - ${r.pio2_2t}; y1 := (z - y0) - ${r.pio2_2t};
@@ -273,7 +311,7 @@ BEGIN
       n := 1;
     ELSE
       z := x + ${r.pio2_1};
-      IF NOT (ax >= ${hi(0x3FF921FB)} AND ax < ${hi(0x3FF921FC)}) THEN
+      IF NOT (ax >= ${hi(0x3ff921fb)} AND ax < ${hi(0x3ff921fc)}) THEN
         y0 := z + ${r.pio2_1t}; y1 := (z - y0) + ${r.pio2_1t};
       ELSE
         z := z + ${r.pio2_2}; y0 := z + ${r.pio2_2t}; y1 := (z - y0) + ${r.pio2_2t};
@@ -331,7 +369,7 @@ BEGIN
     ELSE
       z := y0 * y0;
       r := z * (${c.C1} + z * (${c.C2} + z * (${c.C3} + z * (${c.C4} + z * (${c.C5} + z * ${c.C6})))));
-      IF t < ${hi(0x3FD33333)} THEN
+      IF t < ${hi(0x3fd33333)} THEN
         result := 1::float8 - (0.5::float8 * z - (z * r - y0 * y1));
       ELSE
         IF t >= ${hi(0x3fe90001)} THEN
@@ -362,7 +400,7 @@ BEGIN
     RETURN 'NaN'::float8;
   END IF;
   IF ax < 0.5::float8 THEN
-    IF ax < ${hi(0x3E400000)} THEN RETURN x; END IF;
+    IF ax < ${hi(0x3e400000)} THEN RETURN x; END IF;
     t := x * x;
     p := t * (${a.pS0} + t * (${a.pS1} + t * (${a.pS2} + t * (${a.pS3} + t * (${a.pS4} + t * ${a.pS5})))));
     q := 1::float8 + t * (${a.qS1} + t * (${a.qS2} + t * (${a.qS3} + t * ${a.qS4})));
@@ -374,7 +412,7 @@ BEGIN
   p := t * (${a.pS0} + t * (${a.pS1} + t * (${a.pS2} + t * (${a.pS3} + t * (${a.pS4} + t * ${a.pS5})))));
   q := 1::float8 + t * (${a.qS1} + t * (${a.qS2} + t * (${a.qS3} + t * ${a.qS4})));
   s := sqrt(t);
-  IF ax >= ${hi(0x3FEF3333)} THEN
+  IF ax >= ${hi(0x3fef3333)} THEN
     w := p / q;
     t := ${a.pio2_hi} - (2::float8 * (s + s * w) - ${a.pio2_lo});
   ELSE

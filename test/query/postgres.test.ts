@@ -36,7 +36,7 @@ function bracketCodePoints(bracket: string): Set<number> {
   let end = 0;
   while ((match = item.exec(bracket)) !== null) {
     const from = parseInt(match[1] ?? match[2], 16);
-    const to = match[3] ?? match[4] ? parseInt(match[3] ?? match[4], 16) : from;
+    const to = (match[3] ?? match[4]) ? parseInt(match[3] ?? match[4], 16) : from;
     for (let c = from; c <= to; c++) points.add(c);
     end = item.lastIndex;
   }
@@ -74,7 +74,11 @@ describe('the tables of the PostgreSQL functions', () => {
     const check = /~ E'\[((?:\\\\[uU][0-9a-f]+|-)+)\]'/.exec(source);
     expect(translate).not.toBeNull();
     expect(check).not.toBeNull();
-    const decode = (text: string): string[] => text.split(/\\u|\\U/).slice(1).map((hex) => String.fromCodePoint(parseInt(hex, 16)));
+    const decode = (text: string): string[] =>
+      text
+        .split(/\\u|\\U/)
+        .slice(1)
+        .map((hex) => String.fromCodePoint(parseInt(hex, 16)));
     const from = decode(translate![1]);
     const to = decode(translate![2]);
     expect(to).toEqual(from.map((character) => character.toLowerCase()));
@@ -107,7 +111,9 @@ describe('the PostgreSQL dialect', () => {
     expect(where.params).toEqual(expect.arrayContaining(['a', 1]));
     expect(where.params).not.toContain(1.5);
     const order = builder.sqlToQuery(compiled.orderBy).sql;
-    expect(order).toMatch(/^CASE jsonb_typeof\(.* END ASC, CASE .* END DESC NULLS LAST, \(CASE .* END COLLATE "C"\) DESC NULLS LAST, \("e"\."uuid" COLLATE "C"\) DESC$/);
+    expect(order).toMatch(
+      /^CASE jsonb_typeof\(.* END ASC, CASE .* END DESC NULLS LAST, \(CASE .* END COLLATE "C"\) DESC NULLS LAST, \("e"\."uuid" COLLATE "C"\) DESC$/,
+    );
     expect(builder.sqlToQuery(compile('').orderBy).sql).toBe('"e"."created" DESC, ("e"."uuid" COLLATE "C") DESC');
     expect(builder.sqlToQuery(compile('').where).sql).toBe('TRUE');
   });
@@ -133,7 +139,7 @@ describe('the PostgreSQL dialect', () => {
     }
   });
 
-  it("keeps every point within a distance inside the latitude band it tests first", () => {
+  it('keeps every point within a distance inside the latitude band it tests first', () => {
     // Points at exactly the distance limit, where the band is tightest: any point the band left
     // out would be a match lost.
     const tiny = fc.double({ min: -1e-130, max: 1e-130, noNaN: true });
@@ -150,7 +156,11 @@ describe('the PostgreSQL dialect', () => {
   });
 
   it('refuses property paths the grammar cannot produce, rather than write them into SQL', () => {
-    const query = { select: null, where: { kind: 'compare' as const, property: "a'b", operator: '=' as const, value: { kind: 'number' as const, value: 1 } }, orderBy: [] };
+    const query = {
+      select: null,
+      where: { kind: 'compare' as const, property: "a'b", operator: '=' as const, value: { kind: 'number' as const, value: 1 } },
+      orderBy: [],
+    };
     expect(() => compileQuery(query, { dialect: 'postgres' })).toThrow(TypeError);
   });
 });
@@ -159,18 +169,25 @@ describe('the PostgreSQL dialect', () => {
 const WORDS = ['alpha', 'Beta', 'gamma', 'alphabet', 'BETA', 'ünï', 'fred', 'x1'];
 const text = fc.oneof(
   fc.string({ maxLength: 12, unit: 'grapheme' }),
-  fc.array(fc.oneof(fc.constantFrom(...WORDS), fc.string({ maxLength: 4, unit: 'grapheme' })), { maxLength: 5 }).chain((words) =>
-    fc.constantFrom(' ', ', ', '-', '  ').map((separator) => words.join(separator)),
-  ),
+  fc
+    .array(fc.oneof(fc.constantFrom(...WORDS), fc.string({ maxLength: 4, unit: 'grapheme' })), { maxLength: 5 })
+    .chain((words) => fc.constantFrom(' ', ', ', '-', '  ').map((separator) => words.join(separator))),
   // Final sigma depends on the letters around it; İ and ß fold to two characters.
-  fc.array(fc.constantFrom('Σ', 'Α', 'a', ' ', '.', "'", '\u0301', '\u00ad', 'ʰ', '1', 'ς', 'İ', 'ß', 'ǅ', 'Ω', '\u200d'), { maxLength: 8 }).map((parts) => parts.join('')),
+  fc
+    .array(fc.constantFrom('Σ', 'Α', 'a', ' ', '.', "'", '\u0301', '\u00ad', 'ʰ', '1', 'ς', 'İ', 'ß', 'ǅ', 'Ω', '\u200d'), { maxLength: 8 })
+    .map((parts) => parts.join('')),
   fc.string({ maxLength: 8, unit: 'binary' }).filter((value) => !value.includes('\u0000') && !/\p{Cs}/u.test(value)),
 );
 const term = fc.oneof(fc.constantFrom(...WORDS, 'alpha beta', 'al', 'BET', '', 'ü', 'σ'), fc.string({ maxLength: 4, unit: 'grapheme' }), text);
 const latitude = fc.oneof(fc.constantFrom(37.77, 37.78, -33.86, 0, 90, -90), fc.double({ min: -90, max: 90, noNaN: true }));
 const longitude = fc.oneof(fc.constantFrom(-122.41, -122.42, 151.2, 0, 180, -180), fc.double({ min: -180, max: 180, noNaN: true }));
 // Stored coordinates can be anything; the within query's are checked by the parser.
-const stored = fc.oneof(latitude, longitude, fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e7, max: 1e7 }), fc.double({ min: -1e-300, max: 1e-300, noNaN: true }));
+const stored = fc.oneof(
+  latitude,
+  longitude,
+  fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e7, max: 1e7 }),
+  fc.double({ min: -1e-300, max: 1e-300, noNaN: true }),
+);
 const BATCH = { minLength: 1, maxLength: 400 } as const;
 
 describe.skipIf(TEST_DATABASE_URL === undefined)(

@@ -33,15 +33,19 @@ function reference(query: Query, entities: readonly GeneratedEntity[]): string[]
 const uuids = (records: readonly EntityRecord[]): string[] => records.map((record) => record.uuid);
 
 describe('compiled SQL versus the reference evaluator', () => {
-  it('selects and orders exactly like matchesQuery + compareEntities', async () => {
-    await fc.assert(
-      fc.asyncProperty(entitiesArbitrary, fc.array(queryArbitrary, { minLength: 1, maxLength: 6 }), async (entities, queries) => {
-        await database.replaceEntities(entities);
-        for (const query of queries) expect(uuids(await database.select(query))).toEqual(reference(query, entities));
-      }),
-      { numRuns: 400 },
-    );
-  }, DATABASE_PROPERTY_TIMEOUT);
+  it(
+    'selects and orders exactly like matchesQuery + compareEntities',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(entitiesArbitrary, fc.array(queryArbitrary, { minLength: 1, maxLength: 6 }), async (entities, queries) => {
+          await database.replaceEntities(entities);
+          for (const query of queries) expect(uuids(await database.select(query))).toEqual(reference(query, entities));
+        }),
+        { numRuns: 400 },
+      );
+    },
+    DATABASE_PROPERTY_TIMEOUT,
+  );
 
   const fixture: GeneratedEntity[] = [
     { a: 1, name: 'Fred', title: 'The quick brown fox', location: { latitude: 37.7749, longitude: -122.4194 } },

@@ -43,12 +43,14 @@ describe('idp serve', () => {
     expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(await json(`${first.url}/status`)).toEqual({ status: 200, body: { status: 'ok', version: expect.any(String) } });
     expect((await json(`${first.url}/management/orgs`, post(ORG))).status).toBe(200);
-    const token = (await json(`${first.url}/management/token`, post({ grant_type: 'password', username: ORG.username, password: ORG.password }))).body.access_token;
+    const token = (await json(`${first.url}/management/token`, post({ grant_type: 'password', username: ORG.username, password: ORG.password }))).body
+      .access_token;
     for (let i = 0; i < 20; i++) expect((await json(`${first.url}/management/orgs/acme/apps`, post({ name: `app${i}` }, token))).status).toBe(200);
     expect(await first.stop('SIGTERM')).toBe(0);
 
     const second = await startIdp(args);
-    const again = (await json(`${second.url}/management/token`, post({ grant_type: 'password', username: ORG.username, password: ORG.password }))).body.access_token;
+    const again = (await json(`${second.url}/management/token`, post({ grant_type: 'password', username: ORG.username, password: ORG.password }))).body
+      .access_token;
     const apps = await json(`${second.url}/management/orgs/acme/apps`, { headers: { authorization: `Bearer ${again}` } });
     expect(apps.body.count).toBe(20);
     // A token signed before the restart still verifies: the keys live in the database.
@@ -92,14 +94,20 @@ describe('idp serve', () => {
     expect(await server.stop()).toBe(0);
     // The refused sign-up created neither the organization nor its admin, in the database IDP_DB named.
     const check = new Database(db, { readonly: true });
-    expect(check.prepare('select (select count(*) from organizations) organizations, (select count(*) from admin_users) admins').get()).toEqual({ organizations: 0, admins: 0 });
+    expect(check.prepare('select (select count(*) from organizations) organizations, (select count(*) from admin_users) admins').get()).toEqual({
+      organizations: 0,
+      admins: 0,
+    });
     check.close();
   });
 
   it('applies fixtures idempotently and creates the --superuser', async () => {
     const db = join(dir, 'fixtures.db');
     const args = ['--port', '0', '--db', db, '--fixtures', 'fixtures/demo.json', '--superuser', 'root:root-password', '--log-level', 'info'];
-    for (const expected of [{ created: 3, unchanged: 0 }, { created: 0, unchanged: 3 }]) {
+    for (const expected of [
+      { created: 3, unchanged: 0 },
+      { created: 0, unchanged: 3 },
+    ]) {
       const server = await startIdp(args);
       expect(server.stderr()).toContain(`"created":${expected.created},"unchanged":${expected.unchanged}`);
       const root = await json(`${server.url}/management/token`, post({ grant_type: 'password', username: 'root', password: 'root-password' }));
@@ -119,7 +127,9 @@ describe('idp serve', () => {
     journal.entries = journal.entries.slice(0, 1);
     writeFileSync(journalPath, JSON.stringify(journal));
     const old = await openDatabase({ path: db, migrationsFolder: oldMigrations });
-    await old.driver.run(`insert into organizations (uuid, name, name_key, created, modified) values ('0190f2a4-8d3c-7b7e-9a52-0b9f8c1d2e3f', 'legacy', 'legacy', 1, 1)`);
+    await old.driver.run(
+      `insert into organizations (uuid, name, name_key, created, modified) values ('0190f2a4-8d3c-7b7e-9a52-0b9f8c1d2e3f', 'legacy', 'legacy', 1, 1)`,
+    );
     expect(await old.driver.query(`select count(*) n from sqlite_master where name = 'signing_keys'`)).toEqual([{ n: 0 }]);
     await old.close();
 

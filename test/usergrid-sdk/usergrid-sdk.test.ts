@@ -48,7 +48,14 @@ async function management(method: string, path: string, body: unknown, token?: s
 }
 
 function appClient(): usergrid.client {
-  return new usergrid.client({ URI: server.url, orgName: ORG, appName: APP, authType: usergrid.AUTH_CLIENT_ID, clientId: credentials.client_id, clientSecret: credentials.client_secret });
+  return new usergrid.client({
+    URI: server.url,
+    orgName: ORG,
+    appName: APP,
+    authType: usergrid.AUTH_CLIENT_ID,
+    clientId: credentials.client_id,
+    clientSecret: credentials.client_secret,
+  });
 }
 
 function userClient(): usergrid.client {
@@ -100,7 +107,9 @@ afterAll(async () => {
 describe('the Usergrid SDK against /{org}/{app}', () => {
   it('creates, gets, updates and deletes an entity', async () => {
     const client = appClient();
-    const [rex] = await succeed<[usergrid.entity, usergrid.ResponseBody]>((done) => client.createEntity({ type: 'dog', name: 'rex', breed: 'labrador', age: 3 }, done));
+    const [rex] = await succeed<[usergrid.entity, usergrid.ResponseBody]>((done) =>
+      client.createEntity({ type: 'dog', name: 'rex', breed: 'labrador', age: 3 }, done),
+    );
     const uuid = String(rex.get('uuid'));
     expect(uuid).toMatch(/^[0-9a-f-]{36}$/);
     expect(rex.get()).toMatchObject({ name: 'rex', breed: 'labrador', age: 3, type: 'dogs' });
@@ -131,7 +140,13 @@ describe('the Usergrid SDK against /{org}/{app}', () => {
 
   it('reads a collection with ql and pages through it with cursors', async () => {
     const client = appClient();
-    for (const [name, lives] of [['tom', 1], ['felix', 2], ['garfield', 3], ['salem', 4], ['nala', 5]] as const) {
+    for (const [name, lives] of [
+      ['tom', 1],
+      ['felix', 2],
+      ['garfield', 3],
+      ['salem', 4],
+      ['nala', 5],
+    ] as const) {
       await succeed<[usergrid.entity, usergrid.ResponseBody]>((done) => client.createEntity({ type: 'cats', name, lives }, done));
     }
     const [cats] = await succeed<[usergrid.collection, usergrid.ResponseBody]>((done) =>
@@ -173,7 +188,9 @@ describe('the Usergrid SDK against /{org}/{app}', () => {
 
   it('signs a user up and in through /{org}/{app}/token, then acts with ?access_token=', async () => {
     const admin = appClient();
-    const [signedUp] = await succeed<[usergrid.entity, usergrid.ResponseBody]>((done) => admin.signup('fred', 'fred-password', 'fred@example.com', 'Fred Flintstone', done));
+    const [signedUp] = await succeed<[usergrid.entity, usergrid.ResponseBody]>((done) =>
+      admin.signup('fred', 'fred-password', 'fred@example.com', 'Fred Flintstone', done),
+    );
     expect(signedUp.get()).toMatchObject({ username: 'fred', email: 'fred@example.com', name: 'Fred Flintstone' });
     expect(signedUp.get('password')).toBeUndefined();
 
@@ -220,7 +237,9 @@ describe('the Usergrid SDK against /{org}/{app}', () => {
 
   it('creates a group, adds and removes members, and posts to its feed', async () => {
     const client = appClient();
-    const [barney] = await succeed<[usergrid.entity, usergrid.ResponseBody]>((done) => client.signup('barney', 'barney-password', 'barney@example.com', 'Barney Rubble', done));
+    const [barney] = await succeed<[usergrid.entity, usergrid.ResponseBody]>((done) =>
+      client.signup('barney', 'barney-password', 'barney@example.com', 'Barney Rubble', done),
+    );
     const [team] = await succeed<[usergrid.group]>((done) => client.createGroup({ path: 'quarry-crew', title: 'Quarry crew' }, done));
     expect(team.get()).toMatchObject({ path: 'quarry-crew', title: 'Quarry crew' });
     expect(team.get('uuid')).toEqual(expect.any(String));
@@ -251,9 +270,15 @@ describe('the Usergrid SDK against /{org}/{app}', () => {
 
   it('connects entities, lists connections and disconnects them', async () => {
     const client = appClient();
-    const [wilma] = await succeed<[usergrid.entity, usergrid.ResponseBody]>((done) => client.signup('wilma', 'wilma-password', 'wilma@example.com', 'Wilma', done));
-    const [dino] = await succeed<[usergrid.entity, usergrid.ResponseBody]>((done) => client.createEntity({ type: 'dogs', name: 'dino', breed: 'snorkasaurus' }, done));
-    const [hoppy] = await succeed<[usergrid.entity, usergrid.ResponseBody]>((done) => client.createEntity({ type: 'dogs', name: 'hoppy', breed: 'hopparoo' }, done));
+    const [wilma] = await succeed<[usergrid.entity, usergrid.ResponseBody]>((done) =>
+      client.signup('wilma', 'wilma-password', 'wilma@example.com', 'Wilma', done),
+    );
+    const [dino] = await succeed<[usergrid.entity, usergrid.ResponseBody]>((done) =>
+      client.createEntity({ type: 'dogs', name: 'dino', breed: 'snorkasaurus' }, done),
+    );
+    const [hoppy] = await succeed<[usergrid.entity, usergrid.ResponseBody]>((done) =>
+      client.createEntity({ type: 'dogs', name: 'hoppy', breed: 'hopparoo' }, done),
+    );
 
     await succeed<[usergrid.ResponseBody]>((done) => wilma.connect('likes', dino, done));
     await succeed<[usergrid.ResponseBody]>((done) => wilma.connect('likes', hoppy, done));
@@ -281,7 +306,11 @@ describe('the Usergrid SDK against /{org}/{app}', () => {
     const client = userClient();
     const [, fred] = await succeed<[usergrid.ResponseBody, usergrid.entity]>((done) => client.login('fred', 'yabba-dabba-doo', done));
     const [first] = await succeed<[usergrid.entity]>((done) =>
-      client.createUserActivity('me', { actor: { displayName: 'Fred', username: 'fred', uuid: fred.get('uuid') }, verb: 'post', content: 'Yabba dabba doo!' }, done),
+      client.createUserActivity(
+        'me',
+        { actor: { displayName: 'Fred', username: 'fred', uuid: fred.get('uuid') }, verb: 'post', content: 'Yabba dabba doo!' },
+        done,
+      ),
     );
     expect(first.get()).toMatchObject({ verb: 'post', content: 'Yabba dabba doo!', actor: { username: 'fred' } });
     expect(first.get('uuid')).toEqual(expect.any(String));

@@ -10,7 +10,18 @@ import { define, FindQuery, otherMethodsNotAllowed } from './define.js';
 import { addressedEntity, dataLocation, describedResponse, entitiesResponse, findOptions, modelMembers, pageResponse, readEntityBody } from './request.js';
 import { applicationEntityView, entityView } from './views.js';
 import { collectionForWrite, listCollections, requireCollection } from '../../../src/data/collections.js';
-import { createEntities, deleteEntitiesIn, deleteEntity, describeCreated, describeEntities, entityBodies, updateEntity, updateEntityIn, type CollectionRef, type EntityRow } from '../../../src/data/entities.js';
+import {
+  createEntities,
+  deleteEntitiesIn,
+  deleteEntity,
+  describeCreated,
+  describeEntities,
+  entityBodies,
+  updateEntity,
+  updateEntityIn,
+  type CollectionRef,
+  type EntityRow,
+} from '../../../src/data/entities.js';
 import { findEntities } from '../../../src/data/find.js';
 import { createUsers } from '../../../src/data/users.js';
 import { sendActivationLink } from '../../../src/lifecycle/activation.js';
@@ -29,8 +40,11 @@ type Creator = (deps: Deps, appUuid: string, collection: CollectionRef, body: un
 /** Collections whose POST does more than store the body. */
 const CREATORS: ReadonlyMap<string, Creator> = new Map<string, Creator>([
   // A guest signing up under --require-activation starts not activated.
-  ['users', (deps, appUuid, _collection, body, principal) =>
-    createUsers(deps, appUuid, body, { pendingActivation: deps.config.requireActivation && principal.kind === 'guest' })],
+  [
+    'users',
+    (deps, appUuid, _collection, body, principal) =>
+      createUsers(deps, appUuid, body, { pendingActivation: deps.config.requireActivation && principal.kind === 'guest' }),
+  ],
   ['events', (deps, appUuid, _collection, body) => createEvents(deps, appUuid, body)],
 ]);
 
@@ -64,36 +78,70 @@ async function changeMatches(c: Context<Env>, change: (rows: EntityRow[], body: 
     const { rows: matched } = await findEntities(tx, app.uuid, { kind: 'collection', collection: collection.name }, findOptions(c));
     return change(matched, body);
   });
-  return ok(c, { action: c.req.method.toLowerCase(), entities: (await describeEntities(deps.db, rows)).map((one) => entityView(scope(c), one)), organization: scope(c).org, application: app, location: dataLocation(c, collection.name) });
+  return ok(c, {
+    action: c.req.method.toLowerCase(),
+    entities: (await describeEntities(deps.db, rows)).map((one) => entityView(scope(c), one)),
+    organization: scope(c).org,
+    application: app,
+    location: dataLocation(c, collection.name),
+  });
 }
 
 export const entityRoutes = defineRoutes('server/routes/data/entities.ts', (app) => {
   define(app, 'get', APP, 'The application and its collections', async (c) => {
     const collections = await listCollections(c.get('deps'), scope(c).app.uuid);
-    return ok(c, { action: 'get', entities: [applicationEntityView(scope(c), collections)], organization: scope(c).org, application: scope(c).app, location: dataLocation(c) });
+    return ok(c, {
+      action: 'get',
+      entities: [applicationEntityView(scope(c), collections)],
+      organization: scope(c).org,
+      application: scope(c).app,
+      location: dataLocation(c),
+    });
   });
   otherMethodsNotAllowed(app, APP, ['get']);
 
-  define(app, 'get', COLLECTION, 'Query a collection (ql or queryStatement, limit, cursor)', async (c) => {
-    const collection = await requireCollection(c.get('deps').db, scope(c).app.uuid, c.req.param('collection') ?? '');
-    return pageResponse(c, 'get', await findEntities(c.get('deps').db, scope(c).app.uuid, { kind: 'collection', collection: collection.name }, findOptions(c)), collection.name);
-  }, { query: FindQuery });
+  define(
+    app,
+    'get',
+    COLLECTION,
+    'Query a collection (ql or queryStatement, limit, cursor)',
+    async (c) => {
+      const collection = await requireCollection(c.get('deps').db, scope(c).app.uuid, c.req.param('collection') ?? '');
+      return pageResponse(
+        c,
+        'get',
+        await findEntities(c.get('deps').db, scope(c).app.uuid, { kind: 'collection', collection: collection.name }, findOptions(c)),
+        collection.name,
+      );
+    },
+    { query: FindQuery },
+  );
   define(app, 'post', COLLECTION, 'Create one entity or an array of them (creates the collection)', postEntities, { body: true });
-  define(app, 'put', COLLECTION, 'Update every entity a query matches', async (c) =>
-    changeMatches(c, async (rows, body) => {
-      const [properties] = entityBodies(body);
-      const now = c.get('deps').now();
-      const updated: EntityRow[] = [];
-      for (const row of rows) updated.push(await updateEntityIn(c.get('deps').db, row, properties, now));
-      return updated;
-    }),
+  define(
+    app,
+    'put',
+    COLLECTION,
+    'Update every entity a query matches',
+    async (c) =>
+      changeMatches(c, async (rows, body) => {
+        const [properties] = entityBodies(body);
+        const now = c.get('deps').now();
+        const updated: EntityRow[] = [];
+        for (const row of rows) updated.push(await updateEntityIn(c.get('deps').db, row, properties, now));
+        return updated;
+      }),
     { query: FindQuery, body: true },
   );
-  define(app, 'delete', COLLECTION, 'Delete every entity a query matches (up to limit)', async (c) =>
-    changeMatches(c, async (rows) => {
-      await deleteEntitiesIn(c.get('deps').db, rows);
-      return rows;
-    }),
+  define(
+    app,
+    'delete',
+    COLLECTION,
+    'Delete every entity a query matches (up to limit)',
+    async (c) =>
+      changeMatches(c, async (rows) => {
+        await deleteEntitiesIn(c.get('deps').db, rows);
+        return rows;
+      }),
     { query: FindQuery },
   );
   otherMethodsNotAllowed(app, COLLECTION, ['get', 'post', 'put', 'delete']);
@@ -101,11 +149,19 @@ export const entityRoutes = defineRoutes('server/routes/data/entities.ts', (app)
   define(app, 'get', ENTITY, 'Get an entity by uuid or name', async (c) =>
     entitiesResponse(c, 'get', [await addressedEntity(c, c.req.param('collection') ?? '', c.req.param('entityId') ?? '')]),
   );
-  define(app, 'put', ENTITY, 'Merge properties into an entity (a device PUT to its uuid registers it)', async (c) => {
-    const [collection, id] = [c.req.param('collection') ?? '', c.req.param('entityId') ?? ''];
-    if (collection.toLowerCase() === 'devices' && isUuid(id)) return entitiesResponse(c, 'put', [await putDevice(c.get('deps'), scope(c).app.uuid, id, await readEntityBody(c))]);
-    return entitiesResponse(c, 'put', [await updateEntity(c.get('deps'), await addressedEntity(c, collection, id), await readEntityBody(c))]);
-  }, { body: true });
+  define(
+    app,
+    'put',
+    ENTITY,
+    'Merge properties into an entity (a device PUT to its uuid registers it)',
+    async (c) => {
+      const [collection, id] = [c.req.param('collection') ?? '', c.req.param('entityId') ?? ''];
+      if (collection.toLowerCase() === 'devices' && isUuid(id))
+        return entitiesResponse(c, 'put', [await putDevice(c.get('deps'), scope(c).app.uuid, id, await readEntityBody(c))]);
+      return entitiesResponse(c, 'put', [await updateEntity(c.get('deps'), await addressedEntity(c, collection, id), await readEntityBody(c))]);
+    },
+    { body: true },
+  );
   define(app, 'delete', ENTITY, 'Delete an entity and its connections', async (c) => {
     const row = await addressedEntity(c, c.req.param('collection') ?? '', c.req.param('entityId') ?? '');
     await deleteEntity(c.get('deps'), row);

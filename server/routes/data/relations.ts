@@ -10,7 +10,17 @@ import { defineRoutes } from '../../route-table.js';
 import { define, FindQuery, otherMethodsNotAllowed, type Handler } from './define.js';
 import { formParam } from '../../request-input.js';
 import { z } from '@hono/zod-openapi';
-import { addressedEntity, authorizeWithoutMe, dataLocation, entitiesResponse, findOptions, modelMembers, pageResponse, readEntityBody, relatedEntity } from './request.js';
+import {
+  addressedEntity,
+  authorizeWithoutMe,
+  dataLocation,
+  entitiesResponse,
+  findOptions,
+  modelMembers,
+  pageResponse,
+  readEntityBody,
+  relatedEntity,
+} from './request.js';
 import { entityView } from './views.js';
 import { MethodNotAllowed, EntityNotFound } from '../../../src/errors.js';
 import { isApplicationAdmin } from '../../../src/access/policy.js';
@@ -31,12 +41,22 @@ const RELATED_TYPED = `${RELATION}/{type}/{entityId2}`;
 const param = (c: Context<Env>, name: string) => c.req.param(name) ?? '';
 
 /** The permission a DELETE on …/permissions revokes, by either of its names. */
-const PermissionQuery = z.object({ permission: formParam().openapi({ description: 'e.g. get,put:/users/me' }), grant_url_pattern: formParam().openapi({ description: 'another name for permission' }) });
+const PermissionQuery = z.object({
+  permission: formParam().openapi({ description: 'e.g. get,put:/users/me' }),
+  grant_url_pattern: formParam().openapi({ description: 'another name for permission' }),
+});
 const subject = (c: Context<Env>) => addressedEntity(c, param(c, 'collection'), param(c, 'entityId'));
 
 async function permissionsResponse(c: Context<Env>, row: EntityRow, rules: string[]) {
   const entity = entityView(c.get('appScope'), (await describeEntities(c.get('deps').db, [row]))[0]);
-  return ok(c, { action: c.req.method.toLowerCase(), entities: [entity], organization: c.get('appScope').org, application: c.get('appScope').app, extra: { data: rules, ...modelMembers(c, entity) }, location: dataLocation(c) });
+  return ok(c, {
+    action: c.req.method.toLowerCase(),
+    entities: [entity],
+    organization: c.get('appScope').org,
+    application: c.get('appScope').app,
+    extra: { data: rules, ...modelMembers(c, entity) },
+    location: dataLocation(c),
+  });
 }
 
 /** ResetPW: the old password must match unless an administrator of the application calls. */
@@ -82,7 +102,12 @@ async function createConnected(c: Context<Env>) {
     const collection = await collectionForWrite(tx, appScope.app.uuid, view.collection ?? view.relation);
     const created: EntityRow[] = [];
     for (const item of items) created.push(await insertEntityFromBody(tx, appScope.app.uuid, collection, item, now));
-    await connectIn(tx, appScope.app.uuid, created.map((row) => ({ sourceUuid: source.uuid, relation: view.relation, targetUuid: row.uuid })), now);
+    await connectIn(
+      tx,
+      appScope.app.uuid,
+      created.map((row) => ({ sourceUuid: source.uuid, relation: view.relation, targetUuid: row.uuid })),
+      now,
+    );
     return created;
   });
   return entitiesResponse(c, 'post', rows);
@@ -101,7 +126,8 @@ function connectionHandler(action: 'get' | 'post' | 'delete'): Handler {
     const view = relationView(entity.collection, param(c, 'relation'));
     const other = await relatedEntity(c, view, param(c, 'entityId2'), c.req.param('type'));
     if (action === 'get') {
-      if (!(await isRelatedIn(c.get('deps').db, entity, view, other))) throw EntityNotFound(`not connected through '${view.relation}'`, { fields: { relation: view.relation } });
+      if (!(await isRelatedIn(c.get('deps').db, entity, view, other)))
+        throw EntityNotFound(`not connected through '${view.relation}'`, { fields: { relation: view.relation } });
       return entitiesResponse(c, 'get', [other]);
     }
     // Joining a group or a role changes what the member may do: never on the strength of `me`.
@@ -113,37 +139,78 @@ function connectionHandler(action: 'get' | 'post' | 'delete'): Handler {
 }
 
 export const relationRoutes = defineRoutes('server/routes/data/relations.ts', (app) => {
-  define(app, 'get', RELATION, "An entity's connections, sub-collection, feed or permissions (with ql)", async (c) => {
-    const entity = await subject(c);
-    const relation = param(c, 'relation');
-    if (relation === 'permissions' && PERMISSION_HOLDERS.has(entity.collection)) return permissionsResponse(c, entity, listPermissions(entity));
-    const page = await findEntities(c.get('deps').db, entity.appUuid, { kind: 'related', uuid: entity.uuid, view: relationView(entity.collection, relation) }, findOptions(c));
-    return pageResponse(c, 'get', page);
-  }, { query: FindQuery });
-  define(app, 'post', RELATION, 'Add an activity, a permission, a password, or a new connected entity', async (c) => {
-    const handler = POSTS.get(`${(await subject(c)).collection}/${param(c, 'relation')}`) ?? createConnected;
-    return handler(c);
-  }, { body: true });
-  define(app, 'delete', RELATION, 'Remove a permission (?permission= or ?grant_url_pattern=)', async (c) => {
-    const row = await subject(c);
-    if (param(c, 'relation') !== 'permissions' || !PERMISSION_HOLDERS.has(row.collection)) throw MethodNotAllowed('only …/permissions can be deleted here', { headers: { Allow: 'GET, POST' } });
-    await authorizeWithoutMe(c, 'delete', `/${row.collection}/${row.uuid}/permissions`);
-    const query = (c.req as unknown as { valid(target: 'query'): z.infer<typeof PermissionQuery> }).valid('query');
-    return permissionsResponse(c, row, await removePermission(c.get('deps'), row, query.permission ?? query.grant_url_pattern));
-  }, { query: PermissionQuery });
-  define(app, 'put', RELATION, "Set a user's password (…/users/{userId}/password)", async (c) => {
-    const handler = PUTS.get(`${(await subject(c)).collection}/${param(c, 'relation')}`);
-    if (handler === undefined) throw MethodNotAllowed('only …/users/{userId}/password takes PUT here', { headers: { Allow: 'GET, POST, DELETE' } });
-    return handler(c);
-  }, { body: true });
+  define(
+    app,
+    'get',
+    RELATION,
+    "An entity's connections, sub-collection, feed or permissions (with ql)",
+    async (c) => {
+      const entity = await subject(c);
+      const relation = param(c, 'relation');
+      if (relation === 'permissions' && PERMISSION_HOLDERS.has(entity.collection)) return permissionsResponse(c, entity, listPermissions(entity));
+      const page = await findEntities(
+        c.get('deps').db,
+        entity.appUuid,
+        { kind: 'related', uuid: entity.uuid, view: relationView(entity.collection, relation) },
+        findOptions(c),
+      );
+      return pageResponse(c, 'get', page);
+    },
+    { query: FindQuery },
+  );
+  define(
+    app,
+    'post',
+    RELATION,
+    'Add an activity, a permission, a password, or a new connected entity',
+    async (c) => {
+      const handler = POSTS.get(`${(await subject(c)).collection}/${param(c, 'relation')}`) ?? createConnected;
+      return handler(c);
+    },
+    { body: true },
+  );
+  define(
+    app,
+    'delete',
+    RELATION,
+    'Remove a permission (?permission= or ?grant_url_pattern=)',
+    async (c) => {
+      const row = await subject(c);
+      if (param(c, 'relation') !== 'permissions' || !PERMISSION_HOLDERS.has(row.collection))
+        throw MethodNotAllowed('only …/permissions can be deleted here', { headers: { Allow: 'GET, POST' } });
+      await authorizeWithoutMe(c, 'delete', `/${row.collection}/${row.uuid}/permissions`);
+      const query = (c.req as unknown as { valid(target: 'query'): z.infer<typeof PermissionQuery> }).valid('query');
+      return permissionsResponse(c, row, await removePermission(c.get('deps'), row, query.permission ?? query.grant_url_pattern));
+    },
+    { query: PermissionQuery },
+  );
+  define(
+    app,
+    'put',
+    RELATION,
+    "Set a user's password (…/users/{userId}/password)",
+    async (c) => {
+      const handler = PUTS.get(`${(await subject(c)).collection}/${param(c, 'relation')}`);
+      if (handler === undefined) throw MethodNotAllowed('only …/users/{userId}/password takes PUT here', { headers: { Allow: 'GET, POST, DELETE' } });
+      return handler(c);
+    },
+    { body: true },
+  );
   otherMethodsNotAllowed(app, RELATION, ['get', 'post', 'put', 'delete']);
 
-  define(app, 'get', RELATED, 'A connected entity, or the entities connecting through a relation (…/connecting/{relation})', async (c) => {
-    if (param(c, 'relation') !== 'connecting') return connectionHandler('get')(c);
-    const entity = await subject(c);
-    const view: RelationView = { direction: 'in', relation: param(c, 'entityId2') };
-    return pageResponse(c, 'get', await findEntities(c.get('deps').db, entity.appUuid, { kind: 'related', uuid: entity.uuid, view }, findOptions(c)));
-  }, { query: FindQuery });
+  define(
+    app,
+    'get',
+    RELATED,
+    'A connected entity, or the entities connecting through a relation (…/connecting/{relation})',
+    async (c) => {
+      if (param(c, 'relation') !== 'connecting') return connectionHandler('get')(c);
+      const entity = await subject(c);
+      const view: RelationView = { direction: 'in', relation: param(c, 'entityId2') };
+      return pageResponse(c, 'get', await findEntities(c.get('deps').db, entity.appUuid, { kind: 'related', uuid: entity.uuid, view }, findOptions(c)));
+    },
+    { query: FindQuery },
+  );
   define(app, 'post', RELATED, 'Connect two entities', connectionHandler('post'));
   define(app, 'delete', RELATED, 'Disconnect two entities', connectionHandler('delete'));
   otherMethodsNotAllowed(app, RELATED, ['get', 'post', 'delete']);

@@ -61,9 +61,15 @@ const OR = sql.raw(' OR ');
 function compileCondition(condition: Condition, dialect: Dialect): SQL {
   switch (condition.kind) {
     case 'and':
-      return joinBalanced(condition.conditions.map((part) => compileCondition(part, dialect)), AND);
+      return joinBalanced(
+        condition.conditions.map((part) => compileCondition(part, dialect)),
+        AND,
+      );
     case 'or':
-      return joinBalanced(condition.conditions.map((part) => compileCondition(part, dialect)), OR);
+      return joinBalanced(
+        condition.conditions.map((part) => compileCondition(part, dialect)),
+        OR,
+      );
     case 'not':
       return sql`(NOT ${compileCondition(condition.condition, dialect)})`;
     case 'compare': {

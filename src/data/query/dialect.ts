@@ -112,7 +112,9 @@ function createSqliteDialect(table: string): Dialect {
     jsonTypeIs: (path, type) => sql`coalesce(${jsonType(path)}, 'null') IN ${typeNames[type]}`,
     // json_extract gives true/false as 1/0 already.
     jsonValue: (path, type) =>
-      type === 'number' ? { sql: sql`CAST(${jsonExtract(path)} AS REAL)`, type: 'number' } : { sql: jsonExtract(path), type: type === 'string' ? 'text' : 'integer' },
+      type === 'number'
+        ? { sql: sql`CAST(${jsonExtract(path)} AS REAL)`, type: 'number' }
+        : { sql: jsonExtract(path), type: type === 'string' ? 'text' : 'integer' },
     jsonEquals: () => null,
     jsonSortRank: (path) =>
       sql`CASE ${jsonType(path)} WHEN 'integer' THEN ${rank(TYPE_RANK.number)} WHEN 'real' THEN ${rank(TYPE_RANK.number)} WHEN 'text' THEN ${rank(TYPE_RANK.string)} WHEN 'true' THEN ${rank(TYPE_RANK.boolean)} WHEN 'false' THEN ${rank(TYPE_RANK.boolean)} ELSE ${rank(TYPE_RANK.none)} END`,

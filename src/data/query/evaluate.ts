@@ -26,10 +26,7 @@ export function compareEntities(query: Query): (a: EntityRecord, b: EntityRecord
  * entity (`select location.latitude` gives `{location: {latitude}}`). `null` (`select *`) keeps
  * the whole entity.
  */
-export function projectEntity(
-  entity: Readonly<Record<string, unknown>>,
-  select: readonly PropertyPath[] | null,
-): Record<string, unknown> {
+export function projectEntity(entity: Readonly<Record<string, unknown>>, select: readonly PropertyPath[] | null): Record<string, unknown> {
   if (select === null) return { ...entity };
   const paths = new Set(select);
   const projection: Record<string, unknown> = {};

@@ -68,9 +68,7 @@ export function distanceMeters(latitude1: number, longitude1: number, latitude2:
   const radians = Math.PI / 180;
   const halfLatitude = ((latitude2 - latitude1) * radians) / 2;
   const halfLongitude = ((longitude2 - longitude1) * radians) / 2;
-  const h =
-    Math.sin(halfLatitude) ** 2 +
-    Math.cos(latitude1 * radians) * Math.cos(latitude2 * radians) * Math.sin(halfLongitude) ** 2;
+  const h = Math.sin(halfLatitude) ** 2 + Math.cos(latitude1 * radians) * Math.cos(latitude2 * radians) * Math.sin(halfLongitude) ** 2;
   // Rounding can push h a hair above 1 for antipodal points; asin would return NaN.
   return 2 * EARTH_RADIUS_METERS * Math.asin(Math.sqrt(Math.min(1, h)));
 }

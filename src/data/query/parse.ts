@@ -23,16 +23,37 @@ export const QUERY_LIMITS = {
 // Words that can never be property names, so that a condition reads one way only. `order` and
 // `by` are not among them: `order by` is recognised as a pair, so `order = 1` stays a condition.
 const RESERVED = new Set([
-  'select', 'where', 'from', 'and', 'or', 'not', 'contains', 'within', 'of',
-  'eq', 'lt', 'lte', 'gt', 'gte', 'asc', 'desc', 'true', 'false',
+  'select',
+  'where',
+  'from',
+  'and',
+  'or',
+  'not',
+  'contains',
+  'within',
+  'of',
+  'eq',
+  'lt',
+  'lte',
+  'gt',
+  'gte',
+  'asc',
+  'desc',
+  'true',
+  'false',
 ]);
 
 const OPERATORS: ReadonlyMap<string, ComparisonOperator> = new Map([
-  ['=', '='], ['eq', '='],
-  ['<', '<'], ['lt', '<'],
-  ['<=', '<='], ['lte', '<='],
-  ['>', '>'], ['gt', '>'],
-  ['>=', '>='], ['gte', '>='],
+  ['=', '='],
+  ['eq', '='],
+  ['<', '<'],
+  ['lt', '<'],
+  ['<=', '<='],
+  ['lte', '<='],
+  ['>', '>'],
+  ['gt', '>'],
+  ['>=', '>='],
+  ['gte', '>='],
 ]);
 
 const EMPTY_QUERY: Query = { select: null, where: null, orderBy: [] };
@@ -170,10 +191,7 @@ class Parser {
       return { kind: 'within', property, meters, latitude, longitude };
     }
     const operatorToken = this.take();
-    const operator =
-      operatorToken.kind === 'symbol' || operatorToken.kind === 'word'
-        ? OPERATORS.get(operatorToken.text.toLowerCase())
-        : undefined;
+    const operator = operatorToken.kind === 'symbol' || operatorToken.kind === 'word' ? OPERATORS.get(operatorToken.text.toLowerCase()) : undefined;
     if (operator === undefined) {
       throw this.unexpected(operatorToken, 'expected an operator: = < <= > >= eq lt lte gt gte contains within');
     }

@@ -12,8 +12,7 @@ export type ValueType = 'number' | 'string' | 'boolean';
 export type ColumnName = 'uuid' | 'type' | 'created' | 'modified';
 
 export type PropertySource =
-  | { readonly kind: 'column'; readonly column: ColumnName; readonly type: 'number' | 'string' }
-  | { readonly kind: 'json'; readonly path: readonly string[] };
+  { readonly kind: 'column'; readonly column: ColumnName; readonly type: 'number' | 'string' } | { readonly kind: 'json'; readonly path: readonly string[] };
 
 const COLUMNS: ReadonlyMap<string, PropertySource> = new Map<string, PropertySource>([
   ['uuid', { kind: 'column', column: 'uuid', type: 'string' }],

@@ -125,7 +125,7 @@ export class Lexer {
       const escape = source[i + 1];
       if (escape === 'u') {
         const hex = matchAt(HEX4, source, i + 2);
-        if (!hex) throw syntaxError(source, i, 'invalid unicode escape', "write \\u followed by 4 hex digits");
+        if (!hex) throw syntaxError(source, i, 'invalid unicode escape', 'write \\u followed by 4 hex digits');
         value += String.fromCharCode(parseInt(hex.text, 16));
         i += 6;
         continue;

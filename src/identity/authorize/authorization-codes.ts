@@ -50,5 +50,9 @@ export async function createAuthorizationCode(deps: Deps, input: NewAuthorizatio
 }
 
 export async function findAuthorizationCode(deps: Deps, code: string): Promise<AuthorizationCodeRow | undefined> {
-  return await deps.db.select().from(authorizationCodes).where(eq(authorizationCodes.codeHash, hashToken(code))).get();
+  return await deps.db
+    .select()
+    .from(authorizationCodes)
+    .where(eq(authorizationCodes.codeHash, hashToken(code)))
+    .get();
 }

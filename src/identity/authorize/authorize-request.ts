@@ -209,7 +209,8 @@ function parsePkce(
   }
   // RFC 7636 4.2 and 4.3: plain when no method is sent; 43 to 128 unreserved characters.
   const codeChallengeMethod = method ?? 'plain';
-  if (codeChallengeMethod !== 'S256' && codeChallengeMethod !== 'plain') throw InvalidRequest(`code_challenge_method '${codeChallengeMethod}' is not supported; use S256`);
+  if (codeChallengeMethod !== 'S256' && codeChallengeMethod !== 'plain')
+    throw InvalidRequest(`code_challenge_method '${codeChallengeMethod}' is not supported; use S256`);
   if (codeChallengeMethod === 'plain' && !client.allowPlainPkce) throw InvalidRequest('code_challenge_method plain is not allowed for this client; use S256');
   if (!/^[A-Za-z0-9._~-]{43,128}$/.test(challenge)) throw InvalidRequest('code_challenge must be 43 to 128 characters of A-Z, a-z, 0-9, -, ., _ and ~');
   return { codeChallenge: challenge, codeChallengeMethod };
@@ -218,7 +219,8 @@ function parsePkce(
 async function checkAcr(deps: Deps, client: Client, acr: AcrValues): Promise<void> {
   if (acr.idp !== undefined) {
     if (!client.appUuid || !client.identityProviders.includes(acr.idp)) throw InvalidRequest(`identity provider '${acr.idp}' is not allowed for this client`);
-    if (!(await findIdentityProviderByName(deps, client.appUuid, acr.idp))) throw InvalidRequest(`identity provider '${acr.idp}' is not configured for this application`);
+    if (!(await findIdentityProviderByName(deps, client.appUuid, acr.idp)))
+      throw InvalidRequest(`identity provider '${acr.idp}' is not configured for this application`);
   }
   // tenant:NAME limits admin sign-in to an organization, which must exist.
   if (acr.tenant !== undefined && client.appUuid === null) {

@@ -113,7 +113,8 @@ async function checkPassword(deps: Deps, request: AuthorizeRequest, login: strin
   const admin = await authenticateAdmin(deps, login, password, context);
   const principal: UserPrincipal = { kind: admin.sysadmin ? 'sysadmin' : 'admin', userUuid: admin.uuid, username: admin.username };
   const { tenant } = request.acr;
-  if (tenant !== undefined && !(await isTenantMember(deps, principal, tenant))) throw InvalidGrant(`this account is not a member of the organization ${tenant}`, { fields: { tenant } });
+  if (tenant !== undefined && !(await isTenantMember(deps, principal, tenant)))
+    throw InvalidGrant(`this account is not a member of the organization ${tenant}`, { fields: { tenant } });
   return { realm: ADMIN_REALM, principal, amr: 'pwd' };
 }
 
@@ -122,7 +123,13 @@ async function checkPassword(deps: Deps, request: AuthorizeRequest, login: strin
  * (throttled in sign-in/authenticate.ts), and writes one audit line for the outcome, never the
  * password.
  */
-export async function authenticateForRequest(deps: Deps, request: AuthorizeRequest, login: string, password: string, context: LoginContext): Promise<NewSession> {
+export async function authenticateForRequest(
+  deps: Deps,
+  request: AuthorizeRequest,
+  login: string,
+  password: string,
+  context: LoginContext,
+): Promise<NewSession> {
   const facts = { endpoint: '/connect/authorize', client_id: request.client.clientId, address: context.address };
   try {
     const session = await checkPassword(deps, request, login, password, context);

@@ -114,7 +114,11 @@ const lookups = preparedFor((db) => ({
     .leftJoin(applications, eq(applications.uuid, credentials.ownerUuid))
     .where(eq(credentials.clientId, sql.placeholder('id')))
     .prepare(),
-  oauthClient: db.select().from(oauthClients).where(eq(oauthClients.clientId, sql.placeholder('id'))).prepare(),
+  oauthClient: db
+    .select()
+    .from(oauthClients)
+    .where(eq(oauthClients.clientId, sql.placeholder('id')))
+    .prepare(),
 }));
 
 export async function findClient(deps: Deps, clientId: string): Promise<Client | undefined> {

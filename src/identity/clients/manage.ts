@@ -24,7 +24,10 @@ const RESPONSE_TYPES = ['code', 'id_token', 'token', 'id_token token', 'code id_
 const RESPONSE_WORDS = ['code', 'id_token', 'token'];
 const IDP_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
-const list = (field: string) => z.array(z.string({ error: `${field} must be a list of strings` }), { error: `${field} must be a list of strings` }).max(100, `${field} may hold at most 100 entries`);
+const list = (field: string) =>
+  z
+    .array(z.string({ error: `${field} must be a list of strings` }), { error: `${field} must be a list of strings` })
+    .max(100, `${field} may hold at most 100 entries`);
 const flag = (field: string) => z.boolean({ error: `${field} must be true or false` });
 
 /** RFC 7591 2 client metadata as sent; unknown members are ignored (RFC 7591 2). */
@@ -92,8 +95,10 @@ export function normalizeClientMetadata(input: ClientMetadataInput): StoredClien
   const responseTypes = [...new Set((input.response_types ?? (grantTypes.includes('authorization_code') ? ['code'] : [])).map(canonicalResponseType))];
   for (const type of responseTypes) {
     // RFC 7591 2.1: code needs the authorization_code grant, token and id_token the implicit one.
-    if (type.includes('code') && !grantTypes.includes('authorization_code')) throw invalid('response_types', `response type '${type}' needs the authorization_code grant type`);
-    if (/(^| )(id_token|token)/.test(type) && !grantTypes.includes('implicit')) throw invalid('response_types', `response type '${type}' needs the implicit grant type`);
+    if (type.includes('code') && !grantTypes.includes('authorization_code'))
+      throw invalid('response_types', `response type '${type}' needs the authorization_code grant type`);
+    if (/(^| )(id_token|token)/.test(type) && !grantTypes.includes('implicit'))
+      throw invalid('response_types', `response type '${type}' needs the implicit grant type`);
   }
   const redirectUris = checkRedirectUris('redirect_uris', input.redirect_uris ?? []);
   if (redirectUris.length === 0 && (grantTypes.includes('authorization_code') || grantTypes.includes('implicit'))) {
@@ -165,7 +170,8 @@ export async function findOAuthClient(deps: Deps, app: Application, clientId: st
 /** PUT replaces the metadata (RFC 7592 2.2): omitted fields take their defaults again. */
 export async function updateOAuthClient(deps: Deps, app: Application, clientId: string, input: ClientMetadataInput): Promise<SavedClient> {
   const existing = await findOAuthClient(deps, app, clientId);
-  if (input.client_id !== undefined && input.client_id !== clientId) throw IllegalArgument('client_id cannot be changed', { fields: { client_id: 'cannot be changed' } });
+  if (input.client_id !== undefined && input.client_id !== clientId)
+    throw IllegalArgument('client_id cannot be changed', { fields: { client_id: 'cannot be changed' } });
   const metadata = normalizeClientMetadata(input);
   const becomesPublic = metadata.token_endpoint_auth_method === 'none';
   const made = !becomesPublic && existing.secretHash === null ? newSecret() : undefined;

@@ -59,8 +59,17 @@ export async function startFederation(deps: Deps, request: AuthorizeRequest): Pr
   const now = deps.now();
   await deps.db.transaction(async (tx) => {
     await tx.delete(federationRequests).where(lt(federationRequests.expiresAt, now)).run();
-    await tx.insert(federationRequests)
-      .values({ stateHash: hashState(state), providerUuid: provider.uuid, codeVerifier, nonce, resume: request.query, created: now, expiresAt: now + REQUEST_TTL })
+    await tx
+      .insert(federationRequests)
+      .values({
+        stateHash: hashState(state),
+        providerUuid: provider.uuid,
+        codeVerifier,
+        nonce,
+        resume: request.query,
+        created: now,
+        expiresAt: now + REQUEST_TTL,
+      })
       .run();
   });
   return oidc.buildAuthorizationUrl(config, {
@@ -120,7 +129,10 @@ async function linkUser(deps: Deps, appUuid: string, claims: oidc.IDToken): Prom
       const user = await tx.select({ uuid: entities.uuid, name: entities.name }).from(entities).where(eq(entities.uuid, link.userUuid)).get();
       if (user) return { uuid: user.uuid, username: user.name ?? '' };
       // The linked user was deleted: the account starts over as a new user.
-      await tx.delete(federatedIdentities).where(and(eq(federatedIdentities.appUuid, appUuid), eq(federatedIdentities.issuer, claims.iss), eq(federatedIdentities.subject, claims.sub))).run();
+      await tx
+        .delete(federatedIdentities)
+        .where(and(eq(federatedIdentities.appUuid, appUuid), eq(federatedIdentities.issuer, claims.iss), eq(federatedIdentities.subject, claims.sub)))
+        .run();
     }
     const email = textClaim(claims, 'email');
     const username = await freeUsername(tx, appUuid, textClaim(claims, 'preferred_username') ?? email?.split('@')[0] ?? claims.sub, claims.iss, claims.sub);

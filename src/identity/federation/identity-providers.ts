@@ -81,7 +81,11 @@ export async function listIdentityProviders(deps: Deps, app: Application): Promi
 export async function listIdentityProviderNames(deps: Deps, client: Client): Promise<string[]> {
   if (client.appUuid === null || client.identityProviders.length === 0) return [];
   const allowed = new Set(client.identityProviders.map((name) => name.toLowerCase()));
-  const rows = await deps.db.select({ name: identityProviders.name, nameKey: identityProviders.nameKey }).from(identityProviders).where(eq(identityProviders.appUuid, client.appUuid)).all();
+  const rows = await deps.db
+    .select({ name: identityProviders.name, nameKey: identityProviders.nameKey })
+    .from(identityProviders)
+    .where(eq(identityProviders.appUuid, client.appUuid))
+    .all();
   return rows.filter((row) => allowed.has(row.nameKey)).map((row) => row.name);
 }
 

@@ -54,7 +54,13 @@ async function consume(deps: Deps, code: AuthorizationCodeRow): Promise<string |
       .where(and(eq(authorizationCodes.codeHash, code.codeHash), isNull(authorizationCodes.consumedAt)))
       .run();
     if (changes(claimed) !== 1) return null;
-    await insertTokenFamily(tx, now, { id: familyId, clientId: code.clientId, principal: code.principal, scope: code.scope.split(' '), authTime: code.authTime });
+    await insertTokenFamily(tx, now, {
+      id: familyId,
+      clientId: code.clientId,
+      principal: code.principal,
+      scope: code.scope.split(' '),
+      authTime: code.authTime,
+    });
     return familyId;
   });
 }

@@ -28,7 +28,13 @@ async function signIn(deps: Deps, client: Client, params: Readonly<Record<string
     const admin = await authenticateAdmin(deps, username, password, context);
     if (acr.tenant && !admin.sysadmin) {
       const org = await findOrganizationIn(deps.db, acr.tenant);
-      const member = org && (await deps.db.select().from(orgAdmins).where(and(eq(orgAdmins.orgUuid, org.uuid), eq(orgAdmins.userUuid, admin.uuid))).get());
+      const member =
+        org &&
+        (await deps.db
+          .select()
+          .from(orgAdmins)
+          .where(and(eq(orgAdmins.orgUuid, org.uuid), eq(orgAdmins.userUuid, admin.uuid)))
+          .get());
       if (!member) throw InvalidGrant(`this account is not an administrator of organization '${acr.tenant}'`);
     }
     return { kind: admin.sysadmin ? 'sysadmin' : 'admin', userUuid: admin.uuid, username: admin.username };

@@ -89,7 +89,12 @@ export function createKeyStore(db: Db, algs: Record<KeyUse, SigningAlg>, now: ()
         cached.checkedAt = now();
         return cached;
       }
-      const key = { kid: row.kid, alg: row.alg as SigningAlg, privateKey: createPrivateKey({ key: row.privateJwk as JsonWebKey, format: 'jwk' }), checkedAt: now() };
+      const key = {
+        kid: row.kid,
+        alg: row.alg as SigningAlg,
+        privateKey: createPrivateKey({ key: row.privateJwk as JsonWebKey, format: 'jwk' }),
+        checkedAt: now(),
+      };
       signing.set(use, key);
       return key;
     },
@@ -128,7 +133,8 @@ export function createKeyStore(db: Db, algs: Record<KeyUse, SigningAlg>, now: ()
       const kids: string[] = [];
       for (const use of ['access_token', 'id_token'] as const) {
         const at = now();
-        await db.update(signingKeys)
+        await db
+          .update(signingKeys)
           .set({ retiredAt: at, expiresAt: publishUntil(use) })
           .where(and(eq(signingKeys.use, use), isNull(signingKeys.retiredAt)))
           .run();

@@ -40,7 +40,11 @@ export async function createSession(deps: Deps, input: NewSession, previousId?: 
     expiresAt: now + deps.config.sessionTtl * 1000,
   };
   await deps.db.transaction(async (tx) => {
-    if (previousId) await tx.delete(browserSessions).where(eq(browserSessions.idHash, hashSessionId(previousId))).run();
+    if (previousId)
+      await tx
+        .delete(browserSessions)
+        .where(eq(browserSessions.idHash, hashSessionId(previousId)))
+        .run();
     // Expired sessions are swept when new ones start, so the table does not grow without bound.
     await tx.delete(browserSessions).where(lt(browserSessions.expiresAt, now)).run();
     await tx.insert(browserSessions).values(session).run();
@@ -60,5 +64,8 @@ export async function findSession(deps: Deps, id: string): Promise<SessionRow | 
 }
 
 export async function endSession(deps: Deps, id: string): Promise<void> {
-  await deps.db.delete(browserSessions).where(eq(browserSessions.idHash, hashSessionId(id))).run();
+  await deps.db
+    .delete(browserSessions)
+    .where(eq(browserSessions.idHash, hashSessionId(id)))
+    .run();
 }

@@ -58,10 +58,17 @@ export async function findTokenFamily(deps: Deps, id: string): Promise<TokenFami
 export async function insertRefreshToken(tx: Tx, now: number, ttlSeconds: number, family: TokenFamily): Promise<{ token: string; expiresAt: number }> {
   const token = newOpaqueToken();
   const expiresAt = now + ttlSeconds * 1000;
-  await tx.insert(refreshTokens).values({ tokenHash: hashToken(token), familyId: family.id, status: 'active', scope: family.scope, created: now, expiresAt }).run();
+  await tx
+    .insert(refreshTokens)
+    .values({ tokenHash: hashToken(token), familyId: family.id, status: 'active', scope: family.scope, created: now, expiresAt })
+    .run();
   return { token, expiresAt };
 }
 
 export async function findRefreshToken(deps: Deps, token: string): Promise<RefreshTokenRow | undefined> {
-  return await deps.db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, hashToken(token))).get();
+  return await deps.db
+    .select()
+    .from(refreshTokens)
+    .where(eq(refreshTokens.tokenHash, hashToken(token)))
+    .get();
 }

@@ -7,7 +7,8 @@ import { hashPassword, verifyPassword } from '../../passwords.js';
 
 /** Stores an already hashed password (hash outside the transaction: hashing is slow). */
 export async function storeAppUserPasswordHash(tx: Tx, appUuid: string, userUuid: string, passwordHash: string, now: number): Promise<void> {
-  await tx.insert(appUserCredentials)
+  await tx
+    .insert(appUserCredentials)
     .values({ userUuid, appUuid, passwordHash, modified: now })
     .onConflictDoUpdate({ target: appUserCredentials.userUuid, set: { passwordHash, modified: now } })
     .run();

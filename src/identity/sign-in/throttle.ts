@@ -44,7 +44,11 @@ export function delayAfter(failures: number, free: number): number {
 export function databaseThrottle(db: Db): ThrottleStore {
   return {
     async blockedUntil(keys) {
-      const rows = await db.select().from(loginThrottle).where(inArray(loginThrottle.key, [...keys])).all();
+      const rows = await db
+        .select()
+        .from(loginThrottle)
+        .where(inArray(loginThrottle.key, [...keys]))
+        .all();
       return Math.max(0, ...rows.map((row) => row.blockedUntil));
     },
     async recordFailure(keys, now) {

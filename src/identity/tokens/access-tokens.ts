@@ -145,7 +145,8 @@ async function verifySignedClaims(deps: Deps, token: string): Promise<AccessToke
     throw Unauthorized('the access token is malformed', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
   }
   const verification = kid ? await deps.keys.verificationKey(kid) : null;
-  if (!kid || !verification) throw Unauthorized('the access token was not issued by this server', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
+  if (!kid || !verification)
+    throw Unauthorized('the access token was not issued by this server', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
   let claims: AccessTokenClaims;
   try {
     const { payload } = await jwtVerify(token, verification.key, {

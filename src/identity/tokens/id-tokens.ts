@@ -31,7 +31,9 @@ export interface IdTokenRequest {
  * the signing algorithm (SHA-256 for RS256, ES256, PS256; SHA-512 for EdDSA with Ed25519).
  */
 export function tokenHash(alg: SigningAlg, value: string): string {
-  const digest = createHash(alg === 'EdDSA' ? 'sha512' : 'sha256').update(value, 'ascii').digest();
+  const digest = createHash(alg === 'EdDSA' ? 'sha512' : 'sha256')
+    .update(value, 'ascii')
+    .digest();
   return digest.subarray(0, digest.length / 2).toString('base64url');
 }
 

@@ -61,7 +61,19 @@ export async function introspectToken(deps: Deps, client: Client, params: Readon
       const claims = await accessTokenClaims(deps, token);
       if (!claims || !(await isVisibleTo(deps, client, claims))) return null;
       const { iss, sub, aud, client_id, scope, iat, exp, jti, preferred_username } = claims;
-      return { active: true, token_type: 'Bearer', iss, sub, aud, client_id, scope, iat, exp, jti, ...(preferred_username !== undefined && { username: preferred_username }) };
+      return {
+        active: true,
+        token_type: 'Bearer',
+        iss,
+        sub,
+        aud,
+        client_id,
+        scope,
+        iat,
+        exp,
+        jti,
+        ...(preferred_username !== undefined && { username: preferred_username }),
+      };
     },
     refresh_token: async () => {
       const live = await liveRefreshToken(deps, token);

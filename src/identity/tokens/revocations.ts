@@ -27,7 +27,8 @@ export async function isAccessTokenRevoked(deps: Deps, jti: string, familyId: st
 
 async function insertRevocation(tx: Tx, key: string, now: number, expiresAt: number): Promise<void> {
   await tx.delete(tokenRevocations).where(lt(tokenRevocations.expiresAt, now)).run();
-  await tx.insert(tokenRevocations)
+  await tx
+    .insert(tokenRevocations)
     .values({ key, created: now, expiresAt })
     .onConflictDoUpdate({ target: tokenRevocations.key, set: { expiresAt: greater(tx, tokenRevocations.expiresAt, expiresAt) } })
     .run();

@@ -38,7 +38,8 @@ export function presentedClient(request: ClientRequest): ClientAuthentication {
     if (colon < 0) throw clientAuthenticationFailed('the Basic credentials must be client_id:client_secret');
     const clientId = formDecode(decoded.slice(0, colon));
     if (params.client_secret !== undefined) throw InvalidRequest('client credentials were sent both in the Authorization header and in the body; use one');
-    if (params.client_id !== undefined && params.client_id !== clientId) throw InvalidRequest('client_id in the body differs from the one in the Authorization header');
+    if (params.client_id !== undefined && params.client_id !== clientId)
+      throw InvalidRequest('client_id in the body differs from the one in the Authorization header');
     return { clientId, secret: formDecode(decoded.slice(colon + 1)), method: 'client_secret_basic' };
   }
   if (!params.client_id) throw clientAuthenticationFailed('client authentication is required: send client_id (and client_secret), or HTTP Basic');
@@ -75,6 +76,11 @@ export async function requestToken(deps: Deps, request: ClientRequest): Promise<
     client_id: request.params.client_id,
     address: request.context.address,
   };
-  const issued = await withTokenAudit(deps, context, () => exchange(deps, request, context), (result) => result.facts);
+  const issued = await withTokenAudit(
+    deps,
+    context,
+    () => exchange(deps, request, context),
+    (result) => result.facts,
+  );
   return issued.response;
 }

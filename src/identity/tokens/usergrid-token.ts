@@ -32,9 +32,7 @@ export { ADMIN_CLI };
 const API_SCOPE = ['api'];
 
 export type UsergridTokenResult = { issued: IssuedAccessToken; clientId: string } & (
-  | { admin: AdminUser }
-  | { appUser: EntityRow }
-  | { client: Exclude<TokenPrincipal, { kind: 'admin' | 'sysadmin' | 'app-user' }> }
+  { admin: AdminUser } | { appUser: EntityRow } | { client: Exclude<TokenPrincipal, { kind: 'admin' | 'sysadmin' | 'app-user' }> }
 );
 
 function factsOf(result: UsergridTokenResult): IssuedFacts {
@@ -83,7 +81,11 @@ async function applicationToken(deps: Deps, app: Application, input: UsergridTok
     const user = await authenticateAppUser(deps, app.uuid, username, password, context);
     const credential = await getCredential(deps, 'application', app.uuid);
     const principal: TokenPrincipal = { kind: 'app-user', appUuid: app.uuid, userUuid: user.uuid, username: user.name ?? '' };
-    return { issued: await signAccessToken(deps, { principal, clientId: credential.clientId, scope: API_SCOPE }), clientId: credential.clientId, appUser: user };
+    return {
+      issued: await signAccessToken(deps, { principal, clientId: credential.clientId, scope: API_SCOPE }),
+      clientId: credential.clientId,
+      appUser: user,
+    };
   }
   if (input.grant_type === 'client_credentials') {
     const [clientId, clientSecret] = required(input, 'client_id', 'client_secret');

@@ -19,11 +19,15 @@ export async function findUserinfo(deps: Deps, token: string | undefined): Promi
   }
   const scope = claims.scope.split(' ');
   if (!scope.includes('openid')) {
-    throw InsufficientScope('the access token was not granted the openid scope', { headers: { 'WWW-Authenticate': 'Bearer realm="idp", error="insufficient_scope", scope="openid"' } });
+    throw InsufficientScope('the access token was not granted the openid scope', {
+      headers: { 'WWW-Authenticate': 'Bearer realm="idp", error="insufficient_scope", scope="openid"' },
+    });
   }
   const principal = await principalOfClaims(deps, claims);
   if (!principal || !isUserPrincipal(principal)) {
-    throw InvalidToken('the user of this access token no longer exists or is disabled', { headers: { 'WWW-Authenticate': 'Bearer realm="idp", error="invalid_token"' } });
+    throw InvalidToken('the user of this access token no longer exists or is disabled', {
+      headers: { 'WWW-Authenticate': 'Bearer realm="idp", error="invalid_token"' },
+    });
   }
   return userClaims(deps, principal, scope);
 }

@@ -8,7 +8,16 @@ import { connect, constants, type ClientHttp2Session } from 'node:http2';
 import { SignJWT, importPKCS8, type CryptoKey } from 'jose';
 import { IllegalArgument } from '../../errors.js';
 import { checkPrivateKey, requireText } from './fields.js';
-import { networkFailure, retryAfterMs, type NotifierConfig, type Provider, type ProviderOptions, type PushClient, type PushMessage, type PushOutcome } from './types.js';
+import {
+  networkFailure,
+  retryAfterMs,
+  type NotifierConfig,
+  type Provider,
+  type ProviderOptions,
+  type PushClient,
+  type PushMessage,
+  type PushOutcome,
+} from './types.js';
 
 export const APNS_HOSTS = {
   production: 'https://api.push.apple.com',
@@ -27,7 +36,8 @@ const UNREGISTERED_REASONS: ReadonlySet<string> = new Set(['BadDeviceToken', 'De
 
 function appleId(body: Record<string, unknown>, field: string): string {
   const value = requireText(body, field);
-  if (!APPLE_ID.test(value)) throw IllegalArgument(`${field} must be the ten-character id Apple shows, such as ABC123DEFG`, { fields: { [field]: 'malformed' } });
+  if (!APPLE_ID.test(value))
+    throw IllegalArgument(`${field} must be the ten-character id Apple shows, such as ABC123DEFG`, { fields: { [field]: 'malformed' } });
   return value;
 }
 
@@ -119,7 +129,9 @@ function createApnsConnection(baseUrl: string, options: ProviderOptions): ApnsCo
         });
         stream.setEncoding('utf8');
         stream.on('data', (chunk: string) => (text += chunk));
-        stream.on('end', () => (answer ? resolve({ ...answer, body: text }) : reject(Object.assign(new Error('APNs closed the stream without answering'), { code: 'STREAM_CLOSED' }))));
+        stream.on('end', () =>
+          answer ? resolve({ ...answer, body: text }) : reject(Object.assign(new Error('APNs closed the stream without answering'), { code: 'STREAM_CLOSED' })),
+        );
         stream.on('error', reject);
         stream.on('close', () => {
           if (answer === undefined) reject(Object.assign(new Error('APNs did not answer in time'), { code: 'TIMEOUT' }));

@@ -5,7 +5,8 @@ import { IllegalArgument, RequiredProperty } from '../../errors.js';
 export function requireText(body: Record<string, unknown>, field: string, names: readonly string[] = [field]): string {
   const value = names.map((name) => body[name]).find((one) => one !== undefined && one !== null);
   if (value === undefined) throw RequiredProperty(`${field} is required`, { fields: { [field]: 'required' } });
-  if (typeof value !== 'string' || value.trim() === '') throw IllegalArgument(`${field} must be a non-empty string`, { fields: { [field]: 'must be a non-empty string' } });
+  if (typeof value !== 'string' || value.trim() === '')
+    throw IllegalArgument(`${field} must be a non-empty string`, { fields: { [field]: 'must be a non-empty string' } });
   return value.trim();
 }
 

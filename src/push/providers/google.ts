@@ -8,7 +8,16 @@
 import { SignJWT, importPKCS8 } from 'jose';
 import { IllegalArgument, RequiredProperty } from '../../errors.js';
 import { checkPrivateKey } from './fields.js';
-import { networkFailure, retryAfterMs, type NotifierConfig, type Provider, type ProviderOptions, type PushClient, type PushMessage, type PushOutcome } from './types.js';
+import {
+  networkFailure,
+  retryAfterMs,
+  type NotifierConfig,
+  type Provider,
+  type ProviderOptions,
+  type PushClient,
+  type PushMessage,
+  type PushOutcome,
+} from './types.js';
 
 export const FCM_URL = 'https://fcm.googleapis.com';
 const FCM_SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
@@ -30,7 +39,8 @@ export interface ServiceAccount {
 
 function serviceAccountOf(body: Record<string, unknown>): ServiceAccount {
   const given = body.credentials ?? body.serviceAccount;
-  if (given === undefined || given === null) throw RequiredProperty('credentials (the service-account JSON) is required', { fields: { credentials: 'required' } });
+  if (given === undefined || given === null)
+    throw RequiredProperty('credentials (the service-account JSON) is required', { fields: { credentials: 'required' } });
   let account: unknown = given;
   if (typeof given === 'string') {
     try {
@@ -43,7 +53,8 @@ function serviceAccountOf(body: Record<string, unknown>): ServiceAccount {
     throw IllegalArgument('credentials must be the service-account JSON object', { fields: { credentials: 'must be a JSON object' } });
   }
   const fields = account as Record<string, unknown>;
-  if (fields.type !== 'service_account') throw IllegalArgument("credentials.type must be 'service_account'", { fields: { 'credentials.type': "must be 'service_account'" } });
+  if (fields.type !== 'service_account')
+    throw IllegalArgument("credentials.type must be 'service_account'", { fields: { 'credentials.type': "must be 'service_account'" } });
   for (const name of ['project_id', 'private_key', 'client_email', 'token_uri']) {
     if (typeof fields[name] !== 'string' || fields[name] === '') {
       throw IllegalArgument(`credentials.${name} is required`, { fields: { [`credentials.${name}`]: 'required' } });
@@ -64,7 +75,8 @@ function serviceAccountOf(body: Record<string, unknown>): ServiceAccount {
 
 /** The FCM `message`: a text becomes the notification body; an object is used as given. */
 export function fcmMessage(message: PushMessage, now: number): Record<string, unknown> {
-  const base: Record<string, unknown> = typeof message.payload === 'string' ? { notification: { body: message.payload } } : { ...(message.payload as Record<string, unknown>) };
+  const base: Record<string, unknown> =
+    typeof message.payload === 'string' ? { notification: { body: message.payload } } : { ...(message.payload as Record<string, unknown>) };
   base.token = message.token;
   if (message.expire !== undefined) {
     const seconds = Math.max(0, Math.ceil((message.expire - now) / 1000));
