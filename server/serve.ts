@@ -49,7 +49,9 @@ async function openStorage(config: Config): Promise<Database_> {
 
 function listen(app: ReturnType<typeof createApp>, config: Config): Promise<ServerType> {
   return new Promise((resolvePromise, reject) => {
-    const server = createSecureServer(getRequestListener(app.fetch, { hostname: config.host }));
+    // HSTS only where clients reach the server over https; an issuer not given is http (below).
+    const hsts = config.issuer?.startsWith('https:') === true;
+    const server = createSecureServer(getRequestListener(app.fetch, { hostname: config.host }), { hsts });
     server.listen(config.port, config.host, () => resolvePromise(server));
     server.once('error', (error: NodeJS.ErrnoException) => {
       const reason = error.code === 'EADDRINUSE' ? 'the port is in use' : error.code === 'EACCES' ? 'permission denied' : error.message;

@@ -19,6 +19,9 @@
  * 80 vs 95 µs CPU per request, 7,983 vs 7,027 req/s. Its price: `app.request()` in a test sees
  * none of them, so their test (test/http/secure-headers.test.ts) asks a real server. Only
  * server/serve.ts uses it.
+ *
+ * Strict-Transport-Security is sent only by a server whose issuer is https: a browser ignores it
+ * over plain http (RFC 6797 8.1), and a server published over http has no https to pin.
  */
 import {
   createServer,
@@ -43,7 +46,12 @@ export const SECURE_HEADERS: readonly (readonly [string, string])[] = [
   ['X-XSS-Protection', '0'],
 ];
 
-const DEFAULTS = SECURE_HEADERS.map(([name, value]) => ({ name, key: name.toLowerCase(), value }));
+const HSTS = 'strict-transport-security';
+
+type Default = { name: string; key: string; value: string };
+
+const WITH_HSTS: readonly Default[] = SECURE_HEADERS.map(([name, value]) => ({ name, key: name.toLowerCase(), value }));
+const WITHOUT_HSTS = WITH_HSTS.filter(({ key }) => key !== HSTS);
 
 type GivenHeaders = OutgoingHttpHeaders | OutgoingHttpHeader[];
 
@@ -58,23 +66,31 @@ function flatten(headers: GivenHeaders | undefined): OutgoingHttpHeader[] {
   return Array.isArray(headers[0]) ? (headers as unknown as OutgoingHttpHeader[][]).flat() : headers;
 }
 
-/** Node's response, writing its head with every security header the response has not set itself. */
-export class SecureResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
-  override writeHead(statusCode: number, reason?: string | GivenHeaders, headers?: GivenHeaders): this {
-    const message = typeof reason === 'string' ? reason : undefined;
-    const own = flatten(typeof reason === 'string' ? headers : reason);
-    const ownKeys: string[] = [];
-    for (let index = 0; index < own.length; index += 2) ownKeys.push(String(own[index]).toLowerCase());
-    const merged: OutgoingHttpHeader[] = [];
-    for (const { name, key, value } of DEFAULTS) {
-      if (!ownKeys.includes(key) && !this.hasHeader(key)) merged.push(name, value);
+/** Node's response, writing its head with every one of `defaults` the response has not set itself. */
+function secureResponse(defaults: readonly Default[]) {
+  return class SecureResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
+    override writeHead(statusCode: number, reason?: string | GivenHeaders, headers?: GivenHeaders): this {
+      const message = typeof reason === 'string' ? reason : undefined;
+      const own = flatten(typeof reason === 'string' ? headers : reason);
+      const ownKeys: string[] = [];
+      for (let index = 0; index < own.length; index += 2) ownKeys.push(String(own[index]).toLowerCase());
+      const merged: OutgoingHttpHeader[] = [];
+      for (const { name, key, value } of defaults) {
+        if (!ownKeys.includes(key) && !this.hasHeader(key)) merged.push(name, value);
+      }
+      for (const entry of own) merged.push(entry);
+      return message === undefined ? super.writeHead(statusCode, merged) : super.writeHead(statusCode, message, merged);
     }
-    for (const entry of own) merged.push(entry);
-    return message === undefined ? super.writeHead(statusCode, merged) : super.writeHead(statusCode, message, merged);
-  }
+  };
 }
 
-/** An HTTP server for `listener` (hono's, through @hono/node-server) giving every response the headers. */
-export function createSecureServer(listener: RequestListener): Server {
-  return createServer({ ServerResponse: SecureResponse }, listener);
+const WITH_HSTS_RESPONSE = secureResponse(WITH_HSTS);
+const WITHOUT_HSTS_RESPONSE = secureResponse(WITHOUT_HSTS);
+
+/**
+ * An HTTP server for `listener` (hono's, through @hono/node-server) giving every response the
+ * headers, Strict-Transport-Security among them when `hsts`.
+ */
+export function createSecureServer(listener: RequestListener, { hsts }: { hsts: boolean }): Server {
+  return createServer({ ServerResponse: hsts ? WITH_HSTS_RESPONSE : WITHOUT_HSTS_RESPONSE }, listener);
 }

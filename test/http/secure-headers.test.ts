@@ -1,6 +1,7 @@
 /**
  * The security headers every response of `idp serve` carries: they are added where the HTTP
  * server is made (server/middleware/secure-headers.ts), so this test asks a real server.
+ * Strict-Transport-Security only when the issuer is https.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { get, type RequestListener } from 'node:http';
@@ -14,7 +15,6 @@ const EXPECTED: Record<string, string> = {
   'cross-origin-opener-policy': 'same-origin',
   'origin-agent-cluster': '?1',
   'referrer-policy': 'no-referrer',
-  'strict-transport-security': 'max-age=15552000; includeSubDomains',
   'x-content-type-options': 'nosniff',
   'x-dns-prefetch-control': 'off',
   'x-download-options': 'noopen',
@@ -22,6 +22,7 @@ const EXPECTED: Record<string, string> = {
   'x-permitted-cross-domain-policies': 'none',
   'x-xss-protection': '0',
 };
+const HSTS = { 'strict-transport-security': 'max-age=15552000; includeSubDomains' };
 
 describe('security headers', () => {
   let server: RunningServer;
@@ -49,12 +50,13 @@ describe('security headers', () => {
       '/connect/authorize?client_id=nobody',
       (response: TestResponse) => expect([response.status, response.text]).toEqual([400, expect.stringContaining('data-error="unknown_client"')]),
     ],
-  ])('%s %s carries every one, once, and no Cross-Origin-Resource-Policy', async (method, path, answered) => {
+  ])('%s %s carries every one, once, and no Cross-Origin-Resource-Policy nor HSTS over http', async (method, path, answered) => {
     const response = await request(method, path);
     answered(response);
     // One value each: a header set both by the server and by a page is not sent twice.
     for (const [name, value] of Object.entries(EXPECTED)) expect(response.headers.get(name), name).toBe(value);
     expect(response.headers.get('cross-origin-resource-policy')).toBeNull();
+    expect(response.headers.get('strict-transport-security')).toBeNull();
   });
 
   it('keeps the headers a response sets itself: a page its Content-Security-Policy and no-store', async () => {
@@ -64,9 +66,27 @@ describe('security headers', () => {
   });
 });
 
-/** Status, status text and raw header lines (duplicates kept) of one GET to a server running `listener`. */
+describe('security headers of a server whose issuer is https', () => {
+  // The issuer is where clients reach the server: behind a proxy that ends TLS, the server itself speaks http.
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startTestServer({ port: '0', issuer: 'https://idp.example' });
+  });
+  afterAll(() => server.close());
+
+  it.each([
+    ['/status', 200],
+    ['/no/such/thing/here', 404],
+  ])('GET %s carries Strict-Transport-Security besides every other one', async (path, status) => {
+    const response = await fetch(`${server.url}${path}`);
+    expect(response.status).toBe(status);
+    for (const [name, value] of Object.entries({ ...EXPECTED, ...HSTS })) expect(response.headers.get(name), name).toBe(value);
+  });
+});
+
+/** Status, status text and raw header lines (duplicates kept) of one GET to a server running `listener` (with HSTS). */
 async function rawResponse(listener: RequestListener): Promise<{ status: number; message: string; lines: [string, string][] }> {
-  const server = createSecureServer(listener);
+  const server = createSecureServer(listener, { hsts: true });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   try {
     const { port } = server.address() as AddressInfo;
@@ -117,7 +137,7 @@ describe('security headers as the response writes its head', () => {
   ])('%s: its own values win, every default is there once', async (_, listener, own) => {
     const { status, lines } = await rawResponse(listener);
     expect(status).toBe(200);
-    for (const [name, value] of Object.entries(EXPECTED)) expect(valuesOf(lines, name), name).toEqual(own[name] ?? [value]);
+    for (const [name, value] of Object.entries({ ...EXPECTED, ...HSTS })) expect(valuesOf(lines, name), name).toEqual(own[name] ?? [value]);
     for (const [name, values] of Object.entries(own)) expect(valuesOf(lines, name), name).toEqual(values);
   });
 
