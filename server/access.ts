@@ -51,9 +51,18 @@ async function permissionPath(c: Context<Env>, appUuid: string): Promise<string>
   return `/${[await collectionOfSegment(c.get('deps').db, appUuid, collection), ...rest].join('/')}`;
 }
 
-/** The caller: a bearer token, Usergrid's query-string credentials, or a guest (docs/api.md#principals). */
+/**
+ * The caller: a bearer token, Usergrid's query-string credentials, or a guest
+ * (docs/api.md#principals). Whatever is answered to a caller who is not a guest is theirs alone
+ * and may hold a secret (credentials, a client's secret): it is `no-store`, errors included,
+ * unless the route sets a Cache-Control of its own (docs/api.md#caching). A shared cache already
+ * reuses no answer to a request with an Authorization header (RFC 9111 3.5), but query-string
+ * credentials are no such header, and a browser's own cache keeps either.
+ */
 export const caller: MiddlewareHandler<Env> = async (c, next) => {
-  c.set('principal', await callerOf(c));
+  const principal = await callerOf(c);
+  c.set('principal', principal);
+  if (principal.kind !== 'guest') c.header('Cache-Control', 'no-store');
   await next();
 };
 

@@ -98,10 +98,13 @@ describe('credentials', () => {
       await t.request('POST', '/management/orgs/acme/apps', { json: { name: 'sandbox' }, token });
       const first = await t.request('GET', path, { token });
       expect(first.status).toBe(200);
+      // A secret no cache may keep.
+      expect(first.headers.get('cache-control')).toBe('no-store');
       const { client_id, client_secret } = first.body.credentials;
       expect(first.body.entities[0]).toEqual({ client_Id: client_id, client_id, client_secret });
       expect((await t.request('GET', path, { token })).body.credentials).toEqual({ client_id, client_secret });
       const regenerated = await t.request('POST', path, { token });
+      expect(regenerated.headers.get('cache-control')).toBe('no-store');
       expect(regenerated.body.credentials.client_id).toBe(client_id);
       expect(regenerated.body.credentials.client_secret).not.toBe(client_secret);
       expect((await t.request('GET', path, { token })).body.credentials.client_secret).toBe(regenerated.body.credentials.client_secret);

@@ -32,12 +32,16 @@ describe('OAuth clients of an application', () => {
     });
     expect(client.client_secret).toEqual(expect.any(String));
     expect(res.body.credentials).toEqual({ client_id: client.client_id, client_secret: client.client_secret });
+    // No cache may keep the secret, nor what only an administrator may read.
+    expect(res.headers.get('cache-control')).toBe('no-store');
     const read = await t.request('GET', `${path}/${client.client_id}`, { token: tenant.adminToken });
     expect(read.status).toBe(200);
+    expect(read.headers.get('cache-control')).toBe('no-store');
     expect(read.body.entities[0].client_secret).toBeUndefined();
     expect(read.text).not.toContain(client.client_secret);
     const list = await t.request('GET', path, { token: tenant.adminToken });
     expect(list.body.count).toBe(1);
+    expect(list.headers.get('cache-control')).toBe('no-store');
   });
 
   it('registers a public client: no secret, PKCE required by default', async () => {
@@ -60,6 +64,8 @@ describe('OAuth clients of an application', () => {
     expect(updated.status, updated.text).toBe(200);
     expect(updated.body.entities[0]).toMatchObject({ client_name: 'svc', grant_types: ['client_credentials'], response_types: [] });
     const secret = updated.body.entities[0].client_secret;
+    expect(secret).toEqual(expect.any(String));
+    expect(updated.headers.get('cache-control')).toBe('no-store');
     const issued = await token(t, { grant_type: 'client_credentials', client_id: id, client_secret: secret });
     expect(issued.status, issued.text).toBe(200);
     // Registered for client_secret_post: Basic is refused.
