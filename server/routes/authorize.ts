@@ -198,7 +198,10 @@ async function signIn(c: C, form: z.infer<typeof LoginForm>): Promise<Response> 
       return render(c, outcome, session.authTime);
     } catch (error) {
       if (!(error instanceof AppError) || error.status >= 500) throw error;
-      return signInPage(c, request, { alert: signInAlert(error), loginHint: login }, error.status === 429 ? 429 : 400);
+      if (error.status !== 429) return signInPage(c, request, { alert: signInAlert(error), loginHint: login }, 400);
+      // The page says when to try again as the token endpoints do (RFC 6585 4).
+      c.header('Retry-After', error.headers['Retry-After']);
+      return signInPage(c, request, { alert: signInAlert(error), loginHint: login }, 429);
     }
   });
 }

@@ -9,6 +9,7 @@ import { decodeJwt, type JWTPayload } from 'jose';
 import {
   authorizeAsUser,
   Browser,
+  createAppUser,
   createClient,
   createFixture,
   exchangeCode,
@@ -24,7 +25,7 @@ import {
 } from './support.js';
 import { pkcePair } from '../oauth/fixtures.js';
 
-import type { Clock } from '../helpers.js';
+import { snapshot, type Clock } from '../helpers.js';
 
 let fixture: Fixture;
 let client: RegisteredClient;
@@ -268,6 +269,32 @@ describe('sign-in page', () => {
     expect(again).toContain('role="alert"');
     expect(again).toContain('The username or password is not correct.');
     expect(formOf(again, '/connect/authorize/login').fields.interaction).toBe(formOf(html, '/connect/authorize/login').fields.interaction);
+  });
+
+  it("counts a user's username, email and uuid against one budget; once it is spent, 429 with Retry-After", async () => {
+    const carol = { username: 'carol', email: 'carol@example.com', name: 'Carol', password: 'carols-password-1' };
+    const names = [carol.username, 'Carol@Example.com', await createAppUser(fixture, carol)];
+    const browser = new Browser(fixture.url);
+    let html = await (await browser.get(authorizeUrl(client.client_id))).text();
+    // Six wrong passwords, two by each name: each is checked, and counted in the throttle alone.
+    for (let i = 0; i < 6; i += 1) {
+      const before = await snapshot(fixture.server, { except: ['login_throttle'] });
+      const failed = await browser.submit(html, { login: names[i % 3]!, password: 'wrong' }, '/connect/authorize/login');
+      expect(failed.status).toBe(400);
+      html = await failed.text();
+      expect(html).toContain('The username or password is not correct.');
+      expect(await snapshot(fixture.server, { except: ['login_throttle'] })).toBe(before);
+    }
+    // Now every name waits, even with the right password, and nothing at all is written.
+    for (const name of names) {
+      const before = await snapshot(fixture.server);
+      const throttled = await browser.submit(html, { login: name, password: carol.password }, '/connect/authorize/login');
+      expect(throttled.status).toBe(429);
+      expect(throttled.headers.get('retry-after')).toBe('1');
+      html = await throttled.text();
+      expect(html).toContain('Too many failed attempts. Try again later.');
+      expect(await snapshot(fixture.server)).toBe(before);
+    }
   });
 
   it('is protected against framing and keeps an HttpOnly SameSite=Lax session cookie', async () => {

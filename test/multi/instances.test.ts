@@ -238,19 +238,20 @@ describe.skipIf(postgres !== undefined)(
     });
 
     /**
-     * Wrong passwords for one account, alternately at the first and the second instance, from one
-     * local address of its own (so that address's own count starts at zero). Counted together,
-     * the sixth failure blocks the account: the first 429 comes after 6 failures (up to 8 if a
-     * blocking second already ran out on a slow machine), while each instance alone saw at most 4
-     * (counted per instance, the first 429 could only come after 10).
+     * Wrong passwords for one account, alternately at the first and the second instance (and in
+     * turn by each of the names given for it), from one local address of its own (so that
+     * address's own count starts at zero). Counted together, the sixth failure blocks the account:
+     * the first 429 comes after 6 failures (up to 8 if a blocking second already ran out on a slow
+     * machine), while each instance alone saw at most 4 (counted per instance, the first 429 could
+     * only come after 10).
      */
-    async function guessUntilThrottled(instances: readonly RunningIdp[], login: string) {
+    async function guessUntilThrottled(instances: readonly RunningIdp[], ...names: string[]) {
       const from = `127.${randomBytes(3).join('.')}`;
       const failures: { instance: number; answer: Answer }[] = [];
       for (let attempt = 0; attempt < 12; attempt++) {
         const instance = attempt % instances.length;
         const answer = await call(instances[instance].url, 'POST', '/management/token', {
-          json: { grant_type: 'password', username: login, password: 'not-the-password' },
+          json: { grant_type: 'password', username: names[attempt % names.length], password: 'not-the-password' },
           from,
         });
         if (answer.status === 429) return { from, failures, throttled: answer };
@@ -270,6 +271,26 @@ describe.skipIf(postgres !== undefined)(
       for (const instance of [0, 1]) expect(failures.filter((failure) => failure.instance === instance).length).toBeLessThanOrEqual(4);
       return failures.length;
     }
+
+    /** A new admin (signed up with an organization of its own): its username, email and uuid. */
+    async function newAdmin(): Promise<[string, string, string]> {
+      const username = `carol-${randomBytes(6).toString('hex')}`;
+      const email = `${username}@example.com`;
+      await must(a.url, 'POST', '/management/orgs', { json: { organization: username, username, name: 'Carol', email, password: 'carols-password' } });
+      const signedIn = await must(b.url, 'POST', '/management/token', { json: { grant_type: 'password', username, password: 'carols-password' } });
+      return [username, email, String(signedIn.user.uuid)];
+    }
+
+    it("counts an account's username, email and uuid as one account on both instances (counters in the database)", async () => {
+      const [username, email, uuid] = await newAdmin();
+      const guesses = await guessUntilThrottled([a, b], username, email.toUpperCase(), uuid);
+      const failures = expectSharedCount(guesses);
+      const rows = await schema.sql<{ key: string; failures: number }>(
+        'select key, failures::int as failures from login_throttle where key like $1 or key like $2 order by key',
+        [`account:admin:%${username}%`, `account:admin:${uuid}`],
+      );
+      expect(rows).toEqual([{ key: `account:admin:${uuid}`, failures }]);
+    });
 
     it('counts failed passwords for one account on both instances together (counters in the database)', async () => {
       const login = `ghost-${randomBytes(6).toString('hex')}`;
@@ -381,6 +402,24 @@ describe.skipIf(postgres !== undefined)(
               expect(Number(await client.hget(`idp:throttle:account:admin:${login}`, 'failures'))).toBe(failures);
               expect(await client.pttl(`idp:throttle:account:admin:${login}`)).toBeGreaterThan(0);
               expect(Number(await client.hget(`idp:throttle:address:${guesses.from}`, 'failures'))).toBe(failures);
+            } finally {
+              client.disconnect();
+            }
+          },
+        );
+
+        it.skipIf(redis !== undefined)(
+          `counts an account's username, email and uuid as one account on both instances (counters in Redis)${redis ? ` — skipped: ${redis}` : ''}`,
+          async () => {
+            const [username, email, uuid] = await newAdmin();
+            const guesses = await guessUntilThrottled([a, b], uuid, username, email);
+            const failures = expectSharedCount(guesses);
+            const { Redis } = await import('ioredis');
+            const client = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0 });
+            try {
+              await client.connect();
+              expect(Number(await client.hget(`idp:throttle:account:admin:${uuid}`, 'failures'))).toBe(failures);
+              expect(await client.keys(`idp:throttle:account:admin:*${username}*`)).toEqual([]);
             } finally {
               client.disconnect();
             }

@@ -2,6 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { expectOAuthError, expectRefusal, expectRefusedUnchanged, ORG, type Clock, type TestApp, type TestResponse } from '../helpers.js';
 import { basic, createAppUser, createTenant, createTenantApp, registerClient, token, type Tenant } from './fixtures.js';
+import { findAdminUserIn } from '../../src/management/admin-users.js';
 
 let t: TestApp;
 let clock: Clock;
@@ -55,8 +56,49 @@ describe('password throttling', () => {
   });
 
   it('throttles one client address across many accounts', async () => {
-    for (let i = 0; i < 21; i += 1) await login(`user${i}`, 'wrong');
+    // Twenty-one failures, none against the same account twice, are all checked: the address's budget.
+    for (let i = 0; i < 21; i += 1) await expectWrongPassword(() => login(`user${i}`, 'wrong'));
     await expectThrottled(() => login('alice', ORG.password), '1');
+  });
+
+  it("counts an admin's username, email and uuid against one budget, at both token endpoints", async () => {
+    const uuid = (await findAdminUserIn(t.deps.db, 'alice'))!.uuid;
+    const names = ['alice', 'Alice@Example.com', uuid];
+    const usergrid = (username: string, password: string) => t.request('POST', '/management/token', { json: { grant_type: 'password', username, password } });
+    // Six wrong passwords, two by each name, alternating between /connect/token and /management/token.
+    for (let i = 0; i < 6; i += 1) await expectWrongPassword(() => (i % 2 === 0 ? login : usergrid)(names[i % 3]!, 'wrong'));
+    for (const name of names) {
+      await expectThrottled(() => login(name, ORG.password), '1');
+      await expectThrottled(() => usergrid(name, ORG.password), '1');
+    }
+    clock.now += 1100;
+    // A success by any name clears the one count.
+    expect((await usergrid(uuid, ORG.password)).status).toBe(200);
+    for (let i = 0; i < 5; i += 1) await expectWrongPassword(() => login(names[i % 3]!, 'wrong'));
+    expect((await login('alice@example.com', ORG.password)).status).toBe(200);
+  });
+
+  it("counts an app user's username, email and uuid against one budget, at both token endpoints", async () => {
+    const uuid = await createAppUser(t, tenant.appUuid, 'fred', 'fred-password', { email: 'fred@example.com' });
+    const client = await registerClient(t, tenant, { token_endpoint_auth_method: 'none', grant_types: ['password'] });
+    const usergrid = (username: string, password: string) => t.request('POST', '/acme/sandbox/token', { json: { grant_type: 'password', username, password } });
+    const oauth = (username: string, password: string) => token(t, { grant_type: 'password', client_id: client.client_id, username, password });
+    const names = ['fred', 'FRED@example.com', uuid];
+    for (let i = 0; i < 6; i += 1) await expectWrongPassword(() => (i % 2 === 0 ? oauth : usergrid)(names[i % 3]!, 'wrong'));
+    for (const name of names) {
+      await expectThrottled(() => oauth(name, 'fred-password'), '1');
+      await expectThrottled(() => usergrid(name, 'fred-password'), '1');
+    }
+    clock.now += 1100;
+    expect((await oauth('fred@example.com', 'fred-password')).status).toBe(200);
+    for (let i = 0; i < 5; i += 1) await expectWrongPassword(() => usergrid(names[i % 3]!, 'wrong'));
+    expect((await usergrid('fred', 'fred-password')).status).toBe(200);
+  });
+
+  it("keeps a name that addresses no account apart from every account's budget", async () => {
+    for (let i = 0; i < 6; i += 1) await expectWrongPassword(() => login('alice@example.org', 'wrong'));
+    await expectThrottled(() => login('alice@example.org', ORG.password), '1');
+    expect((await login('alice', ORG.password)).status).toBe(200);
   });
 });
 

@@ -20,27 +20,41 @@ import { assertNotThrottled, recordLoginFailure, resetLoginFailures, throttleKey
 const BAD_LOGIN = 'the username or password is not correct';
 
 /**
- * Runs one password check under the throttle of its account (`realm` + login) and address: a
- * waiting key refuses before the password is looked at; a failure counts; a success clears the
- * account's count.
+ * Runs one password check under the throttle of its account and address. The account is looked
+ * up first, so that every name it has (username, email, uuid) counts against one key; a login that
+ * names no account counts under its own (throttle.ts). A waiting key refuses before the password
+ * is looked at; a failure counts; a success clears the account's count. `verify` runs even when no
+ * account was found, so the time taken does not say whether it exists.
  */
-async function throttled<T>(deps: Deps, realm: string, login: string, context: LoginContext, check: () => Promise<T | null>): Promise<T> {
-  const { account, address } = throttleKeys(realm, login, context);
+async function throttled<T extends { uuid: string }>(
+  deps: Deps,
+  realm: string,
+  login: string,
+  context: LoginContext,
+  find: () => Promise<T | undefined>,
+  verify: (candidate: T | undefined) => Promise<boolean>,
+): Promise<T> {
+  const candidate = await find();
+  const { account, address } = throttleKeys(realm, candidate?.uuid ?? login, context);
   await assertNotThrottled(deps, [account, address]);
-  const found = await check();
-  if (!found) {
+  const valid = await verify(candidate);
+  if (!candidate || !valid) {
     await recordLoginFailure(deps, [account, address]);
     throw InvalidGrant(BAD_LOGIN);
   }
   await resetLoginFailures(deps, account);
-  return found;
+  return candidate;
 }
 
 export async function authenticateAdmin(deps: Deps, login: string, password: string, context: LoginContext = UNKNOWN_ADDRESS): Promise<AdminUser> {
-  const user = await throttled(deps, 'admin', login, context, async () => {
-    const candidate = await findAdminUserIn(deps.db, login, 'username-email-uuid');
-    return (await verifyPassword(password, candidate?.passwordHash)) ? candidate! : null;
-  });
+  const user = await throttled(
+    deps,
+    'admin',
+    login,
+    context,
+    () => findAdminUserIn(deps.db, login, 'username-email-uuid'),
+    (candidate) => verifyPassword(password, candidate?.passwordHash),
+  );
   if (user.disabled) throw InvalidGrant('this account is disabled');
   if (!user.activated) throw InvalidGrant('this account is not activated yet');
   return user;
@@ -69,11 +83,14 @@ export async function authenticateAppUser(
   password: string,
   context: LoginContext = UNKNOWN_ADDRESS,
 ): Promise<EntityRow> {
-  const user = await throttled(deps, appUuid, login, context, async () => {
-    const candidate = await findAppUserByLogin(deps, appUuid, login);
-    const valid = candidate ? await verifyAppUserPassword(deps, candidate.uuid, password) : await verifyPassword(password, null);
-    return valid ? candidate! : null;
-  });
+  const user = await throttled(
+    deps,
+    appUuid,
+    login,
+    context,
+    () => findAppUserByLogin(deps, appUuid, login),
+    (candidate) => (candidate ? verifyAppUserPassword(deps, candidate.uuid, password) : verifyPassword(password, null)),
+  );
   if (user.properties.disabled === true) throw InvalidGrant('this account is disabled');
   if (user.properties.activated === false) throw InvalidGrant('this account is not activated yet');
   return user;

@@ -29,9 +29,14 @@ export interface LoginContext {
 }
 export const UNKNOWN_ADDRESS: LoginContext = { address: 'unknown' };
 
-export function throttleKeys(realm: string, login: string, context: LoginContext): { account: ThrottleKey; address: ThrottleKey } {
+/**
+ * The keys one password attempt counts against. `account` is the uuid of the account the login
+ * names, or the login as typed when it names none; either way a login equal to an account's uuid
+ * shares that account's count.
+ */
+export function throttleKeys(realm: string, account: string, context: LoginContext): { account: ThrottleKey; address: ThrottleKey } {
   return {
-    account: { key: `account:${realm}:${login.toLowerCase()}`, free: ACCOUNT_FREE_FAILURES },
+    account: { key: `account:${realm}:${account.toLowerCase()}`, free: ACCOUNT_FREE_FAILURES },
     address: { key: `address:${context.address}`, free: ADDRESS_FREE_FAILURES },
   };
 }
