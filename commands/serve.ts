@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { resolveConfig, type ServeFlags } from '../src/config.js';
+import { DEFAULTS, resolveConfig, type ServeFlags } from '../src/config.js';
 import { codeCacheStatus } from '../src/runtime/code-cache.js';
 
 export function register(noun: Command): void {
@@ -25,6 +25,7 @@ export function register(noun: Command): void {
     .option('--captcha-secret <secret>', "the provider's secret key [IDP_CAPTCHA_SECRET]")
     .option('--captcha-site-key <key>', "the provider's site key, for the form's widget [IDP_CAPTCHA_SITE_KEY]")
     .option('--captcha-verify-url <url>', "the provider's verify endpoint [IDP_CAPTCHA_VERIFY_URL] (default: the provider's own)")
+    .option('--max-json-depth <levels>', `deepest nesting a JSON body may have [IDP_MAX_JSON_DEPTH] (default ${DEFAULTS.json.maxDepth})`)
     .addHelpText('after', '\nExample:\n  $ idp serve --port 0 --db :memory: --fixtures fixtures/demo.json')
     .action(async (flags: ServeFlags) => {
       const config = resolveConfig(flags, process.env);

@@ -7,7 +7,8 @@
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { Env } from './env.js';
-import { InvalidJson, UnsupportedMediaType, type AppError } from '../src/errors.js';
+import type { JsonLimits } from '../src/config.js';
+import { InvalidJson, JsonTooDeep, PayloadTooLarge, UnsupportedMediaType, type AppError } from '../src/errors.js';
 
 /**
  * Parameters whose values are secrets: answers that show a request's parameters back (the
@@ -75,9 +76,41 @@ function formValue(entries: Iterable<[string, FormDataEntryValue]>): FormValue {
 }
 
 /**
- * The body as a value: a form as a FormValue, anything else read as JSON (a blank body is `{}`).
- * @throws 400 `json_parse` for JSON that does not parse; the rule's refusal (else 415) for a
- * format it does not take.
+ * Refuses a parsed JSON value deeper, or with an object wider or a key longer, than `limits`
+ * allow, before anything else reads it. Walks with a stack of its own, not by recursion, so no
+ * depth overflows the call stack (JSON.parse itself does not recurse in V8). Each level is a
+ * nested array or object: `{"a": [1]}` is two levels deep.
+ * @throws 400 `json_too_deep`; 413 `payload_too_large` for too many keys or too long a key.
+ */
+export function checkJsonLimits(value: unknown, limits: JsonLimits): void {
+  const pending: { node: object; depth: number }[] = [];
+  const visit = (node: unknown, depth: number) => {
+    if (typeof node === 'object' && node !== null) pending.push({ node, depth });
+  };
+  visit(value, 1);
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { node, depth } = next;
+    if (depth > limits.maxDepth) throw JsonTooDeep(`the request body is nested deeper than the limit of ${limits.maxDepth} levels`);
+    if (Array.isArray(node)) {
+      for (const item of node as unknown[]) visit(item, depth + 1);
+      continue;
+    }
+    const keys = Object.keys(node);
+    if (keys.length > limits.maxKeys) throw PayloadTooLarge(`an object of the request body has more than the limit of ${limits.maxKeys} keys`);
+    for (const key of keys) {
+      if (key.length > limits.maxKeyLength) {
+        throw PayloadTooLarge(`a key of the request body is longer than the limit of ${limits.maxKeyLength} characters`);
+      }
+      visit((node as Record<string, unknown>)[key], depth + 1);
+    }
+  }
+}
+
+/**
+ * The body as a value: a form as a FormValue, anything else read as JSON (a blank body is `{}`),
+ * within the configured limits of depth, keys and key length (`checkJsonLimits`).
+ * @throws 400 `json_parse` for JSON that does not parse; 400 `json_too_deep` or 413 past a
+ * limit; the rule's refusal (else 415) for a format it does not take.
  */
 export async function readBody(c: Context<Env>, rule: BodyRule): Promise<unknown> {
   const format = bodyFormatOf(c);
@@ -88,11 +121,14 @@ export async function readBody(c: Context<Env>, rule: BodyRule): Promise<unknown
   if (format === 'multipart') return formValue(await c.req.formData());
   const text = await c.req.text();
   if (text.trim() === '') return {};
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw InvalidJson('the request body is not valid JSON');
   }
+  checkJsonLimits(value, c.get('deps').config.json);
+  return value;
 }
 
 /** The query exactly as sent, `?` included, for a URL that must be rebuilt unchanged. */

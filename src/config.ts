@@ -38,6 +38,8 @@ export interface Config {
   pushLeaseMs: number;
   /** Largest request body accepted, in bytes. */
   bodyLimit: number;
+  /** What a JSON body may hold: nested levels, keys in one object, characters in one key. */
+  json: JsonLimits;
   /** Token lifetimes in seconds (docs/api.md#tokens). */
   accessTokenTtl: number;
   idTokenTtl: number;
@@ -48,6 +50,12 @@ export interface Config {
   /** JWS algorithms of access tokens and ID tokens. */
   accessTokenAlg: SigningAlg;
   idTokenAlg: SigningAlg;
+}
+
+export interface JsonLimits {
+  readonly maxDepth: number;
+  readonly maxKeys: number;
+  readonly maxKeyLength: number;
 }
 
 export type CaptchaProvider = 'altcha' | 'recaptcha' | 'hcaptcha' | 'turnstile';
@@ -83,6 +91,10 @@ export const DEFAULTS = {
   databasePoolSize: 10,
   // 1 MiB: entity documents are small; larger bodies are refused with 413 before parsing.
   bodyLimit: 1024 * 1024,
+  // 32 levels, as the query language caps its own nesting; far below the 1,000 levels SQLite's
+  // JSON functions read. A thousand keys in one object and 256 characters in one key leave room
+  // for any entity and keep a single object from costing more than the documents around it.
+  json: { maxDepth: 32, maxKeys: 1000, maxKeyLength: 256 },
   // An hour, as IdentityServer and Keycloak issue by default.
   accessTokenTtl: 3600,
   // ID tokens are read once at sign-in; five minutes covers clock skew.
@@ -143,6 +155,7 @@ export interface ServeFlags {
   codeTtl?: string;
   refreshTokenTtl?: string;
   sessionTtl?: string;
+  maxJsonDepth?: string;
   accessTokenAlg?: string;
   idTokenAlg?: string;
 }
@@ -194,6 +207,7 @@ export function resolveConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): Config
     fcmUrl: emptyToUndefined(env.IDP_FCM_URL),
     pushLeaseMs: parseSeconds(emptyToUndefined(env.IDP_PUSH_LEASE_MS), DEFAULTS.pushLeaseMs, 'IDP_PUSH_LEASE_MS', 'milliseconds'),
     bodyLimit: DEFAULTS.bodyLimit,
+    json: { ...DEFAULTS.json, maxDepth: parseJsonDepth(pick(flags.maxJsonDepth, 'IDP_MAX_JSON_DEPTH')) },
     accessTokenTtl: parseSeconds(pick(flags.accessTokenTtl, 'IDP_ACCESS_TOKEN_TTL'), DEFAULTS.accessTokenTtl, '--access-token-ttl'),
     idTokenTtl: parseSeconds(pick(flags.idTokenTtl, 'IDP_ID_TOKEN_TTL'), DEFAULTS.idTokenTtl, '--id-token-ttl'),
     codeTtl: parseSeconds(pick(flags.codeTtl, 'IDP_CODE_TTL'), DEFAULTS.codeTtl, '--code-ttl'),
@@ -218,6 +232,16 @@ function parseSeconds(text: string | undefined, fallback: number, flag: string, 
   if (text === undefined) return fallback;
   if (!/^\d+$/.test(text) || Number(text) < 1) throw new ConfigError(`${flag} must be a whole number of ${unit}, not '${text}'`);
   return Number(text);
+}
+
+// A document deeper than SQLite's JSON functions read (1,000 levels) would break every query over
+// its collection; the stored document wraps a body in a few levels of its own, hence the margin.
+const MAX_JSON_DEPTH = 512;
+
+function parseJsonDepth(text: string | undefined): number {
+  const depth = parseSeconds(text, DEFAULTS.json.maxDepth, '--max-json-depth', 'levels');
+  if (depth > MAX_JSON_DEPTH) throw new ConfigError(`--max-json-depth must be at most ${MAX_JSON_DEPTH}, not '${text}'`);
+  return depth;
 }
 
 function parseAlg(text: string | undefined, fallback: SigningAlg, flag: string): SigningAlg {

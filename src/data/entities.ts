@@ -37,13 +37,27 @@ export interface EntityDescription {
 // String.prototype.isWellFormed (ES2024, in Node 20) finds lone surrogates without a regex.
 const unstorable = (text: string): boolean => text.includes('\u0000') || !(text as string & { isWellFormed(): boolean }).isWellFormed();
 
+/** Whether a value holds unstorable text anywhere inside it, in a name or a string. */
+function holdsUnstorable(value: unknown): boolean {
+  // A stack of its own rather than recursion: no nesting, however deep, overflows the call stack.
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (typeof next === 'string') {
+      if (unstorable(next)) return true;
+    } else if (typeof next === 'object' && next !== null) {
+      for (const [key, inner] of Object.entries(next)) {
+        if (unstorable(key)) return true;
+        pending.push(inner);
+      }
+    }
+  }
+  return false;
+}
+
 /** The top-level property whose value (or name) holds unstorable text, anywhere inside it. */
 function unstorableText(item: object): string | undefined {
-  const bad = (value: unknown): boolean =>
-    typeof value === 'string'
-      ? unstorable(value)
-      : typeof value === 'object' && value !== null && Object.entries(value).some(([key, inner]) => unstorable(key) || bad(inner));
-  return Object.entries(item).find(([key, value]) => unstorable(key) || bad(value))?.[0];
+  return Object.entries(item).find(([key, value]) => unstorable(key) || holdsUnstorable(value))?.[0];
 }
 
 /** The JSON object(s) of a request body as new entities' properties. */
