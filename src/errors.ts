@@ -35,6 +35,7 @@ export const RequiredProperty = kind(400, 'required_property_not_found');
 export const DuplicateUniqueProperty = kind(400, 'duplicate_unique_property_exists');
 export const QueryParse = kind(400, 'query_parse');
 export const InvalidJson = kind(400, 'json_parse');
+export const InvalidPath = kind(400, 'invalid_path');
 export const Unauthorized = kind(401, 'unauthorized');
 export const ExpiredToken = kind(401, 'expired_token');
 export const Forbidden = kind(403, 'forbidden');
