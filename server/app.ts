@@ -16,6 +16,7 @@ import { mountAreas, type Area } from './route-table.js';
 import { application, caller, dataAccess, managedApplication, organizationAdmin } from './access.js';
 import { bodySizeLimit } from './middleware/body-limit.js';
 import { noStore } from './middleware/no-store.js';
+import { refuseInvalidPath } from './middleware/path-segments.js';
 import { statusRoutes } from './routes/status.js';
 import { docsRoutes } from './routes/docs.js';
 import { discoveryRoutes, tokenEndpointRoutes } from './routes/oauth.js';
@@ -58,14 +59,16 @@ export function createApp(deps: Deps, areas: readonly Area[] = AREAS): Hono<Env>
   // Usergrid's SDKs end some paths with a slash (GET …/users/{id}/likes/): same resource.
   const app = router({ strict: false });
 
-  // What every request needs first: its context, then the body size limit (413 before anything
-  // reads the body, or authenticates). X-Frame-Options DENY, nosniff and friends go on every
+  // What every request needs first: its context, a path without dot segments or encoded
+  // separators (400 before routing: no area's middleware, token check or handler sees it), then
+  // the body size limit (413 before anything reads the body, or authenticates). X-Frame-Options DENY, nosniff and friends go on every
   // response where the server is made (serve.ts, middleware/secure-headers.ts).
   const limitBodySize = bodySizeLimit(deps.config.bodyLimit);
   app.use('*', async (c, next) => {
     c.set('startedAt', Date.now());
     c.set('deps', deps);
     c.set('logger', deps.logger);
+    refuseInvalidPath(c);
     await limitBodySize(c, next);
   });
 

@@ -1,3 +1,4 @@
+import type { HttpBindings } from '@hono/node-server';
 import type { Deps } from '../src/deps.js';
 import type { Logger } from '../src/logger.js';
 import type { Principal } from '../src/principal.js';
@@ -10,6 +11,8 @@ import type { Area } from './route-table.js';
  * a new object on each access (Object.fromEntries), which showed up in the request profile.
  */
 export interface Env {
+  /** Node's request and response when served by @hono/node-server (serve.ts); absent under app.request(). */
+  Bindings: Partial<HttpBindings> | undefined;
   Variables: {
     deps: Deps;
     logger: Logger;

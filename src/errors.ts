@@ -36,6 +36,7 @@ export const DuplicateUniqueProperty = kind(400, 'duplicate_unique_property_exis
 export const QueryParse = kind(400, 'query_parse');
 export const InvalidJson = kind(400, 'json_parse');
 export const JsonTooDeep = kind(400, 'json_too_deep');
+export const InvalidPath = kind(400, 'invalid_path');
 export const Unauthorized = kind(401, 'unauthorized');
 export const ExpiredToken = kind(401, 'expired_token');
 export const Forbidden = kind(403, 'forbidden');
