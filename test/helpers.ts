@@ -153,3 +153,30 @@ export async function expectRefusedUnchanged(
   expect(await snapshot(t, options), `${status} ${error} must leave every table unchanged`).toBe(before);
   return res;
 }
+
+/**
+ * A refusal that names exactly `fields`, in `fields` and in the message (docs/api.md, "Errors":
+ * `fields` names each offending field).
+ */
+export function expectFieldsNamed(res: TestResponse, ...fields: string[]): void {
+  expect(Object.keys(res.body.fields).sort(), res.text).toEqual([...fields].sort());
+  for (const field of fields) expect(res.body.error_description).toContain(field);
+}
+
+/**
+ * Each field of a user record that only the server or an administrator sets, with a value a user
+ * might try to give it (docs/api.md, "Entities").
+ */
+export const RESERVED_USER_FIELDS: Readonly<Record<string, unknown>> = {
+  adminUser: true,
+  roles: ['admin'],
+  activated: true,
+  disabled: false,
+  uuid: '0190f4c2-0000-7000-8000-00000000beef',
+  type: 'admin',
+  created: 0,
+  modified: 0,
+  metadata: { path: '/users/root' },
+  passwordHash: 'scrypt$forged',
+  credentials: { password: 'forged' },
+};

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { isUuid } from '../ids.js';
+import { IllegalArgument } from '../errors.js';
 
 // Usergrid organization and application names: letters, digits, '-', '_' and '.', starting with
 // a letter or digit; not a UUID, because a UUID path segment always means an id.
@@ -53,13 +54,61 @@ export type CreateOrg = z.infer<typeof CreateOrg>;
 export const CreateApp = z.object({ name: resourceName('name') });
 export type CreateApp = z.infer<typeof CreateApp>;
 
-/** CreateAdminUser: username required and unique; email, name, password optional. */
-export const CreateAdminUser = z.object({
+/**
+ * Fields of a user record, admin user or app user, that only the server or an administrator
+ * sets (docs/api.md#entities): the account's standing (`adminUser`, `roles`, `activated`,
+ * `disabled`), its identity and timestamps, and password hashes. A user writing them about
+ * themself, or a guest signing up with them, is refused with the field named, so no reader of
+ * the record is misled about what the account is.
+ */
+const RESERVED_USER_FIELD_NAMES = [
+  'adminUser',
+  'roles',
+  'activated',
+  'disabled',
+  'uuid',
+  'type',
+  'created',
+  'modified',
+  'metadata',
+  'passwordHash',
+  'credentials',
+] as const;
+export const RESERVED_USER_FIELDS: ReadonlySet<string> = new Set(RESERVED_USER_FIELD_NAMES);
+
+const RESERVED = 'set only by the server or an administrator';
+
+/** @throws AppError `illegal_argument` (400) naming every reserved field of `body`. */
+export function refuseReservedUserFields(body: object): void {
+  const named = Object.keys(body).filter((key) => RESERVED_USER_FIELDS.has(key));
+  if (named.length === 0) return;
+  const list = named.map((key) => `'${key}'`).join(', ');
+  throw IllegalArgument(`${list} ${named.length === 1 ? 'is' : 'are'} ${RESERVED}`, { fields: Object.fromEntries(named.map((key) => [key, RESERVED])) });
+}
+
+/** A reserved field in a request schema: published, and refused whatever its value (null too). */
+const reservedField = (key: string) =>
+  z
+    .unknown()
+    .refine((value) => value === undefined, `${key} is ${RESERVED}`)
+    .optional()
+    .meta({ description: `Refused: ${RESERVED}.` });
+
+const reservedShape = Object.fromEntries(RESERVED_USER_FIELD_NAMES.map((key) => [key, reservedField(key)])) as Record<
+  (typeof RESERVED_USER_FIELD_NAMES)[number],
+  ReturnType<typeof reservedField>
+>;
+
+/** An admin user's own fields: username required and unique; email, name, password optional. */
+export const AdminUserFields = z.object({
   username,
   email: email.optional(),
   name: displayName.optional(),
   password: password.optional(),
 });
+
+/** CreateAdminUser, a sign-up: the admin user's own fields, and none of the reserved ones. */
+export const CreateAdminUser = AdminUserFields.extend(reservedShape);
 export type CreateAdminUser = z.infer<typeof CreateAdminUser>;
 
 const profileValue = z.string().max(256, 'must be at most 256 characters');
@@ -67,6 +116,7 @@ const profileValue = z.string().max(256, 'must be at most 256 characters');
 /** AdminUserUpdate (city, state) plus the profile fields of CreateAdminUser. */
 export const AdminUserUpdate = z
   .object({
+    ...reservedShape,
     username: username.optional(),
     email: email.optional(),
     name: displayName.optional(),

@@ -15,14 +15,19 @@ async function activatedOrgWithApp(): Promise<string> {
 }
 
 describe('app users signing themselves up under --require-activation', () => {
-  it('start not activated whatever they send, get a link, and can sign in once they follow it', async () => {
+  it('start not activated, may not say otherwise, get a link, and can sign in once they follow it', async () => {
     t = await createLifecycleApp({ requireActivation: true });
     const admin = await activatedOrgWithApp();
     const before = (await mailsOf(t)).length;
 
-    const signUp = await t.request('POST', '/acme/shop/users', {
-      json: { username: 'gina', email: 'gina@example.com', password: 'gina-password', activated: true },
-    });
+    const claimed = await expectRefusedUnchanged(
+      t,
+      () => t.request('POST', '/acme/shop/users', { json: { username: 'gina', email: 'gina@example.com', password: 'gina-password', activated: true } }),
+      400,
+      'illegal_argument',
+    );
+    expect(claimed.body.fields).toEqual({ activated: expect.any(String) });
+    const signUp = await t.request('POST', '/acme/shop/users', { json: { username: 'gina', email: 'gina@example.com', password: 'gina-password' } });
     expect(signUp.status).toBe(200);
     expect(signUp.body.entities[0].activated).toBe(false);
     const refused = await expectRefusedUnchanged(

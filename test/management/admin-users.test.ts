@@ -1,5 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { adminToken, createTestApp, expectOAuthError, expectRefusal, expectRefusedUnchanged, ORG, signUp, type TestApp } from '../helpers.js';
+import {
+  adminToken,
+  createTestApp,
+  expectFieldsNamed,
+  expectOAuthError,
+  expectRefusal,
+  expectRefusedUnchanged,
+  ORG,
+  RESERVED_USER_FIELDS,
+  signUp,
+  type TestApp,
+} from '../helpers.js';
 
 let t: TestApp;
 let token: string;
@@ -31,6 +42,21 @@ describe('admin users', () => {
     expect(res.status).toBe(200);
     expect(res.body.entities[0]).toMatchObject({ city: 'Berlin', state: 'BE', name: 'Alice A.', username: 'alice' });
     expect((await t.request('GET', '/management/users/alice', { token })).body.entities[0].city).toBe('Berlin');
+  });
+
+  it('refuses, naming the field, what only the server or an administrator sets, on sign-up and on their own record', async () => {
+    for (const [field, value] of Object.entries(RESERVED_USER_FIELDS)) {
+      const update = () => t.request('PUT', '/management/users/alice', { json: { city: 'Berlin', [field]: value }, token });
+      expectFieldsNamed(await expectRefusedUnchanged(t, update, 400, 'illegal_argument'), field);
+      const create = () => t.request('POST', '/management/users', { json: { ...BOB, [field]: value } });
+      expectFieldsNamed(await expectRefusedUnchanged(t, create, 400, 'illegal_argument'), field);
+    }
+    const form = () => t.request('POST', '/management/users', { form: { username: 'bob', password: BOB.password, activated: 'true' } });
+    expectFieldsNamed(await expectRefusedUnchanged(t, form, 400, 'illegal_argument'), 'activated');
+    const both = () => t.request('PUT', '/management/users/alice', { json: { adminUser: true, roles: ['admin'] }, token });
+    expectFieldsNamed(await expectRefusedUnchanged(t, both, 400, 'illegal_argument'), 'adminUser', 'roles');
+    expect((await t.request('PUT', '/management/users/alice', { json: { city: 'Berlin' }, token })).status).toBe(200);
+    expect((await t.request('POST', '/management/users', { json: BOB })).status).toBe(200);
   });
 
   it('changes the password only when the old one matches', async () => {

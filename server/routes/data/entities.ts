@@ -7,7 +7,17 @@ import type { Env } from '../../env.js';
 import { ok } from '../../envelope.js';
 import { defineRoutes } from '../../route-table.js';
 import { define, FindQuery, otherMethodsNotAllowed } from './define.js';
-import { addressedEntity, dataLocation, describedResponse, entitiesResponse, findOptions, modelMembers, pageResponse, readEntityBody } from './request.js';
+import {
+  addressedEntity,
+  dataLocation,
+  describedResponse,
+  entitiesResponse,
+  findOptions,
+  modelMembers,
+  pageResponse,
+  readEntityBody,
+  refuseReservedBody,
+} from './request.js';
 import { applicationEntityView, entityView } from './views.js';
 import { collectionForWrite, listCollections, requireCollection } from '../../../src/data/collections.js';
 import {
@@ -56,7 +66,9 @@ async function postEntities(c: Context<Env>) {
   const { app } = scope(c);
   const collection = await collectionForWrite(c.get('deps').db, app.uuid, c.req.param('collection') ?? '');
   const create = CREATORS.get(collection.name) ?? createEntities;
-  const rows = await create(c.get('deps'), app.uuid, collection, await readEntityBody(c), c.get('principal'));
+  const body = await readEntityBody(c);
+  await refuseReservedBody(c, collection.name, body);
+  const rows = await create(c.get('deps'), app.uuid, collection, body, c.get('principal'));
   if (collection.name === 'users') {
     for (const row of rows) {
       if (row.properties.activated === false) await sendActivationLink(c.get('deps'), { type: 'app_user', uuid: row.uuid, appUuid: app.uuid });
@@ -68,12 +80,24 @@ async function postEntities(c: Context<Env>) {
   return describedResponse(c, 'post', described, modelMembers(c, entityView(scope(c), described[0])));
 }
 
+/** PUT on one entity merges the body into it; a device PUT to its uuid registers it. */
+async function putEntity(c: Context<Env>) {
+  const [collection, id] = [c.req.param('collection') ?? '', c.req.param('entityId') ?? ''];
+  if (collection.toLowerCase() === 'devices' && isUuid(id)) {
+    return entitiesResponse(c, 'put', [await putDevice(c.get('deps'), scope(c).app.uuid, id, await readEntityBody(c))]);
+  }
+  const [row, body] = [await addressedEntity(c, collection, id), await readEntityBody(c)];
+  await refuseReservedBody(c, row.collection, body);
+  return entitiesResponse(c, 'put', [await updateEntity(c.get('deps'), row, body)]);
+}
+
 /** PUT or DELETE on every entity a query matches (up to `limit`), in one transaction. */
 async function changeMatches(c: Context<Env>, change: (rows: EntityRow[], body: unknown) => Promise<EntityRow[]>) {
   const deps = c.get('deps');
   const { app } = scope(c);
   const collection = await requireCollection(deps.db, app.uuid, c.req.param('collection') ?? '');
   const body = c.req.method === 'PUT' ? await readEntityBody(c) : undefined;
+  if (body !== undefined) await refuseReservedBody(c, collection.name, body);
   const rows = await deps.db.transaction(async (tx) => {
     const { rows: matched } = await findEntities(tx, app.uuid, { kind: 'collection', collection: collection.name }, findOptions(c));
     return change(matched, body);
@@ -149,19 +173,7 @@ export const entityRoutes = defineRoutes('server/routes/data/entities.ts', (app)
   define(app, 'get', ENTITY, 'Get an entity by uuid or name', async (c) =>
     entitiesResponse(c, 'get', [await addressedEntity(c, c.req.param('collection') ?? '', c.req.param('entityId') ?? '')]),
   );
-  define(
-    app,
-    'put',
-    ENTITY,
-    'Merge properties into an entity (a device PUT to its uuid registers it)',
-    async (c) => {
-      const [collection, id] = [c.req.param('collection') ?? '', c.req.param('entityId') ?? ''];
-      if (collection.toLowerCase() === 'devices' && isUuid(id))
-        return entitiesResponse(c, 'put', [await putDevice(c.get('deps'), scope(c).app.uuid, id, await readEntityBody(c))]);
-      return entitiesResponse(c, 'put', [await updateEntity(c.get('deps'), await addressedEntity(c, collection, id), await readEntityBody(c))]);
-    },
-    { body: true },
-  );
+  define(app, 'put', ENTITY, 'Merge properties into an entity (a device PUT to its uuid registers it)', putEntity, { body: true });
   define(app, 'delete', ENTITY, 'Delete an entity and its connections', async (c) => {
     const row = await addressedEntity(c, c.req.param('collection') ?? '', c.req.param('entityId') ?? '');
     await deleteEntity(c.get('deps'), row);

@@ -12,6 +12,7 @@ import { formParam } from '../../request-input.js';
 import { z } from '@hono/zod-openapi';
 import {
   addressedEntity,
+  administersApp,
   authorizeWithoutMe,
   dataLocation,
   entitiesResponse,
@@ -19,11 +20,11 @@ import {
   modelMembers,
   pageResponse,
   readEntityBody,
+  refuseReservedFields,
   relatedEntity,
 } from './request.js';
 import { entityView } from './views.js';
 import { MethodNotAllowed, EntityNotFound } from '../../../src/errors.js';
-import { isApplicationAdmin } from '../../../src/access/policy.js';
 import { collectionForWrite } from '../../../src/data/collections.js';
 import { describeEntities, insertEntityFromBody, entityBodies, type EntityRow } from '../../../src/data/entities.js';
 import { findEntities } from '../../../src/data/find.js';
@@ -64,7 +65,7 @@ async function setPassword(c: Context<Env>) {
   const user = await subject(c);
   const body = (await readEntityBody(c)) as Record<string, unknown>;
   const old = body.oldpassword ?? body.password;
-  const trusted = await isApplicationAdmin(c.get('deps'), c.get('principal'), c.get('appScope').app);
+  const trusted = await administersApp(c);
   await changeUserPassword(c.get('deps'), user, { oldPassword: typeof old === 'string' ? old : undefined, newPassword: body.newpassword }, trusted);
   return ok(c, { action: 'set user password', organization: c.get('appScope').org, application: c.get('appScope').app, location: dataLocation(c) });
 }
@@ -97,9 +98,11 @@ async function createConnected(c: Context<Env>) {
   const view = relationView(source.collection, param(c, 'relation'));
   if (view.direction === 'in') throw MethodNotAllowed(`create the entity, then POST …/${view.relation}/{id} to connect it`, { headers: { Allow: 'GET' } });
   const items = entityBodies(await readEntityBody(c));
+  const administers = await administersApp(c);
   const rows = await deps.db.transaction(async (tx) => {
     const now = deps.now();
     const collection = await collectionForWrite(tx, appScope.app.uuid, view.collection ?? view.relation);
+    refuseReservedFields(collection.name, items, administers);
     const created: EntityRow[] = [];
     for (const item of items) created.push(await insertEntityFromBody(tx, appScope.app.uuid, collection, item, now));
     await connectIn(

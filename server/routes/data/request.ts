@@ -14,9 +14,12 @@ import { isUuid } from '../../../src/ids.js';
 import { authorizeAppRequest } from '../../../src/access/app-access.js';
 import type { Verb } from '../../../src/access/permissions.js';
 import { appSegments } from '../../access.js';
-import { describeEntities, requireEntity, type EntityDescription, type EntityRow } from '../../../src/data/entities.js';
+import { describeEntities, entityBodies, requireEntity, type EntityDescription, type EntityRow } from '../../../src/data/entities.js';
 import { findCollectionIn, requireCollection } from '../../../src/data/collections.js';
-import { requireUser } from '../../../src/data/users.js';
+import { requireUser, USERS } from '../../../src/data/users.js';
+import { refuseReservedUserFields } from '../../../src/management/schemas.js';
+import { isApplicationAdmin } from '../../../src/access/policy.js';
+import type { Properties } from '../../../src/data/rules.js';
 import { findEntityByUuid } from '../../../src/db/entity-store.js';
 import type { FindOptions, EntityPage } from '../../../src/data/find.js';
 import type { RelationView } from '../../../src/data/relations.js';
@@ -62,6 +65,27 @@ const ENTITY_BODY: BodyRule = { accept: ['json', 'text', 'none', 'form'], refuse
 
 export function readEntityBody(c: Context<Env>): Promise<unknown> {
   return readBody(c, ENTITY_BODY);
+}
+
+/** Whether the caller administers the application: its organization's administrators and its own client. */
+export function administersApp(c: Context<Env>): Promise<boolean> {
+  return isApplicationAdmin(c.get('deps'), c.get('principal'), c.get('appScope').app);
+}
+
+/**
+ * A write of user records by someone who administers nothing (an app user on their own record,
+ * a guest signing up): the fields only the server or an administrator sets are refused, naming
+ * the field (docs/api.md#entities). Administrators write them as before.
+ * @throws AppError `illegal_argument` (400).
+ */
+export function refuseReservedFields(collection: string, items: readonly Properties[], administers: boolean): void {
+  if (administers || collection !== USERS.name) return;
+  for (const item of items) refuseReservedUserFields(item);
+}
+
+/** refuseReservedFields for a request body, asking whether the caller administers only when it writes users. */
+export async function refuseReservedBody(c: Context<Env>, collection: string, body: unknown): Promise<void> {
+  if (collection === USERS.name) refuseReservedFields(collection, entityBodies(body), await administersApp(c));
 }
 
 /** `ql` (or its other name, `queryStatement`), `limit` and `cursor`, as the route validated them (define.ts FindQuery). */
