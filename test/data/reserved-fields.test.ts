@@ -19,7 +19,9 @@ describe('fields only the server or an administrator sets', () => {
   it('are refused, named, when an app user writes their own record, by every route that reaches it', async () => {
     const fred = await appUser(d, 'fred');
     const self = as(fred.token);
-    for (const [field, value] of Object.entries(RESERVED_USER_FIELDS)) {
+    // Each a value other than what fred's record shows: a write that would change it.
+    const changes = { ...RESERVED_USER_FIELDS, activated: false, disabled: true };
+    for (const [field, value] of Object.entries(changes)) {
       for (const path of ['/users/me', `/users/${fred.uuid}`, '/users/fred', '/user/me']) {
         const res = await expectRefusedUnchanged(d.t, () => self('PUT', path, { city: 'Bedrock', [field]: value }), 400, 'illegal_argument');
         expectFieldsNamed(res, field);
@@ -29,6 +31,13 @@ describe('fields only the server or an administrator sets', () => {
     }
     const both = await expectRefusedUnchanged(d.t, () => self('PUT', '/users/me', { adminUser: true, roles: ['admin'] }), 400, 'illegal_argument');
     expectFieldsNamed(both, 'adminUser', 'roles');
+
+    // Saving back the record as read (as Usergrid's SDKs do) sends them unchanged: no write of theirs.
+    // (fred has no email: the record shows "", which a write would take for an invalid address.)
+    const { email: _none, ...read } = (await self('GET', '/users/me')).body.entities[0];
+    const saved = await self('PUT', '/users/me', { ...read, city: 'Gravel Pit' });
+    expect(saved.status, saved.text).toBe(200);
+    expect(saved.body.entities[0]).toMatchObject({ uuid: fred.uuid, type: 'user', city: 'Gravel Pit', activated: true, disabled: false, adminUser: false });
 
     // The rest of their own record stays theirs to write.
     const put = await self('PUT', '/users/me', { city: 'Bedrock' });

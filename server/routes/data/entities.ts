@@ -17,6 +17,7 @@ import {
   pageResponse,
   readEntityBody,
   refuseReservedBody,
+  refuseReservedChanges,
 } from './request.js';
 import { applicationEntityView, entityView } from './views.js';
 import { collectionForWrite, listCollections, requireCollection } from '../../../src/data/collections.js';
@@ -87,7 +88,7 @@ async function putEntity(c: Context<Env>) {
     return entitiesResponse(c, 'put', [await putDevice(c.get('deps'), scope(c).app.uuid, id, await readEntityBody(c))]);
   }
   const [row, body] = [await addressedEntity(c, collection, id), await readEntityBody(c)];
-  await refuseReservedBody(c, row.collection, body);
+  await refuseReservedChanges(c, row, body);
   return entitiesResponse(c, 'put', [await updateEntity(c.get('deps'), row, body)]);
 }
 

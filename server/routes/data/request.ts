@@ -3,6 +3,7 @@
  * check), reading bodies and query parameters, finding the addressed entities, and the
  * envelope around them.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { Context } from 'hono';
 import type { z } from '@hono/zod-openapi';
 import type { FindQuery } from './define.js';
@@ -17,7 +18,7 @@ import { appSegments } from '../../access.js';
 import { describeEntities, entityBodies, requireEntity, type EntityDescription, type EntityRow } from '../../../src/data/entities.js';
 import { findCollectionIn, requireCollection } from '../../../src/data/collections.js';
 import { requireUser, USERS } from '../../../src/data/users.js';
-import { refuseReservedUserFields } from '../../../src/management/schemas.js';
+import { RESERVED_USER_FIELDS, refuseReservedUserFields } from '../../../src/management/schemas.js';
 import { isApplicationAdmin } from '../../../src/access/policy.js';
 import type { Properties } from '../../../src/data/rules.js';
 import { findEntityByUuid } from '../../../src/db/entity-store.js';
@@ -86,6 +87,21 @@ export function refuseReservedFields(collection: string, items: readonly Propert
 /** refuseReservedFields for a request body, asking whether the caller administers only when it writes users. */
 export async function refuseReservedBody(c: Context<Env>, collection: string, body: unknown): Promise<void> {
   if (collection === USERS.name) refuseReservedFields(collection, entityBodies(body), await administersApp(c));
+}
+
+/**
+ * refuseReservedBody for an update of one user: a reserved field is refused only where it would
+ * change what a reader of the record sees. A client that saves back the record it read (the
+ * Usergrid SDKs do) sends `uuid`, `type`, `activated`, `disabled`… unchanged, and that is no write.
+ */
+export async function refuseReservedChanges(c: Context<Env>, row: EntityRow, body: unknown): Promise<void> {
+  if (row.collection !== USERS.name || (await administersApp(c))) return;
+  const seen = entityView(c.get('appScope'), (await describeEntities(c.get('deps').db, [row]))[0]) as Record<string, unknown>;
+  for (const item of entityBodies(body)) {
+    refuseReservedUserFields(
+      Object.fromEntries(Object.entries(item).filter(([key, value]) => RESERVED_USER_FIELDS.has(key) && !isDeepStrictEqual(value, seen[key]))),
+    );
+  }
 }
 
 /** `ql` (or its other name, `queryStatement`), `limit` and `cursor`, as the route validated them (define.ts FindQuery). */
