@@ -6,7 +6,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { Env } from '../env.js';
-import { jsonOrForm, openapiRoute } from '../openapi.js';
+import { jsonOrForm, openapiRoute, type router } from '../openapi.js';
 import { defineRoutes } from '../route-table.js';
 import { loginContextOf } from '../client-address.js';
 import { noStore } from '../middleware/no-store.js';
@@ -45,7 +45,16 @@ async function answer(c: Context<Env>, result: UsergridTokenResult) {
   );
 }
 
-export const managementTokenRoutes = defineRoutes('server/routes/usergrid-token.ts', (app) => {
+type Router = ReturnType<typeof router>;
+type TokenInput = z.infer<typeof UsergridTokenRequest>;
+
+/** POST /token in an area: no-store, the request documented, and `issue` answered as Usergrid did. */
+function tokenRoute(
+  app: Router,
+  summary: string,
+  request: { params?: z.ZodObject; description: string },
+  issue: (c: Context<Env>, input: TokenInput) => Promise<UsergridTokenResult>,
+): void {
   app.use('/token', noStore());
   openapiRoute(
     app,
@@ -53,30 +62,29 @@ export const managementTokenRoutes = defineRoutes('server/routes/usergrid-token.
       method: 'post',
       path: '/token',
       tags: ['Tokens'],
-      summary: 'Usergrid-style admin or organization token',
-      request: { body: jsonOrForm(UsergridTokenRequest, 'grant_type password (username, password) or client_credentials (client_id, client_secret)') },
+      summary,
+      request: { ...(request.params && { params: request.params }), body: jsonOrForm(UsergridTokenRequest, request.description) },
       responses,
     }),
-    async (c) => answer(c, await issueManagementToken(c.get('deps'), c.req.valid('json'), loginContextOf(c))),
+    async (c) => answer(c, await issue(c, c.req.valid('json') as TokenInput)),
   );
-});
+}
+
+export const managementTokenRoutes = defineRoutes('server/routes/usergrid-token.ts', (app) =>
+  tokenRoute(
+    app,
+    'Usergrid-style admin or organization token',
+    { description: 'grant_type password (username, password) or client_credentials (client_id, client_secret)' },
+    (c, input) => issueManagementToken(c.get('deps'), input, loginContextOf(c)),
+  ),
+);
 
 /** The application's area has found the application (server/access.ts `application`). */
-export const applicationTokenRoutes = defineRoutes('server/routes/usergrid-token.ts', (app) => {
-  app.use('/token', noStore());
-  openapiRoute(
+export const applicationTokenRoutes = defineRoutes('server/routes/usergrid-token.ts', (app) =>
+  tokenRoute(
     app,
-    createRoute({
-      method: 'post',
-      path: '/token',
-      tags: ['Tokens'],
-      summary: 'Usergrid-style app user or application token',
-      request: {
-        params: z.object({ orgId: z.string(), appId: z.string() }),
-        body: jsonOrForm(UsergridTokenRequest, 'grant_type password or client_credentials'),
-      },
-      responses,
-    }),
-    async (c) => answer(c, await issueApplicationToken(c.get('deps'), c.get('appScope').app, c.req.valid('json'), loginContextOf(c))),
-  );
-});
+    'Usergrid-style app user or application token',
+    { params: z.object({ orgId: z.string(), appId: z.string() }), description: 'grant_type password or client_credentials' },
+    (c, input) => issueApplicationToken(c.get('deps'), c.get('appScope').app, input, loginContextOf(c)),
+  ),
+);
