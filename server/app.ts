@@ -16,6 +16,7 @@ import { mountAreas, type Area } from './route-table.js';
 import { application, caller, dataAccess, managedApplication, organizationAdmin } from './access.js';
 import { bodySizeLimit } from './middleware/body-limit.js';
 import { noStore } from './middleware/no-store.js';
+import { secureHeadersElsewhere, sendsHsts } from './middleware/secure-headers.js';
 import { refuseInvalidPath } from './middleware/path-segments.js';
 import { statusRoutes } from './routes/status.js';
 import { docsRoutes } from './routes/docs.js';
@@ -61,9 +62,11 @@ export function createApp(deps: Deps, areas: readonly Area[] = AREAS): Hono<Env>
 
   // What every request needs first: its context, a path without dot segments or encoded
   // separators (400 before routing: no area's middleware, token check or handler sees it), then
-  // the body size limit (413 before anything reads the body, or authenticates). X-Frame-Options DENY, nosniff and friends go on every
-  // response where the server is made (serve.ts, middleware/secure-headers.ts).
+  // the body size limit (413 before anything reads the body, or authenticates). X-Frame-Options
+  // DENY, nosniff and friends go on every response: added by Node's response where the server
+  // is made (serve.ts), or by the first middleware here for any other caller (middleware/secure-headers.ts).
   const limitBodySize = bodySizeLimit(deps.config.bodyLimit);
+  app.use('*', secureHeadersElsewhere({ hsts: sendsHsts(deps.config.issuer) }));
   app.use('*', async (c, next) => {
     c.set('startedAt', Date.now());
     c.set('deps', deps);

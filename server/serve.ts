@@ -15,7 +15,7 @@ import type { Deps } from '../src/deps.js';
 import { ensureSuperuser } from '../src/management/admin-users.js';
 import { applyFixtures, readFixtures } from '../src/fixtures/apply.js';
 import { createApp } from './app.js';
-import { createSecureServer } from './middleware/secure-headers.js';
+import { createSecureServer, sendsHsts } from './middleware/secure-headers.js';
 import { startDeliveryWorker } from '../src/push/worker.js';
 
 export interface RunningServer {
@@ -50,7 +50,7 @@ async function openStorage(config: Config): Promise<Database_> {
 function listen(app: ReturnType<typeof createApp>, config: Config): Promise<ServerType> {
   return new Promise((resolvePromise, reject) => {
     // HSTS only where clients reach the server over https; an issuer not given is http (below).
-    const hsts = config.issuer?.startsWith('https:') === true;
+    const hsts = sendsHsts(config.issuer);
     const server = createSecureServer(getRequestListener(app.fetch, { hostname: config.host }), { hsts });
     server.listen(config.port, config.host, () => resolvePromise(server));
     server.once('error', (error: NodeJS.ErrnoException) => {

@@ -16,9 +16,10 @@
  * The fast path for the security headers, so measured on 2026-11-24 against hono's own
  * `secureHeaders({ xFrameOptions: 'DENY', crossOriginResourcePolicy: false, overwrite: false })`
  * (`get-entity` scenario, 5 interleaved pairs, docs/benchmarks.md#speed-ups-and-their-figures):
- * 80 vs 95 µs CPU per request, 7,983 vs 7,027 req/s. Its price: `app.request()` in a test sees
- * none of them, so their test (test/http/secure-headers.test.ts) asks a real server. Only
- * server/serve.ts uses it.
+ * 80 vs 95 µs CPU per request, 7,983 vs 7,027 req/s. Only server/serve.ts makes such a server.
+ * A request that does not come through one (`app.request()` in a test, another runtime) gets
+ * the same headers, by the same rule, from `secureHeadersElsewhere` in the app's first
+ * middleware: a test sees what a client sees.
  *
  * Strict-Transport-Security is sent only by a server whose issuer is https: a browser ignores it
  * over plain http (RFC 6797 8.1), and a server published over http has no https to pin.
@@ -32,6 +33,8 @@ import {
   type RequestListener,
   type Server,
 } from 'node:http';
+import type { MiddlewareHandler } from 'hono';
+import type { Env } from '../env.js';
 
 export const SECURE_HEADERS: readonly (readonly [string, string])[] = [
   ['Cross-Origin-Opener-Policy', 'same-origin'],
@@ -86,6 +89,26 @@ function secureResponse(defaults: readonly Default[]) {
 
 const WITH_HSTS_RESPONSE = secureResponse(WITH_HSTS);
 const WITHOUT_HSTS_RESPONSE = secureResponse(WITHOUT_HSTS);
+
+/** Whether Node's response `outgoing` adds the headers itself (a server made by createSecureServer). */
+const addsHeadersItself = (outgoing: unknown) => outgoing instanceof WITH_HSTS_RESPONSE || outgoing instanceof WITHOUT_HSTS_RESPONSE;
+
+/**
+ * Hono middleware giving the same headers, by the same rule (a header the response set itself
+ * wins), to every response whose request did not come through createSecureServer.
+ */
+export function secureHeadersElsewhere({ hsts }: { hsts: boolean }): MiddlewareHandler<Env> {
+  const defaults = hsts ? WITH_HSTS : WITHOUT_HSTS;
+  return async (c, next) => {
+    await next();
+    if (addsHeadersItself(c.env?.outgoing)) return;
+    const headers = c.res.headers;
+    for (const { key, value } of defaults) if (!headers.has(key)) headers.set(key, value);
+  };
+}
+
+/** Strict-Transport-Security is said only by a server whose issuer is https. */
+export const sendsHsts = (issuer: string | undefined) => issuer?.startsWith('https:') === true;
 
 /**
  * An HTTP server for `listener` (hono's, through @hono/node-server) giving every response the

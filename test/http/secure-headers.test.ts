@@ -1,6 +1,7 @@
 /**
- * The security headers every response of `idp serve` carries: they are added where the HTTP
- * server is made (server/middleware/secure-headers.ts), so this test asks a real server.
+ * The security headers every response of `idp serve` carries: added where the HTTP server is
+ * made (server/middleware/secure-headers.ts), and by the app itself for a request that does not
+ * come through that server, so a real server and `app.request()` answer with the same ones.
  * Strict-Transport-Security only when the issuer is https.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,8 +9,7 @@ import { get, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSecureServer } from '../../server/middleware/secure-headers.js';
 import { startTestServer } from '../database.js';
-import { expectOAuthError, expectRefusal, readResponse, type TestResponse } from '../helpers.js';
-import type { RunningServer } from '../../server/serve.js';
+import { createTestApp, expectOAuthError, expectRefusal, readResponse, type TestResponse } from '../helpers.js';
 
 const EXPECTED: Record<string, string> = {
   'cross-origin-opener-policy': 'same-origin',
@@ -24,23 +24,45 @@ const EXPECTED: Record<string, string> = {
 };
 const HSTS = { 'strict-transport-security': 'max-age=15552000; includeSubDomains' };
 
-describe('security headers', () => {
-  let server: RunningServer;
-  beforeAll(async () => {
-    server = await startTestServer({ port: '0' });
-  });
-  afterAll(() => server.close());
+type Send = (method: string, path: string, init?: { headers?: Record<string, string>; body?: string }) => Promise<TestResponse>;
+type Target = { send: Send; close: () => Promise<void> };
 
-  const request = async (method: string, path: string) =>
-    readResponse(
-      await fetch(`${server.url}${path}`, {
-        method,
-        redirect: 'manual',
-        ...(method === 'POST' && { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials&client_id=nobody' }),
-      }),
+/** A real `idp serve` (its Node responses add the headers), or the app alone through app.request(). */
+const TARGETS: [string, (issuer?: string) => Promise<Target>][] = [
+  [
+    'a real server',
+    async (issuer) => {
+      const server = await startTestServer({ port: '0', ...(issuer && { issuer }) });
+      return {
+        send: async (method, path, init) => readResponse(await fetch(`${server.url}${path}`, { method, redirect: 'manual', ...init })),
+        close: () => server.close(),
+      };
+    },
+  ],
+  [
+    'app.request()',
+    async (issuer) => {
+      const t = await createTestApp(issuer ? { issuer } : {});
+      return { send: (method, path, init) => t.request(method, path, init), close: async () => t.close() };
+    },
+  ],
+];
+
+describe.each(TARGETS)('security headers from %s', (_, open) => {
+  let target: Target;
+  beforeAll(async () => {
+    target = await open();
+  });
+  afterAll(() => target.close());
+
+  const request = (method: string, path: string) =>
+    target.send(
+      method,
+      path,
+      method === 'POST' ? { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials&client_id=nobody' } : {},
     );
 
-  // A success, an error from onError, an OAuth error with its own headers, and a page.
+  // A success, an error from onError, an OAuth error with its own headers, a page, and a path refused before routing.
   it.each([
     ['GET', '/status', (response: TestResponse) => expect(response.status).toBe(200)],
     ['GET', '/no/such/thing/here', (response: TestResponse) => expectRefusal(response, 404, 'organization_not_found')],
@@ -50,6 +72,7 @@ describe('security headers', () => {
       '/connect/authorize?client_id=nobody',
       (response: TestResponse) => expect([response.status, response.text]).toEqual([400, expect.stringContaining('data-error="unknown_client"')]),
     ],
+    ['GET', '/acme/app/dogs/a%2Fb', (response: TestResponse) => expectRefusal(response, 400, 'invalid_path')],
   ])('%s %s carries every one, once, and no Cross-Origin-Resource-Policy nor HSTS over http', async (method, path, answered) => {
     const response = await request(method, path);
     answered(response);
@@ -60,25 +83,25 @@ describe('security headers', () => {
   });
 
   it('keeps the headers a response sets itself: a page its Content-Security-Policy and no-store', async () => {
-    const page = await fetch(`${server.url}/connect/authorize?client_id=nobody`);
+    const page = await target.send('GET', '/connect/authorize?client_id=nobody');
     expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     expect(page.headers.get('cache-control')).toContain('no-store');
   });
 });
 
-describe('security headers of a server whose issuer is https', () => {
+describe.each(TARGETS)('security headers from %s whose issuer is https', (_, open) => {
   // The issuer is where clients reach the server: behind a proxy that ends TLS, the server itself speaks http.
-  let server: RunningServer;
+  let target: Target;
   beforeAll(async () => {
-    server = await startTestServer({ port: '0', issuer: 'https://idp.example' });
+    target = await open('https://idp.example');
   });
-  afterAll(() => server.close());
+  afterAll(() => target.close());
 
   it.each([
     ['/status', 200],
     ['/no/such/thing/here', 404],
   ])('GET %s carries Strict-Transport-Security besides every other one', async (path, status) => {
-    const response = await fetch(`${server.url}${path}`);
+    const response = await target.send('GET', path);
     expect(response.status).toBe(status);
     for (const [name, value] of Object.entries({ ...EXPECTED, ...HSTS })) expect(response.headers.get(name), name).toBe(value);
   });
