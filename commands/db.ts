@@ -1,8 +1,9 @@
 /**
- * `idp db migrate|export|import`: work on the database itself, not through a server. Each takes
- * the database as `idp serve` does (`--db FILE` or `--database-url URL`, IDP_DB and
- * IDP_DATABASE_URL) and applies pending migrations when it opens it. Export and import move a
- * deployment between SQLite and PostgreSQL through the portable dump of src/db/dump.ts.
+ * `idp db migrate|export|import|backup|restore`: work on the database itself, not through a
+ * server. Each takes the database as `idp serve` does (`--db FILE` or `--database-url URL`, IDP_DB
+ * and IDP_DATABASE_URL); migrate, export and import apply pending migrations when they open it.
+ * Export and import move a deployment between SQLite and PostgreSQL through the portable dump of
+ * src/db/dump.ts; backup and restore copy a SQLite file as it is (src/db/backup.ts).
  */
 import type { Command } from 'commander';
 import { once } from 'node:events';
