@@ -114,6 +114,7 @@ function staging(target: string): string {
 export async function backupSqlite(source: string, file: string): Promise<BackupSummary> {
   if (!existsSync(source)) throw new ConfigError(`database ${source} does not exist; pass the file idp serve uses with --db`);
   if (!existsSync(dirname(resolve(file)))) throw new ConfigError(`cannot write ${file}: directory ${dirname(resolve(file))} does not exist`);
+  if (resolve(file) === resolve(source)) throw new ConfigError(`${file} is the database itself: name another file for the backup`);
   let sqlite: Database.Database;
   try {
     sqlite = openFile(source);

@@ -160,7 +160,7 @@ function sqliteFile(name: string, build: (db: Database.Database) => void): strin
   return path(name);
 }
 
-describe('idp db restore refuses a bad backup and changes nothing', () => {
+describe('idp db restore (and backup) refuse bad input and change nothing', () => {
   let good: string;
   let target: string;
   let original: Buffer;
@@ -229,6 +229,14 @@ describe('idp db restore refuses a bad backup and changes nothing', () => {
     expect((await idp('restore', '--db', path('fresh.db'), file)).code).toBe(2);
     expect(existsSync(path('fresh.db'))).toBe(false);
     expect(readdirSync(dir).filter((name) => name.includes('.partial-'))).toEqual([]);
+  });
+
+  it('the database itself as the backup file', async () => {
+    const before = readFileSync(path('source.db'));
+    const result = await idp('backup', '--db', path('source.db'), path('source.db'));
+    expect(result.stderr).toBe(`error: ${path('source.db')} is the database itself: name another file for the backup\n`);
+    expect(result.code).toBe(2);
+    expect(readFileSync(path('source.db')).equals(before)).toBe(true);
   });
 });
 
