@@ -115,11 +115,12 @@ export async function backupSqlite(source: string, file: string): Promise<Backup
   if (!existsSync(source)) throw new ConfigError(`database ${source} does not exist; pass the file idp serve uses with --db`);
   if (!existsSync(dirname(resolve(file)))) throw new ConfigError(`cannot write ${file}: directory ${dirname(resolve(file))} does not exist`);
   if (resolve(file) === resolve(source)) throw new ConfigError(`${file} is the database itself: name another file for the backup`);
-  let sqlite: Database.Database;
+  let sqlite: Database.Database | undefined;
   try {
     sqlite = openFile(source);
     checkIdpDatabase(sqlite, source);
   } catch (error) {
+    sqlite?.close();
     if (error instanceof ConfigError) throw error;
     throw new ConfigError(`cannot open database ${source}: ${codeOf(error) === 'SQLITE_NOTADB' ? 'not a SQLite database' : codeOf(error)}`);
   }
