@@ -1,8 +1,9 @@
 /**
- * `idp db migrate|export|import`: work on the database itself, not through a server. Each takes
- * the database as `idp serve` does (`--db FILE` or `--database-url URL`, IDP_DB and
- * IDP_DATABASE_URL) and applies pending migrations when it opens it. Export and import move a
- * deployment between SQLite and PostgreSQL through the portable dump of src/db/dump.ts.
+ * `idp db migrate|export|import|backup|restore`: work on the database itself, not through a
+ * server. Each takes the database as `idp serve` does (`--db FILE` or `--database-url URL`, IDP_DB
+ * and IDP_DATABASE_URL); migrate, export and import apply pending migrations when they open it.
+ * Export and import move a deployment between SQLite and PostgreSQL through the portable dump of
+ * src/db/dump.ts; backup and restore copy a SQLite file as it is (src/db/backup.ts).
  */
 import type { Command } from 'commander';
 import { once } from 'node:events';
@@ -13,6 +14,8 @@ import { finished } from 'node:stream/promises';
 import { ConfigError, resolveConfig } from '../src/config.js';
 import type { Database_ } from '../src/db/open.js';
 import type { DumpSummary } from '../src/db/dump.js';
+import type { BackupSummary } from '../src/db/backup.js';
+import { confirmOrYes } from './client/prompt.js';
 import { examples } from './client/run.js';
 
 interface DbFlags {
@@ -33,9 +36,13 @@ interface Target {
 
 const reasonOf = (error: unknown) => (error as { code?: string }).code ?? (error as Error).message;
 
+const configOf = (flags: DbFlags) => resolveConfig({ db: flags.db, databaseUrl: flags.databaseUrl, logLevel: 'silent' }, process.env);
+
+const MEMORY = '--db :memory: is gone when the command ends: name a database file';
+
 /** Opens (and migrates) the database the flags name; anything that stops it is a ConfigError. */
 async function openTarget(flags: DbFlags, options: { mustExist?: boolean } = {}): Promise<Target> {
-  const config = resolveConfig({ db: flags.db, databaseUrl: flags.databaseUrl, logLevel: 'silent' }, process.env);
+  const config = configOf(flags);
   const { openDatabase, redactUrl } = await import('../src/db/open.js');
   if (config.databaseUrl !== undefined) {
     const connectionOptions = new URL(config.databaseUrl).searchParams.get('options') ?? '';
@@ -46,7 +53,7 @@ async function openTarget(flags: DbFlags, options: { mustExist?: boolean } = {})
       throw new ConfigError(`cannot open database ${redactUrl(config.databaseUrl)}: ${reasonOf(error)}`);
     }
   }
-  if (config.db === ':memory:') throw new ConfigError('--db :memory: is gone when the command ends: name a database file');
+  if (config.db === ':memory:') throw new ConfigError(MEMORY);
   if (options.mustExist && !existsSync(config.db)) throw new ConfigError(`database ${config.db} does not exist; pass the file idp serve uses with --db`);
   if (!existsSync(dirname(resolve(config.db))))
     throw new ConfigError(`cannot open database ${config.db}: directory ${dirname(resolve(config.db))} does not exist`);
@@ -130,6 +137,40 @@ export async function importCommand(file: string, flags: DbFlags): Promise<Trans
   }
 }
 
+/**
+ * The SQLite file the flags name, for backup and restore, which copy the file itself (and do not
+ * migrate it: the copy is what the server wrote). PostgreSQL has its own tools for that.
+ */
+function sqliteFile(flags: DbFlags, verb: 'backup' | 'restore'): string {
+  const config = configOf(flags);
+  if (config.databaseUrl !== undefined)
+    throw new ConfigError(
+      verb === 'backup'
+        ? 'idp db backup copies a SQLite file; on PostgreSQL use pg_dump (pg_dump -Fc URL > idp.pgdump), or idp db export FILE'
+        : 'idp db restore replaces a SQLite file; on PostgreSQL use pg_restore for a pg_dump archive, or idp db import FILE',
+    );
+  if (config.db === ':memory:') throw new ConfigError(MEMORY);
+  return config.db;
+}
+
+export async function backupCommand(file: string, flags: DbFlags): Promise<BackupSummary> {
+  const { backupSqlite } = await import('../src/db/backup.js');
+  return backupSqlite(sqliteFile(flags, 'backup'), file);
+}
+
+/** Checks the backup before anything is replaced; replacing a database asks first (or `--yes`). */
+export async function restoreCommand(file: string, flags: DbFlags & { yes?: boolean }): Promise<BackupSummary> {
+  const { discardRestore, installRestore, stageRestore } = await import('../src/db/backup.js');
+  const staged = await stageRestore(file, sqliteFile(flags, 'restore'));
+  try {
+    if (staged.replaces) await confirmOrYes(flags.yes, `Replace database ${staged.summary.database} with ${file}? Everything written since the backup is lost`);
+  } catch (error) {
+    await discardRestore(staged);
+    throw error;
+  }
+  return installRestore(staged);
+}
+
 /** The result on stdout, unless stdout carries the dump: then on stderr. */
 function report(flags: OutputFlags, text: string, json: unknown, toStderr = false): void {
   if (flags.quiet) return;
@@ -152,7 +193,7 @@ function databaseOptions(command: Command): Command {
 }
 
 export function register(noun: Command): void {
-  noun.description('the database itself: migrate it, export it to a portable dump, import a dump');
+  noun.description('the database itself: migrate it, export it to a portable dump, import a dump, back it up and restore it');
   examples(
     databaseOptions(noun.command('migrate').description('apply pending migrations and say how many are applied')),
     'idp db migrate --database-url postgres://idp@db.example/idp',
@@ -188,5 +229,38 @@ export function register(noun: Command): void {
   ).action(async (file: string, flags: DbFlags, command: Command) => {
     const result = await importCommand(file, flags);
     report(command.optsWithGlobals<OutputFlags>(), transferText('imported', result), result);
+  });
+  registerBackup(noun);
+}
+
+function registerBackup(noun: Command): void {
+  examples(
+    databaseOptions(
+      noun
+        .command('backup')
+        .description('copy the SQLite database to FILE, consistent as of one moment, while a server may be running')
+        .argument('<file>', 'the backup to write'),
+    ),
+    'idp db backup --db ./idp.db backups/idp-$(date +%F).db',
+  ).action(async (file: string, flags: DbFlags, command: Command) => {
+    const result = await backupCommand(file, flags);
+    report(
+      command.optsWithGlobals<OutputFlags>(),
+      `backed up ${result.database} to ${result.file} (${result.bytes} bytes, ${result.migrations} migrations)`,
+      result,
+    );
+  });
+  examples(
+    databaseOptions(
+      noun
+        .command('restore')
+        .description('check the backup FILE, then put it in place of the SQLite database (stop the server first)')
+        .argument('<file>', 'the backup to restore')
+        .option('-y, --yes', 'replace an existing database without asking'),
+    ),
+    'idp db restore --db ./idp.db backups/idp-2025-01-31.db --yes',
+  ).action(async (file: string, flags: DbFlags & { yes?: boolean }, command: Command) => {
+    const result = await restoreCommand(file, flags);
+    report(command.optsWithGlobals<OutputFlags>(), `restored ${result.file} to ${result.database} (${result.migrations} migrations)`, result);
   });
 }

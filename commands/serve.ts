@@ -26,6 +26,10 @@ export function register(noun: Command): void {
     .option('--captcha-site-key <key>', "the provider's site key, for the form's widget [IDP_CAPTCHA_SITE_KEY]")
     .option('--captcha-verify-url <url>', "the provider's verify endpoint [IDP_CAPTCHA_VERIFY_URL] (default: the provider's own)")
     .option('--max-json-depth <levels>', `deepest nesting a JSON body may have [IDP_MAX_JSON_DEPTH] (default ${DEFAULTS.json.maxDepth})`)
+    .option(
+      '--trusted-proxy <cidrs>',
+      'proxies whose X-Forwarded-For, Forwarded and X-Forwarded-Proto are believed, e.g. 10.0.0.0/8,::1 [IDP_TRUSTED_PROXY] (default none)',
+    )
     .addHelpText('after', '\nExample:\n  $ idp serve --port 0 --db :memory: --fixtures fixtures/demo.json')
     .action(async (flags: ServeFlags) => {
       const config = resolveConfig(flags, process.env);

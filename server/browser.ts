@@ -1,11 +1,12 @@
 /**
  * The browser's state at this server: the signed session cookie (HttpOnly, SameSite=Lax, Secure
- * when the issuer is https) that points at a session row, and the CSRF token of page forms — a
+ * when the issuer is https or a trusted proxy says the browser came over https) that points at a session row, and the CSRF token of page forms — a
  * random cookie, and in each form its MAC, compared in constant time (signed double submit).
  */
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { Env } from './env.js';
+import { clientOf } from './client-address.js';
 import { issuerOf } from '../src/identity/tokens/access-tokens.js';
 import { macOf, randomToken, safeEqual, sign, unsign } from '../src/identity/keys/secrets.js';
 import { createSession, endSession, findSession, type NewSession, type SessionRow } from '../src/identity/sessions/sessions.js';
@@ -15,8 +16,10 @@ import type { PageContext } from './pages/layout.js';
 const SESSION_COOKIE = 'idp_session';
 const CSRF_COOKIE = 'idp_csrf';
 
+/** A forwarding header can only add `Secure`: an https issuer keeps it whatever a proxy says. */
 function cookieOptions(c: Context<Env>) {
-  return { path: '/', httpOnly: true, sameSite: 'Lax', secure: issuerOf(c.get('deps')).startsWith('https:') } as const;
+  const secure = issuerOf(c.get('deps')).startsWith('https:') || clientOf(c).proto === 'https';
+  return { path: '/', httpOnly: true, sameSite: 'Lax', secure } as const;
 }
 
 function sessionIdOf(c: Context<Env>): string | undefined {

@@ -9,6 +9,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { z } from 'zod';
 import { AppError, IllegalArgument, Internal, MethodNotAllowed, NotFound, PayloadTooLarge, UnsupportedMediaType } from '../src/errors.js';
 import type { Env } from './env.js';
+import { clientOf } from './client-address.js';
 
 export function errorBody(error: AppError, startedAt: number | undefined) {
   const now = Date.now();
@@ -45,7 +46,7 @@ export function toAppError(error: unknown): AppError | null {
 export function onError(error: unknown, c: Context<Env>): Response {
   let appError = toAppError(error);
   if (!appError) {
-    c.get('logger')?.error({ err: error, method: c.req.method, path: c.req.path }, 'request failed');
+    c.get('logger')?.error({ err: error, method: c.req.method, path: c.req.path, address: clientOf(c).address }, 'request failed');
     appError = Internal('an internal error occurred');
   }
   for (const [name, value] of Object.entries(appError.headers)) c.header(name, value);

@@ -2,6 +2,7 @@
  * One Config for `idp serve`: every default written once, each with why. Flags beat environment
  * variables beat defaults; `resolveConfig` is pure so it is tested alone.
  */
+import { isIP } from 'node:net';
 import { AppError } from './errors.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -50,6 +51,15 @@ export interface Config {
   /** JWS algorithms of access tokens and ID tokens. */
   accessTokenAlg: SigningAlg;
   idTokenAlg: SigningAlg;
+  /** Peers whose forwarding headers are believed (docs/api.md#proxies); none by default. */
+  trustedProxies: readonly AddressRange[];
+}
+
+/** A CIDR range: `network`/`prefix`, a bare address being its own range. */
+export interface AddressRange {
+  readonly network: string;
+  readonly prefix: number;
+  readonly family: 'ipv4' | 'ipv6';
 }
 
 export interface JsonLimits {
@@ -119,6 +129,8 @@ export const DEFAULTS = {
   accessTokenAlg: 'ES256',
   // OIDC Core 15.1: RS256 is the one algorithm every relying party must support.
   idTokenAlg: 'RS256',
+  // None: until a proxy is named, a forwarding header is whatever the client chose to write.
+  trustedProxies: [],
 } as const satisfies Partial<Config>;
 
 /** A flag or variable that cannot be used: `idp serve` prints one line and exits with code 2. */
@@ -158,6 +170,7 @@ export interface ServeFlags {
   maxJsonDepth?: string;
   accessTokenAlg?: string;
   idTokenAlg?: string;
+  trustedProxy?: string;
 }
 
 export function resolveConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): Config {
@@ -215,6 +228,7 @@ export function resolveConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): Config
     sessionTtl: parseSeconds(pick(flags.sessionTtl, 'IDP_SESSION_TTL'), DEFAULTS.sessionTtl, '--session-ttl'),
     accessTokenAlg: parseAlg(pick(flags.accessTokenAlg, 'IDP_ACCESS_TOKEN_ALG'), DEFAULTS.accessTokenAlg, '--access-token-alg'),
     idTokenAlg: parseAlg(pick(flags.idTokenAlg, 'IDP_ID_TOKEN_ALG'), DEFAULTS.idTokenAlg, '--id-token-alg'),
+    trustedProxies: parseRanges(pick(flags.trustedProxy, 'IDP_TRUSTED_PROXY')),
   };
 }
 
@@ -283,6 +297,23 @@ function checkIssuer(issuer: string): void {
   if (!/^https?:$/.test(url.protocol) || url.search || url.hash) {
     throw new ConfigError(`--issuer must be an http(s) URL without query or fragment, not '${issuer}'`);
   }
+}
+
+/** `--trusted-proxy 10.0.0.0/8,192.168.1.7,fd00::/8`: IPv4 or IPv6 addresses, each with an optional prefix length. */
+function parseRanges(text: string | undefined): AddressRange[] {
+  if (text === undefined) return [...DEFAULTS.trustedProxies];
+  return text.split(',').map((item) => {
+    const entry = item.trim();
+    const [network, prefixText, extra] = entry.split('/');
+    const version = isIP(network ?? '');
+    const family = version === 6 ? 'ipv6' : 'ipv4';
+    const bits = version === 6 ? 128 : 32;
+    const prefix = prefixText === undefined ? bits : Number(prefixText);
+    if (version === 0 || extra !== undefined || (prefixText !== undefined && !/^\d{1,3}$/.test(prefixText)) || prefix > bits) {
+      throw new ConfigError(`--trusted-proxy must be a comma-separated list of addresses or CIDR ranges (10.0.0.0/8, ::1), not '${entry}'`);
+    }
+    return { network, prefix, family };
+  });
 }
 
 function parseSuperuser(text: string): { username: string; password: string } {

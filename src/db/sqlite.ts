@@ -20,7 +20,7 @@ const STATEMENT_CACHE_SIZE = 1000;
  * Inside the single executable there is no node_modules for better-sqlite3 to search, so the
  * addon carried in the binary is handed over by path; elsewhere better-sqlite3 finds its own.
  */
-function nativeBinding(): string | undefined {
+export function nativeBinding(): string | undefined {
   return isSingleExecutable() ? assetPath('node_modules/better-sqlite3/build/Release/better_sqlite3.node') : undefined;
 }
 
