@@ -14,6 +14,7 @@ import { isOrganizationAdmin } from '../src/access/policy.js';
 import { authorizeAppRequest } from '../src/access/app-access.js';
 import { verbOfMethod } from '../src/access/permissions.js';
 import { callerOf } from './middleware/principal.js';
+import { answerNoStore } from './middleware/secure-headers.js';
 import { collectionForWrite } from '../src/data/collections.js';
 import type { Tx } from '../src/db/open.js';
 
@@ -62,7 +63,7 @@ async function permissionPath(c: Context<Env>, appUuid: string): Promise<string>
 export const caller: MiddlewareHandler<Env> = async (c, next) => {
   const principal = await callerOf(c);
   c.set('principal', principal);
-  if (principal.kind !== 'guest') c.header('Cache-Control', 'no-store');
+  if (principal.kind !== 'guest') answerNoStore(c);
   await next();
 };
 

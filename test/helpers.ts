@@ -3,8 +3,8 @@
  * with app.request() — no port. Only CLI and end-to-end tests open sockets.
  */
 import { expect } from 'vitest';
-import { openTestDatabase } from './database.js';
-import { resolveConfig, type Config } from '../src/config.js';
+import { openTestDatabase, startTestServer } from './database.js';
+import { resolveConfig, type Config, type ServeFlags } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { createDeps } from '../src/create-deps.js';
 import type { Deps } from '../src/deps.js';
@@ -48,22 +48,36 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: { 
   };
   const deps = await createDeps(database.db, config, createLogger(config.logLevel), options.now);
   const app = createApp(deps);
+  return { deps, request: requestVia((path, init) => app.request(`http://idp.test${path}`, init)), close: () => database.close() };
+}
+
+/**
+ * The same, but over a real `idp serve` (its own HTTP server on a free port): for what only
+ * Node's response adds (server/middleware/secure-headers.ts). `flags` as `idp serve` takes them.
+ */
+export async function createServedTestApp(flags: ServeFlags = {}): Promise<TestApp> {
+  const server = await startTestServer({ port: '0', ...flags });
   return {
-    deps,
-    async request(method, path, options = {}) {
-      const headers: Record<string, string> = { ...options.headers };
-      let body: string | undefined = options.body;
-      if (options.json !== undefined) {
-        headers['content-type'] ??= 'application/json';
-        body = JSON.stringify(options.json);
-      } else if (options.form !== undefined) {
-        headers['content-type'] ??= 'application/x-www-form-urlencoded';
-        body = new URLSearchParams(options.form).toString();
-      }
-      if (options.token) headers.authorization = `Bearer ${options.token}`;
-      return readResponse(await app.request(`http://idp.test${path}`, { method, headers, body }));
-    },
-    close: () => database.close(),
+    deps: server.deps,
+    request: requestVia((path, init) => fetch(`${server.url}${path}`, { ...init, redirect: 'manual' })),
+    close: () => server.close(),
+  };
+}
+
+/** TestApp.request on top of `send`, which answers a path and a fetch init. */
+function requestVia(send: (path: string, init: RequestInit) => Response | Promise<Response>): TestApp['request'] {
+  return async (method, path, options = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    let body: string | undefined = options.body;
+    if (options.json !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      body = JSON.stringify(options.json);
+    } else if (options.form !== undefined) {
+      headers['content-type'] ??= 'application/x-www-form-urlencoded';
+      body = new URLSearchParams(options.form).toString();
+    }
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    return readResponse(await send(path, { method, headers, body }));
   };
 }
 

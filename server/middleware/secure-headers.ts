@@ -33,7 +33,7 @@ import {
   type RequestListener,
   type Server,
 } from 'node:http';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { Env } from '../env.js';
 
 export const SECURE_HEADERS: readonly (readonly [string, string])[] = [
@@ -50,6 +50,7 @@ export const SECURE_HEADERS: readonly (readonly [string, string])[] = [
 ];
 
 const HSTS = 'strict-transport-security';
+const CACHE_CONTROL = 'cache-control';
 
 type Default = { name: string; key: string; value: string };
 
@@ -72,6 +73,9 @@ function flatten(headers: GivenHeaders | undefined): OutgoingHttpHeader[] {
 /** Node's response, writing its head with every one of `defaults` the response has not set itself. */
 function secureResponse(defaults: readonly Default[]) {
   return class SecureResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {
+    /** Set by `answerNoStore`: the head gets `Cache-Control: no-store` unless it has a Cache-Control of its own. */
+    declare noStore?: boolean;
+
     override writeHead(statusCode: number, reason?: string | GivenHeaders, headers?: GivenHeaders): this {
       const message = typeof reason === 'string' ? reason : undefined;
       const own = flatten(typeof reason === 'string' ? headers : reason);
@@ -81,6 +85,7 @@ function secureResponse(defaults: readonly Default[]) {
       for (const { name, key, value } of defaults) {
         if (!ownKeys.includes(key) && !this.hasHeader(key)) merged.push(name, value);
       }
+      if (this.noStore === true && !ownKeys.includes(CACHE_CONTROL) && !this.hasHeader(CACHE_CONTROL)) merged.push('Cache-Control', 'no-store');
       for (const entry of own) merged.push(entry);
       return message === undefined ? super.writeHead(statusCode, merged) : super.writeHead(statusCode, message, merged);
     }
@@ -90,8 +95,23 @@ function secureResponse(defaults: readonly Default[]) {
 const WITH_HSTS_RESPONSE = secureResponse(WITH_HSTS);
 const WITHOUT_HSTS_RESPONSE = secureResponse(WITHOUT_HSTS);
 
+type SecureResponse = InstanceType<typeof WITH_HSTS_RESPONSE>;
+
 /** Whether Node's response `outgoing` adds the headers itself (a server made by createSecureServer). */
-const addsHeadersItself = (outgoing: unknown) => outgoing instanceof WITH_HSTS_RESPONSE || outgoing instanceof WITHOUT_HSTS_RESPONSE;
+const addsHeadersItself = (outgoing: unknown): outgoing is SecureResponse => outgoing instanceof WITH_HSTS_RESPONSE || outgoing instanceof WITHOUT_HSTS_RESPONSE;
+
+/**
+ * The answer to this request is `Cache-Control: no-store` unless it sets a Cache-Control of its
+ * own (docs/api.md#caching). Said to Node's response where it adds the headers itself: set on
+ * the context instead, the header alone makes hono build a web Headers object for the answer,
+ * which measured +9% instructions per request on `get-entity` (callgrind, 1,000 sequential
+ * requests: 1,567k without the header, 1,706k with it through the context).
+ */
+export function answerNoStore(c: Context<Env>): void {
+  const outgoing = c.env?.outgoing;
+  if (addsHeadersItself(outgoing)) outgoing.noStore = true;
+  else c.header('Cache-Control', 'no-store');
+}
 
 /**
  * Hono middleware giving the same headers, by the same rule (a header the response set itself

@@ -164,6 +164,20 @@ describe('security headers as the response writes its head', () => {
     for (const [name, values] of Object.entries(own)) expect(valuesOf(lines, name), name).toEqual(values);
   });
 
+  it('adds Cache-Control: no-store to a response marked no-store, unless it has a Cache-Control of its own', async () => {
+    const marked =
+      (own: Record<string, string>): RequestListener =>
+      (_, res) => {
+        (res as { noStore?: boolean }).noStore = true;
+        res.writeHead(200, own);
+        res.end();
+      };
+    expect(valuesOf((await rawResponse(marked({}))).lines, 'cache-control')).toEqual(['no-store']);
+    expect(valuesOf((await rawResponse(marked({ 'Cache-Control': 'private, max-age=60' }))).lines, 'cache-control')).toEqual(['private, max-age=60']);
+    const unmarked = await rawResponse((_, res) => res.end());
+    expect(valuesOf(unmarked.lines, 'cache-control')).toEqual([]);
+  });
+
   it('keeps a status text and a list of pairs', async () => {
     const { status, message, lines } = await rawResponse((_, res) => {
       res.writeHead(201, 'Made', [['X-Frame-Options', 'SAMEORIGIN']] as unknown as string[]);
