@@ -7,6 +7,6 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Child-process and socket tests share two cores; keep the pool small and predictable.
     pool: 'forks',
-    poolOptions: { forks: { maxForks: 2 } },
+    maxWorkers: 2,
   },
 });

@@ -3,8 +3,8 @@
  * Runs a CommonJS file with a V8 code cache beside it (FILE.cache), so that V8 neither parses the
  * file nor compiles again the functions the cache holds. `idp serve` starts this way from
  * dist/bundle/serve.cjs (see bin/idp.js): without the cache V8 spends about a third of the start
- * compiling the server's 1.4 MB of JavaScript. Node 22 does this for every module with
- * module.enableCompileCache(); Node 20, which idp supports, has only the vm.Script API used here.
+ * compiling the server's 1.4 MB of JavaScript. Node 22 also offers module.enableCompileCache(),
+ * a cache on disk for every module; this one is made by the build and checked against its file.
  *
  * The cache is written by `npm run build` (scripts/build-bundle.js starts the server once with
  * IDP_WRITE_CODE_CACHE=1, and this module writes the cache as that process exits, so it holds

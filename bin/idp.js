@@ -5,8 +5,9 @@
 //     dist/bundle/chunks/, loaded on demand, so a CLI command loads little more than commander;
 //   - dist/bundle/serve.cjs, the same program as one CommonJS file, which `idp serve` runs with
 //     the V8 code cache the build made for it (bin/code-cache.cjs): the server's start then
-//     compiles almost nothing. Node 20 keeps no code cache for ES modules. Without a cache made
-//     from this serve.cjs, `idp serve` runs from the ES module bundle like the other commands.
+//     compiles almost nothing. Without a cache made from this serve.cjs, `idp serve` runs from
+//     the ES module bundle like the other commands.
+// Started by a Node older than the one idp ships (bin/runtime.cjs), it runs itself again on that.
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -36,5 +37,7 @@ async function load() {
   }
 }
 
-const main = await load();
-process.exitCode = await main(process.argv);
+if (!require('./runtime.cjs').runOnShippedRuntime()) {
+  const main = await load();
+  process.exitCode = await main(process.argv);
+}

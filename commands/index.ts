@@ -85,7 +85,8 @@ export function buildProgram(): Command {
   const program = addGlobalOptions(
     new Command('idp')
       .description('OAuth 2.0 / OpenID Connect provider and Usergrid-style application backend')
-      .version(VERSION)
+      // The Node.js too: bin/idp.js may have moved onto the one idp ships (bin/runtime.cjs).
+      .version(`idp ${VERSION} (node ${process.version})`)
       .exitOverride()
       .showHelpAfterError(),
   );

@@ -1,20 +1,25 @@
 // Builds dist/bin/idp-<platform>-<arch>: one executable that runs every command without Node.js
 // or node_modules on the target machine. Node's single executable applications (SEA) with the
-// local node binary, so nothing is downloaded (pkg fetches prebuilt Node binaries):
-//   1. esbuild bundles everything reachable from commands/index.ts into one CommonJS file,
-//      the only form of `main` Node 20's SEA accepts;
+// Node.js idp ships (bin/runtime.cjs; the one running this script where there is none), so
+// nothing is downloaded (pkg fetches prebuilt Node binaries):
+//   1. esbuild bundles everything reachable from commands/index.ts into one CommonJS file, the
+//      form of `main` every SEA-capable Node accepts (Node 24 takes no ES module there);
 //   2. every file src/runtime/assets.ts may be asked for becomes a SEA asset, with a manifest;
 //   3. node --experimental-sea-config writes the blob, postject injects it into a copy of node.
 // Usage: node scripts/build-bin.js [--quiet]
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import postject from 'postject';
 import { ENTRY, commonOptions, commonjsOptions, root, toKey } from './esbuild-common.js';
 
 const quiet = process.argv.includes('--quiet');
+const { shippedRuntime } = createRequire(import.meta.url)('../bin/runtime.cjs');
+// The executable is a copy of this node, and better-sqlite3's addon inside it was built for it.
+const node = shippedRuntime(root)?.node ?? process.execPath;
 
 // Keep in step with src/runtime/assets.ts.
 const MANIFEST_KEY = 'idp:manifest';
@@ -100,12 +105,12 @@ async function main() {
   };
   const configFile = join(work, 'sea-config.json');
   writeFileSync(configFile, `${JSON.stringify(seaConfig, null, 2)}\n`);
-  execFileSync(process.execPath, ['--experimental-sea-config', configFile], { stdio: quiet ? 'ignore' : ['ignore', 'inherit', 'inherit'] });
+  execFileSync(node, ['--experimental-sea-config', configFile], { stdio: quiet ? 'ignore' : ['ignore', 'inherit', 'inherit'] });
   log(`embedded ${keys.length} assets`);
 
   // Inject into a copy beside the target, then rename, so a half-written binary never has its name.
   const partial = `${output}.partial`;
-  copyFileSync(process.execPath, partial);
+  copyFileSync(node, partial);
   chmodSync(partial, 0o755);
   await postject.inject(partial, 'NODE_SEA_BLOB', readFileSync(seaConfig.output), { sentinelFuse: SEA_FUSE });
   renameSync(partial, output);

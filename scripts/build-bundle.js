@@ -9,8 +9,8 @@
 //   - dist/bundle/serve.cjs: the same program as one CommonJS file, and serve.cjs.cache, the V8
 //     code cache `idp serve` starts with (bin/code-cache.cjs). To make the cache, the build
 //     starts the server once on an in-memory database and stops it; the cache holds every
-//     function that run compiled. Splitting exists for ES modules only, and Node 20 caches code
-//     for CommonJS only, hence the two forms.
+//     function that run compiled. Splitting exists for ES modules only, and the vm.Script code
+//     cache (bin/code-cache.cjs) for CommonJS only, hence the two forms.
 // better-sqlite3 stays in node_modules: it loads its native addon by a path relative to itself.
 // Files read at run time (migrations, pages, locales, Swagger UI) are found by
 // src/runtime/assets.ts, which looks upwards from its own chunk for idp's package.json.

@@ -75,7 +75,7 @@ export interface Scope<C> {
 }
 
 /**
- * Which transaction, if any, the current async call chain runs in. On Node 20 an enabled
+ * Which transaction, if any, the current async call chain runs in. Before Node 24 an enabled
  * AsyncLocalStorage hooks every promise of the process (measured here: await-heavy code 2.8×
  * slower), so the storage is enabled only while a transaction is open and disabled again when
  * the last one ends: requests that run no transaction pay nothing. A chain that outlives its

@@ -24,7 +24,7 @@ interface Manifest {
   files: Record<string, string>;
 }
 
-// node:sea exists from Node 20.12 on; older Node 20 releases simply never run as an executable.
+// node:sea exists on every Node idp supports (22 and later); the check keeps others working.
 const sea: Sea | undefined = isBuiltin('node:sea') ? (createRequire(import.meta.url)('node:sea') as Sea) : undefined;
 
 let manifest: Manifest | undefined;

@@ -132,7 +132,10 @@ export async function call(base: string, method: string, path: string, options: 
   }
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   const init = { method, headers, body, signal: AbortSignal.timeout(20_000) };
-  return readResponse(options.from ? await fetchVia(`${base}${path}`, { ...init, dispatcher: agentFrom(options.from) }) : await fetch(`${base}${path}`, init));
+  if (!options.from) return readResponse(await fetch(`${base}${path}`, init));
+  // undici's own Response reads as the global one does (status, headers.get, text); only its
+  // declared iterator types differ from @types/node's.
+  return readResponse((await fetchVia(`${base}${path}`, { ...init, dispatcher: agentFrom(options.from) })) as unknown as Response);
 }
 
 /** `call`, failing on anything but 200. */
