@@ -17,7 +17,10 @@ import { application, caller, dataAccess, managedApplication, organizationAdmin 
 import { bodySizeLimit } from './middleware/body-limit.js';
 import { noStore } from './middleware/no-store.js';
 import { refuseInvalidPath } from './middleware/path-segments.js';
+import { observeRequests } from './middleware/observe.js';
 import { statusRoutes } from './routes/status.js';
+import { livenessRoutes, readinessRoutes } from './routes/health.js';
+import { metricsRoutes } from './routes/metrics.js';
 import { docsRoutes } from './routes/docs.js';
 import { discoveryRoutes, tokenEndpointRoutes } from './routes/oauth.js';
 import { authorizeRoutes } from './routes/authorize.js';
@@ -38,6 +41,10 @@ import { relationRoutes } from './routes/data/relations.js';
 /** Every area of the server: where it is mounted, what runs before its routes, and its route modules. */
 export const AREAS: readonly Area[] = [
   { prefix: '/status', routes: [statusRoutes] },
+  // What load balancers and Prometheus poll: an answer of a moment ago is no answer.
+  { prefix: '/healthz', middleware: [noStore()], routes: [livenessRoutes] },
+  { prefix: '/readyz', middleware: [noStore()], routes: [readinessRoutes] },
+  { prefix: '/metrics', middleware: [noStore()], routes: [metricsRoutes] },
   { prefix: '/docs', routes: [docsRoutes] },
   { prefix: '/.well-known', routes: [discoveryRoutes] },
   // OAuth endpoints authenticate their clients themselves; every answer there is no-store (RFC 6749 5.1).
@@ -64,6 +71,8 @@ export function createApp(deps: Deps, areas: readonly Area[] = AREAS): Hono<Env>
   // the body size limit (413 before anything reads the body, or authenticates). X-Frame-Options DENY, nosniff and friends go on every
   // response where the server is made (serve.ts, middleware/secure-headers.ts).
   const limitBodySize = bodySizeLimit(deps.config.bodyLimit);
+  // First, so that it sees every answer, refusals before routing included.
+  app.use('*', observeRequests(deps));
   app.use('*', async (c, next) => {
     c.set('startedAt', Date.now());
     c.set('deps', deps);

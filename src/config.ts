@@ -50,6 +50,12 @@ export interface Config {
   /** JWS algorithms of access tokens and ID tokens. */
   accessTokenAlg: SigningAlg;
   idTokenAlg: SigningAlg;
+  /** A bearer token that may read /metrics besides a sysadmin's access token. */
+  metricsToken?: string;
+  /** A second port, on the same host, that serves /metrics without a token. */
+  metricsPort?: number;
+  /** One log line per request answered. */
+  accessLog: boolean;
 }
 
 export interface JsonLimits {
@@ -119,6 +125,8 @@ export const DEFAULTS = {
   accessTokenAlg: 'ES256',
   // OIDC Core 15.1: RS256 is the one algorithm every relying party must support.
   idTokenAlg: 'RS256',
+  // Off: every request is already counted in /metrics; a line each is for debugging a client.
+  accessLog: false,
 } as const satisfies Partial<Config>;
 
 /** A flag or variable that cannot be used: `idp serve` prints one line and exits with code 2. */
@@ -158,6 +166,9 @@ export interface ServeFlags {
   maxJsonDepth?: string;
   accessTokenAlg?: string;
   idTokenAlg?: string;
+  metricsToken?: string;
+  metricsPort?: string;
+  accessLog?: boolean;
 }
 
 export function resolveConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): Config {
@@ -215,6 +226,8 @@ export function resolveConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): Config
     sessionTtl: parseSeconds(pick(flags.sessionTtl, 'IDP_SESSION_TTL'), DEFAULTS.sessionTtl, '--session-ttl'),
     accessTokenAlg: parseAlg(pick(flags.accessTokenAlg, 'IDP_ACCESS_TOKEN_ALG'), DEFAULTS.accessTokenAlg, '--access-token-alg'),
     idTokenAlg: parseAlg(pick(flags.idTokenAlg, 'IDP_ID_TOKEN_ALG'), DEFAULTS.idTokenAlg, '--id-token-alg'),
+    ...parseMetrics(pick(flags.metricsToken, 'IDP_METRICS_TOKEN'), pick(flags.metricsPort, 'IDP_METRICS_PORT'), port),
+    accessLog: flags.accessLog ?? parseBoolean(emptyToUndefined(env.IDP_ACCESS_LOG), DEFAULTS.accessLog, 'IDP_ACCESS_LOG'),
   };
 }
 
@@ -222,10 +235,23 @@ function emptyToUndefined(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
-function parsePort(text: string): number {
+function parsePort(text: string, flag = '--port'): number {
   const port = Number(text);
-  if (!/^\d+$/.test(text) || port > 65535) throw new ConfigError(`--port must be a number from 0 to 65535, not '${text}'`);
+  if (!/^\d+$/.test(text) || port > 65535) throw new ConfigError(`${flag} must be a number from 0 to 65535, not '${text}'`);
   return port;
+}
+
+// A token short enough to guess would open /metrics to anyone who can reach the port.
+const MIN_METRICS_TOKEN_LENGTH = 16;
+
+function parseMetrics(token: string | undefined, portText: string | undefined, port: number): { metricsToken?: string; metricsPort?: number } {
+  if (token !== undefined && token.length < MIN_METRICS_TOKEN_LENGTH) {
+    throw new ConfigError(`--metrics-token must be at least ${MIN_METRICS_TOKEN_LENGTH} characters`);
+  }
+  if (portText === undefined) return { metricsToken: token };
+  const metricsPort = parsePort(portText, '--metrics-port');
+  if (metricsPort !== 0 && metricsPort === port) throw new ConfigError(`--metrics-port must differ from --port (${port})`);
+  return { metricsToken: token, metricsPort };
 }
 
 function parseSeconds(text: string | undefined, fallback: number, flag: string, unit = 'seconds'): number {
