@@ -9,7 +9,6 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 
 /** Where a sign-in was tried: an admin user or an application's user. */
 export type SignInRealm = 'admin' | 'app_user';
-export type SignInResult = 'success' | 'invalid_credentials' | 'throttled' | 'disabled' | 'not_activated';
 /** What the throttle refused: a password attempt, or a request that would send mail. */
 export type ThrottledKind = 'sign_in' | 'mail';
 
