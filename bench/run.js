@@ -507,7 +507,7 @@ for (const scenario of selected) {
         scenario: `${scenario.name} ${figure.label}`,
         figure: format(figure.value, figure.unit),
         target: `${figure.higherIsBetter ? '≥' : '<'} ${format(figure.target, figure.unit)}`,
-        ratio: `${ratio.toFixed(2)}${ratio < 1 ? '  short' : ''}`,
+        ratio: `${Number.isFinite(ratio) ? ratio.toFixed(2) : '∞'}${ratio < 1 ? '  short' : ''}`,
         detail: figure.detail,
       });
     }
