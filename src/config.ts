@@ -248,7 +248,7 @@ function parseMetrics(token: string | undefined, portText: string | undefined, p
   if (token !== undefined && token.length < MIN_METRICS_TOKEN_LENGTH) {
     throw new ConfigError(`--metrics-token must be at least ${MIN_METRICS_TOKEN_LENGTH} characters`);
   }
-  if (portText === undefined) return { metricsToken: token };
+  if (portText === undefined) return { metricsToken: token, metricsPort: undefined };
   const metricsPort = parsePort(portText, '--metrics-port');
   if (metricsPort !== 0 && metricsPort === port) throw new ConfigError(`--metrics-port must differ from --port (${port})`);
   return { metricsToken: token, metricsPort };

@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { matchOutput, startIdp, type RunningIdp } from '../spawn.js';
+import { ConfigError, resolveConfig } from '../../src/config.js';
 import { ORG } from '../helpers.js';
 import { valueOf } from './scrape.js';
 
@@ -129,5 +130,26 @@ describe('logs', () => {
       await idp.stop();
       idp = undefined;
     }
+  });
+});
+
+describe('the flags and their variables', () => {
+  it('reads --metrics-token, --metrics-port and --access-log, or IDP_METRICS_TOKEN, IDP_METRICS_PORT and IDP_ACCESS_LOG', () => {
+    expect(resolveConfig({}, {})).toMatchObject({ metricsToken: undefined, metricsPort: undefined, accessLog: false });
+    expect(resolveConfig({ metricsToken: METRICS_TOKEN, metricsPort: '9464', accessLog: true }, {})).toMatchObject({
+      metricsToken: METRICS_TOKEN,
+      metricsPort: 9464,
+      accessLog: true,
+    });
+    const env = { IDP_METRICS_TOKEN: METRICS_TOKEN, IDP_METRICS_PORT: '9100', IDP_ACCESS_LOG: 'yes' };
+    expect(resolveConfig({}, env)).toMatchObject({ metricsToken: METRICS_TOKEN, metricsPort: 9100, accessLog: true });
+    expect(resolveConfig({ metricsPort: '9200' }, env).metricsPort).toBe(9200);
+  });
+
+  it('refuses a short metrics token, a port out of range or the API port, and an access log neither on nor off', () => {
+    expect(() => resolveConfig({ metricsToken: 'short' }, {})).toThrow(/--metrics-token must be at least 16 characters/);
+    expect(() => resolveConfig({ metricsPort: '70000' }, {})).toThrow(/--metrics-port must be a number from 0 to 65535/);
+    expect(() => resolveConfig({ port: '8080', metricsPort: '8080' }, {})).toThrow(/--metrics-port must differ from --port \(8080\)/);
+    expect(() => resolveConfig({}, { IDP_ACCESS_LOG: 'sometimes' })).toThrow(ConfigError);
   });
 });
