@@ -245,8 +245,9 @@ function parsePort(text: string, flag = '--port'): number {
 const MIN_METRICS_TOKEN_LENGTH = 16;
 
 function parseMetrics(token: string | undefined, portText: string | undefined, port: number): { metricsToken?: string; metricsPort?: number } {
-  if (token !== undefined && token.length < MIN_METRICS_TOKEN_LENGTH) {
-    throw new ConfigError(`--metrics-token must be at least ${MIN_METRICS_TOKEN_LENGTH} characters`);
+  // A bearer token is one run of visible characters (RFC 6750 2.1).
+  if (token !== undefined && (token.length < MIN_METRICS_TOKEN_LENGTH || /\s/.test(token))) {
+    throw new ConfigError(`--metrics-token must be at least ${MIN_METRICS_TOKEN_LENGTH} characters, without spaces`);
   }
   if (portText === undefined) return { metricsToken: token, metricsPort: undefined };
   const metricsPort = parsePort(portText, '--metrics-port');

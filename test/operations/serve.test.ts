@@ -148,6 +148,9 @@ describe('the flags and their variables', () => {
 
   it('refuses a short metrics token, a port out of range or the API port, and an access log neither on nor off', () => {
     expect(() => resolveConfig({ metricsToken: 'short' }, {})).toThrow(/--metrics-token must be at least 16 characters/);
+    expect(() => resolveConfig({}, { IDP_METRICS_TOKEN: 'a token with spaces in it' })).toThrow(
+      /--metrics-token must be at least 16 characters, without spaces/,
+    );
     expect(() => resolveConfig({ metricsPort: '70000' }, {})).toThrow(/--metrics-port must be a number from 0 to 65535/);
     expect(() => resolveConfig({ port: '8080', metricsPort: '8080' }, {})).toThrow(/--metrics-port must differ from --port \(8080\)/);
     expect(() => resolveConfig({}, { IDP_ACCESS_LOG: 'sometimes' })).toThrow(ConfigError);
