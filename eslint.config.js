@@ -18,7 +18,19 @@ import { importX, createNodeResolver } from 'eslint-plugin-import-x';
  *   create-deps  assembles Deps from the implementations
  */
 const LAYERS = [
-  { base: ['src/config.ts', 'src/errors.ts', 'src/ids.ts', 'src/logger.ts', 'src/passwords.ts', 'src/principal.ts', 'src/version.ts', 'src/runtime'] },
+  {
+    base: [
+      'src/config.ts',
+      'src/errors.ts',
+      'src/ids.ts',
+      'src/logger.ts',
+      'src/metrics.ts',
+      'src/passwords.ts',
+      'src/principal.ts',
+      'src/version.ts',
+      'src/runtime',
+    ],
+  },
   { query: ['src/data/query'] },
   { db: ['src/db'], mail: ['src/mail'] },
   { deps: ['src/deps.ts'] },
@@ -26,7 +38,7 @@ const LAYERS = [
   { management: ['src/management'] },
   { identity: ['src/identity'] },
   { data: ['src/data'] },
-  { activity: ['src/activity'], fixtures: ['src/fixtures'], lifecycle: ['src/lifecycle'], push: ['src/push'] },
+  { activity: ['src/activity'], fixtures: ['src/fixtures'], lifecycle: ['src/lifecycle'], operations: ['src/operations'], push: ['src/push'] },
   { 'create-deps': ['src/create-deps.ts'] },
 ];
 

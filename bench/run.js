@@ -17,7 +17,8 @@
 //                                          Node flags for the `idp serve` children (a profile)
 //
 // HTTP scenarios report req/s and the server's CPU time per request (Linux /proc): the machine
-// is shared, so req/s moves with everyone else's load while CPU per request does not.
+// is shared, so req/s moves with everyone else's load while CPU per request does not. The token
+// scenario also reports the bytes idp serve writes (its logs) per 10,000 tokens issued.
 //
 // With several instances the load is split by running one autocannon per instance at once, each
 // with its share of the connections, and summing: that is what a load balancer spreading
@@ -44,10 +45,16 @@ const ORG = { organization: 'bench', username: 'bench', name: 'Bench', email: 'b
 // About 1 KB once serialized, with a unique name per request added by the scenario.
 const KILOBYTE_OF_PROPERTIES = { description: 'x'.repeat(900), tags: ['a', 'b', 'c'], score: 42, nested: { level: 1 } };
 
-/** Starts a child that prints "listening on URL"; resolves with { url, pid, stop }. */
+/**
+ * Starts a child that prints "listening on URL"; resolves with { url, pid, stop, bytesWritten }:
+ * `bytesWritten()` is what it has written to stdout and stderr so far (its logs), counted, not kept.
+ */
 function startChild(args, label) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let written = 0;
+    child.stderr.on('data', (chunk) => (written += chunk.length));
+    child.stdout.on('data', (chunk) => (written += chunk.length));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`${label} did not start within ${START_TIMEOUT_MS} ms`));
@@ -61,6 +68,7 @@ function startChild(args, label) {
       resolve({
         url: match[1],
         pid: child.pid,
+        bytesWritten: () => written,
         stop: () =>
           new Promise((done) => {
             if (child.exitCode !== null) return done();
@@ -229,9 +237,14 @@ async function measureLoad(target, path, request) {
   const servers = target.servers ?? [target];
   await loadAll(servers, path, { ...request, duration: WARM_UP_SECONDS });
   const pids = servers.map((server) => server.pid);
+  const bytesWritten = () => servers.reduce((sum, server) => sum + server.bytesWritten(), 0);
   const cpuBefore = totalCpuSeconds(pids);
+  const bytesBefore = bytesWritten();
   const results = await loadAll(servers, path, request);
   const cpuAfter = totalCpuSeconds(pids);
+  // pino writes asynchronously: what the last requests logged reaches the pipe a moment later.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const bytesLogged = bytesWritten() - bytesBefore;
   const total = results.reduce((sum, result) => sum + result.requests.total, 0);
   const failed = results.reduce((sum, result) => sum + result.non2xx + result.errors + result.timeouts, 0);
   if (failed > 0) {
@@ -243,6 +256,7 @@ async function measureLoad(target, path, request) {
     rps: results.reduce((sum, result) => sum + result.requests.average, 0),
     cpuPerRequest,
     p99: Math.max(...results.map((result) => result.latency.p99)),
+    logBytesPer10k: (bytesLogged / total) * 10_000,
     split: results.length > 1 ? results.map((result) => result.requests.average.toFixed(0)).join(' + ') : undefined,
     // The one-minute load average at the end of the run: roughly the run's own.
     load: loadavg()[0],
@@ -297,6 +311,8 @@ const SCENARIOS = [
       const bare = await withBare((server) => measureLoad(server, '/connect/token', tokenRequest('bench-client', secret)), ['bench-client', secret]);
       const detail = `idp ${perRequest(ours)}; oidc-provider ${perRequest(theirs)}`;
       const rows = [atLeast('req/s vs oidc-provider', ours.rps / theirs.rps, 2, '×', detail)];
+      // What an operator pays in log volume at the default level (docs/operations.md#logs).
+      rows.push(atMost('log bytes per 10,000 tokens', ours.logBytesPer10k, 100_000, ' B', 'stdout and stderr of idp serve at --log-level info'));
       if (ours.cpuPerRequest && theirs.cpuPerRequest) rows.push(atLeast('CPU/request vs oidc-provider', theirs.cpuPerRequest / ours.cpuPerRequest, 2, '×'));
       // The target "about 60% of that limit": the limit being a bare hono + jose ES256 endpoint.
       rows.push(
@@ -491,7 +507,7 @@ for (const scenario of selected) {
         scenario: `${scenario.name} ${figure.label}`,
         figure: format(figure.value, figure.unit),
         target: `${figure.higherIsBetter ? '≥' : '<'} ${format(figure.target, figure.unit)}`,
-        ratio: `${ratio.toFixed(2)}${ratio < 1 ? '  short' : ''}`,
+        ratio: `${Number.isFinite(ratio) ? ratio.toFixed(2) : '∞'}${ratio < 1 ? '  short' : ''}`,
         detail: figure.detail,
       });
     }

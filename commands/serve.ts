@@ -16,6 +16,9 @@ export function register(noun: Command): void {
     .option('--signup <mode>', 'open|closed: whether POST /management/orgs needs no token [IDP_SIGNUP] (default open)')
     .option('--superuser <user:password>', 'create or update a sysadmin [IDP_SUPERUSER]')
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [IDP_LOG_LEVEL] (default info)')
+    .option('--access-log', 'one log line per request answered [IDP_ACCESS_LOG] (default off)')
+    .option('--metrics-token <token>', "a bearer token that may read /metrics, besides a sysadmin's [IDP_METRICS_TOKEN]")
+    .option('--metrics-port <port>', 'also serve /metrics without a token on this port of the same host [IDP_METRICS_PORT]')
     .option('--smtp-url <url>', 'outgoing mail server, smtp://user:pass@host:587; without it mail goes to outbox/ beside the database [IDP_SMTP_URL]')
     .option('--mail-from <address>', 'sender of outgoing mail [IDP_MAIL_FROM] (default no-reply@ISSUER-HOST)')
     .option('--require-activation', 'new organizations and admin users must follow an emailed link before use [IDP_REQUIRE_ACTIVATION] (default off)')
@@ -48,6 +51,7 @@ export function register(noun: Command): void {
       });
       const issuer = server.deps.config.issuer;
       process.stdout.write(`idp ${issuer === server.url ? '' : `(issuer ${issuer}) `}listening on ${server.url}\n`);
+      if (server.metricsUrl) process.stdout.write(`metrics on ${server.metricsUrl}/metrics\n`);
       await stopped;
     });
 }

@@ -18,7 +18,10 @@ import { bodySizeLimit } from './middleware/body-limit.js';
 import { noStore } from './middleware/no-store.js';
 import { secureHeadersElsewhere, sendsHsts } from './middleware/secure-headers.js';
 import { refuseInvalidPath } from './middleware/path-segments.js';
+import { observeRequests } from './middleware/observe.js';
 import { statusRoutes } from './routes/status.js';
+import { livenessRoutes, readinessRoutes } from './routes/health.js';
+import { metricsRoutes } from './routes/metrics.js';
 import { docsRoutes } from './routes/docs.js';
 import { discoveryRoutes, tokenEndpointRoutes } from './routes/oauth.js';
 import { authorizeRoutes } from './routes/authorize.js';
@@ -39,6 +42,10 @@ import { relationRoutes } from './routes/data/relations.js';
 /** Every area of the server: where it is mounted, what runs before its routes, and its route modules. */
 export const AREAS: readonly Area[] = [
   { prefix: '/status', routes: [statusRoutes] },
+  // What load balancers and Prometheus poll: an answer of a moment ago is no answer.
+  { prefix: '/healthz', middleware: [noStore()], routes: [livenessRoutes] },
+  { prefix: '/readyz', middleware: [noStore()], routes: [readinessRoutes] },
+  { prefix: '/metrics', middleware: [noStore()], routes: [metricsRoutes] },
   { prefix: '/docs', routes: [docsRoutes] },
   { prefix: '/.well-known', routes: [discoveryRoutes] },
   // OAuth endpoints authenticate their clients themselves; every answer there is no-store (RFC 6749 5.1).
@@ -67,6 +74,8 @@ export function createApp(deps: Deps, areas: readonly Area[] = AREAS): Hono<Env>
   // is made (serve.ts), or by the first middleware here for any other caller (middleware/secure-headers.ts).
   const limitBodySize = bodySizeLimit(deps.config.bodyLimit);
   app.use('*', secureHeadersElsewhere({ hsts: sendsHsts(deps.config.issuer) }));
+  // First, so that it sees every answer, refusals before routing included.
+  app.use('*', observeRequests(deps));
   app.use('*', async (c, next) => {
     c.set('startedAt', Date.now());
     c.set('deps', deps);

@@ -56,7 +56,7 @@ export function honoPath(path: string): string {
 }
 
 /** `:name` → `{name}`, as /openapi.json and this table write parameters. */
-function documentedPath(path: string): string {
+export function documentedPath(path: string): string {
   return path.replace(/:(\w+)(\{[^}]*\})?/g, '{$1}');
 }
 

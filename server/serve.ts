@@ -14,12 +14,17 @@ import { createDeps } from '../src/create-deps.js';
 import type { Deps } from '../src/deps.js';
 import { ensureSuperuser } from '../src/management/admin-users.js';
 import { applyFixtures, readFixtures } from '../src/fixtures/apply.js';
+import type { Hono } from 'hono';
 import { createApp } from './app.js';
 import { createSecureServer, sendsHsts } from './middleware/secure-headers.js';
+import type { Env } from './env.js';
+import { createMetricsApp } from './routes/metrics.js';
 import { startDeliveryWorker } from '../src/push/worker.js';
 
 export interface RunningServer {
   url: string;
+  /** Where `--metrics-port` serves /metrics, when given. */
+  metricsUrl?: string;
   deps: Deps;
   /** Resolves once the delivery worker has found nothing more to do (see DeliveryWorker.idle). */
   deliveriesIdle(): Promise<void>;
@@ -47,17 +52,32 @@ async function openStorage(config: Config): Promise<Database_> {
   }
 }
 
-function listen(app: ReturnType<typeof createApp>, config: Config): Promise<ServerType> {
+function listen(app: Hono<Env>, config: Config, port: number): Promise<ServerType> {
   return new Promise((resolvePromise, reject) => {
     // HSTS only where clients reach the server over https; an issuer not given is http (below).
     const hsts = sendsHsts(config.issuer);
     const server = createSecureServer(getRequestListener(app.fetch, { hostname: config.host }), { hsts });
-    server.listen(config.port, config.host, () => resolvePromise(server));
+    server.listen(port, config.host, () => resolvePromise(server));
     server.once('error', (error: NodeJS.ErrnoException) => {
       const reason = error.code === 'EADDRINUSE' ? 'the port is in use' : error.code === 'EACCES' ? 'permission denied' : error.message;
-      reject(new ConfigError(`cannot listen on ${config.host}:${config.port}: ${reason}`));
+      reject(new ConfigError(`cannot listen on ${config.host}:${port}: ${reason}`));
     });
   });
+}
+
+/** Stops accepting; in-flight requests finish, idle keep-alive sockets are closed. */
+function closeServer(server: ServerType | undefined): Promise<void> {
+  if (server === undefined) return Promise.resolve();
+  return new Promise<void>((done) => {
+    server.close(() => done());
+    // Idle keep-alive sockets would hold close() open; in-flight requests still finish.
+    if ('closeIdleConnections' in server) server.closeIdleConnections();
+  });
+}
+
+function urlOf(host: string, server: ServerType): string {
+  const { port } = server.address() as AddressInfo;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 /** `now` is the server's clock (deps.now): tokens, sessions, codes and the push queue read it. */
@@ -82,10 +102,16 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       if (summary.skipped > 0)
         logger.warn({ skipped: summary.skipped }, 'items inside applications are applied over HTTP: run `idp fixtures apply FILE` against this server');
     }
-    const app = createApp(deps);
-    const server = await listen(app, config);
-    const { port } = server.address() as AddressInfo;
-    const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    const server = await listen(createApp(deps), config, config.port);
+    const url = urlOf(config.host, server);
+    // On the same host as the API, never another interface: the port has no token in front of it.
+    const metricsServer =
+      config.metricsPort === undefined
+        ? undefined
+        : await listen(createMetricsApp(deps), config, config.metricsPort).catch(async (error: unknown) => {
+            await closeServer(server);
+            throw error;
+          });
     // The issuer follows the bound port when --port 0 picked one.
     config.issuer ??= url;
     const worker = startDeliveryWorker(deps, {
@@ -97,17 +123,14 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     let closing: Promise<void> | undefined;
     return {
       url,
+      metricsUrl: metricsServer && urlOf(config.host, metricsServer),
       deps,
       deliveriesIdle: () => worker.idle(),
       close() {
         closing ??= (async () => {
           // Sends in flight finish and are recorded while the last requests are answered.
           const drained = worker.stop();
-          await new Promise<void>((done) => {
-            server.close(() => done());
-            // Idle keep-alive sockets would hold close() open; in-flight requests still finish.
-            if ('closeIdleConnections' in server) server.closeIdleConnections();
-          });
+          await Promise.all([closeServer(server), closeServer(metricsServer)]);
           await drained;
           // Mail already handed over (a reset link, say) goes out before the process ends.
           await deps.mailer.close().catch(() => undefined);

@@ -53,6 +53,12 @@ export interface Config {
   idTokenAlg: SigningAlg;
   /** Peers whose forwarding headers are believed (docs/api.md#proxies); none by default. */
   trustedProxies: readonly AddressRange[];
+  /** A bearer token that may read /metrics besides a sysadmin's access token. */
+  metricsToken?: string;
+  /** A second port, on the same host, that serves /metrics without a token. */
+  metricsPort?: number;
+  /** One log line per request answered. */
+  accessLog: boolean;
 }
 
 /** A CIDR range: `network`/`prefix`, a bare address being its own range. */
@@ -131,6 +137,8 @@ export const DEFAULTS = {
   idTokenAlg: 'RS256',
   // None: until a proxy is named, a forwarding header is whatever the client chose to write.
   trustedProxies: [],
+  // Off: every request is already counted in /metrics; a line each is for debugging a client.
+  accessLog: false,
 } as const satisfies Partial<Config>;
 
 /** A flag or variable that cannot be used: `idp serve` prints one line and exits with code 2. */
@@ -171,6 +179,9 @@ export interface ServeFlags {
   accessTokenAlg?: string;
   idTokenAlg?: string;
   trustedProxy?: string;
+  metricsToken?: string;
+  metricsPort?: string;
+  accessLog?: boolean;
 }
 
 export function resolveConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): Config {
@@ -229,6 +240,8 @@ export function resolveConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): Config
     accessTokenAlg: parseAlg(pick(flags.accessTokenAlg, 'IDP_ACCESS_TOKEN_ALG'), DEFAULTS.accessTokenAlg, '--access-token-alg'),
     idTokenAlg: parseAlg(pick(flags.idTokenAlg, 'IDP_ID_TOKEN_ALG'), DEFAULTS.idTokenAlg, '--id-token-alg'),
     trustedProxies: parseRanges(pick(flags.trustedProxy, 'IDP_TRUSTED_PROXY')),
+    ...parseMetrics(pick(flags.metricsToken, 'IDP_METRICS_TOKEN'), pick(flags.metricsPort, 'IDP_METRICS_PORT'), port),
+    accessLog: flags.accessLog ?? parseBoolean(emptyToUndefined(env.IDP_ACCESS_LOG), DEFAULTS.accessLog, 'IDP_ACCESS_LOG'),
   };
 }
 
@@ -236,10 +249,24 @@ function emptyToUndefined(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
-function parsePort(text: string): number {
+function parsePort(text: string, flag = '--port'): number {
   const port = Number(text);
-  if (!/^\d+$/.test(text) || port > 65535) throw new ConfigError(`--port must be a number from 0 to 65535, not '${text}'`);
+  if (!/^\d+$/.test(text) || port > 65535) throw new ConfigError(`${flag} must be a number from 0 to 65535, not '${text}'`);
   return port;
+}
+
+// A token short enough to guess would open /metrics to anyone who can reach the port.
+const MIN_METRICS_TOKEN_LENGTH = 16;
+
+function parseMetrics(token: string | undefined, portText: string | undefined, port: number): { metricsToken?: string; metricsPort?: number } {
+  // A bearer token is one run of visible characters (RFC 6750 2.1).
+  if (token !== undefined && (token.length < MIN_METRICS_TOKEN_LENGTH || /\s/.test(token))) {
+    throw new ConfigError(`--metrics-token must be at least ${MIN_METRICS_TOKEN_LENGTH} characters, without spaces`);
+  }
+  if (portText === undefined) return { metricsToken: token, metricsPort: undefined };
+  const metricsPort = parsePort(portText, '--metrics-port');
+  if (metricsPort !== 0 && metricsPort === port) throw new ConfigError(`--metrics-port must differ from --port (${port})`);
+  return { metricsToken: token, metricsPort };
 }
 
 function parseSeconds(text: string | undefined, fallback: number, flag: string, unit = 'seconds'): number {

@@ -1,7 +1,8 @@
 import type { Config } from './config.js';
-import type { Db } from './db/open.js';
+import { observeQueries, type Db } from './db/open.js';
 import type { Deps } from './deps.js';
 import type { Logger } from './logger.js';
+import { Metrics } from './metrics.js';
 import { createKeyStore } from './identity/keys/keys.js';
 import { createMailer } from './mail/mailer.js';
 import { loadMacKey } from './identity/keys/secrets.js';
@@ -11,7 +12,9 @@ import { databaseThrottle, redisThrottle } from './identity/sign-in/throttle.js'
 export async function createDeps(db: Db, config: Config, logger: Logger, now: () => number = Date.now): Promise<Deps> {
   const keys = createKeyStore(db, { access_token: config.accessTokenAlg, id_token: config.idTokenAlg }, now);
   const throttle = config.redisUrl ? await redisThrottle(config.redisUrl) : databaseThrottle(db);
-  const deps = { db, config, logger, keys, mailer: createMailer(config, logger), throttle, now };
+  const metrics = new Metrics();
+  observeQueries(db, (seconds) => metrics.dbQueryDuration.observe(seconds));
+  const deps = { db, config, logger, keys, mailer: createMailer(config, logger), throttle, metrics, now };
   await loadMacKey(deps);
   return deps;
 }

@@ -4,6 +4,7 @@ import type { Config, SigningAlg } from './config.js';
 import type { Db } from './db/open.js';
 import type { Logger } from './logger.js';
 import type { Mailer } from './mail/mailer.js';
+import type { Metrics } from './metrics.js';
 
 /**
  * What the core needs from the outside world, passed explicitly (no hidden module state).
@@ -17,6 +18,8 @@ export interface Deps {
   readonly mailer: Mailer;
   /** The login throttle's counters: in the database, or in Redis with --redis-url. */
   readonly throttle: ThrottleStore;
+  /** Counters and histograms for /metrics (metrics.ts), one set per server. */
+  readonly metrics: Metrics;
   /** Milliseconds since the epoch; injected so expiry and ordering can be tested. */
   now(): number;
 }

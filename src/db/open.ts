@@ -5,11 +5,11 @@
  * recreated), and hands back one drizzle handle for both (see driver.ts). The only module that
  * knows which drivers exist.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { Table } from 'drizzle-orm';
 import { drizzle, type SqliteRemoteDatabase } from 'drizzle-orm/sqlite-proxy';
 import { assetPath } from '../runtime/assets.js';
-import type { DialectName, Driver } from './driver.js';
+import type { DialectName, Driver, Method, ProxyResult } from './driver.js';
 import { openSqlite, type SqliteDriver } from './sqlite.js';
 
 /**
@@ -107,11 +107,40 @@ function bindTransactions(db: Db, driver: Driver): void {
   };
 }
 
+/** Told how long each statement of a handle took, in seconds (observeQueries). */
+type QueryObserver = (seconds: number) => void;
+
+const observers = new WeakMap<Db, { observe?: QueryObserver }>();
+
+/**
+ * Has `observe` told the duration of every statement the query builder runs on `db`: they all
+ * pass through the one callback below, so this is the storage layer's single timing point. The
+ * statements written as SQL text (`$client.query`, the push queue's) are not timed.
+ */
+export function observeQueries(db: Db, observe: QueryObserver): void {
+  const slot = observers.get(db);
+  if (slot !== undefined) slot.observe = observe;
+}
+
+async function timed(driver: Driver, slot: { observe?: QueryObserver }, text: string, params: unknown[], method: Method): Promise<ProxyResult> {
+  const started = performance.now();
+  try {
+    return await driver.execute(text, params, method);
+  } finally {
+    slot.observe?.((performance.now() - started) / 1000);
+  }
+}
+
 function handleFor(driver: Driver): Db {
+  const slot: { observe?: QueryObserver } = {};
   const db = Object.assign(
-    drizzle((text, params, method) => driver.execute(text, params, method) as Promise<{ rows: never[] }>),
+    drizzle(
+      (text, params, method) =>
+        (slot.observe === undefined ? driver.execute(text, params, method) : timed(driver, slot, text, params, method)) as Promise<{ rows: never[] }>,
+    ),
     { $client: driver },
   );
+  observers.set(db, slot);
   drivers.set(Reflect.get(db, 'session') as object, driver);
   bindTransactions(db, driver);
   return db;
@@ -201,4 +230,24 @@ export async function countAppliedMigrations(database: Database_, schema?: strin
   const table = schema === undefined ? '"__drizzle_migrations"' : `"${schema}"."__drizzle_migrations"`;
   const [{ applied }] = await database.driver.query<{ applied: number }>(`select count(*) as applied from ${table}`);
   return Number(applied);
+}
+
+const expectedMigrations = new Map<DialectName, number>();
+
+/**
+ * How many migrations this program carries for the handle's database (its journal) and how many
+ * the database has recorded: equal once `openDatabase` has migrated it. One cheap read, which
+ * also shows the database answers.
+ */
+export async function migrationStatus(db: Db): Promise<{ applied: number; expected: number }> {
+  const dialect = dialectOf(db);
+  let expected = expectedMigrations.get(dialect);
+  if (expected === undefined) {
+    const journal = JSON.parse(readFileSync(`${defaultMigrationsFolder(dialect)}/meta/_journal.json`, 'utf8')) as { entries: unknown[] };
+    expected = journal.entries.length;
+    expectedMigrations.set(dialect, expected);
+  }
+  // PostgreSQL finds the table on the search path: the schema the pool works in, or public.
+  const [{ applied }] = await clientOf(db).query<{ applied: number }>('select count(*) as applied from "__drizzle_migrations"');
+  return { applied: Number(applied), expected };
 }

@@ -291,6 +291,37 @@ export async function hasUnfinishedDeliveries(db: Db): Promise<boolean> {
   return Boolean(await firstValue(db, statementsOf(db).unfinished, []));
 }
 
+/** Unfinished deliveries of one provider in one state, and the earliest due time among those due. */
+export interface QueueCount {
+  provider: string;
+  state: 'queued' | 'leased';
+  count: number;
+  /** Of `queued` rows due by `now`: the earliest `due_at`; null when none is due. */
+  oldestDue: number | null;
+}
+
+/** The queue as an operator watches it (metrics): what waits or is being sent, per provider. */
+export async function countQueuedDeliveries(db: Db, now: number): Promise<QueueCount[]> {
+  const rows = await db
+    .select({
+      provider: pushDeliveries.provider,
+      state: pushDeliveries.state,
+      count: sql<number>`count(*)`,
+      oldestDue: sql<number | null>`min(case when ${pushDeliveries.dueAt} <= ${now} then ${pushDeliveries.dueAt} end)`,
+    })
+    .from(pushDeliveries)
+    .where(inArray(pushDeliveries.state, ['queued', 'leased']))
+    .groupBy(pushDeliveries.provider, pushDeliveries.state)
+    .all();
+  // PostgreSQL's count and min come back as text (bigint).
+  return rows.map((row) => ({
+    provider: row.provider,
+    state: row.state as QueueCount['state'],
+    count: Number(row.count),
+    oldestDue: row.oldestDue === null ? null : Number(row.oldestDue),
+  }));
+}
+
 /** Leases that ran out (their worker was killed or hung) go back to the queue. */
 export async function recoverExpiredLeases(tx: Tx, now: number): Promise<number> {
   return changes(

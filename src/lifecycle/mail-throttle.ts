@@ -24,7 +24,7 @@ function keysOf(target: string, context: LoginContext): ThrottleKey[] {
 /** Refuses with 429 and Retry-After while `target` or the client is waiting. */
 export async function assertMailNotThrottled(deps: Deps, target: string, context: LoginContext): Promise<void> {
   try {
-    await assertNotThrottled(deps, keysOf(target, context));
+    await assertNotThrottled(deps, keysOf(target, context), 'mail');
   } catch (error) {
     if (!(error instanceof AppError) || error.status !== 429) throw error;
     const seconds = error.headers['Retry-After'];

@@ -379,7 +379,10 @@ function createSends(context: WorkerContext, answers: AnswerBuffer, wake: () => 
       // Recorded by the run loop, not here: answers that arrive together (noop answers at once)
       // would otherwise be written in the same turn of the event loop as the lease that sent them.
       const done: Promise<void> = attempt(context, delivery)
-        .then((answer) => answers.add(answer))
+        .then((answer) => {
+          context.deps.metrics.pushDeliveries.inc({ provider, outcome: answer.outcome.kind });
+          answers.add(answer);
+        })
         .catch((error: unknown) => context.log.error({ err: error, delivery: delivery.id }, 'recording a push attempt failed'))
         .finally(() => {
           inFlight.set(provider, (inFlight.get(provider) ?? 0) - 1);

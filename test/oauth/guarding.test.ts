@@ -103,13 +103,16 @@ describe('password throttling', () => {
 });
 
 describe('audit', () => {
-  it('writes one line per token issued or refused, without secrets', async () => {
-    const info = vi.spyOn(t.deps.logger, 'info');
+  it('writes one line per token issued (at debug) or refused (at info), without secrets', async () => {
+    t.deps.logger.level = 'debug';
+    const debug = vi.spyOn(t.deps.logger, 'debug').mockImplementation(() => undefined);
+    const info = vi.spyOn(t.deps.logger, 'info').mockImplementation(() => undefined);
     await token(t, { grant_type: 'client_credentials', client_id: tenant.app.client_id, client_secret: tenant.app.client_secret });
     await login('alice', 'wrong-password');
     await t.request('POST', '/management/token', { json: { grant_type: 'password', username: 'alice', password: ORG.password } });
-    const lines = info.mock.calls.map(([fields]) => fields as Record<string, unknown>).filter((fields) => typeof fields === 'object' && 'event' in fields);
-    expect(lines).toEqual([
+    const events = (spy: typeof info) =>
+      spy.mock.calls.map(([fields]) => fields as unknown as Record<string, unknown>).filter((fields) => typeof fields === 'object' && 'event' in fields);
+    expect(events(debug)).toEqual([
       expect.objectContaining({
         event: 'token_issued',
         endpoint: '/connect/token',
@@ -118,11 +121,33 @@ describe('audit', () => {
         subject_kind: 'application',
         scope: 'api',
       }),
-      expect.objectContaining({ event: 'token_refused', endpoint: '/connect/token', grant_type: 'password', client_id: 'admin-cli', error: 'invalid_grant' }),
       expect.objectContaining({ event: 'token_issued', endpoint: '/management/token', grant_type: 'password', client_id: 'admin-cli', subject_kind: 'admin' }),
     ]);
+    expect(events(info)).toEqual([
+      expect.objectContaining({ event: 'token_refused', endpoint: '/connect/token', grant_type: 'password', client_id: 'admin-cli', error: 'invalid_grant' }),
+    ]);
+    const lines = [...events(debug), ...events(info)];
     const text = JSON.stringify(lines);
     for (const secret of [tenant.app.client_secret, 'wrong-password', ORG.password, 'eyJ']) expect(text).not.toContain(secret);
+  });
+});
+
+describe('security events', () => {
+  it('writes a warn line when a used refresh token comes back, and when a disabled account signs in', async () => {
+    const warn = vi.spyOn(t.deps.logger, 'warn').mockImplementation(() => undefined);
+    const first = await token(t, { grant_type: 'password', client_id: 'admin-cli', username: 'alice', password: ORG.password, scope: 'offline_access api' });
+    const refresh = { grant_type: 'refresh_token', client_id: 'admin-cli', refresh_token: first.body.refresh_token };
+    expect((await token(t, refresh)).status).toBe(200);
+    expectOAuthError(await token(t, refresh), 400, 'invalid_grant');
+    const fred = await createAppUser(t, tenant.appUuid, 'fred', 'fred-password', { disabled: true });
+    const disabled = await t.request('POST', '/acme/sandbox/token', { json: { grant_type: 'password', username: 'fred', password: 'fred-password' } });
+    expectRefusal(disabled, 400, 'invalid_grant');
+    const events = warn.mock.calls.map(([fields]) => fields as unknown as Record<string, unknown>);
+    expect(events).toEqual([
+      expect.objectContaining({ event: 'refresh_token_reuse', client_id: 'admin-cli', family: expect.any(String) }),
+      expect.objectContaining({ event: 'disabled_account_sign_in', realm: 'app_user', subject: fred }),
+    ]);
+    expect(JSON.stringify(events)).not.toContain(first.body.refresh_token);
   });
 });
 

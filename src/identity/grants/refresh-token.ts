@@ -6,13 +6,32 @@
 import { and, eq } from 'drizzle-orm';
 import { changes } from '../../db/changes.js';
 import { refreshTokens } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
 import { InvalidGrant } from '../../errors.js';
 import { currentPrincipal } from '../tokens/access-tokens.js';
 import { issueTokens } from '../tokens/issue.js';
-import { findTokenFamily, findRefreshToken } from '../sessions/token-families.js';
+import { findTokenFamily, findRefreshToken, type TokenFamily } from '../sessions/token-families.js';
 import { revokeTokenFamily } from '../tokens/revocations.js';
 import { parseScope, resolveScope, type Scope } from '../scopes.js';
 import { requireParam, type GrantHandler } from './types.js';
+
+/**
+ * A retired refresh token presented again: one of its holders copied it. The family is revoked,
+ * and the event is logged at warn for whoever watches for stolen tokens.
+ */
+async function revokeReusedFamily(deps: Deps, family: TokenFamily): Promise<never> {
+  await revokeTokenFamily(deps, family.id);
+  deps.logger.warn(
+    {
+      event: 'refresh_token_reuse',
+      family: family.id,
+      client_id: family.clientId,
+      subject: 'userUuid' in family.principal ? family.principal.userUuid : family.principal.clientId,
+    },
+    'a used refresh token was presented again; its token family is revoked',
+  );
+  throw InvalidGrant('the refresh token was already used; the grant has been revoked');
+}
 
 export const refreshTokenGrant: GrantHandler = {
   grantType: 'refresh_token',
@@ -23,10 +42,7 @@ export const refreshTokenGrant: GrantHandler = {
     if (!row || !family) throw InvalidGrant('the refresh token is not valid');
     // RFC 6749 10.4: a refresh token is bound to the client it was issued to.
     if (family.clientId !== client.clientId) throw InvalidGrant('the refresh token was issued to another client');
-    if (row.status === 'rotated') {
-      await revokeTokenFamily(deps, family.id);
-      throw InvalidGrant('the refresh token was already used; the grant has been revoked');
-    }
+    if (row.status === 'rotated') await revokeReusedFamily(deps, family);
     if (row.status === 'revoked' || family.revokedAt !== null) throw InvalidGrant('the refresh token has been revoked');
     if (row.expiresAt <= deps.now()) throw InvalidGrant('the refresh token has expired');
     // RFC 6749 6: the new access token may narrow the family's scope, never widen it.
@@ -43,10 +59,7 @@ export const refreshTokenGrant: GrantHandler = {
       .set({ status: 'rotated' })
       .where(and(eq(refreshTokens.tokenHash, row.tokenHash), eq(refreshTokens.status, 'active')))
       .run();
-    if (changes(retired) !== 1) {
-      await revokeTokenFamily(deps, family.id);
-      throw InvalidGrant('the refresh token was already used; the grant has been revoked');
-    }
+    if (changes(retired) !== 1) await revokeReusedFamily(deps, family);
     return await issueTokens(deps, { client, principal, scope, family });
   },
 };

@@ -8,6 +8,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { entities } from '../../db/schema.js';
 import { jsonText } from '../../db/sql.js';
 import type { Deps } from '../../deps.js';
+import type { SignInRealm } from '../../metrics.js';
 import { InvalidClient, InvalidGrant } from '../../errors.js';
 import { secretsEqual, verifyPassword } from '../../passwords.js';
 import { verifyAppUserPassword } from './app-user-passwords.js';
@@ -36,14 +37,40 @@ async function throttled<T extends { uuid: string }>(
 ): Promise<T> {
   const candidate = await find();
   const { account, address } = throttleKeys(realm, candidate?.uuid ?? login, context);
-  await assertNotThrottled(deps, [account, address]);
+  const signIns = deps.metrics.signIns;
+  const kind: SignInRealm = realm === 'admin' ? 'admin' : 'app_user';
+  try {
+    await assertNotThrottled(deps, [account, address]);
+  } catch (error) {
+    signIns.inc({ realm: kind, result: 'throttled' });
+    throw error;
+  }
   const valid = await verify(candidate);
   if (!candidate || !valid) {
+    signIns.inc({ realm: kind, result: 'invalid_credentials' });
     await recordLoginFailure(deps, [account, address]);
     throw InvalidGrant(BAD_LOGIN);
   }
   await resetLoginFailures(deps, account);
   return candidate;
+}
+
+/**
+ * After the password checked out: a disabled account is refused, and logged at warn (someone
+ * holds its password), as is one not activated yet; each outcome is counted.
+ */
+function admitAccount(deps: Deps, realm: SignInRealm, uuid: string, account: { disabled: boolean; activated: boolean }): void {
+  const signIns = deps.metrics.signIns;
+  if (account.disabled) {
+    signIns.inc({ realm, result: 'disabled' });
+    deps.logger.warn({ event: 'disabled_account_sign_in', realm, subject: uuid }, 'sign-in to a disabled account refused');
+    throw InvalidGrant('this account is disabled');
+  }
+  if (!account.activated) {
+    signIns.inc({ realm, result: 'not_activated' });
+    throw InvalidGrant('this account is not activated yet');
+  }
+  signIns.inc({ realm, result: 'success' });
 }
 
 export async function authenticateAdmin(deps: Deps, login: string, password: string, context: LoginContext = UNKNOWN_ADDRESS): Promise<AdminUser> {
@@ -55,8 +82,7 @@ export async function authenticateAdmin(deps: Deps, login: string, password: str
     () => findAdminUserIn(deps.db, login, 'username-email-uuid'),
     (candidate) => verifyPassword(password, candidate?.passwordHash),
   );
-  if (user.disabled) throw InvalidGrant('this account is disabled');
-  if (!user.activated) throw InvalidGrant('this account is not activated yet');
+  admitAccount(deps, 'admin', user.uuid, { disabled: user.disabled, activated: user.activated });
   return user;
 }
 
@@ -91,8 +117,7 @@ export async function authenticateAppUser(
     () => findAppUserByLogin(deps, appUuid, login),
     (candidate) => (candidate ? verifyAppUserPassword(deps, candidate.uuid, password) : verifyPassword(password, null)),
   );
-  if (user.properties.disabled === true) throw InvalidGrant('this account is disabled');
-  if (user.properties.activated === false) throw InvalidGrant('this account is not activated yet');
+  admitAccount(deps, 'app_user', user.uuid, { disabled: user.properties.disabled === true, activated: user.properties.activated !== false });
   return user;
 }
 

@@ -13,6 +13,7 @@ import { loginThrottle } from '../../db/schema.js';
 import type { Db } from '../../db/open.js';
 import type { Deps, ThrottleKey, ThrottleStore } from '../../deps.js';
 import { TooManyRequests } from '../../errors.js';
+import type { ThrottledKind } from '../../metrics.js';
 
 // A person mistypes a few times; a shared NAT address carries many people's mistakes.
 const ACCOUNT_FREE_FAILURES = 5;
@@ -128,12 +129,18 @@ export async function redisThrottle(url: string): Promise<ThrottleStore> {
   };
 }
 
-/** Refuses with 429 and Retry-After while any of the keys is waiting. */
-export async function assertNotThrottled(deps: Deps, keys: readonly ThrottleKey[]): Promise<void> {
+/**
+ * Refuses with 429 and Retry-After while any of the keys is waiting. A refusal is counted
+ * (metrics.ts) and logged at warn, with the keys that are waiting: an account under a guessing
+ * attack, or an address sending one.
+ */
+export async function assertNotThrottled(deps: Deps, keys: readonly ThrottleKey[], kind: ThrottledKind = 'sign_in'): Promise<void> {
   const now = deps.now();
   const until = await deps.throttle.blockedUntil(keys.map((k) => k.key));
   if (until > now) {
     const seconds = Math.ceil((until - now) / 1000);
+    deps.metrics.throttled.inc({ kind });
+    deps.logger.warn({ event: 'throttled', kind, keys: keys.map((k) => k.key), retry_after: seconds }, 'attempt refused by the throttle');
     throw TooManyRequests(`too many failed sign-in attempts; try again in ${seconds} s`, { headers: { 'Retry-After': String(seconds) } });
   }
 }

@@ -1,6 +1,6 @@
 /**
  * The audit trail of token issuance (Duende-style events): every token issued or refused is one
- * JSON line at info level, `event: "token_issued" | "token_refused"`. Lines carry who and what,
+ * JSON line, `event: "token_issued"` at debug level and `"token_refused"` at info. Lines carry who and what,
  * never a secret, a password or a token.
  */
 import type { Deps } from '../../deps.js';
@@ -39,18 +39,27 @@ function auditLogger(logger: Logger): Logger {
   return audit;
 }
 
-/** Runs `issue` and writes one audit line for its outcome; the outcome itself is passed on. */
+/**
+ * Runs `issue`, counts its outcome (metrics.ts) and writes one audit line: a token issued at
+ * debug (a busy server issues thousands a minute; the count is what an operator watches), a
+ * refusal at info. The outcome itself is passed on.
+ */
 export async function withTokenAudit<T>(deps: Deps, context: AuditContext, issue: () => Promise<T>, describe: (result: T) => IssuedFacts): Promise<T> {
+  const audit = auditLogger(deps.logger);
   try {
     const result = await issue();
-    auditLogger(deps.logger).info({ event: 'token_issued', ...context, ...describe(result) }, 'token issued');
+    // Only a grant type that was honoured becomes a label: a refused request may name any.
+    deps.metrics.tokensIssued.inc({ grant_type: context.grant_type ?? 'unknown' });
+    if (audit.isLevelEnabled('debug')) audit.debug({ event: 'token_issued', ...context, ...describe(result) }, 'token issued');
     return result;
   } catch (error) {
-    auditLogger(deps.logger).info(
+    const name = isAppError(error) ? error.error : 'server_error';
+    deps.metrics.tokenErrors.inc({ error: name });
+    audit.info(
       {
         event: 'token_refused',
         ...context,
-        error: isAppError(error) ? error.error : 'server_error',
+        error: name,
         ...(isAppError(error) && { error_description: error.message, status: error.status }),
       },
       'token refused',
