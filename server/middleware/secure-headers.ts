@@ -98,7 +98,8 @@ const WITHOUT_HSTS_RESPONSE = secureResponse(WITHOUT_HSTS);
 type SecureResponse = InstanceType<typeof WITH_HSTS_RESPONSE>;
 
 /** Whether Node's response `outgoing` adds the headers itself (a server made by createSecureServer). */
-const addsHeadersItself = (outgoing: unknown): outgoing is SecureResponse => outgoing instanceof WITH_HSTS_RESPONSE || outgoing instanceof WITHOUT_HSTS_RESPONSE;
+const addsHeadersItself = (outgoing: unknown): outgoing is SecureResponse =>
+  outgoing instanceof WITH_HSTS_RESPONSE || outgoing instanceof WITHOUT_HSTS_RESPONSE;
 
 /**
  * The answer to this request is `Cache-Control: no-store` unless it sets a Cache-Control of its
