@@ -6,7 +6,7 @@
  * users, `path` for groups — and writing an entity registers its collection (the first entity of
  * a type creates it, as in Usergrid).
  */
-import { and, eq, inArray, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { preparedFor } from './prepared.js';
 import { clientOf, dialectOf, remembered, type Tx } from './open.js';
 import type { DialectName } from './driver.js';
@@ -173,3 +173,29 @@ export async function findRelationNames(tx: Tx, uuids: readonly string[]): Promi
   const json = JSON.stringify(uuids);
   return await clientOf(tx).query<RelationRow>(RELATIONS[dialectOf(tx)], [json, json]);
 }
+
+// Entities whose stored JSON the database's JSON functions refuse to read. Writes are guarded
+// (docs/api.md#limits), but a database written by an older version may hold one: SQLite's JSON
+// functions stop at 1,000 levels of nesting and answer "malformed JSON" (older SQLite: "JSON
+// nested too deep"), as they do for text that is not JSON, and one such row failed every query
+// whose condition reads properties. PostgreSQL's jsonb holds deep documents and its functions
+// read them, and it never holds text that is not JSON: there the first query is the only one.
+
+const UNREADABLE_JSON = new Set(['malformed JSON', 'JSON nested too deep']);
+
+/** Whether a query failed because a stored row's JSON could not be read (maybe under drizzle's error). */
+export function isUnreadableJsonError(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause ?? (error as { code?: unknown; message?: unknown });
+  return cause?.code === 'SQLITE_ERROR' && UNREADABLE_JSON.has(String(cause.message));
+}
+
+/**
+ * `condition`, read only for rows whose properties are JSON the database can read, and false for
+ * the others: a CASE, because SQLite may evaluate the terms of an AND in any order.
+ */
+export function onReadableProperties(condition: SQL | undefined): SQL {
+  return sql`(case when json_valid(${entities.properties}) then ${condition ?? sql`1`} else 0 end)`;
+}
+
+/** The condition matching rows whose properties the database cannot read. */
+export const unreadableProperties = (): SQL => sql`not json_valid(${entities.properties})`;
