@@ -5,13 +5,16 @@
 // (client credentials, password, refresh, userinfo), entity reads, creates, updates and deletes,
 // ql queries, connections, and push notifications to a `noop` notifier.
 //
-// Every `--interval` seconds one line: elapsed time, the server's RSS and anonymous resident
-// memory (heap and other private memory; both from /proc/<pid>/status), the p99 latency of a
-// `GET /status` probe sent every PROBE_MS (the event loop's delay seen from outside), requests and
-// errors so far. At the end a summary: RSS first / last / max, and whether memory stayed flat —
-// the last quarter's mean RSS within `--max-growth` percent of the second quarter's (the first
-// quarter is warm-up: JIT code, caches, the heap finding its size). Exit code 1 on any failed
-// request or on growth.
+// The server's memory is read every second from /proc/<pid>/status: RSS, and its anonymous part
+// (the JavaScript heap and other private memory). Every `--interval` seconds one line: elapsed
+// time, the median and the highest RSS of the interval's readings, the median anonymous memory,
+// the p99 latency of a `GET /status` probe sent every PROBE_MS (the event loop's delay seen from
+// outside), requests and errors so far. Medians, because one reading is noisy: each password
+// check (scrypt, src/passwords.ts) holds 32 MB on the thread pool for its tens of milliseconds, so a reading
+// taken during one is 32 MB (or 64) higher. At the end a summary: RSS first / last / max, and
+// whether memory stayed flat — the last quarter's median RSS within `--max-growth` percent of the
+// second quarter's (the first quarter is warm-up: JIT code, caches, the heap finding its size).
+// Exit code 1 on any failed request or on growth.
 //
 //   npm run soak -- --minutes 10
 //   npm run soak -- --seconds 30 --interval 5 --rate 40
@@ -22,7 +25,7 @@ import { loadavg, cpus } from 'node:os';
 import { basic, call, redacted, residentKilobytes, setUpApplication, withIdp } from './servers.js';
 
 const PROBE_MS = 250;
-const SAMPLE_MS = 5000;
+const SAMPLE_MS = 1000;
 const MAX_IN_FLIGHT = 8;
 const USERS = 20;
 const DEVICES = 20;
@@ -206,7 +209,6 @@ const percentile = (values, p) => {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 };
 const megabytes = (kilobytes) => (kilobytes / 1024).toFixed(1);
-const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
 /** GET /status every PROBE_MS; `take()` hands over the latencies measured since the last call. */
 function startProbe(url, tally) {
@@ -246,18 +248,19 @@ function drive(url, state, tally, { rate, until }) {
   });
 }
 
-/** Whether the last quarter's mean RSS is within maxGrowth percent of the second quarter's. */
+/** Whether the last quarter's median RSS is within maxGrowth percent of the second quarter's. */
 function verdict(samples, seconds, maxGrowth) {
   // The last quarter takes the sample made after the load stopped too.
   const quarter = (n) =>
     samples.filter((sample) => sample.t > (seconds * n) / 4 && (n === 3 || sample.t <= (seconds * (n + 1)) / 4)).map((sample) => sample.rss);
   const [second, last] = [quarter(1), quarter(3)];
   if (second.length === 0 || last.length === 0) return { flat: true, text: 'too short to judge (fewer than one sample a quarter)' };
-  const growth = ((mean(last) - mean(second)) / mean(second)) * 100;
+  const [before, after] = [percentile(second, 0.5), percentile(last, 0.5)];
+  const growth = ((after - before) / before) * 100;
   const flat = growth <= maxGrowth;
   return {
     flat,
-    text: `second-quarter mean ${megabytes(mean(second))} MB, last-quarter mean ${megabytes(mean(last))} MB: ${growth >= 0 ? '+' : ''}${growth.toFixed(1)}% (limit +${maxGrowth}%): ${flat ? 'flat' : 'GROWING'}`,
+    text: `second-quarter median ${megabytes(before)} MB, last-quarter median ${megabytes(after)} MB: ${growth >= 0 ? '+' : ''}${growth.toFixed(1)}% (limit +${maxGrowth}%): ${flat ? 'flat' : 'GROWING'}`,
   };
 }
 
@@ -275,25 +278,37 @@ async function soak(server, options) {
   console.log(
     `prepared: ${USERS} users, ${DEVICES} devices, ${ITEMS / 2} items; RSS ${megabytes(first.rss)} MB; ${options.rate} operations/s for ${options.seconds} s`,
   );
-  console.log('elapsed   RSS MB  anon MB  /status p99 ms  requests  req/s  errors');
+  console.log('elapsed  RSS median MB  RSS max MB  anon median MB  /status p99 ms  requests  req/s  errors');
   const probe = startProbe(server.url, tally);
   const sampler = setInterval(sample, SAMPLE_MS);
-  let lastRequests = 0;
+  let [lastRequests, lastSample] = [0, samples.length];
   const report = setInterval(() => {
-    const memory = sample() ?? { rss: NaN, anon: NaN };
+    const interval = samples.slice(lastSample);
+    lastSample = samples.length;
     const elapsed = (Date.now() - started) / 1000;
     const rate = (tally.requests - lastRequests) / options.interval;
     lastRequests = tally.requests;
     const cells = [
       `${elapsed.toFixed(0)} s`,
-      megabytes(memory.rss),
-      megabytes(memory.anon),
+      megabytes(
+        percentile(
+          interval.map((one) => one.rss),
+          0.5,
+        ),
+      ),
+      megabytes(Math.max(...interval.map((one) => one.rss))),
+      megabytes(
+        percentile(
+          interval.map((one) => one.anon),
+          0.5,
+        ),
+      ),
       percentile(probe.take(), 0.99).toFixed(1),
       tally.requests,
       rate.toFixed(0),
       tally.errors,
     ];
-    console.log(cells.map((cell, i) => String(cell).padStart([7, 8, 9, 16, 10, 7, 8][i])).join(''));
+    console.log(cells.map((cell, i) => String(cell).padStart([7, 15, 12, 16, 16, 10, 7, 8][i])).join(''));
     if (server.exited()) tally.fail('the server exited');
   }, options.interval * 1000);
   const { skipped } = await drive(server.url, state, tally, { rate: options.rate, until: started + options.seconds * 1000 });
