@@ -10,7 +10,7 @@ import { connections, entities } from '../db/schema.js';
 import { dialectOf, type Tx } from '../db/open.js';
 import { IllegalArgument } from '../errors.js';
 import { compileQuery, encodeCursor, parseQuery, type EntityRecord, type PropertyPath, type Query } from './query/index.js';
-import { isUnreadableJsonError, onReadableProperties, unreadableProperties, type EntityRow } from '../db/entity-store.js';
+import { skippingUnreadable, unreadableProperties, type EntityRow } from '../db/entity-store.js';
 import type { Logger } from '../logger.js';
 import type { RelationView } from './relations.js';
 
@@ -91,21 +91,14 @@ export async function findEntities(tx: Tx, appUuid: string, scope: EntityScope, 
   const query: Query = parseQuery(options.ql);
   const limit = parseLimit(options.limit);
   const compiled = compileQuery(query, { dialect: dialectOf(tx), cursor: options.cursor || undefined });
-  const select = (where: SQL | undefined) =>
+  const { result: rows, skipped } = await skippingUnreadable((guard) =>
     fromScope(tx, scope, getTableColumns(entities))
-      .where(and(scopeCondition(appUuid, scope), where))
+      .where(and(scopeCondition(appUuid, scope), guard(compiled.where)))
       .orderBy(compiled.orderBy)
       .limit(limit + 1)
-      .all();
-  let rows: EntityRow[];
-  try {
-    rows = await select(compiled.where);
-  } catch (error) {
-    // Only SQLite raises it (see entity-store.ts): once more, reading only rows it can read.
-    if (!isUnreadableJsonError(error)) throw error;
-    rows = await select(onReadableProperties(compiled.where));
-    await reportUnreadable(tx, appUuid, scope, options.logger);
-  }
+      .all(),
+  );
+  if (skipped) await reportUnreadable(tx, appUuid, scope, options.logger);
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
   return {

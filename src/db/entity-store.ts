@@ -184,7 +184,7 @@ export async function findRelationNames(tx: Tx, uuids: readonly string[]): Promi
 const UNREADABLE_JSON = new Set(['malformed JSON', 'JSON nested too deep']);
 
 /** Whether a query failed because a stored row's JSON could not be read (maybe under drizzle's error). */
-export function isUnreadableJsonError(error: unknown): boolean {
+function isUnreadableJsonError(error: unknown): boolean {
   const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause ?? (error as { code?: unknown; message?: unknown });
   return cause?.code === 'SQLITE_ERROR' && UNREADABLE_JSON.has(String(cause.message));
 }
@@ -193,8 +193,24 @@ export function isUnreadableJsonError(error: unknown): boolean {
  * `condition`, read only for rows whose properties are JSON the database can read, and false for
  * the others: a CASE, because SQLite may evaluate the terms of an AND in any order.
  */
-export function onReadableProperties(condition: SQL | undefined): SQL {
+function onReadableProperties(condition: SQL | undefined): SQL {
   return sql`(case when json_valid(${entities.properties}) then ${condition ?? sql`1`} else 0 end)`;
+}
+
+/**
+ * Runs `query` with its conditions on entity properties as they are; when SQLite cannot read a
+ * stored row's JSON, once more with `guard` keeping those conditions to the rows it can read.
+ * `skipped`: the second run was needed, so unreadable rows were passed over.
+ */
+export async function skippingUnreadable<T>(
+  query: (guard: (condition: SQL | undefined) => SQL | undefined) => Promise<T>,
+): Promise<{ result: T; skipped: boolean }> {
+  try {
+    return { result: await query((condition) => condition), skipped: false };
+  } catch (error) {
+    if (!isUnreadableJsonError(error)) throw error;
+    return { result: await query(onReadableProperties), skipped: true };
+  }
 }
 
 /** The condition matching rows whose properties the database cannot read. */

@@ -100,6 +100,17 @@ describe('an entity nested past 1,000 levels', () => {
     expect(res.body.entities[0]).toMatchObject({ uuid: deepUuid, username: 'deep' });
     expect(JSON.stringify(res.body.entities[0].x)).toBe(JSON.stringify(nested(1100)));
   });
+
+  it('does not stop the other users signing in by email', async () => {
+    const created = await d.t.request('POST', `${APP}/users`, {
+      json: { username: 'betty', email: 'betty@example.com', password: 'betty-password' },
+      token: d.admin,
+    });
+    expect(created.status, created.text).toBe(200);
+    const res = await d.t.request('POST', `${APP}/token`, { json: { grant_type: 'password', username: 'Betty@Example.com', password: 'betty-password' } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.user.username).toBe('betty');
+  });
 });
 
 describe.runIf(process.env.IDP_TEST_DATABASE_URL === undefined)('an entity whose stored text is not JSON (SQLite: jsonb refuses such text)', () => {
