@@ -10,7 +10,7 @@
 // time, the median and the highest RSS of the interval's readings, the median anonymous memory,
 // the p99 latency of a `GET /status` probe sent every PROBE_MS (the event loop's delay seen from
 // outside), requests and errors so far. Medians, because one reading is noisy: each password
-// check (scrypt, src/passwords.ts) holds 32 MB on the thread pool for its tens of milliseconds, so a reading
+// check (scrypt, src/passwords.ts) holds 32 MB on the thread pool while it runs, so a reading
 // taken during one is 32 MB (or 64) higher. At the end a summary: RSS first / last / max, and
 // whether memory stayed flat — the last quarter's median RSS within `--max-growth` percent of the
 // second quarter's (the first quarter is warm-up: JIT code, caches, the heap finding its size).
