@@ -6,7 +6,7 @@
  * users, `path` for groups — and writing an entity registers its collection (the first entity of
  * a type creates it, as in Usergrid).
  */
-import { and, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { preparedFor } from './prepared.js';
 import { clientOf, dialectOf, remembered, type Tx } from './open.js';
 import type { DialectName } from './driver.js';
@@ -190,21 +190,23 @@ function isUnreadableJsonError(error: unknown): boolean {
 }
 
 /**
- * `condition`, read only for rows whose properties are JSON the database can read, and false for
- * the others: a CASE, because SQLite may evaluate the terms of an AND in any order.
+ * `condition`, read only for rows whose properties (`column`: entities.properties, or that column
+ * under another name) are JSON the database can read, and false for the others: a CASE, because
+ * SQLite may evaluate the terms of an AND in any order.
  */
-function onReadableProperties(condition: SQL | undefined): SQL {
-  return sql`(case when json_valid(${entities.properties}) then ${condition ?? sql`1`} else 0 end)`;
+function onReadableProperties(condition: SQL | undefined, column: SQLWrapper = entities.properties): SQL {
+  return sql`(case when json_valid(${column}) then ${condition ?? sql`1`} else 0 end)`;
 }
+
+/** Keeps a condition on entity properties to the rows whose JSON the database can read. */
+type Guard = (condition: SQL | undefined, column?: SQLWrapper) => SQL | undefined;
 
 /**
  * Runs `query` with its conditions on entity properties as they are; when SQLite cannot read a
  * stored row's JSON, once more with `guard` keeping those conditions to the rows it can read.
  * `skipped`: the second run was needed, so unreadable rows were passed over.
  */
-export async function skippingUnreadable<T>(
-  query: (guard: (condition: SQL | undefined) => SQL | undefined) => Promise<T>,
-): Promise<{ result: T; skipped: boolean }> {
+export async function skippingUnreadable<T>(query: (guard: Guard) => Promise<T>): Promise<{ result: T; skipped: boolean }> {
   try {
     return { result: await query((condition) => condition), skipped: false };
   } catch (error) {

@@ -113,6 +113,28 @@ describe('an entity nested past 1,000 levels', () => {
   });
 });
 
+describe('a device nested past 1,000 levels', () => {
+  it('does not stop a notification to every device reaching the others', async () => {
+    const notifier = await d.t.request('POST', `${APP}/notifiers`, { json: { name: 'dev', provider: 'noop', environment: 'development' }, token: d.admin });
+    expect(notifier.status, notifier.text).toBe(200);
+    const device = await d.t.request('POST', `${APP}/devices`, { json: { name: 'phone', 'dev.notifier.id': 'token-1' }, token: d.admin });
+    expect(device.status, device.text).toBe(200);
+    await insertEntity(d.t.deps.db, {
+      appUuid,
+      collection: 'devices',
+      type: 'device',
+      collectionStored: true,
+      name: 'deep-phone',
+      properties: { 'dev.notifier.id': 'token-2', x: nested(1100) },
+      now: Date.now(),
+    });
+    const sent = await d.t.request('POST', `${APP}/devices/*/notifications`, { json: { payloads: { dev: 'hello' } }, token: d.admin });
+    expect(sent.status, sent.text).toBe(200);
+    // PostgreSQL reads the deep device too.
+    expect(sent.body.entities[0].expectedCount).toBe(dialectOf(d.t.deps.db) === 'sqlite' ? 1 : 2);
+  });
+});
+
 describe.runIf(process.env.IDP_TEST_DATABASE_URL === undefined)('an entity whose stored text is not JSON (SQLite: jsonb refuses such text)', () => {
   let brokenUuid: string;
   beforeAll(async () => {
