@@ -72,8 +72,8 @@ const NAMED_IN_WARNING = 10;
 
 /**
  * Names, in a warning, the entities of the scope whose stored JSON the database cannot read
- * (isUnreadableJsonError): written by an older version, they are left as they are for an operator
- * to repair or delete (GET and DELETE by uuid still reach them).
+ * (entity-store.ts, skippingUnreadable): written by an older version, they are left as they are
+ * for an operator to repair or delete (a deep one is still read whole by uuid).
  */
 async function reportUnreadable(tx: Tx, appUuid: string, scope: EntityScope, logger: FindOptions['logger']): Promise<void> {
   const rows = await fromScope(tx, scope, { uuid: entities.uuid })
