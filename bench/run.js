@@ -24,65 +24,20 @@
 // with its share of the connections, and summing: that is what a load balancer spreading
 // keep-alive connections over instances does, and it adds nothing to measure. A proxy in this
 // process (a round-robin balancer) would spend the same CPU that the servers compete for.
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { measureColdStart } from './cold-start.js';
 import { PUSH_SCENARIOS, runPushScenario, setupPushBench } from './push.js';
+import { basic, call, cpuSeconds, dropLeftoverSchemas, redacted, setUpApplication, startChild, withIdp as withIdpAt } from './servers.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-const START_TIMEOUT_MS = 20_000;
 const WARM_UP_SECONDS = 2;
 const CONNECTIONS = 50;
 const SECONDS = 10;
-const ORG = { organization: 'bench', username: 'bench', name: 'Bench', email: 'bench@example.com', password: 'bench-password' };
 // About 1 KB once serialized, with a unique name per request added by the scenario.
 const KILOBYTE_OF_PROPERTIES = { description: 'x'.repeat(900), tags: ['a', 'b', 'c'], score: 42, nested: { level: 1 } };
-
-/**
- * Starts a child that prints "listening on URL"; resolves with { url, pid, stop, bytesWritten }:
- * `bytesWritten()` is what it has written to stdout and stderr so far (its logs), counted, not kept.
- */
-function startChild(args, label) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let written = 0;
-    child.stderr.on('data', (chunk) => (written += chunk.length));
-    child.stdout.on('data', (chunk) => (written += chunk.length));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${label} did not start within ${START_TIMEOUT_MS} ms`));
-    }, START_TIMEOUT_MS);
-    let out = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const match = out.match(/listening on (http:\/\/\S+)/);
-      if (!match) return;
-      clearTimeout(timer);
-      resolve({
-        url: match[1],
-        pid: child.pid,
-        bytesWritten: () => written,
-        stop: () =>
-          new Promise((done) => {
-            if (child.exitCode !== null) return done();
-            child.once('exit', done);
-            child.kill('SIGTERM');
-          }),
-      });
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${label} exited with code ${code} before listening`));
-    });
-  });
-}
 
 /** Where the servers keep their data, and how many run: from the command line or the environment. */
 function parseArguments(argv) {
@@ -109,57 +64,8 @@ function usage(message) {
 
 const OPTIONS = parseArguments(process.argv.slice(2));
 
-const redacted = (url) => url.replace(/:[^:@/]*@/, ':***@');
-
-/** Schemas made and not dropped yet: a scenario stopped at its time limit leaves its own behind. */
-const openSchemas = new Set();
-
-async function dropSchema(databaseUrl, name) {
-  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5000 });
-  try {
-    await client.connect();
-    await client.query(`drop schema if exists "${name}" cascade`);
-    openSchemas.delete(name);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-/** A schema of its own on the PostgreSQL server, for one scenario; the URL the servers are given. */
-function createSchema(databaseUrl) {
-  const name = `bench_${randomBytes(5).toString('hex')}`;
-  const url = new URL(databaseUrl);
-  url.searchParams.set('options', `-c search_path=${name}`);
-  openSchemas.add(name);
-  return { name, url: url.toString(), drop: () => dropSchema(databaseUrl, name) };
-}
-
-/**
- * `idp serve` on a fresh database — a temporary SQLite file, or a new schema on the PostgreSQL
- * server with OPTIONS.instances servers sharing it — run with `use(cluster)`, then stopped and
- * removed. `cluster.url` is the first server's (for setting up); `cluster.servers` all of them.
- */
-async function withIdp(use) {
-  const dir = mkdtempSync(join(tmpdir(), 'idp-bench-'));
-  const schema = OPTIONS.databaseUrl === undefined ? undefined : createSchema(OPTIONS.databaseUrl);
-  // Instances behind one address publish one issuer: a token of one is valid at every other.
-  const storage = schema ? ['--database-url', schema.url, '--issuer', 'http://idp.bench.test'] : ['--db', join(dir, 'bench.db')];
-  const started = await Promise.allSettled(
-    Array.from({ length: schema ? OPTIONS.instances : 1 }, (_, i) =>
-      startChild([...NODE_ARGS, 'bin/idp.js', 'serve', '--port', '0', ...storage], `idp serve ${i + 1}`),
-    ),
-  );
-  const servers = started.filter((result) => result.status === 'fulfilled').map((result) => result.value);
-  try {
-    const failed = started.find((result) => result.status === 'rejected');
-    if (failed) throw failed.reason;
-    return await use({ url: servers[0].url, servers });
-  } finally {
-    await Promise.all(servers.map((server) => server.stop()));
-    await schema?.drop();
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+/** `idp serve` on a fresh database as the options ask (bench/servers.js), run with `use(cluster)`. */
+const withIdp = (use) => withIdpAt({ databaseUrl: OPTIONS.databaseUrl, instances: OPTIONS.instances, nodeArgs: NODE_ARGS }, use);
 
 /**
  * bench/bare-server.js (hono + better-sqlite3, nothing else) on a temporary file: the baseline
@@ -176,43 +82,10 @@ async function withBare(use, client = []) {
   }
 }
 
-async function call(url, method, path, { json, token } = {}) {
-  const headers = { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }) };
-  const response = await fetch(`${url}${path}`, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
-  const body = await response.json();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(body)}`);
-  return body;
-}
-
-/** Organization `bench` with application `app` on a fresh idp; its admin's token and the app's credentials. */
-async function setUpApplication(url) {
-  await call(url, 'POST', '/management/orgs', { json: ORG });
-  const { access_token: token } = await call(url, 'POST', '/management/token', {
-    json: { grant_type: 'password', username: ORG.username, password: ORG.password },
-  });
-  await call(url, 'POST', '/management/orgs/bench/apps', { json: { name: 'app' }, token });
-  const { credentials } = await call(url, 'GET', '/management/orgs/bench/apps/app/credentials', { token });
-  return { token, credentials };
-}
-
-function basic(id, secret) {
-  return `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
-}
-
 function load(url, options) {
   return new Promise((resolve, reject) => {
     autocannon({ url, connections: CONNECTIONS, duration: SECONDS, ...options }, (error, result) => (error ? reject(error) : resolve(result)));
   });
-}
-
-/** CPU seconds a process has used (Linux /proc; null elsewhere). */
-function cpuSeconds(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return null;
-  }
 }
 
 /** CPU seconds all of `pids` have used; null when any is unknown. */
@@ -519,7 +392,7 @@ for (const scenario of selected) {
   }
 }
 // What a scenario stopped at its time limit left on the PostgreSQL server.
-for (const name of openSchemas) await dropSchema(OPTIONS.databaseUrl, name).catch((error) => console.error(`schema ${name} not dropped: ${error.message}`));
+if (OPTIONS.databaseUrl !== undefined) await dropLeftoverSchemas(OPTIONS.databaseUrl);
 console.log(
   `load average ${loadavg()
     .map((n) => n.toFixed(2))

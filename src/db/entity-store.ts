@@ -6,7 +6,7 @@
  * users, `path` for groups — and writing an entity registers its collection (the first entity of
  * a type creates it, as in Usergrid).
  */
-import { and, eq, inArray, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { preparedFor } from './prepared.js';
 import { clientOf, dialectOf, remembered, type Tx } from './open.js';
 import type { DialectName } from './driver.js';
@@ -173,3 +173,47 @@ export async function findRelationNames(tx: Tx, uuids: readonly string[]): Promi
   const json = JSON.stringify(uuids);
   return await clientOf(tx).query<RelationRow>(RELATIONS[dialectOf(tx)], [json, json]);
 }
+
+// Entities whose stored JSON the database's JSON functions refuse to read. Writes are guarded
+// (docs/api.md#limits), but a database written by an older version may hold one: SQLite's JSON
+// functions stop at 1,000 levels of nesting and answer "malformed JSON" (older SQLite: "JSON
+// nested too deep"), as they do for text that is not JSON, and one such row failed every query
+// whose condition reads properties. PostgreSQL's jsonb holds deep documents and its functions
+// read them, and it never holds text that is not JSON: there the first query is the only one.
+
+const UNREADABLE_JSON = new Set(['malformed JSON', 'JSON nested too deep']);
+
+/** Whether a query failed because a stored row's JSON could not be read (maybe under drizzle's error). */
+function isUnreadableJsonError(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause ?? (error as { code?: unknown; message?: unknown });
+  return cause?.code === 'SQLITE_ERROR' && UNREADABLE_JSON.has(String(cause.message));
+}
+
+/**
+ * `condition`, read only for rows whose properties (`column`: entities.properties, or that column
+ * under another name) are JSON the database can read, and false for the others: a CASE, because
+ * SQLite may evaluate the terms of an AND in any order.
+ */
+function onReadableProperties(condition: SQL | undefined, column: SQLWrapper = entities.properties): SQL {
+  return sql`(case when json_valid(${column}) then ${condition ?? sql`1`} else 0 end)`;
+}
+
+/** Keeps a condition on entity properties to the rows whose JSON the database can read. */
+type Guard = (condition: SQL | undefined, column?: SQLWrapper) => SQL | undefined;
+
+/**
+ * Runs `query` with its conditions on entity properties as they are; when SQLite cannot read a
+ * stored row's JSON, once more with `guard` keeping those conditions to the rows it can read.
+ * `skipped`: the second run was needed, so unreadable rows were passed over.
+ */
+export async function skippingUnreadable<T>(query: (guard: Guard) => Promise<T>): Promise<{ result: T; skipped: boolean }> {
+  try {
+    return { result: await query((condition) => condition), skipped: false };
+  } catch (error) {
+    if (!isUnreadableJsonError(error)) throw error;
+    return { result: await query(onReadableProperties), skipped: true };
+  }
+}
+
+/** The condition matching rows whose properties the database cannot read. */
+export const unreadableProperties = (): SQL => sql`not json_valid(${entities.properties})`;

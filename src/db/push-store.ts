@@ -12,7 +12,7 @@ import { and, asc, eq, getTableColumns, gt, inArray, isNotNull, lte, sql, type S
 import { alias } from 'drizzle-orm/sqlite-core';
 import { changes } from './changes.js';
 import type { DialectName } from './driver.js';
-import type { EntityRow } from './entity-store.js';
+import { skippingUnreadable, type EntityRow } from './entity-store.js';
 import { dialectOf, type Db, type Tx } from './open.js';
 import {
   connections,
@@ -225,12 +225,14 @@ export async function queueDeliveries(tx: Tx, fanOut: FanOut): Promise<number> {
     dialectOf(tx) === 'postgres'
       ? [sql`${fanOut.dueAt}::bigint`, sql`${fanOut.expireAt ?? null}::bigint`]
       : [sql`${fanOut.dueAt}`, sql`${fanOut.expireAt ?? null}`];
-  return changes(
-    await tx.run(sql`insert into ${pushDeliveries} (app_uuid, notification_uuid, device_uuid, notifier_uuid, provider, token, state, due_at, expire_at)
+  // A device whose stored JSON SQLite cannot read is passed over, not a failure of the whole send.
+  const { result } = await skippingUnreadable((guard) =>
+    tx.run(sql`insert into ${pushDeliveries} (app_uuid, notification_uuid, device_uuid, notifier_uuid, provider, token, state, due_at, expire_at)
     select ${fanOut.appUuid}, ${fanOut.notificationUuid}, device.uuid, ${fanOut.notifierUuid}, ${fanOut.provider}, ${token}, 'queued', ${due}, ${expireAt}
     from (${fanOut.devices}) as device
-    where ${isText} and ${token} <> ''`),
+    where ${guard(sql`${isText} and ${token} <> ''`, properties)}`),
   );
+  return changes(result);
 }
 
 /** Drops the deliveries of a notification still queued (it was canceled). */

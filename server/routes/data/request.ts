@@ -104,10 +104,10 @@ export async function refuseReservedChanges(c: Context<Env>, row: EntityRow, bod
   }
 }
 
-/** `ql` (or its other name, `queryStatement`), `limit` and `cursor`, as the route validated them (define.ts FindQuery). */
+/** `ql` (or its other name, `queryStatement`), `limit` and `cursor`, as the route validated them (define.ts FindQuery); the logger for warnings. */
 export function findOptions(c: Context<Env>): FindOptions {
   const query = (c.req as unknown as { valid(target: 'query'): z.infer<typeof FindQuery> }).valid('query');
-  return { ql: query.ql ?? query.queryStatement, limit: query.limit, cursor: query.cursor };
+  return { ql: query.ql ?? query.queryStatement, limit: query.limit, cursor: query.cursor, logger: c.get('deps').logger };
 }
 
 /** The entity at `/{collection}/{id}`: uuid or name; for users also email and `me`. */

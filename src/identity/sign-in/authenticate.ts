@@ -13,7 +13,7 @@ import { InvalidClient, InvalidGrant } from '../../errors.js';
 import { secretsEqual, verifyPassword } from '../../passwords.js';
 import { verifyAppUserPassword } from './app-user-passwords.js';
 import { findAdminUserIn, type AdminUser } from '../../management/admin-users.js';
-import type { EntityRow } from '../../db/entity-store.js';
+import { skippingUnreadable, type EntityRow } from '../../db/entity-store.js';
 import type { TokenPrincipal } from '../tokens/access-tokens.js';
 import { findClient, isPublicClient, type AuthMethod, type Client } from '../clients/find.js';
 import { assertNotThrottled, recordLoginFailure, resetLoginFailures, throttleKeys, UNKNOWN_ADDRESS, type LoginContext } from './throttle.js';
@@ -86,20 +86,27 @@ export async function authenticateAdmin(deps: Deps, login: string, password: str
   return user;
 }
 
-/** An app user by username or email (case-insensitive). */
+/**
+ * An app user by username or email (case-insensitive). By email, users whose stored JSON SQLite
+ * cannot read are passed over (entity-store.ts, skippingUnreadable), not a failure for everyone.
+ */
 export async function findAppUserByLogin(deps: Deps, appUuid: string, login: string): Promise<EntityRow | undefined> {
   const key = login.toLowerCase();
-  return await deps.db
-    .select()
-    .from(entities)
-    .where(
-      and(
-        eq(entities.appUuid, appUuid),
-        eq(entities.collection, 'users'),
-        login.includes('@') ? sql`lower(${jsonText(deps.db, entities.properties, 'email')}) = ${key}` : eq(entities.nameKey, key),
-      ),
-    )
-    .get();
+  const { result, skipped } = await skippingUnreadable((guard) =>
+    deps.db
+      .select()
+      .from(entities)
+      .where(
+        and(
+          eq(entities.appUuid, appUuid),
+          eq(entities.collection, 'users'),
+          login.includes('@') ? guard(sql`lower(${jsonText(deps.db, entities.properties, 'email')}) = ${key}`) : eq(entities.nameKey, key),
+        ),
+      )
+      .get(),
+  );
+  if (skipped) deps.logger.warn({ app: appUuid, collection: 'users' }, 'a sign-in by email skipped stored users whose JSON the database cannot read');
+  return result;
 }
 
 export async function authenticateAppUser(
