@@ -10,7 +10,7 @@
  * - a refused request (4xx) leaves every table as it was.
  *
  * A bounded run with a fixed seed is part of `npm test`; `npm run fuzz -- --seed N --minutes M`
- * runs longer (scripts/fuzz.js: FUZZ_SEED, FUZZ_MINUTES). A failure names the seed and the
+ * runs longer (scripts/fuzz.js: FUZZ_SEED, FUZZ_MINUTES). A failure names its FUZZ_SEED and the
  * shrunk request, to replay.
  */
 import fc from 'fast-check';
