@@ -100,7 +100,7 @@ function seedOf(...parts: (string | number)[]): number {
 /** One kind of input for one operation: `runs` requests, shrunk to the simplest failing one. */
 async function fuzz(op: Operation, kind: string, round: number, runs: number): Promise<void> {
   const seed = seedOf(operationName(op), kind, round);
-  const property = fc.asyncProperty(fuzzRequests(op, kind, target.realParams), async (request) => {
+  const property = fc.asyncProperty(fuzzRequests(op, kind, target.reality), async (request) => {
     try {
       await check(request);
     } catch (error) {

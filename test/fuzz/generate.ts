@@ -81,11 +81,13 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
 
 export const operationName = (op: Operation) => `${op.method} ${op.template}`;
 
-/**
- * Where the fuzzed requests aim: for an operation, path parameters that name real things (so
- * requests reach handlers, not only 404s), one assignment per list entry.
- */
-export type RealParams = (op: Operation) => Record<string, string>[];
+/** What the fuzzed requests aim at, so they reach handlers and not only 404s. */
+export interface Reality {
+  /** For an operation, path parameters that name real things, one assignment per entry. */
+  params(op: Operation): Record<string, string>[];
+  /** Strings that mean something to the server (a client's id, its redirect URI, a username), for bodies. */
+  values: readonly string[];
+}
 
 /** What a kind of hostile input changes in an otherwise ordinary request. */
 interface Draft {
@@ -232,25 +234,26 @@ const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'prototype', 'hasOwnProperty
 // ---- ordinary pieces, made hostile one at a time
 
 /** A value of the schema's type that the schema would accept, as far as it says. */
-function ordinaryValue(name: string, schema: Schema, salt: number): unknown {
-  if (schema.enum) return schema.enum[0];
+function ordinaryValue(name: string, schema: Schema, salt: number, values: readonly string[]): unknown {
+  if (schema.enum) return schema.enum[salt % schema.enum.length];
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
-  if (type === 'array') return [ordinaryValue(name, schema.items ?? {}, salt)];
+  if (type === 'array') return [ordinaryValue(name, schema.items ?? {}, salt, values)];
   if (type === 'boolean') return true;
   if (type === 'number' || type === 'integer') return 1;
   if (type === 'object') return {};
   if (schema.format === 'email' || name === 'email') return `fuzz${salt}@example.com`;
+  if (salt % 3 === 0 && values.length > 0) return values[Math.floor(salt / 3) % values.length];
   if (/uri|issuer/.test(name)) return `https://fuzz${salt}.example/cb`;
   return `fuzz${salt}`.padEnd(schema.minLength ?? 0, 'z');
 }
 
 /** An object with every declared property, or a name where the schema names none. */
-function ordinaryObject(op: Operation, salt: number): Record<string, unknown> {
+function ordinaryObject(op: Operation, salt: number, values: readonly string[]): Record<string, unknown> {
   const entries = Object.entries(op.properties).filter(
     ([, schema]) => !('description' in schema && /^Refused/.test(String((schema as { description?: string }).description))),
   );
   if (entries.length === 0) return { name: `fuzz${salt}` };
-  return Object.fromEntries(entries.map(([name, schema]) => [name, ordinaryValue(name, schema, salt)]));
+  return Object.fromEntries(entries.map(([name, schema]) => [name, ordinaryValue(name, schema, salt, values)]));
 }
 
 const takesForm = (op: Operation) => op.mediaTypes.length > 0 && !op.mediaTypes.includes('application/json');
@@ -267,8 +270,8 @@ function encodeBody(op: Operation, value: unknown): { body: Buffer; type: string
 const salted = fc.integer({ min: 0, max: 1_000_000 });
 
 /** Real path parameters, with at most one replaced by `segment` when given. */
-function paramsArbitrary(op: Operation, real: RealParams, segment?: fc.Arbitrary<string>): fc.Arbitrary<Record<string, string>> {
-  const choices = real(op);
+function paramsArbitrary(op: Operation, real: Reality, segment?: fc.Arbitrary<string>): fc.Arbitrary<Record<string, string>> {
+  const choices = real.params(op);
   const base = choices.length > 0 ? fc.constantFrom(...choices) : fc.constant<Record<string, string>>({});
   if (segment === undefined || op.pathParams.length === 0) return base;
   return fc.tuple(base, fc.constantFrom(...op.pathParams), segment).map(([params, name, value]) => ({ ...params, [name]: value }));
@@ -289,7 +292,7 @@ const withBody = (op: Operation, params: Record<string, string>, value: unknown,
 
 // ---- the kinds of hostile input
 
-type Kind = (op: Operation, real: RealParams) => fc.Arbitrary<Draft>;
+type Kind = (op: Operation, real: Reality) => fc.Arbitrary<Draft>;
 
 const nesting = (depth: number, shape: 'array' | 'object' | 'mixed') => {
   let open = '';
@@ -335,9 +338,9 @@ const hugeString: Kind = (op, real) =>
       const note = `${where}: a string of ${text.length} x`;
       if (where === 'query') return draft(params, { query: [[op.queryParams[0] ?? 'ql', text]], note });
       if (where === 'header') return draft(params, { headers: { 'x-fuzz': text }, note });
-      if (where === 'key') return withBody(op, params, { ...ordinaryObject(op, salt), [text.slice(0, 1000)]: 1 }, 'a key of 1000 x');
-      const field = Object.keys(ordinaryObject(op, salt))[0];
-      return withBody(op, params, { ...ordinaryObject(op, salt), [field]: text }, `${note} in '${field}'`);
+      if (where === 'key') return withBody(op, params, { ...ordinaryObject(op, salt, real.values), [text.slice(0, 1000)]: 1 }, 'a key of 1000 x');
+      const field = Object.keys(ordinaryObject(op, salt, real.values))[0];
+      return withBody(op, params, { ...ordinaryObject(op, salt, real.values), [field]: text }, `${note} in '${field}'`);
     });
 
 const wrongTypes: Kind = (op, real) =>
@@ -348,7 +351,9 @@ const wrongTypes: Kind = (op, real) =>
       fc.array(fc.tuple(fc.constantFrom(...Object.keys(op.properties), ...GENERIC_FIELDS), WRONG_TYPES), { minLength: 1, maxLength: 3 }),
       fc.boolean(),
     )
-    .map(([params, salt, changes, top]) => withBody(op, params, top ? changes[0][1] : { ...ordinaryObject(op, salt), ...Object.fromEntries(changes) }));
+    .map(([params, salt, changes, top]) =>
+      withBody(op, params, top ? changes[0][1] : { ...ordinaryObject(op, salt, real.values), ...Object.fromEntries(changes) }),
+    );
 
 const INVALID_UTF8_BYTES = [[0xff], [0xfe, 0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82], [0x80]];
 
@@ -357,7 +362,7 @@ const invalidUtf8Body: Kind = (op, real) =>
     .tuple(paramsArbitrary(op, real), fc.constantFrom(...INVALID_UTF8_BYTES), fc.constantFrom('json', 'form', 'query', 'header'), salted)
     .map(([params, bytes, where, salt]) => {
       const bad = Buffer.from(bytes);
-      const field = Object.keys(ordinaryObject(op, salt))[0];
+      const field = Object.keys(ordinaryObject(op, salt, real.values))[0];
       const latin1 = bad.toString('latin1');
       if (where === 'query')
         return draft(params, {
@@ -405,7 +410,7 @@ const contentTypes: Kind = (op, real) =>
       fc.constantFrom('json', 'form', 'junk'),
     )
     .map(([params, salt, type, encoding]) => {
-      const value = ordinaryObject(op, salt);
+      const value = ordinaryObject(op, salt, real.values);
       const body =
         encoding === 'json'
           ? JSON.stringify(value)
@@ -417,7 +422,7 @@ const contentTypes: Kind = (op, real) =>
 
 const missingRequired: Kind = (op, real) =>
   fc.tuple(paramsArbitrary(op, real), salted, fc.constantFrom('one', 'all', 'empty', '{}', 'null', '[]', '""')).map(([params, salt, how]) => {
-    const value = ordinaryObject(op, salt);
+    const value = ordinaryObject(op, salt, real.values);
     if (how === 'empty') return draft(params, { body: Buffer.alloc(0), headers: op.mediaTypes.length > 0 ? { 'content-type': op.mediaTypes[0] } : {} });
     if (how === 'one' || how === 'all') {
       const required = op.required.length > 0 ? op.required : Object.keys(value).slice(0, 1);
@@ -437,7 +442,7 @@ const unknownFields: Kind = (op, real) =>
       fc.constantFrom('few', 'many', 'long key'),
     )
     .map(([params, salt, extra, special, size]) => {
-      const value: Record<string, unknown> = { ...ordinaryObject(op, salt), ...extra };
+      const value: Record<string, unknown> = { ...ordinaryObject(op, salt, real.values), ...extra };
       if (size === 'many') for (let i = 0; i < 1001; i++) value[`k${i}`] = i;
       if (size === 'long key') value['k'.repeat(257)] = 1;
       // __proto__ as an own key: JSON.parse makes it one, an object literal would not.
@@ -450,7 +455,7 @@ const hugeNumbers: Kind = (op, real) =>
   fc.tuple(paramsArbitrary(op, real), salted, fc.constantFrom(...HUGE_NUMBERS), fc.constantFrom('body', 'query')).map(([params, salt, number, where]) => {
     const query: [string, string][] = ['limit', 'max_age', 'cursor', ...op.queryParams].map((name) => [name, number]);
     if (where === 'query') return draft(params, { query });
-    const keys = [...Object.keys(ordinaryObject(op, salt)), 'deliver', 'expire', 'created', 'age', 'location'];
+    const keys = [...Object.keys(ordinaryObject(op, salt, real.values)), 'deliver', 'expire', 'created', 'age', 'location'];
     const text = `{${keys.map((key) => `${JSON.stringify(key)}:${number}`).join(',')},"location":{"latitude":${number},"longitude":${number}}}`;
     return takesForm(op) ? withBody(op, params, Object.fromEntries(keys.map((key) => [key, number]))) : jsonDraft(params, text);
   });
@@ -465,7 +470,7 @@ const duplicateKeys: Kind = (op, real) =>
         [name, encodeURIComponent(hostile)],
       ]);
       if (where === 'query') return draft(params, { query });
-      const value = ordinaryObject(op, salt);
+      const value = ordinaryObject(op, salt, real.values);
       if (takesForm(op)) {
         const form = Object.entries(value).flatMap(([k, v]) => [`${k}=${encodeURIComponent(String(v))}`, `${k}=other`]);
         return draft(params, { body: Buffer.from(form.join('&')), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
@@ -591,7 +596,7 @@ function target(op: Operation, d: Draft): string {
 }
 
 /** Malformed requests of one kind for one operation, each with one of the callers. */
-export function fuzzRequests(op: Operation, kind: string, real: RealParams): fc.Arbitrary<FuzzRequest> {
+export function fuzzRequests(op: Operation, kind: string, real: Reality): fc.Arbitrary<FuzzRequest> {
   return fc.tuple(KINDS[kind](op, real), fc.constantFrom(...CALLERS)).map(([d, caller]) => ({
     operation: operationName(op),
     kind,

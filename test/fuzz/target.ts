@@ -11,7 +11,7 @@ import { createApp } from '../../server/app.js';
 import type { RunningServer } from '../../server/serve.js';
 import { startTestServer } from '../database.js';
 import { ORG, readResponse, type TestResponse } from '../helpers.js';
-import type { Caller, FuzzRequest, Operation } from './generate.js';
+import type { Caller, FuzzRequest, Operation, Reality } from './generate.js';
 
 const SYSADMIN = { username: 'root', password: 'fuzz-sysadmin-password' };
 const FRED = { username: 'fred', email: 'fred@example.com', password: 'sesame-street' };
@@ -69,8 +69,8 @@ interface Uuids {
 
 export interface FuzzTarget {
   server: RunningServer;
-  /** Real path parameters for an operation: names and uuids of the fixture's things. */
-  realParams(op: Operation): Record<string, string>[];
+  /** Path parameters naming the fixture's things (names and uuids), and strings that mean something here. */
+  reality: Reality;
   send(request: FuzzRequest, timeoutMs: number): Promise<Answer>;
   /** After a request the server accepted: wait for the push worker, then make again what the request changed of the fixture. */
   settle(request: FuzzRequest): Promise<void>;
@@ -170,7 +170,32 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
 
   return {
     server,
-    realParams: (op) => realParams(op, uuids, clientId),
+    reality: {
+      params: (op) => realParams(op, uuids, clientId),
+      get values() {
+        return [
+          ...Object.values(tokens).filter((token) => token !== undefined),
+          clientId,
+          'https://web.example/cb',
+          FRED.username,
+          FRED.email,
+          FRED.password,
+          ORG.username,
+          ORG.email,
+          server.url,
+          'openid profile email offline_access api',
+          'code id_token',
+          'S256',
+          'tenant:acme',
+          'idp:corp',
+          'urn:ietf:params:oauth:token-type:access_token',
+          'get,put,post,delete:/**',
+          "select * where name = 'rex'",
+          uuids.rex,
+          uuids.notification,
+        ];
+      },
+    },
     send: (request, timeoutMs) => send(server, request, tokens, timeoutMs),
     async settle(request) {
       if (request.method === 'GET') return;
