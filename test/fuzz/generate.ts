@@ -91,6 +91,8 @@ export interface Reality {
 
 /** What a kind of hostile input changes in an otherwise ordinary request. */
 interface Draft {
+  /** Another method than the operation's. */
+  method?: string;
   params: Record<string, string>;
   query: [string, string][];
   headers: Record<string, string>;
@@ -332,15 +334,18 @@ const deepNesting: Kind = (op, real) =>
 
 const hugeString: Kind = (op, real) =>
   fc
-    .tuple(paramsArbitrary(op, real), fc.constantFrom(70_000, 1_048_577, 1_100_000), fc.constantFrom('body', 'query', 'header', 'key'), salted)
+    .tuple(paramsArbitrary(op, real), fc.constantFrom(70_000, 1_048_577, 1_100_000), fc.constantFrom('body', 'chunked body', 'query', 'header', 'key'), salted)
     .map(([params, length, where, salt]) => {
-      const text = 'x'.repeat(where === 'body' ? length : Math.min(length, 70_000));
+      const text = 'x'.repeat(where.endsWith('body') ? length : Math.min(length, 70_000));
       const note = `${where}: a string of ${text.length} x`;
       if (where === 'query') return draft(params, { query: [[op.queryParams[0] ?? 'ql', text]], note });
       if (where === 'header') return draft(params, { headers: { 'x-fuzz': text }, note });
       if (where === 'key') return withBody(op, params, { ...ordinaryObject(op, salt, real.values), [text.slice(0, 1000)]: 1 }, 'a key of 1000 x');
       const field = Object.keys(ordinaryObject(op, salt, real.values))[0];
-      return withBody(op, params, { ...ordinaryObject(op, salt, real.values), [field]: text }, `${note} in '${field}'`);
+      const sent = withBody(op, params, { ...ordinaryObject(op, salt, real.values), [field]: text }, `${note} in '${field}'`);
+      // Without a Content-Length the server counts the body as it reads it.
+      if (where === 'chunked body') sent.headers['transfer-encoding'] = 'chunked';
+      return sent;
     });
 
 const wrongTypes: Kind = (op, real) =>
@@ -567,6 +572,12 @@ const hostileCredentials: Kind = (op, real) =>
       ),
     );
 
+/** Methods the operation's path does not take, or no server takes. */
+const otherMethods: Kind = (op, real) =>
+  fc
+    .tuple(paramsArbitrary(op, real), fc.constantFrom('PATCH', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'POST', 'DELETE', 'GET', 'PROPFIND', 'FUZZ'), salted)
+    .map(([params, method, salt]) => ({ ...withBody(op, params, ordinaryObject(op, salt, real.values)), method }));
+
 /** Every kind of hostile input, by name. */
 export const KINDS: Readonly<Record<string, Kind>> = {
   'deep nesting': deepNesting,
@@ -586,7 +597,10 @@ export const KINDS: Readonly<Record<string, Kind>> = {
   'malformed JSON': malformedJson,
   'random JSON': randomJson,
   'hostile credentials': hostileCredentials,
+  'other methods': otherMethods,
 };
+
+const ACCEPT = [undefined, 'text/html', 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8', 'application/json', '*/*', 'image/png', 'text/html;q=x', '\xff'];
 
 /** The request target: the template with the parameters in place, then the query. */
 function target(op: Operation, d: Draft): string {
@@ -597,13 +611,14 @@ function target(op: Operation, d: Draft): string {
 
 /** Malformed requests of one kind for one operation, each with one of the callers. */
 export function fuzzRequests(op: Operation, kind: string, real: Reality): fc.Arbitrary<FuzzRequest> {
-  return fc.tuple(KINDS[kind](op, real), fc.constantFrom(...CALLERS)).map(([d, caller]) => ({
+  return fc.tuple(KINDS[kind](op, real), fc.constantFrom(...CALLERS), fc.constantFrom(...ACCEPT)).map(([d, caller, accept]) => ({
     operation: operationName(op),
     kind,
     caller,
-    method: op.method,
+    method: d.method ?? op.method,
     path: target(op, d),
-    headers: d.headers,
+    // A browser's Accept gets the pages (sign-in, account links) instead of JSON.
+    headers: accept === undefined || 'accept' in d.headers ? d.headers : { accept, ...d.headers },
     body: d.body,
     note: d.note,
   }));

@@ -265,7 +265,7 @@ function send(server: RunningServer, request: FuzzRequest, tokens: Record<Caller
   const headers: Record<string, string> = { ...request.headers };
   const token = tokens[request.caller];
   if (token !== undefined && headers.authorization === undefined) headers.authorization = `Bearer ${token}`;
-  if (request.body !== undefined) headers['content-length'] = String(request.body.length);
+  if (request.body !== undefined && headers['transfer-encoding'] === undefined) headers['content-length'] = String(request.body.length);
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest({ hostname, port, method: request.method, path: request.path, headers, agent, timeout: timeoutMs }, (incoming) => {
       const chunks: Buffer[] = [];
