@@ -87,6 +87,8 @@ export interface Reality {
   params(op: Operation): Record<string, string>[];
   /** Strings that mean something to the server (a client's id, its redirect URI, a username), for bodies. */
   values: readonly string[];
+  /** Cursors the server made, decoded, each with the query it pages (docs/api.md#queries-and-paging). */
+  cursors: readonly { ql?: string; payload: { v: number; o: string; k: unknown[] } }[];
 }
 
 /** What a kind of hostile input changes in an otherwise ordinary request. */
@@ -572,6 +574,23 @@ const hostileCredentials: Kind = (op, real) =>
       ),
     );
 
+const CURSOR_VALUES: fc.Arbitrary<unknown> = fc.oneof(
+  fc.constantFrom('\u0000', 'not-a-uuid', "'", 'x'.repeat(10_000), '\ud800', '', 1e308, -1e308, -0, 2 ** 53 + 1, null, true, {}, []),
+  fc.tuple(fc.constantFrom(1, 2, 3, 4, 0, 99), fc.constantFrom<unknown>('\u0000', 'x', 1e308, 2, null, 'not-a-uuid', [])),
+  WRONG_TYPES,
+);
+
+/** Cursors in the server's own format, with sort values it never wrote (no cursor is signed). */
+const forgedCursors: Kind = (op, real) =>
+  fc
+    .tuple(paramsArbitrary(op, real), fc.constantFrom(...real.cursors), fc.array(fc.tuple(fc.nat(3), CURSOR_VALUES), { minLength: 1, maxLength: 3 }))
+    .map(([params, { ql, payload }, changes]) => {
+      const k = [...payload.k];
+      for (const [at, value] of changes) k[at % Math.max(k.length, 1)] = value;
+      const cursor = Buffer.from(JSON.stringify({ ...payload, k })).toString('base64url');
+      return draft(params, { query: [...(ql === undefined ? [] : [['ql', encodeURIComponent(ql)] as [string, string]]), ['cursor', cursor]] });
+    });
+
 /** Methods the operation's path does not take, or no server takes. */
 const otherMethods: Kind = (op, real) =>
   fc
@@ -598,6 +617,7 @@ export const KINDS: Readonly<Record<string, Kind>> = {
   'random JSON': randomJson,
   'hostile credentials': hostileCredentials,
   'other methods': otherMethods,
+  'forged cursors': forgedCursors,
 };
 
 const ACCEPT = [undefined, 'text/html', 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8', 'application/json', '*/*', 'image/png', 'text/html;q=x', '\xff'];

@@ -6,7 +6,7 @@
  * callers. A fuzzed request the server accepts may change or delete any of it (that is what an
  * admin may do), so after each accepted write the fixture is put back as it was, by a sysadmin.
  */
-import { Agent, request as httpRequest } from 'node:http';
+import { request as httpRequest } from 'node:http';
 import { createApp } from '../../server/app.js';
 import type { RunningServer } from '../../server/serve.js';
 import { startTestServer } from '../database.js';
@@ -36,6 +36,7 @@ const PIECES: Piece[] = [
   { check: `/management/orgs/acme/apps/sandbox/credentials`, make: [['POST', '/management/orgs/acme/apps', { name: 'sandbox' }]] },
   { check: `${APP}/users/fred`, make: [['POST', `${APP}/users`, FRED]] },
   { check: `${APP}/dogs/rex`, make: [['POST', `${APP}/dogs`, { name: 'rex', age: 3 }]] },
+  { check: `${APP}/dogs/spot`, make: [['POST', `${APP}/dogs`, { name: 'spot', age: 5 }]] },
   { check: `${APP}/bones/bone`, make: [['POST', `${APP}/bones`, { name: 'bone' }]] },
   { check: `${APP}/dogs/rex/likes/bones/bone`, make: [['POST', `${APP}/dogs/rex/likes/bones/bone`]] },
   { check: `${APP}/groups/pack`, make: [['POST', `${APP}/groups`, { path: 'pack' }]] },
@@ -166,12 +167,18 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
   uuids.alice = (await must('GET', '/management/users/alice', sysadmin)).entities[0].uuid;
   await repair();
   await must('POST', `${APP}/users/fred/permissions`, sysadmin, { permission: 'get:/cats/**' });
+  const cursors = [];
+  for (const ql of [undefined, 'select * order by age desc', 'select * order by name', 'select * where age > 0 order by created asc, color desc']) {
+    const page = await must('GET', `${APP}/dogs?limit=1${ql === undefined ? '' : `&ql=${encodeURIComponent(ql)}`}`, sysadmin);
+    cursors.push({ ql, payload: JSON.parse(Buffer.from(page.cursor, 'base64url').toString()) });
+  }
   await must('POST', `${APP}/users/fred/activities`, sysadmin, { verb: 'post', content: 'hello', actor: { displayName: 'fred' } });
 
   return {
     server,
     reality: {
       params: (op) => realParams(op, uuids, clientId),
+      cursors,
       get values() {
         return [
           ...Object.values(tokens).filter((token) => token !== undefined),
@@ -257,9 +264,11 @@ function realParams(op: Operation, u: Uuids, clientId: string): Record<string, s
   });
 }
 
-const agent = new Agent({ keepAlive: true, maxSockets: 4 });
-
-/** Sends the request byte for byte (node:http with a `path`: nothing resolves or re-encodes it). */
+/**
+ * Sends the request byte for byte (node:http with a `path`: nothing resolves or re-encodes it), on
+ * a connection of its own: a kept-alive one the server closes as idle while a request is written
+ * to it would look like a connection the server dropped.
+ */
 function send(server: RunningServer, request: FuzzRequest, tokens: Record<Caller, string | undefined>, timeoutMs: number): Promise<Answer> {
   const { hostname, port } = new URL(server.url);
   const headers: Record<string, string> = { ...request.headers };
@@ -267,7 +276,7 @@ function send(server: RunningServer, request: FuzzRequest, tokens: Record<Caller
   if (token !== undefined && headers.authorization === undefined) headers.authorization = `Bearer ${token}`;
   if (request.body !== undefined && headers['transfer-encoding'] === undefined) headers['content-length'] = String(request.body.length);
   return new Promise((resolve, reject) => {
-    const outgoing = httpRequest({ hostname, port, method: request.method, path: request.path, headers, agent, timeout: timeoutMs }, (incoming) => {
+    const outgoing = httpRequest({ hostname, port, method: request.method, path: request.path, headers, agent: false, timeout: timeoutMs }, (incoming) => {
       const chunks: Buffer[] = [];
       incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
       incoming.once('error', reject);
