@@ -71,16 +71,23 @@ const fingerprint = () => snapshot(target.server, { except: REFUSAL_MAY_WRITE })
 
 /** Node's limit of a request's head (request line and headers): past it the server answers 431 and closes. */
 const MAX_HEAD_BYTES = 16 * 1024;
+/** The body limit (docs/api.md#limits). */
+const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
- * By design, not a fault: a head over Node's limit is answered 431 and the connection closed at
- * once, so a client still writing it may see the connection reset instead of the answer. Nothing
- * of the request reached the application; it counts as a refusal (status 0).
+ * By design, not faults: connections the server ends while the client still writes a request it
+ * never reads, where a client (Node's, not curl) may see the connection reset instead of the whole
+ * answer. Nothing of such a request reached a handler; it counts as a refusal (status 0).
+ * - a head over Node's limit is answered 431 and the connection closed at once;
+ * - the body of a GET, HEAD or OPTIONS is never read (no route takes one, so the body limit does
+ *   not count it): past the limit the answer may be cut by the reset.
  */
-function closedOverLongHead(request: FuzzRequest, error: unknown): Answer | undefined {
+function closedUnread(request: FuzzRequest, error: unknown): Answer | undefined {
   const head = request.path.length + Object.entries(request.headers).reduce((sum, [name, value]) => sum + name.length + value.length + 4, 0);
+  const unreadBody = ['GET', 'HEAD', 'OPTIONS'].includes(request.method) && (request.body?.length ?? 0) > MAX_BODY_BYTES;
   const code = (error as { code?: string }).code;
-  if (head <= MAX_HEAD_BYTES || !(code === 'ECONNRESET' || code === 'EPIPE')) return undefined;
+  const reset = code === 'ECONNRESET' || code === 'EPIPE' || (error as Error).message === 'aborted';
+  if (!reset || (head <= MAX_HEAD_BYTES && !unreadBody)) return undefined;
   return { status: 0, headers: new Headers(), rawHeaders: [], body: undefined, text: '' };
 }
 
@@ -89,7 +96,7 @@ async function check(request: FuzzRequest): Promise<void> {
   try {
     answer = await target.send(request, REQUEST_TIMEOUT_MS);
   } catch (error) {
-    answer = closedOverLongHead(request, error) ?? fail(`no answer: ${(error as Error).message}`, error);
+    answer = closedUnread(request, error) ?? fail(`no answer: ${(error as Error).message}`, error);
   }
   statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
   try {
