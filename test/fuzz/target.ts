@@ -78,55 +78,81 @@ export interface FuzzTarget {
   close(): Promise<void>;
 }
 
-export async function startFuzzTarget(): Promise<FuzzTarget> {
-  const server = await startTestServer({ port: '0', superuser: `${SYSADMIN.username}:${SYSADMIN.password}` });
-  const app = createApp(server.deps);
-  // The fixture is made and repaired in this process (not through the socket the fuzzer uses),
-  // so the password throttle of the fuzzer's address never stands in its way.
-  const local = async (method: string, path: string, token?: string, json?: unknown): Promise<TestResponse> => {
+/**
+ * The fixture, made and repaired in this process through the app itself (not through the socket
+ * the fuzzer uses), so the password throttle of the fuzzer's address never stands in its way.
+ */
+class Fixture {
+  readonly tokens: Record<Caller, string | undefined> = { admin: undefined, 'app user': undefined, none: undefined };
+  readonly uuids = {} as Uuids;
+  readonly cursors: Reality['cursors'][number][] = [];
+  clientId = '';
+  private sysadmin = '';
+  private readonly app: ReturnType<typeof createApp>;
+
+  constructor(readonly server: RunningServer) {
+    this.app = createApp(server.deps);
+  }
+
+  async local(method: string, path: string, token?: string, json?: unknown): Promise<TestResponse> {
     const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
     if (json !== undefined) headers['content-type'] = 'application/json';
-    return readResponse(await app.request(`http://idp.test${path}`, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) }));
-  };
-  const must = async (method: string, path: string, token?: string, json?: unknown) => {
-    const res = await local(method, path, token, json);
+    const body = json === undefined ? undefined : JSON.stringify(json);
+    return readResponse(await this.app.request(`http://idp.test${path}`, { method, headers, body }));
+  }
+
+  /** A request of the sysadmin that must succeed; its body. */
+  async must(method: string, path: string, json?: unknown, token = this.sysadmin) {
+    const res = await this.local(method, path, token, json);
     if (res.status !== 200) throw new Error(`fuzz fixture: ${method} ${path} → ${res.status} ${res.text}`);
     return res.body;
-  };
-  const signIn = async (path: string, username: string, password: string) =>
-    (await must('POST', path, undefined, { grant_type: 'password', username, password })).access_token as string;
+  }
 
-  const sysadmin = await signIn('/management/token', SYSADMIN.username, SYSADMIN.password);
-  const tokens: Record<Caller, string | undefined> = { admin: undefined, 'app user': undefined, none: undefined };
-  const uuids = {} as Uuids;
-  let clientId = '';
+  async signIn(path: string, username: string, password: string): Promise<string> {
+    return (await this.must('POST', path, { grant_type: 'password', username, password }, '')).access_token;
+  }
 
-  async function repair(): Promise<void> {
-    let made = false;
-    for (const piece of PIECES) {
-      if ((await local('GET', piece.check, sysadmin)).status === 200) continue;
-      for (const [method, path, body] of piece.make) await must(method, path.replace('{alice}', uuids.alice), sysadmin, body);
-      made = true;
-    }
-    const there = async (path: string) => (await local('GET', path, sysadmin)).status === 200;
-    if (made || uuids.app === undefined || !(await there(`/management/orgs/acme/apps/sandbox/clients/${clientId}`))) await readUuids();
-    else if (!(await there(`${APP}/notifications/${uuids.notification}`)) || !(await there(`${APP}/receipts/${uuids.receipt}`))) await notificationAndReceipt();
-    const fred = await local('GET', `${APP}/users/me`, tokens['app user']);
-    if (fred.status !== 200) {
-      await must('PUT', `${APP}/users/fred`, sysadmin, { activated: true, disabled: false, email: FRED.email });
-      await must('PUT', `${APP}/users/fred/password`, sysadmin, { newpassword: FRED.password });
-      tokens['app user'] = await signIn(`${APP}/token`, FRED.username, FRED.password);
-    }
-    if ((await local('GET', '/management/orgs/acme/apps/sandbox/credentials', tokens.admin)).status !== 200) {
-      tokens.admin = await signIn('/management/token', ORG.username, ORG.password);
+  async make(): Promise<void> {
+    this.sysadmin = await this.signIn('/management/token', SYSADMIN.username, SYSADMIN.password);
+    await this.must('POST', '/management/orgs', ORG);
+    this.tokens.admin = await this.signIn('/management/token', ORG.username, ORG.password);
+    this.uuids.alice = (await this.must('GET', '/management/users/alice')).entities[0].uuid;
+    await this.repair();
+    await this.must('POST', `${APP}/users/fred/permissions`, { permission: 'get:/cats/**' });
+    await this.must('POST', `${APP}/users/fred/activities`, { verb: 'post', content: 'hello', actor: { displayName: 'fred' } });
+    for (const ql of [undefined, 'select * order by age desc', 'select * order by name', 'select * where age > 0 order by created asc, color desc']) {
+      const page = await this.must('GET', `${APP}/dogs?limit=1${ql === undefined ? '' : `&ql=${encodeURIComponent(ql)}`}`);
+      this.cursors.push({ ql, payload: JSON.parse(Buffer.from(page.cursor, 'base64url').toString()) });
     }
   }
 
-  async function readUuids(): Promise<void> {
-    const uuidOf = async (path: string) => (await must('GET', path, sysadmin)).entities[0].uuid as string;
-    Object.assign(uuids, {
+  /** Makes again what is missing, and signs the callers in again where their tokens stopped working. */
+  async repair(): Promise<void> {
+    let made = false;
+    for (const piece of PIECES) {
+      if ((await this.local('GET', piece.check, this.sysadmin)).status === 200) continue;
+      for (const [method, path, body] of piece.make) await this.must(method, path.replace('{alice}', this.uuids.alice), body);
+      made = true;
+    }
+    const there = async (path: string) => (await this.local('GET', path, this.sysadmin)).status === 200;
+    const { notification, receipt } = this.uuids;
+    if (made || this.uuids.app === undefined || !(await there(`/management/orgs/acme/apps/sandbox/clients/${this.clientId}`))) await this.readUuids();
+    else if (!(await there(`${APP}/notifications/${notification}`)) || !(await there(`${APP}/receipts/${receipt}`))) await this.notificationAndReceipt();
+    if ((await this.local('GET', `${APP}/users/me`, this.tokens['app user'])).status !== 200) {
+      await this.must('PUT', `${APP}/users/fred`, { activated: true, disabled: false, email: FRED.email });
+      await this.must('PUT', `${APP}/users/fred/password`, { newpassword: FRED.password });
+      this.tokens['app user'] = await this.signIn(`${APP}/token`, FRED.username, FRED.password);
+    }
+    if ((await this.local('GET', '/management/orgs/acme/apps/sandbox/credentials', this.tokens.admin)).status !== 200) {
+      this.tokens.admin = await this.signIn('/management/token', ORG.username, ORG.password);
+    }
+  }
+
+  private async readUuids(): Promise<void> {
+    const uuidOf = async (path: string) => (await this.must('GET', path)).entities[0].uuid as string;
+    Object.assign(this.uuids, {
       org: await uuidOf('/management/orgs/acme'),
-      app: (await must('GET', APP, sysadmin)).application as string,
+      app: (await this.must('GET', APP)).application as string,
       alice: await uuidOf('/management/users/alice'),
       fred: await uuidOf(`${APP}/users/fred`),
       rex: await uuidOf(`${APP}/dogs/rex`),
@@ -135,81 +161,76 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
       dev: await uuidOf(`${APP}/notifiers/dev`),
       phone: await uuidOf(`${APP}/devices/phone`),
     });
-    const clients = (await must('GET', '/management/orgs/acme/apps/sandbox/clients', sysadmin)).entities as { client_id: string }[];
+    const clients = (await this.must('GET', '/management/orgs/acme/apps/sandbox/clients')).entities as { client_id: string }[];
     if (clients.length === 0) {
-      const made = await must('POST', '/management/orgs/acme/apps/sandbox/clients', sysadmin, {
-        client_name: 'web',
-        redirect_uris: ['https://web.example/cb'],
-      });
-      clients.push(made.entities[0]);
+      const web = { client_name: 'web', redirect_uris: ['https://web.example/cb'] };
+      clients.push((await this.must('POST', '/management/orgs/acme/apps/sandbox/clients', web)).entities[0]);
     }
-    clientId = clients[0].client_id;
-    await notificationAndReceipt();
+    this.clientId = clients[0].client_id;
+    await this.notificationAndReceipt();
   }
 
   /** A notification due tomorrow (still to be sent) and a receipt of one that was sent. */
-  async function notificationAndReceipt(): Promise<void> {
-    const pending = (await must('GET', `${APP}/notifications?ql=${encodeURIComponent("select * where state = 'SCHEDULED'")}`, sysadmin)).entities;
-    uuids.notification =
-      pending[0]?.uuid ??
-      (await must('POST', `${APP}/devices/phone/notifications`, sysadmin, { payloads: { dev: 'later' }, deliver: Date.now() + 86_400_000 })).entities[0].uuid;
-    let receipts = (await must('GET', `${APP}/receipts`, sysadmin)).entities;
+  private async notificationAndReceipt(): Promise<void> {
+    const pending = (await this.must('GET', `${APP}/notifications?ql=${encodeURIComponent("select * where state = 'SCHEDULED'")}`)).entities;
+    const later = { payloads: { dev: 'later' }, deliver: Date.now() + 86_400_000 };
+    this.uuids.notification = pending[0]?.uuid ?? (await this.must('POST', `${APP}/devices/phone/notifications`, later)).entities[0].uuid;
+    let receipts = (await this.must('GET', `${APP}/receipts`)).entities;
     if (receipts.length === 0) {
-      await must('POST', `${APP}/devices/phone/notifications`, sysadmin, { payloads: { dev: 'now' } });
-      await server.deliveriesIdle();
-      receipts = (await must('GET', `${APP}/receipts`, sysadmin)).entities;
+      await this.must('POST', `${APP}/devices/phone/notifications`, { payloads: { dev: 'now' } });
+      await this.server.deliveriesIdle();
+      receipts = (await this.must('GET', `${APP}/receipts`)).entities;
     }
-    uuids.receipt = receipts[0]?.uuid ?? '00000000-0000-4000-8000-000000000000';
+    this.uuids.receipt = receipts[0]?.uuid ?? '00000000-0000-4000-8000-000000000000';
   }
 
-  await must('POST', '/management/orgs', sysadmin, ORG);
-  tokens.admin = await signIn('/management/token', ORG.username, ORG.password);
-  uuids.alice = (await must('GET', '/management/users/alice', sysadmin)).entities[0].uuid;
-  await repair();
-  await must('POST', `${APP}/users/fred/permissions`, sysadmin, { permission: 'get:/cats/**' });
-  const cursors = [];
-  for (const ql of [undefined, 'select * order by age desc', 'select * order by name', 'select * where age > 0 order by created asc, color desc']) {
-    const page = await must('GET', `${APP}/dogs?limit=1${ql === undefined ? '' : `&ql=${encodeURIComponent(ql)}`}`, sysadmin);
-    cursors.push({ ql, payload: JSON.parse(Buffer.from(page.cursor, 'base64url').toString()) });
+  /** Strings that mean something here, for request bodies. */
+  values(): string[] {
+    const { tokens, clientId, uuids } = this;
+    return [
+      ...Object.values(tokens).filter((token) => token !== undefined),
+      clientId,
+      'https://web.example/cb',
+      FRED.username,
+      FRED.email,
+      FRED.password,
+      ORG.username,
+      ORG.email,
+      this.server.url,
+      'openid profile email offline_access api',
+      'code id_token',
+      'S256',
+      'tenant:acme',
+      'idp:corp',
+      'urn:ietf:params:oauth:token-type:access_token',
+      'get,put,post,delete:/**',
+      "select * where name = 'rex'",
+      uuids.rex,
+      uuids.notification,
+    ];
   }
-  await must('POST', `${APP}/users/fred/activities`, sysadmin, { verb: 'post', content: 'hello', actor: { displayName: 'fred' } });
+}
 
+export async function startFuzzTarget(): Promise<FuzzTarget> {
+  const server = await startTestServer({ port: '0', superuser: `${SYSADMIN.username}:${SYSADMIN.password}` });
+  const fixture = new Fixture(server);
+  await fixture.make();
   return {
     server,
     reality: {
-      params: (op) => realParams(op, uuids, clientId),
-      cursors,
+      params: (op) => realParams(op, fixture.uuids, fixture.clientId),
+      cursors: fixture.cursors,
       get values() {
-        return [
-          ...Object.values(tokens).filter((token) => token !== undefined),
-          clientId,
-          'https://web.example/cb',
-          FRED.username,
-          FRED.email,
-          FRED.password,
-          ORG.username,
-          ORG.email,
-          server.url,
-          'openid profile email offline_access api',
-          'code id_token',
-          'S256',
-          'tenant:acme',
-          'idp:corp',
-          'urn:ietf:params:oauth:token-type:access_token',
-          'get,put,post,delete:/**',
-          "select * where name = 'rex'",
-          uuids.rex,
-          uuids.notification,
-        ];
+        return fixture.values();
       },
     },
-    send: (request, timeoutMs) => send(server, request, tokens, timeoutMs),
+    send: (request, timeoutMs) => send(server, request, fixture.tokens, timeoutMs),
     async settle(request) {
       if (request.method === 'GET') return;
       // Only a push route queues deliveries; waiting for the worker costs a poll interval.
       const push = /notif|devices/i.test(request.path);
       if (push) await server.deliveriesIdle();
-      await repair();
+      await fixture.repair();
       if (push) await server.deliveriesIdle();
     },
     close: () => server.close(),
