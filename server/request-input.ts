@@ -8,7 +8,7 @@ import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { Env } from './env.js';
 import type { JsonLimits } from '../src/config.js';
-import { InvalidJson, JsonTooDeep, PayloadTooLarge, UnsupportedMediaType, type AppError } from '../src/errors.js';
+import { BadRequest, InvalidJson, JsonTooDeep, PayloadTooLarge, UnsupportedMediaType, type AppError } from '../src/errors.js';
 
 /**
  * Parameters whose values are secrets: answers that show a request's parameters back (the
@@ -109,8 +109,9 @@ export function checkJsonLimits(value: unknown, limits: JsonLimits): void {
 /**
  * The body as a value: a form as a FormValue, anything else read as JSON (a blank body is `{}`),
  * within the configured limits of depth, keys and key length (`checkJsonLimits`).
- * @throws 400 `json_parse` for JSON that does not parse; 400 `json_too_deep` or 413 past a
- * limit; the rule's refusal (else 415) for a format it does not take.
+ * @throws 400 `json_parse` for JSON that does not parse, `bad_request` for a multipart body that
+ * does not parse; 400 `json_too_deep` or 413 past a limit; the rule's refusal (else 415) for a
+ * format it does not take.
  */
 export async function readBody(c: Context<Env>, rule: BodyRule): Promise<unknown> {
   const format = bodyFormatOf(c);
@@ -118,7 +119,7 @@ export async function readBody(c: Context<Env>, rule: BodyRule): Promise<unknown
     throw rule.refuse?.() ?? UnsupportedMediaType('the request body must be application/json or application/x-www-form-urlencoded');
   }
   if (format === 'form') return formValue(new URLSearchParams(await c.req.text()));
-  if (format === 'multipart') return formValue(await c.req.formData());
+  if (format === 'multipart') return formValue(await multipartForm(c));
   const text = await c.req.text();
   if (text.trim() === '') return {};
   let value: unknown;
@@ -129,6 +130,15 @@ export async function readBody(c: Context<Env>, rule: BodyRule): Promise<unknown
   }
   checkJsonLimits(value, c.get('deps').config.json);
   return value;
+}
+
+/** A multipart/form-data body; one that does not parse (no boundary, no closing delimiter, not multipart at all) is the client's fault. */
+async function multipartForm(c: Context<Env>): Promise<FormData> {
+  try {
+    return await c.req.formData();
+  } catch {
+    throw BadRequest('the request body is not a valid multipart/form-data body');
+  }
 }
 
 /** The query exactly as sent, `?` included, for a URL that must be rebuilt unchanged. */

@@ -135,10 +135,19 @@ export async function snapshot(t: Pick<TestApp, 'deps'>, options: { except?: rea
 export function expectRefusal(res: TestResponse, status: number, error: string): void {
   expect(res.status, res.text).toBe(status);
   expect(res.body?.error, res.text).toBe(error);
+  expectErrorBody(res);
+}
+
+/**
+ * The error body every refusal has (docs/api.md, "Errors"), whatever its error: a snake_case
+ * `error` with a description, and `code` and `message` agreeing with them where present.
+ */
+export function expectErrorBody(res: TestResponse): void {
+  expect(res.body?.error, res.text).toMatch(/^[a-z][a-z0-9_]*$/);
   expect(typeof res.body.error_description, res.text).toBe('string');
   // The management and data APIs add Usergrid's code and message; OAuth endpoints answer RFC 6749 5.2's pair only.
   if ('code' in res.body) {
-    expect(res.body.code, res.text).toBe(status);
+    expect(res.body.code, res.text).toBe(res.status);
     expect(res.body.message, res.text).toBe(res.body.error_description);
   }
 }

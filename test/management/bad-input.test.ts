@@ -75,6 +75,34 @@ const cases: Case[] = [
     error: 'illegal_argument',
     field: 'organization',
   },
+  // A multipart body that does not parse is the client's fault, not the server's (a 500 before).
+  {
+    name: 'org: a JSON body sent as multipart/form-data',
+    method: 'POST',
+    path: '/management/orgs',
+    options: { body: JSON.stringify({ ...ORG, organization: 'new' }), headers: { 'content-type': 'multipart/form-data; boundary=zz' } },
+    status: 400,
+    error: 'bad_request',
+  },
+  {
+    name: 'org: a multipart body without its closing delimiter',
+    method: 'POST',
+    path: '/management/orgs',
+    options: {
+      body: '--zz\r\nContent-Disposition: form-data; name="organization"\r\n\r\nnew\r\n',
+      headers: { 'content-type': 'multipart/form-data; boundary=zz' },
+    },
+    status: 400,
+    error: 'bad_request',
+  },
+  {
+    name: 'org: multipart/form-data without a boundary',
+    method: 'POST',
+    path: '/management/orgs',
+    options: { body: 'organization=new', headers: { 'content-type': 'multipart/form-data' } },
+    status: 400,
+    error: 'bad_request',
+  },
   {
     name: 'org: malformed email',
     method: 'POST',
