@@ -447,10 +447,19 @@ const OPEN_BY_DESIGN: ReadonlyMap<string, string> = new Map([
  * (server/route-table.ts), so nothing below it reaches the data API.
  */
 const MIDDLEWARE: ReadonlyMap<string, string> = new Map([
-  ['/*', "each request's context and the body size limit"],
-  ...['/status', '/docs', '/.well-known', '/connect', '/management', '/management/orgs/:orgId', '/management/orgs/:orgId/apps/:appId'].map(
-    (prefix) => [`${prefix}/*`, `the ${prefix} area owns what is below it: 404 where no route of it matched`] as const,
-  ),
+  ['/*', "the security headers, the request metrics, each request's context and the body size limit"],
+  ...[
+    '/status',
+    '/healthz',
+    '/readyz',
+    '/metrics',
+    '/docs',
+    '/.well-known',
+    '/connect',
+    '/management',
+    '/management/orgs/:orgId',
+    '/management/orgs/:orgId/apps/:appId',
+  ].map((prefix) => [`${prefix}/*`, `the ${prefix} area owns what is below it: 404 where no route of it matched`] as const),
 ]);
 
 const MUTATING: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
