@@ -199,7 +199,7 @@ function onReadableProperties(condition: SQL | undefined, column: SQLWrapper = e
 }
 
 /** Keeps a condition on entity properties to the rows whose JSON the database can read. */
-type Guard = (condition: SQL | undefined, column?: SQLWrapper) => SQL | undefined;
+export type Guard = (condition: SQL | undefined, column?: SQLWrapper) => SQL | undefined;
 
 /**
  * Runs `query` with its conditions on entity properties as they are; when SQLite cannot read a

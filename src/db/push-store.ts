@@ -12,7 +12,7 @@ import { and, asc, eq, getTableColumns, gt, inArray, isNotNull, lte, sql, type S
 import { alias } from 'drizzle-orm/sqlite-core';
 import { changes } from './changes.js';
 import type { DialectName } from './driver.js';
-import { skippingUnreadable, type EntityRow } from './entity-store.js';
+import { skippingUnreadable, type EntityRow, type Guard } from './entity-store.js';
 import { dialectOf, type Db, type Tx } from './open.js';
 import {
   connections,
@@ -162,39 +162,49 @@ const DEVICES = 'devices';
 // What the fan-out reads of a device: its id and the properties that hold its push tokens.
 const DEVICE_COLUMNS = { uuid: entities.uuid, properties: entities.properties };
 
-/** One device, as a query for the fan-out to select from. */
-export function selectDevice(tx: Tx, uuid: string): SQL {
-  return tx.select(DEVICE_COLUMNS).from(entities).where(eq(entities.uuid, uuid)).getSQL();
+/**
+ * The target devices of a send as a query of (uuid, properties) for the fan-out to select from,
+ * its conditions on device properties kept by `guard` to the rows the database can read
+ * (entity-store.ts, skippingUnreadable).
+ */
+export type DeviceQuery = (guard: Guard) => SQL;
+
+/** One device. */
+export function selectDevice(tx: Tx, uuid: string): DeviceQuery {
+  return () => tx.select(DEVICE_COLUMNS).from(entities).where(eq(entities.uuid, uuid)).getSQL();
 }
 
-/** Every device of an application, or those `where` matches. */
-export function selectAppDevices(tx: Tx, appUuid: string, where: SQL | undefined): SQL {
-  return tx
-    .select(DEVICE_COLUMNS)
-    .from(entities)
-    .where(and(eq(entities.appUuid, appUuid), eq(entities.collection, DEVICES), where))
-    .getSQL();
+/** Every device of an application, or those `where` (a query's condition on their properties) matches. */
+export function selectAppDevices(tx: Tx, appUuid: string, where: SQL | undefined): DeviceQuery {
+  return (guard) =>
+    tx
+      .select(DEVICE_COLUMNS)
+      .from(entities)
+      .where(and(eq(entities.appUuid, appUuid), eq(entities.collection, DEVICES), where && guard(where)))
+      .getSQL();
 }
 
 /** The devices of one user, or of every member of one group, each once. */
-export function selectDevicesOf(tx: Tx, appUuid: string, owner: { user: string } | { group: string }): SQL {
+export function selectDevicesOf(tx: Tx, appUuid: string, owner: { user: string } | { group: string }): DeviceQuery {
   const owned = alias(connections, 'owned');
   const member = alias(connections, 'member');
   const isDevice = and(eq(owned.relation, DEVICES), eq(entities.appUuid, appUuid), eq(entities.collection, DEVICES));
   const query = tx.selectDistinct(DEVICE_COLUMNS);
   if ('user' in owner) {
-    return query
+    const statement = query
       .from(owned)
       .innerJoin(entities, eq(entities.uuid, owned.targetUuid))
       .where(and(eq(owned.sourceUuid, owner.user), isDevice))
       .getSQL();
+    return () => statement;
   }
-  return query
+  const statement = query
     .from(member)
     .innerJoin(owned, eq(owned.sourceUuid, member.targetUuid))
     .innerJoin(entities, eq(entities.uuid, owned.targetUuid))
     .where(and(eq(member.sourceUuid, owner.group), eq(member.relation, 'users'), isDevice))
     .getSQL();
+  return () => statement;
 }
 
 /** What a notification sends to each device that has a token for one of its notifiers. */
@@ -205,8 +215,8 @@ export interface FanOut {
   readonly provider: string;
   /** The device property that holds the notifier's push token. */
   readonly tokenProperty: string;
-  /** A query of the target devices' (uuid, properties). */
-  readonly devices: SQL;
+  /** The target devices. */
+  readonly devices: DeviceQuery;
   readonly dueAt: number;
   readonly expireAt?: number;
 }
@@ -229,7 +239,7 @@ export async function queueDeliveries(tx: Tx, fanOut: FanOut): Promise<number> {
   const { result } = await skippingUnreadable((guard) =>
     tx.run(sql`insert into ${pushDeliveries} (app_uuid, notification_uuid, device_uuid, notifier_uuid, provider, token, state, due_at, expire_at)
     select ${fanOut.appUuid}, ${fanOut.notificationUuid}, device.uuid, ${fanOut.notifierUuid}, ${fanOut.provider}, ${token}, 'queued', ${due}, ${expireAt}
-    from (${fanOut.devices}) as device
+    from (${fanOut.devices(guard)}) as device
     where ${guard(sql`${isText} and ${token} <> ''`, properties)}`),
   );
   return changes(result);

@@ -4,9 +4,8 @@
  * …/groups/{path}/notifications): one device, every device or those a query matches, a user's
  * devices, or the devices of every member of a group.
  */
-import type { SQL } from 'drizzle-orm';
 import { dialectOf, type Tx } from '../db/open.js';
-import { selectAppDevices, selectDevice, selectDevicesOf } from '../db/push-store.js';
+import { selectAppDevices, selectDevice, selectDevicesOf, type DeviceQuery } from '../db/push-store.js';
 import { requireEntity } from '../data/entities.js';
 import { DEVICES } from '../data/devices.js';
 import { requireUser } from '../data/users.js';
@@ -24,7 +23,7 @@ export type NotificationTarget =
  * select from: a send to 100,000 devices then never brings them into JavaScript.
  * @throws AppError 404 for an unknown device, user or group; 400 for a bad query.
  */
-export async function targetDevices(tx: Tx, appUuid: string, target: NotificationTarget): Promise<SQL> {
+export async function targetDevices(tx: Tx, appUuid: string, target: NotificationTarget): Promise<DeviceQuery> {
   switch (target.kind) {
     case 'device':
       return selectDevice(tx, (await requireEntity(tx, appUuid, DEVICES.name, target.id)).uuid);

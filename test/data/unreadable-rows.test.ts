@@ -133,6 +133,16 @@ describe('a device nested past 1,000 levels', () => {
     // PostgreSQL reads the deep device too.
     expect(sent.body.entities[0].expectedCount).toBe(dialectOf(d.t.deps.db) === 'sqlite' ? 1 : 2);
   });
+
+  it('does not stop a notification to the devices a query matches reaching the readable ones', async () => {
+    // The notifier, the readable device and the deep one of the test before.
+    const sent = await d.t.request('POST', `${APP}/devices?${ql("select * where name = 'phone' or name = 'deep-phone'")}`, {
+      json: { payloads: { dev: 'hello' } },
+      token: d.admin,
+    });
+    expect(sent.status, sent.text).toBe(200);
+    expect(sent.body.entities[0].expectedCount).toBe(dialectOf(d.t.deps.db) === 'sqlite' ? 1 : 2);
+  });
 });
 
 describe.runIf(process.env.IDP_TEST_DATABASE_URL === undefined)('an entity whose stored text is not JSON (SQLite: jsonb refuses such text)', () => {
