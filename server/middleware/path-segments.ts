@@ -11,13 +11,15 @@
  * of the web Request has had its dot segments resolved already. Without Node (app.request()),
  * the Request's URL is all there is; its dot segments were resolved by whoever built it.
  */
+import type { RequestListener } from 'node:http';
 import type { Context } from 'hono';
 import type { Env } from '../env.js';
+import { errorBody } from '../errors.js';
 import { InvalidPath } from '../../src/errors.js';
 
 /**
  * A whole segment of one or two dots, each raw or `%2e`; or `%2F`, `%5C`, `%00`. (A raw `\`
- * never gets here: @hono/node-server refuses it, and a URL parser turns it into `/`.)
+ * never gets here: see refusingRawBackslash.)
  */
 const INVALID_PATH = /\/(?:\.|%2e){1,2}(?=\/|$)|%(?:2f|5c|00)/i;
 
@@ -35,4 +37,19 @@ export function refuseInvalidPath(c: Context<Env>): void {
   const found = INVALID_PATH.exec(pathOf(c.env?.incoming?.url ?? c.req.url));
   if (found === null) return;
   throw InvalidPath(`the path may not hold a . or .. segment, nor an encoded /, \\ or NUL (found '${found[0]}')`);
+}
+
+/**
+ * Node's request listener `listener`, but a request target whose path holds a raw `\` is
+ * `400 invalid_path` too: a URL parser reads it as `/`, and @hono/node-server, which would not
+ * make such a target a web Request, answers a bare 400 without the error body.
+ */
+export function refusingRawBackslash(listener: RequestListener): RequestListener {
+  return (incoming, outgoing) => {
+    const target = incoming.url ?? '';
+    if (!target.includes('\\') || !pathOf(target).includes('\\')) return listener(incoming, outgoing);
+    const body = JSON.stringify(errorBody(InvalidPath('the path may not hold a \\'), undefined));
+    outgoing.writeHead(400, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+    outgoing.end(body);
+  };
 }
