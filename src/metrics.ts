@@ -68,6 +68,12 @@ export class Metrics {
     labelNames: ['provider'] as const,
     registers: [this.registry],
   });
+  readonly dbPoolConnections = new Gauge({
+    name: 'idp_db_pool_connections',
+    help: 'PostgreSQL pool, read at scrape time: connections open and idle, requests waiting for one, and the most it opens (state: open, idle, waiting, max)',
+    labelNames: ['state'] as const,
+    registers: [this.registry],
+  });
   readonly dbQueryDuration = new Histogram({
     name: 'idp_db_query_duration_seconds',
     help: 'Statements built by the storage layer (drizzle), from the call to the rows, waiting for a transaction included',

@@ -47,7 +47,17 @@ export interface Driver {
   inTransaction(): boolean;
   /** Reads remembered until their tables change (read-cache.ts); only where every writer is seen. */
   readonly readCache?: ReadCache;
+  /** The connection pool's use at this moment, where there is a pool (PostgreSQL). */
+  poolUse?(): PoolUse;
   close(): Promise<void>;
+}
+
+/** Connections open (idle ones included), idle, requests waiting for one, and the pool's maximum. */
+export interface PoolUse {
+  readonly open: number;
+  readonly idle: number;
+  readonly waiting: number;
+  readonly max: number;
 }
 
 /**

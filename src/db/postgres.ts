@@ -142,6 +142,7 @@ export function openPostgres(options: PostgresOptions): PostgresDriver {
     },
     atomic: (body) => atomicAlone(driver, body),
     inTransaction: () => scope.current() !== undefined,
+    poolUse: () => ({ open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 }),
     close: () => pool.end(),
   };
   return driver;

@@ -1,6 +1,7 @@
 /**
- * The /metrics text: the counters kept as requests are answered (metrics.ts), and the push
- * queue's state read from storage at this moment, so every instance reports the shared queue.
+ * The /metrics text: the counters kept as requests are answered (metrics.ts), the push queue's
+ * state read from storage at this moment, so every instance reports the shared queue, and the
+ * database pool's use.
  */
 import { countQueuedDeliveries } from '../db/push-store.js';
 import type { Deps } from '../deps.js';
@@ -24,7 +25,15 @@ async function readQueue(deps: Deps): Promise<void> {
   }
 }
 
+/** The PostgreSQL pool's use now; SQLite has one connection and no pool, and no such series. */
+function readPool(deps: Deps): void {
+  const use = deps.db.$client.poolUse?.();
+  if (use === undefined) return;
+  for (const state of ['open', 'idle', 'waiting', 'max'] as const) deps.metrics.dbPoolConnections.set({ state }, use[state]);
+}
+
 export async function scrapeMetrics(deps: Deps): Promise<string> {
   await readQueue(deps);
+  readPool(deps);
   return deps.metrics.scrape();
 }

@@ -124,6 +124,22 @@ describe('GET /metrics: what it counts', () => {
     expect(valueOf(text, 'idp_push_queue_oldest_age_seconds', { provider: 'noop' })).toBeGreaterThanOrEqual(90);
   });
 
+  it("reports the PostgreSQL pool's use, and no pool on SQLite", async () => {
+    const text = await scrape();
+    if (t.deps.db.$client.dialect === 'sqlite') {
+      expect(text).not.toMatch(/^idp_db_pool_connections\{/m);
+      return;
+    }
+    // The test database's pool (test/database.ts) holds 4.
+    const max = valueOf(text, 'idp_db_pool_connections', { state: 'max' });
+    expect(max).toBe(4);
+    const open = valueOf(text, 'idp_db_pool_connections', { state: 'open' });
+    expect(open).toBeGreaterThanOrEqual(1);
+    expect(open).toBeLessThanOrEqual(max);
+    expect(valueOf(text, 'idp_db_pool_connections', { state: 'idle' })).toBeLessThanOrEqual(open);
+    expect(valueOf(text, 'idp_db_pool_connections', { state: 'waiting' })).toBe(0);
+  });
+
   it('times the statements of the storage layer', async () => {
     const text = await scrape();
     expect(valueOf(text, 'idp_db_query_duration_seconds_count')).toBeGreaterThan(10);
