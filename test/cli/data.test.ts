@@ -25,7 +25,7 @@ describe('entities', () => {
     expect((await cli.run(['entity', 'delete', 'dogs', 'lassie'])).code).toBe(2);
     expect((await cli.json(['entity', 'delete', 'dogs', 'lassie', '--yes'])).action).toBe('delete');
     const gone = await cli.run(['entity', 'get', 'dogs', 'lassie']);
-    expect(gone.code).toBe(1);
+    expect(gone.code).toBe(4);
     expect(gone.stderr).toMatch(/^error: /);
   });
 
@@ -115,7 +115,7 @@ describe('groups and roles', () => {
     expect(names(await cli.json(['role', 'list']))).toEqual(expect.arrayContaining(['admin', 'default', 'guest', 'editor']));
     expect((await cli.json(['role', 'get', 'editor'])).entities[0].title).toBe('Editors');
     await cli.json(['role', 'delete', 'editor', '--yes']);
-    expect((await cli.run(['role', 'get', 'editor'])).code).toBe(1);
+    expect((await cli.run(['role', 'get', 'editor'])).code).toBe(4);
   });
 });
 
