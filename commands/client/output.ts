@@ -10,7 +10,7 @@ export interface Column {
 }
 
 export type View =
-  | { kind: 'table'; columns: Column[]; rows: Record<string, unknown>[]; empty?: string }
+  | { kind: 'table'; columns: Column[]; rows: Record<string, unknown>[]; empty?: string; footer?: string }
   | { kind: 'record'; record: Record<string, unknown>; keys?: string[] }
   | { kind: 'message'; text: string };
 
@@ -63,7 +63,8 @@ export function renderView(view: View, style: Style, width?: number): string {
     case 'record':
       return renderRecord(view.record, view.keys, style);
     case 'table':
-      return view.rows.length === 0 ? style.dim(view.empty ?? '(none)') : renderTable(view.columns, view.rows, style, width);
+      if (view.rows.length === 0) return style.dim(view.empty ?? '(none)');
+      return renderTable(view.columns, view.rows, style, width) + (view.footer === undefined ? '' : `\n${style.dim(view.footer)}`);
   }
 }
 
