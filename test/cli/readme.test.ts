@@ -90,7 +90,7 @@ describe('the README and --help', () => {
       .filter((line) => line.startsWith('| `--'))
       .map((line) => namedFlags(line.split('|')[1])[0]);
     const help = [...flagsOf('serve')].filter((flag) => flag !== '--help');
-    expect(table.toSorted()).toEqual(help.toSorted());
+    expect(table.sort()).toEqual(help.sort());
   });
 
   it("every flag of the CLI section's table is a flag of that noun, one of its verbs, or global", () => {
@@ -112,7 +112,7 @@ describe('the README and --help', () => {
   it('the global flags the README lists are the flags of `idp --help`', () => {
     const paragraph = /\*\*Global flags\*\*[^]*?\n\n/.exec(section('## The CLI'))![0];
     const named = new Set(namedFlags(paragraph).filter((flag) => flag !== '--help'));
-    expect([...named].toSorted()).toEqual([...flagsOf('')].filter((flag) => flag !== '--help').toSorted());
+    expect([...named].sort()).toEqual([...flagsOf('')].filter((flag) => flag !== '--help').sort());
   });
 
   it("every `idp …` line of the README's examples uses flags of its command", () => {
