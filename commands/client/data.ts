@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { UsageError } from './errors.js';
 import type { Ctx } from './context.js';
-import { entitiesOf, tableOf, type Column, type Result } from './output.js';
+import { entitiesOf, statusLine, tableOf, type Column, type Result } from './output.js';
 
 /**
  * `name=fido age=3 tags=["a","b"] location.latitude=52.1`: a value that parses as JSON is that
@@ -128,19 +128,15 @@ export async function fetchList(ctx: Ctx, path: string, flags: ListFlags, stderr
   return { ...envelope, entities, count: entities.length, ...(cursor === undefined ? {} : { cursor }) };
 }
 
-/** `1200 fetched…` on one terminal line, rewritten in place and cleared at the end. */
+/** `1200 fetched…` on one terminal line, once the fetch has lasted a second, cleared at the end. */
 function progressLine(stderr: NodeJS.WriteStream) {
   const started = Date.now();
-  let shown = false;
+  const line = statusLine(stderr);
   return {
     show(count: number) {
-      if (stderr.isTTY !== true || Date.now() - started < PROGRESS_AFTER_MS) return;
-      stderr.write(`\r${count} fetched…`);
-      shown = true;
+      if (Date.now() - started >= PROGRESS_AFTER_MS) line.show(`${count} fetched…`);
     },
-    done() {
-      if (shown) stderr.write('\r\u001b[K');
-    },
+    done: () => line.clear(),
   };
 }
 
