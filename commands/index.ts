@@ -96,6 +96,11 @@ export function buildProgram(): Command {
   // `keys rotate` works on the database file. Both are small and load eagerly.
   registerTokenCode(program);
   registerKeys(program);
+  // -V, commander's own spelling, still works for the scripts that used it.
+  program.addOption(new Option('-V').hideHelp()).on('option:V', () => {
+    process.stdout.write(`${versionLine()}\n`);
+    throw new CommanderError(0, 'commander.version', versionLine());
+  });
   program
     .command('version')
     .description('print the version of idp and of the Node.js running it')

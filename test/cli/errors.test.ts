@@ -92,7 +92,7 @@ describe('exit codes and error objects', () => {
 
   it('idp version and idp -v print the version line, as --version does', async () => {
     const line = /^idp \d+\.\d+\.\d+ \(node v24\.\d+\.\d+\)\n$/;
-    for (const args of [['version'], ['-v'], ['--version']]) {
+    for (const args of [['version'], ['-v'], ['--version'], ['-V']]) {
       const result = await cli.run(args, { url: null });
       expect(result).toEqual({ code: 0, stdout: expect.stringMatching(line), stderr: '' });
     }
