@@ -114,10 +114,8 @@ export async function fetchList(ctx: Ctx, path: string, flags: ListFlags, stderr
   let first: Record<string, unknown> | undefined;
   let cursor = flags.cursor;
   do {
-    const page = (await ctx.call({ method: 'GET', path, query: { ...query, cursor, limit: Math.min(wanted - entities.length, MAX_PAGE) } })) as Record<
-      string,
-      unknown
-    >;
+    const limit = Math.min(wanted - entities.length, MAX_PAGE);
+    const page = (await ctx.call({ method: 'GET', path, query: { ...query, cursor, limit } })) as Record<string, unknown>;
     first ??= page;
     entities.push(...entitiesOf(page));
     cursor = cursorOf(page);
