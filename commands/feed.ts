@@ -1,15 +1,14 @@
 import type { Command } from 'commander';
 import { act, examples } from './client/run.js';
 import type { Ctx } from './client/context.js';
-import { fetchList, listOptions, type ListFlags } from './client/data.js';
-import { tableOf } from './client/output.js';
+import { fetchList, listOptions, pagedTable, type ListFlags } from './client/data.js';
 import { appPath } from './client/collection.js';
 import { ownerOf, ownerOptions, type OwnerFlags } from './client/owner.js';
 
 /** GET …/users/{userId}/feed or …/groups/{groupId}/feed, newest first. */
 async function feed(ctx: Ctx, flags: OwnerFlags & ListFlags) {
   const [collection, id] = ownerOf(flags);
-  return tableOf(await fetchList(ctx, appPath(ctx, collection, id, 'feed'), flags), ['published', 'verb', 'content', 'uuid'], 'the feed is empty');
+  return pagedTable(await fetchList(ctx, appPath(ctx, collection, id, 'feed'), flags), ['published', 'verb', 'content', 'uuid'], 'the feed is empty');
 }
 
 export function register(noun: Command): void {

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { act, examples } from './client/run.js';
 import type { Ctx } from './client/context.js';
 import { planSteps, type Step } from './client/fixture-steps.js';
-import { styleFor, type Result } from './client/output.js';
+import { statusLine, styleFor, type Result } from './client/output.js';
 import { readFixtures } from '../src/fixtures/apply.js';
 
 export type Outcome = 'created' | 'unchanged' | 'would create' | 'failed';
@@ -25,17 +25,16 @@ export interface FixturesReport {
 
 /** A one-line progress bar on stderr, redrawn in place; only on a terminal. */
 function progressBar(total: number) {
-  const stream = process.stderr;
-  if (!stream.isTTY || total === 0) return { tick: (_done: number, _label: string) => {}, done: () => {} };
-  const style = styleFor(stream);
+  const line = statusLine();
+  const style = styleFor(process.stderr);
   const width = 24;
   return {
     tick(done: number, label: string) {
+      if (total === 0) return;
       const filled = Math.round((done / total) * width);
-      const line = `${style.green('█'.repeat(filled))}${style.dim('░'.repeat(width - filled))} ${done}/${total} ${label}`;
-      stream.write(`\r\u001b[2K${line.slice(0, (stream.columns ?? 80) + 20)}`);
+      line.show(`${style.green('█'.repeat(filled))}${style.dim('░'.repeat(width - filled))} ${done}/${total} ${label}`);
     },
-    done: () => stream.write('\r\u001b[2K'),
+    done: () => line.clear(),
   };
 }
 

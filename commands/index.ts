@@ -1,12 +1,11 @@
 /**
  * The `idp` program. Nouns are listed here with a one-line summary; a noun's module (its verbs,
  * the HTTP client, prompts) is imported only when that noun is run, so `idp --help` loads
- * nothing but commander. One catch at the top turns errors into `error: …` and an exit code
- * (1 refused by the server or network, 2 usage).
+ * nothing but commander. One catch at the top turns errors into `error: …` (and with --json one
+ * JSON object on stdout) and an exit code (commands/client/errors.ts).
  */
 import { Command, CommanderError, Option } from 'commander';
-import { AppError } from '../src/errors.js';
-import { ConfigError } from '../src/config.js';
+import { failureOf, PartialFailure } from './client/errors.js';
 import { VERSION } from '../src/version.js';
 import type { NounModule } from './client/run.js';
 import { registerTokenCode } from './token-code.js';
@@ -77,6 +76,9 @@ async function loadFor(program: Command, command: Command): Promise<void> {
   await (wholeProgram ? loadNouns(program) : loadNoun(command));
 }
 
+// The Node.js too: bin/idp.js may have moved onto the one idp ships (bin/runtime.cjs).
+const versionLine = () => `idp ${VERSION} (node ${process.version})`;
+
 /**
  * The program: every noun with its one-line summary. A noun's module is loaded only when the
  * noun is about to run (commander's preSubcommand hook), including for `idp NOUN --help`.
@@ -85,8 +87,7 @@ export function buildProgram(): Command {
   const program = addGlobalOptions(
     new Command('idp')
       .description('OAuth 2.0 / OpenID Connect provider and Usergrid-style application backend')
-      // The Node.js too: bin/idp.js may have moved onto the one idp ships (bin/runtime.cjs).
-      .version(`idp ${VERSION} (node ${process.version})`)
+      .version(versionLine(), '-v, --version', 'print the version of idp and of the Node.js running it')
       .exitOverride()
       .showHelpAfterError(),
   );
@@ -95,6 +96,16 @@ export function buildProgram(): Command {
   // `keys rotate` works on the database file. Both are small and load eagerly.
   registerTokenCode(program);
   registerKeys(program);
+  // -V, commander's own spelling, still works for the scripts that used it.
+  program.addOption(new Option('-V').hideHelp()).on('option:V', () => {
+    process.stdout.write(`${versionLine()}\n`);
+    throw new CommanderError(0, 'commander.version', versionLine());
+  });
+  program
+    .command('version')
+    .description('print the version of idp and of the Node.js running it')
+    .addHelpText('after', '\nExample:\n  $ idp version')
+    .action(() => void process.stdout.write(`${versionLine()}\n`));
   program.addHelpText('after', '\nExamples:\n  $ idp login --url http://127.0.0.1:8080 --username demo\n  $ idp app list --json');
   program.hook('preSubcommand', (_program, command) => loadFor(program, command));
   return program;
@@ -122,19 +133,20 @@ export async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv);
     return 0;
   } catch (error) {
-    if (error instanceof CommanderError) {
-      // --help and --version end through here with code 0; usage mistakes are exit code 2.
-      return error.exitCode === 0 ? 0 : 2;
-    }
-    if (error instanceof ConfigError) {
-      process.stderr.write(`error: ${error.message}\n`);
-      return 2;
-    }
-    if (error instanceof AppError) {
-      process.stderr.write(`error: ${error.message}\n`);
-      return 1;
-    }
-    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 1;
+    // --help and --version end through here with code 0.
+    if (error instanceof CommanderError && error.exitCode === 0) return 0;
+    const { exitCode, ...failure } = failureOf(error);
+    // Commander has already written its own `error: …` line and the help.
+    if (!(error instanceof CommanderError)) process.stderr.write(`error: ${failure.error_description}\n`);
+    // A partial failure's result, on stdout already, is its JSON.
+    if (wantsJson(argv) && !(error instanceof PartialFailure)) process.stdout.write(`${JSON.stringify(failure)}\n`);
+    return exitCode;
   }
+}
+
+/** --json anywhere before a `--`: known even when parsing the command line failed. */
+function wantsJson(argv: string[]): boolean {
+  const args = argv.slice(2);
+  const end = args.indexOf('--');
+  return (end < 0 ? args : args.slice(0, end)).includes('--json');
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { DEFAULTS, resolveConfig, type ServeFlags } from '../src/config.js';
+import { DEFAULTS, resolveConfig, SIGNING_ALGS, type ServeFlags } from '../src/config.js';
 import { codeCacheStatus } from '../src/runtime/code-cache.js';
 
 export function register(noun: Command): void {
@@ -24,6 +24,13 @@ export function register(noun: Command): void {
     .option('--require-activation', 'new organizations and admin users must follow an emailed link before use [IDP_REQUIRE_ACTIVATION] (default off)')
     .option('--activation-ttl <seconds>', 'lifetime of activation links [IDP_ACTIVATION_TTL] (default 86400)')
     .option('--reset-ttl <seconds>', 'lifetime of password-reset links [IDP_RESET_TTL] (default 3600)')
+    .option('--access-token-ttl <seconds>', `access-token lifetime [IDP_ACCESS_TOKEN_TTL] (default ${DEFAULTS.accessTokenTtl})`)
+    .option('--id-token-ttl <seconds>', `ID-token lifetime [IDP_ID_TOKEN_TTL] (default ${DEFAULTS.idTokenTtl})`)
+    .option('--code-ttl <seconds>', `authorization-code lifetime [IDP_CODE_TTL] (default ${DEFAULTS.codeTtl})`)
+    .option('--refresh-token-ttl <seconds>', `refresh-token lifetime, sliding [IDP_REFRESH_TOKEN_TTL] (default ${DEFAULTS.refreshTokenTtl})`)
+    .option('--session-ttl <seconds>', `browser sign-in session lifetime, sliding [IDP_SESSION_TTL] (default ${DEFAULTS.sessionTtl})`)
+    .option('--access-token-alg <alg>', `access-token signature: ${SIGNING_ALGS.join('|')} [IDP_ACCESS_TOKEN_ALG] (default ${DEFAULTS.accessTokenAlg})`)
+    .option('--id-token-alg <alg>', `ID-token signature, the same choices [IDP_ID_TOKEN_ALG] (default ${DEFAULTS.idTokenAlg})`)
     .option('--captcha-provider <name>', 'altcha|recaptcha|hcaptcha|turnstile [IDP_CAPTCHA_PROVIDER] (default altcha, self-hosted)')
     .option('--captcha-secret <secret>', "the provider's secret key [IDP_CAPTCHA_SECRET]")
     .option('--captcha-site-key <key>', "the provider's site key, for the form's widget [IDP_CAPTCHA_SITE_KEY]")

@@ -108,7 +108,8 @@ export function runIdp(
   child.stderr!.on('data', (chunk) => (stderr += chunk));
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('exit', (code) => {
+    // 'close', not 'exit': the child may have exited before its last output was read from the pipes.
+    child.once('close', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });

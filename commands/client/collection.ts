@@ -7,8 +7,8 @@ import type { Command } from 'commander';
 import { act, examples } from './run.js';
 import { confirmOrYes } from './prompt.js';
 import type { Ctx } from './context.js';
-import { dataOptions, fetchList, listOptions, parseProperties, type ListFlags } from './data.js';
-import { messageOf, recordOf, tableOf } from './output.js';
+import { dataOptions, fetchList, listOptions, pagedTable, parseProperties, type ListFlags } from './data.js';
+import { messageOf, recordOf } from './output.js';
 
 /** `/{org}/{app}/…segments`, each segment encoded. */
 export function appPath(ctx: Ctx, ...segments: string[]): string {
@@ -59,7 +59,7 @@ export function addCollectionVerbs(noun: Command, spec: CollectionSpec, verbs: r
         listOptions(withCollection(noun.command('list').description(`list ${spec.collection ?? 'the entities of a collection'}, newest first`))).action(
           act(async (ctx, ...args: Args) => {
             const { collection, flags } = split<ListFlags>(spec, args);
-            return tableOf(await fetchList(ctx, appPath(ctx, collection), flags), spec.columns, `no ${spec.collection ?? 'entities'}`);
+            return pagedTable(await fetchList(ctx, appPath(ctx, collection), flags), spec.columns, `no ${spec.collection ?? 'entities'}`);
           }),
         ),
         `${name} list ${spec.collection === undefined ? 'dogs ' : ''}--ql "select * where created > 0" --all --json`,
@@ -110,7 +110,7 @@ export function addCollectionVerbs(noun: Command, spec: CollectionSpec, verbs: r
         ).action(
           act(async (ctx, ...args: Args) => {
             const { collection, words, flags } = split<ListFlags>(spec, args);
-            return tableOf(await fetchList(ctx, appPath(ctx, collection, words[0], words[1]), flags), ['type', 'name', 'uuid', 'created'], 'no connections');
+            return pagedTable(await fetchList(ctx, appPath(ctx, collection, words[0], words[1]), flags), ['type', 'name', 'uuid', 'created'], 'no connections');
           }),
         ),
         `${name} connections ${spec.example} likes`,
@@ -139,7 +139,7 @@ export function addMemberVerbs(noun: Command, collection: string, what: string, 
   examples(
     listOptions(noun.command('users').description(`list the users of the ${what}`).argument('<id>', `${what}: name or uuid`)).action(
       act(async (ctx, id: string, flags: ListFlags) =>
-        tableOf(await fetchList(ctx, appPath(ctx, collection, id, 'users'), flags), ['username', 'name', 'email', 'uuid'], 'no users'),
+        pagedTable(await fetchList(ctx, appPath(ctx, collection, id, 'users'), flags), ['username', 'name', 'email', 'uuid'], 'no users'),
       ),
     ),
     `${name} users ${example}`,

@@ -8,7 +8,7 @@
 import { createHttp, errorOf, parseBaseUrl, type Http, type HttpRequest, type HttpResponse } from './http.js';
 import { DEFAULT_PROFILE, loadProfile, updateProfile, type Profile } from './profiles.js';
 import { AppError } from '../../src/errors.js';
-import { UsageError } from './errors.js';
+import { ServerError, UsageError } from './errors.js';
 import { ADMIN_CLI, DEFAULT_URL, withTokens, type TokenSet } from './api.js';
 import type { OutputMode } from './output.js';
 
@@ -87,6 +87,7 @@ export async function createContext(flags: GlobalFlags, env: NodeJS.ProcessEnv =
     const fromProfile = auth && flags.token === undefined && profileTokens().access_token !== undefined;
     if (fromProfile && (profile.expires_at ?? Infinity) < Date.now() + EXPIRY_MARGIN_MS) await refresh();
     const first = await http.send({ ...req, token: auth ? bearer() : undefined });
+    if (first.status === 401 && auth && bearer() === undefined) throw notSignedIn(req, first);
     if (first.status !== 401 || !fromProfile) return first;
     if (!(await refresh())) throw sessionExpired(first);
     const second = await http.send({ ...req, token: bearer() });
@@ -94,13 +95,17 @@ export async function createContext(flags: GlobalFlags, env: NodeJS.ProcessEnv =
     return second;
   }
 
+  const loginCommand = `idp login${profileName === DEFAULT_PROFILE ? '' : ` --profile ${profileName}`}`;
+
+  /** A request that needed a token and had none: say how to get one. */
+  function notSignedIn(req: HttpRequest, res: HttpResponse): AppError {
+    const refusal = errorOf(url, req, res);
+    return new ServerError(refusal.status, refusal.error, `${refusal.message}: run \`${loginCommand}\` (or pass --token)`, refusal.body);
+  }
+
   function sessionExpired(res: HttpResponse): AppError {
     const reason = errorOf(url, { method: 'GET', path: '' }, res).message;
-    return new AppError(
-      401,
-      'unauthorized',
-      `${reason}; your session has ended — run \`idp login${profileName === DEFAULT_PROFILE ? '' : ` --profile ${profileName}`}\` again`,
-    );
+    return new AppError(401, 'unauthorized', `${reason}; your session has ended — run \`${loginCommand}\` again`);
   }
 
   return {

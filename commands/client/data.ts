@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { UsageError } from './errors.js';
 import type { Ctx } from './context.js';
-import { entitiesOf } from './output.js';
+import { entitiesOf, statusLine, tableOf, type Column, type Result } from './output.js';
 
 /**
  * `name=fido age=3 tags=["a","b"] location.latitude=52.1`: a value that parses as JSON is that
@@ -84,37 +84,94 @@ export interface ListFlags {
 export function listOptions(command: Command): Command {
   return command
     .option('-q, --ql <query>', 'Usergrid query, e.g. "select * where age > 3 order by name"')
-    .option('-l, --limit <n>', 'entities per page, at most 1000 (server default 10)')
-    .option('--cursor <cursor>', 'continue from the cursor of a previous page')
-    .addOption(new Option('-a, --all', 'follow cursors and return every page').conflicts('cursor'));
+    .option('-l, --limit <n>', 'at most N rows, following cursors as needed (default one page of 10)')
+    .option('--cursor <cursor>', 'continue from the cursor a previous list printed')
+    .addOption(new Option('-a, --all', 'follow cursors to the last page').conflicts(['cursor', 'limit']));
 }
 
-function checkLimit(limit: string | undefined): string | undefined {
+/** The server's largest page (docs/api.md#queries-and-paging). */
+const MAX_PAGE = 1000;
+/** A fetch that lasts longer than this shows its progress on a terminal. */
+const PROGRESS_AFTER_MS = 1000;
+
+function checkLimit(limit: string | undefined): number | undefined {
   if (limit !== undefined && !/^[1-9]\d*$/.test(limit)) throw new UsageError(`--limit must be a positive whole number, not '${limit}'`);
-  return limit;
+  return limit === undefined ? undefined : Number(limit);
 }
 
 /**
- * One page, or with --all every page merged into one envelope: the first page's envelope with
- * all entities, `count` of them all, and no cursor — what the server would answer if it had no
- * page size.
+ * One page as the server sends it; with --limit N or --all, pages are fetched until N rows or
+ * the last page and merged into the first page's envelope: every entity, `count` of them all,
+ * and the `cursor` of the rows that remain (absent when none do), as if the server had sent them
+ * in one page. A fetch of more than a second shows a progress line on a terminal's stderr.
  */
-export async function fetchList(ctx: Ctx, path: string, flags: ListFlags): Promise<unknown> {
-  const query = { ql: flags.ql, limit: checkLimit(flags.limit), cursor: flags.cursor };
-  const first = await ctx.call({ method: 'GET', path, query });
-  if (!flags.all) return first;
-  const entities = [...entitiesOf(first)];
-  let cursor = cursorOf(first);
-  while (cursor) {
-    const page = await ctx.call({ method: 'GET', path, query: { ...query, cursor } });
+export async function fetchList(ctx: Ctx, path: string, flags: ListFlags, stderr: NodeJS.WriteStream = process.stderr): Promise<unknown> {
+  const wanted = flags.all ? Infinity : checkLimit(flags.limit);
+  const query = { ql: flags.ql, cursor: flags.cursor };
+  if (wanted === undefined) return ctx.call({ method: 'GET', path, query });
+  const progress = progressLine(stderr);
+  const entities: Record<string, unknown>[] = [];
+  let first: Record<string, unknown> | undefined;
+  let cursor = flags.cursor;
+  do {
+    const limit = Math.min(wanted - entities.length, MAX_PAGE);
+    const page = (await ctx.call({ method: 'GET', path, query: { ...query, cursor, limit } })) as Record<string, unknown>;
+    first ??= page;
     entities.push(...entitiesOf(page));
     cursor = cursorOf(page);
-  }
-  const { cursor: _last, ...envelope } = first as Record<string, unknown>;
-  return { ...envelope, entities, count: entities.length };
+    progress.show(entities.length);
+  } while (cursor !== undefined && entities.length < wanted);
+  progress.done();
+  const { cursor: _first, ...envelope } = first;
+  return { ...envelope, entities, count: entities.length, ...(cursor === undefined ? {} : { cursor }) };
+}
+
+/** `1200 fetched…` on one terminal line, once the fetch has lasted a second, cleared at the end. */
+function progressLine(stderr: NodeJS.WriteStream) {
+  const started = Date.now();
+  const line = statusLine(stderr);
+  return {
+    show(count: number) {
+      if (Date.now() - started >= PROGRESS_AFTER_MS) line.show(`${count} fetched…`);
+    },
+    done: () => line.clear(),
+  };
 }
 
 function cursorOf(body: unknown): string | undefined {
   const cursor = body && typeof body === 'object' ? (body as { cursor?: unknown }).cursor : undefined;
   return typeof cursor === 'string' && cursor !== '' ? cursor : undefined;
+}
+
+/**
+ * A list as a table that ends with how many rows it shows and, when more remain, the command
+ * that prints the next page.
+ */
+export function pagedTable(body: unknown, columns: (string | Column)[], empty: string, argv: string[] = process.argv): Result {
+  const result = tableOf(body, columns, empty);
+  if (result.view.kind !== 'table' || result.view.rows.length === 0) return result;
+  const cursor = cursorOf(body);
+  const shown = `${result.view.rows.length} shown`;
+  const footer = cursor === undefined ? `${shown}, no more` : `${shown}, more remain; next page: ${nextPageCommand(argv, cursor)}`;
+  return { ...result, view: { ...result.view, footer } };
+}
+
+/** Flags that do not carry over to the next page (and a token that has no place on a screen). */
+const DROPPED = new Set(['--cursor', '--token']);
+const DROPPED_SWITCHES = new Set(['--all', '-a']);
+
+/** This command line again, from `cursor`: `idp entity list dogs --ql 'where age > 2' --cursor X`. */
+function nextPageCommand(argv: string[], cursor: string): string {
+  const words: string[] = [];
+  const args = argv.slice(2);
+  for (let i = 0; i < args.length; i++) {
+    const [name] = args[i].split('=', 1);
+    if (DROPPED.has(name)) i += args[i].includes('=') ? 0 : 1;
+    else if (!DROPPED_SWITCHES.has(args[i])) words.push(args[i]);
+  }
+  return ['idp', ...words, '--cursor', cursor].map(shellQuote).join(' ');
+}
+
+function shellQuote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }

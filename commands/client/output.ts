@@ -10,7 +10,7 @@ export interface Column {
 }
 
 export type View =
-  | { kind: 'table'; columns: Column[]; rows: Record<string, unknown>[]; empty?: string }
+  | { kind: 'table'; columns: Column[]; rows: Record<string, unknown>[]; empty?: string; footer?: string }
   | { kind: 'record'; record: Record<string, unknown>; keys?: string[] }
   | { kind: 'message'; text: string };
 
@@ -43,6 +43,25 @@ export function styleFor(stream: NodeJS.WriteStream, env: NodeJS.ProcessEnv = pr
   return { bold: wrap(1, 22), dim: wrap(2, 22), green: wrap(32, 39) };
 }
 
+/**
+ * One line of progress on a terminal's stderr, redrawn in place and cleared before the result;
+ * nothing at all when stderr is not a terminal.
+ */
+export function statusLine(stream: NodeJS.WriteStream = process.stderr) {
+  let shown = false;
+  return {
+    show(text: string) {
+      if (stream.isTTY !== true) return;
+      stream.write(`\r\u001b[2K${text.slice(0, (stream.columns ?? 80) + 20)}`);
+      shown = true;
+    },
+    clear() {
+      if (shown) stream.write('\r\u001b[2K');
+      shown = false;
+    },
+  };
+}
+
 export function printResult(result: Result, mode: OutputMode, stdout: NodeJS.WriteStream = process.stdout): void {
   if (mode.json) {
     stdout.write(`${JSON.stringify(result.json, null, 2)}\n`);
@@ -63,7 +82,8 @@ export function renderView(view: View, style: Style, width?: number): string {
     case 'record':
       return renderRecord(view.record, view.keys, style);
     case 'table':
-      return view.rows.length === 0 ? style.dim(view.empty ?? '(none)') : renderTable(view.columns, view.rows, style, width);
+      if (view.rows.length === 0) return style.dim(view.empty ?? '(none)');
+      return renderTable(view.columns, view.rows, style, width) + (view.footer === undefined ? '' : `\n${style.dim(view.footer)}`);
   }
 }
 

@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import type { Ctx, GlobalFlags } from './context.js';
 import { printResult, type Result } from './output.js';
-import { AppError } from '../../src/errors.js';
+import { PartialFailure } from './errors.js';
 
 export function act<A extends unknown[]>(fn: (ctx: Ctx, ...args: A) => Promise<Result>) {
   return async (...raw: unknown[]): Promise<void> => {
@@ -17,7 +17,7 @@ export function act<A extends unknown[]>(fn: (ctx: Ctx, ...args: A) => Promise<R
     try {
       const result = await fn(ctx, ...(raw.slice(0, -1) as A));
       printResult(result, ctx.mode);
-      if (result.failure !== undefined) throw new AppError(1, 'failed', result.failure);
+      if (result.failure !== undefined) throw new PartialFailure(result.failure);
     } finally {
       await ctx.close();
     }

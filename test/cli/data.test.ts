@@ -25,7 +25,7 @@ describe('entities', () => {
     expect((await cli.run(['entity', 'delete', 'dogs', 'lassie'])).code).toBe(2);
     expect((await cli.json(['entity', 'delete', 'dogs', 'lassie', '--yes'])).action).toBe('delete');
     const gone = await cli.run(['entity', 'get', 'dogs', 'lassie']);
-    expect(gone.code).toBe(1);
+    expect(gone.code).toBe(4);
     expect(gone.stderr).toMatch(/^error: /);
   });
 
@@ -35,7 +35,7 @@ describe('entities', () => {
     const page = await cli.json(['entity', 'list', 'cats', '--limit', '10']);
     expect(page.entities).toHaveLength(10);
     expect(page.cursor).toEqual(expect.any(String));
-    const all = await cli.json(['entity', 'list', 'cats', '--limit', '10', '--all']);
+    const all = await cli.json(['entity', 'list', 'cats', '--all']);
     expect(all.entities).toHaveLength(25);
     expect(all.count).toBe(25);
     expect(all.cursor).toBeUndefined();
@@ -48,6 +48,59 @@ describe('entities', () => {
     expect(bad.code).toBe(1);
     expect((await cli.run(['entity', 'list', 'cats', '--limit', 'ten'])).code).toBe(2);
     expect((await cli.run(['entity', 'create', 'cats', 'nonsense'])).code).toBe(2);
+  });
+
+  it('lists page like gh: a count, the next page command, --limit N across pages, --all to the end', async () => {
+    const body = Array.from({ length: 25 }, (_, i) => ({ name: `thing-${String(i).padStart(2, '0')}`, n: i }));
+    expect((await cli.run(['entity', 'create', 'things', '--data', JSON.stringify(body)])).code).toBe(0);
+    // A person follows the printed command from page to page and sees every row once.
+    const seen: string[] = [];
+    let args = ['entity', 'list', 'things', '--ql', 'order by n asc'];
+    for (const expected of [10, 10, 5]) {
+      const page = await cli.run(args);
+      expect(page).toMatchObject({ code: 0, stderr: '' });
+      const lines = page.stdout.trimEnd().split('\n');
+      expect(lines).toHaveLength(expected + 2);
+      seen.push(...lines.slice(1, -1).map((line) => line.split(/ +/)[1]));
+      const footer = lines[lines.length - 1];
+      if (expected === 5) {
+        expect(footer).toBe('5 shown, no more');
+        break;
+      }
+      const next = /^10 shown, more remain; next page: idp --url \S+ entity list things --ql 'order by n asc' --cursor (\S+)$/.exec(footer);
+      expect(next, footer).not.toBeNull();
+      args = ['entity', 'list', 'things', '--ql', 'order by n asc', '--cursor', next![1]];
+    }
+    expect(seen).toEqual(body.map((thing) => thing.name));
+
+    // --limit N follows cursors until N rows, and its JSON carries the cursor of the rest.
+    const first = await cli.json(['entity', 'list', 'things', '--ql', 'order by n asc', '--limit', '15']);
+    expect(first).toMatchObject({ count: 15, cursor: expect.any(String) });
+    expect(names(first)).toEqual(body.slice(0, 15).map((thing) => thing.name));
+    const rest = await cli.json(['entity', 'list', 'things', '--ql', 'order by n asc', '--limit', '100', '--cursor', first.cursor]);
+    expect(names(rest)).toEqual(body.slice(15).map((thing) => thing.name));
+    expect(rest.count).toBe(10);
+    expect(rest.cursor).toBeUndefined();
+    // Past the server's largest page, and --all: every row, no cursor, nothing on stderr without a terminal.
+    const many = await cli.run(['entity', 'list', 'things', '--limit', '5000', '--json']);
+    expect(JSON.parse(many.stdout).count).toBe(25);
+    const all = await cli.run(['entity', 'list', 'things', '--all']);
+    expect(all).toMatchObject({ code: 0, stderr: '' });
+    expect(all.stdout.trimEnd().split('\n')).toHaveLength(27);
+    expect(all.stdout).toMatch(/\n25 shown, no more\n$/);
+    expect((await cli.run(['entity', 'list', 'things', '--all', '--limit', '5'])).code).toBe(2);
+    expect((await cli.run(['entity', 'list', 'things', '--limit', '0'])).code).toBe(2);
+    expect((await cli.run(['entity', 'list', 'things', '--all', '--cursor', first.cursor])).code).toBe(2);
+  });
+
+  it('user lists page the same way, the query quoted for the shell', async () => {
+    for (let i = 0; i < 12; i++) await cli.json(['user', 'create', `pager-${i}`]);
+    const users = await cli.run(['user', 'list', '--ql', "where username = 'pager-*'"]);
+    expect(users.stdout).toMatch(/\n10 shown, more remain; next page: idp --url \S+ user list --ql 'where username = '\\''pager-\*'\\''' --cursor \S+\n$/);
+    const all = await cli.json(['user', 'list', '--ql', "where username = 'pager-*'", '--all']);
+    expect(all.count).toBe(12);
+    const quiet = await cli.run(['user', 'list', '--ql', "where username = 'pager-*'", '--limit', '11', '--quiet']);
+    expect(quiet.stdout.trim().split('\n')).toHaveLength(11);
   });
 
   it('says what an empty list is, and names each verb in its help', async () => {
@@ -115,7 +168,7 @@ describe('groups and roles', () => {
     expect(names(await cli.json(['role', 'list']))).toEqual(expect.arrayContaining(['admin', 'default', 'guest', 'editor']));
     expect((await cli.json(['role', 'get', 'editor'])).entities[0].title).toBe('Editors');
     await cli.json(['role', 'delete', 'editor', '--yes']);
-    expect((await cli.run(['role', 'get', 'editor'])).code).toBe(1);
+    expect((await cli.run(['role', 'get', 'editor'])).code).toBe(4);
   });
 });
 

@@ -75,7 +75,7 @@ describe('idp fixtures apply', () => {
     expect(report).toMatchObject({ dry_run: true, created: 4, unchanged: 0, failed: 0 });
     expect((await cli.run(['fixtures', 'apply', file, '--dry-run'])).stdout).toBe('dry run: would create 4, unchanged 0, failed 0\n');
     const login = await cli.run(['login', '--username', 'dry', '--password-stdin', '--profile', 'dry'], { input: 'dry-password' });
-    expect(login.code).toBe(1);
+    expect(login.code).toBe(3);
   });
 
   it('rejects a bad file with the path of the offending item before writing anything', async () => {

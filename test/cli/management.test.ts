@@ -30,9 +30,9 @@ describe('login, profiles and config', () => {
     expect(quiet.stdout.trim()).toMatch(/^ey[\w-]+\.[\w-]+\.[\w-]+$/);
   });
 
-  it("refuses a wrong password with the server's words and exit code 1", async () => {
+  it("refuses a wrong password with the server's words and exit code 3", async () => {
     const result = await cli.run(['login', '--username', 'demo', '--password-stdin', '--profile', 'wrong'], { input: 'not-the-password' });
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/^error: .+/);
     expect(result.stdout).toBe('');
   });
@@ -55,7 +55,7 @@ describe('login, profiles and config', () => {
     const profile = JSON.parse(readFileSync(join(cli.configHome, 'idp', 'profiles.json'), 'utf8')).bye;
     expect(profile).toEqual({ url: cli.url, username: 'demo', org: 'demo' });
     const again = await cli.run(['org', 'get', '--profile', 'bye']);
-    expect(again.code).toBe(1);
+    expect(again.code).toBe(3);
     expect(again.stderr).toContain('error: an access token is required');
   });
 });
@@ -116,10 +116,10 @@ describe('applications', () => {
     expect((await cli.run(['app', 'create'])).code).toBe(2);
   });
 
-  it("shows application credentials, and a 404 is the server's words with exit code 1", async () => {
+  it("shows application credentials, and a 404 is the server's words with exit code 4", async () => {
     expect((await cli.json(['app', 'credentials', 'sandbox'])).credentials.client_id).toBeTruthy();
     const missing = await cli.run(['app', 'credentials', 'nope']);
-    expect(missing.code).toBe(1);
+    expect(missing.code).toBe(4);
     expect(missing.stderr).toMatch(/^error: .*nope.*not found/);
   });
 });
@@ -153,7 +153,7 @@ describe('tokens', () => {
     expect(viaToken.entities[0].orgname).toBe('demo');
     expect((await cli.run(['token', 'client-credentials'])).code).toBe(2);
     const bad = await cli.run(['token', 'client-credentials', '--client-id', 'nope', '--client-secret', 'nope']);
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(3);
     expect(bad.stderr).toMatch(/^error: /);
   });
 });
@@ -161,14 +161,14 @@ describe('tokens', () => {
 describe('errors and help', () => {
   it('says clearly when the server is down, and when --url is not an idp server', async () => {
     const down = await cli.run(['org', 'get'], { url: 'http://127.0.0.1:9' });
-    expect(down).toMatchObject({ code: 1, stdout: '' });
+    expect(down).toMatchObject({ code: 5, stdout: '' });
     expect(down.stderr).toBe('error: cannot reach http://127.0.0.1:9: connection refused (is `idp serve` running there?)\n');
     const other = createServer((_req, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>'));
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
     const wrong = await cli.run(['org', 'get'], { url });
     other.close();
-    expect(wrong.code).toBe(1);
+    expect(wrong.code).toBe(5);
     expect(wrong.stderr).toBe(`error: GET ${url}/management/orgs/demo answered 404 with text/html; is ${url} an idp server?\n`);
     expect((await cli.run(['org', 'get'], { url: 'ftp://x' })).code).toBe(2);
   });

@@ -56,7 +56,7 @@ describe('OAuth commands', () => {
       edit((profile) => (profile.refresh_token = 'spent'));
       clock.now += lifetime;
       const result = await short.run(['org', 'get']);
-      expect(result.code).toBe(1);
+      expect(result.code).toBe(3);
       expect(result.stderr).toMatch(/^error: .*run `idp login` again\n$/);
     } finally {
       await short.stop();
@@ -86,7 +86,7 @@ describe('OAuth commands', () => {
     expect(updated.entities?.[0] ?? updated).toMatchObject({ client_name: 'web2', require_consent: false, redirect_uris: ['https://app.example.com/cb'] });
     expect((await cli.run(['client', 'delete', id])).code).toBe(2);
     expect((await cli.run(['client', 'delete', id, '--yes'])).code).toBe(0);
-    expect((await cli.run(['client', 'get', id])).code).toBe(1);
+    expect((await cli.run(['client', 'get', id])).code).toBe(4);
   });
 
   it('client-credentials, an app user password grant and a token exchange (RFC 8693)', async () => {
@@ -108,7 +108,7 @@ describe('OAuth commands', () => {
     const refreshToken = readProfile('leaving').refresh_token;
     expect((await cli.run(['logout', '--profile', 'leaving'])).stdout).toContain('refresh token revoked');
     const reuse = await cli.run(['token', 'refresh', '--refresh-token', refreshToken]);
-    expect(reuse.code).toBe(1);
+    expect(reuse.code).toBe(3);
   });
 
   it('login --code signs in through the browser flow and saves the profile', async () => {

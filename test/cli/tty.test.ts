@@ -4,6 +4,8 @@
  * capture-pane. (.ci/run installs tmux when it is missing.)
  */
 import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../spawn.js';
 import { DEMO_FIXTURES, loginDemo, startCli, type Cli } from './helpers.js';
@@ -30,9 +32,9 @@ afterAll(async () => {
 let sessions = 0;
 
 /** Starts `idp ARGS` in a terminal; returns the session name. The exit code is printed after it. */
-function startInTerminal(args: string[]): string {
+function startInTerminal(args: string[], url = cli.url): string {
   const name = `s${++sessions}`;
-  const command = [process.execPath, BIN, '--url', cli.url, ...args].map((word) => `'${word}'`).join(' ');
+  const command = [process.execPath, BIN, '--url', url, ...args].map((word) => `'${word}'`).join(' ');
   tmux('new-session', '-d', '-s', name, '-x', '160', '-y', '40', `env XDG_CONFIG_HOME='${cli.configHome}' NO_COLOR=1 ${command}; echo "EXIT:$?"; sleep 60`);
   return name;
 }
@@ -108,5 +110,29 @@ describe('prompts on a terminal', () => {
     const text = await waitFor(s, /EXIT:\d+/);
     expect(text).toMatch(/orgname +ttyorg/);
     tmux('kill-session', '-t', s);
+  });
+
+  it('--all shows its progress on stderr when the pages take more than a second, then clears it', async () => {
+    // A server that is slow to answer: three pages of two, 700 ms each.
+    const slow = createServer((req, res) => {
+      const cursor = new URL(req.url!, 'http://x').searchParams.get('cursor');
+      const page = cursor === null ? 0 : Number(cursor);
+      const entities = [0, 1].map((i) => ({ type: 'thing', name: `thing-${page * 2 + i}`, uuid: `u-${page * 2 + i}` }));
+      const body = { action: 'get', entities, count: 2, ...(page < 2 ? { cursor: String(page + 1) } : {}) };
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body)), 700);
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
+      const s = startInTerminal(['entity', 'list', 'things', '--all', '--org', 'demo', '--app', 'sandbox', '--token', 'x'], url);
+      await waitFor(s, /^4 fetched…/m);
+      const text = await waitFor(s, /EXIT:\d+/);
+      expect(text).toContain('EXIT:0');
+      expect(text).toMatch(/^TYPE +NAME +UUID +CREATED\n(thing +thing-\d +u-\d *\n){6}6 shown, no more\n/m);
+      expect(text).not.toContain('fetched');
+      tmux('kill-session', '-t', s);
+    } finally {
+      slow.close();
+    }
   });
 });

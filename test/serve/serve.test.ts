@@ -101,6 +101,22 @@ describe('idp serve', () => {
     check.close();
   });
 
+  it('token lifetimes and algorithms come from flags, which beat their variables', async () => {
+    const env = { IDP_ACCESS_TOKEN_TTL: '100', IDP_ACCESS_TOKEN_ALG: 'RS256', IDP_LOG_LEVEL: 'warn' };
+    const server = await startIdp(
+      ['--port', '0', '--db', ':memory:', '--fixtures', 'fixtures/demo.json', '--access-token-ttl', '120', '--access-token-alg', 'PS256'],
+      env,
+    );
+    const token = await json(`${server.url}/management/token`, post({ grant_type: 'password', username: 'demo', password: 'demo-password' }));
+    expect(await server.stop()).toBe(0);
+    const [header, payload] = token.body
+      .access_token!.split('.')
+      .slice(0, 2)
+      .map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()));
+    expect(header.alg).toBe('PS256');
+    expect(payload.exp - payload.iat).toBe(120);
+  });
+
   it('applies fixtures idempotently and creates the --superuser', async () => {
     const db = join(dir, 'fixtures.db');
     const args = ['--port', '0', '--db', db, '--fixtures', 'fixtures/demo.json', '--superuser', 'root:root-password', '--log-level', 'info'];
@@ -156,6 +172,8 @@ describe('idp serve', () => {
     ['an unknown log level', ['--log-level', 'loud'], /--log-level must be one of/],
     ['a bad superuser', ['--superuser', 'nocolon'], /--superuser must be USER:PASSWORD/],
     ['an issuer that is not a URL', ['--issuer', 'idp.example'], /--issuer must be/],
+    ['an unknown signing algorithm', ['--id-token-alg', 'HS256'], /--id-token-alg must be one of ES256, RS256, PS256, EdDSA, not 'HS256'/],
+    ['a lifetime that is not a number', ['--code-ttl', 'soon'], /--code-ttl must be/],
   ];
   for (const [what, args, message] of unusable) {
     it(`stops with one clear line and exit code 2 on ${what}`, async () => {
