@@ -77,8 +77,9 @@ async function postEntities(c: Context<Env>) {
   }
   // Every creator inserts under new uuids and connects nothing.
   const described = describeCreated(rows);
-  if (collection.name !== 'events') return describedResponse(c, 'post', described);
-  return describedResponse(c, 'post', described, modelMembers(c, entityView(scope(c), described[0])));
+  const action = c.req.method.toLowerCase();
+  if (collection.name !== 'events') return describedResponse(c, action, described);
+  return describedResponse(c, action, described, modelMembers(c, entityView(scope(c), described[0])));
 }
 
 /** PUT on one entity merges the body into it; a device PUT to its uuid registers it. */
@@ -90,6 +91,14 @@ async function putEntity(c: Context<Env>) {
   const [row, body] = [await addressedEntity(c, collection, id), await readEntityBody(c)];
   await refuseReservedChanges(c, row, body);
   return entitiesResponse(c, 'put', [await updateEntity(c.get('deps'), row, body)]);
+}
+
+/**
+ * Whether a request on a collection names its entities by a query. A PUT without one creates from
+ * its body, as Usergrid does: it never picks the entities to overwrite by itself.
+ */
+function hasQuery(c: Context<Env>): boolean {
+  return findOptions(c).ql !== undefined;
 }
 
 /** PUT or DELETE on every entity a query matches (up to `limit`), in one transaction. */
@@ -146,15 +155,17 @@ export const entityRoutes = defineRoutes('server/routes/data/entities.ts', (app)
     app,
     'put',
     COLLECTION,
-    'Update every entity a query matches',
+    'With ql: update every entity the query matches. Without: create, as POST does',
     async (c) =>
-      changeMatches(c, async (rows, body) => {
-        const [properties] = entityBodies(body);
-        const now = c.get('deps').now();
-        const updated: EntityRow[] = [];
-        for (const row of rows) updated.push(await updateEntityIn(c.get('deps').db, row, properties, now));
-        return updated;
-      }),
+      !hasQuery(c)
+        ? postEntities(c)
+        : changeMatches(c, async (rows, body) => {
+            const [properties] = entityBodies(body);
+            const now = c.get('deps').now();
+            const updated: EntityRow[] = [];
+            for (const row of rows) updated.push(await updateEntityIn(c.get('deps').db, row, properties, now));
+            return updated;
+          }),
     { query: FindQuery, body: true },
   );
   define(

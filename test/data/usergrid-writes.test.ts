@@ -1,0 +1,64 @@
+/**
+ * Writes a Usergrid app makes expecting Usergrid's answer: a PUT on a collection without a query,
+ * a PUT on a name that does not exist yet, token revocation under a user, and the reserved
+ * sub-resources of users and entities (docs/api.md#entities).
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { expectRefusal } from '../helpers.js';
+import { APP, createDataTest, type DataTest } from './setup.js';
+
+let d: DataTest;
+beforeEach(async () => {
+  d = await createDataTest();
+});
+afterEach(() => d.t.close());
+
+const req = (method: string, path: string, json?: unknown, token = d.admin) => d.t.request(method, `${APP}${path}`, { json, token });
+const names = async (path: string) => (await req('GET', `${path}?limit=100`)).body.entities.map((e: { name: string }) => e.name).sort();
+
+describe('PUT on a collection', () => {
+  it('without ql creates one entity from the body and leaves every existing one as it was', async () => {
+    const before = [];
+    for (let i = 0; i < 12; i++) before.push((await req('POST', '/dogs', { name: `dog${i}`, age: i })).body.entities[0]);
+    const put = await req('PUT', '/dogs', { name: 'rex', age: 99 });
+    expect(put.status, put.text).toBe(200);
+    expect(put.body).toMatchObject({ action: 'put', path: '/dogs' });
+    expect(put.body.entities).toHaveLength(1);
+    expect(put.body.entities[0]).toMatchObject({ type: 'dog', name: 'rex', age: 99 });
+    expect(before.map((e) => e.uuid)).not.toContain(put.body.entities[0].uuid);
+    const all = (await req('GET', '/dogs?limit=100')).body.entities;
+    expect(all).toHaveLength(13);
+    for (const old of before)
+      expect(all.find((e: { uuid: string }) => e.uuid === old.uuid)).toMatchObject({ name: old.name, age: old.age, modified: old.modified });
+  });
+
+  it('without ql and with an array body creates each item, and creates the collection', async () => {
+    const put = await req('PUT', '/cats', [{ name: 'tom' }, { name: 'felix' }]);
+    expect(put.status, put.text).toBe(200);
+    expect(put.body.entities.map((e: { type: string; name: string }) => `${e.type}:${e.name}`)).toEqual(['cat:tom', 'cat:felix']);
+    expect(await names('/cats')).toEqual(['felix', 'tom']);
+  });
+
+  it('without ql refuses what POST refuses: a name taken, and nothing changes', async () => {
+    await req('POST', '/dogs', { name: 'rex', age: 1 });
+    const res = await req('PUT', '/dogs', { name: 'REX', age: 2 });
+    expectRefusal(res, 400, 'duplicate_unique_property_exists');
+    expect((await req('GET', '/dogs/rex')).body.entities[0].age).toBe(1);
+  });
+
+  it('with ql or queryStatement updates exactly the entities the query matches', async () => {
+    await req('POST', '/dogs', [
+      { name: 'rex', color: 'brown' },
+      { name: 'fido', color: 'brown' },
+      { name: 'spot', color: 'white' },
+    ]);
+    const byQl = await req('PUT', `/dogs?ql=${encodeURIComponent("select * where color = 'brown'")}`, { owner: 'ann' });
+    expect(byQl.status, byQl.text).toBe(200);
+    expect(byQl.body.entities.map((e: { name: string }) => e.name).sort()).toEqual(['fido', 'rex']);
+    const byStatement = await req('PUT', `/dogs?queryStatement=${encodeURIComponent("select * where name = 'spot'")}`, { owner: 'bob' });
+    expect(byStatement.body.entities.map((e: { name: string }) => e.name)).toEqual(['spot']);
+    const all = (await req('GET', '/dogs')).body.entities;
+    expect(Object.fromEntries(all.map((e: { name: string; owner: string }) => [e.name, e.owner]))).toEqual({ rex: 'ann', fido: 'ann', spot: 'bob' });
+    expect(all).toHaveLength(3);
+  });
+});
