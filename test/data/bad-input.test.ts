@@ -28,7 +28,7 @@ const CASES: Case[] = [
   { name: 'unknown collection', method: 'GET', path: '/unicorns', status: 404, error: 'entity_not_found' },
   { name: 'unknown entity', method: 'GET', path: '/dogs/nobody', status: 404, error: 'entity_not_found' },
   { name: 'unknown entity by uuid', method: 'DELETE', path: '/dogs/0190f4c2-0000-7000-8000-000000000009', status: 404, error: 'entity_not_found' },
-  { name: 'update of an unknown entity', method: 'PUT', path: '/dogs/nobody', json: { a: 1 }, status: 404, error: 'entity_not_found' },
+  { name: 'update of an unknown uuid', method: 'PUT', path: '/dogs/0190f4c2-0000-7000-8000-000000000009', json: { a: 1 }, status: 404, error: 'entity_not_found' },
   { name: 'reserved collection name', method: 'POST', path: '/connecting', json: { name: 'x' }, status: 400, error: 'illegal_argument' },
   { name: 'malformed collection name', method: 'POST', path: '/9lives', json: { name: 'x' }, status: 400, error: 'illegal_argument' },
   { name: 'uuid as a name', method: 'POST', path: '/dogs', json: { name: '0190f4c2-0000-7000-8000-000000000001' }, status: 400, error: 'illegal_argument' },

@@ -4,8 +4,8 @@
  * sub-resources of users and entities (docs/api.md#entities).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { expectRefusal } from '../helpers.js';
-import { APP, createDataTest, type DataTest } from './setup.js';
+import { expectRefusal, expectRefusedUnchanged } from '../helpers.js';
+import { APP, appUser, createDataTest, type DataTest } from './setup.js';
 
 let d: DataTest;
 beforeEach(async () => {
@@ -60,5 +60,45 @@ describe('PUT on a collection', () => {
     const all = (await req('GET', '/dogs')).body.entities;
     expect(Object.fromEntries(all.map((e: { name: string; owner: string }) => [e.name, e.owner]))).toEqual({ rex: 'ann', fido: 'ann', spot: 'bob' });
     expect(all).toHaveLength(3);
+  });
+});
+
+describe('PUT on an entity that does not exist yet', () => {
+  it('creates it under the name in the path, and a second PUT merges into it', async () => {
+    const put = await req('PUT', '/dogs/rex', { name: 'ignored', color: 'brown' });
+    expect(put.status, put.text).toBe(200);
+    expect(put.body).toMatchObject({ action: 'put', path: '/dogs' });
+    expect(put.body.entities[0]).toMatchObject({ type: 'dog', name: 'rex', color: 'brown' });
+    const again = await req('PUT', '/dogs/REX', { age: 3 });
+    expect(again.body.entities[0]).toMatchObject({ uuid: put.body.entities[0].uuid, name: 'rex', color: 'brown', age: 3 });
+    expect(await names('/dogs')).toEqual(['rex']);
+  });
+
+  it('creates a user with the path name as username, who can then sign in', async () => {
+    const put = await req('PUT', '/users/fred', { email: 'fred@example.com', password: 'sesame-street' });
+    expect(put.status, put.text).toBe(200);
+    expect(put.body.entities[0]).toMatchObject({ type: 'user', username: 'fred', email: 'fred@example.com' });
+    expect(put.body.entities[0]).not.toHaveProperty('password');
+    const signIn = await d.t.request('POST', `${APP}/token`, { json: { grant_type: 'password', username: 'fred', password: 'sesame-street' } });
+    expect(signIn.status, signIn.text).toBe(200);
+  });
+
+  it('is 404 for a uuid, an email or me, and creates nothing', async () => {
+    await req('POST', '/dogs', { name: 'rex' });
+    for (const path of ['/dogs/0190f4c2-0000-7000-8000-00000000beef', '/users/0190f4c2-0000-7000-8000-00000000beef', '/users/ann@example.com', '/users/me']) {
+      await expectRefusedUnchanged(d.t, () => req('PUT', path, { color: 'black' }), 404, 'entity_not_found');
+    }
+  });
+
+  it('refuses an array body and a password too short, changing nothing', async () => {
+    await req('POST', '/dogs', { name: 'rex' });
+    await expectRefusedUnchanged(d.t, () => req('PUT', '/dogs/fido', [{ a: 1 }, { a: 2 }]), 400, 'illegal_argument');
+    await expectRefusedUnchanged(d.t, () => req('PUT', '/users/fred', { username: 'x', password: 'short' }), 400, 'illegal_argument');
+  });
+
+  it('is refused to an app user who may not write there, and to a guest', async () => {
+    const ann = await appUser(d, 'ann');
+    await expectRefusedUnchanged(d.t, () => req('PUT', '/users/mallory', { password: 'sesame-street' }, ann.token), 403, 'forbidden');
+    await expectRefusedUnchanged(d.t, () => d.t.request('PUT', `${APP}/users/mallory`, { json: { password: 'sesame-street' } }), 401, 'unauthorized');
   });
 });
