@@ -102,3 +102,43 @@ describe('PUT on an entity that does not exist yet', () => {
     await expectRefusedUnchanged(d.t, () => d.t.request('PUT', `${APP}/users/mallory`, { json: { password: 'sesame-street' } }), 401, 'unauthorized');
   });
 });
+
+describe('revoking tokens under a user', () => {
+  const signIn = async (username: string) =>
+    (await d.t.request('POST', `${APP}/token`, { json: { grant_type: 'password', username, password: 'sesame-street' } })).body.access_token as string;
+  const works = async (token: string) => (await d.t.request('GET', `${APP}/users/me`, { token })).status === 200;
+
+  it.each(['PUT', 'POST'])('%s …/revoketoken ends that token at once and no other, as the user', async (method) => {
+    const fred = await appUser(d, 'fred');
+    const other = await signIn('fred');
+    const res = await d.t.request(method, `${APP}/users/fred/revoketoken?token=${fred.token}`, { token: other });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.action).toBe('revoked user token');
+    expect(res.text).not.toContain(fred.token);
+    expect(await works(fred.token)).toBe(false);
+    expect(await works(other)).toBe(true);
+    expect((await req('GET', '/revoketoken')).status).toBe(404);
+  });
+
+  it.each(['PUT', 'POST'])("%s …/revoketokens as an admin ends every one of the user's tokens, and no one else's", async (method) => {
+    const fred = await appUser(d, 'fred');
+    const second = await signIn('fred');
+    const ann = await appUser(d, 'ann');
+    const res = await req(method, '/users/fred/revoketokens');
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.action).toBe('revoked user tokens');
+    expect([await works(fred.token), await works(second), await works(ann.token)]).toEqual([false, false, true]);
+    expect(await works(await signIn('fred'))).toBe(true);
+  });
+
+  it('refuses another app user, a token of someone else, and a missing token, revoking nothing', async () => {
+    const fred = await appUser(d, 'fred');
+    const ann = await appUser(d, 'ann');
+    await expectRefusedUnchanged(d.t, () => req('PUT', '/users/fred/revoketokens', undefined, ann.token), 403, 'forbidden');
+    await expectRefusedUnchanged(d.t, () => req('PUT', `/users/fred/revoketoken?token=${fred.token}`, undefined, ann.token), 403, 'forbidden');
+    await expectRefusedUnchanged(d.t, () => req('PUT', `/users/fred/revoketoken?token=${ann.token}`, undefined, fred.token), 400, 'illegal_argument');
+    await expectRefusedUnchanged(d.t, () => req('PUT', '/users/fred/revoketoken'), 400, 'illegal_argument');
+    await expectRefusedUnchanged(d.t, () => req('GET', '/users/fred/revoketokens'), 405, 'method_not_allowed');
+    expect([await works(fred.token), await works(ann.token)]).toEqual([true, true]);
+  });
+});
