@@ -94,8 +94,8 @@ const CASES: Case[] = [
     path: '/users/me/receipts',
     json: { sent: 1 },
     asUser: true,
-    status: 400,
-    error: 'illegal_argument',
+    status: 405,
+    error: 'method_not_allowed',
   },
   {
     name: 'a notifier as a connected entity',

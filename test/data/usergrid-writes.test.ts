@@ -4,7 +4,7 @@
  * sub-resources of users and entities (docs/api.md#entities).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { expectRefusal, expectRefusedUnchanged } from '../helpers.js';
+import { expectErrorBody, expectRefusal, expectRefusedUnchanged, snapshot } from '../helpers.js';
 import { APP, appUser, createDataTest, type DataTest } from './setup.js';
 
 let d: DataTest;
@@ -140,5 +140,60 @@ describe('revoking tokens under a user', () => {
     await expectRefusedUnchanged(d.t, () => req('PUT', '/users/fred/revoketoken'), 400, 'illegal_argument');
     await expectRefusedUnchanged(d.t, () => req('GET', '/users/fred/revoketokens'), 405, 'method_not_allowed');
     expect([await works(fred.token), await works(ann.token)]).toEqual([true, true]);
+  });
+});
+
+describe('the reserved sub-resources of users and entities', () => {
+  const SUB_RESOURCES = [
+    'token',
+    'revoketoken',
+    'revoketokens',
+    'password',
+    'resetpw',
+    'activate',
+    'reactivate',
+    'feed',
+    'activities',
+    'connections',
+    'connecting',
+    'roles',
+    'groups',
+    'permissions',
+    'devices',
+    'notifications',
+    'receipts',
+  ];
+  /** What each route documents that it writes (docs/api.md), by method, owner collection and sub-resource. */
+  const DOCUMENTED: Record<string, { tables: string[]; creates?: boolean }> = {
+    'POST users/password': { tables: ['app_user_credentials'] },
+    'PUT users/password': { tables: ['app_user_credentials'] },
+    'POST users/revoketoken': { tables: ['token_revocations'] },
+    'PUT users/revoketoken': { tables: ['token_revocations'] },
+    'POST users/revoketokens': { tables: ['oauth_grants', 'token_revocations'] },
+    'PUT users/revoketokens': { tables: ['oauth_grants', 'token_revocations'] },
+    // The user's own permission rules are stored on the user.
+    'POST users/permissions': { tables: ['entities'] },
+    'DELETE users/permissions': { tables: ['entities'] },
+    'POST users/activities': { tables: ['entities', 'connections', 'collections'], creates: true },
+    'POST users/devices': { tables: ['entities', 'connections', 'collections'], creates: true },
+  };
+  const BODY = { name: 'thing', path: 'thing', verb: 'post', content: 'hi', permission: 'get:/cats/**', newpassword: 'sesame-street-2' };
+  const entityCount = async () => (await d.t.deps.db.$client.query<{ n: number }>('select count(*) as n from entities'))[0].n;
+
+  it.each(
+    ['users/fred', 'dogs/rex'].flatMap((owner) =>
+      SUB_RESOURCES.flatMap((sub) => ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'].map((method) => ({ method, owner, sub }))),
+    ),
+  )('$method /$owner/$sub writes nothing but what it names', async ({ method, owner, sub }) => {
+    const fred = await appUser(d, 'fred');
+    await req('POST', '/dogs', { name: 'rex' });
+    const documented = DOCUMENTED[`${method} ${owner.split('/')[0]}/${sub}`] ?? { tables: [] };
+    const [before, count] = [await snapshot(d.t, { except: documented.tables }), await entityCount()];
+    const query = sub === 'revoketoken' ? `?token=${fred.token}` : sub === 'permissions' && method === 'DELETE' ? '?permission=get:/cats/**' : '';
+    const res = await req(method, `/${owner}/${sub}${query}`, ['POST', 'PUT', 'PATCH'].includes(method) ? BODY : undefined);
+    expect(res.status, res.text).toBeLessThan(500);
+    if (res.status >= 400) expectErrorBody(res);
+    expect(await snapshot(d.t, { except: documented.tables }), `${method} /${owner}/${sub} → ${res.status}`).toBe(before);
+    if (!documented.creates) expect(await entityCount(), `${method} /${owner}/${sub} created an entity`).toBe(count);
   });
 });
