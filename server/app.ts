@@ -38,6 +38,7 @@ import { identityProviderRoutes } from './routes/identity-providers.js';
 import { pushRoutes } from './routes/notifications.js';
 import { entityRoutes } from './routes/data/entities.js';
 import { relationRoutes } from './routes/data/relations.js';
+import { userTokenRoutes } from './routes/data/user-tokens.js';
 
 /** Every area of the server: where it is mounted, what runs before its routes, and its route modules. */
 export const AREAS: readonly Area[] = [
@@ -60,7 +61,7 @@ export const AREAS: readonly Area[] = [
   // What an application serves without a permission check: its token endpoint and account links.
   { prefix: '/{orgId}/{appId}', middleware: [caller, application], routes: [applicationTokenRoutes, appUserLifecycleRoutes] },
   // The data API and push: every route behind the application's permissions.
-  { prefix: '/{orgId}/{appId}', middleware: [caller, application, dataAccess], routes: [pushRoutes, entityRoutes, relationRoutes] },
+  { prefix: '/{orgId}/{appId}', middleware: [caller, application, dataAccess], routes: [pushRoutes, entityRoutes, relationRoutes, userTokenRoutes] },
 ];
 
 export function createApp(deps: Deps, areas: readonly Area[] = AREAS): Hono<Env> {

@@ -199,6 +199,16 @@ export async function updateEntity(deps: Deps, row: EntityRow, body: unknown): P
   return await deps.db.transaction(async (tx) => updateEntityIn(tx, row, properties, deps.now()));
 }
 
+/**
+ * The body of a PUT that creates the entity its path names (Usergrid's upsert by name): one
+ * object, named by the path whatever the body says.
+ */
+export function namedEntityBody(collection: string, body: unknown, name: string): Properties {
+  const [properties] = entityBodies(body);
+  if (Array.isArray(body)) throw IllegalArgument('PUT on an entity takes one JSON object', { fields: { body: 'must be a JSON object' } });
+  return { ...properties, [rulesOf(collection).nameProperty]: name };
+}
+
 /** Deletes entities with their connections and whatever their collection keeps beside them. */
 export async function deleteEntitiesIn(tx: Tx, rows: readonly EntityRow[]): Promise<void> {
   for (const row of rows) await rulesOf(row.collection).beforeDelete?.(tx, row);

@@ -18,6 +18,38 @@ export function isOwnedRelation(collection: string, relation: string): boolean {
 }
 
 /**
+ * The sub-resources of users and entities that mean something of their own (tokens, passwords,
+ * account links, feeds, connections, membership, permissions, push): never the name of a
+ * relation through which a POST creates and connects a new entity, but where the entity's
+ * collection owns that sub-collection (a user's devices, a group's or a role's users).
+ */
+const SUB_RESOURCES: ReadonlySet<string> = new Set([
+  'token',
+  'revoketoken',
+  'revoketokens',
+  'password',
+  'resetpw',
+  'activate',
+  'reactivate',
+  'feed',
+  'activities',
+  'connections',
+  'connecting',
+  'roles',
+  'groups',
+  'permissions',
+  'devices',
+  'notifications',
+  'receipts',
+]);
+
+/** Whether POST …/{collection}/{id}/{relation} may create a new entity connected through `relation`. */
+export function createsThrough(collection: string, relation: string): boolean {
+  if (!SUB_RESOURCES.has(relation.toLowerCase())) return true;
+  return relation !== 'feed' && isOwnedRelation(collection, relation);
+}
+
+/**
  * A relation as seen from one end: `out` follows `source -relation-> target` from the source;
  * `in` reads it backwards, from the target, and `collection` then names where the sources live.
  */

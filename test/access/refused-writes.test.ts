@@ -327,6 +327,23 @@ const TARGETS: Target[] = [
       send(`POST /:orgId/:appId/${users}/:userId/${notifications}`, "send to a user's devices", `${B}/${users}/victim/${notifications}`),
     ),
   ),
+  // Each revokes a live token of its own: the victim's, then every token of a user who signed in once.
+  ...spellings('users').flatMap((users, i) =>
+    (['POST', 'PUT'] as const).flatMap((method, j): Target[] => [
+      {
+        route: `${method} /:orgId/:appId/${users}/:entityId/revoketoken`,
+        name: "revoke another user's token",
+        path: `${B}/${users}/victim/revoketoken?token={victimToken${2 * i + j}}`,
+        refused: DATA,
+      },
+      {
+        route: `${method} /:orgId/:appId/${users}/:entityId/revoketokens`,
+        name: "revoke another user's tokens",
+        path: `${B}/${users}/leaver${2 * i + j}/revoketokens`,
+        refused: DATA,
+      },
+    ]),
+  ),
   ...spellings('groups').flatMap((groups) =>
     spellings('notifications').map((notifications) =>
       send(`POST /:orgId/:appId/${groups}/:groupId/${notifications}`, "send to a group's devices", `${B}/${groups}/staff/${notifications}`),
@@ -573,6 +590,11 @@ async function createFixture(t: TestApp): Promise<Fixture> {
     rex: dogs.entities[0].uuid,
     spare0: notifiers.entities[1].uuid,
   };
+  for (const i of [0, 1, 2, 3]) {
+    ids[`victimToken${i}`] = await appUserToken(t, B, 'victim');
+    await must(asB, 'POST', `${B}/users`, { username: `leaver${i}`, password: PASSWORD });
+    await appUserToken(t, B, `leaver${i}`);
+  }
   for (const name of ['cancel0', 'cancel1', 'delete0', 'delete1'])
     ids[name] = (await must(asB, 'POST', `${B}/devices/${PHONE}/notifications`, later)).entities[0].uuid;
 

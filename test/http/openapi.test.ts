@@ -94,6 +94,10 @@ const NO_BODY: Record<string, string> = {
   'post /{orgId}/{appId}/notifications': 'answers 405 with the addresses a notification is sent to',
   'post /{orgId}/{appId}/{collection}/{entityId}/{relation}/{entityId2}': 'the path names the two entities to connect',
   'post /{orgId}/{appId}/{collection}/{entityId}/{relation}/{type}/{entityId2}': 'the path names the two entities to connect',
+  'post /{orgId}/{appId}/users/{entityId}/revoketoken': 'the token to revoke is a query parameter, as Usergrid took it',
+  'put /{orgId}/{appId}/users/{entityId}/revoketoken': 'the token to revoke is a query parameter, as Usergrid took it',
+  'post /{orgId}/{appId}/users/{entityId}/revoketokens': 'the path names the user',
+  'put /{orgId}/{appId}/users/{entityId}/revoketokens': 'the path names the user',
 };
 
 /** Query parameters that routes read, by operation. */
@@ -115,6 +119,8 @@ const QUERIES: [string, string[]][] = [
   ['delete /{orgId}/{appId}/{collection}', ['ql', 'queryStatement', 'limit']],
   ['delete /{orgId}/{appId}/{collection}/{entityId}/{relation}', ['permission', 'grant_url_pattern']],
   ['post /{orgId}/{appId}/devices', ['ql', 'queryStatement']],
+  ['post /{orgId}/{appId}/users/{entityId}/revoketoken', ['token']],
+  ['put /{orgId}/{appId}/users/{entityId}/revoketoken', ['token']],
 ];
 
 describe('/openapi.json and the input the routes read', () => {

@@ -10,6 +10,7 @@ import { define, FindQuery, otherMethodsNotAllowed } from './define.js';
 import {
   addressedEntity,
   dataLocation,
+  findAddressedEntity,
   describedResponse,
   entitiesResponse,
   findOptions,
@@ -28,13 +29,14 @@ import {
   describeCreated,
   describeEntities,
   entityBodies,
+  namedEntityBody,
   updateEntity,
   updateEntityIn,
   type CollectionRef,
   type EntityRow,
 } from '../../../src/data/entities.js';
 import { findEntities } from '../../../src/data/find.js';
-import { createUsers } from '../../../src/data/users.js';
+import { createUsers, USERS } from '../../../src/data/users.js';
 import { sendActivationLink } from '../../../src/lifecycle/activation.js';
 import type { Principal } from '../../../src/principal.js';
 import { putDevice } from '../../../src/data/devices.js';
@@ -63,11 +65,15 @@ function scope(c: Context<Env>) {
   return c.get('appScope');
 }
 
-async function postEntities(c: Context<Env>) {
+/**
+ * Creates entities of the collection `segment` names from the request's body (`reshape`d), as
+ * POST does, and answers them under the request's method.
+ */
+async function createFromBody(c: Context<Env>, segment: string, reshape: (body: unknown, collection: CollectionRef) => unknown = (body) => body) {
   const { app } = scope(c);
-  const collection = await collectionForWrite(c.get('deps').db, app.uuid, c.req.param('collection') ?? '');
+  const collection = await collectionForWrite(c.get('deps').db, app.uuid, segment);
   const create = CREATORS.get(collection.name) ?? createEntities;
-  const body = await readEntityBody(c);
+  const body = reshape(await readEntityBody(c), collection);
   await refuseReservedBody(c, collection.name, body);
   const rows = await create(c.get('deps'), app.uuid, collection, body, c.get('principal'));
   if (collection.name === 'users') {
@@ -77,19 +83,46 @@ async function postEntities(c: Context<Env>) {
   }
   // Every creator inserts under new uuids and connects nothing.
   const described = describeCreated(rows);
-  if (collection.name !== 'events') return describedResponse(c, 'post', described);
-  return describedResponse(c, 'post', described, modelMembers(c, entityView(scope(c), described[0])));
+  const action = c.req.method.toLowerCase();
+  if (collection.name !== 'events') return describedResponse(c, action, described);
+  return describedResponse(c, action, described, modelMembers(c, entityView(scope(c), described[0])));
 }
 
-/** PUT on one entity merges the body into it; a device PUT to its uuid registers it. */
+function postEntities(c: Context<Env>) {
+  return createFromBody(c, c.req.param('collection') ?? '');
+}
+
+/**
+ * Whether a PUT may create the entity `id` names when none has it: a name may be chosen, a
+ * uuid may not, nor `me`, nor an email, which addresses users but is no username.
+ */
+function namesNewEntity(collection: string, id: string): boolean {
+  const users = [USERS.name, USERS.type].includes(collection.toLowerCase());
+  return !isUuid(id) && !(users && (id.toLowerCase() === 'me' || id.includes('@')));
+}
+
+/**
+ * PUT on one entity merges the body into it; on a name no entity has yet it creates the entity
+ * with that name. A device PUT to its uuid registers it.
+ */
 async function putEntity(c: Context<Env>) {
   const [collection, id] = [c.req.param('collection') ?? '', c.req.param('entityId') ?? ''];
   if (collection.toLowerCase() === 'devices' && isUuid(id)) {
     return entitiesResponse(c, 'put', [await putDevice(c.get('deps'), scope(c).app.uuid, id, await readEntityBody(c))]);
   }
-  const [row, body] = [await addressedEntity(c, collection, id), await readEntityBody(c)];
+  const found = (await findAddressedEntity(c, collection, id)) ?? (namesNewEntity(collection, id) ? undefined : await addressedEntity(c, collection, id));
+  if (found === undefined) return createFromBody(c, collection, (body, into) => namedEntityBody(into.name, body, id));
+  const [row, body] = [found, await readEntityBody(c)];
   await refuseReservedChanges(c, row, body);
   return entitiesResponse(c, 'put', [await updateEntity(c.get('deps'), row, body)]);
+}
+
+/**
+ * Whether a request on a collection names its entities by a query. A PUT without one creates from
+ * its body, as Usergrid does: it never picks the entities to overwrite by itself.
+ */
+function hasQuery(c: Context<Env>): boolean {
+  return findOptions(c).ql !== undefined;
 }
 
 /** PUT or DELETE on every entity a query matches (up to `limit`), in one transaction. */
@@ -146,15 +179,17 @@ export const entityRoutes = defineRoutes('server/routes/data/entities.ts', (app)
     app,
     'put',
     COLLECTION,
-    'Update every entity a query matches',
+    'With ql: update every entity the query matches. Without: create, as POST does',
     async (c) =>
-      changeMatches(c, async (rows, body) => {
-        const [properties] = entityBodies(body);
-        const now = c.get('deps').now();
-        const updated: EntityRow[] = [];
-        for (const row of rows) updated.push(await updateEntityIn(c.get('deps').db, row, properties, now));
-        return updated;
-      }),
+      !hasQuery(c)
+        ? postEntities(c)
+        : changeMatches(c, async (rows, body) => {
+            const [properties] = entityBodies(body);
+            const now = c.get('deps').now();
+            const updated: EntityRow[] = [];
+            for (const row of rows) updated.push(await updateEntityIn(c.get('deps').db, row, properties, now));
+            return updated;
+          }),
     { query: FindQuery, body: true },
   );
   define(
@@ -174,7 +209,7 @@ export const entityRoutes = defineRoutes('server/routes/data/entities.ts', (app)
   define(app, 'get', ENTITY, 'Get an entity by uuid or name', async (c) =>
     entitiesResponse(c, 'get', [await addressedEntity(c, c.req.param('collection') ?? '', c.req.param('entityId') ?? '')]),
   );
-  define(app, 'put', ENTITY, 'Merge properties into an entity (a device PUT to its uuid registers it)', putEntity, { body: true });
+  define(app, 'put', ENTITY, 'Merge properties into an entity, or create it by name (a device PUT to its uuid registers it)', putEntity, { body: true });
   define(app, 'delete', ENTITY, 'Delete an entity and its connections', async (c) => {
     const row = await addressedEntity(c, c.req.param('collection') ?? '', c.req.param('entityId') ?? '');
     await deleteEntity(c.get('deps'), row);

@@ -29,7 +29,7 @@ import { collectionForWrite } from '../../../src/data/collections.js';
 import { describeEntities, insertEntityFromBody, entityBodies, type EntityRow } from '../../../src/data/entities.js';
 import { findEntities } from '../../../src/data/find.js';
 import { connectEntities, connectIn, disconnectEntities, isRelatedIn } from '../../../src/data/connections.js';
-import { relationView, type RelationView } from '../../../src/data/relations.js';
+import { createsThrough, relationView, type RelationView } from '../../../src/data/relations.js';
 import { PERMISSION_HOLDERS, addPermission, listPermissions, removePermission } from '../../../src/data/permission-rules.js';
 import { changeUserPassword } from '../../../src/data/users.js';
 import { createActivity } from '../../../src/activity/activities.js';
@@ -96,6 +96,11 @@ async function createConnected(c: Context<Env>) {
   const appScope = c.get('appScope');
   const source = await subject(c);
   const view = relationView(source.collection, param(c, 'relation'));
+  if (!createsThrough(source.collection, view.relation)) {
+    throw MethodNotAllowed(`${source.collection}/{id}/${view.relation} creates nothing: it is not a sub-collection of ${source.collection}`, {
+      headers: { Allow: 'GET' },
+    });
+  }
   if (view.direction === 'in') throw MethodNotAllowed(`create the entity, then POST …/${view.relation}/{id} to connect it`, { headers: { Allow: 'GET' } });
   const items = entityBodies(await readEntityBody(c));
   const administers = await administersApp(c);

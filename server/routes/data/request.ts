@@ -15,9 +15,9 @@ import { isUuid } from '../../../src/ids.js';
 import { authorizeAppRequest } from '../../../src/access/app-access.js';
 import type { Verb } from '../../../src/access/permissions.js';
 import { appSegments } from '../../access.js';
-import { describeEntities, entityBodies, requireEntity, type EntityDescription, type EntityRow } from '../../../src/data/entities.js';
+import { describeEntities, entityBodies, findEntityIn, requireEntity, type EntityDescription, type EntityRow } from '../../../src/data/entities.js';
 import { findCollectionIn, requireCollection } from '../../../src/data/collections.js';
-import { requireUser, USERS } from '../../../src/data/users.js';
+import { findUserIn, requireUser, USERS } from '../../../src/data/users.js';
 import { RESERVED_USER_FIELDS, refuseReservedUserFields } from '../../../src/management/schemas.js';
 import { isApplicationAdmin } from '../../../src/access/policy.js';
 import type { Properties } from '../../../src/data/rules.js';
@@ -108,6 +108,16 @@ export async function refuseReservedChanges(c: Context<Env>, row: EntityRow, bod
 export function findOptions(c: Context<Env>): FindOptions {
   const query = (c.req as unknown as { valid(target: 'query'): z.infer<typeof FindQuery> }).valid('query');
   return { ql: query.ql ?? query.queryStatement, limit: query.limit, cursor: query.cursor, logger: c.get('deps').logger };
+}
+
+/** The entity at `/{collection}/{id}` if there is one (see addressedEntity). */
+export async function findAddressedEntity(c: Context<Env>, collectionSegment: string, id: string): Promise<EntityRow | undefined> {
+  const deps = c.get('deps');
+  const appScope = c.get('appScope');
+  const collection = await findCollectionIn(deps.db, appScope.app.uuid, collectionSegment);
+  if (collection === undefined) return undefined;
+  if (collection.name === USERS.name) return findUserIn(deps.db, appScope.app.uuid, id, callerUuid(c));
+  return findEntityIn(deps.db, appScope.app.uuid, collection.name, id);
 }
 
 /** The entity at `/{collection}/{id}`: uuid or name; for users also email and `me`. */

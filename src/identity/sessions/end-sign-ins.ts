@@ -3,6 +3,7 @@
  * token family, so its refresh tokens stop working and its access tokens are refused as revoked
  * (tokens/revocations.ts). Used when a password is reset by mail: whoever knew the old one is out.
  * Sessions and token families store the principal as JSON; both kinds of user carry `userUuid`.
+ * `revokeAllTokens` ends the token families alone (Usergrid's revoketokens).
  */
 import { and, eq, isNull } from 'drizzle-orm';
 import { jsonText } from '../../db/sql.js';
@@ -10,6 +11,19 @@ import { changes } from '../../db/changes.js';
 import { browserSessions, tokenFamilies } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { revokeTokenFamily } from '../tokens/revocations.js';
+
+/** Revokes every token family of the user still live: their refresh and access tokens stop working at once. */
+export async function revokeAllTokens(deps: Deps, userUuid: string): Promise<number> {
+  return await deps.db.transaction(async (tx) => {
+    const families = await tx
+      .select({ id: tokenFamilies.id })
+      .from(tokenFamilies)
+      .where(and(eq(jsonText(tx, tokenFamilies.principal, 'userUuid'), userUuid), isNull(tokenFamilies.revokedAt)))
+      .all();
+    for (const family of families) await revokeTokenFamily(deps, family.id);
+    return families.length;
+  });
+}
 
 export async function endAllSignIns(deps: Deps, userUuid: string): Promise<{ sessions: number; families: number }> {
   // One transaction, as when this ran without pausing: nothing signs in halfway through.
@@ -20,12 +34,6 @@ export async function endAllSignIns(deps: Deps, userUuid: string): Promise<{ ses
         .where(eq(jsonText(tx, browserSessions.principal, 'userUuid'), userUuid))
         .run(),
     );
-    const families = await tx
-      .select({ id: tokenFamilies.id })
-      .from(tokenFamilies)
-      .where(and(eq(jsonText(tx, tokenFamilies.principal, 'userUuid'), userUuid), isNull(tokenFamilies.revokedAt)))
-      .all();
-    for (const family of families) await revokeTokenFamily(deps, family.id);
-    return { sessions, families: families.length };
+    return { sessions, families: await revokeAllTokens(deps, userUuid) };
   });
 }

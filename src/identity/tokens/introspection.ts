@@ -8,7 +8,7 @@
 import { eq } from 'drizzle-orm';
 import { applications } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
-import { InvalidRequest, UnauthorizedClient, isAppError } from '../../errors.js';
+import { IllegalArgument, InvalidRequest, UnauthorizedClient, isAppError } from '../../errors.js';
 import { clientAuthenticationFailed } from '../sign-in/authenticate.js';
 import { principalOfClaims, verifyAccessTokenClaims, type AccessTokenClaims } from './access-tokens.js';
 import { isPublicClient, type Client } from '../clients/find.js';
@@ -124,4 +124,20 @@ export async function revokeToken(deps: Deps, client: Client, params: Readonly<R
     if (await revokers[kind]()) return;
   }
   // RFC 7009 2.2: an unknown or already invalid token is not an error.
+}
+
+/**
+ * Usergrid's revoketoken: revokes one access token of an app user. A token that no longer works
+ * (expired, revoked, not a token) has nothing left to revoke, as RFC 7009 2.2 says; a live token
+ * of anyone else is refused.
+ * @throws AppError `illegal_argument` (400).
+ */
+export async function revokeAppUserToken(deps: Deps, user: { appUuid: string; uuid: string }, token: string): Promise<void> {
+  const claims = await accessTokenClaims(deps, token);
+  if (claims === null) return;
+  const principal = await principalOfClaims(deps, claims);
+  if (principal?.kind !== 'app-user' || principal.appUuid !== user.appUuid || principal.userUuid !== user.uuid) {
+    throw IllegalArgument("the token is not one of this user's", { fields: { token: "not this user's" } });
+  }
+  await revokeAccessToken(deps, claims.jti, claims.exp * 1000);
 }

@@ -16,6 +16,7 @@ import type { AdminUser } from '../../management/admin-users.js';
 import type { EntityRow } from '../../db/entity-store.js';
 import { ADMIN_CLI } from '../clients/find.js';
 import { withTokenAudit, type IssuedFacts } from './audit.js';
+import { insertTokenFamily } from '../sessions/token-families.js';
 import type { LoginContext } from '../sign-in/throttle.js';
 
 export const UsergridTokenRequest = z.object({
@@ -81,8 +82,15 @@ async function applicationToken(deps: Deps, app: Application, input: UsergridTok
     const user = await authenticateAppUser(deps, app.uuid, username, password, context);
     const credential = await getCredential(deps, 'application', app.uuid);
     const principal: TokenPrincipal = { kind: 'app-user', appUuid: app.uuid, userUuid: user.uuid, username: user.name ?? '' };
+    // A family of its own, so that revoking all of the user's tokens reaches this one (revocations.ts).
+    const family = await insertTokenFamily(deps.db, deps.now(), {
+      clientId: credential.clientId,
+      principal,
+      scope: API_SCOPE,
+      authTime: Math.floor(deps.now() / 1000),
+    });
     return {
-      issued: await signAccessToken(deps, { principal, clientId: credential.clientId, scope: API_SCOPE }),
+      issued: await signAccessToken(deps, { principal, clientId: credential.clientId, scope: API_SCOPE, familyId: family.id }),
       clientId: credential.clientId,
       appUser: user,
     };
