@@ -32,6 +32,14 @@ describe('PUT on a collection', () => {
       expect(all.find((e: { uuid: string }) => e.uuid === old.uuid)).toMatchObject({ name: old.name, age: old.age, modified: old.modified });
   });
 
+  it('with a blank ql creates from the body too: a blank query names no entity to overwrite', async () => {
+    const old = (await req('POST', '/dogs', { name: 'fido', age: 3 })).body.entities[0];
+    const put = await req('PUT', '/dogs?ql=%20', { name: 'rex', age: 99 });
+    expect(put.status, put.text).toBe(200);
+    expect(put.body.entities.map((e: { name: string }) => e.name)).toEqual(['rex']);
+    expect((await req('GET', '/dogs/fido')).body.entities[0]).toMatchObject({ age: 3, modified: old.modified });
+  });
+
   it('without ql and with an array body creates each item, and creates the collection', async () => {
     const put = await req('PUT', '/cats', [{ name: 'tom' }, { name: 'felix' }]);
     expect(put.status, put.text).toBe(200);

@@ -119,10 +119,11 @@ async function putEntity(c: Context<Env>) {
 
 /**
  * Whether a request on a collection names its entities by a query. A PUT without one creates from
- * its body, as Usergrid does: it never picks the entities to overwrite by itself.
+ * its body, as Usergrid does: it never picks the entities to overwrite by itself. A blank `ql=`
+ * names none.
  */
 function hasQuery(c: Context<Env>): boolean {
-  return findOptions(c).ql !== undefined;
+  return (findOptions(c).ql ?? '').trim() !== '';
 }
 
 /** PUT or DELETE on every entity a query matches (up to `limit`), in one transaction. */
