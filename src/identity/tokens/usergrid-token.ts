@@ -25,8 +25,20 @@ export const UsergridTokenRequest = z.object({
   password: z.string().optional(),
   client_id: z.string().optional(),
   client_secret: z.string().optional(),
+  /** The token's lifetime in milliseconds, as Usergrid took it; 0 or absent: the server's. */
+  ttl: z.union([z.number().int().nonnegative(), z.string().regex(/^\d+$/)], { error: 'ttl must be a whole number of milliseconds, 0 or more' }).optional(),
 });
 export type UsergridTokenRequest = z.infer<typeof UsergridTokenRequest>;
+
+/**
+ * The access token's lifetime in seconds for Usergrid's `ttl` (milliseconds): at most the
+ * server's access-token lifetime, which is also what 0 or no ttl gives; `expires_in` says which.
+ */
+function lifetimeOf(deps: Deps, input: UsergridTokenRequest): number {
+  const longest = deps.config.accessTokenTtl;
+  const ttl = Number(input.ttl ?? 0);
+  return ttl === 0 ? longest : Math.min(longest, Math.ceil(ttl / 1000));
+}
 
 export { ADMIN_CLI };
 /** Usergrid tokens are for the management and data API: the resource scope. */
@@ -57,17 +69,18 @@ export async function issueManagementToken(deps: Deps, input: UsergridTokenReque
 }
 
 async function managementToken(deps: Deps, input: UsergridTokenRequest, context: LoginContext): Promise<UsergridTokenResult> {
+  const ttl = lifetimeOf(deps, input);
   if (input.grant_type === 'password') {
     const [username, password] = required(input, 'username', 'password');
     const admin = await authenticateAdmin(deps, username, password, context);
     const principal: TokenPrincipal = { kind: admin.sysadmin ? 'sysadmin' : 'admin', userUuid: admin.uuid, username: admin.username };
-    return { issued: await signAccessToken(deps, { principal, clientId: ADMIN_CLI, scope: API_SCOPE }), clientId: ADMIN_CLI, admin };
+    return { issued: await signAccessToken(deps, { principal, clientId: ADMIN_CLI, scope: API_SCOPE, ttl }), clientId: ADMIN_CLI, admin };
   }
   if (input.grant_type === 'client_credentials') {
     const [clientId, clientSecret] = required(input, 'client_id', 'client_secret');
     const client = await authenticateClientCredentials(deps, clientId, clientSecret);
     if (client.kind !== 'organization' && client.kind !== 'application') throw InvalidGrant('unexpected client');
-    return { issued: await signAccessToken(deps, { principal: client, clientId, scope: API_SCOPE }), clientId, client };
+    return { issued: await signAccessToken(deps, { principal: client, clientId, scope: API_SCOPE, ttl }), clientId, client };
   }
   throw UnsupportedGrantType(`grant_type '${input.grant_type}' is not supported here; use password or client_credentials`);
 }
@@ -77,6 +90,7 @@ export async function issueApplicationToken(deps: Deps, app: Application, input:
 }
 
 async function applicationToken(deps: Deps, app: Application, input: UsergridTokenRequest, context: LoginContext): Promise<UsergridTokenResult> {
+  const ttl = lifetimeOf(deps, input);
   if (input.grant_type === 'password') {
     const [username, password] = required(input, 'username', 'password');
     const user = await authenticateAppUser(deps, app.uuid, username, password, context);
@@ -90,7 +104,7 @@ async function applicationToken(deps: Deps, app: Application, input: UsergridTok
       authTime: Math.floor(deps.now() / 1000),
     });
     return {
-      issued: await signAccessToken(deps, { principal, clientId: credential.clientId, scope: API_SCOPE, familyId: family.id }),
+      issued: await signAccessToken(deps, { principal, clientId: credential.clientId, scope: API_SCOPE, familyId: family.id, ttl }),
       clientId: credential.clientId,
       appUser: user,
     };
@@ -99,7 +113,7 @@ async function applicationToken(deps: Deps, app: Application, input: UsergridTok
     const [clientId, clientSecret] = required(input, 'client_id', 'client_secret');
     const client = await authenticateClientCredentials(deps, clientId, clientSecret);
     if (client.kind !== 'application' || client.appUuid !== app.uuid) throw Forbidden('these credentials are not for this application');
-    return { issued: await signAccessToken(deps, { principal: client, clientId, scope: API_SCOPE }), clientId, client };
+    return { issued: await signAccessToken(deps, { principal: client, clientId, scope: API_SCOPE, ttl }), clientId, client };
   }
   throw UnsupportedGrantType(`grant_type '${input.grant_type}' is not supported here; use password or client_credentials`);
 }
