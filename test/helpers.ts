@@ -81,6 +81,21 @@ function requestVia(send: (path: string, init: RequestInit) => Response | Promis
   };
 }
 
+/** One JSON request to a server already running at `base` (a spawned `idp serve`), read as readResponse reads it. */
+export async function requestServer(base: string, method: string, path: string, options: { json?: unknown; token?: string } = {}): Promise<TestResponse> {
+  const headers: Record<string, string> = {};
+  if (options.json !== undefined) headers['content-type'] = 'application/json';
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  return readResponse(await fetch(`${base}${path}`, { method, headers, body: options.json === undefined ? undefined : JSON.stringify(options.json) }));
+}
+
+/** requestServer, failing on any answer but 200; the answer's body. */
+export async function callServer(base: string, method: string, path: string, options: { json?: unknown; token?: string } = {}): Promise<TestResponse['body']> {
+  const res = await requestServer(base, method, path, options);
+  if (res.status !== 200) throw new Error(`${method} ${path} → ${res.status} ${res.text}`);
+  return res.body;
+}
+
 /** A response as tests read it, from app.request() or from fetch() to a server: its JSON, if any, parsed. */
 export async function readResponse(response: Pick<Response, 'status' | 'headers' | 'text'>): Promise<TestResponse> {
   const text = await response.text();

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { runIdp, startIdp, type RunningIdp } from '../spawn.js';
-import { ORG } from '../helpers.js';
+import { callServer, ORG } from '../helpers.js';
 
 let dir: string;
 const path = (name: string) => join(dir, name);
@@ -22,15 +22,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function call(base: string, method: string, route: string, json?: unknown, token?: string): Promise<any> {
-  const headers: Record<string, string> = {};
-  if (json !== undefined) headers['content-type'] = 'application/json';
-  if (token) headers.authorization = `Bearer ${token}`;
-  const response = await fetch(`${base}${route}`, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
-  const body = (await response.json()) as any;
-  if (response.status !== 200) throw new Error(`${method} ${route} → ${response.status} ${JSON.stringify(body)}`);
-  return body;
-}
+const call = (base: string, method: string, route: string, json?: unknown, token?: string) => callServer(base, method, route, { json, token });
 
 const signIn = async (base: string): Promise<string> =>
   (await call(base, 'POST', '/management/token', { grant_type: 'password', username: ORG.username, password: ORG.password })).access_token;

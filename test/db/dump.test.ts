@@ -15,6 +15,7 @@ import pg from 'pg';
 import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { is } from 'drizzle-orm';
 import { main } from '../../commands/index.js';
+import { callServer } from '../helpers.js';
 import { resolveConfig, type ServeFlags } from '../../src/config.js';
 import { startServer } from '../../server/serve.js';
 import * as schema from '../../src/db/schema.js';
@@ -82,15 +83,7 @@ function comparable(dump: string): { header: unknown; rows: string[] } {
 
 /** JSON calls to a running server, failing on anything but 200. */
 function clientOf(base: string) {
-  const call = async (method: string, route: string, json?: unknown, token?: string) => {
-    const headers: Record<string, string> = {};
-    if (json !== undefined) headers['content-type'] = 'application/json';
-    if (token) headers.authorization = `Bearer ${token}`;
-    const response = await fetch(`${base}${route}`, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
-    const body = (await response.json()) as any;
-    if (response.status !== 200) throw new Error(`${method} ${route} → ${response.status} ${JSON.stringify(body)}`);
-    return body;
-  };
+  const call = (method: string, route: string, json?: unknown, token?: string) => callServer(base, method, route, { json, token });
   const signIn = async () =>
     (await call('POST', '/management/token', { grant_type: 'password', username: ADMIN.username, password: ADMIN.password })).access_token as string;
   return { call, signIn };

@@ -10,7 +10,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../server/serve.js';
-import { expectRefusedUnchanged, ORG, readResponse, type TestResponse } from '../helpers.js';
+import { expectRefusedUnchanged, ORG, readResponse, requestServer, type TestResponse } from '../helpers.js';
 import { APP, createDataTest, type DataTest } from '../data/setup.js';
 
 /** Sends `path` exactly as written, on a fresh connection. */
@@ -81,14 +81,7 @@ describe('dot segments and encoded separators over a real server', () => {
   let admin: string;
   beforeAll(async () => {
     server = await startServer(resolveConfig({ logLevel: 'silent', db: ':memory:', port: '0' }, {}));
-    const send = async (method: string, path: string, json?: unknown) =>
-      readResponse(
-        await fetch(`${server.url}${path}`, {
-          method,
-          headers: { 'content-type': 'application/json', ...(admin ? { authorization: `Bearer ${admin}` } : {}) },
-          body: json === undefined ? undefined : JSON.stringify(json),
-        }),
-      );
+    const send = (method: string, path: string, json?: unknown) => requestServer(server.url, method, path, { json, token: admin });
     await send('POST', '/management/orgs', ORG);
     admin = (await send('POST', '/management/token', { grant_type: 'password', username: ORG.username, password: ORG.password })).body.access_token;
     await send('POST', '/management/orgs/acme/apps', { name: 'sandbox' });

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { matchOutput, startIdp, type RunningIdp } from '../spawn.js';
 import { ConfigError, resolveConfig } from '../../src/config.js';
-import { ORG } from '../helpers.js';
+import { ORG, requestServer } from '../helpers.js';
 import { valueOf } from './scrape.js';
 
 const METRICS_TOKEN = 'metrics-token-for-the-test';
@@ -17,14 +17,7 @@ afterEach(async () => {
   idp = undefined;
 });
 
-async function call(url: string, method: string, json?: unknown, token?: string) {
-  const res = await fetch(url, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }) },
-    body: json === undefined ? undefined : JSON.stringify(json),
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
+const call = (url: string, method: string, json?: unknown, token?: string) => requestServer(url, method, '', { json, token });
 
 /** An organization and application on the server; the application's client credentials. */
 async function setUp(url: string): Promise<{ client_id: string; client_secret: string }> {

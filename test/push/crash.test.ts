@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startIdp, type RunningIdp } from '../spawn.js';
+import { callServer } from '../helpers.js';
 import { startLocalApns, type LocalApns } from './apns-server.js';
 import { appleKey } from './setup.js';
 
@@ -28,16 +29,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function call(url: string, method: string, path: string, token: string | undefined, json?: unknown) {
-  const res = await fetch(`${url}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }) },
-    body: json === undefined ? undefined : JSON.stringify(json),
-  });
-  const body = await res.json();
-  if (res.status !== 200) throw new Error(`${method} ${path} → ${res.status} ${JSON.stringify(body)}`);
-  return body;
-}
+const call = (url: string, method: string, path: string, token: string | undefined, json?: unknown) => callServer(url, method, path, { json, token });
 
 it('SIGKILL in the middle of a large send, then restart: every device gets exactly one delivery', { timeout: 120_000 }, async () => {
   const key = await appleKey();
