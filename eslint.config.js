@@ -26,6 +26,7 @@ const LAYERS = [
       'src/logger.ts',
       'src/metrics.ts',
       'src/passwords.ts',
+      'src/password-policy.ts',
       'src/principal.ts',
       'src/version.ts',
       'src/runtime',

@@ -19,14 +19,13 @@ interface PostFlags extends OwnerFlags {
  * activity lands in the owner's feed and, for a group, in every member's.
  */
 async function post(ctx: Ctx, properties: string[], flags: PostFlags) {
-  const [collection, id] = ownerOf(flags);
   const json = {
     ...parseProperties(properties, flags.data),
     verb: flags.verb,
     content: await needText(flags.content, 'content', 'pass --content'),
     ...(flags.title !== undefined && { title: flags.title }),
   };
-  return recordOf(await ctx.call({ method: 'POST', path: appPath(ctx, collection, id, 'activities'), json }), [
+  return recordOf(await ctx.call({ method: 'POST', path: appPath(ctx, ...ownerOf(flags), 'activities'), json }), [
     'uuid',
     'verb',
     'content',

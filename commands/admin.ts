@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { act, examples } from './client/run.js';
 import { confirmOrYes, needSecret, needText, passwordOf, passwordOptions, type PasswordFlags } from './client/prompt.js';
+import { nameHint, nameOf } from './client/data.js';
 import type { Ctx } from './client/context.js';
 import { p } from './client/api.js';
 import { messageOf, recordOf, tableOf } from './client/output.js';
@@ -20,7 +21,7 @@ interface CreateFlags extends PasswordFlags {
  */
 async function create(ctx: Ctx, username: string | undefined, flags: CreateFlags) {
   const json = {
-    username: await needText(username, 'username', 'pass it as the first argument'),
+    username: await needText(nameOf(username, 'username'), 'username', nameHint('username')),
     name: flags.name,
     email: flags.email,
     password: await passwordOf(flags),
@@ -64,6 +65,11 @@ async function password(ctx: Ctx, user: string | undefined, flags: { password?: 
   return messageOf(body, `password of ${id} changed`);
 }
 
+/** PUT /management/users/{userId}/deactivate or …/activate (docs/api.md#account-state). */
+function switchTo(verb: 'deactivate' | 'activate') {
+  return async (ctx: Ctx, user: string) => recordOf(await ctx.call({ method: 'PUT', path: p`/management/users/${user}/${verb}` }), USER_KEYS);
+}
+
 export function register(noun: Command): void {
   const admin = examples(noun.description('admin users (people who manage organizations)'), 'idp admin list --org demo');
   examples(
@@ -71,7 +77,7 @@ export function register(noun: Command): void {
       admin
         .command('create')
         .description('create an admin user, and add them to --org when an organization is in context')
-        .argument('[username]', 'username (asked on a terminal)')
+        .argument('[username]', 'username, alone or as username=VALUE (asked on a terminal)')
         .option('--name <name>', 'full name')
         .option('--email <email>', 'email address'),
     ).action(act(create)),
@@ -108,5 +114,21 @@ export function register(noun: Command): void {
       .option('--new-password <password>', 'the new password (asked, hidden, on a terminal)')
       .action(act(password)),
     'idp admin password demo',
+  );
+  examples(
+    admin
+      .command('deactivate')
+      .description('deactivate an admin user: no new tokens, and every sign-in of the user ends at once')
+      .argument('<user>', 'username, email or uuid')
+      .action(act(switchTo('deactivate'))),
+    'idp admin deactivate bob',
+  );
+  examples(
+    admin
+      .command('activate')
+      .description('activate an admin user again')
+      .argument('<user>', 'username, email or uuid')
+      .action(act(switchTo('activate'))),
+    'idp admin activate bob',
   );
 }

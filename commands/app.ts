@@ -5,6 +5,8 @@ import type { Ctx } from './client/context.js';
 import { p } from './client/api.js';
 import { entitiesOf, messageOf, recordOf, tableOf } from './client/output.js';
 import { credentialsResult } from './client/management.js';
+import { UsageError } from './client/errors.js';
+import { nameHint, nameOf } from './client/data.js';
 
 const appsPath = (ctx: Ctx) => p`/management/orgs/${ctx.org()}/apps`;
 
@@ -22,7 +24,7 @@ async function chooseApp(ctx: Ctx, app: string | undefined, fallback: boolean): 
 }
 
 async function create(ctx: Ctx, name: string | undefined) {
-  const json = { name: await needText(name, 'application name', 'pass it as the first argument') };
+  const json = { name: await needText(nameOf(name, 'name'), 'application name', nameHint('name')) };
   return recordOf(await ctx.call({ method: 'POST', path: appsPath(ctx), json }), ['uuid', 'name', 'applicationName', 'organization', 'created']);
 }
 
@@ -37,6 +39,43 @@ async function remove(ctx: Ctx, name: string | undefined, flags: { yes?: boolean
   return messageOf(body, `deleted application ${ctx.org()}/${app}`);
 }
 
+const APP_FIELDS = ['uuid', 'name', 'applicationName', 'organization', 'passwordPolicy', 'created', 'modified'];
+
+async function get(ctx: Ctx, name: string | undefined) {
+  const app = await chooseApp(ctx, name, true);
+  return recordOf(await ctx.call({ method: 'GET', path: `${appsPath(ctx)}/${encodeURIComponent(app)}` }), APP_FIELDS);
+}
+
+interface PolicyFlags {
+  passwordMinLength?: string;
+  passwordRequire?: string;
+  passwordBlocklist?: string;
+  serverPasswordPolicy?: boolean;
+}
+
+/** The application's password policy from the flags given; the server checks the values. */
+function passwordPolicyOf(flags: PolicyFlags): Record<string, unknown> | null {
+  const given = [flags.passwordMinLength, flags.passwordRequire, flags.passwordBlocklist].some((flag) => flag !== undefined);
+  if (flags.serverPasswordPolicy) {
+    if (given) throw new UsageError('--server-password-policy removes the policy: leave out the other --password-* flags');
+    return null;
+  }
+  if (!given) throw new UsageError('nothing to change: pass --password-min-length, --password-require, --password-blocklist or --server-password-policy');
+  const minLength = flags.passwordMinLength;
+  const require = flags.passwordRequire;
+  return {
+    ...(minLength !== undefined && { minLength: /^\d+$/.test(minLength) ? Number(minLength) : minLength }),
+    ...(require !== undefined && { require: require === 'none' ? [] : require.split(',').map((name) => name.trim()) }),
+    ...(flags.passwordBlocklist !== undefined && { blocklist: flags.passwordBlocklist }),
+  };
+}
+
+async function update(ctx: Ctx, name: string | undefined, flags: PolicyFlags) {
+  const app = await chooseApp(ctx, name, true);
+  const json = { passwordPolicy: passwordPolicyOf(flags) };
+  return recordOf(await ctx.call({ method: 'PUT', path: `${appsPath(ctx)}/${encodeURIComponent(app)}`, json }), APP_FIELDS);
+}
+
 async function credentials(ctx: Ctx, name: string | undefined, flags: { regenerate?: boolean; yes?: boolean }) {
   const app = await chooseApp(ctx, name, true);
   return credentialsResult(ctx, `${appsPath(ctx)}/${encodeURIComponent(app)}/credentials`, flags.regenerate, flags.yes);
@@ -45,10 +84,34 @@ async function credentials(ctx: Ctx, name: string | undefined, flags: { regenera
 export function register(noun: Command): void {
   const app = examples(noun.description('applications of an organization (--org)'), 'idp app list --org demo');
   examples(
-    app.command('create').description('create an application').argument('[name]', 'application name (asked on a terminal)').action(act(create)),
+    app
+      .command('create')
+      .description('create an application')
+      .argument('[name]', 'application name, alone or as name=VALUE (asked on a terminal)')
+      .action(act(create)),
     'idp app create sandbox --org demo',
   );
   examples(app.command('list').description('list the applications of the organization').action(act(list)), 'idp app list --org demo --json');
+  examples(
+    app
+      .command('get')
+      .description('show an application and its password policy')
+      .argument('[name]', 'application name or uuid (default --app; chosen from a list on a terminal)')
+      .action(act(get)),
+    'idp app get sandbox --org demo',
+  );
+  examples(
+    app
+      .command('update')
+      .description("set the password policy of the application's users; the flags given replace its whole policy, and what they leave out follows the server's")
+      .argument('[name]', 'application name or uuid (default --app; chosen from a list on a terminal)')
+      .option('--password-min-length <n>', 'fewest characters a new password may have')
+      .option('--password-require <classes>', 'character classes a new password must contain: lower,upper,digit,symbol, or none')
+      .option('--password-blocklist <list>', 'common|off: refuse common and breached passwords')
+      .option('--server-password-policy', "remove the application's policy: its users follow the server's")
+      .action(act(update)),
+    'idp app update sandbox --org demo --password-min-length 12 --password-require digit',
+  );
   examples(
     app
       .command('delete')

@@ -3,7 +3,7 @@ import { act, examples } from './client/run.js';
 import { confirmOrYes, needText } from './client/prompt.js';
 import type { Ctx } from './client/context.js';
 import { p } from './client/api.js';
-import { parseProperties } from './client/data.js';
+import { nameHint, nameOf, parseProperties } from './client/data.js';
 import { entitiesOf, messageOf, type Result } from './client/output.js';
 
 const KEYS = [
@@ -72,7 +72,7 @@ function clientResult(body: unknown): Result {
 }
 
 async function create(ctx: Ctx, name: string | undefined, flags: ClientFlags) {
-  const json = metadataOf({ ...flags, name: await needText(name ?? flags.name, 'client name', 'pass it as the first argument') });
+  const json = metadataOf({ ...flags, name: await needText(nameOf(name, 'client_name') ?? flags.name, 'client name', nameHint('client_name')) });
   return clientResult(await ctx.call({ method: 'POST', path: clientsPath(ctx), json }));
 }
 
@@ -154,7 +154,7 @@ export function register(noun: Command): void {
       client
         .command('create')
         .description('register a client; the answer carries its client_id and, for confidential clients, client_secret')
-        .argument('[name]', 'client name (asked on a terminal)'),
+        .argument('[name]', 'client name, alone or as client_name=VALUE (asked on a terminal)'),
     ).action(act(create)),
     'idp client create web --redirect-uri https://app.example.com/callback --grant-type authorization_code --grant-type refresh_token --scope "openid profile api"',
     'idp client create spa --public --redirect-uri http://127.0.0.1:5173/cb --grant-type authorization_code',

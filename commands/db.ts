@@ -17,15 +17,11 @@ import type { DumpSummary } from '../src/db/dump.js';
 import type { BackupSummary } from '../src/db/backup.js';
 import { confirmOrYes } from './client/prompt.js';
 import { examples } from './client/run.js';
+import { messageOf, outputModeOf, printResult, type OutputFlags } from './client/output.js';
 
 interface DbFlags {
   db?: string;
   databaseUrl?: string;
-}
-
-interface OutputFlags {
-  json?: boolean;
-  quiet?: boolean;
 }
 
 interface Target {
@@ -172,9 +168,8 @@ export async function restoreCommand(file: string, flags: DbFlags & { yes?: bool
 }
 
 /** The result on stdout, unless stdout carries the dump: then on stderr. */
-function report(flags: OutputFlags, text: string, json: unknown, toStderr = false): void {
-  if (flags.quiet) return;
-  (toStderr ? process.stderr : process.stdout).write(flags.json ? `${JSON.stringify(json)}\n` : `${text}\n`);
+function report(flags: OutputFlags, text: string, json: unknown, toStderr = false): Promise<void> {
+  return printResult(messageOf(json, text), outputModeOf(flags), toStderr ? process.stderr : process.stdout);
 }
 
 function transferText(verb: 'exported' | 'imported', result: TransferReport): string {
@@ -193,13 +188,16 @@ function databaseOptions(command: Command): Command {
 }
 
 export function register(noun: Command): void {
-  noun.description('the database itself: migrate it, export it to a portable dump, import a dump, back it up and restore it');
+  examples(
+    noun.description('the database itself: migrate it, export it to a portable dump, import a dump, back it up and restore it'),
+    'idp db backup --db ./idp.db idp-backup.db',
+  );
   examples(
     databaseOptions(noun.command('migrate').description('apply pending migrations and say how many are applied')),
     'idp db migrate --database-url postgres://idp@db.example/idp',
   ).action(async (flags: DbFlags, command: Command) => {
     const result = await migrateCommand(flags);
-    report(
+    await report(
       command.optsWithGlobals<OutputFlags>(),
       `database ${result.database} (${result.dialect}): ${result.migrations} migrations applied, up to date`,
       result,
@@ -216,7 +214,7 @@ export function register(noun: Command): void {
     'idp db export --db ./idp.db - | gzip > idp.dump.gz',
   ).action(async (file: string, flags: DbFlags, command: Command) => {
     const result = await exportCommand(file, flags);
-    report(command.optsWithGlobals<OutputFlags>(), transferText('exported', result), result, file === '-');
+    await report(command.optsWithGlobals<OutputFlags>(), transferText('exported', result), result, file === '-');
   });
   examples(
     databaseOptions(
@@ -228,7 +226,7 @@ export function register(noun: Command): void {
     'idp db import --database-url postgres://idp@db.example/idp idp.dump',
   ).action(async (file: string, flags: DbFlags, command: Command) => {
     const result = await importCommand(file, flags);
-    report(command.optsWithGlobals<OutputFlags>(), transferText('imported', result), result);
+    await report(command.optsWithGlobals<OutputFlags>(), transferText('imported', result), result);
   });
   registerBackup(noun);
 }
@@ -244,7 +242,7 @@ function registerBackup(noun: Command): void {
     'idp db backup --db ./idp.db backups/idp-$(date +%F).db',
   ).action(async (file: string, flags: DbFlags, command: Command) => {
     const result = await backupCommand(file, flags);
-    report(
+    await report(
       command.optsWithGlobals<OutputFlags>(),
       `backed up ${result.database} to ${result.file} (${result.bytes} bytes, ${result.migrations} migrations)`,
       result,
@@ -261,6 +259,6 @@ function registerBackup(noun: Command): void {
     'idp db restore --db ./idp.db backups/idp-2025-01-31.db --yes',
   ).action(async (file: string, flags: DbFlags & { yes?: boolean }, command: Command) => {
     const result = await restoreCommand(file, flags);
-    report(command.optsWithGlobals<OutputFlags>(), `restored ${result.file} to ${result.database} (${result.migrations} migrations)`, result);
+    await report(command.optsWithGlobals<OutputFlags>(), `restored ${result.file} to ${result.database} (${result.migrations} migrations)`, result);
   });
 }

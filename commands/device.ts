@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { act, examples } from './client/run.js';
 import { needText } from './client/prompt.js';
 import type { Ctx } from './client/context.js';
-import { dataOptions, parseProperties } from './client/data.js';
+import { createArguments, splitCreateWords } from './client/data.js';
 import { recordOf } from './client/output.js';
 import { addCollectionVerbs, appPath } from './client/collection.js';
 
@@ -14,10 +14,16 @@ const KEYS = ['uuid', 'name', 'type', 'created', 'modified'];
  * device is created connected to that user (`POST /users/{user}/devices`), so user and group
  * notifications reach it.
  */
-async function registerDevice(ctx: Ctx, properties: string[], flags: { notifier?: string; pushToken?: string; user?: string; data?: string }) {
+async function registerDevice(
+  ctx: Ctx,
+  name: string | undefined,
+  words: string[],
+  flags: { notifier?: string; pushToken?: string; user?: string; data?: string },
+) {
+  const { properties } = splitCreateWords([name, ...words], 'name', flags.data);
   const notifier = await needText(flags.notifier, 'notifier name', 'pass --notifier');
   const token = await needText(flags.pushToken, 'push token', 'pass --push-token');
-  const json = { ...parseProperties(properties, flags.data), [`${notifier}.notifier.id`]: token };
+  const json = { ...properties, [`${notifier}.notifier.id`]: token };
   const path = flags.user === undefined ? appPath(ctx, 'devices') : appPath(ctx, 'users', flags.user, 'devices');
   return recordOf(await ctx.call({ method: 'POST', path, json }), [...KEYS, `${notifier}.notifier.id`]);
 }
@@ -28,12 +34,12 @@ export function register(noun: Command): void {
     'idp device register --notifier ios --push-token 740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad --user fred',
   );
   examples(
-    dataOptions(device.command('register').description('register a device and its push token'))
+    createArguments(device.command('register').description('register a device and its push token'), 'name', 'device name')
       .option('--notifier <name>', 'the notifier the token is for')
       .option('--push-token <token>', 'the push token (APNs device token or FCM registration token); --token is the access token')
       .option('--user <user>', 'connect the device to this user (username or uuid)')
       .action(act(registerDevice)),
-    'idp device register name=pixel-7 --notifier android --push-token fcm-registration-token',
+    'idp device register pixel-7 --notifier android --push-token fcm-registration-token',
   );
   addCollectionVerbs(
     device,

@@ -1,14 +1,13 @@
 import type { Command } from 'commander';
 import { act, examples } from './client/run.js';
 import type { Ctx } from './client/context.js';
-import { fetchList, listOptions, pagedTable, type ListFlags } from './client/data.js';
+import { listOptions, listTable, type ListFlags } from './client/data.js';
 import { appPath } from './client/collection.js';
 import { ownerOf, ownerOptions, type OwnerFlags } from './client/owner.js';
 
 /** GET …/users/{userId}/feed or …/groups/{groupId}/feed, newest first. */
 async function feed(ctx: Ctx, flags: OwnerFlags & ListFlags) {
-  const [collection, id] = ownerOf(flags);
-  return pagedTable(await fetchList(ctx, appPath(ctx, collection, id, 'feed'), flags), ['published', 'verb', 'content', 'uuid'], 'the feed is empty');
+  return listTable(ctx, appPath(ctx, ...ownerOf(flags), 'feed'), flags, ['published', 'verb', 'content', 'uuid'], 'the feed is empty');
 }
 
 export function register(noun: Command): void {

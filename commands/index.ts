@@ -6,6 +6,7 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import { failureOf, PartialFailure } from './client/errors.js';
+import { FORMATS } from './client/output.js';
 import { VERSION } from '../src/version.js';
 import type { NounModule } from './client/run.js';
 import { registerTokenCode } from './token-code.js';
@@ -26,7 +27,7 @@ export const NOUNS: Noun[] = [
   { name: 'logout', summary: 'forget (and revoke) the tokens of the profile', load: () => import('./logout.js') },
   { name: 'token', summary: 'get tokens from /connect/token: client-credentials, password, refresh, exchange', load: () => import('./token.js') },
   { name: 'org', summary: 'organizations: create, get, credentials, feed', load: () => import('./org.js') },
-  { name: 'app', summary: 'applications of an organization: create, list, delete, credentials', load: () => import('./app.js') },
+  { name: 'app', summary: 'applications of an organization: create, list, get, update, delete, credentials', load: () => import('./app.js') },
   { name: 'client', summary: 'OAuth/OIDC clients of an application', load: () => import('./client.js') },
   { name: 'admin', summary: 'admin users: create, get, list, add, remove, password', load: () => import('./admin.js') },
   { name: 'user', summary: 'users of an application', load: () => import('./user.js') },
@@ -52,7 +53,9 @@ export function addGlobalOptions(program: Command): Command {
     .addOption(new Option('--profile <name>', 'saved profile under $XDG_CONFIG_HOME/idp/ (default "default")').env('IDP_PROFILE'))
     .addOption(new Option('--org <org>', 'organization name or uuid').env('IDP_ORG'))
     .addOption(new Option('--app <app>', 'application name or uuid').env('IDP_APP'))
-    .option('--json', "print the server's JSON on stdout and nothing else")
+    .option('--json', "print the server's JSON on stdout and nothing else (-o json)")
+    .addOption(new Option('-o, --output <format>', "table, wide (every property), or the server's answer as json or yaml").choices(FORMATS))
+    .option('--columns <names>', 'the columns of a table: property names, comma-separated (a.b for nested ones)')
     .option('--quiet', 'print only the essential value (a token, a uuid), or nothing');
 }
 
@@ -144,9 +147,12 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** --json anywhere before a `--`: known even when parsing the command line failed. */
+/** --json or -o json anywhere before a `--`: known even when parsing the command line failed. */
 function wantsJson(argv: string[]): boolean {
   const args = argv.slice(2);
   const end = args.indexOf('--');
-  return (end < 0 ? args : args.slice(0, end)).includes('--json');
+  const flags = end < 0 ? args : args.slice(0, end);
+  return flags.some(
+    (arg, i) => arg === '--json' || arg === '--output=json' || arg === '-ojson' || (['-o', '--output'].includes(arg) && flags[i + 1] === 'json'),
+  );
 }

@@ -26,7 +26,7 @@ export async function rotateKeysCommand(flags: KeysFlags): Promise<{ kids: strin
 }
 
 export function registerKeys(program: Command): void {
-  const keys = program.command('keys').description('token signing keys');
+  const keys = program.command('keys').description('token signing keys').addHelpText('after', '\nExample:\n  $ idp keys rotate --db ./idp.db');
   keys
     .command('rotate')
     .description('add new active signing keys; old public keys stay published until their tokens expire')

@@ -11,7 +11,8 @@ import { NetworkError } from './client/errors.js';
  */
 async function logout(ctx: Ctx) {
   const { refresh_token: refreshToken, access_token: accessToken } = ctx.profile();
-  if (accessToken === undefined && refreshToken === undefined) return messageOf({ revoked: false }, `not logged in (profile ${ctx.profileName})`);
+  if (accessToken === undefined && refreshToken === undefined)
+    return messageOf({ revoked: false }, `not logged in (profile ${ctx.profileName}); \`${ctx.loginCommand}\` signs in`);
   let revoked = false;
   if (refreshToken !== undefined) {
     try {
@@ -27,7 +28,7 @@ async function logout(ctx: Ctx) {
     }
   }
   await ctx.saveProfile(({ access_token: _a, refresh_token: _r, expires_at: _e, ...rest }) => rest);
-  return messageOf({ revoked }, `logged out of ${ctx.url}${revoked ? ' (refresh token revoked)' : ''}`);
+  return messageOf({ revoked }, `logged out of ${ctx.url}${revoked ? ' (refresh token revoked)' : ''}; \`${ctx.loginCommand}\` signs in again`);
 }
 
 export function register(noun: Command): void {

@@ -1,15 +1,20 @@
 import { readFileSync } from 'node:fs';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { act, examples } from './client/run.js';
 import { needText } from './client/prompt.js';
 import type { Ctx } from './client/context.js';
 import { UsageError } from './client/errors.js';
 import { recordOf } from './client/output.js';
+import { createArguments, nameHint, splitCreateWords } from './client/data.js';
 import { addCollectionVerbs, appPath } from './client/collection.js';
 
 const KEYS = ['uuid', 'name', 'provider', 'environment', 'created', 'modified'];
 
+/** `noop` sends nothing: for development and tests (docs/api.md#push-notifications). */
+const PROVIDERS = ['apple', 'google', 'noop'];
+
 interface CreateFlags {
+  data?: string;
   provider?: string;
   environment?: string;
   p8?: string;
@@ -51,10 +56,13 @@ function credentialsOf(flags: CreateFlags): Record<string, unknown> {
   return {};
 }
 
-async function create(ctx: Ctx, name: string | undefined, flags: CreateFlags) {
-  const notifierName = await needText(name, 'notifier name', 'pass it as the first argument');
-  const provider = await needText(flags.provider, 'provider (apple or google)', 'pass --provider');
-  const json = { name: notifierName, provider, environment: flags.environment ?? 'development', ...credentialsOf({ ...flags, provider }) };
+async function create(ctx: Ctx, word: string | undefined, words: string[], flags: CreateFlags) {
+  const { name, properties } = splitCreateWords([word, ...words], 'name', flags.data);
+  const notifierName = await needText(name, 'notifier name', nameHint('name'));
+  const given = (key: string) => (properties[key] === undefined ? undefined : String(properties[key]));
+  const provider = await needText(flags.provider ?? given('provider'), `provider (${PROVIDERS.join(', ')})`, 'pass --provider');
+  const environment = flags.environment ?? given('environment') ?? 'development';
+  const json = { ...properties, name: notifierName, provider, environment, ...credentialsOf({ ...flags, provider }) };
   return recordOf(await ctx.call({ method: 'POST', path: appPath(ctx, 'notifiers'), json }), KEYS);
 }
 
@@ -64,12 +72,13 @@ export function register(noun: Command): void {
     'idp notifier create ios --provider apple --p8 AuthKey.p8 --key-id ABC123 --team-id TEAM42 --topic com.example.app',
   );
   examples(
-    notifier
-      .command('create')
-      .description('create a notifier (APNs or FCM credentials are checked by the server)')
-      .argument('[name]', 'notifier name; devices keep their token in <name>.notifier.id')
-      .option('--provider <provider>', 'apple or google')
-      .option('--environment <environment>', 'development or production (default development)')
+    createArguments(
+      notifier.command('create').description('create a notifier (APNs or FCM credentials are checked by the server)'),
+      'name',
+      'notifier name; devices keep their token in <name>.notifier.id',
+    )
+      .addOption(new Option('--provider <provider>', 'apple (APNs), google (FCM), or noop (sends nothing; for development)').choices(PROVIDERS))
+      .addOption(new Option('--environment <environment>', 'the APNs host to use (default development)').choices(['development', 'production']))
       .option('--p8 <file>', 'apple: the .p8 signing key file')
       .option('--key-id <id>', 'apple: the key id')
       .option('--team-id <id>', 'apple: the team id')
@@ -77,6 +86,7 @@ export function register(noun: Command): void {
       .option('--credentials <file>', 'google: the service-account JSON file')
       .action(act(create)),
     'idp notifier create android --provider google --credentials service-account.json --environment production',
+    'idp notifier create dev --provider noop',
   );
   addCollectionVerbs(
     notifier,

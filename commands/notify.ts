@@ -3,7 +3,7 @@ import { act, examples } from './client/run.js';
 import { confirmOrYes } from './client/prompt.js';
 import type { Ctx } from './client/context.js';
 import { UsageError } from './client/errors.js';
-import { fetchList, listOptions, pagedTable, type ListFlags } from './client/data.js';
+import { listOptions, listTable, type ListFlags } from './client/data.js';
 import { messageOf, recordOf } from './client/output.js';
 import { appPath } from './client/collection.js';
 
@@ -68,7 +68,7 @@ async function remove(ctx: Ctx, id: string, flags: { yes?: boolean }) {
 }
 
 async function list(ctx: Ctx, flags: ListFlags) {
-  return pagedTable(await fetchList(ctx, appPath(ctx, 'notifications'), flags), ['uuid', 'state', 'created'], 'no notifications');
+  return listTable(ctx, appPath(ctx, 'notifications'), flags, ['uuid', 'state', 'created'], 'no notifications');
 }
 
 /** Receipts of every notification, or of one (`/{notificationId}/*\/receipts`), or of one device. */
@@ -80,7 +80,7 @@ async function receipts(ctx: Ctx, notification: string | undefined, flags: ListF
       : flags.device !== undefined
         ? appPath(ctx, flags.device, '*', 'receipts')
         : appPath(ctx, 'receipts');
-  return pagedTable(await fetchList(ctx, path, flags), ['uuid', 'sent', 'errorCode', 'errorMessage', 'device'], 'no receipts');
+  return listTable(ctx, path, flags, ['uuid', 'sent', 'errorCode', 'errorMessage', 'device'], 'no receipts');
 }
 
 function targetOptions(command: Command): Command {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { act, examples } from './client/run.js';
 import { needText, passwordOf, passwordOptions, type PasswordFlags } from './client/prompt.js';
+import { nameHint, nameOf } from './client/data.js';
 import type { Ctx } from './client/context.js';
 import { p } from './client/api.js';
 import { recordOf, tableOf } from './client/output.js';
@@ -15,7 +16,7 @@ interface CreateFlags extends PasswordFlags {
 /** POST /management/orgs with CreateOrg, sent as a form; the owner is created with it. */
 async function create(ctx: Ctx, organization: string | undefined, flags: CreateFlags) {
   const form = {
-    organization: await needText(organization, 'organization name', 'pass it as the first argument'),
+    organization: await needText(nameOf(organization, 'organization'), 'organization name', nameHint('organization')),
     username: await needText(flags.username, "owner's username", 'pass --username'),
     name: await needText(flags.name, "owner's full name", 'pass --name'),
     email: await needText(flags.email, "owner's email", 'pass --email'),
@@ -51,7 +52,7 @@ export function register(noun: Command): void {
       org
         .command('create')
         .description('create an organization with its first admin user')
-        .argument('[name]', 'organization name (asked on a terminal)')
+        .argument('[name]', 'organization name, alone or as organization=VALUE (asked on a terminal)')
         .option('-u, --username <username>', "owner's username")
         .option('--name <name>', "owner's full name")
         .option('--email <email>', "owner's email"),

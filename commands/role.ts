@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { act, examples } from './client/run.js';
 import { confirmOrYes, needText } from './client/prompt.js';
+import { createArguments, nameHint, splitCreateWords } from './client/data.js';
 import type { Ctx } from './client/context.js';
 import { messageOf, recordOf, type Result } from './client/output.js';
 import { addCollectionVerbs, addMemberVerbs, appPath } from './client/collection.js';
@@ -8,9 +9,12 @@ import { addCollectionVerbs, addMemberVerbs, appPath } from './client/collection
 const KEYS = ['uuid', 'name', 'title', 'permissions', 'created'];
 
 /** POST /{orgId}/{appId}/roles with AddRole (`title` and `role name`, with its space). */
-async function create(ctx: Ctx, name: string | undefined, flags: { title?: string; permission: string[] }) {
-  const roleName = await needText(name, 'role name', 'pass it as the first argument');
-  const created = await ctx.call({ method: 'POST', path: appPath(ctx, 'roles'), json: { 'role name': roleName, title: flags.title ?? roleName } });
+async function create(ctx: Ctx, word: string | undefined, words: string[], flags: { title?: string; permission: string[]; data?: string }) {
+  const { name, properties } = splitCreateWords([word, ...words], 'name', flags.data);
+  const roleName = await needText(name, 'role name', nameHint('name'));
+  const { name: _name, ...rest } = properties;
+  const json = { title: roleName, ...rest, 'role name': roleName, ...(flags.title !== undefined && { title: flags.title }) };
+  const created = await ctx.call({ method: 'POST', path: appPath(ctx, 'roles'), json });
   // With permissions, the answer to the last grant holds the role and all its permissions.
   let last = created;
   for (const permission of flags.permission) last = await grantOne(ctx, roleName, permission);
@@ -49,10 +53,7 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 export function register(noun: Command): void {
   const role = examples(noun.description('roles, their permissions and users (--org, --app)'), 'idp role create reader --permission "get:/**"');
   examples(
-    role
-      .command('create')
-      .description('create a role')
-      .argument('[name]', 'role name (asked on a terminal)')
+    createArguments(role.command('create').description('create a role'), 'name', 'role name')
       .option('--title <title>', 'display title (default: the name)')
       .option('-p, --permission <permission>', 'grant "verbs:/path/pattern" (repeatable)', collect, [])
       .action(act(create)),

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { DEFAULTS, resolveConfig, SIGNING_ALGS, type ServeFlags } from '../src/config.js';
+import { CHARACTER_CLASSES } from '../src/password-policy.js';
 import { codeCacheStatus } from '../src/runtime/code-cache.js';
 
 export function register(noun: Command): void {
@@ -24,6 +25,12 @@ export function register(noun: Command): void {
     .option('--require-activation', 'new organizations and admin users must follow an emailed link before use [IDP_REQUIRE_ACTIVATION] (default off)')
     .option('--activation-ttl <seconds>', 'lifetime of activation links [IDP_ACTIVATION_TTL] (default 86400)')
     .option('--reset-ttl <seconds>', 'lifetime of password-reset links [IDP_RESET_TTL] (default 3600)')
+    .option('--password-min-length <n>', `fewest characters a new password may have [IDP_PASSWORD_MIN_LENGTH] (default ${DEFAULTS.passwordPolicy.minLength})`)
+    .option(
+      '--password-require <classes>',
+      `character classes a new password must contain: ${CHARACTER_CLASSES.join(',')} [IDP_PASSWORD_REQUIRE] (default none)`,
+    )
+    .option('--password-blocklist <list>', 'common|off: refuse common and breached passwords [IDP_PASSWORD_BLOCKLIST] (default common)')
     .option('--access-token-ttl <seconds>', `access-token lifetime [IDP_ACCESS_TOKEN_TTL] (default ${DEFAULTS.accessTokenTtl})`)
     .option('--id-token-ttl <seconds>', `ID-token lifetime [IDP_ID_TOKEN_TTL] (default ${DEFAULTS.idTokenTtl})`)
     .option('--code-ttl <seconds>', `authorization-code lifetime [IDP_CODE_TTL] (default ${DEFAULTS.codeTtl})`)
@@ -36,6 +43,8 @@ export function register(noun: Command): void {
     .option('--captcha-site-key <key>', "the provider's site key, for the form's widget [IDP_CAPTCHA_SITE_KEY]")
     .option('--captcha-verify-url <url>', "the provider's verify endpoint [IDP_CAPTCHA_VERIFY_URL] (default: the provider's own)")
     .option('--max-json-depth <levels>', `deepest nesting a JSON body may have [IDP_MAX_JSON_DEPTH] (default ${DEFAULTS.json.maxDepth})`)
+    .option('--max-asset-size <bytes>', 'largest file attached to an entity; k, m or g for KiB, MiB, GiB [IDP_MAX_ASSET_SIZE] (default 50m)')
+    .option('--assets-dir <dir>', "keep attached files' bytes in this folder instead of the database [IDP_ASSETS_DIR]")
     .option(
       '--trusted-proxy <cidrs>',
       'proxies whose X-Forwarded-For, Forwarded and X-Forwarded-Proto are believed, e.g. 10.0.0.0/8,::1 [IDP_TRUSTED_PROXY] (default none)',

@@ -5,7 +5,7 @@ import { requestToken } from './client/tokens.js';
 import type { Ctx } from './client/context.js';
 import { ADMIN_CLI, withTokens, type TokenSet } from './client/api.js';
 import type { Result } from './client/output.js';
-import { UsageError } from './client/errors.js';
+import { ServerError, UsageError } from './client/errors.js';
 
 interface ClientFlags {
   clientId?: string;
@@ -65,13 +65,19 @@ async function password(ctx: Ctx, flags: ClientFlags & PasswordFlags & { usernam
 async function refresh(ctx: Ctx, flags: ClientFlags & { refreshToken?: string }) {
   const own = flags.refreshToken === undefined;
   const refreshToken = flags.refreshToken ?? ctx.profile().refresh_token;
-  if (!refreshToken) throw new UsageError('no refresh token: pass --refresh-token, or run `idp login` first');
+  if (!refreshToken) throw new UsageError(`no refresh token: pass --refresh-token, or run \`${ctx.loginCommand}\` first`);
   const result = await issued(ctx, {
     grant_type: 'refresh_token',
     client_id: flags.clientId ?? ADMIN_CLI,
     client_secret: flags.clientSecret,
     refresh_token: refreshToken,
     scope: flags.scope,
+  }).catch((error: unknown) => {
+    // The profile's own session is over: only a new sign-in gives a new refresh token.
+    if (own && error instanceof ServerError && error.error === 'invalid_grant') {
+      throw new ServerError(error.status, error.error, `${error.message}: run \`${ctx.loginCommand}\` again`, error.body);
+    }
+    throw error;
   });
   if (own) await ctx.saveProfile((profile) => withTokens(profile, result.json as TokenSet));
   return result;

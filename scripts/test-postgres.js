@@ -4,8 +4,8 @@
 // when IDP_TEST_REQUIRE_POSTGRES=1 (as .ci/run sets it), so a missing server cannot hide the run.
 // Usage: node scripts/test-postgres.js [vitest filters…]
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { delimiter, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
@@ -35,7 +35,7 @@ async function reachable() {
 // Test files that build their app on test/helpers.ts or test/database.ts (and so on the database
 // the environment names), plus those that start servers on PostgreSQL themselves.
 const USES_DATABASE =
-  /createTestApp|createDataTest|createLifecycleApp|createTenantApp|openQueryDatabase|openTestDatabase|startTestServer|IDP_TEST_DATABASE_URL/;
+  /createTestApp|createDataTest|createLifecycleApp|createTenantApp|openQueryDatabase|openTestDatabase|startTestServer|startSdkTenant|IDP_TEST_DATABASE_URL/;
 
 function testFiles(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -49,10 +49,14 @@ if (await reachable()) {
   const filters = process.argv.slice(2);
   const files = filters.length > 0 ? filters : testFiles(join(root, 'test'));
   console.log(`PostgreSQL run (${url.replace(/:[^:@/]*@/, ':***@')}): ${files.length} test files`);
-  const result = spawnSync(join(root, 'node_modules', '.bin', 'vitest'), ['run', ...files], {
+  // On the Node.js npm ci installed (README, "Runtime"), whichever Node started this script: the
+  // native module is built for it.
+  const bin = join(root, 'node_modules', '.bin');
+  const node = existsSync(join(bin, 'node')) ? join(bin, 'node') : process.execPath;
+  const result = spawnSync(node, [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...files], {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, IDP_TEST_DATABASE_URL: url },
+    env: { ...process.env, IDP_TEST_DATABASE_URL: url, PATH: `${bin}${delimiter}${process.env.PATH ?? ''}` },
   });
   process.exitCode = result.status ?? 1;
 }

@@ -24,12 +24,17 @@ function requireSignedIn(c: Context<Env>): void {
   }
 }
 
-/** The segments of the path inside the application, as sent: `/acme/sandbox/users/me/` → `users`, `me`. */
-export function appSegments(c: Context<Env>): string[] {
-  return c.req.path
+/** The segments of a path inside the application: `/acme/sandbox/users/me/` → `users`, `me`. */
+function segmentsOf(path: string): string[] {
+  return path
     .split('/')
     .filter((segment) => segment !== '')
     .slice(2);
+}
+
+/** The segments of the path inside the application, as routed (a nested group by its uuid, group-paths.ts). */
+export function appSegments(c: Context<Env>): string[] {
+  return segmentsOf(c.req.path);
 }
 
 /**
@@ -45,9 +50,12 @@ async function collectionOfSegment(tx: Tx, appUuid: string, segment: string): Pr
   }
 }
 
-/** The path inside the application that permissions are matched against: `/acme/sandbox/user/me` → `/users/me`. */
+/**
+ * The path inside the application that permissions are matched against: `/acme/sandbox/user/me`
+ * → `/users/me`; a nested group as the client named it (`/groups/company/eng/users`).
+ */
 async function permissionPath(c: Context<Env>, appUuid: string): Promise<string> {
-  const [collection, ...rest] = appSegments(c);
+  const [collection, ...rest] = segmentsOf(c.get('sentPath'));
   if (collection === undefined) return '/';
   return `/${[await collectionOfSegment(c.get('deps').db, appUuid, collection), ...rest].join('/')}`;
 }
@@ -140,4 +148,22 @@ export async function requireAdminUserAccess(c: Context<Env>, user: AdminUser, m
     }
   }
   throw Forbidden(`you may not ${mode === 'read' ? 'read' : 'change'} admin user '${user.username}'`);
+}
+
+/**
+ * Deactivating or activating an admin user (docs/api.md#account-state): a sysadmin, or whoever
+ * administers every organization the user belongs to (an admin of them all, or the client of
+ * the one). An admin of only some cannot lock the user out of the others; a user who belongs to
+ * no organization, or a sysadmin, is a sysadmin's to switch. Nobody switches themself.
+ */
+export async function requireAdminUserSwitch(c: Context<Env>, user: AdminUser): Promise<void> {
+  requireSignedIn(c);
+  const principal = c.get('principal');
+  if ('userUuid' in principal && principal.userUuid === user.uuid) throw Forbidden('you may not deactivate or activate your own account');
+  if (principal.kind === 'sysadmin') return;
+  const orgs = user.sysadmin ? [] : await listAdminOrganizations(c.get('deps'), user.uuid);
+  const administersAll = await Promise.all(orgs.map((org) => isOrganizationAdmin(c.get('deps'), principal, org.uuid)));
+  if (orgs.length === 0 || administersAll.includes(false)) {
+    throw Forbidden(`only a sysadmin or an administrator of every organization of '${user.username}' may deactivate or activate them`);
+  }
 }

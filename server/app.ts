@@ -13,6 +13,7 @@ import type { Env } from './env.js';
 import { onError } from './errors.js';
 import { router } from './openapi.js';
 import { mountAreas, type Area } from './route-table.js';
+import { routeNestedGroupPaths, sentPathOf } from './group-paths.js';
 import { application, caller, dataAccess, managedApplication, organizationAdmin } from './access.js';
 import { bodySizeLimit } from './middleware/body-limit.js';
 import { noStore } from './middleware/no-store.js';
@@ -34,11 +35,15 @@ import { adminLifecycleRoutes, appUserLifecycleRoutes } from './routes/lifecycle
 import { organizationRoutes } from './routes/organization.js';
 import { applicationRoutes } from './routes/application.js';
 import { clientRoutes } from './routes/clients.js';
+import { registrationRoutes } from './routes/registration.js';
 import { identityProviderRoutes } from './routes/identity-providers.js';
 import { pushRoutes } from './routes/notifications.js';
 import { entityRoutes } from './routes/data/entities.js';
 import { relationRoutes } from './routes/data/relations.js';
 import { userTokenRoutes } from './routes/data/user-tokens.js';
+import { userFactorRoutes } from './routes/data/user-factors.js';
+import { adminFactorRoutes } from './routes/admin-factors.js';
+import { userStateRoutes } from './routes/data/user-state.js';
 
 /** Every area of the server: where it is mounted, what runs before its routes, and its route modules. */
 export const AREAS: readonly Area[] = [
@@ -50,8 +55,11 @@ export const AREAS: readonly Area[] = [
   { prefix: '/docs', routes: [docsRoutes] },
   { prefix: '/.well-known', routes: [discoveryRoutes] },
   // OAuth endpoints authenticate their clients themselves; every answer there is no-store (RFC 6749 5.1).
-  { prefix: '/connect', middleware: [noStore()], routes: [tokenEndpointRoutes, authorizeRoutes, endSessionRoutes, pageAssetRoutes] },
-  { prefix: '/management', middleware: [caller], routes: [managementRoutes, managementTokenRoutes, keyRoutes, adminLifecycleRoutes] },
+  { prefix: '/connect', middleware: [noStore()], routes: [tokenEndpointRoutes, registrationRoutes, authorizeRoutes, endSessionRoutes, pageAssetRoutes] },
+  // Usergrid's token endpoints: the credentials in the body are the caller. Its SDKs send their
+  // last token along, which may have expired or been revoked meanwhile: no reason to refuse a new one.
+  { prefix: '/management', routes: [managementTokenRoutes] },
+  { prefix: '/management', middleware: [caller], routes: [managementRoutes, adminFactorRoutes, keyRoutes, adminLifecycleRoutes] },
   { prefix: '/management/orgs/{orgId}', middleware: [caller, organizationAdmin], routes: [organizationRoutes] },
   {
     prefix: '/management/orgs/{orgId}/apps/{appId}',
@@ -59,9 +67,14 @@ export const AREAS: readonly Area[] = [
     routes: [applicationRoutes, clientRoutes, identityProviderRoutes],
   },
   // What an application serves without a permission check: its token endpoint and account links.
-  { prefix: '/{orgId}/{appId}', middleware: [caller, application], routes: [applicationTokenRoutes, appUserLifecycleRoutes] },
+  { prefix: '/{orgId}/{appId}', middleware: [application], routes: [applicationTokenRoutes] },
+  { prefix: '/{orgId}/{appId}', middleware: [caller, application], routes: [appUserLifecycleRoutes] },
   // The data API and push: every route behind the application's permissions.
-  { prefix: '/{orgId}/{appId}', middleware: [caller, application, dataAccess], routes: [pushRoutes, entityRoutes, relationRoutes, userTokenRoutes] },
+  {
+    prefix: '/{orgId}/{appId}',
+    middleware: [caller, application, dataAccess],
+    routes: [pushRoutes, entityRoutes, relationRoutes, userTokenRoutes, userFactorRoutes, userStateRoutes],
+  },
 ];
 
 export function createApp(deps: Deps, areas: readonly Area[] = AREAS): Hono<Env> {
@@ -73,7 +86,7 @@ export function createApp(deps: Deps, areas: readonly Area[] = AREAS): Hono<Env>
   // the body size limit (413 before anything reads the body, or authenticates). X-Frame-Options
   // DENY, nosniff and friends go on every response: added by Node's response where the server
   // is made (serve.ts), or by the first middleware here for any other caller (middleware/secure-headers.ts).
-  const limitBodySize = bodySizeLimit(deps.config.bodyLimit);
+  const limitBodySize = bodySizeLimit({ body: deps.config.bodyLimit, multipart: deps.config.maxAssetSize + deps.config.bodyLimit });
   app.use('*', secureHeadersElsewhere({ hsts: sendsHsts(deps.config.issuer) }));
   // First, so that it sees every answer, refusals before routing included.
   app.use('*', observeRequests(deps));
@@ -81,6 +94,8 @@ export function createApp(deps: Deps, areas: readonly Area[] = AREAS): Hono<Env>
     c.set('startedAt', Date.now());
     c.set('deps', deps);
     c.set('logger', deps.logger);
+    // Before the body limit, which makes the request anew (middleware/body-limit.ts).
+    c.set('sentPath', sentPathOf(c.req.raw) ?? c.req.path);
     refuseInvalidPath(c);
     await limitBodySize(c, next);
   });
@@ -96,5 +111,6 @@ export function createApp(deps: Deps, areas: readonly Area[] = AREAS): Hono<Env>
     throw NotFound('no such resource');
   });
   app.onError(onError);
+  routeNestedGroupPaths(app, deps);
   return app;
 }

@@ -19,12 +19,16 @@ export interface Env {
     startedAt: number;
     /** The caller, set by the `caller` middleware of the areas that take tokens (server/access.ts). */
     principal: Principal;
+    /** When the user behind the caller's token signed in, seconds since the epoch (middleware/principal.ts). */
+    signedInAt?: number;
     /** The organization of `/management/orgs/{orgId}/…`, set by `organizationAdmin` once access is granted. */
     organization: Organization;
     /** The application of `/{orgId}/{appId}/…` and `/management/orgs/{orgId}/apps/{appId}/…`, set by the area's middleware. */
     appScope: { org: Organization; app: Application };
     /** The area of the route table whose middleware has run for this request (server/route-table.ts). */
     area: Area;
+    /** The path as the client sent it, before a nested group path was routed by uuid (group-paths.ts). */
+    sentPath: string;
     /** The request's URL as answers show it, read once (envelope.ts urlOf). */
     url: URL;
   };

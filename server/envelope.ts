@@ -60,3 +60,8 @@ export function envelope(c: Context<Env>, input: EnvelopeInput) {
 export function ok(c: Context<Env>, input: EnvelopeInput) {
   return c.json(envelope(c, input), 200);
 }
+
+/** A 201 response with the envelope, where the API answers a POST so (docs/api.md#second-factors). */
+export function created(c: Context<Env>, input: EnvelopeInput) {
+  return c.json(envelope(c, input), 201);
+}

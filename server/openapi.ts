@@ -41,7 +41,7 @@ export interface ValidationResult {
 }
 
 /** What a validation failure answers instead of the error body (a page, a redirect); nothing, or a throw, for the error body. */
-export type InputHook = (result: ValidationResult, c: Context<Env>) => Response | Promise<Response> | undefined | void;
+export type InputHook = (result: ValidationResult, c: Context<Env>) => Response | Promise<Response | undefined | void> | undefined | void;
 
 /** A handler of validated input; it answers any Response (a page as well as the JSON /openapi.json describes). */
 type InputHandler<R extends RouteConfig> = (c: Parameters<RouteHandler<R, Env>>[0]) => Response | Promise<Response>;

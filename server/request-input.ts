@@ -25,6 +25,7 @@ export const SECRET_PARAMS: ReadonlySet<string> = new Set([
   'client_secret',
   'client_assertion',
   'password',
+  'otp',
   'oldpassword',
   'newpassword',
   'newpassword2',
@@ -65,13 +66,15 @@ export const PAGE_FORM: BodyRule = { accept: ['form'], refuse: () => Unsupported
 /** A form value: each parameter a string, or the list of its values when it was sent more than once. */
 export type FormValue = Record<string, string | string[]>;
 
+/** Adds one value of a parameter: a second value makes the list of its values. */
+export function addFormValue(form: FormValue, name: string, value: string): void {
+  const seen = form[name];
+  form[name] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
+}
+
 function formValue(entries: Iterable<[string, FormDataEntryValue]>): FormValue {
   const form: FormValue = Object.create(null);
-  for (const [name, value] of entries) {
-    if (typeof value !== 'string') continue;
-    const seen = form[name];
-    form[name] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
-  }
+  for (const [name, value] of entries) if (typeof value === 'string') addFormValue(form, name, value);
   return form;
 }
 
@@ -132,13 +135,36 @@ export async function readBody(c: Context<Env>, rule: BodyRule): Promise<unknown
   return value;
 }
 
-/** A multipart/form-data body; one that does not parse (no boundary, no closing delimiter, not multipart at all) is the client's fault. */
+/**
+ * A multipart/form-data body, read whole: within the body limit, which the request-wide check
+ * lets multipart bodies pass up to the asset size (server/middleware/body-limit.ts). One that
+ * does not parse (no boundary, no closing delimiter, not multipart at all) is the client's fault.
+ */
 async function multipartForm(c: Context<Env>): Promise<FormData> {
+  const { bodyLimit } = c.get('deps').config;
+  const bytes = await readAtMost(c.req.raw.body, bodyLimit);
+  if (bytes === undefined) throw PayloadTooLarge(`the request body is larger than ${bodyLimit} bytes`);
   try {
-    return await c.req.formData();
+    return await new Response(new Uint8Array(bytes), { headers: { 'content-type': c.req.header('content-type') ?? '' } }).formData();
   } catch {
     throw BadRequest('the request body is not a valid multipart/form-data body');
   }
+}
+
+/** The whole body if it is at most `limit` bytes; undefined (and the rest left unread) if longer. */
+async function readAtMost(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Buffer | undefined> {
+  const pieces: Uint8Array[] = [];
+  const reader = body?.getReader();
+  let size = 0;
+  for (let next = await reader?.read(); next !== undefined && !next.done; next = await reader!.read()) {
+    size += next.value.byteLength;
+    if (size > limit) {
+      await reader!.cancel();
+      return undefined;
+    }
+    pieces.push(next.value);
+  }
+  return Buffer.concat(pieces);
 }
 
 /** The query exactly as sent, `?` included, for a URL that must be rebuilt unchanged. */

@@ -94,6 +94,7 @@ function shapeOf(path: string): string {
  */
 function collectRoutes(areas: readonly Area[], documented: Router): Route[] {
   const routes: Route[] = [];
+  const owned = new Set<string>();
   for (const area of areas) {
     const enter = enterArea(area);
     for (const module of area.routes) {
@@ -112,7 +113,11 @@ function collectRoutes(areas: readonly Area[], documented: Router): Route[] {
         }
       }
     }
-    if (rankOf(honoPath(area.prefix).split('/')[1]) === LITERAL) routes.push(ownedRest(area.prefix));
+    if (rankOf(honoPath(area.prefix).split('/')[1]) === LITERAL && !owned.has(area.prefix)) {
+      // One catch-all per fixed prefix, however many areas share it.
+      owned.add(area.prefix);
+      routes.push(ownedRest(area.prefix));
+    }
   }
   refuseAmbiguity(routes);
   // Array.prototype.sort is stable: routes of one shape keep their order (a 405 after the methods).

@@ -13,7 +13,8 @@ import { createLogger, type Logger } from '../src/logger.js';
 import { createDeps } from '../src/create-deps.js';
 import type { Deps } from '../src/deps.js';
 import { ensureSuperuser } from '../src/management/admin-users.js';
-import { applyFixtures, readFixtures } from '../src/fixtures/apply.js';
+import { applyFixtures, checkFixturePasswords, readFixtures } from '../src/fixtures/apply.js';
+import { findPasswordProblem } from '../src/password-policy.js';
 import type { Hono } from 'hono';
 import { createApp } from './app.js';
 import { createSecureServer, sendsHsts } from './middleware/secure-headers.js';
@@ -21,6 +22,7 @@ import { refusingRawBackslash } from './middleware/path-segments.js';
 import type { Env } from './env.js';
 import { createMetricsApp } from './routes/metrics.js';
 import { startDeliveryWorker } from '../src/push/worker.js';
+import { startHousekeeping } from '../src/operations/housekeeping.js';
 
 export interface RunningServer {
   url: string;
@@ -83,8 +85,14 @@ function urlOf(host: string, server: ServerType): string {
 
 /** `now` is the server's clock (deps.now): tokens, sessions, codes and the push queue read it. */
 export async function startServer(config: Config, logger: Logger = createLogger(config.logLevel), now: () => number = Date.now): Promise<RunningServer> {
-  // Read the fixtures before touching the database, so a bad file changes nothing.
+  // Read the fixtures and check the passwords before touching the database, so a bad file or
+  // --superuser changes nothing.
   const fixtures = config.fixtures ? await readFixtures(config.fixtures) : undefined;
+  if (fixtures) await checkFixturePasswords(fixtures, config.passwordPolicy, config.fixtures!);
+  if (config.superuser) {
+    const problem = await findPasswordProblem(config.passwordPolicy, config.superuser.password, config.superuser, 'the --superuser password');
+    if (problem !== undefined) throw new ConfigError(problem);
+  }
   const database = await openStorage(config);
   let deps: Deps;
   try {
@@ -121,6 +129,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       leaseMs: config.pushLeaseMs,
       requestTimeoutMs: Math.min(15_000, config.pushLeaseMs / 2),
     });
+    const housekeeping = startHousekeeping(deps);
     let closing: Promise<void> | undefined;
     return {
       url,
@@ -130,7 +139,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       close() {
         closing ??= (async () => {
           // Sends in flight finish and are recorded while the last requests are answered.
-          const drained = worker.stop();
+          const drained = Promise.all([worker.stop(), housekeeping.stop()]);
           await Promise.all([closeServer(server), closeServer(metricsServer)]);
           await drained;
           // Mail already handed over (a reset link, say) goes out before the process ends.

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Organization } from '../src/management/organizations.js';
-import type { Application } from '../src/management/applications.js';
+import { allowsOpenClientRegistration, passwordPolicySettingsOf, type Application } from '../src/management/applications.js';
 import type { AdminUser } from '../src/management/admin-users.js';
 import type { Credential } from '../src/management/credentials.js';
 import type { ManagementActivity } from '../src/management/activities.js';
@@ -52,6 +52,8 @@ export function applicationView(org: Organization, app: Application) {
     created: app.created,
     modified: app.modified,
     [`${org.name}/${app.name}`]: app.uuid,
+    ...(passwordPolicySettingsOf(app) && { passwordPolicy: passwordPolicySettingsOf(app) }),
+    ...(allowsOpenClientRegistration(app) && { openClientRegistration: true }),
     metadata: { path: applicationPath(org.uuid, app.uuid) },
   };
 }

@@ -4,6 +4,15 @@
  */
 import { isIP } from 'node:net';
 import { AppError } from './errors.js';
+import {
+  BLOCKLISTS,
+  CHARACTER_CLASSES,
+  DEFAULT_PASSWORD_POLICY,
+  MAX_PASSWORD_LENGTH,
+  type Blocklist,
+  type CharacterClass,
+  type PasswordPolicy,
+} from './password-policy.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -41,6 +50,10 @@ export interface Config {
   bodyLimit: number;
   /** What a JSON body may hold: nested levels, keys in one object, characters in one key. */
   json: JsonLimits;
+  /** Largest file attached to an entity, in bytes (docs/api.md#assets). */
+  maxAssetSize: number;
+  /** A folder for the bytes of assets instead of the database, when given. */
+  assetsDir?: string;
   /** Token lifetimes in seconds (docs/api.md#tokens). */
   accessTokenTtl: number;
   idTokenTtl: number;
@@ -59,6 +72,8 @@ export interface Config {
   metricsPort?: number;
   /** One log line per request answered. */
   accessLog: boolean;
+  /** What a new password must be (docs/api.md#passwords); an application may override it for its users. */
+  passwordPolicy: PasswordPolicy;
 }
 
 /** A CIDR range: `network`/`prefix`, a bare address being its own range. */
@@ -111,6 +126,9 @@ export const DEFAULTS = {
   // JSON functions read. A thousand keys in one object and 256 characters in one key leave room
   // for any entity and keep a single object from costing more than the documents around it.
   json: { maxDepth: 32, maxKeys: 1000, maxKeyLength: 256 },
+  // 50 MiB: photos, documents and short recordings, as Usergrid's hosted service allowed; larger
+  // media belongs in an object store.
+  maxAssetSize: 50 * 1024 * 1024,
   // An hour, as IdentityServer and Keycloak issue by default.
   accessTokenTtl: 3600,
   // ID tokens are read once at sign-in; five minutes covers clock skew.
@@ -139,6 +157,8 @@ export const DEFAULTS = {
   trustedProxies: [],
   // Off: every request is already counted in /metrics; a line each is for debugging a client.
   accessLog: false,
+  // NIST SP 800-63B; password-policy.ts gives the reason for each rule.
+  passwordPolicy: DEFAULT_PASSWORD_POLICY,
 } as const satisfies Partial<Config>;
 
 /** A flag or variable that cannot be used: `idp serve` prints one line and exits with code 2. */
@@ -176,12 +196,17 @@ export interface ServeFlags {
   refreshTokenTtl?: string;
   sessionTtl?: string;
   maxJsonDepth?: string;
+  maxAssetSize?: string;
+  assetsDir?: string;
   accessTokenAlg?: string;
   idTokenAlg?: string;
   trustedProxy?: string;
   metricsToken?: string;
   metricsPort?: string;
   accessLog?: boolean;
+  passwordMinLength?: string;
+  passwordRequire?: string;
+  passwordBlocklist?: string;
 }
 
 export function resolveConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): Config {
@@ -232,6 +257,8 @@ export function resolveConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): Config
     pushLeaseMs: parseSeconds(emptyToUndefined(env.IDP_PUSH_LEASE_MS), DEFAULTS.pushLeaseMs, 'IDP_PUSH_LEASE_MS', 'milliseconds'),
     bodyLimit: DEFAULTS.bodyLimit,
     json: { ...DEFAULTS.json, maxDepth: parseJsonDepth(pick(flags.maxJsonDepth, 'IDP_MAX_JSON_DEPTH')) },
+    maxAssetSize: parseSize(pick(flags.maxAssetSize, 'IDP_MAX_ASSET_SIZE'), DEFAULTS.maxAssetSize, '--max-asset-size'),
+    assetsDir: pick(flags.assetsDir, 'IDP_ASSETS_DIR'),
     accessTokenTtl: parseSeconds(pick(flags.accessTokenTtl, 'IDP_ACCESS_TOKEN_TTL'), DEFAULTS.accessTokenTtl, '--access-token-ttl'),
     idTokenTtl: parseSeconds(pick(flags.idTokenTtl, 'IDP_ID_TOKEN_TTL'), DEFAULTS.idTokenTtl, '--id-token-ttl'),
     codeTtl: parseSeconds(pick(flags.codeTtl, 'IDP_CODE_TTL'), DEFAULTS.codeTtl, '--code-ttl'),
@@ -242,7 +269,25 @@ export function resolveConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): Config
     trustedProxies: parseRanges(pick(flags.trustedProxy, 'IDP_TRUSTED_PROXY')),
     ...parseMetrics(pick(flags.metricsToken, 'IDP_METRICS_TOKEN'), pick(flags.metricsPort, 'IDP_METRICS_PORT'), port),
     accessLog: flags.accessLog ?? parseBoolean(emptyToUndefined(env.IDP_ACCESS_LOG), DEFAULTS.accessLog, 'IDP_ACCESS_LOG'),
+    passwordPolicy: parsePasswordPolicy(
+      pick(flags.passwordMinLength, 'IDP_PASSWORD_MIN_LENGTH'),
+      pick(flags.passwordRequire, 'IDP_PASSWORD_REQUIRE'),
+      pick(flags.passwordBlocklist, 'IDP_PASSWORD_BLOCKLIST'),
+    ),
   };
+}
+
+function parsePasswordPolicy(minLength: string | undefined, require: string | undefined, blocklist: string | undefined): PasswordPolicy {
+  const fallback = DEFAULTS.passwordPolicy;
+  const length = parseSeconds(minLength, fallback.minLength, '--password-min-length', 'characters');
+  if (length > MAX_PASSWORD_LENGTH) throw new ConfigError(`--password-min-length must be at most ${MAX_PASSWORD_LENGTH}, not '${minLength}'`);
+  const classes = require === undefined || require === 'none' ? fallback.require : require.split(',').map((name) => name.trim());
+  const unknown = classes.find((name) => !CHARACTER_CLASSES.includes(name as CharacterClass));
+  if (unknown !== undefined)
+    throw new ConfigError(`--password-require must be a comma-separated list of ${CHARACTER_CLASSES.join(', ')} (or none), not '${unknown}'`);
+  const list = blocklist ?? fallback.blocklist;
+  if (!BLOCKLISTS.includes(list as Blocklist)) throw new ConfigError(`--password-blocklist must be one of ${BLOCKLISTS.join(', ')}, not '${list}'`);
+  return { minLength: length, require: [...new Set(classes as CharacterClass[])], blocklist: list as Blocklist };
 }
 
 function emptyToUndefined(value: string | undefined): string | undefined {
@@ -283,6 +328,18 @@ function parseJsonDepth(text: string | undefined): number {
   const depth = parseSeconds(text, DEFAULTS.json.maxDepth, '--max-json-depth', 'levels');
   if (depth > MAX_JSON_DEPTH) throw new ConfigError(`--max-json-depth must be at most ${MAX_JSON_DEPTH}, not '${text}'`);
   return depth;
+}
+
+const SIZE_UNITS: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
+
+/** A size in bytes, or in KiB, MiB or GiB with a suffix `k`, `m` or `g` (`50m`). */
+function parseSize(text: string | undefined, fallback: number, flag: string): number {
+  if (text === undefined) return fallback;
+  const match = /^(\d+)\s*([kmg]?)i?b?$/i.exec(text.trim());
+  const size = match === null ? 0 : Number(match[1]) * SIZE_UNITS[match[2].toLowerCase()];
+  if (!Number.isSafeInteger(size) || size < 1)
+    throw new ConfigError(`${flag} must be a number of bytes, or of KiB, MiB or GiB with k, m or g (50m), not '${text}'`);
+  return size;
 }
 
 function parseAlg(text: string | undefined, fallback: SigningAlg, flag: string): SigningAlg {

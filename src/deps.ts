@@ -58,5 +58,7 @@ export interface ThrottleStore {
   /** Counts one failure against each key and blocks those past their free failures. */
   recordFailure(keys: readonly ThrottleKey[], now: number): Promise<void>;
   reset(key: string): Promise<void>;
+  /** Forgets counts that no longer block and have decayed; returns how many were dropped. */
+  prune(now: number): Promise<number>;
   close(): Promise<void>;
 }

@@ -37,9 +37,13 @@ export const QueryParse = kind(400, 'query_parse');
 export const InvalidJson = kind(400, 'json_parse');
 export const JsonTooDeep = kind(400, 'json_too_deep');
 export const InvalidPath = kind(400, 'invalid_path');
+/** A wrong current password given to change it (Usergrid's name, which its SDKs branch on). */
+export const InvalidUsernameOrPassword = kind(400, 'auth_invalid_username_or_password');
 export const Unauthorized = kind(401, 'unauthorized');
 export const ExpiredToken = kind(401, 'expired_token');
 export const Forbidden = kind(403, 'forbidden');
+/** RFC 9470 3: the token is good, but its user signed in too long ago for this; sign in again. */
+export const InsufficientUserAuthentication = kind(401, 'insufficient_user_authentication');
 export const NotFound = kind(404, 'not_found');
 export const EntityNotFound = kind(404, 'entity_not_found');
 export const OrganizationNotFound = kind(404, 'organization_not_found');
@@ -49,6 +53,7 @@ export const MethodNotAllowed = kind(405, 'method_not_allowed');
 export const Conflict = kind(409, 'conflict');
 export const PayloadTooLarge = kind(413, 'payload_too_large');
 export const UnsupportedMediaType = kind(415, 'unsupported_media_type');
+export const RangeNotSatisfiable = kind(416, 'range_not_satisfiable');
 export const TooManyRequests = kind(429, 'too_many_requests');
 export const Internal = kind(500, 'internal_error');
 

@@ -50,6 +50,12 @@ export class Metrics {
     labelNames: ['kind'] as const,
     registers: [this.registry],
   });
+  readonly pruned = new Counter({
+    name: 'idp_pruned_rows_total',
+    help: 'Expired rows forgotten by housekeeping, by table (refresh_tokens, token_families, authorization_codes, login_throttle, assets)',
+    labelNames: ['table'] as const,
+    registers: [this.registry],
+  });
   readonly pushDeliveries = new Counter({
     name: 'idp_push_deliveries_total',
     help: 'Push delivery attempts, by provider and outcome (sent, retry, unregistered, rejected)',

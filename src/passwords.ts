@@ -1,7 +1,8 @@
 /**
  * Password hashing with scrypt (node:crypto, RFC 7914). Stored as
  * `scrypt$N$r$p$salt$hash` (base64url) so parameters can be raised later without breaking
- * existing hashes.
+ * existing hashes. The NFKC form is hashed (NIST SP 800-63B 5.1.1.2), so a password typed on
+ * another keyboard or system, with the same characters composed differently, still matches.
  */
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
@@ -18,7 +19,7 @@ function scrypt(password: string, salt: Buffer, options: ScryptOptions): Promise
 
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const key = await scrypt(password, salt, PARAMS);
+  const key = await scrypt(password.normalize('NFKC'), salt, PARAMS);
   return ['scrypt', PARAMS.N, PARAMS.r, PARAMS.p, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
@@ -31,8 +32,14 @@ export async function verifyPassword(password: string, stored: string | null | u
   }
   const [, N, r, p, salt, hash] = parts;
   const expected = Buffer.from(hash, 'base64url');
-  const actual = await scrypt(password, Buffer.from(salt, 'base64url'), { N: Number(N), r: Number(r), p: Number(p) });
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
+  const matches = async (candidate: string) => {
+    const actual = await scrypt(candidate, Buffer.from(salt, 'base64url'), { N: Number(N), r: Number(r), p: Number(p) });
+    return actual.length === expected.length && timingSafeEqual(actual, expected);
+  };
+  const normalized = password.normalize('NFKC');
+  if (await matches(normalized)) return true;
+  // Hashes made before passwords were normalized hold the password as it was typed.
+  return normalized !== password && (await matches(password));
 }
 
 /** Constant-time comparison of two secrets of any length. */

@@ -13,13 +13,16 @@ import { createApp } from '../server/app.js';
 export interface TestApp {
   deps: Deps;
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  /** The same request, its answer unread: for bodies that are not text (an asset's bytes). */
+  send(path: string, init: RequestInit): Promise<Response>;
   close(): Promise<void>;
 }
 
 export interface RequestOptions {
   json?: unknown;
   form?: Record<string, string>;
-  body?: string;
+  /** Any body: text, or FormData for a multipart upload. */
+  body?: string | FormData;
   headers?: Record<string, string>;
   token?: string;
 }
@@ -48,7 +51,8 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: { 
   };
   const deps = await createDeps(database.db, config, createLogger(config.logLevel), options.now);
   const app = createApp(deps);
-  return { deps, request: requestVia((path, init) => app.request(`http://idp.test${path}`, init)), close: () => database.close() };
+  const send = async (path: string, init: RequestInit) => app.request(`http://idp.test${path}`, init);
+  return { deps, request: requestVia(send), send, close: () => database.close() };
 }
 
 /**
@@ -57,9 +61,11 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: { 
  */
 export async function createServedTestApp(flags: ServeFlags = {}): Promise<TestApp> {
   const server = await startTestServer({ port: '0', ...flags });
+  const send = (path: string, init: RequestInit) => fetch(`${server.url}${path}`, { ...init, redirect: 'manual' });
   return {
     deps: server.deps,
-    request: requestVia((path, init) => fetch(`${server.url}${path}`, { ...init, redirect: 'manual' })),
+    request: requestVia(send),
+    send,
     close: () => server.close(),
   };
 }
@@ -68,7 +74,7 @@ export async function createServedTestApp(flags: ServeFlags = {}): Promise<TestA
 function requestVia(send: (path: string, init: RequestInit) => Response | Promise<Response>): TestApp['request'] {
   return async (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };
-    let body: string | undefined = options.body;
+    let body = options.body;
     if (options.json !== undefined) {
       headers['content-type'] ??= 'application/json';
       body = JSON.stringify(options.json);

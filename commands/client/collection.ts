@@ -7,12 +7,26 @@ import type { Command } from 'commander';
 import { act, examples } from './run.js';
 import { confirmOrYes } from './prompt.js';
 import type { Ctx } from './context.js';
-import { dataOptions, fetchList, listOptions, pagedTable, parseProperties, type ListFlags } from './data.js';
-import { messageOf, recordOf } from './output.js';
+import { dataOptions, listOptions, listTable, parseProperties, type ListFlags } from './data.js';
+import { messageOf, recordOf, type Column } from './output.js';
 
 /** `/{org}/{app}/…segments`, each segment encoded. */
 export function appPath(ctx: Ctx, ...segments: string[]): string {
   return ['', ctx.org(), ctx.app(), ...segments].map(encodeURIComponent).join('/');
+}
+
+/**
+ * The NAME of a row of any type: what names it in a path (docs/api.md#entities), so a user shows
+ * its username and a group its path.
+ */
+export const NAME_COLUMN: Column = {
+  key: 'name',
+  value: (row) => (row.type === 'user' ? row.username : row.type === 'group' ? row.path : row.name),
+};
+
+/** The path segments of an entity's id: a group's nested path (`company/eng`) is one segment per level (docs/api.md#groups). */
+export function idSegments(collection: string, id: string): string[] {
+  return ['groups', 'group'].includes(collection.toLowerCase()) ? id.split('/') : [id];
 }
 
 /** A target written `name`, `uuid` or `collection/name` becomes one or two path segments. */
@@ -27,7 +41,7 @@ export interface CollectionSpec {
   what: string;
   /** How an entity is named in help, e.g. "username or uuid". */
   idHelp: string;
-  columns: string[];
+  columns: (string | Column)[];
   keys?: string[];
   /** Example arguments for help: collection (if any) and an id. */
   example: string;
@@ -59,7 +73,7 @@ export function addCollectionVerbs(noun: Command, spec: CollectionSpec, verbs: r
         listOptions(withCollection(noun.command('list').description(`list ${spec.collection ?? 'the entities of a collection'}, newest first`))).action(
           act(async (ctx, ...args: Args) => {
             const { collection, flags } = split<ListFlags>(spec, args);
-            return pagedTable(await fetchList(ctx, appPath(ctx, collection), flags), spec.columns, `no ${spec.collection ?? 'entities'}`);
+            return listTable(ctx, appPath(ctx, collection), flags, spec.columns, `no ${spec.collection ?? 'entities'}`);
           }),
         ),
         `${name} list ${spec.collection === undefined ? 'dogs ' : ''}--ql "select * where created > 0" --all --json`,
@@ -69,7 +83,7 @@ export function addCollectionVerbs(noun: Command, spec: CollectionSpec, verbs: r
         id(withCollection(noun.command('get').description(`show one ${spec.what}`))).action(
           act(async (ctx, ...args: Args) => {
             const { collection, words } = split(spec, args);
-            return recordOf(await ctx.call({ method: 'GET', path: appPath(ctx, collection, words[0]) }), spec.keys);
+            return recordOf(await ctx.call({ method: 'GET', path: appPath(ctx, collection, ...idSegments(collection, words[0])) }), spec.keys);
           }),
         ),
         `${name} get ${spec.example}`,
@@ -81,7 +95,7 @@ export function addCollectionVerbs(noun: Command, spec: CollectionSpec, verbs: r
             const { collection, words, flags } = split<{ data?: string }>(spec, args);
             const [target, ...properties] = words;
             const json = parseProperties(properties, flags.data);
-            return recordOf(await ctx.call({ method: 'PUT', path: appPath(ctx, collection, target), json }), spec.keys);
+            return recordOf(await ctx.call({ method: 'PUT', path: appPath(ctx, collection, ...idSegments(collection, target)), json }), spec.keys);
           }),
         ),
         `${name} update ${spec.example} color=brown age=4`,
@@ -94,7 +108,7 @@ export function addCollectionVerbs(noun: Command, spec: CollectionSpec, verbs: r
             act(async (ctx, ...args: Args) => {
               const { collection, words, flags } = split<{ yes?: boolean }>(spec, args);
               await confirmOrYes(flags.yes, `Delete ${collection}/${words[0]}?`);
-              const body = await ctx.call({ method: 'DELETE', path: appPath(ctx, collection, words[0]) });
+              const body = await ctx.call({ method: 'DELETE', path: appPath(ctx, collection, ...idSegments(collection, words[0])) });
               return messageOf(body, `deleted ${collection}/${words[0]}`);
             }),
           ),
@@ -110,7 +124,13 @@ export function addCollectionVerbs(noun: Command, spec: CollectionSpec, verbs: r
         ).action(
           act(async (ctx, ...args: Args) => {
             const { collection, words, flags } = split<ListFlags>(spec, args);
-            return pagedTable(await fetchList(ctx, appPath(ctx, collection, words[0], words[1]), flags), ['type', 'name', 'uuid', 'created'], 'no connections');
+            return listTable(
+              ctx,
+              appPath(ctx, collection, ...idSegments(collection, words[0]), words[1]),
+              flags,
+              ['type', NAME_COLUMN, 'uuid', 'created'],
+              'no connections',
+            );
           }),
         ),
         `${name} connections ${spec.example} likes`,
@@ -120,15 +140,15 @@ export function addCollectionVerbs(noun: Command, spec: CollectionSpec, verbs: r
 }
 
 /** `add-user`, `remove-user` and `users` of groups and roles: POST|DELETE|GET /{collection}/{id}/users[/{user}]. */
-export function addMemberVerbs(noun: Command, collection: string, what: string, example: string): void {
+export function addMemberVerbs(noun: Command, collection: string, what: string, example: string, idHelp = 'name or uuid'): void {
   const name = `idp ${noun.name()}`;
   const member = (method: 'POST' | 'DELETE') =>
     act(async (ctx, id: string, user: string, flags: { yes?: boolean }) => {
       if (method === 'DELETE') await confirmOrYes(flags.yes, `Remove ${user} from ${what} ${id}?`);
-      const body = await ctx.call({ method, path: appPath(ctx, collection, id, 'users', user) });
+      const body = await ctx.call({ method, path: appPath(ctx, collection, ...idSegments(collection, id), 'users', user) });
       return messageOf(body, `${user} is ${method === 'POST' ? 'now' : 'no longer'} in ${what} ${id}`);
     });
-  const args = (command: Command) => command.argument('<id>', `${what}: name or uuid`).argument('<user>', 'username or uuid');
+  const args = (command: Command) => command.argument('<id>', `${what}: ${idHelp}`).argument('<user>', 'username or uuid');
   examples(args(noun.command('add-user').description(`add a user to the ${what}`)).action(member('POST')), `${name} add-user ${example} fred`);
   examples(
     args(noun.command('remove-user').description(`remove a user from the ${what}`))
@@ -137,9 +157,9 @@ export function addMemberVerbs(noun: Command, collection: string, what: string, 
     `${name} remove-user ${example} fred --yes`,
   );
   examples(
-    listOptions(noun.command('users').description(`list the users of the ${what}`).argument('<id>', `${what}: name or uuid`)).action(
+    listOptions(noun.command('users').description(`list the users of the ${what}`).argument('<id>', `${what}: ${idHelp}`)).action(
       act(async (ctx, id: string, flags: ListFlags) =>
-        pagedTable(await fetchList(ctx, appPath(ctx, collection, id, 'users'), flags), ['username', 'name', 'email', 'uuid'], 'no users'),
+        listTable(ctx, appPath(ctx, collection, ...idSegments(collection, id), 'users'), flags, ['username', 'name', 'email', 'uuid'], 'no users'),
       ),
     ),
     `${name} users ${example}`,

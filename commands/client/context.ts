@@ -10,16 +10,14 @@ import { DEFAULT_PROFILE, loadProfile, updateProfile, type Profile } from './pro
 import { AppError } from '../../src/errors.js';
 import { ServerError, UsageError } from './errors.js';
 import { ADMIN_CLI, DEFAULT_URL, withTokens, type TokenSet } from './api.js';
-import type { OutputMode } from './output.js';
+import { outputModeOf, type OutputFlags, type OutputMode } from './output.js';
 
-export interface GlobalFlags {
+export interface GlobalFlags extends OutputFlags {
   url?: string;
   token?: string;
   profile?: string;
   org?: string;
   app?: string;
-  json?: boolean;
-  quiet?: boolean;
 }
 
 /** Refresh a little before expiry, so a request never starts with a token about to lapse. */
@@ -33,6 +31,8 @@ export interface ApiRequest extends HttpRequest {
 export interface Ctx {
   readonly profileName: string;
   readonly url: string;
+  /** The command that signs this profile in to this URL: `idp login [--profile P] [--url U]`. */
+  readonly loginCommand: string;
   readonly mode: OutputMode;
   readonly http: Http;
   profile(): Profile;
@@ -87,20 +87,27 @@ export async function createContext(flags: GlobalFlags, env: NodeJS.ProcessEnv =
     const fromProfile = auth && flags.token === undefined && profileTokens().access_token !== undefined;
     if (fromProfile && (profile.expires_at ?? Infinity) < Date.now() + EXPIRY_MARGIN_MS) await refresh();
     const first = await http.send({ ...req, token: auth ? bearer() : undefined });
-    if (first.status === 401 && auth && bearer() === undefined) throw notSignedIn(req, first);
+    if (first.status === 401 && auth && bearer() === undefined) throw refused(req, first, `run \`${loginCommand}\` (or pass --token)`);
+    // --token or IDP_TOKEN: there is nothing to refresh.
+    if (first.status === 401 && auth && !fromProfile)
+      throw refused(req, first, `pass a valid --token (or IDP_TOKEN), or leave it out and run \`${loginCommand}\``);
+    if (first.status === 403 && auth) throw refused(req, first, `run \`${loginCommand}\` as a user who may, or pass --token`);
     if (first.status !== 401 || !fromProfile) return first;
     if (!(await refresh())) throw sessionExpired(first);
     const second = await http.send({ ...req, token: bearer() });
     if (second.status === 401) throw sessionExpired(second);
+    if (second.status === 403) throw refused(req, second, `run \`${loginCommand}\` as a user who may, or pass --token`);
     return second;
   }
 
-  const loginCommand = `idp login${profileName === DEFAULT_PROFILE ? '' : ` --profile ${profileName}`}`;
+  // The URL too when it is not the one the profile signs in to.
+  const loginUrl = profile.url === undefined || parseBaseUrl(profile.url) === url ? '' : ` --url ${url}`;
+  const loginCommand = `idp login${profileName === DEFAULT_PROFILE ? '' : ` --profile ${profileName}`}${loginUrl}`;
 
-  /** A request that needed a token and had none: say how to get one. */
-  function notSignedIn(req: HttpRequest, res: HttpResponse): AppError {
+  /** A request refused for want of a token, or of a good one: the server's words and what to do. */
+  function refused(req: HttpRequest, res: HttpResponse, next: string): AppError {
     const refusal = errorOf(url, req, res);
-    return new ServerError(refusal.status, refusal.error, `${refusal.message}: run \`${loginCommand}\` (or pass --token)`, refusal.body);
+    return new ServerError(refusal.status, refusal.error, `${refusal.message}: ${next}`, refusal.body);
   }
 
   function sessionExpired(res: HttpResponse): AppError {
@@ -111,7 +118,8 @@ export async function createContext(flags: GlobalFlags, env: NodeJS.ProcessEnv =
   return {
     profileName,
     url,
-    mode: { json: flags.json === true, quiet: flags.quiet === true },
+    loginCommand,
+    mode: outputModeOf(flags),
     http,
     profile: () => profile,
     defaults: { org: flags.org ?? profile.org, app: flags.app ?? profile.app },

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
+import { parseQuery } from '../../src/data/query/parse.js';
 import { UsageError } from './errors.js';
 import type { Ctx } from './context.js';
 import { entitiesOf, statusLine, tableOf, type Column, type Result } from './output.js';
@@ -24,6 +25,36 @@ export function parseProperties(words: string[], data?: string): Record<string, 
   }
   return base;
 }
+
+/**
+ * The words of a `create`: its name, written alone (`idp user create fred`) or as a property
+ * (`username=fred`) alike, and the other NAME=VALUE properties, merged over --data.
+ */
+export function splitCreateWords(words: (string | undefined)[], key: string, data?: string): { name?: string; properties: Record<string, unknown> } {
+  const given = words.filter((word): word is string => word !== undefined);
+  const alone = given.length > 0 && !given[0].includes('=') ? given[0] : undefined;
+  const properties = parseProperties(alone === undefined ? given : given.slice(1), data);
+  const named = properties[key] === undefined ? undefined : String(properties[key]);
+  if (alone !== undefined && named !== undefined && named !== alone) throw new UsageError(`two names given, '${alone}' and ${key}=${named}: give one`);
+  const name = alone ?? named;
+  return { name, properties: name === undefined ? properties : { ...properties, [key]: name } };
+}
+
+/** The name of a create that takes nothing else: `sandbox` or `name=sandbox` alike. */
+export function nameOf(word: string | undefined, key: string): string | undefined {
+  const { name, properties } = splitCreateWords([word], key);
+  const other = Object.keys(properties).find((property) => property !== key);
+  if (other !== undefined) throw new UsageError(`'${other}' is not set by this command: give the ${key} alone or as ${key}=VALUE`);
+  return name;
+}
+
+/** `[name] [properties...]` and --data: a create's name, alone or as `KEY=VALUE`, and its properties. */
+export function createArguments(command: Command, key: string, what: string): Command {
+  return dataOptions(command.argument('[name]', `${what}, alone or as ${key}=VALUE (asked on a terminal when needed)`));
+}
+
+/** The hint of a missing name. */
+export const nameHint = (key: string) => `pass it as the first argument or as ${key}=VALUE`;
 
 /** A create body: like parseProperties, or a JSON array of objects from --data alone. */
 export function parseEntityBody(words: string[], data?: string): Record<string, unknown> | Record<string, unknown>[] {
@@ -79,6 +110,7 @@ export interface ListFlags {
   limit?: string;
   cursor?: string;
   all?: boolean;
+  explain?: boolean;
 }
 
 export function listOptions(command: Command): Command {
@@ -86,7 +118,8 @@ export function listOptions(command: Command): Command {
     .option('-q, --ql <query>', 'Usergrid query, e.g. "select * where age > 3 order by name"')
     .option('-l, --limit <n>', 'at most N rows, following cursors as needed (default one page of 10)')
     .option('--cursor <cursor>', 'continue from the cursor a previous list printed')
-    .addOption(new Option('-a, --all', 'follow cursors to the last page').conflicts(['cursor', 'limit']));
+    .addOption(new Option('-a, --all', 'follow cursors to the last page').conflicts(['cursor', 'limit']))
+    .option('--explain', "also print which index found the rows and how many the database read (the first page's; administrators only)");
 }
 
 /** The server's largest page (docs/api.md#queries-and-paging). */
@@ -107,7 +140,7 @@ function checkLimit(limit: string | undefined): number | undefined {
  */
 export async function fetchList(ctx: Ctx, path: string, flags: ListFlags, stderr: NodeJS.WriteStream = process.stderr): Promise<unknown> {
   const wanted = flags.all ? Infinity : checkLimit(flags.limit);
-  const query = { ql: flags.ql, cursor: flags.cursor };
+  const query = { ql: flags.ql, cursor: flags.cursor, explain: flags.explain ? 'true' : undefined };
   if (wanted === undefined) return ctx.call({ method: 'GET', path, query });
   const progress = progressLine(stderr);
   const entities: Record<string, unknown>[] = [];
@@ -144,10 +177,33 @@ function cursorOf(body: unknown): string | undefined {
 }
 
 /**
+ * A list read with the list flags, as a table: the columns a `--ql "select a, b …"` names, else
+ * `columns` (`-o wide` and `--columns` change them when it is printed).
+ */
+export async function listTable(ctx: Ctx, path: string, flags: ListFlags, columns: (string | Column)[], empty: string): Promise<Result> {
+  const body = await fetchList(ctx, path, flags);
+  const result = pagedTable(body, selectedColumns(flags.ql) ?? columns, empty);
+  const explain = (body as { explain?: { index: string | null; rows_read: number } }).explain;
+  if (explain === undefined || result.view.kind !== 'table') return result;
+  // docs/api.md#explain: the index that found the rows, or none when the database read the collection.
+  const line = `explain: ${explain.index === null ? 'no index, the collection was read' : `index ${explain.index}`}; ${explain.rows_read} row${explain.rows_read === 1 ? '' : 's'} read`;
+  return { ...result, view: { ...result.view, footer: result.view.footer === undefined ? line : `${result.view.footer}\n${line}` } };
+}
+
+/** The properties a query selects; none for `select *`, no select, or a query the server will refuse. */
+function selectedColumns(ql: string | undefined): string[] | undefined {
+  try {
+    return parseQuery(ql).select?.slice();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * A list as a table that ends with how many rows it shows and, when more remain, the command
  * that prints the next page.
  */
-export function pagedTable(body: unknown, columns: (string | Column)[], empty: string, argv: string[] = process.argv): Result {
+function pagedTable(body: unknown, columns: (string | Column)[], empty: string, argv: string[] = process.argv): Result {
   const result = tableOf(body, columns, empty);
   if (result.view.kind !== 'table' || result.view.rows.length === 0) return result;
   const cursor = cursorOf(body);

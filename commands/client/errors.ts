@@ -32,8 +32,18 @@ export function failureOf(error: unknown): Failure {
   return { exitCode: EXIT.failed, error: 'failed', error_description: error instanceof Error ? error.message : String(error), status: null };
 }
 
-/** Refusals of a credential that some servers answer with 400 (RFC 6749 5.2: a wrong password is invalid_grant). */
-const AUTHENTICATION_ERRORS = new Set(['invalid_grant', 'invalid_client', 'invalid_token', 'expired_token', 'unauthorized']);
+/**
+ * Refusals of a credential that some servers answer with 400 (RFC 6749 5.2: a wrong password is
+ * invalid_grant; a wrong current password given to change it, Usergrid's auth_invalid_username_or_password).
+ */
+const AUTHENTICATION_ERRORS = new Set([
+  'invalid_grant',
+  'invalid_client',
+  'invalid_token',
+  'expired_token',
+  'unauthorized',
+  'auth_invalid_username_or_password',
+]);
 
 function exitCodeOf(error: AppError): number {
   // An answer that is not idp's JSON: something else listens at --url, or a proxy failed.

@@ -6,7 +6,12 @@
  * used.
  */
 import type { Fixtures, FixtureApplication } from '../../src/fixtures/format.js';
+import { createHash } from 'node:crypto';
+import { createReadStream, openAsBlob } from 'node:fs';
+import { basename } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import type { Ctx } from './context.js';
+import type { HttpRequest } from './http.js';
 import { ADMIN_CLI, p } from './api.js';
 import { ServerError } from './errors.js';
 import { requestToken } from './tokens.js';
@@ -90,7 +95,7 @@ export function planSteps(ctx: Ctx, fixtures: Fixtures): Step[] {
     const owner = adminOf(org.owner);
     // The owner's token, else the command's own (undefined lets ctx.call send it).
     const token = async () => (await signIns.signIn(owner)) ?? undefined;
-    const call: Call = async (method, path, json, query) => ctx.call({ method, path, json, query, token: await token() });
+    const call: Call = async (method, path, json, query, file) => ctx.call({ method, path, json, query, file, token: await token() });
     const orgStep = organizationStep(ctx, org, o, owner, signIns, call);
     organizationSteps.push(orgStep);
     steps.push(orgStep, ...organizationApplicationSteps(org, o, orgStep, call));
@@ -188,7 +193,28 @@ function organizationApplicationSteps(org: Organization, o: number, orgStep: Ste
   });
 }
 
-type Call = (method: 'GET' | 'POST' | 'PUT', path: string, json?: unknown, query?: Record<string, number>) => Promise<unknown>;
+type Call = (method: 'GET' | 'POST' | 'PUT', path: string, json?: unknown, query?: Record<string, number>, file?: HttpRequest['file']) => Promise<unknown>;
+
+async function md5Of(file: string): Promise<string> {
+  const hash = createHash('md5');
+  await pipeline(createReadStream(file), hash);
+  return hash.digest('hex');
+}
+
+/** The file an entity of the fixtures carries (docs/api.md#assets): there when the entity's asset has the file's checksum. */
+function assetStep(path: string, label: string, entityStep: Step, entityPath: string, file: string, call: Call): Step {
+  return {
+    path,
+    label,
+    parents: [entityStep],
+    exists: async () => {
+      const [entity] = entitiesOf(await call('GET', entityPath));
+      const metadata = entity?.['file-metadata'] as { checksum?: unknown } | undefined;
+      return metadata?.checksum === (await md5Of(file));
+    },
+    create: async () => void (await call('PUT', entityPath, undefined, undefined, { field: 'file', blob: await openAsBlob(file), filename: basename(file) })),
+  };
+}
 
 /** "get,post:/path" → its verbs and pattern, so permission rules compare regardless of order and case. */
 function parsePermissionRule(text: string): { verbs: Set<string>; pattern: string } {
@@ -298,7 +324,12 @@ function applicationSteps(org: string, app: FixtureApplication, base: string, ap
   });
 
   for (const [collection, list] of Object.entries(app.collections)) {
-    list.forEach((item, i) => steps.push(entity(`${base}.collections.${collection}[${i}]`, `${collection}/${item.name}`, collection, item.name, item)));
+    list.forEach(({ asset, ...item }, i) => {
+      const [path, label] = [`${base}.collections.${collection}[${i}]`, `${collection}/${item.name}`];
+      const step = entity(path, label, collection, item.name, item);
+      steps.push(step);
+      if (asset !== undefined) steps.push(assetStep(`${path}.asset`, `${label} file ${basename(asset)}`, step, at(collection, item.name), asset, call));
+    });
   }
 
   app.connections.forEach((connection, i) => {

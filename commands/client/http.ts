@@ -3,7 +3,9 @@
  * or applies fixtures makes many requests to one origin), bounded time-outs, and failures turned
  * into messages a person can act on instead of a stack trace.
  */
-import { Agent, request } from 'undici';
+import type { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Agent, FormData, request } from 'undici';
 import { NetworkError, ServerError, UsageError } from './errors.js';
 
 /** Connecting to a local or LAN server takes milliseconds; ten seconds means it is not there. */
@@ -21,6 +23,12 @@ export interface HttpRequest {
   form?: Record<string, string | undefined>;
   token?: string;
   headers?: Record<string, string>;
+  /** A file sent as the one file of a multipart/form-data body, read as it is sent. */
+  file?: { field: string; blob: Blob; filename: string };
+  /** Where a 2xx answer's body goes, as it arrives, instead of into `text`. */
+  saveTo?: Writable;
+  /** Gives up on the request when it aborts (shell completion waits two seconds at most). */
+  signal?: AbortSignal;
 }
 
 export interface HttpResponse {
@@ -61,8 +69,11 @@ export function createHttp(baseUrl: string): Http {
       const url = new URL(baseUrl + req.path);
       for (const [name, value] of Object.entries(req.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
       const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
-      let body: string | undefined;
-      if (req.json !== undefined) {
+      let body: string | FormData | undefined;
+      if (req.file !== undefined) {
+        body = new FormData();
+        body.append(req.file.field, req.file.blob, req.file.filename);
+      } else if (req.json !== undefined) {
         headers['content-type'] = 'application/json';
         body = JSON.stringify(req.json);
       } else if (req.form !== undefined) {
@@ -71,9 +82,13 @@ export function createHttp(baseUrl: string): Http {
       }
       if (req.token) headers.authorization = `Bearer ${req.token}`;
       try {
-        const response = await request(url, { method: req.method, headers, body, dispatcher: agent });
-        const text = await response.body.text();
+        const response = await request(url, { method: req.method, headers, body, dispatcher: agent, signal: req.signal });
         const contentType = String(response.headers['content-type'] ?? '');
+        if (req.saveTo !== undefined && response.statusCode >= 200 && response.statusCode < 300) {
+          await pipeline(response.body, req.saveTo);
+          return { status: response.statusCode, body: undefined, text: '', contentType };
+        }
+        const text = await response.body.text();
         return { status: response.statusCode, body: parseJson(text, contentType), text, contentType };
       } catch (error) {
         throw networkError(baseUrl, error);

@@ -3,11 +3,16 @@
  * should see it — and never write to stdout themselves, so they can be tested as data and
  * `--json` always prints exactly what the server said, and nothing else, for scripts to parse.
  */
+import { UsageError } from './errors.js';
 
 export interface Column {
   key: string;
   header?: string;
+  /** The cell's value, when it is not simply the property `key`. */
+  value?: (row: Record<string, unknown>) => unknown;
 }
+
+const valueOf = (row: Record<string, unknown>, column: Column) => (column.value === undefined ? valueAt(row, column.key) : column.value(row));
 
 export type View =
   | { kind: 'table'; columns: Column[]; rows: Record<string, unknown>[]; empty?: string; footer?: string }
@@ -23,11 +28,37 @@ export interface Result {
   quiet?: string;
   /** Set when part of the work failed: printed as `error: …` after the result, exit code 1. */
   failure?: string;
+  /** The command wrote its output itself (a download to stdout): nothing more is printed. */
+  written?: boolean;
 }
 
+/** `-o`: a table (or a record) for people, `wide` with every property the rows have, or the server's JSON as JSON or YAML. */
+export const FORMATS = ['table', 'wide', 'json', 'yaml'] as const;
+export type Format = (typeof FORMATS)[number];
+
 export interface OutputMode {
-  json: boolean;
+  format: Format;
   quiet: boolean;
+  /** `--columns a,b.c`: the properties a table's columns (or a record's lines) show. */
+  columns?: string[];
+}
+
+export interface OutputFlags {
+  json?: boolean;
+  quiet?: boolean;
+  output?: Format;
+  columns?: string;
+}
+
+/** The output the global flags ask for; `--json` is `-o json`. */
+export function outputModeOf(flags: OutputFlags): OutputMode {
+  if (flags.json && flags.output !== undefined && flags.output !== 'json') throw new UsageError(`--json and -o ${flags.output} ask for two outputs: pass one`);
+  const columns = flags.columns
+    ?.split(',')
+    .map((column) => column.trim())
+    .filter((column) => column !== '');
+  if (columns !== undefined && columns.length === 0) throw new UsageError('--columns needs property names, e.g. --columns name,age');
+  return { format: flags.json ? 'json' : (flags.output ?? 'table'), quiet: flags.quiet === true, columns };
 }
 
 export interface Style {
@@ -62,17 +93,39 @@ export function statusLine(stream: NodeJS.WriteStream = process.stderr) {
   };
 }
 
-export function printResult(result: Result, mode: OutputMode, stdout: NodeJS.WriteStream = process.stdout): void {
-  if (mode.json) {
+export async function printResult(result: Result, mode: OutputMode, stdout: NodeJS.WriteStream = process.stdout): Promise<void> {
+  if (result.written) return;
+  if (mode.format === 'json') {
     stdout.write(`${JSON.stringify(result.json, null, 2)}\n`);
+    return;
+  }
+  if (mode.format === 'yaml') {
+    // Loaded only for this output: most commands never print YAML. In the bundle this CommonJS
+    // package is a chunk whose one export is its default (scripts/build-bundle.js).
+    const yaml: typeof import('yaml') & { default?: typeof import('yaml') } = await import('yaml');
+    const { stringify } = yaml.default ?? yaml;
+    stdout.write(stringify(result.json ?? null));
     return;
   }
   if (mode.quiet) {
     if (result.quiet !== undefined) stdout.write(`${result.quiet}\n`);
     return;
   }
-  const text = renderView(result.view, styleFor(stdout), stdout.isTTY ? stdout.columns : undefined);
+  const text = renderView(shape(result.view, mode), styleFor(stdout), stdout.isTTY ? stdout.columns : undefined);
   if (text !== '') stdout.write(`${text}\n`);
+}
+
+/** The columns (or a record's lines) that `--columns` names, or with `-o wide` every property the rows have. */
+function shape(view: View, mode: OutputMode): View {
+  if (view.kind === 'table') {
+    const columns = mode.columns?.map((key) => ({ key })) ?? view.columns;
+    if (mode.format !== 'wide' || mode.columns !== undefined) return { ...view, columns };
+    const shown = new Set(columns.map((column) => column.key));
+    const more = [...new Set(view.rows.flatMap((row) => Object.keys(row)))].filter((key) => !shown.has(key) && key !== 'metadata');
+    return { ...view, columns: [...columns, ...more.map((key) => ({ key }))] };
+  }
+  if (view.kind === 'record') return { ...view, keys: mode.columns ?? (mode.format === 'wide' ? undefined : view.keys) };
+  return view;
 }
 
 export function renderView(view: View, style: Style, width?: number): string {
@@ -87,6 +140,14 @@ export function renderView(view: View, style: Style, width?: number): string {
   }
 }
 
+/** A property by its name, or by a dotted path into nested objects (`location.latitude`). */
+export function valueAt(row: Record<string, unknown>, key: string): unknown {
+  if (key in row) return row[key];
+  let value: unknown = row;
+  for (const segment of key.split('.')) value = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[segment] : undefined;
+  return value;
+}
+
 export function cell(value: unknown): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'number' && value > 1e12 && value < 1e14) return new Date(value).toISOString();
@@ -95,9 +156,9 @@ export function cell(value: unknown): string {
 }
 
 function renderRecord(record: Record<string, unknown>, keys: string[] | undefined, style: Style): string {
-  const shown = (keys ?? Object.keys(record)).filter((key) => record[key] !== undefined);
+  const shown = (keys ?? Object.keys(record)).filter((key) => valueAt(record, key) !== undefined);
   const pad = Math.max(0, ...shown.map((key) => key.length));
-  return shown.map((key) => `${style.bold(key.padEnd(pad))}  ${cell(record[key])}`).join('\n');
+  return shown.map((key) => `${style.bold(key.padEnd(pad))}  ${cell(valueAt(record, key))}`).join('\n');
 }
 
 /** Column widths fit the content; on a terminal, long cells are cut so rows stay one line. */
@@ -105,7 +166,7 @@ function renderTable(columns: Column[], rows: Record<string, unknown>[], style: 
   const limit = width ? Math.max(12, Math.floor(width / columns.length)) : Infinity;
   const cut = (text: string) => (text.length > limit ? `${text.slice(0, limit - 1)}…` : text);
   const headers = columns.map((column) => (column.header ?? column.key).toUpperCase());
-  const body = rows.map((row) => columns.map((column) => cut(cell(row[column.key]))));
+  const body = rows.map((row) => columns.map((column) => cut(cell(valueOf(row, column)))));
   const widths = headers.map((header, i) => Math.max(header.length, ...body.map((line) => line[i].length)));
   const line = (cells: string[]) => cells.map((text, i) => (i === cells.length - 1 ? text : text.padEnd(widths[i]))).join('  ');
   return [style.bold(line(headers)), ...body.map(line)].join('\n');
@@ -125,7 +186,7 @@ export function firstEntity(body: unknown): Record<string, unknown> {
 export function tableOf(body: unknown, columns: (string | Column)[], empty?: string): Result {
   const cols = columns.map((column) => (typeof column === 'string' ? { key: column } : column));
   const rows = entitiesOf(body);
-  return { json: body, view: { kind: 'table', columns: cols, rows, empty }, quiet: rows.map((row) => cell(row[cols[0].key])).join('\n') || undefined };
+  return { json: body, view: { kind: 'table', columns: cols, rows, empty }, quiet: rows.map((row) => cell(valueOf(row, cols[0]))).join('\n') || undefined };
 }
 
 export function recordOf(body: unknown, keys?: string[]): Result {

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { Ctx, GlobalFlags } from './context.js';
-import { printResult, type Result } from './output.js';
+import { outputModeOf, printResult, type Result } from './output.js';
 import { PartialFailure } from './errors.js';
 
 export function act<A extends unknown[]>(fn: (ctx: Ctx, ...args: A) => Promise<Result>) {
@@ -16,7 +16,7 @@ export function act<A extends unknown[]>(fn: (ctx: Ctx, ...args: A) => Promise<R
     const ctx = await createContext(command.optsWithGlobals<GlobalFlags>());
     try {
       const result = await fn(ctx, ...(raw.slice(0, -1) as A));
-      printResult(result, ctx.mode);
+      await printResult(result, ctx.mode);
       if (result.failure !== undefined) throw new PartialFailure(result.failure);
     } finally {
       await ctx.close();
@@ -38,6 +38,7 @@ export interface NounModule {
 export function actLocal<A extends unknown[]>(fn: (flags: GlobalFlags, ...args: A) => Promise<Result>) {
   return async (...raw: unknown[]): Promise<void> => {
     const flags = (raw[raw.length - 1] as Command).optsWithGlobals<GlobalFlags>();
-    printResult(await fn(flags, ...(raw.slice(0, -1) as A)), { json: flags.json === true, quiet: flags.quiet === true });
+    const mode = outputModeOf(flags);
+    await printResult(await fn(flags, ...(raw.slice(0, -1) as A)), mode);
   };
 }

@@ -5,11 +5,16 @@
  * before its body is read (a bad token) never has it read at all. (hono's bodyLimit reads the
  * whole body first, and on every request makes @hono/node-server build a full web Request: that
  * tripled the CPU cost of a small POST.)
+ *
+ * A multipart/form-data body may carry a file attached to an entity (docs/api.md#assets): it
+ * passes here up to the asset size plus the body limit for its other fields, and whoever reads it
+ * holds each part to its own limit (server/multipart.ts, request-input.ts for the forms read whole).
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Env } from '../env.js';
 import { PayloadTooLarge } from '../../src/errors.js';
 import { onError } from '../errors.js';
+import { bodyFormatOf } from '../request-input.js';
 
 /** Replaces the request's body by one that fails past `maxSize` bytes; tells whether it did. */
 function countBody(c: Context<Env>, maxSize: number, tooLarge: () => Error): () => boolean {
@@ -36,12 +41,14 @@ function countBody(c: Context<Env>, maxSize: number, tooLarge: () => Error): () 
 /**
  * The limit as request-wide middleware: a declared length over it is 413 at once; a counted body
  * that passed it makes the answer 413, whatever the reader of the body made of the failure.
+ * `limits.body` for every body, `limits.multipart` for a multipart one.
  */
-export function bodySizeLimit(maxSize: number): MiddlewareHandler<Env> {
-  const tooLarge = () => PayloadTooLarge(`the request body is larger than ${maxSize} bytes`);
+export function bodySizeLimit(limits: { body: number; multipart: number }): MiddlewareHandler<Env> {
   return async (c, next) => {
     const method = c.req.method;
     if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return next();
+    const maxSize = bodyFormatOf(c) === 'multipart' ? limits.multipart : limits.body;
+    const tooLarge = () => PayloadTooLarge(`the request body is larger than ${maxSize} bytes`);
     const length = c.req.header('content-length');
     if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
       if (Number(length) > maxSize) throw tooLarge();

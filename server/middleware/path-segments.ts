@@ -32,6 +32,11 @@ function pathOf(target: string): string {
   return end === -1 ? path : path.slice(0, end);
 }
 
+/** Whether a path (as sent, still percent-encoded) holds a dot segment or an encoded separator. */
+export function isInvalidPath(path: string): boolean {
+  return INVALID_PATH.test(path);
+}
+
 /** Throws `400 invalid_path` when the request's path holds a dot segment or an encoded separator. */
 export function refuseInvalidPath(c: Context<Env>): void {
   const found = INVALID_PATH.exec(pathOf(c.env?.incoming?.url ?? c.req.url));

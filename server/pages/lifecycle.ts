@@ -81,8 +81,11 @@ ${
   return { page: layout(context, t('resetpw.title'), body), widgetOrigins: widget?.origins ?? [] };
 }
 
-/** The mailed link's form: the new password twice; the link's token travels in a hidden field. */
-export function renderNewPassword(context: PageContext, page: { action: string; token: string; account: string; alert?: Text }): Html {
+/**
+ * The mailed link's form: the new password twice; the link's token travels in a hidden field.
+ * `minLength` is the account's password policy's, so the browser refuses what the server would.
+ */
+export function renderNewPassword(context: PageContext, page: { action: string; token: string; account: string; minLength: number; alert?: Text }): Html {
   const { t } = context;
   const body = html`<h1>${t('newpw.title')}</h1>
 <p class="subtitle">${t('newpw.for', { account: page.account })}</p>
@@ -90,9 +93,9 @@ ${page.alert ? html`<p class="alert" role="alert">${t(page.alert.key, page.alert
 <form method="post" action="${page.action}">
 ${hiddenFields(context, { token: page.token })}
 <label for="newpassword">${t('newpw.password')}</label>
-<input type="password" id="newpassword" name="newpassword" autocomplete="new-password" minlength="8" required autofocus>
+<input type="password" id="newpassword" name="newpassword" autocomplete="new-password" minlength="${page.minLength}" required autofocus>
 <label for="newpassword2">${t('newpw.repeat')}</label>
-<input type="password" id="newpassword2" name="newpassword2" autocomplete="new-password" minlength="8" required>
+<input type="password" id="newpassword2" name="newpassword2" autocomplete="new-password" minlength="${page.minLength}" required>
 <button type="submit" class="wide">${t('newpw.submit')}</button>
 </form>`;
   return layout(context, t('newpw.title'), body);

@@ -21,6 +21,7 @@ import {
 } from '../../src/identity/authorize/authorize-request.js';
 import {
   authenticateForRequest,
+  completeSecondStep,
   continueAuthorization,
   NO_INTERACTION,
   realmOf,
@@ -30,7 +31,8 @@ import {
 import { errorResponse, type AuthorizationResponse } from '../../src/identity/authorize/authorize-response.js';
 import { rememberConsent } from '../../src/identity/authorize/consents.js';
 import { FEDERATION_CALLBACK_PATH, finishFederation, startFederation, takeFederationRequest } from '../../src/identity/federation/federation.js';
-import { openInteraction, sealInteraction } from '../../src/identity/authorize/interaction.js';
+import { openInteraction, openPendingSignIn, sealInteraction, type PendingSignIn, type SealedInteraction } from '../../src/identity/authorize/interaction.js';
+import type { NewSession } from '../../src/identity/sessions/sessions.js';
 import { listIdentityProviderNames } from '../../src/identity/federation/identity-providers.js';
 import { isCsrfTokenValid, pageContext, readSession, startSession } from '../browser.js';
 import { loginContextOf } from '../client-address.js';
@@ -38,9 +40,11 @@ import { renderConsent } from '../pages/consent.js';
 import { renderError, type ErrorPageReason } from '../pages/error.js';
 import { renderFormPost } from '../pages/form-post.js';
 import { renderSignIn, type SignInPage } from '../pages/sign-in.js';
+import { renderSecondFactor, type CodeKind } from '../pages/second-factor.js';
 import { sendPage } from '../pages/respond.js';
 import { randomToken } from '../../src/identity/keys/secrets.js';
 import { issuerOf } from '../../src/identity/tokens/access-tokens.js';
+import { accountRefusalOf } from '../../src/identity/sign-in/authenticate.js';
 
 type C = Context<Env>;
 
@@ -51,6 +55,13 @@ type C = Context<Env>;
 const AuthorizeParams = z.looseObject(Object.fromEntries(AUTHORIZE_PARAMETERS.map((name) => [name, formParam()]))).openapi('AuthorizeRequest');
 /** The sign-in and consent pages' forms: the sealed request, the CSRF token, and what the user entered. */
 const LoginForm = z.object({ interaction: formParam(), csrf_token: formParam(), login: formParam(), password: formParam() });
+/** The second-factor form: the code, or `use` to switch between the authenticator app's code and a recovery code. */
+const SecondFactorForm = z.object({
+  interaction: formParam(),
+  csrf_token: formParam(),
+  otp: formParam(),
+  use: formParam().openapi({ enum: ['totp', 'recovery'] }),
+});
 const ConsentForm = z.object({ interaction: formParam(), csrf_token: formParam(), decision: formParam().openapi({ enum: ['allow', 'deny'] }) });
 const CallbackQuery = z.looseObject({ state: formParam(), code: formParam(), error: formParam(), error_description: formParam(), iss: formParam() });
 
@@ -121,6 +132,30 @@ async function signInPage(c: C, request: AuthorizeRequest, extra: Pick<SignInPag
   return sendPage(c, page, status, { formTargets: [request.redirectUri] });
 }
 
+/**
+ * The second step of a sign-in (or a step-up of a session): asks for the code of `pending`,
+ * sealed into the form for this browser only (interaction.ts); no session exists until it passes.
+ */
+async function secondFactorPage(
+  c: C,
+  request: AuthorizeRequest,
+  pending: NewSession | PendingSignIn,
+  extra: { kind?: CodeKind; alert?: string } = {},
+  status: 200 | 400 | 429 = 200,
+) {
+  const context = pageContext(c, request.uiLocales);
+  // A first showing starts the clock; a form shown again after a wrong code keeps the first step's time.
+  const waiting: PendingSignIn = 'browser' in pending ? pending : { session: pending, at: c.get('deps').now(), browser: context.csrf };
+  const page = renderSecondFactor(context, {
+    clientName: request.client.clientName || request.client.clientId,
+    userName: waiting.session.principal.username,
+    kind: extra.kind ?? 'totp',
+    alert: extra.alert,
+    interaction: sealInteraction(c.get('deps'), { query: request.query, pending: waiting }),
+  });
+  return sendPage(c, page, status, { formTargets: [request.redirectUri] });
+}
+
 /** Turns what the core decided into the HTTP answer. */
 async function render(c: C, outcome: AuthorizeOutcome, loginAt?: number): Promise<Response> {
   switch (outcome.kind) {
@@ -128,6 +163,8 @@ async function render(c: C, outcome: AuthorizeOutcome, loginAt?: number): Promis
       return deliver(c, outcome.response, outcome.request.uiLocales);
     case 'sign-in':
       return signInPage(c, outcome.request);
+    case 'second-factor':
+      return secondFactorPage(c, outcome.request, outcome.pending);
     case 'federate':
       try {
         return c.redirect((await startFederation(c.get('deps'), outcome.request)).toString(), 303);
@@ -174,16 +211,29 @@ async function authorize(c: C, params: URLSearchParams, interaction: Interaction
 async function pageForm<F extends { interaction?: string; csrf_token?: string }>(
   c: C,
   form: F,
-): Promise<{ form: F; query: URLSearchParams; loginAt?: number } | Response> {
+): Promise<{ form: F; query: URLSearchParams; loginAt?: number; sealed: SealedInteraction } | Response> {
   const sealed = openInteraction(c.get('deps'), form.interaction);
   const uiLocales = sealed ? (new URLSearchParams(sealed.query).get('ui_locales') ?? undefined) : undefined;
   if (!isCsrfTokenValid(c, form.csrf_token) || !sealed) return errorPage(c, 'csrf', uiLocales, undefined, 403);
-  return { form, query: new URLSearchParams(sealed.query), loginAt: sealed.loginAt };
+  return { form, query: new URLSearchParams(sealed.query), loginAt: sealed.loginAt, sealed };
+}
+
+/**
+ * A refused sign-in step shown again with what went wrong: 400, or 429 with Retry-After as the
+ * token endpoints say it (RFC 6585 4). Other errors go on to onError.
+ */
+function refusedStep(c: C, error: unknown, show: (alert: SignInPage['alert'], status: 400 | 429) => Promise<Response>): Promise<Response> {
+  if (!(error instanceof AppError) || error.status >= 500) throw error;
+  if (error.status !== 429) return show(signInAlert(error), 400);
+  c.header('Retry-After', error.headers['Retry-After']);
+  return show(signInAlert(error), 429);
 }
 
 function signInAlert(error: AppError): NonNullable<SignInPage['alert']> {
   if (error.status === 429) return { key: 'sign_in.throttled' };
   if (error.fields.tenant !== undefined) return { key: 'sign_in.not_member', values: { tenant: error.fields.tenant } };
+  const refusal = accountRefusalOf(error);
+  if (refusal !== undefined) return { key: `sign_in.${refusal}`, values: { organization: error.fields.organization ?? '' } };
   return { key: 'sign_in.failed' };
 }
 
@@ -193,15 +243,33 @@ async function signIn(c: C, form: z.infer<typeof LoginForm>): Promise<Response> 
   return withRequest(c, posted.query, async (request) => {
     const login = form.login?.trim() ?? '';
     try {
-      const session = await startSession(c, await authenticateForRequest(c.get('deps'), request, login, form.password ?? '', loginContextOf(c)));
-      const outcome = await continueAuthorization(c.get('deps'), request, session, { freshLogin: true, consented: false });
-      return render(c, outcome, session.authTime);
+      const step = await authenticateForRequest(c.get('deps'), request, login, form.password ?? '', loginContextOf(c));
+      if (step.secondStepDue) return secondFactorPage(c, request, step.session);
+      const session = await startSession(c, step.session);
+      return render(c, await continueAuthorization(c.get('deps'), request, session, { freshLogin: true, consented: false }), session.authTime);
     } catch (error) {
-      if (!(error instanceof AppError) || error.status >= 500) throw error;
-      if (error.status !== 429) return signInPage(c, request, { alert: signInAlert(error), loginHint: login }, 400);
-      // The page says when to try again as the token endpoints do (RFC 6585 4).
-      c.header('Retry-After', error.headers['Retry-After']);
-      return signInPage(c, request, { alert: signInAlert(error), loginHint: login }, 429);
+      return refusedStep(c, error, (alert, status) => signInPage(c, request, { alert, loginHint: login }, status));
+    }
+  });
+}
+
+/** The second-factor form: the code checked, then the session starts (or is stepped up) and the flow goes on. */
+async function secondStep(c: C, form: z.infer<typeof SecondFactorForm>): Promise<Response> {
+  const posted = await pageForm(c, form);
+  if (posted instanceof Response) return posted;
+  return withRequest(c, posted.query, async (request) => {
+    const pending = openPendingSignIn(c.get('deps'), posted.sealed, form.csrf_token ?? '');
+    if (pending === undefined) return errorPage(c, 'csrf', request.uiLocales, undefined, 403);
+    if (pending === 'expired') return signInPage(c, request, { alert: { key: 'second_factor.expired' } }, 400);
+    if (form.use === 'totp' || form.use === 'recovery') return secondFactorPage(c, request, pending, { kind: form.use });
+    const kind: CodeKind = /^\s*\d+\s*$/.test(form.otp ?? '') ? 'totp' : 'recovery';
+    try {
+      const session = await startSession(c, await completeSecondStep(c.get('deps'), request, pending.session, form.otp ?? '', loginContextOf(c)));
+      return render(c, await continueAuthorization(c.get('deps'), request, session, { freshLogin: true, consented: false }), session.authTime);
+    } catch (error) {
+      return refusedStep(c, error, (alert, status) =>
+        secondFactorPage(c, request, pending, { kind, alert: status === 429 ? alert?.key : 'second_factor.failed' }, status),
+      );
     }
   });
 }
@@ -266,6 +334,12 @@ export const authorizeRoutes = defineRoutes('server/routes/authorize.ts', (app) 
     hook: refusePageForm,
     body: PAGE_FORM,
   });
+  openapiRoute(
+    app,
+    page('post', '/authorize/otp', "The second-factor page's form (a sign-in's one-time code)", { body: formBody(SecondFactorForm) }),
+    (c) => secondStep(c, c.req.valid('form')),
+    { hook: refusePageForm, body: PAGE_FORM },
+  );
   openapiRoute(app, page('post', '/authorize/consent', "The consent page's form", { body: formBody(ConsentForm) }), (c) => consent(c, c.req.valid('form')), {
     hook: refusePageForm,
     body: PAGE_FORM,

@@ -24,9 +24,9 @@ import { findOrganization } from '../../src/management/organizations.js';
 import { findAdminUser } from '../../src/management/admin-users.js';
 import { requireUser } from '../../src/data/users.js';
 import { activateAccount, parseConfirmEmail, reactivateAccount } from '../../src/lifecycle/activation.js';
-import { checkResetLink, completePasswordReset, requestPasswordReset, type Realm, type UserSubject } from '../../src/lifecycle/password-reset.js';
+import { checkResetLink, completePasswordReset, passwordPolicyOf, requestPasswordReset, type Realm } from '../../src/lifecycle/password-reset.js';
 import { createCaptchaChallenge, type CaptchaChallenge } from '../../src/lifecycle/captcha.js';
-import type { Subject } from '../../src/lifecycle/links.js';
+import type { Subject, UserSubject } from '../../src/lifecycle/links.js';
 
 type C = Context<Env>;
 type Router = ReturnType<typeof router>;
@@ -283,7 +283,11 @@ function newPasswordRoutes(app: Router, scope: ResetScope) {
     link,
     async (c) => {
       const { token } = c.req.valid('query');
-      const open = async () => ({ token, account: await checkResetLink(c.get('deps'), await scope.subjectOf(c), token) });
+      const open = async () => {
+        const subject = await scope.subjectOf(c);
+        const account = await checkResetLink(c.get('deps'), subject, token);
+        return { token, account, policy: await passwordPolicyOf(c.get('deps'), subject) };
+      };
       if (!wantsHtml(c)) {
         await open();
         return ok(c, { action: 'resetpw', entities: [{ action: 'resetpw', status: 'valid' }], extra: { data: { fields: ['token', 'newpassword'] } } });
@@ -296,7 +300,15 @@ function newPasswordRoutes(app: Router, scope: ResetScope) {
         if (!appError) throw error;
         return failurePage(c, appError);
       }
-      return sendPage(c, renderNewPassword(pageContext(c, uiLocalesOf(c)), { action: c.req.path, token: opened.token, account: opened.account.displayName }));
+      return sendPage(
+        c,
+        renderNewPassword(pageContext(c, uiLocalesOf(c)), {
+          action: c.req.path,
+          token: opened.token,
+          account: opened.account.displayName,
+          minLength: opened.policy.minLength,
+        }),
+      );
     },
     { hook: refuseInput('resetpw') },
   );
@@ -329,12 +341,14 @@ function newPasswordRoutes(app: Router, scope: ResetScope) {
         // A password the rules refuse: the same form again, the link still unspent.
         async (error) => {
           if (error.error !== 'illegal_argument' || !fields.token) return undefined;
-          const account = await checkResetLink(c.get('deps'), await scope.subjectOf(c), fields.token).catch(() => undefined);
+          const subject = await scope.subjectOf(c);
+          const account = await checkResetLink(c.get('deps'), subject, fields.token).catch(() => undefined);
           if (!account) return undefined;
+          const { minLength } = await passwordPolicyOf(c.get('deps'), subject);
           const alert: Text = error.fields.newpassword2 ? { key: 'newpw.mismatch' } : { key: 'lifecycle.error.other', values: { detail: error.message } };
           return sendPage(
             c,
-            renderNewPassword(pageContext(c, uiLocalesOf(c)), { action: c.req.path, token: fields.token, account: account.displayName, alert }),
+            renderNewPassword(pageContext(c, uiLocalesOf(c)), { action: c.req.path, token: fields.token, account: account.displayName, minLength, alert }),
             400,
           );
         },

@@ -1,6 +1,6 @@
 /**
  * The management API's own routes at /management: creating organizations and admin users, and
- * an admin user's record, password and feed. One organization's routes are organization.ts,
+ * an admin user's record, password, feed and account state. One organization's routes are organization.ts,
  * one application's application.ts. Handlers find the resource, check access, hand off to
  * src/management/, and wrap the result in the envelope.
  */
@@ -13,10 +13,13 @@ import { ok } from '../envelope.js';
 import { adminUserView, managementActivityView, organizationView } from '../views.js';
 import { CreateOrg, CreateAdminUser, AdminUserUpdate, ResetPW } from '../../src/management/schemas.js';
 import { createOrganization } from '../../src/management/organizations.js';
-import { changeAdminPassword, createAdminUser, findAdminUser, listAdminOrganizations, updateAdminUser } from '../../src/management/admin-users.js';
+import { createAdminUser, findAdminUser, listAdminOrganizations, updateAdminUser } from '../../src/management/admin-users.js';
+import { changeAdminPassword } from '../../src/identity/sign-in/authenticate.js';
+import { loginContextOf } from '../client-address.js';
 import { listUserFeed } from '../../src/management/activities.js';
 import { sendActivationLink } from '../../src/lifecycle/activation.js';
-import { requireSignup, requireAdminUserAccess } from '../access.js';
+import { requireSignup, requireAdminUserAccess, requireAdminUserSwitch } from '../access.js';
+import { setAccountActive } from '../../src/lifecycle/account-state.js';
 import { adminEntity } from './organization.js';
 import { FeedQuery, UserParams } from './management-params.js';
 
@@ -120,7 +123,7 @@ function adminUserRoutes(app: Router): void {
       const user = await findAdminUser(c.get('deps'), c.req.valid('param').userId);
       await requireAdminUserAccess(c, user, 'write');
       const { password, newpassword } = c.req.valid('json');
-      await changeAdminPassword(c.get('deps'), user, password, newpassword);
+      await changeAdminPassword(c.get('deps'), user, password, newpassword, loginContextOf(c));
       return ok(c, { action: 'set user password', entities: [await adminEntity(c, user)] });
     },
   );
@@ -151,7 +154,35 @@ function adminUserRoutes(app: Router): void {
   );
 }
 
+/** Deactivating and activating an admin user (docs/api.md#account-state). */
+function adminStateRoutes(app: Router): void {
+  for (const [verb, active] of [
+    ['deactivate', false],
+    ['activate', true],
+  ] as const) {
+    openapiRoute(
+      app,
+      createRoute({
+        method: 'put',
+        path: `/users/{userId}/${verb}`,
+        tags: [tag],
+        summary: active ? 'Activate an admin user: sign-in works again' : 'Deactivate an admin user: no token, every sign-in ended',
+        request: { params: UserParams },
+        responses: responses('User'),
+      }),
+      async (c) => {
+        const deps = c.get('deps');
+        const user = await findAdminUser(deps, c.req.valid('param').userId);
+        await requireAdminUserSwitch(c, user);
+        await setAccountActive(deps, { type: 'admin_user', uuid: user.uuid }, active, c.get('principal'));
+        return ok(c, { action: `${verb} admin user`, entities: [await adminEntity(c, await findAdminUser(deps, user.uuid))] });
+      },
+    );
+  }
+}
+
 export const managementRoutes = defineRoutes('server/routes/management.ts', (app) => {
   signUpRoutes(app);
   adminUserRoutes(app);
+  adminStateRoutes(app);
 });

@@ -12,7 +12,16 @@ import type { router } from '../openapi.js';
 type Router = ReturnType<typeof router>;
 import { defineRoutes } from '../route-table.js';
 import { define, document, FindQuery, honoPaths, otherMethodsNotAllowed, type Handler, type Method, type RouteOptions } from './data/define.js';
-import { addressedEntity, authorizeWithoutMe, callerUuid, entitiesResponse, findOptions, pageResponse, readEntityBody } from './data/request.js';
+import {
+  addressedEntity,
+  authorizeWithoutMe,
+  callerUuid,
+  entitiesResponse,
+  findOptions,
+  findOptionsExplained,
+  pageResponse,
+  readEntityBody,
+} from './data/request.js';
 import { MethodNotAllowed } from '../../src/errors.js';
 import { deleteEntity } from '../../src/data/entities.js';
 import { findEntities } from '../../src/data/find.js';
@@ -61,7 +70,12 @@ function notifierRoutes(app: Router): void {
     'get',
     '/notifiers',
     'List notifiers (ql, limit, cursor)',
-    async (c) => pageResponse(c, 'get', await findEntities(c.get('deps').db, appUuid(c), { kind: 'collection', collection: NOTIFIERS.name }, findOptions(c))),
+    async (c) =>
+      pageResponse(
+        c,
+        'get',
+        await findEntities(c.get('deps').db, appUuid(c), { kind: 'collection', collection: NOTIFIERS.name }, await findOptionsExplained(c)),
+      ),
     LIST,
   );
   push(
@@ -100,7 +114,11 @@ function notificationRoutes(app: Router): void {
     '/notifications',
     "List notifications (ql, e.g. state='FINISHED'; limit, cursor)",
     async (c) =>
-      pageResponse(c, 'get', await findEntities(c.get('deps').db, appUuid(c), { kind: 'collection', collection: NOTIFICATIONS.name }, findOptions(c))),
+      pageResponse(
+        c,
+        'get',
+        await findEntities(c.get('deps').db, appUuid(c), { kind: 'collection', collection: NOTIFICATIONS.name }, await findOptionsExplained(c)),
+      ),
     LIST,
   );
   push(app, 'post', '/notifications', 'Not a target: send through …/devices, …/users/{id} or …/groups/{path}', async () => {
@@ -156,13 +174,18 @@ function receiptRoutes(app: Router): void {
     'get',
     '/receipts',
     'List receipts (ql, limit, cursor)',
-    async (c) => pageResponse(c, 'get', await findEntities(c.get('deps').db, appUuid(c), { kind: 'collection', collection: RECEIPTS.name }, findOptions(c))),
+    async (c) =>
+      pageResponse(
+        c,
+        'get',
+        await findEntities(c.get('deps').db, appUuid(c), { kind: 'collection', collection: RECEIPTS.name }, await findOptionsExplained(c)),
+      ),
     LIST,
   );
   push(app, 'get', '/receipts/{id}', 'Get a receipt', async (c) => entitiesResponse(c, 'get', [await addressedEntity(c, RECEIPTS.name, param(c, 'id'))]));
   starRoute(app, 'receipts', 'Receipts of a device or of a notification', async (c, id) => {
     const owner = await requireEntityAmong(c.get('deps').db, appUuid(c), ['devices', NOTIFICATIONS.name], id);
-    return pageResponse(c, 'get', await findReceiptsOf(c.get('deps').db, owner, findOptions(c)));
+    return pageResponse(c, 'get', await findReceiptsOf(c.get('deps').db, owner, await findOptionsExplained(c)));
   });
   starRoute(app, 'queue', 'Devices a notification has still to be sent to', async (c, id) => {
     const notification = await requireNotification(c.get('deps').db, appUuid(c), id);
@@ -170,7 +193,7 @@ function receiptRoutes(app: Router): void {
   });
   starRoute(app, 'notifications', 'The notification of a receipt', async (c, id) => {
     const receipt = await requireEntityAmong(c.get('deps').db, appUuid(c), [RECEIPTS.name], id);
-    return pageResponse(c, 'get', await findNotificationsOfReceipt(c.get('deps').db, receipt, findOptions(c)));
+    return pageResponse(c, 'get', await findNotificationsOfReceipt(c.get('deps').db, receipt, await findOptionsExplained(c)));
   });
 }
 

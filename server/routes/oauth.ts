@@ -121,6 +121,7 @@ export const tokenEndpointRoutes = defineRoutes('server/routes/oauth.ts', (app) 
   }
 });
 
-function bearerOf(c: Context<Env>): string | undefined {
+/** The Bearer token of the Authorization header (RFC 6750 2.1), if there is one. */
+export function bearerOf(c: Context<Env>): string | undefined {
   return c.req.header('authorization')?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
 }

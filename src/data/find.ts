@@ -4,13 +4,15 @@
  * correct while entities come and go; `limit` defaults to 10 and is clamped to 1000
  * (docs/api.md#queries-and-paging).
  */
-import { and, eq, getTableColumns, type SQL } from 'drizzle-orm';
+import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { connections, entities } from '../db/schema.js';
 import { dialectOf, type Tx } from '../db/open.js';
 import { IllegalArgument } from '../errors.js';
 import { compileQuery, encodeCursor, parseQuery, type EntityRecord, type PropertyPath, type Query } from './query/index.js';
+import type { Narrowed } from './query/compile.js';
 import { skippingUnreadable, unreadableProperties, type EntityRow } from '../db/entity-store.js';
+import { countingRows, type Explanation } from '../db/explain.js';
 import type { Logger } from '../logger.js';
 import type { RelationView } from './relations.js';
 
@@ -26,6 +28,8 @@ export interface FindOptions {
   readonly cursor?: string;
   /** Where a query that had to skip unreadable stored entities says so. */
   readonly logger?: Pick<Logger, 'warn'>;
+  /** Say how the database found the entities (docs/api.md#explain). */
+  readonly explain?: boolean;
 }
 
 export interface EntityPage {
@@ -33,6 +37,8 @@ export interface EntityPage {
   readonly cursor?: string;
   /** The query's select list for projecting each entity; null for all properties. */
   readonly select: readonly PropertyPath[] | null;
+  /** With `explain`: the index that found the entities and the rows read. */
+  readonly explain?: Explanation;
 }
 
 /** `limit` as given in a query string. @throws AppError `illegal_argument` (400) when not a number. */
@@ -87,23 +93,54 @@ async function reportUnreadable(tx: Tx, appUuid: string, scope: EntityScope, log
   );
 }
 
+/**
+ * Which of the property index's ways to narrow the query to take (compile.ts `narrowed`), or none.
+ * SQLite: the one with the fewest candidates, counted up to BROAD of each; none when every one has
+ * that many, as reading the collection in created order then stops after a page sooner
+ * (docs/design.md#the-property-index: `color = 'red'` over a third of 100,000 entities took
+ * 119 ms through its candidates and 0.4 ms in created order; counting up to BROAD takes about
+ * 0.1 ms). PostgreSQL: the first, its planner weighing it against the collection by statistics.
+ */
+async function chooseNarrowing(tx: Tx, narrowings: readonly Narrowed[]): Promise<Narrowed | undefined> {
+  if (dialectOf(tx) !== 'sqlite') return narrowings[0];
+  let best: { narrowing: Narrowed; count: number } | undefined;
+  for (const narrowing of narrowings) {
+    const [[count]] = await tx.all<[number]>(sql`SELECT count(*) FROM (SELECT 1 FROM (${narrowing.candidates}) AS c LIMIT ${BROAD}) AS p`);
+    if (count < BROAD && (best === undefined || count < best.count)) best = { narrowing, count };
+  }
+  return best?.narrowing;
+}
+
+// Candidates from which reading the collection in created order is preferred (chooseNarrowing).
+const BROAD = 1000;
+
 export async function findEntities(tx: Tx, appUuid: string, scope: EntityScope, options: FindOptions): Promise<EntityPage> {
   const query: Query = parseQuery(options.ql);
   const limit = parseLimit(options.limit);
-  const compiled = compileQuery(query, { dialect: dialectOf(tx), cursor: options.cursor || undefined });
-  const { result: rows, skipped } = await skippingUnreadable((guard) =>
-    fromScope(tx, scope, getTableColumns(entities))
-      .where(and(scopeCondition(appUuid, scope), guard(compiled.where)))
+  const compiled = compileQuery(query, {
+    dialect: dialectOf(tx),
+    cursor: options.cursor || undefined,
+    index: scope.kind === 'collection' ? { appUuid, collection: scope.collection } : undefined,
+  });
+  const narrowed = await chooseNarrowing(tx, compiled.narrowed);
+  const counting = options.explain ? countingRows(tx) : undefined;
+  let ran: { sql: string; params: unknown[] } | undefined;
+  const { result: rows, skipped } = await skippingUnreadable((guard) => {
+    const select = fromScope(tx, scope, getTableColumns(entities))
+      .where(and(counting?.condition, narrowed?.scope ?? scopeCondition(appUuid, scope), guard(compiled.where)))
       .orderBy(compiled.orderBy)
-      .limit(limit + 1)
-      .all(),
-  );
+      .limit(limit + 1);
+    ran = select.toSQL();
+    return select.all();
+  });
   if (skipped) await reportUnreadable(tx, appUuid, scope, options.logger);
+  const explain = counting === undefined || ran === undefined ? undefined : await counting.explain(ran, narrowed?.paths ?? []);
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
   return {
     rows: page,
     cursor: more ? encodeCursor(query, entityRecord(page[page.length - 1])) : undefined,
     select: compiled.select,
+    explain,
   };
 }

@@ -82,22 +82,24 @@ export function checkCollectionName(segment: string): string {
 
 /**
  * Checks the unique name of an entity (generic `name`, a username, a group path, a role name):
- * a non-empty string without '/', whitespace at the ends or control characters, and not a UUID,
- * because a UUID path segment always means an id (docs/api.md#identifiers).
+ * a non-empty string without '/' (unless the name `nests`, as a group path does), whitespace at
+ * the ends or control characters, and not a UUID, because a UUID path segment always means an id
+ * (docs/api.md#identifiers).
  */
-export function checkEntityName(value: unknown, field = 'name'): string {
-  const problem = nameProblem(value);
+export function checkEntityName(value: unknown, field = 'name', nests = false): string {
+  const problem = nameProblem(value, nests);
   if (problem !== null) throw IllegalArgument(`${field} ${problem}`, { fields: { [field]: problem } });
   return value as string;
 }
 
-function nameProblem(value: unknown): string | null {
+function nameProblem(value: unknown, nests: boolean): string | null {
   if (typeof value !== 'string') return 'must be a string';
   if (value.length === 0) return 'must not be empty';
   if (value.length > 255) return 'must be at most 255 characters';
   if (value.trim() !== value) return 'must not start or end with whitespace';
   // eslint-disable-next-line no-control-regex -- control characters are what this refuses
-  if (/[\u0000-\u001f\u007f/]/.test(value)) return "must not contain '/' or control characters";
+  if (/[\u0000-\u001f\u007f]/.test(value)) return 'must not contain control characters';
+  if (!nests && value.includes('/')) return "must not contain '/'";
   if (isUuid(value)) return 'must not be a UUID';
   return null;
 }

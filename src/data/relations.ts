@@ -30,6 +30,7 @@ const SUB_RESOURCES: ReadonlySet<string> = new Set([
   'password',
   'resetpw',
   'activate',
+  'deactivate',
   'reactivate',
   'feed',
   'activities',
@@ -42,6 +43,15 @@ const SUB_RESOURCES: ReadonlySet<string> = new Set([
   'notifications',
   'receipts',
 ]);
+
+/**
+ * Whether `word` may follow an entity of `collection` as a sub-resource of its own: one of the
+ * words above, or a sub-collection the collection owns (a group's `users`).
+ */
+export function isSubResourceOf(collection: string, word: string): boolean {
+  const lower = word.toLowerCase();
+  return SUB_RESOURCES.has(lower) || isOwnedRelation(collection, lower);
+}
 
 /** Whether POST …/{collection}/{id}/{relation} may create a new entity connected through `relation`. */
 export function createsThrough(collection: string, relation: string): boolean {

@@ -9,8 +9,10 @@ import { IllegalArgument } from '../errors.js';
 import type { Tx } from '../db/open.js';
 import { username as usernameSchema, email as emailSchema } from '../management/schemas.js';
 import { checkEntityName } from './names.js';
+import { checkGroupPath } from './group-paths.js';
 import { writeUserLogins } from './user-logins.js';
 import { deleteAppUserPassword } from '../identity/sign-in/app-user-passwords.js';
+import { deleteAllFactors } from '../identity/factors/factors.js';
 import type { EntityRow } from '../db/entity-store.js';
 
 export type Properties = Record<string, unknown>;
@@ -31,11 +33,12 @@ export interface CollectionRules {
 }
 
 /**
- * Properties nobody writes: the entity's identity and timestamps (docs/api.md#entities) and the
- * metadata computed on every read. Silently dropped from request bodies, as Usergrid did, so a
- * client may send back what it read.
+ * Properties nobody writes: the entity's identity and timestamps (docs/api.md#entities), the
+ * metadata computed on every read, and the description of its asset, which only an upload writes
+ * (docs/api.md#assets). Silently dropped from request bodies, as Usergrid did, so a client may
+ * send back what it read.
  */
-export const SYSTEM_PROPERTIES: ReadonlySet<string> = new Set(['uuid', 'type', 'created', 'modified', 'metadata']);
+export const SYSTEM_PROPERTIES: ReadonlySet<string> = new Set(['uuid', 'type', 'created', 'modified', 'metadata', 'file-metadata']);
 
 const PERMISSIONS = 'permissions';
 
@@ -76,23 +79,19 @@ const users: CollectionRules = {
     const email = row.properties.email;
     await writeUserLogins(tx, row.appUuid, row.uuid, { username: row.name ?? '', email: typeof email === 'string' ? email : undefined });
   },
-  // Sign-in names go by foreign-key cascade; the password hash table has no foreign key.
-  beforeDelete: (tx, row) => deleteAppUserPassword(tx, row.uuid),
+  // Sign-in names go by foreign-key cascade; the password hash and second factors have no foreign key.
+  async beforeDelete(tx, row) {
+    await deleteAppUserPassword(tx, row.uuid);
+    await deleteAllFactors(tx, row.uuid);
+  },
 };
-
-// Group paths address groups in URLs: no whitespace, no '/', so "a group path with a space" is
-// refused rather than silently encoded.
-const GROUP_PATH = /^[A-Za-z0-9_.@+-]+$/;
 
 const groups: CollectionRules = {
   nameProperty: 'path',
   guarded: new Set([PERMISSIONS]),
   subCollections: ['activities', 'feed', 'roles', 'users'],
   normalize(properties) {
-    const path = checkEntityName(properties.path, 'path');
-    if (!GROUP_PATH.test(path)) {
-      throw IllegalArgument(`path '${path}' may contain only letters, digits and '_', '.', '@', '+', '-'`, { fields: { path: 'malformed' } });
-    }
+    const path = checkGroupPath(properties.path);
     const title = properties.title ?? path;
     if (typeof title !== 'string') throw IllegalArgument('title must be a string', { fields: { title: 'must be a string' } });
     return { name: path, properties: { ...properties, path, title } };

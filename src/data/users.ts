@@ -3,12 +3,16 @@
  * for the caller (docs/api.md#identifiers). Passwords never enter entity properties: they are
  * hashed into app_user_credentials (src/identity/sign-in/app-user-passwords.ts).
  */
-import { EntityNotFound, IllegalArgument, InvalidGrant } from '../errors.js';
+import { EntityNotFound, IllegalArgument } from '../errors.js';
 import type { Deps } from '../deps.js';
 import type { Tx } from '../db/open.js';
 import { hashPassword } from '../passwords.js';
 import { storeAppUserPasswordHash, verifyAppUserPassword } from '../identity/sign-in/app-user-passwords.js';
-import { password as passwordSchema } from '../management/schemas.js';
+import { confirmCurrentPassword } from '../identity/sign-in/authenticate.js';
+import type { LoginContext } from '../identity/sign-in/throttle.js';
+import { str } from '../management/schemas.js';
+import { findAppPasswordPolicy } from '../management/applications.js';
+import { assertPasswordAllowed, type PasswordOwner, type PasswordPolicy } from '../password-policy.js';
 import { findEntityByUuid, type EntityRow } from '../db/entity-store.js';
 import { findUserUuidByLogin } from './user-logins.js';
 import { entityBodies, insertEntityFromBody, type CollectionRef } from './entities.js';
@@ -32,14 +36,20 @@ export async function requireUser(tx: Tx, appUuid: string, id: string, caller: C
   throw EntityNotFound(description, { fields: { user: id } });
 }
 
-function checkPassword(value: unknown): string {
-  const parsed = passwordSchema.safeParse(value);
+/** A new password of an app user, as the application's policy allows it, hashed. */
+async function hashUserPassword(policy: PasswordPolicy, value: unknown, owner: PasswordOwner, field: string): Promise<string> {
+  const parsed = str(field).safeParse(value);
   if (!parsed.success) {
-    const message = parsed.error.issues[0]?.message ?? 'password is invalid';
-    throw IllegalArgument(message, { fields: { password: message } });
+    const message = parsed.error.issues[0]?.message ?? `${field} is invalid`;
+    throw IllegalArgument(message, { fields: { [field]: message } });
   }
-  return parsed.data;
+  return await hashPassword(await assertPasswordAllowed(policy, parsed.data, owner, field));
 }
+
+const ownerOf = (properties: Record<string, unknown>, name?: string | null): PasswordOwner => ({
+  username: typeof properties.username === 'string' ? properties.username : name,
+  email: typeof properties.email === 'string' ? properties.email : undefined,
+});
 
 /**
  * CreateUser (one or an array); an optional `password` is hashed into the credentials table.
@@ -48,8 +58,11 @@ function checkPassword(value: unknown): string {
  */
 export async function createUsers(deps: Deps, appUuid: string, body: unknown, options: { pendingActivation?: boolean } = {}): Promise<EntityRow[]> {
   const items = entityBodies(body);
+  const policy = items.some((item) => item.password !== undefined) ? await findAppPasswordPolicy(deps, appUuid) : undefined;
   // Hash before the transaction, which holds the database while it runs.
-  const hashes = await Promise.all(items.map((item) => (item.password === undefined ? undefined : hashPassword(checkPassword(item.password)))));
+  const hashes = await Promise.all(
+    items.map((item) => (item.password === undefined ? undefined : hashUserPassword(policy!, item.password, ownerOf(item), 'password'))),
+  );
   return await deps.db.transaction(async (tx) => {
     const now = deps.now();
     const rows: EntityRow[] = [];
@@ -67,15 +80,22 @@ export async function createUsers(deps: Deps, appUuid: string, body: unknown, op
 
 /**
  * ResetPW: sets a new password. The old one must match unless `trusted` (an administrator of
- * the application or its client calls), as in Usergrid.
+ * the application or its client calls), as in Usergrid; a wrong one is a password guess, counted
+ * and throttled as a sign-in is (confirmCurrentPassword).
  */
-export async function changeUserPassword(deps: Deps, user: EntityRow, input: { oldPassword?: string; newPassword: unknown }, trusted: boolean): Promise<void> {
-  const next = checkPassword(input.newPassword);
+export async function changeUserPassword(
+  deps: Deps,
+  user: EntityRow,
+  input: { oldPassword?: string; newPassword: unknown },
+  trusted: boolean,
+  context: LoginContext,
+): Promise<void> {
+  const policy = await findAppPasswordPolicy(deps, user.appUuid);
+  const hash = await hashUserPassword(policy, input.newPassword, ownerOf(user.properties, user.name), 'newpassword');
   if (!trusted) {
-    if (input.oldPassword === undefined) throw IllegalArgument('oldpassword is required', { fields: { oldpassword: 'required' } });
-    if (!(await verifyAppUserPassword(deps, user.uuid, input.oldPassword))) {
-      throw InvalidGrant('the old password does not match', { fields: { oldpassword: 'does not match' } });
-    }
+    const old = input.oldPassword;
+    if (old === undefined) throw IllegalArgument('oldpassword is required', { fields: { oldpassword: 'required' } });
+    await confirmCurrentPassword(deps, { appUuid: user.appUuid }, user, () => verifyAppUserPassword(deps, user.uuid, old), context, 'oldpassword');
   }
-  await storeAppUserPasswordHash(deps.db, user.appUuid, user.uuid, await hashPassword(next), deps.now());
+  await storeAppUserPasswordHash(deps.db, user.appUuid, user.uuid, hash, deps.now());
 }

@@ -9,7 +9,7 @@
  * The first line is the header; every other line is one row, with the database's (snake_case)
  * column names. Integers are JSON numbers, JSON columns are parsed JSON with their object keys
  * sorted (PostgreSQL's jsonb keeps no key order, so this is the one order both can reproduce),
- * NULL is null. Tables come parents first, in an order derived from the schema's foreign keys,
+ * NULL is null, bytes (asset chunks) are base64 text. Tables come parents first, in an order derived from the schema's foreign keys,
  * and rows in primary-key order (byte order for text, as SQLite compares it), so a dump taken
  * from SQLite and one taken from a PostgreSQL copy of it are identical apart from the header.
  *
@@ -35,8 +35,10 @@ export const DUMP_VERSION = 1;
 const BATCH_ROWS = 500;
 /** Placeholders per insert statement, well under SQLite's (32766) and PostgreSQL's (65535) limits. */
 const BATCH_PARAMETERS = 8000;
+/** Rows per statement of a table that holds bytes: a few asset chunks (256 KiB each) at a time keep memory bounded. */
+const BYTES_BATCH_ROWS = 4;
 
-type Kind = 'text' | 'integer' | 'real' | 'json';
+type Kind = 'text' | 'integer' | 'real' | 'json' | 'bytes';
 
 interface DumpColumn {
   readonly name: string;
@@ -80,6 +82,8 @@ function kindOf(column: SQLiteColumn): Kind {
       return 'integer';
     case 'SQLiteReal':
       return 'real';
+    case 'SQLiteBlobBuffer':
+      return 'bytes';
     default:
       throw new Error(`the dump has no portable form for ${column.columnType} (column ${column.name})`);
   }
@@ -160,10 +164,16 @@ function canonical(value: unknown): unknown {
   );
 }
 
+/** Rows per statement for `table`: `rows`, or fewer where its rows hold bytes. */
+function batchOf(table: DumpTable, rows: number): number {
+  return table.columns.some((column) => column.kind === 'bytes') ? Math.min(rows, BYTES_BATCH_ROWS) : rows;
+}
+
 function portableRow(table: DumpTable, row: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
     table.columns.map(({ name, kind }) => {
       const value = row[name] ?? null;
+      if (kind === 'bytes') return [name, value === null ? null : (value as Buffer).toString('base64')];
       // SQLite keeps JSON as text, PostgreSQL as jsonb, which the driver hands over as text too.
       return [name, kind === 'json' && value !== null ? canonical(typeof value === 'string' ? JSON.parse(value) : value) : value];
     }),
@@ -232,7 +242,7 @@ export async function exportDump(
     const summary: DumpSummary = { tables: {}, rows: 0 };
     for (const table of tables) {
       summary.tables[table.name] = 0;
-      for await (const rows of pagesOf(driver, table, batch)) {
+      for await (const rows of pagesOf(driver, table, batchOf(table, batch))) {
         await write(output, rows.map((row) => `${JSON.stringify({ table: table.name, row: portableRow(table, row) })}\n`).join(''));
         summary.tables[table.name] += rows.length;
         summary.rows += rows.length;
@@ -262,14 +272,16 @@ function checkHeader(value: unknown, known: Map<string, DumpTable>): DumpTable[]
 
 function checkValue(table: DumpTable, column: DumpColumn, value: unknown): unknown {
   if (column.kind === 'json') return value === null ? null : JSON.stringify(value);
+  if (column.kind === 'bytes' && typeof value === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(value)) return Buffer.from(value, 'base64');
   const fits =
     value === null ||
     (column.kind === 'text' && typeof value === 'string') ||
+    (column.kind === 'bytes' && value === null) ||
     (column.kind === 'integer' && Number.isSafeInteger(value)) ||
     (column.kind === 'real' && typeof value === 'number' && Number.isFinite(value));
   if (!fits)
     throw new LineError(
-      `${table.name}.${column.name} must be ${column.kind === 'text' ? 'a string' : `a${column.kind === 'integer' ? 'n integer' : ' number'}`} or null, not ${JSON.stringify(value)}`,
+      `${table.name}.${column.name} must be ${column.kind === 'text' ? 'a string' : column.kind === 'bytes' ? 'base64 text' : `a${column.kind === 'integer' ? 'n integer' : ' number'}`} or null, not ${JSON.stringify(value)}`,
     );
   return value;
 }
@@ -379,7 +391,7 @@ export async function importDump(
         pending !== undefined &&
         (pending.table !== parsed.table ||
           pending.columns.join(',') !== signature ||
-          pending.rows.length >= Math.min(maxRows, Math.floor(BATCH_PARAMETERS / pending.columns.length)))
+          pending.rows.length >= Math.min(batchOf(pending.table, maxRows), Math.floor(BATCH_PARAMETERS / pending.columns.length)))
       ) {
         await flush();
       }

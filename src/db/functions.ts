@@ -9,8 +9,18 @@
  */
 import type Database from 'better-sqlite3';
 import { containsWords, distanceMeters, foldCase, hasPrefix } from '../data/query/functions.js';
+import { indexedText } from '../data/query/property-index.js';
+
+/** Rows counted by idp_count_row, by the token of the query that counts (explain.ts). */
+export const countedRows = new Map<string, number>();
 
 export function registerSqlFunctions(sqlite: Database.Database): void {
+  // idp_count_row(token): 1, counting the call: a query's rows read, for `explain` (explain.ts).
+  // Not deterministic, so SQLite calls it for every row it reads.
+  sqlite.function('idp_count_row', (token: unknown) => {
+    if (typeof token === 'string' && countedRows.has(token)) countedRows.set(token, countedRows.get(token)! + 1);
+    return 1;
+  });
   const options = { deterministic: true };
   // idp_fold(text): case-folded text; other values pass through (NULL stays NULL).
   sqlite.function('idp_fold', options, (value: unknown) => (typeof value === 'string' ? foldCase(value) : asSqlValue(value)));
@@ -18,6 +28,9 @@ export function registerSqlFunctions(sqlite: Database.Database): void {
   sqlite.function('idp_starts_with', options, (text: unknown, prefix: unknown) =>
     typeof text === 'string' && typeof prefix === 'string' && hasPrefix(text, prefix) ? 1 : 0,
   );
+  // idp_index_text(text): what the property index keeps of a string (property-index.ts):
+  // folded and cut in JavaScript, as SQLite's substr stops at a NUL.
+  sqlite.function('idp_index_text', options, (value: unknown) => (typeof value === 'string' ? indexedText(foldCase(value)) : null));
   // idp_contains(text, term, isPrefix): 1 when the words of term occur in text (`contains`).
   sqlite.function('idp_contains', options, (text: unknown, term: unknown, prefix: unknown) =>
     typeof text === 'string' && typeof term === 'string' && containsWords(text, term, prefix === 1) ? 1 : 0,

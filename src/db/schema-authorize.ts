@@ -21,7 +21,10 @@ export const browserSessions = sqliteTable(
     idHash: text('id_hash').primaryKey(),
     realm: text('realm').notNull(),
     principal: text('principal', { mode: 'json' }).$type<UserPrincipal>().notNull(),
-    /** How the user authenticated (RFC 8176 `amr`): `pwd`, or `fed` through an external provider. */
+    /**
+     * How the user authenticated (RFC 8176 `amr`), space-separated: `pwd`, or `fed` through an
+     * external provider, followed by `otp mfa` after a second factor.
+     */
     amr: text('amr').notNull(),
     /** The external provider's name when amr is `fed`. */
     provider: text('provider'),

@@ -2,7 +2,7 @@
  * Identity tables: signing keys and app users' password hashes. Kept apart from entity
  * properties so no secret can leak through a data API read.
  */
-import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core';
+import { sqliteTable, text, integer, index, primaryKey } from 'drizzle-orm/sqlite-core';
 
 /**
  * JWT signing keys (JWK JSON). A key signs while `retiredAt` is null; after rotation it stays
@@ -30,3 +30,51 @@ export const appUserCredentials = sqliteTable('app_user_credentials', {
   passwordHash: text('password_hash').notNull(),
   modified: integer('modified').notNull(),
 });
+
+/** A registered passkey (WebAuthn credential) as verifyRegistrationResponse reports it. */
+export interface StoredCredential {
+  /** The credential id, base64url. */
+  id: string;
+  /** The COSE public key, base64url. */
+  publicKey: string;
+  counter: number;
+  transports?: string[];
+}
+
+/**
+ * Second factors of admin users and app users (docs/api.md#second-factors), by the user's uuid
+ * (admin users and app users never share one). A factor is `pending` from enrollment until its
+ * first code (or the browser's registration) is verified, then `active`. TOTP keeps its secret
+ * (base32, RFC 6238) and the last time step a code was accepted for, so that no code works twice;
+ * a pending passkey keeps its registration challenge, an active one its credential.
+ */
+export const userFactors = sqliteTable(
+  'user_factors',
+  {
+    id: text('id').primaryKey(),
+    userUuid: text('user_uuid').notNull(),
+    type: text('type', { enum: ['totp', 'webauthn'] }).notNull(),
+    status: text('status', { enum: ['pending', 'active'] }).notNull(),
+    secret: text('secret'),
+    lastStep: integer('last_step'),
+    challenge: text('challenge'),
+    credential: text('credential', { mode: 'json' }).$type<StoredCredential>(),
+    created: integer('created').notNull(),
+    modified: integer('modified').notNull(),
+  },
+  (t) => [index('user_factors_user').on(t.userUuid)],
+);
+
+/**
+ * Recovery codes of a user with a second factor, by SHA-256 (they are random, so a fast hash is
+ * as safe as a slow one): each is deleted when used, so it works once.
+ */
+export const recoveryCodes = sqliteTable(
+  'recovery_codes',
+  {
+    userUuid: text('user_uuid').notNull(),
+    codeHash: text('code_hash').notNull(),
+    created: integer('created').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userUuid, t.codeHash] })],
+);

@@ -4,7 +4,7 @@
  * tokens, authorization codes, revocations and password-guessing counters. Tokens and codes are
  * stored only as SHA-256 hashes: a copy of the database does not hold a usable token.
  */
-import { sqliteTable, text, integer, index } from 'drizzle-orm/sqlite-core';
+import { sqliteTable, text, integer, index, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { applications } from './schema-core.js';
 import type { Principal } from '../principal.js';
 
@@ -47,6 +47,42 @@ export const oauthClients = sqliteTable(
 );
 
 /**
+ * Clients registered at /connect/register (RFC 7591), with the hash of the registration access
+ * token that reads, replaces and deletes them there (RFC 7592). `anonymous`: registered without an
+ * initial access token (open registration), so its metadata keeps that route's limits
+ * (docs/api.md#dynamic-client-registration).
+ */
+export const clientRegistrations = sqliteTable('client_registrations', {
+  clientId: text('client_id')
+    .primaryKey()
+    .references(() => oauthClients.clientId, { onDelete: 'cascade' }),
+  tokenHash: text('token_hash').notNull(),
+  anonymous: integer('anonymous', { mode: 'boolean' }).notNull(),
+  created: integer('created').notNull(),
+});
+
+/**
+ * Initial access tokens an application's administrators mint for /connect/register (RFC 7591 3):
+ * each good for `count` registrations until `expiresAt`, found by the SHA-256 of the token; a row
+ * goes when its last use is spent.
+ */
+export const initialAccessTokens = sqliteTable(
+  'initial_access_tokens',
+  {
+    id: text('id').primaryKey(),
+    appUuid: text('app_uuid')
+      .notNull()
+      .references(() => applications.uuid, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull(),
+    count: integer('count').notNull(),
+    remaining: integer('remaining').notNull(),
+    created: integer('created').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [uniqueIndex('initial_access_tokens_hash').on(t.tokenHash), index('initial_access_tokens_app').on(t.appUuid, t.created)],
+);
+
+/**
  * A token family: what one principal allowed one client (scope), born from a password or code
  * exchange. Refresh tokens and access tokens carry its id (`gid`); revoking it ends them all.
  */
@@ -60,6 +96,8 @@ export const tokenFamilies = sqliteTable(
     scope: text('scope').notNull(),
     /** When the user authenticated (seconds, OIDC `auth_time`). */
     authTime: integer('auth_time').notNull(),
+    /** How the user authenticated (RFC 8176 `amr`), kept so that refreshed tokens say it too. */
+    amr: text('amr', { mode: 'json' }).$type<string[]>(),
     created: integer('created').notNull(),
     revokedAt: integer('revoked_at'),
   },
@@ -96,6 +134,8 @@ export const authorizationCodes = sqliteTable('authorization_codes', {
   codeChallengeMethod: text('code_challenge_method', { enum: ['S256', 'plain'] }),
   nonce: text('nonce'),
   authTime: integer('auth_time').notNull(),
+  /** How the user authenticated (RFC 8176 `amr`), handed to the token family the code starts. */
+  amr: text('amr', { mode: 'json' }).$type<string[]>(),
   created: integer('created').notNull(),
   expiresAt: integer('expires_at').notNull(),
   consumedAt: integer('consumed_at'),

@@ -7,11 +7,13 @@
  *
  * Types: integers (ms timestamps, counters) are bigint; booleans stay 0/1 integers, as the
  * storage layer writes them; JSON columns are jsonb, so entity properties can be queried and
- * indexed; the autoincrement key is an identity column.
+ * indexed; the autoincrement key is an identity column; bytes (blob) are bytea, which node-postgres
+ * reads and writes as Buffers, as better-sqlite3 does blobs.
  */
 import { getTableConfig, type SQLiteColumn, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import {
   bigint,
+  customType,
   doublePrecision,
   foreignKey,
   index,
@@ -25,6 +27,8 @@ import {
 } from 'drizzle-orm/pg-core';
 import { is, SQL } from 'drizzle-orm';
 import * as sqlite from './schema.js';
+
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
 
 function columnOf(column: SQLiteColumn): PgColumnBuilderBase {
   const name = column.name;
@@ -49,6 +53,9 @@ function columnOf(column: SQLiteColumn): PgColumnBuilderBase {
       break;
     case 'SQLiteReal':
       builder = doublePrecision(name);
+      break;
+    case 'SQLiteBlobBuffer':
+      builder = bytea(name);
       break;
     default:
       throw new Error(`no PostgreSQL type for ${column.columnType} (${name}, mode ${mode ?? '-'})`);
@@ -128,9 +135,13 @@ export const {
   appUserLogins,
   signingKeys,
   appUserCredentials,
+  userFactors,
+  recoveryCodes,
   lifecycleTokens,
   captchaSolutions,
   oauthClients,
+  clientRegistrations,
+  initialAccessTokens,
   tokenFamilies,
   refreshTokens,
   authorizationCodes,
@@ -146,6 +157,8 @@ export const {
   entities,
   connections,
   managementActivities,
+  assets,
+  assetChunks,
 } = tables;
 
 const exported = new Set([
@@ -159,9 +172,13 @@ const exported = new Set([
   'appUserLogins',
   'signingKeys',
   'appUserCredentials',
+  'userFactors',
+  'recoveryCodes',
   'lifecycleTokens',
   'captchaSolutions',
   'oauthClients',
+  'clientRegistrations',
+  'initialAccessTokens',
   'tokenFamilies',
   'refreshTokens',
   'authorizationCodes',
@@ -177,5 +194,7 @@ const exported = new Set([
   'entities',
   'connections',
   'managementActivities',
+  'assets',
+  'assetChunks',
 ]);
 for (const name of Object.keys(tables)) if (!exported.has(name)) throw new Error(`schema-postgres.ts does not export the table ${name}`);

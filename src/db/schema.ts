@@ -13,3 +13,4 @@ export * from './schema-authorize.js';
 export * from './schema-data.js';
 export * from './schema-lifecycle.js';
 export * from './schema-push.js';
+export * from './schema-assets.js';

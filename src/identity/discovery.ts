@@ -2,6 +2,7 @@
  * The OpenID Provider Metadata (OpenID Connect Discovery 1.0 section 3, RFC 8414): every value
  * is what this server actually does.
  */
+import { ACR_VALUES } from './factors/second-factor.js';
 import type { Deps } from '../deps.js';
 import { issuerOf } from './tokens/access-tokens.js';
 import { grants } from './grants/index.js';
@@ -22,6 +23,8 @@ export function discoveryDocument(deps: Deps): Record<string, unknown> {
     introspection_endpoint: `${issuer}/connect/introspect`,
     revocation_endpoint: `${issuer}/connect/revocation`,
     end_session_endpoint: `${issuer}/connect/endsession`,
+    // RFC 7591: with an initial access token, or none for an application that allows open registration.
+    registration_endpoint: `${issuer}/connect/register`,
     scopes_supported: SCOPES,
     response_types_supported: RESPONSE_TYPES,
     response_modes_supported: RESPONSE_MODES,
@@ -32,7 +35,9 @@ export function discoveryDocument(deps: Deps): Record<string, unknown> {
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     code_challenge_methods_supported: ['S256', 'plain'],
-    claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'amr', 'preferred_username', 'name', 'picture', 'updated_at', 'email'],
+    claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'amr', 'acr', 'preferred_username', 'name', 'picture', 'updated_at', 'email'],
+    // docs/api.md#second-factors: a password, a password and a second factor, a passkey.
+    acr_values_supported: [...ACR_VALUES],
     prompt_values_supported: PROMPTS,
     ui_locales_supported: LOCALES,
     // RFC 9207: every authorization response carries `iss`.

@@ -13,7 +13,7 @@ import { storeAppUserPasswordHash } from '../identity/sign-in/app-user-passwords
 import { findEntityByUuid } from '../db/entity-store.js';
 import { updateEntityIn } from '../data/entities.js';
 import { listOrganizationAdmins } from '../management/admin-users.js';
-import type { LinkPurpose, Subject } from './links.js';
+import type { LinkPurpose, Subject, UserSubject } from './links.js';
 
 export interface Account {
   subject: Subject;
@@ -21,6 +21,8 @@ export interface Account {
   displayName: string;
   /** Where its mail goes; an organization's goes to its first administrator. */
   email: string | undefined;
+  /** The user's sign-in name; an organization has none. */
+  username?: string;
   activated: boolean;
   disabled: boolean;
 }
@@ -41,7 +43,8 @@ export async function findAccount(deps: Deps, subject: Subject): Promise<Account
     case 'admin_user': {
       const user = await deps.db.select().from(adminUsers).where(eq(adminUsers.uuid, subject.uuid)).get();
       if (!user) return undefined;
-      return { subject, displayName: user.name || user.username, email: nonEmpty(user.email), activated: user.activated, disabled: user.disabled };
+      const { username } = user;
+      return { subject, displayName: user.name || username, email: nonEmpty(user.email), username, activated: user.activated, disabled: user.disabled };
     }
     case 'app_user': {
       const user = await findEntityByUuid(deps.db, subject.appUuid, subject.uuid);
@@ -51,6 +54,7 @@ export async function findAccount(deps: Deps, subject: Subject): Promise<Account
         subject,
         displayName: nonEmpty(properties.name) ?? user.name ?? '',
         email: nonEmpty(properties.email),
+        username: user.name ?? undefined,
         // App users are active unless marked otherwise, as authenticateAppUser reads them.
         activated: properties.activated !== false,
         disabled: properties.disabled === true,
@@ -92,13 +96,26 @@ export async function markActivated(tx: Tx, subject: Subject, now: number): Prom
   }
 }
 
+/**
+ * The administrator's switch (docs/api.md#account-state): `disabled` on or off. Switching it off
+ * also marks the account activated, since an administrator vouches for it.
+ */
+export async function storeDisabled(tx: Tx, subject: UserSubject, disabled: boolean, now: number): Promise<void> {
+  if (subject.type === 'admin_user') {
+    await tx
+      .update(adminUsers)
+      .set({ disabled, ...(!disabled && { activated: true }), modified: now })
+      .where(eq(adminUsers.uuid, subject.uuid))
+      .run();
+    return;
+  }
+  const user = await findEntityByUuid(tx, subject.appUuid, subject.uuid);
+  // Activating removes the property, as the user was before any administrator touched it.
+  if (user) await updateEntityIn(tx, user, disabled ? { disabled: true } : { disabled: null, activated: true }, now);
+}
+
 /** Stores an already hashed password (hashing is slow and happens before the transaction). */
-export async function storePasswordHash(
-  tx: Tx,
-  subject: Extract<Subject, { type: 'admin_user' | 'app_user' }>,
-  passwordHash: string,
-  now: number,
-): Promise<void> {
+export async function storePasswordHash(tx: Tx, subject: UserSubject, passwordHash: string, now: number): Promise<void> {
   if (subject.type === 'admin_user') {
     await tx.update(adminUsers).set({ passwordHash, modified: now }).where(eq(adminUsers.uuid, subject.uuid)).run();
   } else {

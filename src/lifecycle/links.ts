@@ -21,6 +21,9 @@ export type LinkPurpose = 'activate' | 'resetpw';
 /** The account a link acts on. */
 export type Subject = { type: 'organization'; uuid: string } | { type: 'admin_user'; uuid: string } | { type: 'app_user'; uuid: string; appUuid: string };
 
+/** A person's account: an admin user or an app user. */
+export type UserSubject = Extract<Subject, { type: 'admin_user' | 'app_user' }>;
+
 export type LinkRow = typeof lifecycleTokens.$inferSelect;
 
 function macOfLink(deps: Deps, purpose: LinkPurpose, subject: Subject, random: string): string {

@@ -14,17 +14,17 @@ import { hashPassword } from '../passwords.js';
 import { endAllSignIns } from '../identity/sessions/end-sign-ins.js';
 import type { LoginContext } from '../identity/sign-in/throttle.js';
 import { findAdminUserIn } from '../management/admin-users.js';
+import { findAppPasswordPolicy } from '../management/applications.js';
+import { assertPasswordAllowed, type PasswordPolicy } from '../password-policy.js';
 import { findUserUuidByLogin } from '../data/user-logins.js';
 import { findAccount, linkUrl, storePasswordHash, type Account } from './accounts.js';
-import { checkLinkToken, issueLinkToken, redeemLinkToken, type Subject } from './links.js';
+import { checkLinkToken, issueLinkToken, redeemLinkToken, type UserSubject } from './links.js';
 import { composeMail } from './messages.js';
 import { verifyCaptcha, type CaptchaAnswer } from './captcha.js';
 import { assertMailNotThrottled, countMail } from './mail-throttle.js';
 
 /** Whose passwords: the admin users, or the users of one application. */
 export type Realm = { type: 'admin' } | { type: 'app'; appUuid: string };
-
-export type UserSubject = Extract<Subject, { type: 'admin_user' | 'app_user' }>;
 
 function realmKey(realm: Realm): string {
   return realm.type === 'admin' ? 'admin' : realm.appUuid;
@@ -59,6 +59,11 @@ async function requireAccount(deps: Deps, subject: UserSubject): Promise<Account
   return account;
 }
 
+/** The policy the account's new password follows: the server's for admin users, the application's for its users. */
+export async function passwordPolicyOf(deps: Deps, subject: UserSubject): Promise<PasswordPolicy> {
+  return subject.type === 'admin_user' ? deps.config.passwordPolicy : await findAppPasswordPolicy(deps, subject.appUuid);
+}
+
 /** The account a reset link is for, when the link can still be used (the form is shown only then). */
 export async function checkResetLink(deps: Deps, subject: UserSubject, token: string): Promise<Account> {
   const account = await requireAccount(deps, subject);
@@ -70,6 +75,7 @@ export async function checkResetLink(deps: Deps, subject: UserSubject, token: st
 export async function completePasswordReset(deps: Deps, subject: UserSubject, token: string, newPassword: string): Promise<Account> {
   const account = await requireAccount(deps, subject);
   await checkLinkToken(deps.db, deps, 'resetpw', subject, token);
+  await assertPasswordAllowed(await passwordPolicyOf(deps, subject), newPassword, account, 'newpassword');
   // Hash before the transaction (slow); the transaction re-checks and spends the link.
   const passwordHash = await hashPassword(newPassword);
   await deps.db.transaction(async (tx) => {

@@ -5,7 +5,8 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { adminUsers, orgAdmins, organizations } from '../db/schema.js';
 import { newUuid, isUuid } from '../ids.js';
-import { hashPassword, verifyPassword } from '../passwords.js';
+import { hashPassword } from '../passwords.js';
+import { assertPasswordAllowed, type PasswordOwner } from '../password-policy.js';
 import { BadRequest, DuplicateUniqueProperty, UserNotFound } from '../errors.js';
 import type { Deps } from '../deps.js';
 import type { Tx } from '../db/open.js';
@@ -13,6 +14,15 @@ import type { AdminUserUpdate, CreateAdminUser } from './schemas.js';
 import { recordActivity } from './activities.js';
 
 export type AdminUser = typeof adminUsers.$inferSelect;
+
+/**
+ * An admin user's new password, checked against the server's password policy (admin users have
+ * no application to take one from) and hashed; `field` names it in the error.
+ * @throws AppError `illegal_argument` naming the rule the password breaks.
+ */
+export async function hashAdminPassword(deps: Deps, password: string, owner: PasswordOwner, field = 'password'): Promise<string> {
+  return await hashPassword(await assertPasswordAllowed(deps.config.passwordPolicy, password, owner, field));
+}
 
 /**
  * Which identifiers a path segment may be: /management/users/{user} also takes a real name,
@@ -86,7 +96,7 @@ export async function insertAdminUser(
 }
 
 export async function createAdminUser(deps: Deps, input: CreateAdminUser): Promise<AdminUser> {
-  const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
+  const passwordHash = input.password === undefined ? null : await hashAdminPassword(deps, input.password, input);
   // Signing up starts not activated under --require-activation: the mailed link activates it.
   const activated = !deps.config.requireActivation;
   return await deps.db.transaction(async (tx) => insertAdminUser(tx, deps.now(), { ...input, passwordHash, activated }));
@@ -108,19 +118,8 @@ export async function updateAdminUser(deps: Deps, user: AdminUser, update: Admin
   });
 }
 
-/**
- * ResetPW: the current password must match before the new one is set
- * (docs/api.md#account-lifecycle).
- */
-export async function changeAdminPassword(deps: Deps, user: AdminUser, current: string, next: string): Promise<void> {
-  if (!(await verifyPassword(current, user.passwordHash))) {
-    throw BadRequest('the current password is not correct', { fields: { password: 'does not match' } });
-  }
-  await setAdminPassword(deps, user, next);
-}
-
-export async function setAdminPassword(deps: Deps, user: AdminUser, next: string): Promise<void> {
-  const passwordHash = await hashPassword(next);
+/** Stores an admin user's new password, already hashed (hashAdminPassword). */
+export async function storeAdminPasswordHash(deps: Deps, user: AdminUser, passwordHash: string): Promise<void> {
   await deps.db.update(adminUsers).set({ passwordHash, modified: deps.now() }).where(eq(adminUsers.uuid, user.uuid)).run();
 }
 
@@ -200,7 +199,10 @@ export async function removeAdminFromOrganization(deps: Deps, orgUuid: string, u
   });
 }
 
-/** --superuser USER:PASSWORD: creates or updates the sysadmin at every start. */
+/**
+ * --superuser USER:PASSWORD: creates or updates the sysadmin at every start (`idp serve` has
+ * checked the password against the policy before opening the database).
+ */
 export async function ensureSuperuser(deps: Deps, username: string, password: string): Promise<AdminUser> {
   const passwordHash = await hashPassword(password);
   return await deps.db.transaction(async (tx) => {

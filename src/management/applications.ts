@@ -10,12 +10,20 @@ import { newUuid, isUuid } from '../ids.js';
 import { ApplicationNotFound, DuplicateUniqueProperty } from '../errors.js';
 import type { Deps } from '../deps.js';
 import { DEFAULT_ROLES } from '../access/default-roles.js';
+import { mergePasswordPolicy, type PasswordPolicy, type PasswordPolicySettings } from '../password-policy.js';
 import { insertEntity } from '../db/entity-store.js';
 import { deleteCredentialIn, insertCredential, regenerateCredential, type Credential } from './credentials.js';
 import { recordActivity } from './activities.js';
 import type { Organization } from './organizations.js';
 
 export type Application = typeof applications.$inferSelect;
+
+/** What PUT /management/orgs/{org}/apps/{app} changes; `null` (or `false`) removes a setting. */
+export interface ApplicationSettings {
+  passwordPolicy?: PasswordPolicySettings | null;
+  /** Clients may register at /connect/register without an initial access token (docs/api.md#dynamic-client-registration). */
+  openClientRegistration?: boolean | null;
+}
 
 const applicationBy = preparedFor((db) => ({
   uuid: db
@@ -40,6 +48,11 @@ export async function findApplication(deps: Deps, org: Organization, id: string)
   const app = await findApplicationIn(deps.db, org, id);
   if (!app) throw ApplicationNotFound(`application '${id}' not found in organization '${org.name}'`);
   return app;
+}
+
+/** An application by its uuid alone, as tokens name it; undefined when it is gone. */
+export async function findApplicationByUuid(deps: Deps, uuid: string): Promise<Application | undefined> {
+  return await deps.db.select().from(applications).where(eq(applications.uuid, uuid)).get();
 }
 
 export async function listApplications(deps: Deps, org: Organization): Promise<Application[]> {
@@ -100,4 +113,50 @@ export async function deleteApplication(deps: Deps, org: Organization, app: Appl
 
 export async function regenerateApplicationCredential(deps: Deps, org: Organization, app: Application, actorUuid: string | null): Promise<Credential> {
   return await regenerateCredential(deps, org.uuid, { type: 'application', uuid: app.uuid, name: app.name }, actorUuid);
+}
+
+/** The application's own password rules, stored in its properties; undefined when it has none. */
+export function passwordPolicySettingsOf(app: Pick<Application, 'properties'>): PasswordPolicySettings | undefined {
+  return app.properties.passwordPolicy as PasswordPolicySettings | undefined;
+}
+
+/** Whether clients may register at /connect/register without an initial access token (off unless set). */
+export function allowsOpenClientRegistration(app: Pick<Application, 'properties'>): boolean {
+  return app.properties.openClientRegistration === true;
+}
+
+/** The policy an application's users' new passwords follow: the server's, with the application's settings on top. */
+export async function findAppPasswordPolicy(deps: Deps, appUuid: string): Promise<PasswordPolicy> {
+  const app = await deps.db.select({ properties: applications.properties }).from(applications).where(eq(applications.uuid, appUuid)).get();
+  return mergePasswordPolicy(deps.config.passwordPolicy, app && passwordPolicySettingsOf(app));
+}
+
+/** Sets or removes the application's settings; a setting given replaces the one stored whole. */
+export async function updateApplication(
+  deps: Deps,
+  org: Organization,
+  app: Application,
+  settings: ApplicationSettings,
+  actorUuid: string | null,
+): Promise<Application> {
+  const properties = { ...app.properties };
+  for (const [name, value] of Object.entries(settings)) {
+    if (value === null || value === false) delete properties[name];
+    else if (value !== undefined) properties[name] = value;
+  }
+  const now = deps.now();
+  await deps.db.transaction(async (tx) => {
+    await tx.update(applications).set({ properties, modified: now }).where(eq(applications.uuid, app.uuid)).run();
+    await recordActivity(tx, now, {
+      orgUuid: org.uuid,
+      actorUuid,
+      verb: 'update',
+      category: 'application',
+      title: `application ${app.name} updated`,
+      objectType: 'application',
+      objectUuid: app.uuid,
+      objectName: app.name,
+    });
+  });
+  return { ...app, properties, modified: now };
 }

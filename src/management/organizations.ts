@@ -7,11 +7,10 @@ import { preparedFor } from '../db/prepared.js';
 import { remembered, type Tx } from '../db/open.js';
 import { organizations } from '../db/schema.js';
 import { newUuid, isUuid } from '../ids.js';
-import { hashPassword } from '../passwords.js';
 import { DuplicateUniqueProperty, OrganizationNotFound } from '../errors.js';
 import type { Deps } from '../deps.js';
 import type { CreateOrg } from './schemas.js';
-import { addAdminToOrganizationIn, insertAdminUser, type AdminUser } from './admin-users.js';
+import { addAdminToOrganizationIn, hashAdminPassword, insertAdminUser, type AdminUser } from './admin-users.js';
 import { insertCredential, regenerateCredential, type Credential } from './credentials.js';
 import { recordActivity } from './activities.js';
 
@@ -74,7 +73,7 @@ export async function insertOrganization(tx: Tx, now: number, name: string, owne
 
 /** CreateOrg: the organization and its first admin user, in one transaction. */
 export async function createOrganization(deps: Deps, input: CreateOrg): Promise<{ organization: Organization; owner: AdminUser }> {
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = await hashAdminPassword(deps, input.password, input);
   return await deps.db.transaction(async (tx) => {
     const now = deps.now();
     if (await findOrganizationIn(tx, input.organization)) {

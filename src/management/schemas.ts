@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { isUuid } from '../ids.js';
 import { IllegalArgument } from '../errors.js';
+import { BLOCKLISTS, CHARACTER_CLASSES, MAX_PASSWORD_LENGTH } from '../password-policy.js';
 
 // Usergrid organization and application names: letters, digits, '-', '_' and '.', starting with
 // a letter or digit; not a UUID, because a UUID path segment always means an id.
@@ -36,9 +37,9 @@ export const email = z
 
 export const displayName = str('name').trim().max(128, 'name must be at most 128 characters');
 
-// NIST SP 800-63B: at least 8 characters, long passphrases allowed; bounded so hashing cannot be
-// used to burn CPU.
-export const password = str('password').min(8, 'password must be at least 8 characters').max(1024, 'password must be at most 1024 characters');
+// What a password must be depends on the server's and the application's policy, so it is checked
+// where the password is set (src/password-policy.ts), not here.
+export const password = str('password').meta({ description: 'Checked against the password policy (docs/api.md#passwords).' });
 
 /** CreateOrg: every field required, as Usergrid's model has it. */
 export const CreateOrg = z.object({
@@ -53,6 +54,33 @@ export type CreateOrg = z.infer<typeof CreateOrg>;
 /** CreateApp: Usergrid's model minus `token`, which travels in the Authorization header. */
 export const CreateApp = z.object({ name: resourceName('name') });
 export type CreateApp = z.infer<typeof CreateApp>;
+
+const oneOf = (values: readonly string[]) => `must be one of ${values.join(', ')}`;
+
+/** An application's password policy (docs/api.md#passwords): a rule left out follows the server's. */
+export const PasswordPolicySettings = z
+  .object({
+    minLength: z
+      .int({ error: `must be a whole number from 1 to ${MAX_PASSWORD_LENGTH}` })
+      .min(1, `must be a whole number from 1 to ${MAX_PASSWORD_LENGTH}`)
+      .max(MAX_PASSWORD_LENGTH, `must be a whole number from 1 to ${MAX_PASSWORD_LENGTH}`)
+      .optional(),
+    require: z.array(z.enum(CHARACTER_CLASSES, { error: oneOf(CHARACTER_CLASSES) }), { error: `must be a list of ${CHARACTER_CLASSES.join(', ')}` }).optional(),
+    blocklist: z.enum(BLOCKLISTS, { error: oneOf(BLOCKLISTS) }).optional(),
+  })
+  .strict();
+
+/**
+ * An application's settings: `passwordPolicy` replaces the stored one whole, `null` removes it;
+ * `openClientRegistration` lets clients register without an initial access token.
+ */
+export const UpdateApp = z
+  .object({
+    passwordPolicy: PasswordPolicySettings.nullable().optional(),
+    openClientRegistration: z.boolean({ error: 'openClientRegistration must be true or false' }).nullable().optional(),
+  })
+  .strict();
+export type UpdateApp = z.infer<typeof UpdateApp>;
 
 /**
  * Fields of a user record, admin user or app user, that only the server or an administrator
@@ -129,6 +157,6 @@ export type AdminUserUpdate = z.infer<typeof AdminUserUpdate>;
 /** ResetPW: the old password and the new one. */
 export const ResetPW = z.object({
   password: str('password').min(1, 'password (the current password) is required'),
-  newpassword: str('newpassword').min(8, 'newpassword must be at least 8 characters').max(1024, 'newpassword must be at most 1024 characters'),
+  newpassword: str('newpassword').meta({ description: 'Checked against the password policy (docs/api.md#passwords).' }),
 });
 export type ResetPW = z.infer<typeof ResetPW>;

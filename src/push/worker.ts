@@ -345,12 +345,19 @@ function createAnswerBuffer(deps: Deps, options: WorkerOptions): AnswerBuffer {
     async flush() {
       if (answers.length === 0) return;
       const batch = answers.splice(0, options.batchSize);
-      // The queue's statements run on deps.db; called inside this transaction, they are part of it.
-      await deps.db.transaction(async () => {
-        const now = deps.now();
-        await recordAttempts(deps.db, batch, now);
-        await finishNotifications(deps.db, new Set(batch.map((attempt) => attempt.delivery.notificationUuid)), now);
-      });
+      try {
+        // The queue's statements run on deps.db; called inside this transaction, they are part of it.
+        await deps.db.transaction(async () => {
+          const now = deps.now();
+          await recordAttempts(deps.db, batch, now);
+          await finishNotifications(deps.db, new Set(batch.map((attempt) => attempt.delivery.notificationUuid)), now);
+        });
+      } catch (error) {
+        // Kept for the next round: an answer never recorded would be sent again once its lease
+        // ran out (a transaction PostgreSQL still refused after its retries, under contention).
+        answers.unshift(...batch);
+        throw error;
+      }
     },
   };
 }

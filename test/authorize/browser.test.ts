@@ -1,7 +1,8 @@
 /**
  * A real browser (Debian's headless Chromium driven by playwright-core): sign in, consent, get
  * a code; single sign-on on the second visit; logout ends it; the error page for a bad
- * redirect_uri; the German sign-in page. The client's site is a small local HTTP server, so
+ * redirect_uri; the German sign-in page; a user with a TOTP factor typing the code their
+ * authenticator would show (computed here with otpauth). The client's site is a small local HTTP server, so
  * nothing leaves the machine. One browser for the whole file.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +12,9 @@ import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { createClient, createFixture, startIdp, USER, type Fixture } from './support.js';
+import { decodeJwt } from 'jose';
+import { TOTP } from 'otpauth';
+import { api, createClient, createFixture, exchangeCode, startIdp, USER, type Fixture, type RegisteredClient } from './support.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const HAS_CHROMIUM = existsSync(CHROMIUM);
@@ -28,7 +31,7 @@ const ARGS = [
 const SCREENSHOT = join(tmpdir(), 'idp-sign-in-de.png');
 
 let fixture: Fixture;
-let client: { client_id: string };
+let client: RegisteredClient;
 let browser: Browser;
 let rp: Server;
 let rpUrl: string;
@@ -112,6 +115,38 @@ describe.skipIf(!HAS_CHROMIUM)(`real browser${HAS_CHROMIUM ? '' : ' (skipped: /u
     expect(await page.locator('main').evaluate((main) => getComputedStyle(main).borderRadius)).toBe('12px');
     await page.setViewportSize({ width: 800, height: 640 });
     await page.screenshot({ path: SCREENSHOT });
+    await context.close();
+  });
+});
+
+describe.skipIf(!HAS_CHROMIUM)(`real browser, second factor${HAS_CHROMIUM ? '' : ' (skipped: /usr/bin/chromium is missing)'}`, () => {
+  it('asks a user with a TOTP factor for the code after the password, refuses a wrong one, and the ID token says mfa', async () => {
+    const dora = { username: 'dora', email: 'dora@example.com', password: 'doras-password-1' };
+    await api(fixture, 'POST', '/acme/shop/users', dora);
+    const enrolled = await api(fixture, 'POST', '/acme/shop/users/dora/factors', { type: 'totp' });
+    const { id, secret } = enrolled.entities[0] as { id: string; secret: string };
+    const totp = new TOTP({ secret, algorithm: 'SHA1', digits: 6, period: 30 });
+    await api(fixture, 'POST', `/acme/shop/users/dora/factors/${id}/verify`, { code: totp.generate() });
+
+    const { context, page } = await newPage();
+    await page.goto(authorizeUrl({ login_hint: 'dora' }));
+    await page.fill('#password', dora.password);
+    await page.click('button[type=submit]');
+    await expectText(page.locator('h1'), 'Two-step verification');
+    expect(await page.getAttribute('#otp', 'autocomplete')).toBe('one-time-code');
+    expect(await page.getAttribute('#otp', 'inputmode')).toBe('numeric');
+    // The code that activated the factor is spent; the next step's is accepted (RFC 6238 5.2).
+    const code = totp.generate({ timestamp: Date.now() + 30_000 });
+    await page.fill('#otp', code === '000000' ? '111111' : '000000');
+    await page.click('button[type=submit].wide');
+    expect(await page.locator('[role=alert]').textContent()).toBe('The code is not correct, or was used already.');
+    await page.fill('#otp', code);
+    await page.click('button[type=submit].wide');
+    await expectText(page.locator('h1'), 'Allow access?');
+    await page.click('button[value=allow]');
+    await atClient(page, '/callback');
+    const tokens = await exchangeCode(fixture, client, new URL(page.url()).searchParams.get('code')!, { redirect_uri: `${rpUrl}/callback` });
+    expect(decodeJwt(tokens.id_token)).toMatchObject({ amr: ['pwd', 'otp', 'mfa'], acr: 'urn:idp:acr:mfa', preferred_username: 'dora' });
     await context.close();
   });
 });

@@ -44,10 +44,16 @@ describe('entities', () => {
     expect(names(query)).toEqual(['cat-20', 'cat-21', 'cat-22', 'cat-23', 'cat-24']);
     const table = await cli.run(['entity', 'list', 'cats', '--ql', 'where lives < 2 order by lives asc']);
     expect(table.stdout).toMatch(/^TYPE +NAME +UUID +CREATED\ncat +cat-00 /);
+    const explained = await cli.run(['entity', 'list', 'cats', '--ql', "where name = 'CAT-03'", '--explain']);
+    expect(explained.stdout).toMatch(/\nexplain: (index property name|no index, the collection was read); \d+ rows? read\n?$/);
+    expect((await cli.json(['entity', 'list', 'cats', '--ql', "where name = 'cat-03'", '--explain'])).explain).toEqual({
+      index: expect.toBeOneOf(['property name', null]),
+      rows_read: expect.any(Number),
+    });
     const bad = await cli.run(['entity', 'list', 'cats', '--ql', 'where ((']);
     expect(bad.code).toBe(1);
     expect((await cli.run(['entity', 'list', 'cats', '--limit', 'ten'])).code).toBe(2);
-    expect((await cli.run(['entity', 'create', 'cats', 'nonsense'])).code).toBe(2);
+    expect((await cli.run(['entity', 'create', 'cats', 'tom', 'nonsense'])).code).toBe(2);
   });
 
   it('lists page like gh: a count, the next page command, --limit N across pages, --all to the end', async () => {
@@ -112,6 +118,37 @@ describe('entities', () => {
     expect((await cli.run(['user', '--help'])).stdout).toMatch(/list users, newest first[\s\S]*change properties of a user /);
   });
 
+  it('every create takes its name alone or as NAME=VALUE alike', async () => {
+    const created = async (args: string[], key: string) => (await cli.json(args)).entities[0][key];
+    expect(await created(['entity', 'create', 'dogs', 'pluto', 'age=2'], 'name')).toBe('pluto');
+    expect(await created(['entity', 'create', 'dogs', 'name=goofy'], 'name')).toBe('goofy');
+    expect(await created(['user', 'create', 'dino', 'city=Bedrock'], 'username')).toBe('dino');
+    expect(await created(['user', 'create', 'username=bamm'], 'username')).toBe('bamm');
+    expect(await created(['group', 'create', 'path=quarry', 'title=Quarry'], 'title')).toBe('Quarry');
+    expect(await created(['group', 'create', 'bowling'], 'path')).toBe('bowling');
+    expect(await created(['role', 'create', 'name=driver'], 'name')).toBe('driver');
+    expect(await created(['role', 'create', 'walker', '--title', 'Walkers'], 'title')).toBe('Walkers');
+    expect(await created(['notifier', 'create', 'dev', '--provider', 'noop'], 'name')).toBe('dev');
+    expect(await created(['notifier', 'create', 'name=dev2', 'provider=noop'], 'provider')).toBe('noop');
+    expect(await created(['device', 'register', 'phone1', '--notifier', 'dev', '--push-token', 't1'], 'name')).toBe('phone1');
+    expect(await created(['device', 'register', 'name=phone2', '--notifier', 'dev', '--push-token', 't2'], 'name')).toBe('phone2');
+    expect(await created(['app', 'create', 'name=second'], 'name')).toBe('demo/second');
+    const twice = await cli.run(['user', 'create', 'wilma', 'username=fred']);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toBe("error: two names given, 'wilma' and username=fred: give one\n");
+    const missing = await cli.run(['group', 'create', 'title=Nobody']);
+    expect(missing.stderr).toBe('error: group path is required: pass it as the first argument or as path=VALUE (prompting needs a terminal)\n');
+    expect((await cli.run(['notifier', 'create', '--help'])).stdout).toMatch(/--provider <provider> +apple \(APNs\), google \(FCM\), or noop/);
+  });
+
+  it("a connection's target is named the command line's way", async () => {
+    await cli.json(['entity', 'create', 'dogs', 'snoopy']);
+    await cli.json(['user', 'create', 'gazoo']);
+    const bare = await cli.run(['entity', 'connect', 'users', 'gazoo', 'likes', 'snoopy']);
+    expect(bare.code).toBe(4);
+    expect(bare.stderr).toBe("error: 'snoopy' is not a uuid: name the target with its collection, e.g. dogs/snoopy\n");
+  });
+
   it('connects, lists connections and disconnects', async () => {
     await cli.json(['user', 'create', 'fred']);
     await cli.json(['entity', 'create', 'dogs', 'name=bello']);
@@ -136,6 +173,18 @@ describe('users', () => {
     expect((await cli.json(['user', 'get', 'wilma'])).entities[0].email).toBe('wilma@example.com');
     expect((await cli.json(['user', 'delete', 'wilma', '--yes'])).entities[0].username).toBe('wilma');
   });
+
+  it('deactivates and activates a user, and says which user it does not know', async () => {
+    await cli.json(['user', 'create', 'switched-off', '--password-stdin'], { input: 'switched-off-password' });
+    const deactivated = await cli.run(['user', 'deactivate', 'switched-off']);
+    expect(deactivated.code, deactivated.stderr).toBe(0);
+    expect(deactivated.stdout).toMatch(/^disabled +true$/m);
+    expect((await cli.json(['user', 'get', 'switched-off'])).entities[0].disabled).toBe(true);
+    expect((await cli.json(['user', 'activate', 'switched-off'])).entities[0]).toMatchObject({ username: 'switched-off', disabled: false });
+    const unknown = await cli.run(['user', 'deactivate', 'nobody']);
+    expect([unknown.code, unknown.stderr]).toEqual([4, expect.stringMatching(/^error: .*nobody/)]);
+    expect((await cli.run(['user', 'deactivate'])).code).toBe(2);
+  });
 });
 
 describe('groups and roles', () => {
@@ -150,6 +199,27 @@ describe('groups and roles', () => {
     await cli.json(['group', 'remove-user', 'berlin', 'barney', '--yes']);
     expect((await cli.json(['group', 'users', 'berlin'])).entities).toEqual([]);
     expect((await cli.json(['group', 'get', 'berlin'])).entities[0].title).toBe('Berlin office');
+  });
+
+  it('takes a nested group path wherever a group is named', async () => {
+    await cli.json(['user', 'create', 'wilma']);
+    await cli.json(['group', 'create', 'offices']);
+    const nested = await cli.json(['group', 'create', 'offices/paris', '--title', 'Paris office']);
+    expect(nested.entities[0]).toMatchObject({ path: 'offices/paris', title: 'Paris office' });
+    expect((await cli.json(['group', 'get', 'offices/paris'])).entities[0].uuid).toBe(nested.entities[0].uuid);
+    expect((await cli.json(['group', 'update', 'offices/paris', 'floor=2'])).entities[0]).toMatchObject({ path: 'offices/paris', floor: 2 });
+    await cli.json(['group', 'add-user', 'offices/paris', 'wilma']);
+    expect(names(await cli.json(['group', 'users', 'offices/paris']))).toEqual(['wilma']);
+    expect((await cli.json(['group', 'users', 'offices'])).entities).toEqual([]);
+    await cli.json(['activity', 'post', '--group', 'offices/paris', '--verb', 'checkin', '--content', 'Bonjour']);
+    expect((await cli.json(['feed', '--group', 'offices/paris'])).entities.map((a: { content: string }) => a.content)).toEqual(['Bonjour']);
+    await cli.json(['group', 'remove-user', 'offices/paris', 'wilma', '--yes']);
+    await cli.json(['group', 'delete', 'offices/paris', '--yes']);
+    expect((await cli.json(['group', 'list'])).entities.map((g: { path: string }) => g.path)).not.toContain('offices/paris');
+    expect((await cli.json(['group', 'get', 'offices'])).entities[0].path).toBe('offices');
+    const ambiguous = await cli.run(['group', 'create', 'offices/users']);
+    expect(ambiguous.code).toBe(1);
+    expect(ambiguous.stderr).toContain("segment 'users'");
   });
 
   it('creates a role with permissions, grants, revokes, assigns users', async () => {

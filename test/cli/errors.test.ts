@@ -3,7 +3,9 @@
  * do next, with --json one `{error, error_description, status}` object on stdout, and an exit
  * code per kind (README "Prompts and exit codes").
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginDemo, startCli, type Cli, type CliResult } from './helpers.js';
@@ -53,6 +55,56 @@ describe('exit codes and error objects', () => {
     const wrong = await cli.run(['login', '--username', 'demo', '--password-stdin', '--json'], { input: 'not-the-password\n' });
     expect(wrong.code).toBe(3);
     expect(failure(wrong)).toMatchObject({ status: 400 });
+  });
+
+  it('wherever a token is missing or refused, the message says how to sign in', async () => {
+    const app = ['--org', 'demo', '--app', 'sandbox', '--profile', 'gone'];
+    await loginDemo(cli, ['--profile', 'gone']);
+    await cli.run(['logout', '--profile', 'gone']);
+    const login = 'run `idp login --profile gone`';
+    for (const args of [
+      ['app', 'list'],
+      ['org', 'get', 'demo'],
+      ['entity', 'list', 'dogs'],
+      ['user', 'delete', 'nobody', '--yes'],
+      ['client', 'list'],
+      ['notify', 'list'],
+    ]) {
+      const result = await cli.run([...args, ...app]);
+      expect({ args, code: result.code, stderr: result.stderr }).toEqual({ args, code: 3, stderr: expect.stringContaining(login) });
+    }
+    expect((await cli.run(['token', 'refresh', ...app])).stderr).toBe(`error: no refresh token: pass --refresh-token, or ${login} first\n`);
+
+    // A token given on the command line has nothing to refresh.
+    const garbage = await cli.run(['app', 'list', '--org', 'demo', '--token', 'garbage']);
+    expect(garbage.code).toBe(3);
+    expect(garbage.stderr).toMatch(/: pass a valid --token \(or IDP_TOKEN\), or leave it out and run `idp login`\n$/);
+
+    // The profile signed in elsewhere: the login it needs names this URL.
+    await loginDemo(cli);
+    const elsewhere = cli.url.replace('127.0.0.1', 'localhost');
+    const other = await cli.run(['app', 'list', '--org', 'demo'], { url: elsewhere });
+    expect(other.stderr).toContain(`run \`idp login --url ${elsewhere}\``);
+
+    // A spent refresh token: only a new sign-in helps.
+    const path = join(cli.configHome, 'idp', 'profiles.json');
+    const profiles = JSON.parse(readFileSync(path, 'utf8'));
+    writeFileSync(path, JSON.stringify({ ...profiles, default: { ...profiles.default, refresh_token: 'spent' } }));
+    const spent = await cli.run(['token', 'refresh']);
+    expect(spent.code).toBe(3);
+    expect(spent.stderr).toMatch(/: run `idp login` again\n$/);
+    await loginDemo(cli);
+
+    // Signed in, but not allowed: an app user's token on the management API.
+    await cli.run(['user', 'create', 'plain', '--password-stdin', '--org', 'demo', '--app', 'sandbox'], { input: 'plain-password-1\n' });
+    const token = await fetch(`${cli.url}/demo/sandbox/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'password', username: 'plain', password: 'plain-password-1' }),
+    }).then(async (response) => ((await response.json()) as { access_token: string }).access_token);
+    const forbidden = await cli.run(['app', 'list', '--org', 'demo', '--token', token]);
+    expect(forbidden.code).toBe(3);
+    expect(forbidden.stderr).toMatch(/: run `idp login` as a user who may, or pass --token\n$/);
   });
 
   it('a missing thing is exit code 4; a refused request exit code 1', async () => {

@@ -116,6 +116,23 @@ describe('applications', () => {
     expect((await cli.run(['app', 'create'])).code).toBe(2);
   });
 
+  it("sets the password policy of the application's users, which the server applies to passwords given to the CLI", async () => {
+    const set = await cli.json(['app', 'update', 'sandbox', '--password-min-length', '12', '--password-require', 'digit']);
+    expect(set.entities[0].passwordPolicy).toEqual({ minLength: 12, require: ['digit'] });
+    expect((await cli.run(['app', 'get', 'sandbox'])).stdout).toMatch(/passwordPolicy/);
+    const short = await cli.run(['user', 'create', 'dino', '--app', 'sandbox', '--password-stdin'], { input: 'kx7-qpz-w' });
+    expect(short.code).toBe(1);
+    expect(short.stderr.trim()).toBe('error: password must be at least 12 characters');
+    const common = await cli.run(['admin', 'create', 'dino', '--password-stdin'], { input: 'password123' });
+    expect(common.stderr.trim()).toBe('error: password is too common');
+    const bad = await cli.run(['app', 'update', 'sandbox', '--password-min-length', 'twelve']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^error: passwordPolicy\.minLength: must be a whole number from 1 to 1024/);
+    expect((await cli.run(['app', 'update', 'sandbox'])).code).toBe(2);
+    const removed = await cli.json(['app', 'update', 'sandbox', '--server-password-policy']);
+    expect(removed.entities[0]).not.toHaveProperty('passwordPolicy');
+  });
+
   it("shows application credentials, and a 404 is the server's words with exit code 4", async () => {
     expect((await cli.json(['app', 'credentials', 'sandbox'])).credentials.client_id).toBeTruthy();
     const missing = await cli.run(['app', 'credentials', 'nope']);
@@ -132,11 +149,30 @@ describe('admin users', () => {
     expect((await cli.json(['admin', 'list'])).entities.map((u: { username: string }) => u.username).sort()).toEqual(['bob', 'demo']);
     const bob = ['--profile', 'bob'];
     await cli.run(['login', '--username', 'bob', '--password-stdin', ...bob], { input: 'bob-password' });
+    const wrong = await cli.run(['admin', 'password', '--password', 'not-bobs-password', '--new-password', 'bob-password-2', ...bob]);
+    expect([wrong.code, wrong.stderr], 'a wrong current password is an authentication failure').toEqual([3, expect.stringMatching(/^error: .*password/)]);
     expect((await cli.run(['admin', 'password', '--password', 'bob-password', '--new-password', 'bob-password-2', ...bob])).code).toBe(0);
     expect((await cli.run(['login', '--username', 'bob', '--password-stdin', ...bob], { input: 'bob-password-2' })).code).toBe(0);
     expect((await cli.run(['admin', 'password', 'bob', ...bob])).code).toBe(2);
     expect((await cli.json(['admin', 'remove', 'bob', '--yes'])).action).toBe('remove user from organization');
     expect((await cli.json(['admin', 'add', 'bob'])).action).toBe('add user to organization');
+  });
+
+  it('deactivates an admin, who can no longer sign in, and activates them again', async () => {
+    await cli.json(['admin', 'create', 'betty', '--password-stdin'], { input: 'betty-password' });
+    const betty = ['--username', 'betty', '--password-stdin', '--profile', 'betty'];
+    expect((await cli.run(['login', ...betty], { input: 'betty-password' })).code).toBe(0);
+    const deactivated = await cli.run(['admin', 'deactivate', 'betty']);
+    expect(deactivated.code, deactivated.stderr).toBe(0);
+    expect(deactivated.stdout).toMatch(/^disabled +true$/m);
+    const refused = await cli.run(['org', 'get', '--profile', 'betty']);
+    expect([refused.code, refused.stderr], 'her saved token stopped at once').toEqual([3, expect.stringMatching(/^error: /)]);
+    const login = await cli.run(['login', ...betty], { input: 'betty-password' });
+    expect([login.code, login.stderr]).toEqual([3, expect.stringMatching(/^error: .*disabled/)]);
+    expect((await cli.json(['admin', 'activate', 'betty'])).entities[0].disabled).toBe(false);
+    expect((await cli.run(['login', ...betty], { input: 'betty-password' })).code).toBe(0);
+    const self = await cli.run(['admin', 'deactivate', 'betty', '--profile', 'betty']);
+    expect([self.code, self.stderr]).toEqual([3, expect.stringMatching(/^error: you may not deactivate or activate your own account/)]);
   });
 });
 
@@ -179,18 +215,18 @@ describe('errors and help', () => {
     expect((await cli.run(['nonsense'])).code).toBe(2);
   });
 
-  it('every command has --help with an example', async () => {
+  it("every command's --help, the program's and each noun's too, ends with an example", async () => {
     const { buildFullProgram } = await import('../../commands/index.js');
     const program = await buildFullProgram();
-    const leaves = program.commands.flatMap((noun) => (noun.commands.length > 0 ? noun.commands : [noun]));
-    expect(leaves.length).toBeGreaterThan(60);
-    const missing = leaves.filter((command) => {
+    const all = [program, ...program.commands.flatMap((noun) => [noun, ...noun.commands])];
+    expect(all.length).toBeGreaterThan(90);
+    const missing = all.filter((command) => {
       let text = '';
       command.configureOutput({ writeOut: (chunk) => (text += chunk) });
       command.outputHelp();
-      return !/Examples?:\n {2}\$ idp /.test(text);
+      return !/\nExamples?:\n( {2}\$ [^\n]*\bidp \S[^\n]*\n?)+$/.test(text.trimEnd());
     });
-    expect(missing.map((command) => `${command.parent?.name()} ${command.name()}`)).toEqual([]);
+    expect(missing.map((command) => `${command.parent?.name() ?? ''} ${command.name()}`.trim())).toEqual([]);
     const real = await cli.run(['entity', 'list', '--help'], { url: null });
     expect(real.code).toBe(0);
     expect(real.stdout).toContain('$ idp entity list dogs');

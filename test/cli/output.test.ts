@@ -2,12 +2,14 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { buildFullProgram } from '../../commands/index.js';
 import { printResult, renderView, styleFor, tableOf } from '../../commands/client/output.js';
 import { parseEntityBody, parseProperties } from '../../commands/client/data.js';
 import { completionScript } from '../../commands/completion.js';
 import { runIdp } from '../spawn.js';
+import { loginDemo, startCli, type Cli } from './helpers.js';
 
 /** A stand-in for process.stdout that records what is written. */
 function fakeStream(isTTY: boolean) {
@@ -26,12 +28,12 @@ const body = {
 };
 
 describe('the printer', () => {
-  it('--json prints the server JSON and nothing else; --quiet the essential value', () => {
+  it('--json prints the server JSON and nothing else; --quiet the essential value', async () => {
     const json = fakeStream(true);
-    printResult(tableOf(body, ['name', 'uuid']), { json: true, quiet: false }, json.stream);
+    await printResult(tableOf(body, ['name', 'uuid']), { format: 'json', quiet: false }, json.stream);
     expect(JSON.parse(json.text())).toEqual(body);
     const quiet = fakeStream(false);
-    printResult(tableOf(body, ['name', 'uuid']), { json: false, quiet: true }, quiet.stream);
+    await printResult(tableOf(body, ['name', 'uuid']), { format: 'table', quiet: true }, quiet.stream);
     expect(quiet.text()).toBe('fido\nrex\n');
   });
 
@@ -72,7 +74,7 @@ describe('shell completion', () => {
     const program = await buildFullProgram();
     const bash = completionScript(program, 'bash');
     expect(bash).toContain('complete -F _idp idp');
-    expect(bash).toMatch(/ {4}entity\)\n {6}case "\$verb" in\n {8}''\) words="create list get update delete connect disconnect connections /);
+    expect(bash).toMatch(/ {6}entity\)\n {8}case "\$verb" in\n {10}''\) words="create list get update delete connect disconnect connections /);
     const dir = mkdtempSync(join(tmpdir(), 'idp-completion-'));
     writeFileSync(join(dir, 'idp.bash'), bash);
     execFileSync('bash', ['-n', join(dir, 'idp.bash')]);
@@ -92,5 +94,61 @@ describe('shell completion', () => {
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(stdout.trimEnd()).toBe(completionScript(await buildFullProgram(), 'bash').trimEnd());
+  });
+});
+
+describe('output keeps what was asked', () => {
+  let cli: Cli;
+  const app = ['--org', 'demo', '--app', 'sandbox'];
+  beforeAll(async () => {
+    cli = await startCli();
+    await loginDemo(cli);
+    await cli.json([
+      'entity',
+      'create',
+      'pets',
+      ...app,
+      '--data',
+      '[{"name":"fido","age":3,"color":"black"},{"name":"rex","age":5,"owner":{"city":"Berlin"}}]',
+    ]);
+    await cli.json(['user', 'create', 'fred', 'name=Fred Smith', ...app]);
+  });
+  afterAll(() => cli.stop());
+
+  it('a query that selects properties prints them as the columns', async () => {
+    const { code, stdout } = await cli.run(['entity', 'list', 'pets', '--ql', 'select name, age, owner.city where age > 1 order by age asc', ...app]);
+    expect(code).toBe(0);
+    expect(stdout).toBe('NAME  AGE  OWNER.CITY\nfido  3    \nrex   5    Berlin\n2 shown, no more\n');
+  });
+
+  it('--columns chooses the columns of a table and the lines of a record; -o wide shows every property', async () => {
+    const columns = await cli.run(['entity', 'list', 'pets', '--ql', 'order by age asc', '--columns', 'name,color', ...app]);
+    expect(columns.stdout).toBe('NAME  COLOR\nfido  black\nrex   \n2 shown, no more\n');
+    const record = await cli.run(['entity', 'get', 'pets', 'rex', '--columns', 'name,owner.city', ...app]);
+    expect(record.stdout).toBe('name        rex\nowner.city  Berlin\n');
+    const wide = await cli.run(['entity', 'list', 'pets', '--ql', 'order by age asc', '-o', 'wide', ...app]);
+    expect(wide.stdout.split('\n')[0].split(/ +/)).toEqual(['TYPE', 'NAME', 'UUID', 'CREATED', 'MODIFIED', 'AGE', 'COLOR', 'OWNER']);
+  });
+
+  it('-o yaml and -o json print the same answer; --json with -o yaml is a usage error', async () => {
+    const yaml = await cli.run(['entity', 'list', 'pets', '-o', 'yaml', ...app]);
+    expect(yaml.code).toBe(0);
+    const json = await cli.run(['entity', 'list', 'pets', '-o', 'json', ...app]);
+    const timeless = (answer: Record<string, unknown>) => ({ ...answer, timestamp: 0, duration: 0 });
+    expect(timeless(parseYaml(yaml.stdout))).toEqual(timeless(JSON.parse(json.stdout)));
+    expect(parseYaml(yaml.stdout).entities.map((pet: { name: string }) => pet.name)).toEqual(['rex', 'fido']);
+    const both = await cli.run(['entity', 'list', 'pets', '--json', '-o', 'yaml', ...app]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toBe('error: --json and -o yaml ask for two outputs: pass one\n');
+    expect((await cli.run(['entity', 'list', 'pets', '-o', 'xml', ...app])).stderr).toMatch(
+      /argument 'xml' is invalid. Allowed choices are table, wide, json, yaml/,
+    );
+  });
+
+  it('user rows show their username, also in lists of any collection and of connections', async () => {
+    expect((await cli.run(['user', 'list', ...app])).stdout).toMatch(/^USERNAME +NAME +EMAIL +UUID\nfred +Fred Smith +[0-9a-f-]{36}\n/);
+    expect((await cli.run(['entity', 'list', 'users', ...app])).stdout).toMatch(/^TYPE +NAME +UUID +CREATED\nuser +fred +[0-9a-f-]{36} /);
+    await cli.json(['entity', 'connect', 'pets', 'rex', 'likes', 'users/fred', ...app]);
+    expect((await cli.run(['entity', 'connections', 'pets', 'rex', 'likes', ...app])).stdout).toMatch(/^TYPE +NAME +UUID +CREATED\nuser +fred +/);
   });
 });

@@ -1,57 +1,32 @@
 /**
- * The prompts, driven through a real pseudo-terminal: tmux runs `idp` in a detached session on
- * a private socket, the test types into it with send-keys and reads the screen with
- * capture-pane. (.ci/run installs tmux when it is missing.)
+ * The prompts, driven through a real pseudo-terminal (test/cli/terminal.ts).
  */
-import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../spawn.js';
 import { DEMO_FIXTURES, loginDemo, startCli, type Cli } from './helpers.js';
-
-const SOCKET = `idp-cli-test-${process.pid}`;
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
+import { openTerminal, shellWord, type Terminal } from './terminal.js';
 
 let cli: Cli;
+let terminal: Terminal;
 beforeAll(async () => {
   cli = await startCli();
-  // A tmux server quits when its last session is killed, and a new-session that reaches it while
-  // it quits fails with "server exited unexpectedly"; this one stays up until afterAll.
-  tmux('start-server', ';', 'set-option', '-g', 'exit-empty', 'off');
+  terminal = openTerminal('cli-test');
 });
 afterAll(async () => {
-  try {
-    tmux('kill-server');
-  } catch {
-    // No session was left running.
-  }
+  terminal.close();
   await cli.stop();
 });
 
-let sessions = 0;
-
 /** Starts `idp ARGS` in a terminal; returns the session name. The exit code is printed after it. */
 function startInTerminal(args: string[], url = cli.url): string {
-  const name = `s${++sessions}`;
-  const command = [process.execPath, BIN, '--url', url, ...args].map((word) => `'${word}'`).join(' ');
-  tmux('new-session', '-d', '-s', name, '-x', '160', '-y', '40', `env XDG_CONFIG_HOME='${cli.configHome}' NO_COLOR=1 ${command}; echo "EXIT:$?"; sleep 60`);
-  return name;
+  const command = [process.execPath, BIN, '--url', url, ...args].map(shellWord).join(' ');
+  return terminal.start(command, { env: { XDG_CONFIG_HOME: cli.configHome, NO_COLOR: '1' } });
 }
 
-const screen = (name: string) => tmux('capture-pane', '-p', '-t', name);
-
-async function waitFor(name: string, pattern: RegExp, timeoutMs = 15_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const text = screen(name);
-    if (pattern.test(text)) return text;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${pattern} on the terminal:\n${text}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-const type = (name: string, ...keys: string[]) => tmux('send-keys', '-t', name, ...keys);
+const waitFor = (name: string, pattern: RegExp) => terminal.waitFor(name, pattern);
+const type = (name: string, ...keys: string[]) => terminal.type(name, ...keys);
 
 describe('prompts on a terminal', () => {
   it('login asks for the username and the hidden password', async () => {
@@ -64,7 +39,7 @@ describe('prompts on a terminal', () => {
     expect(text).toContain('EXIT:0');
     expect(text).toContain(`logged in to ${cli.url} as demo (profile tty); organization demo`);
     expect(text).not.toContain('demo-password');
-    tmux('kill-session', '-t', s);
+    terminal.kill(s);
   });
 
   it('app delete offers the applications of the organization and confirms', async () => {
@@ -78,7 +53,7 @@ describe('prompts on a terminal', () => {
     const text = await waitFor(s, /EXIT:\d+/);
     expect(text).toContain('deleted application demo/doomed');
     expect(text).toContain('EXIT:0');
-    tmux('kill-session', '-t', s);
+    terminal.kill(s);
     expect((await cli.json(['app', 'list'])).entities.map((app: { applicationName: string }) => app.applicationName)).toEqual(['sandbox']);
   });
 
@@ -89,7 +64,7 @@ describe('prompts on a terminal', () => {
     const text = await waitFor(s, /EXIT:\d+/);
     expect(text).toContain('error: cancelled');
     expect(text).toContain('EXIT:2');
-    tmux('kill-session', '-t', s);
+    terminal.kill(s);
     expect((await cli.json(['app', 'list'])).count).toBe(1);
   });
 
@@ -98,7 +73,7 @@ describe('prompts on a terminal', () => {
     const text = await waitFor(s, /EXIT:\d+/);
     expect(text).toMatch(/^nothing to change: created 0, unchanged 2, failed 0\nEXIT:0$/m);
     expect(text).not.toContain('░');
-    tmux('kill-session', '-t', s);
+    terminal.kill(s);
   });
 
   it('a missing organization name is asked for', async () => {
@@ -109,7 +84,7 @@ describe('prompts on a terminal', () => {
     type(s, 'tty-password', 'Enter');
     const text = await waitFor(s, /EXIT:\d+/);
     expect(text).toMatch(/orgname +ttyorg/);
-    tmux('kill-session', '-t', s);
+    terminal.kill(s);
   });
 
   it('--all shows its progress on stderr when the pages take more than a second, then clears it', async () => {
@@ -130,7 +105,7 @@ describe('prompts on a terminal', () => {
       expect(text).toContain('EXIT:0');
       expect(text).toMatch(/^TYPE +NAME +UUID +CREATED\n(thing +thing-\d +u-\d *\n){6}6 shown, no more\n/m);
       expect(text).not.toContain('fetched');
-      tmux('kill-session', '-t', s);
+      terminal.kill(s);
     } finally {
       slow.close();
     }

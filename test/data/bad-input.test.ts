@@ -75,7 +75,7 @@ const CASES: Case[] = [
   { name: 'POST on the application root', method: 'POST', path: '', json: {}, status: 405, error: 'method_not_allowed' },
   { name: 'DELETE on the application root', method: 'DELETE', path: '', status: 405, error: 'method_not_allowed' },
   { name: 'PATCH on a collection', method: 'PATCH', path: '/dogs', json: {}, status: 405, error: 'method_not_allowed' },
-  { name: 'POST on an entity', method: 'POST', path: '/dogs/rex', json: {}, status: 405, error: 'method_not_allowed' },
+  { name: 'POST on an entity without a file', method: 'POST', path: '/dogs/rex', json: {}, status: 415, error: 'unsupported_media_type' },
   {
     name: 'writing permissions as a property',
     method: 'PUT',

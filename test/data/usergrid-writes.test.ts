@@ -32,12 +32,24 @@ describe('PUT on a collection', () => {
       expect(all.find((e: { uuid: string }) => e.uuid === old.uuid)).toMatchObject({ name: old.name, age: old.age, modified: old.modified });
   });
 
-  it('with a blank ql creates from the body too: a blank query names no entity to overwrite', async () => {
-    const old = (await req('POST', '/dogs', { name: 'fido', age: 3 })).body.entities[0];
-    const put = await req('PUT', '/dogs?ql=%20', { name: 'rex', age: 99 });
+  it('with a blank ql updates every entity, up to limit, as Usergrid batch-updates a collection with ?ql=', async () => {
+    await req('POST', '/items', [
+      { name: 'milk', price: '3.25' },
+      { name: 'bread', price: '4.00' },
+    ]);
+    const put = await req('PUT', '/items/?ql=', { availability: 'in-stock' });
     expect(put.status, put.text).toBe(200);
-    expect(put.body.entities.map((e: { name: string }) => e.name)).toEqual(['rex']);
-    expect((await req('GET', '/dogs/fido')).body.entities[0]).toMatchObject({ age: 3, modified: old.modified });
+    expect(put.body).toMatchObject({ action: 'put', params: { ql: [''] } });
+    expect(put.body.entities.map((e: { name: string; availability: string }) => `${e.name}:${e.availability}`).sort()).toEqual([
+      'bread:in-stock',
+      'milk:in-stock',
+    ]);
+    expect(await names('/items')).toEqual(['bread', 'milk']);
+    // Blank all the same, and bounded by limit: one more item, the newest, is the only one changed.
+    await req('POST', '/items', { name: 'eggs' });
+    const limited = await req('PUT', '/items?ql=%20&limit=1', { availability: 'sold-out' });
+    expect(limited.body.entities.map((e: { name: string }) => e.name)).toEqual(['eggs']);
+    expect((await req('GET', '/items/milk')).body.entities[0].availability).toBe('in-stock');
   });
 
   it('without ql and with an array body creates each item, and creates the collection', async () => {
@@ -159,6 +171,7 @@ describe('the reserved sub-resources of users and entities', () => {
     'password',
     'resetpw',
     'activate',
+    'deactivate',
     'reactivate',
     'feed',
     'activities',
@@ -179,18 +192,38 @@ describe('the reserved sub-resources of users and entities', () => {
     'PUT users/revoketoken': { tables: ['token_revocations'] },
     'POST users/revoketokens': { tables: ['oauth_grants', 'token_revocations'] },
     'PUT users/revoketokens': { tables: ['oauth_grants', 'token_revocations'] },
+    // The administrator's switch is stored on the user; deactivating ends the user's sign-ins too.
+    'PUT users/deactivate': { tables: ['entities', 'entity_values', 'browser_sessions', 'oauth_grants', 'token_revocations'] },
+    'PUT users/activate': { tables: ['entities', 'entity_values'] },
     // The user's own permission rules are stored on the user.
-    'POST users/permissions': { tables: ['entities'] },
-    'DELETE users/permissions': { tables: ['entities'] },
-    'POST users/activities': { tables: ['entities', 'connections', 'collections'], creates: true },
-    'POST users/devices': { tables: ['entities', 'connections', 'collections'], creates: true },
+    'POST users/permissions': { tables: ['entities', 'entity_values'] },
+    'DELETE users/permissions': { tables: ['entities', 'entity_values'] },
+    'POST users/activities': { tables: ['entities', 'entity_values', 'connections', 'collections'], creates: true },
+    'POST users/devices': { tables: ['entities', 'entity_values', 'connections', 'collections'], creates: true },
+    // Connecting two entities that exist stores the connection and nothing else, in either form.
+    'POST users/likes/dogs/rex': { tables: ['connections'] },
+    'POST dogs/likes/dogs/rex': { tables: ['connections'] },
+    'POST users/connections/likes/dogs/rex': { tables: ['connections'] },
+    'POST dogs/connections/likes/dogs/rex': { tables: ['connections'] },
+    'POST users/connections/users/fred': { tables: ['connections'] },
+    'POST dogs/connections/users/fred': { tables: ['connections'] },
   };
+  /** Usergrid's long form of a connection and its reverse, to a name, a type, an entity, or nothing. */
+  const CONNECTION_PATHS = ['connections', 'connecting'].flatMap((word) => [
+    `${word}/likes`,
+    `${word}/likes/dogs`,
+    `${word}/likes/dogs/rex`,
+    `${word}/likes/nobody`,
+    `${word}/users/fred`,
+  ]);
   const BODY = { name: 'thing', path: 'thing', verb: 'post', content: 'hi', permission: 'get:/cats/**', newpassword: 'sesame-street-2' };
   const entityCount = async () => (await d.t.deps.db.$client.query<{ n: number }>('select count(*) as n from entities'))[0].n;
 
   it.each(
     ['users/fred', 'dogs/rex'].flatMap((owner) =>
-      SUB_RESOURCES.flatMap((sub) => ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'].map((method) => ({ method, owner, sub }))),
+      [...SUB_RESOURCES, ...CONNECTION_PATHS, 'likes/dogs/rex'].flatMap((sub) =>
+        ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'].map((method) => ({ method, owner, sub })),
+      ),
     ),
   )('$method /$owner/$sub writes nothing but what it names', async ({ method, owner, sub }) => {
     const fred = await appUser(d, 'fred');

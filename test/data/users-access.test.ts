@@ -37,7 +37,8 @@ describe('app users', () => {
       d.t,
       () => as(fred.token)('POST', '/users/me/password', { oldpassword: 'nope', newpassword: 'new-password-1' }),
       400,
-      'invalid_grant',
+      'auth_invalid_username_or_password',
+      { except: ['login_throttle'] },
     );
     expect((await as(fred.token)('POST', '/users/me/password', { oldpassword: 'sesame-street', newpassword: 'new-password-1' })).status).toBe(200);
     const login = await d.t.request('POST', `${APP}/token`, { json: { grant_type: 'password', username: 'fred', password: 'new-password-1' } });
@@ -66,7 +67,8 @@ describe('app users', () => {
       d.t,
       () => as(fred.token)('PUT', `/users/${fred.uuid}/password`, { oldpassword: 'nope', newpassword: 'new-password-1' }),
       400,
-      'invalid_grant',
+      'auth_invalid_username_or_password',
+      { except: ['login_throttle'] },
     );
     const put = await as(fred.token)('PUT', `/users/${fred.uuid}/password`, { oldpassword: 'sesame-street', newpassword: 'new-password-1' });
     expect(put.status).toBe(200);

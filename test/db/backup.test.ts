@@ -102,6 +102,21 @@ describe('idp db backup under load, then idp db restore', () => {
     }
   }, 60_000);
 
+  /**
+   * The database `file`, served, holds every write acknowledged before the backup started and
+   * none acknowledged after it ended.
+   */
+  async function expectBackedUpOnly(file: string): Promise<void> {
+    const server = await serve(file);
+    try {
+      const names = await namesOn(server);
+      expect(before.filter((name) => !names.has(name))).toEqual([]);
+      expect(after.filter((name) => names.has(name))).toEqual([]);
+    } finally {
+      await server.stop();
+    }
+  }
+
   it('writes a file readable only by its owner', () => {
     expect(statSync(path(BACKUP)).mode & 0o777).toBe(0o600);
   });
@@ -111,15 +126,7 @@ describe('idp db backup under load, then idp db restore', () => {
     expect(restored.stderr).toBe('');
     expect(restored.code).toBe(0);
     expect(restored.stdout).toMatch(new RegExp(`^restored .*${BACKUP} to .*restored\\.db \\(\\d+ migrations\\)\n$`));
-    const server = await serve('restored.db');
-    try {
-      const names = await namesOn(server);
-      expect(before.filter((name) => !names.has(name))).toEqual([]);
-      // Writes acknowledged after the backup ended are not in it.
-      expect(after.filter((name) => names.has(name))).toEqual([]);
-    } finally {
-      await server.stop();
-    }
+    await expectBackedUpOnly('restored.db');
   });
 
   it('replaces a stopped database with --yes, leaving nothing of what was written since', async () => {
@@ -130,14 +137,7 @@ describe('idp db backup under load, then idp db restore', () => {
     expect(replaced.stderr).toBe('');
     expect(replaced.code).toBe(0);
     expect(existsSync(`${path(LIVE)}-wal`)).toBe(false);
-    const server = await serve(LIVE);
-    try {
-      const names = await namesOn(server);
-      expect(before.filter((name) => !names.has(name))).toEqual([]);
-      expect(after.filter((name) => names.has(name))).toEqual([]);
-    } finally {
-      await server.stop();
-    }
+    await expectBackedUpOnly(LIVE);
   });
 });
 

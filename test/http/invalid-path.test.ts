@@ -36,6 +36,7 @@ async function populate(send: (method: string, path: string, json?: unknown) => 
   for (const [method, path, json] of [
     ['POST', `${APP}/dogs`, [{ name: 'victim' }, { name: 'rex.jr' }, { name: '...' }, { name: '%2e%2e' }]],
     ['POST', `${APP}/dogs/victim/likes`, { name: 'bone' }],
+    ['POST', `${APP}/groups`, [{ path: 'company' }, { path: 'company/eng' }, { path: 'company/eng/web' }]],
   ] as const) {
     const res = await send(method, path, json);
     if (res.status !== 200) throw new Error(`${method} ${path}: ${res.text}`);
@@ -56,6 +57,10 @@ const DOT_SEGMENTS = [
   ['DELETE', `${APP}/dogs/victim/likes/bone/.`],
   ['DELETE', `${APP}/dogs/victim/%2e/likes/bone`],
   ['GET', `${APP}/dogs/%2E%2E/%2E%2E/%2E%2E/management/orgs/acme/credentials`],
+  // Inside a nested group path (docs/api.md#groups): `DELETE …/groups/company` and `…/company/eng`.
+  ['DELETE', `${APP}/groups/company/eng/%2e%2e`],
+  ['DELETE', `${APP}/groups/company/eng/web/%2E%2e`],
+  ['DELETE', `${APP}/groups/company/eng/web/.`],
 ] as const;
 
 // Each of these reaches a handler with a `/`, `\` or NUL inside a name.
@@ -66,6 +71,10 @@ const ENCODED_SEPARATORS = [
   ['PUT', `${APP}/dogs/new%5cdog`],
   ['DELETE', `${APP}/dogs/victim%00`],
   ['GET', `/management/orgs/acme%2F..%2F`],
+  ['DELETE', `${APP}/groups/company%2Feng`],
+  ['DELETE', `${APP}/groups/company/eng%2Fweb`],
+  // A NUL in the organization of a nested group path: refused before any lookup (PostgreSQL refuses NUL in text).
+  ['POST', `/acme%00/sandbox/groups/company/eng/users`],
 ] as const;
 
 // Dots inside names, three dots, and a doubly encoded `%252e%252e` (the name `%2e%2e`) are names.

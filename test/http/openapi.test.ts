@@ -94,10 +94,16 @@ const NO_BODY: Record<string, string> = {
   'post /{orgId}/{appId}/notifications': 'answers 405 with the addresses a notification is sent to',
   'post /{orgId}/{appId}/{collection}/{entityId}/{relation}/{entityId2}': 'the path names the two entities to connect',
   'post /{orgId}/{appId}/{collection}/{entityId}/{relation}/{type}/{entityId2}': 'the path names the two entities to connect',
+  'post /{orgId}/{appId}/{collection}/{entityId}/connections/{relation}/{entityId2}': 'the path names the two entities to connect',
+  'post /{orgId}/{appId}/{collection}/{entityId}/connections/{relation}/{type}/{entityId2}': 'the path names the two entities to connect',
   'post /{orgId}/{appId}/users/{entityId}/revoketoken': 'the token to revoke is a query parameter, as Usergrid took it',
   'put /{orgId}/{appId}/users/{entityId}/revoketoken': 'the token to revoke is a query parameter, as Usergrid took it',
   'post /{orgId}/{appId}/users/{entityId}/revoketokens': 'the path names the user',
   'put /{orgId}/{appId}/users/{entityId}/revoketokens': 'the path names the user',
+  'put /{orgId}/{appId}/users/{entityId}/deactivate': 'the path names the user',
+  'put /{orgId}/{appId}/users/{entityId}/activate': 'the path names the user',
+  'put /management/users/{userId}/deactivate': 'the path names the admin user',
+  'put /management/users/{userId}/activate': 'the path names the admin user',
 };
 
 /** Query parameters that routes read, by operation. */

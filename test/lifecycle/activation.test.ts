@@ -35,12 +35,16 @@ describe('activation with --require-activation', () => {
     expect(activated.status).toBe(200);
     expect(activated.body.entities).toEqual([{ action: 'activate', status: 'activated' }]);
     expect(activated.body.params.token).toBeUndefined();
-    const token = await adminToken(t, ORG.username, ORG.password);
+    // The account is active, its only organization not yet: nothing to sign in to (docs/api.md#account-state).
+    const early = await t.request('POST', '/management/token', { json: { grant_type: 'password', username: ORG.username, password: ORG.password } });
+    expectOAuthError(early, 400, 'invalid_grant');
+    expect(early.body).toMatchObject({ error_description: "the organization 'acme' of this account is not activated", fields: { organization: 'acme' } });
 
     const orgLink = mails.find((m) => m.subject.includes('organization'))!.links[0];
     const orgActivated = await t.request('GET', `${pathOf(orgLink)}&confirm_email=true`);
     expect(orgActivated.body.entities[0]).toEqual({ action: 'activate', status: 'activated' });
     expect((await mailsOf(t)).at(-1)!.subject).toBe('Your organization acme is active');
+    const token = await adminToken(t, ORG.username, ORG.password);
     const org = await t.request('GET', '/management/orgs/acme', { token });
     expect(org.body.entities[0]).toMatchObject({ activated: true, disabled: false });
   });

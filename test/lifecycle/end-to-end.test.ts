@@ -113,7 +113,17 @@ describe('lifecycle over real SMTP', () => {
     expect(await signIn(url, 'new-password-1')).toEqual([400, 'invalid_grant']);
     expect(await signIn(url, ORG.password)).toEqual([200, undefined]);
 
-    const done = await submitPage(browser, mismatchHtml, { newpassword: 'new-password-1', newpassword2: 'new-password-1' }, action);
+    // The form asks for the policy's minimum, and a password the policy refuses brings the form
+    // back with the rule it broke; the link stays unspent.
+    expect(pageHtml).toContain('name="newpassword" autocomplete="new-password" minlength="8"');
+    const common = await submitPage(browser, mismatchHtml, { newpassword: 'password123', newpassword2: 'password123' }, action);
+    expect(common.status).toBe(400);
+    const commonHtml = await common.text();
+    expect(commonHtml).toContain('newpassword is too common');
+    expect(await signIn(url, 'password123')).toEqual([400, 'invalid_grant']);
+    expect(await signIn(url, ORG.password)).toEqual([200, undefined]);
+
+    const done = await submitPage(browser, commonHtml, { newpassword: 'new-password-1', newpassword2: 'new-password-1' }, action);
     expect(done.status).toBe(200);
     expect(await done.text()).toContain('Password changed');
     // The browser's session ended: the authorize endpoint asks it to sign in again.

@@ -237,6 +237,30 @@ describe('app users', () => {
     expect(await mailsOf(t)).toHaveLength(2);
   });
 
+  it("follow their application's password policy on the reset form, which asks for its minimum", async () => {
+    const { token: admin } = await withAppUser();
+    const policy = { minLength: 14, require: ['digit'] };
+    expect((await t.request('PUT', '/management/orgs/acme/apps/shop', { json: { passwordPolicy: policy }, token: admin })).status).toBe(200);
+    await requestReset('bob@example.com', '/acme/shop/users/resetpw');
+    const link = pathOf((await mailsOf(t))[0].links[0]);
+    const page = await t.request('GET', link, { headers: { accept: 'text/html' } });
+    expect(page.text).toContain('id="newpassword" name="newpassword" autocomplete="new-password" minlength="14"');
+    const token = new URL(link, 'http://x').searchParams.get('token')!;
+    const path = link.replace(/\?.*/, '');
+    for (const [newpassword, message] of [
+      ['bobs-new-pass', 'newpassword must be at least 14 characters'],
+      ['bobs-new-password', 'newpassword must contain a digit'],
+    ]) {
+      const refused = await expectRefusedUnchanged(t, () => t.request('POST', path, { json: { token, newpassword } }), 400, 'illegal_argument');
+      expect(refused.body.fields).toEqual({ newpassword: message });
+    }
+    expect((await t.request('POST', path, { json: { token, newpassword: 'bobs-new-password-2' } })).status).toBe(200);
+    // Admin users keep the server's policy: its form asks for 8.
+    await requestReset(ORG.email);
+    const adminPage = await t.request('GET', pathOf((await mailsOf(t)).at(-1)!.links[0]), { headers: { accept: 'text/html' } });
+    expect(adminPage.text).toContain('minlength="8"');
+  });
+
   it('activate and reactivate through /{org}/{app}/users/{user}/…', async () => {
     const { token } = await withAppUser();
     await t.request('PUT', '/acme/shop/users/bob', { json: { activated: false }, token });

@@ -70,9 +70,12 @@ describe('OAuth clients of an application', () => {
     expect(issued.status, issued.text).toBe(200);
     // Registered for client_secret_post: Basic is refused.
     expectOAuthError(await token(t, { grant_type: 'client_credentials' }, { authorization: basic(id, secret) }), 401, 'invalid_client');
+    expect((await t.request('GET', '/acme/sandbox/roles', { token: issued.body.access_token })).status).toBe(200);
     expect((await t.request('DELETE', `${path}/${id}`, { token: tenant.adminToken })).status).toBe(200);
     expectRefusal(await t.request('GET', `${path}/${id}`, { token: tenant.adminToken }), 404, 'not_found');
     expectOAuthError(await token(t, { grant_type: 'client_credentials', client_id: id, client_secret: secret }), 401, 'invalid_client');
+    // The client was the principal of its client_credentials token: that token stops working with it.
+    expectRefusal(await t.request('GET', '/acme/sandbox/roles', { token: issued.body.access_token }), 401, 'unauthorized');
   });
 
   it.each([

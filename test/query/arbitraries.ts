@@ -17,7 +17,31 @@ export const UUID_POOL: readonly string[] = Array.from({ length: 64 }, (_, i) =>
 const NUMBERS = [-2, -1, 0, 0.5, 1, 1.5, 2, 3, 100, 1e21, -1e-7];
 // Case variants, prefixes of each other, non-ASCII folding (Ü, ß, İ), NUL, astral and
 // private-use characters (UTF-16 order differs from code point order there), the empty string.
-const STRINGS = ['fred', 'Fred', 'FRED', 'fr', 'frederick', 'a b', 'Ünïcode', 'ünïcode', 'ß', 'İstanbul', '', 'x\u0000y', '😀', '\uE000', 'zed', '10'];
+// Longer than the property index keeps (200 characters, property-index.ts): equal there, different after.
+const LONG = 'f'.repeat(199);
+const STRINGS = [
+  'fred',
+  'Fred',
+  'FRED',
+  'fr',
+  'frederick',
+  'a b',
+  'Ünïcode',
+  'ünïcode',
+  'ß',
+  'İstanbul',
+  '',
+  'x\u0000y',
+  '😀',
+  '\uE000',
+  'zed',
+  '10',
+  `${LONG}r`,
+  `${LONG}Red`,
+  `${LONG}RED`,
+  `${LONG}re`,
+  `${LONG}😀x`,
+];
 const WORDS = ['alpha', 'Beta', 'gamma', 'alphabet', 'BETA', 'ünï', 'fred', 'x1'];
 
 /**
@@ -57,7 +81,11 @@ export const entityProperties: fc.Arbitrary<Record<string, unknown>> = fc.record
     title: fc.oneof({ weight: 4, arbitrary: wordText }, { weight: 1, arbitrary: jsonValue }),
     order: jsonValue,
     location,
-    n: fc.record({ x: jsonValue, y: fc.record({ z: jsonValue }, { requiredKeys: [] }) }, { requiredKeys: [] }),
+    // n.y.w.v is deeper than the property index goes (3 segments).
+    n: fc.record(
+      { x: jsonValue, y: fc.record({ z: jsonValue, w: fc.record({ v: jsonValue }, { requiredKeys: [] }) }, { requiredKeys: [] }) },
+      { requiredKeys: [] },
+    ),
   },
   { requiredKeys: [] },
 );
@@ -86,7 +114,7 @@ export const entitiesArbitrary = fc.uniqueArray(entityArbitrary(fc.constantFrom(
   selector: (entity) => entity.record.uuid,
 });
 
-const QUERY_PROPERTIES = ['a', 'b', 'name', 'title', 'order', 'n.x', 'n.y.z', 'location.latitude', 'missing', 'created', 'modified', 'uuid', 'type'];
+const QUERY_PROPERTIES = ['a', 'b', 'name', 'title', 'order', 'n.x', 'n.y.z', 'n.y.w.v', 'location.latitude', 'missing', 'created', 'modified', 'uuid', 'type'];
 const property = fc.constantFrom(...QUERY_PROPERTIES);
 
 const literal: fc.Arbitrary<Literal> = fc.oneof(
@@ -111,7 +139,7 @@ const leaf: fc.Arbitrary<Condition> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('prefix' as const),
       property,
-      prefix: fc.oneof(fc.constantFrom('fr', 'F', '', 'ü', 'x\u0000', 'İ'), fc.string({ maxLength: 3, unit: 'grapheme' })),
+      prefix: fc.oneof(fc.constantFrom('fr', 'F', '', 'ü', 'x\u0000', 'İ', LONG, `${LONG}R`, `${LONG}re`), fc.string({ maxLength: 3, unit: 'grapheme' })),
     }),
   },
   {

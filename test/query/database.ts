@@ -22,8 +22,15 @@ export interface QueryDatabase {
   replaceEntities(entities: readonly GeneratedEntity[]): Promise<void>;
   insertEntity(entity: GeneratedEntity): Promise<void>;
   deleteEntity(uuid: string): Promise<void>;
-  /** Runs the compiled query; `limit` adds LIMIT. Rows come back as entity records. */
-  select(query: Query, options?: { cursor?: string; limit?: number }): Promise<EntityRecord[]>;
+  /**
+   * Runs the compiled query; `limit` adds LIMIT. Rows come back as entity records. Conditions
+   * find candidates through the property index whenever it has some (a collection read does
+   * where they are few) — the `narrowing`th way, the first by default — unless `index` is false
+   * (as a read of related entities does).
+   */
+  select(query: Query, options?: { cursor?: string; limit?: number; index?: boolean; narrowing?: number }): Promise<EntityRecord[]>;
+  /** How many ways the property index has to narrow `query` (compile.ts `narrowed`). */
+  narrowings(query: Query): number;
   close(): Promise<void>;
 }
 
@@ -78,10 +85,12 @@ export async function openQueryDatabase(): Promise<QueryDatabase> {
       await driver.run('DELETE FROM entities WHERE uuid = ?', [uuid]);
     },
     async select(query, options = {}) {
-      const compiled = compileQuery(query, { dialect: dialectOf(db), cursor: options.cursor });
+      const index = options.index === false ? undefined : { appUuid: APP, collection: COLLECTION };
+      const compiled = compileQuery(query, { dialect: dialectOf(db), cursor: options.cursor, index });
       const limit = options.limit === undefined ? sql`` : sql` LIMIT ${options.limit}`;
+      const scope = compiled.narrowed[options.narrowing ?? 0]?.scope ?? sql`app_uuid = ${APP} AND collection = ${COLLECTION}`;
       const statement = builder.sqlToQuery(
-        sql`SELECT uuid, type, created, modified, properties FROM entities WHERE app_uuid = ${APP} AND collection = ${COLLECTION} AND ${compiled.where} ORDER BY ${compiled.orderBy}${limit}`,
+        sql`SELECT uuid, type, created, modified, properties FROM entities WHERE ${scope} AND ${compiled.where} ORDER BY ${compiled.orderBy}${limit}`,
       );
       const rows = await driver.query<Row>(statement.sql, statement.params);
       return rows.map((row) => {
@@ -89,6 +98,7 @@ export async function openQueryDatabase(): Promise<QueryDatabase> {
         return { ...properties, uuid: row.uuid, type: row.type, created: row.created, modified: row.modified };
       });
     },
+    narrowings: (query) => compileQuery(query, { dialect: dialectOf(db), index: { appUuid: APP, collection: COLLECTION } }).narrowed.length,
     close: () => handle.close(),
   };
 }

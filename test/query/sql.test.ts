@@ -34,12 +34,18 @@ const uuids = (records: readonly EntityRecord[]): string[] => records.map((recor
 
 describe('compiled SQL versus the reference evaluator', () => {
   it(
-    'selects and orders exactly like matchesQuery + compareEntities',
+    'selects and orders exactly like matchesQuery + compareEntities, through the property index or not',
     async () => {
       await fc.assert(
         fc.asyncProperty(entitiesArbitrary, fc.array(queryArbitrary, { minLength: 1, maxLength: 6 }), async (entities, queries) => {
           await database.replaceEntities(entities);
-          for (const query of queries) expect(uuids(await database.select(query))).toEqual(reference(query, entities));
+          for (const query of queries) {
+            const expected = reference(query, entities);
+            for (let narrowing = 0; narrowing < database.narrowings(query); narrowing++) {
+              expect(uuids(await database.select(query, { narrowing }))).toEqual(expected);
+            }
+            expect(uuids(await database.select(query, { index: false }))).toEqual(expected);
+          }
         }),
         { numRuns: 400 },
       );

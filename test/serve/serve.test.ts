@@ -125,7 +125,9 @@ describe('idp serve', () => {
       { created: 0, unchanged: 3 },
     ]) {
       const server = await startIdp(args);
-      expect(server.stderr()).toContain(`"created":${expected.created},"unchanged":${expected.unchanged}`);
+      // The log line reaches stderr on its own pipe: it may come after "listening" on stdout.
+      const [, created, unchanged] = await server.stderrMatch(/"created":(\d+),"unchanged":(\d+)/);
+      expect({ created: Number(created), unchanged: Number(unchanged) }).toEqual(expected);
       const root = await json(`${server.url}/management/token`, post({ grant_type: 'password', username: 'root', password: 'root-password' }));
       expect(root.status).toBe(200);
       const apps = await json(`${server.url}/management/orgs/demo/apps`, { headers: { authorization: `Bearer ${root.body.access_token}` } });
@@ -174,6 +176,11 @@ describe('idp serve', () => {
     ['an issuer that is not a URL', ['--issuer', 'idp.example'], /--issuer must be/],
     ['an unknown signing algorithm', ['--id-token-alg', 'HS256'], /--id-token-alg must be one of ES256, RS256, PS256, EdDSA, not 'HS256'/],
     ['a lifetime that is not a number', ['--code-ttl', 'soon'], /--code-ttl must be/],
+    ['a --superuser password the policy refuses', ['--superuser', 'root:password1'], /the --superuser password is too common/],
+    ['a fixtures admin password the policy refuses', ['--fixtures', 'WEAK'], /weak\.json: admins\[0\]\.password must be at least 8 characters/],
+    ['an unknown character class', ['--password-require', 'digit,emoji'], /--password-require must be .*lower, upper, digit, symbol.*not 'emoji'/],
+    ['a password minimum above the maximum', ['--password-min-length', '2000'], /--password-min-length must be at most 1024/],
+    ['an unknown blocklist', ['--password-blocklist', 'rockyou'], /--password-blocklist must be one of common, off, not 'rockyou'/],
   ];
   for (const [what, args, message] of unusable) {
     it(`stops with one clear line and exit code 2 on ${what}`, async () => {
@@ -186,6 +193,7 @@ describe('idp serve', () => {
         }
         if (arg === 'MALFORMED') return writeFixture('malformed.json', '{"admins": [');
         if (arg === 'WRONG') return writeFixture('wrong.json', JSON.stringify({ admins: [], organizations: [{ name: 5 }] }));
+        if (arg === 'WEAK') return writeFixture('weak.json', JSON.stringify({ admins: [{ username: 'weak', password: 'short' }], organizations: [] }));
         return arg;
       });
       if (resolved.includes(join(dir, 'is-a-directory'))) cpSync(defaultMigrationsFolder(), join(dir, 'is-a-directory'), { recursive: true });

@@ -9,8 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import usergrid from 'usergrid';
 import type { RunningServer } from '../../server/serve.js';
-import { startTestServer } from '../database.js';
 import { expectRefusal, expectRefusedUnchanged, type TestResponse } from '../helpers.js';
+import { startSdkTenant } from './tenant.js';
 
 const ORG = 'sdk-org';
 const APP = 'pets';
@@ -34,17 +34,6 @@ async function succeed<T extends unknown[]>(start: (done: usergrid.Done<T>) => v
   const outcome = await call(start);
   if (outcome.failed) throw new Error(`the SDK call failed: ${JSON.stringify(outcome.results[0])}`);
   return outcome.results;
-}
-
-async function management(method: string, path: string, body: unknown, token?: string): Promise<Record<string, unknown>> {
-  const response = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await response.json()) as Record<string, unknown>;
-  if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
 }
 
 function appClient(): usergrid.client {
@@ -91,13 +80,7 @@ function pageOf(list: usergrid.collection, property = 'name'): unknown[] {
 }
 
 beforeAll(async () => {
-  server = await startTestServer({ port: '0' });
-  await management('POST', '/management/orgs', { organization: ORG, username: 'owner', name: 'Owner', email: 'owner@example.com', password: 'owner-password' });
-  const token = await management('POST', '/management/token', { grant_type: 'password', username: 'owner', password: 'owner-password' });
-  const admin = String(token.access_token);
-  await management('POST', `/management/orgs/${ORG}/apps`, { name: APP }, admin);
-  const app = await management('GET', `/management/orgs/${ORG}/apps/${APP}/credentials`, undefined, admin);
-  credentials = app.credentials as typeof credentials;
+  ({ server, credentials } = await startSdkTenant(ORG, APP));
 });
 
 afterAll(async () => {

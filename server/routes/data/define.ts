@@ -39,10 +39,19 @@ export const FindQuery = z.object({
   queryStatement: formParam().openapi({ description: 'another name for ql' }),
   limit: formParam().openapi({ description: 'at most this many entities: 1 to 1000, 10 by default' }),
   cursor: formParam().openapi({ description: 'the cursor of the previous page' }),
+  explain: formParam().openapi({
+    description: "true: add `explain: {index, rows_read}`, how the database found the entities (the application's administrators only)",
+  }),
 });
 
 /** Entity bodies are free-form: one object, or an array of them to create several. */
 const EntityBody = z.union([z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown()))]).openapi('EntityBody');
+
+/** A file to attach (docs/api.md#assets): the `file` part, and the entity's properties as the other fields. */
+const EntityUpload = z
+  .object({ file: z.string().openapi({ format: 'binary', description: 'the bytes of the asset' }) })
+  .catchall(z.string())
+  .openapi('EntityUpload');
 
 export interface RouteOptions {
   tag?: string;
@@ -51,6 +60,14 @@ export interface RouteOptions {
   query?: z.ZodObject;
   /** The route reads a body: documented as EntityBody, read by the handler (request.ts `readEntityBody`). */
   body?: boolean;
+  /** The body may also be a multipart upload of a file (assets.ts `readEntityUpload`). */
+  upload?: boolean;
+}
+
+function bodyOf(options: RouteOptions) {
+  const json = options.body ? { 'application/json': { schema: EntityBody } } : {};
+  const upload = options.upload ? { 'multipart/form-data': { schema: EntityUpload } } : {};
+  return { description: 'JSON (also sent as text/plain), or a form; a multipart form attaches its `file`', content: { ...json, ...upload } };
 }
 
 function describe(method: Method, path: string, summary: string, options: RouteOptions) {
@@ -63,7 +80,7 @@ function describe(method: Method, path: string, summary: string, options: RouteO
     request: {
       params: z.object(Object.fromEntries(names.map((name) => [name, z.string()]))),
       ...(options.query && { query: options.query }),
-      ...(options.body && { body: { description: 'JSON (also sent as text/plain), or a form', content: { 'application/json': { schema: EntityBody } } } }),
+      ...((options.body || options.upload) && { body: bodyOf(options) }),
     },
     responses: responses(options.model ?? 'Entity'),
   });

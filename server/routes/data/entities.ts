@@ -14,6 +14,7 @@ import {
   describedResponse,
   entitiesResponse,
   findOptions,
+  findOptionsExplained,
   modelMembers,
   pageResponse,
   readEntityBody,
@@ -21,6 +22,10 @@ import {
   refuseReservedChanges,
 } from './request.js';
 import { applicationEntityView, entityView } from './views.js';
+import { assetResponse, readEntityUpload, wantsAsset } from './assets.js';
+import { bodyFormatOf } from '../../request-input.js';
+import { attachingAsset, removeUnlinkedAssets } from '../../../src/data/assets.js';
+import { UnsupportedMediaType } from '../../../src/errors.js';
 import { collectionForWrite, listCollections, requireCollection } from '../../../src/data/collections.js';
 import {
   createEntities,
@@ -71,11 +76,15 @@ function scope(c: Context<Env>) {
  */
 async function createFromBody(c: Context<Env>, segment: string, reshape: (body: unknown, collection: CollectionRef) => unknown = (body) => body) {
   const { app } = scope(c);
-  const collection = await collectionForWrite(c.get('deps').db, app.uuid, segment);
+  const deps = c.get('deps');
+  const collection = await collectionForWrite(deps.db, app.uuid, segment);
   const create = CREATORS.get(collection.name) ?? createEntities;
-  const body = reshape(await readEntityBody(c), collection);
-  await refuseReservedBody(c, collection.name, body);
-  const rows = await create(c.get('deps'), app.uuid, collection, body, c.get('principal'));
+  const upload = await readEntityUpload(c);
+  const rows = await attachingAsset(deps, upload.asset, async () => {
+    const body = reshape(upload.body, collection);
+    await refuseReservedBody(c, collection.name, body);
+    return await create(deps, app.uuid, collection, body, c.get('principal'));
+  });
   if (collection.name === 'users') {
     for (const row of rows) {
       if (row.properties.activated === false) await sendActivationLink(c.get('deps'), { type: 'app_user', uuid: row.uuid, appUuid: app.uuid });
@@ -112,18 +121,41 @@ async function putEntity(c: Context<Env>) {
   }
   const found = (await findAddressedEntity(c, collection, id)) ?? (namesNewEntity(collection, id) ? undefined : await addressedEntity(c, collection, id));
   if (found === undefined) return createFromBody(c, collection, (body, into) => namedEntityBody(into.name, body, id));
-  const [row, body] = [found, await readEntityBody(c)];
-  await refuseReservedChanges(c, row, body);
-  return entitiesResponse(c, 'put', [await updateEntity(c.get('deps'), row, body)]);
+  return updateFromBody(c, found);
+}
+
+/** Merges the request's body into the entity, and attaches the file a multipart body carries. */
+async function updateFromBody(c: Context<Env>, row: EntityRow) {
+  const upload = await readEntityUpload(c);
+  const rows = await attachingAsset(c.get('deps'), upload.asset, async () => {
+    await refuseReservedChanges(c, row, upload.body);
+    return [await updateEntity(c.get('deps'), row, upload.body)];
+  });
+  return entitiesResponse(c, c.req.method.toLowerCase(), rows);
+}
+
+/** POST on an entity is Usergrid's upload of its asset: a multipart body only. */
+async function postAsset(c: Context<Env>) {
+  const row = await addressedEntity(c, c.req.param('collection') ?? '', c.req.param('entityId') ?? '');
+  if (bodyFormatOf(c) !== 'multipart') {
+    throw UnsupportedMediaType('POST on an entity attaches a file: send multipart/form-data with a `file` part (PUT changes properties)');
+  }
+  return updateFromBody(c, row);
+}
+
+/** GET of an entity: its JSON, or its asset's bytes when the Accept header asks for them. */
+async function getEntity(c: Context<Env>) {
+  const row = await addressedEntity(c, c.req.param('collection') ?? '', c.req.param('entityId') ?? '');
+  return wantsAsset(c) ? assetResponse(c, row) : entitiesResponse(c, 'get', [row]);
 }
 
 /**
  * Whether a request on a collection names its entities by a query. A PUT without one creates from
- * its body, as Usergrid does: it never picks the entities to overwrite by itself. A blank `ql=`
- * names none.
+ * its body, as Usergrid does: it never picks the entities to overwrite by itself. A blank `ql=` is
+ * a query that matches every entity, as in Usergrid's batch update (`PUT /items?ql=`).
  */
 function hasQuery(c: Context<Env>): boolean {
-  return (findOptions(c).ql ?? '').trim() !== '';
+  return findOptions(c).ql !== undefined;
 }
 
 /** PUT or DELETE on every entity a query matches (up to `limit`), in one transaction. */
@@ -133,9 +165,10 @@ async function changeMatches(c: Context<Env>, change: (rows: EntityRow[], body: 
   const collection = await requireCollection(deps.db, app.uuid, c.req.param('collection') ?? '');
   const body = c.req.method === 'PUT' ? await readEntityBody(c) : undefined;
   if (body !== undefined) await refuseReservedBody(c, collection.name, body);
-  const rows = await deps.db.transaction(async (tx) => {
-    const { rows: matched } = await findEntities(tx, app.uuid, { kind: 'collection', collection: collection.name }, findOptions(c));
-    return change(matched, body);
+  const options = await findOptionsExplained(c);
+  const { rows, explain } = await deps.db.transaction(async (tx) => {
+    const found = await findEntities(tx, app.uuid, { kind: 'collection', collection: collection.name }, options);
+    return { rows: await change(found.rows, body), explain: found.explain };
   });
   return ok(c, {
     action: c.req.method.toLowerCase(),
@@ -143,7 +176,18 @@ async function changeMatches(c: Context<Env>, change: (rows: EntityRow[], body: 
     organization: scope(c).org,
     application: app,
     location: dataLocation(c, collection.name),
+    extra: explain === undefined ? undefined : { explain },
   });
+}
+
+/** DELETE on a collection: the entities a query matches, and then their assets. */
+async function deleteMatches(c: Context<Env>) {
+  const answer = await changeMatches(c, async (rows) => {
+    await deleteEntitiesIn(c.get('deps').db, rows);
+    return rows;
+  });
+  await removeUnlinkedAssets(c.get('deps'));
+  return answer;
 }
 
 export const entityRoutes = defineRoutes('server/routes/data/entities.ts', (app) => {
@@ -169,18 +213,21 @@ export const entityRoutes = defineRoutes('server/routes/data/entities.ts', (app)
       return pageResponse(
         c,
         'get',
-        await findEntities(c.get('deps').db, scope(c).app.uuid, { kind: 'collection', collection: collection.name }, findOptions(c)),
+        await findEntities(c.get('deps').db, scope(c).app.uuid, { kind: 'collection', collection: collection.name }, await findOptionsExplained(c)),
         collection.name,
       );
     },
     { query: FindQuery },
   );
-  define(app, 'post', COLLECTION, 'Create one entity or an array of them (creates the collection)', postEntities, { body: true });
+  define(app, 'post', COLLECTION, 'Create one entity or an array of them (creates the collection); a multipart form attaches its file', postEntities, {
+    body: true,
+    upload: true,
+  });
   define(
     app,
     'put',
     COLLECTION,
-    'With ql: update every entity the query matches. Without: create, as POST does',
+    'With ql: update every entity the query matches. Without: create, as POST does (a multipart form attaches its file)',
     async (c) =>
       !hasQuery(c)
         ? postEntities(c)
@@ -191,30 +238,26 @@ export const entityRoutes = defineRoutes('server/routes/data/entities.ts', (app)
             for (const row of rows) updated.push(await updateEntityIn(c.get('deps').db, row, properties, now));
             return updated;
           }),
-    { query: FindQuery, body: true },
+    { query: FindQuery, body: true, upload: true },
   );
-  define(
-    app,
-    'delete',
-    COLLECTION,
-    'Delete every entity a query matches (up to limit)',
-    async (c) =>
-      changeMatches(c, async (rows) => {
-        await deleteEntitiesIn(c.get('deps').db, rows);
-        return rows;
-      }),
-    { query: FindQuery },
-  );
+  define(app, 'delete', COLLECTION, 'Delete every entity a query matches (up to limit)', deleteMatches, { query: FindQuery });
   otherMethodsNotAllowed(app, COLLECTION, ['get', 'post', 'put', 'delete']);
 
-  define(app, 'get', ENTITY, 'Get an entity by uuid or name', async (c) =>
-    entitiesResponse(c, 'get', [await addressedEntity(c, c.req.param('collection') ?? '', c.req.param('entityId') ?? '')]),
+  define(app, 'get', ENTITY, 'Get an entity by uuid or name; with an Accept header that asks for its type, the bytes of its asset', getEntity);
+  define(
+    app,
+    'put',
+    ENTITY,
+    'Merge properties into an entity, or create it by name (a device PUT to its uuid registers it); a multipart form attaches its file',
+    putEntity,
+    { body: true, upload: true },
   );
-  define(app, 'put', ENTITY, 'Merge properties into an entity, or create it by name (a device PUT to its uuid registers it)', putEntity, { body: true });
-  define(app, 'delete', ENTITY, 'Delete an entity and its connections', async (c) => {
+  define(app, 'post', ENTITY, 'Attach a file to an entity (multipart/form-data: the `file` part, and properties to merge)', postAsset, { upload: true });
+  define(app, 'delete', ENTITY, 'Delete an entity, its connections and its asset', async (c) => {
     const row = await addressedEntity(c, c.req.param('collection') ?? '', c.req.param('entityId') ?? '');
     await deleteEntity(c.get('deps'), row);
+    await removeUnlinkedAssets(c.get('deps'));
     return entitiesResponse(c, 'delete', [row]);
   });
-  otherMethodsNotAllowed(app, ENTITY, ['get', 'put', 'delete']);
+  otherMethodsNotAllowed(app, ENTITY, ['get', 'post', 'put', 'delete']);
 });

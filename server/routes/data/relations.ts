@@ -9,6 +9,7 @@ import { ok } from '../../envelope.js';
 import { defineRoutes } from '../../route-table.js';
 import { define, FindQuery, otherMethodsNotAllowed, type Handler } from './define.js';
 import { formParam } from '../../request-input.js';
+import { loginContextOf } from '../../client-address.js';
 import { z } from '@hono/zod-openapi';
 import {
   addressedEntity,
@@ -16,7 +17,7 @@ import {
   authorizeWithoutMe,
   dataLocation,
   entitiesResponse,
-  findOptions,
+  findOptionsExplained,
   modelMembers,
   pageResponse,
   readEntityBody,
@@ -25,7 +26,8 @@ import {
 } from './request.js';
 import { entityView } from './views.js';
 import { MethodNotAllowed, EntityNotFound } from '../../../src/errors.js';
-import { collectionForWrite } from '../../../src/data/collections.js';
+import { collectionForWrite, findCollectionIn } from '../../../src/data/collections.js';
+import { isUuid } from '../../../src/ids.js';
 import { describeEntities, insertEntityFromBody, entityBodies, type EntityRow } from '../../../src/data/entities.js';
 import { findEntities } from '../../../src/data/find.js';
 import { connectEntities, connectIn, disconnectEntities, isRelatedIn } from '../../../src/data/connections.js';
@@ -38,6 +40,9 @@ const ENTITY = '/{collection}/{entityId}';
 const RELATION = `${ENTITY}/{relation}`;
 const RELATED = `${RELATION}/{entityId2}`;
 const RELATED_TYPED = `${RELATION}/{type}/{entityId2}`;
+/** Usergrid's long form of a relation, `…/connections/{relation}`, and its reverse, `…/connecting/{relation}`. */
+const CONNECTIONS = `${ENTITY}/connections/{relation}`;
+const CONNECTING = `${ENTITY}/connecting/{relation}`;
 
 const param = (c: Context<Env>, name: string) => c.req.param(name) ?? '';
 
@@ -66,7 +71,8 @@ async function setPassword(c: Context<Env>) {
   const body = (await readEntityBody(c)) as Record<string, unknown>;
   const old = body.oldpassword ?? body.password;
   const trusted = await administersApp(c);
-  await changeUserPassword(c.get('deps'), user, { oldPassword: typeof old === 'string' ? old : undefined, newPassword: body.newpassword }, trusted);
+  const input = { oldPassword: typeof old === 'string' ? old : undefined, newPassword: body.newpassword };
+  await changeUserPassword(c.get('deps'), user, input, trusted, loginContextOf(c));
   return ok(c, { action: 'set user password', organization: c.get('appScope').org, application: c.get('appScope').app, location: dataLocation(c) });
 }
 
@@ -128,11 +134,54 @@ function membershipPath(entity: EntityRow, view: RelationView, other: EntityRow)
   return isMembership ? `/${owner.collection}/${owner.uuid}/${view.relation}/${member.uuid}` : null;
 }
 
-function connectionHandler(action: 'get' | 'post' | 'delete'): Handler {
+/**
+ * Which way a request reads a relation: the short form `…/{relation}` and the long form
+ * `…/connections/{relation}` alike (Usergrid drops the word `connections`), or backwards from
+ * the target, `…/connecting/{relation}`.
+ */
+type Reading = 'forward' | 'backward';
+
+function viewOf(c: Context<Env>, entity: EntityRow, reading: Reading): RelationView {
+  const relation = param(c, 'relation');
+  return reading === 'forward' ? relationView(entity.collection, relation) : { direction: 'in', relation };
+}
+
+/**
+ * The collection `segment` names when it filters a listing by type (`GET …/likes/dogs`, as
+ * Usergrid reads a name after a relation that implies no collection), else undefined: then the
+ * segment is the name of one entity.
+ */
+async function typeFilter(c: Context<Env>, view: RelationView, segment: string): Promise<string | undefined> {
+  if (isUuid(segment) || view.collection !== undefined) return undefined;
+  return (await findCollectionIn(c.get('deps').db, c.get('appScope').app.uuid, segment))?.name;
+}
+
+async function listRelated(c: Context<Env>, entity: EntityRow, view: RelationView) {
+  return pageResponse(
+    c,
+    'get',
+    await findEntities(c.get('deps').db, entity.appUuid, { kind: 'related', uuid: entity.uuid, view }, await findOptionsExplained(c)),
+  );
+}
+
+/** GET …/{relation} in either form: the entities at the other end, paged, with ql. */
+function listHandler(reading: Reading): Handler {
   return async (c) => {
     const entity = await subject(c);
-    const view = relationView(entity.collection, param(c, 'relation'));
-    const other = await relatedEntity(c, view, param(c, 'entityId2'), c.req.param('type'));
+    return listRelated(c, entity, viewOf(c, entity, reading));
+  };
+}
+
+function connectionHandler(action: 'get' | 'post' | 'delete', reading: Reading = 'forward'): Handler {
+  return async (c) => {
+    const entity = await subject(c);
+    const view = viewOf(c, entity, reading);
+    const type = c.req.param('type');
+    if (action === 'get' && type === undefined) {
+      const collection = await typeFilter(c, view, param(c, 'entityId2'));
+      if (collection !== undefined) return listRelated(c, entity, { ...view, collection });
+    }
+    const other = await relatedEntity(c, view, param(c, 'entityId2'), type);
     if (action === 'get') {
       if (!(await isRelatedIn(c.get('deps').db, entity, view, other)))
         throw EntityNotFound(`not connected through '${view.relation}'`, { fields: { relation: view.relation } });
@@ -146,6 +195,29 @@ function connectionHandler(action: 'get' | 'post' | 'delete'): Handler {
   };
 }
 
+/**
+ * The long form `…/connections/{relation}[/{type}]/{entityId2}` (what Usergrid's 2.x SDKs
+ * read) answers as the short form does; `…/connecting/{relation}[/{type}]/{entityId2}` reads
+ * the relation backwards and only reads. Neither creates an entity: connecting needs an entity
+ * that exists (docs/api.md#connections).
+ */
+function defineLongForms(app: Parameters<typeof define>[0]): void {
+  define(app, 'get', CONNECTIONS, 'The entities connected by a relation (long form of …/{relation})', listHandler('forward'), { query: FindQuery });
+  otherMethodsNotAllowed(app, CONNECTIONS, ['get']);
+  define(app, 'get', CONNECTING, 'The entities connecting to this one by a relation', listHandler('backward'), { query: FindQuery });
+  otherMethodsNotAllowed(app, CONNECTING, ['get']);
+  for (const path of [`${CONNECTIONS}/{entityId2}`, `${CONNECTIONS}/{type}/{entityId2}`]) {
+    define(app, 'get', path, 'A connected entity, or those of a type (long form)', connectionHandler('get'), { query: FindQuery });
+    define(app, 'post', path, 'Connect two entities (long form)', connectionHandler('post'));
+    define(app, 'delete', path, 'Disconnect two entities (long form)', connectionHandler('delete'));
+    otherMethodsNotAllowed(app, path, ['get', 'post', 'delete']);
+  }
+  for (const path of [`${CONNECTING}/{entityId2}`, `${CONNECTING}/{type}/{entityId2}`]) {
+    define(app, 'get', path, 'An entity connecting to this one, or those of a type', connectionHandler('get', 'backward'), { query: FindQuery });
+    otherMethodsNotAllowed(app, path, ['get']);
+  }
+}
+
 export const relationRoutes = defineRoutes('server/routes/data/relations.ts', (app) => {
   define(
     app,
@@ -154,15 +226,8 @@ export const relationRoutes = defineRoutes('server/routes/data/relations.ts', (a
     "An entity's connections, sub-collection, feed or permissions (with ql)",
     async (c) => {
       const entity = await subject(c);
-      const relation = param(c, 'relation');
-      if (relation === 'permissions' && PERMISSION_HOLDERS.has(entity.collection)) return permissionsResponse(c, entity, listPermissions(entity));
-      const page = await findEntities(
-        c.get('deps').db,
-        entity.appUuid,
-        { kind: 'related', uuid: entity.uuid, view: relationView(entity.collection, relation) },
-        findOptions(c),
-      );
-      return pageResponse(c, 'get', page);
+      if (param(c, 'relation') === 'permissions' && PERMISSION_HOLDERS.has(entity.collection)) return permissionsResponse(c, entity, listPermissions(entity));
+      return listRelated(c, entity, viewOf(c, entity, 'forward'));
     },
     { query: FindQuery },
   );
@@ -206,19 +271,7 @@ export const relationRoutes = defineRoutes('server/routes/data/relations.ts', (a
   );
   otherMethodsNotAllowed(app, RELATION, ['get', 'post', 'put', 'delete']);
 
-  define(
-    app,
-    'get',
-    RELATED,
-    'A connected entity, or the entities connecting through a relation (…/connecting/{relation})',
-    async (c) => {
-      if (param(c, 'relation') !== 'connecting') return connectionHandler('get')(c);
-      const entity = await subject(c);
-      const view: RelationView = { direction: 'in', relation: param(c, 'entityId2') };
-      return pageResponse(c, 'get', await findEntities(c.get('deps').db, entity.appUuid, { kind: 'related', uuid: entity.uuid, view }, findOptions(c)));
-    },
-    { query: FindQuery },
-  );
+  define(app, 'get', RELATED, 'A connected entity, or the connected entities of a type (…/likes/dogs)', connectionHandler('get'), { query: FindQuery });
   define(app, 'post', RELATED, 'Connect two entities', connectionHandler('post'));
   define(app, 'delete', RELATED, 'Disconnect two entities', connectionHandler('delete'));
   otherMethodsNotAllowed(app, RELATED, ['get', 'post', 'delete']);
@@ -227,4 +280,6 @@ export const relationRoutes = defineRoutes('server/routes/data/relations.ts', (a
   define(app, 'post', RELATED_TYPED, 'Connect two entities, the second named within its type', connectionHandler('post'));
   define(app, 'delete', RELATED_TYPED, 'Disconnect two entities', connectionHandler('delete'));
   otherMethodsNotAllowed(app, RELATED_TYPED, ['get', 'post', 'delete']);
+
+  defineLongForms(app);
 });

@@ -9,7 +9,7 @@ import type { z } from '@hono/zod-openapi';
 import type { FindQuery } from './define.js';
 import type { Env } from '../../env.js';
 import { ok, urlOf } from '../../envelope.js';
-import { UnsupportedMediaType, EntityNotFound } from '../../../src/errors.js';
+import { EntityNotFound, Forbidden, IllegalArgument, UnsupportedMediaType } from '../../../src/errors.js';
 import { readBody, SECRET_PARAMS, type BodyRule } from '../../request-input.js';
 import { isUuid } from '../../../src/ids.js';
 import { authorizeAppRequest } from '../../../src/access/app-access.js';
@@ -26,19 +26,22 @@ import type { FindOptions, EntityPage } from '../../../src/data/find.js';
 import type { RelationView } from '../../../src/data/relations.js';
 import { entityView } from './views.js';
 
+/** Words before a relation's name: `…/connections/likes`, `…/connecting/likes`. */
+const LONG_FORMS: ReadonlySet<string> = new Set(['connections', 'connecting']);
+
 /**
  * Usergrid's `path` and `uri` of a data response: the path inside the application of the
  * collection the entities are listed in. A request on a collection or one of its entities
  * answers with the collection's name whatever spelling it used (`POST /dog`, `PUT /dogs/rex`
  * → `/dogs`); one below an entity with that sub-collection as requested
- * (`/users/fred/activities`, `/users/fred/connecting/likes`). Usergrid's SDKs save an entity
+ * (`/users/fred/activities`, `/users/fred/connections/likes`, `/users/fred/connecting/likes`). Usergrid's SDKs save an entity
  * back to `{path}/{uuid}`.
  */
 export function dataLocation(c: Context<Env>, collection?: string): { path: string; uri: string } {
   const segments = appSegments(c);
   let path = '/';
   if (segments.length > 0 && segments.length <= 2) path = `/${collection ?? segments[0]}`;
-  if (segments.length > 2) path = `/${segments.slice(0, segments[2].toLowerCase() === 'connecting' ? 4 : 3).join('/')}`;
+  if (segments.length > 2) path = `/${segments.slice(0, LONG_FORMS.has(segments[2].toLowerCase()) ? 4 : 3).join('/')}`;
   const { org, app } = c.get('appScope');
   const base = `${urlOf(c).origin}/${encodeURIComponent(org.name)}/${encodeURIComponent(app.name)}`;
   return { path, uri: path === '/' ? base : `${base}${path}` };
@@ -106,8 +109,25 @@ export async function refuseReservedChanges(c: Context<Env>, row: EntityRow, bod
 
 /** `ql` (or its other name, `queryStatement`), `limit` and `cursor`, as the route validated them (define.ts FindQuery); the logger for warnings. */
 export function findOptions(c: Context<Env>): FindOptions {
-  const query = (c.req as unknown as { valid(target: 'query'): z.infer<typeof FindQuery> }).valid('query');
+  const query = findQuery(c);
   return { ql: query.ql ?? query.queryStatement, limit: query.limit, cursor: query.cursor, logger: c.get('deps').logger };
+}
+
+function findQuery(c: Context<Env>): z.infer<typeof FindQuery> {
+  return (c.req as unknown as { valid(target: 'query'): z.infer<typeof FindQuery> }).valid('query');
+}
+
+/**
+ * findOptions with `explain` (docs/api.md#explain): how the database found the entities is the
+ * application's administrators' to see, as it tells how its data is stored.
+ * @throws AppError 400 for a value other than true or false; 403 for anyone else asking.
+ */
+export async function findOptionsExplained(c: Context<Env>): Promise<FindOptions> {
+  const explain = findQuery(c).explain;
+  if (explain === undefined || explain === 'false') return findOptions(c);
+  if (explain !== 'true') throw IllegalArgument(`explain must be true or false, not '${explain}'`, { fields: { explain: 'not true or false' } });
+  if (!(await administersApp(c))) throw Forbidden("explain=true is for the application's administrators");
+  return { ...findOptions(c), explain: true };
 }
 
 /** The entity at `/{collection}/{id}` if there is one (see addressedEntity). */
@@ -165,7 +185,8 @@ export async function pageResponse(c: Context<Env>, action: string, page: Entity
   const scope = c.get('appScope');
   const entities = (await describeEntities(c.get('deps').db, page.rows)).map((entity) => entityView(scope, entity, page.select));
   const location = dataLocation(c, collection ?? page.rows[0]?.collection);
-  return ok(c, { action, entities, organization: scope.org, application: scope.app, count: true, cursor: page.cursor, location });
+  const extra = page.explain === undefined ? undefined : { explain: page.explain };
+  return ok(c, { action, entities, organization: scope.org, application: scope.app, count: true, cursor: page.cursor, location, extra });
 }
 
 /**

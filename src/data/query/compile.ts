@@ -16,6 +16,7 @@ import type { Condition, Direction, Literal, PropertyPath, Query } from './ast.j
 import { decodeCursor } from './cursor.js';
 import { dialects, type Dialect, type DialectName, type Operand, type SortValueColumn } from './dialect.js';
 import { foldCase } from './functions.js';
+import { alternativesOf, type IndexScope } from './property-index.js';
 import { sortKeys, type SortKey, type SortValue } from './order.js';
 import { literalType, resolveProperty, type ValueType } from './properties.js';
 
@@ -25,6 +26,11 @@ export interface CompileOptions {
   readonly cursor?: string;
   /** The name (or alias) qualifying the entity columns; default `entities`. */
   readonly table?: string;
+  /**
+   * The collection the query reads, when it reads one: conditions on properties then find their
+   * candidates through the property index (property-index.ts) where they can.
+   */
+  readonly index?: IndexScope;
 }
 
 export interface CompiledQuery {
@@ -34,6 +40,23 @@ export interface CompiledQuery {
   readonly orderBy: SQL;
   /** The selected property paths for `projectEntity`; `null` for all properties. */
   readonly select: readonly PropertyPath[] | null;
+  /**
+   * With `index`, the ways the property index can narrow the query (property-index.ts), any one
+   * of which is right, in the order to prefer them; empty when it cannot. `where` still decides.
+   */
+  readonly narrowed: readonly Narrowed[];
+}
+
+export interface Narrowed {
+  /** `SELECT entity_uuid …`: every entity `where` matches, and maybe others. */
+  readonly candidates: SQL;
+  /** The property paths looked up. */
+  readonly paths: readonly PropertyPath[];
+  /**
+   * The collection's condition and `uuid IN (candidates)`, written so the plan starts from the
+   * candidates; use it in place of selecting the collection.
+   */
+  readonly scope: SQL;
 }
 
 /** Throws IllegalArgument when `cursor` is malformed or belongs to another order. */
@@ -43,6 +66,9 @@ export function compileQuery(query: Query, options: CompileOptions): CompiledQue
   const dialect = createDialect(options.table ?? 'entities');
   const keys = sortKeys(query);
   const conditions: SQL[] = [];
+  const table = sql`${sql.identifier(options.table ?? 'entities')}`;
+  const index = options.index;
+  const narrowed = query.where === null || index === undefined ? [] : narrowingsOf(query.where, index, table, dialect);
   if (query.where !== null) conditions.push(compileCondition(query.where, dialect));
   if (options.cursor !== undefined) conditions.push(compileAfter(keys, decodeCursor(options.cursor, keys), dialect));
   return {
@@ -52,7 +78,19 @@ export function compileQuery(query: Query, options: CompileOptions): CompiledQue
       sql`, `,
     ),
     select: query.select,
+    narrowed,
   };
+}
+
+/** The property index's ways to narrow `condition` (property-index.ts `alternativesOf`). */
+function narrowingsOf(condition: Condition, index: IndexScope, table: SQL, dialect: Dialect): Narrowed[] {
+  const column = (name: string): SQL => sql`${table}.${sql.identifier(name)}`;
+  const collection = sql`${dialect.filterOnly(column('app_uuid'), index.appUuid)} AND ${dialect.filterOnly(column('collection'), index.collection)}`;
+  return alternativesOf(condition, index, dialect).map((candidates) => ({
+    candidates: candidates.sql,
+    paths: candidates.paths,
+    scope: sql`${collection} AND ${column('uuid')} IN (${candidates.sql})`,
+  }));
 }
 
 const AND = sql.raw(' AND ');

@@ -75,6 +75,14 @@ export interface Dialect {
    * before the distance itself; null when the dialect has none. `toLatitude` is within ±90.
    */
   nearLatitude(latitude: Operand, toLatitude: number, meters: number): SQL | null;
+  /**
+   * `column = value` as a filter the planner serves from no index: the collection's own
+   * condition beside candidates from the property index (compile.ts), so the plan starts from
+   * those candidates.
+   */
+  filterOnly(column: SQL, value: string): SQL;
+  /** The property index's columns holding numbers (and 1/0 for booleans) and folded text (the migrations). */
+  readonly indexColumns: { readonly number: string; readonly text: string };
 }
 
 const OPERATORS: Readonly<Record<ComparisonOperator, SQL>> = {
@@ -137,6 +145,12 @@ function createSqliteDialect(table: string): Dialect {
       type: 'number',
     }),
     nearLatitude: () => null,
+    // Without statistics SQLite believes an application's collection small, and walks it in
+    // created order rather than look up the candidates; a unary + takes the column out of its
+    // index choices (sqlite.org/optoverview.html#disqualifying_where_clause_terms_using_unary_).
+    filterOnly: (column, value) => sql`+${column} = ${value}`,
+    // One untyped column: the whole row is the table's key (migrations/sqlite/0009_property_index.sql).
+    indexColumns: { number: 'value', text: 'value' },
   };
 }
 
@@ -294,6 +308,9 @@ function createPostgresDialect(table: string): Dialect {
         ? null
         : sql`(abs(${latitude.sql}) > 90 OR abs(${latitude.sql} - CAST(${toLatitude} AS double precision)) <= CAST(${band} AS double precision))`;
     },
+    // PostgreSQL's planner weighs the candidates against the collection by its statistics.
+    filterOnly: (column, value) => sql`${column} = ${value}`,
+    indexColumns: { number: 'num', text: 'text' },
   };
 }
 

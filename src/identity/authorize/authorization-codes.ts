@@ -24,6 +24,8 @@ export interface NewAuthorizationCode {
   nonce?: string | null;
   /** When the user authenticated, seconds since the epoch (OIDC `auth_time`). */
   authTime: number;
+  /** How the user authenticated (RFC 8176), for the tokens the code is exchanged for. */
+  amr?: readonly string[];
 }
 
 /** Stores a new one-time code living `codeTtl` seconds; returns the code itself. */
@@ -42,6 +44,7 @@ export async function createAuthorizationCode(deps: Deps, input: NewAuthorizatio
       codeChallengeMethod: input.codeChallenge ? (input.codeChallengeMethod ?? 'plain') : null,
       nonce: input.nonce ?? null,
       authTime: input.authTime,
+      amr: input.amr ? [...input.amr] : null,
       created: now,
       expiresAt: now + deps.config.codeTtl * 1000,
     })

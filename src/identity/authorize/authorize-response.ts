@@ -9,7 +9,8 @@ import { issuerOf, signAccessToken } from '../tokens/access-tokens.js';
 import { createAuthorizationCode } from './authorization-codes.js';
 import { signIdToken } from '../tokens/id-tokens.js';
 import type { AuthorizeRequest, RedirectTarget } from './authorize-request.js';
-import type { SessionRow } from '../sessions/sessions.js';
+import { amrOf, type SessionRow } from '../sessions/sessions.js';
+import { authenticationClaims } from '../tokens/issue.js';
 
 export interface AuthorizationResponse {
   target: RedirectTarget;
@@ -29,6 +30,7 @@ export async function issueAuthorizationResponse(deps: Deps, request: AuthorizeR
   const { client, parts, scope } = request;
   const principal = session.principal;
   const authTime = Math.floor(session.authTime / 1000);
+  const amr = amrOf(session);
   const params: Record<string, string> = {};
   if (parts.has('code')) {
     params.code = await createAuthorizationCode(deps, {
@@ -40,10 +42,11 @@ export async function issueAuthorizationResponse(deps: Deps, request: AuthorizeR
       codeChallengeMethod: request.codeChallengeMethod,
       nonce: request.nonce,
       authTime,
+      amr,
     });
   }
   if (parts.has('token')) {
-    const issued = await signAccessToken(deps, { principal, clientId: client.clientId, scope });
+    const issued = await signAccessToken(deps, { principal, clientId: client.clientId, scope, claims: authenticationClaims(authTime, amr) });
     Object.assign(params, { access_token: issued.token, token_type: 'Bearer', expires_in: String(issued.expiresIn), scope: scope.join(' ') });
   }
   if (parts.has('id_token')) {
@@ -54,7 +57,7 @@ export async function issueAuthorizationResponse(deps: Deps, request: AuthorizeR
       scope,
       authTime,
       nonce: request.nonce,
-      amr: [session.amr],
+      amr,
       accessToken: params.access_token,
       code: params.code,
     });

@@ -178,7 +178,7 @@ export async function finishFederation(deps: Deps, pending: FederationRequest, c
   return {
     realm: provider.appUuid,
     principal: { kind: 'app-user', appUuid: provider.appUuid, userUuid: user.uuid, username: user.username },
-    amr: 'fed',
+    amr: ['fed'],
     provider: provider.name,
   };
 }

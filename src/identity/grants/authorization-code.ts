@@ -60,6 +60,7 @@ async function consume(deps: Deps, code: AuthorizationCodeRow): Promise<string |
       principal: code.principal,
       scope: code.scope.split(' '),
       authTime: code.authTime,
+      amr: code.amr ?? undefined,
     });
     return familyId;
   });

@@ -10,7 +10,7 @@ import type { Deps } from '../../deps.js';
 import { InvalidGrant, InvalidRequest, UnauthorizedClient } from '../../errors.js';
 import { findOrganizationIn } from '../../management/organizations.js';
 import { parseAcrValues } from '../authorize/acr-values.js';
-import { authenticateAdmin, authenticateAppUser } from '../sign-in/authenticate.js';
+import { authenticateAdmin, authenticateAppUser, type SignedIn } from '../sign-in/authenticate.js';
 import { scopesFor, type Client } from '../clients/find.js';
 import { issueTokens } from '../tokens/issue.js';
 import { insertTokenFamily } from '../sessions/token-families.js';
@@ -19,13 +19,13 @@ import type { TokenPrincipal } from '../tokens/access-tokens.js';
 import type { LoginContext } from '../sign-in/throttle.js';
 import { requireParam, type GrantHandler } from './types.js';
 
-async function signIn(deps: Deps, client: Client, params: Readonly<Record<string, string>>, context: LoginContext): Promise<TokenPrincipal> {
+async function signIn(deps: Deps, client: Client, params: Readonly<Record<string, string>>, context: LoginContext): Promise<SignedIn<TokenPrincipal>> {
   const username = requireParam(params, 'username');
   const password = requireParam(params, 'password');
   const acr = parseAcrValues(params.acr_values);
   if (acr.idp) throw InvalidRequest(`acr_values idp:${acr.idp} needs a browser; sign in through /connect/authorize`);
   if (client.kind === 'admin-cli') {
-    const admin = await authenticateAdmin(deps, username, password, context);
+    const { account: admin, amr } = await authenticateAdmin(deps, username, password, context, params.otp);
     if (acr.tenant && !admin.sysadmin) {
       const org = await findOrganizationIn(deps.db, acr.tenant);
       const member =
@@ -37,22 +37,23 @@ async function signIn(deps: Deps, client: Client, params: Readonly<Record<string
           .get());
       if (!member) throw InvalidGrant(`this account is not an administrator of organization '${acr.tenant}'`);
     }
-    return { kind: admin.sysadmin ? 'sysadmin' : 'admin', userUuid: admin.uuid, username: admin.username };
+    return { account: { kind: admin.sysadmin ? 'sysadmin' : 'admin', userUuid: admin.uuid, username: admin.username }, amr };
   }
   if (!client.appUuid) throw UnauthorizedClient('only admin-cli and the clients of an application sign users in');
   if (acr.tenant) throw InvalidRequest('acr_values tenant: applies to admin sign-in through admin-cli only');
-  const user = await authenticateAppUser(deps, client.appUuid, username, password, context);
-  return { kind: 'app-user', appUuid: client.appUuid, userUuid: user.uuid, username: user.name ?? '' };
+  const { account: user, amr } = await authenticateAppUser(deps, client.appUuid, username, password, context, params.otp);
+  return { account: { kind: 'app-user', appUuid: client.appUuid, userUuid: user.uuid, username: user.name ?? '' }, amr };
 }
 
 export const passwordGrant: GrantHandler = {
   grantType: 'password',
-  parameters: ['username', 'password', 'scope', 'acr_values'],
+  // otp: the second factor of a user who has one (docs/api.md#second-factors).
+  parameters: ['username', 'password', 'otp', 'scope', 'acr_values'],
   async handle(deps, { client, params, context }) {
     // Scope first: a bad request is refused before a password is spent on it.
     const scope = resolveScope(parseScope(params.scope), scopesFor(client, 'password'), 'this client');
-    const principal = await signIn(deps, client, params, context);
-    const family = await insertTokenFamily(deps.db, deps.now(), { clientId: client.clientId, principal, scope, authTime: Math.floor(deps.now() / 1000) });
-    return await issueTokens(deps, { client, principal, scope, family, amr: ['pwd'] });
+    const { account: principal, amr } = await signIn(deps, client, params, context);
+    const family = await insertTokenFamily(deps.db, deps.now(), { clientId: client.clientId, principal, scope, authTime: Math.floor(deps.now() / 1000), amr });
+    return await issueTokens(deps, { client, principal, scope, family });
   },
 };

@@ -16,7 +16,8 @@ export interface NewSession {
   /** `admin`, or the uuid of the application whose user signed in. */
   realm: string;
   principal: UserPrincipal;
-  amr: 'pwd' | 'fed';
+  /** How the user authenticated (RFC 8176): `pwd`, `fed`, and `otp` `mfa` after a second factor. */
+  amr: readonly string[];
   provider?: string;
 }
 
@@ -32,7 +33,7 @@ export async function createSession(deps: Deps, input: NewSession, previousId?: 
     idHash: hashSessionId(id),
     realm: input.realm,
     principal: input.principal,
-    amr: input.amr,
+    amr: input.amr.join(' '),
     provider: input.provider ?? null,
     authTime: now,
     created: now,
@@ -61,6 +62,11 @@ export async function findSession(deps: Deps, id: string): Promise<SessionRow | 
   const expiresAt = now + deps.config.sessionTtl * 1000;
   await deps.db.update(browserSessions).set({ lastSeen: now, expiresAt }).where(eq(browserSessions.idHash, idHash)).run();
   return { ...session, lastSeen: now, expiresAt };
+}
+
+/** How the session's user authenticated (RFC 8176 `amr`), kept space-separated as scopes are. */
+export function amrOf(session: SessionRow): string[] {
+  return session.amr.split(' ');
 }
 
 export async function endSession(deps: Deps, id: string): Promise<void> {

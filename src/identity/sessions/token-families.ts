@@ -6,8 +6,9 @@
  * (RFC 9700 4.14.2) and slide: each new one lives the configured refresh lifetime again.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { eq } from 'drizzle-orm';
-import { tokenFamilies, refreshTokens } from '../../db/schema.js';
+import { and, eq, isNull, lt, notExists, or, sql } from 'drizzle-orm';
+import { changes } from '../../db/changes.js';
+import { authorizationCodes, tokenFamilies, refreshTokens } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import type { Tx } from '../../db/open.js';
 import type { TokenPrincipal } from '../tokens/access-tokens.js';
@@ -34,6 +35,8 @@ export interface NewTokenFamily {
   principal: TokenPrincipal;
   scope: readonly string[];
   authTime: number;
+  /** How the user authenticated (RFC 8176), said again by every token of the family. */
+  amr?: readonly string[];
 }
 
 export async function insertTokenFamily(tx: Tx, now: number, family: NewTokenFamily): Promise<TokenFamily> {
@@ -43,6 +46,7 @@ export async function insertTokenFamily(tx: Tx, now: number, family: NewTokenFam
     principal: family.principal,
     scope: family.scope.join(' '),
     authTime: family.authTime,
+    amr: family.amr ? [...family.amr] : null,
     created: now,
     revokedAt: null,
   };
@@ -71,4 +75,57 @@ export async function findRefreshToken(deps: Deps, token: string): Promise<Refre
     .from(refreshTokens)
     .where(eq(refreshTokens.tokenHash, hashToken(token)))
     .get();
+}
+
+/**
+ * Forgets what can no longer be used: refresh tokens revoked, or past their expiry once every
+ * access token issued beside them has expired too (a revoked family's access tokens are refused by
+ * its revocation row, revocations.ts), then token families with no refresh token left whose
+ * last access token has expired, then authorization codes past their expiry that no live family
+ * needs for replay detection (RFC 6749 4.1.2). `accessTtlMs` is the longest an access token lives.
+ * An access token of a forgotten family stays verifiable until it expires: verification needs only
+ * its signature and the revocation list, never the family's row.
+ */
+export async function pruneTokenFamilies(
+  tx: Tx,
+  now: number,
+  accessTtlMs: number,
+): Promise<{ refreshTokens: number; tokenFamilies: number; authorizationCodes: number }> {
+  const lastUseBefore = now - accessTtlMs;
+  const refreshed = await tx
+    .delete(refreshTokens)
+    .where(or(eq(refreshTokens.status, 'revoked'), and(lt(refreshTokens.expiresAt, now), lt(refreshTokens.created, lastUseBefore))))
+    .run();
+  const families = await tx
+    .delete(tokenFamilies)
+    .where(
+      and(
+        lt(tokenFamilies.created, lastUseBefore),
+        notExists(
+          tx
+            .select({ one: sql`1` })
+            .from(refreshTokens)
+            .where(eq(refreshTokens.familyId, tokenFamilies.id)),
+        ),
+      ),
+    )
+    .run();
+  const codes = await tx
+    .delete(authorizationCodes)
+    .where(
+      and(
+        lt(authorizationCodes.expiresAt, now),
+        or(
+          isNull(authorizationCodes.familyId),
+          notExists(
+            tx
+              .select({ one: sql`1` })
+              .from(tokenFamilies)
+              .where(eq(tokenFamilies.id, authorizationCodes.familyId)),
+          ),
+        ),
+      ),
+    )
+    .run();
+  return { refreshTokens: changes(refreshed), tokenFamilies: changes(families), authorizationCodes: changes(codes) };
 }

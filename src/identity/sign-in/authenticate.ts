@@ -7,25 +7,83 @@ import { and, eq, sql } from 'drizzle-orm';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { entities } from '../../db/schema.js';
 import { jsonText } from '../../db/sql.js';
-import type { Deps } from '../../deps.js';
+import type { Deps, ThrottleKey } from '../../deps.js';
 import type { SignInRealm } from '../../metrics.js';
-import { InvalidClient, InvalidGrant } from '../../errors.js';
+import { InvalidClient, InvalidGrant, InvalidUsernameOrPassword, isAppError, type AppError } from '../../errors.js';
 import { secretsEqual, verifyPassword } from '../../passwords.js';
 import { verifyAppUserPassword } from './app-user-passwords.js';
-import { findAdminUserIn, type AdminUser } from '../../management/admin-users.js';
+import { findAdminUserIn, hashAdminPassword, listAdminOrganizations, storeAdminPasswordHash, type AdminUser } from '../../management/admin-users.js';
 import { skippingUnreadable, type EntityRow } from '../../db/entity-store.js';
 import type { TokenPrincipal } from '../tokens/access-tokens.js';
 import { findClient, isPublicClient, type AuthMethod, type Client } from '../clients/find.js';
-import { assertNotThrottled, recordLoginFailure, resetLoginFailures, throttleKeys, UNKNOWN_ADDRESS, type LoginContext } from './throttle.js';
+import { checkSecondFactor, PASSWORD_ONLY } from '../factors/second-factor.js';
+import { listActiveFactors } from '../factors/factors.js';
+import { recordFactorEvent } from '../factors/factor-events.js';
+import { ADMIN_REALM, assertNotThrottled, recordLoginFailure, resetLoginFailures, throttleKeys, UNKNOWN_ADDRESS, type LoginContext } from './throttle.js';
 
 const BAD_LOGIN = 'the username or password is not correct';
+const SECOND_FACTOR_REQUIRED = 'a second factor is required: send otp, a code of your authenticator app or one of your recovery codes';
+const WRONG_SECOND_FACTOR = 'the one-time code (otp) is not correct, or was used already';
+
+/**
+ * What a sign-in asks of the second factor: a code now (`otp`, perhaps undefined: a password
+ * grant, docs/api.md#second-factors), or `SECOND_STEP_LATER`, a page that asks for it in a form of
+ * its own once the password is right.
+ */
+export const SECOND_STEP_LATER = Symbol('the second factor is asked for in a second step');
+export type SecondStep = string | undefined | typeof SECOND_STEP_LATER;
+
+/** Where a sign-in's one-time code was given (factor-events.ts). */
+type CodeChannel = 'grant' | 'page';
+
+function signInRealmOf(realm: string): SignInRealm {
+  return realm === ADMIN_REALM ? 'admin' : 'app_user';
+}
+
+/**
+ * Checks the one-time code of an account whose password was right, under the keys its password
+ * counted against: a wrong code counts as a wrong password does, a missing one is refused without
+ * counting; a use, a recovery code's use and a failure are factor events.
+ */
+async function checkCode(
+  deps: Deps,
+  realm: string,
+  userUuid: string,
+  keys: { account: ThrottleKey; address: ThrottleKey },
+  otp: string | undefined,
+  facts: { via: CodeChannel; address: string },
+): Promise<readonly string[]> {
+  const signIns = deps.metrics.signIns;
+  const second = await checkSecondFactor(deps, userUuid, otp);
+  const event = { realm, userUuid, ...facts };
+  if (second.result === 'required') {
+    signIns.inc({ realm: signInRealmOf(realm), result: 'second_factor_required' });
+    throw InvalidGrant(SECOND_FACTOR_REQUIRED);
+  }
+  if (second.result === 'wrong') {
+    signIns.inc({ realm: signInRealmOf(realm), result: 'invalid_second_factor' });
+    await recordLoginFailure(deps, [keys.account, keys.address]);
+    await recordFactorEvent(deps, 'second_factor_failed', event);
+    throw InvalidGrant(WRONG_SECOND_FACTOR);
+  }
+  if (second.method === 'totp') await recordFactorEvent(deps, 'second_factor_used', { ...event, factor: second.factor });
+  if (second.method === 'recovery_code') await recordFactorEvent(deps, 'recovery_code_used', event);
+  return second.amr;
+}
 
 /**
  * Runs one password check under the throttle of its account and address. The account is looked
  * up first, so that every name it has (username, email, uuid) counts against one key; a login that
  * names no account counts under its own (throttle.ts). A waiting key refuses before the password
- * is looked at; a failure counts; a success clears the account's count. `verify` runs even when no
- * account was found, so the time taken does not say whether it exists.
+ * is looked at; a failure counts and is refused with `refuse()`; a success clears the account's
+ * count. `verify` runs even when no account was found, so the time taken does not say whether it
+ * exists.
+ *
+ * A sign-in (`signIn` given) then asks for the account's second factor
+ * (docs/api.md#second-factors, checkCode); neither a wrong nor a missing code clears the count, so
+ * that a known password does not reopen the guessing of codes. With `SECOND_STEP_LATER` an
+ * account with a factor comes back `secondStepDue`, its count untouched, for
+ * authenticateSecondStep to finish.
  */
 async function throttled<T extends { uuid: string }>(
   deps: Deps,
@@ -34,13 +92,15 @@ async function throttled<T extends { uuid: string }>(
   context: LoginContext,
   find: () => Promise<T | undefined>,
   verify: (candidate: T | undefined) => Promise<boolean>,
-): Promise<T> {
+  refuse: () => AppError = () => InvalidGrant(BAD_LOGIN),
+  signIn?: { otp: SecondStep },
+): Promise<SignedIn<T>> {
   const candidate = await find();
-  const { account, address } = throttleKeys(realm, candidate?.uuid ?? login, context);
+  const keys = throttleKeys(realm, candidate?.uuid ?? login, context);
   const signIns = deps.metrics.signIns;
-  const kind: SignInRealm = realm === 'admin' ? 'admin' : 'app_user';
+  const kind = signInRealmOf(realm);
   try {
-    await assertNotThrottled(deps, [account, address]);
+    await assertNotThrottled(deps, [keys.account, keys.address]);
   } catch (error) {
     signIns.inc({ realm: kind, result: 'throttled' });
     throw error;
@@ -48,42 +108,180 @@ async function throttled<T extends { uuid: string }>(
   const valid = await verify(candidate);
   if (!candidate || !valid) {
     signIns.inc({ realm: kind, result: 'invalid_credentials' });
-    await recordLoginFailure(deps, [account, address]);
-    throw InvalidGrant(BAD_LOGIN);
+    await recordLoginFailure(deps, [keys.account, keys.address]);
+    throw refuse();
   }
-  await resetLoginFailures(deps, account);
-  return candidate;
+  let amr = PASSWORD_ONLY;
+  if (signIn?.otp === SECOND_STEP_LATER) {
+    if ((await listActiveFactors(deps.db, candidate.uuid)).length > 0) return { account: candidate, amr, secondStepDue: true };
+  } else if (signIn) {
+    amr = await checkCode(deps, realm, candidate.uuid, keys, signIn.otp, { via: 'grant', address: context.address });
+  }
+  await resetLoginFailures(deps, keys.account);
+  return { account: candidate, amr };
+}
+
+/**
+ * The second step of a sign-in whose password was right (the sign-in page's code form,
+ * docs/api.md#second-factors): the code of `userUuid` in `realm`, under the same throttle as the
+ * password was; a pass clears the account's count, as a whole sign-in does. Returns the `amr` the
+ * sign-in then has. @throws 429 while the account or address waits, 400 `invalid_grant` for a
+ * wrong or missing code.
+ */
+export async function authenticateSecondStep(
+  deps: Deps,
+  realm: string,
+  userUuid: string,
+  otp: string | undefined,
+  context: LoginContext,
+): Promise<readonly string[]> {
+  const keys = throttleKeys(realm, userUuid, context);
+  try {
+    await assertNotThrottled(deps, [keys.account, keys.address]);
+  } catch (error) {
+    deps.metrics.signIns.inc({ realm: signInRealmOf(realm), result: 'throttled' });
+    throw error;
+  }
+  const amr = await checkCode(deps, realm, userUuid, keys, otp, { via: 'page', address: context.address });
+  await resetLoginFailures(deps, keys.account);
+  return amr;
+}
+
+/** An account whose password (and second factor, if it has one) checked out, and how it signed in (RFC 8176 `amr`). */
+export interface SignedIn<T> {
+  account: T;
+  amr: readonly string[];
+  /** The password was right and the account has a second factor, not yet asked for (SECOND_STEP_LATER). */
+  secondStepDue?: boolean;
+}
+
+/** Whose password: an admin user's, or a user's of an application (the throttle keeps them apart). */
+export type PasswordRealm = 'admin' | { appUuid: string };
+
+/**
+ * The current password given with a new one (ResetPW) is a password guess like a sign-in: it
+ * counts against the same guessing budget of the account and of the address (throttle.ts), and a
+ * waiting account is refused with 429 before it is checked. A wrong one is Usergrid's
+ * `400 auth_invalid_username_or_password` (docs/api.md#account-lifecycle), `description` saying
+ * which field was wrong.
+ */
+export async function confirmCurrentPassword(
+  deps: Deps,
+  realm: PasswordRealm,
+  account: { uuid: string },
+  verify: () => Promise<boolean>,
+  context: LoginContext,
+  field: string,
+): Promise<void> {
+  await throttled(
+    deps,
+    realm === 'admin' ? realm : realm.appUuid,
+    account.uuid,
+    context,
+    async () => account,
+    verify,
+    () => InvalidUsernameOrPassword(`the current password (${field}) is not correct`, { fields: { [field]: 'does not match' } }),
+  );
+}
+
+/**
+ * ResetPW for an admin user: the current password must match (confirmCurrentPassword) before the
+ * new one is set (docs/api.md#account-lifecycle).
+ */
+export async function changeAdminPassword(deps: Deps, user: AdminUser, current: string, next: string, context: LoginContext): Promise<void> {
+  // The new password is checked first: a refusal then says nothing about the current one.
+  const passwordHash = await hashAdminPassword(deps, next, user, 'newpassword');
+  await confirmCurrentPassword(deps, 'admin', user, () => verifyPassword(current, user.passwordHash), context, 'password');
+  await storeAdminPasswordHash(deps, user, passwordHash);
+}
+
+/**
+ * Whether a refusal says only that a password or a client secret was wrong: not a throttle, a
+ * disabled account or anything else a caller could act on.
+ */
+export function isWrongCredentials(error: unknown): boolean {
+  return isAppError(error) && (error.error === 'invalid_client' || (error.error === 'invalid_grant' && error.message === BAD_LOGIN));
+}
+
+const ACCOUNT_DISABLED = 'this account is disabled';
+const ACCOUNT_NOT_ACTIVATED = 'this account is not activated yet';
+
+/**
+ * Why a sign-in whose password checked out was refused, for the sign-in page to say so (only the
+ * holder of the password learns it): the account is disabled, not activated, or its
+ * organizations are not (`fields.organization` names one).
+ */
+export function accountRefusalOf(error: AppError): 'disabled' | 'not_activated' | 'organization_not_activated' | undefined {
+  if (error.error !== 'invalid_grant') return undefined;
+  if (error.message === ACCOUNT_DISABLED) return 'disabled';
+  if (error.message === ACCOUNT_NOT_ACTIVATED) return 'not_activated';
+  return error.fields.organization === undefined ? undefined : 'organization_not_activated';
+}
+
+interface AccountState {
+  disabled: boolean;
+  activated: boolean;
+  /** An admin's organization when none of them is activated (docs/api.md#account-state). */
+  inactiveOrganization?: string;
 }
 
 /**
  * After the password checked out: a disabled account is refused, and logged at warn (someone
- * holds its password), as is one not activated yet; each outcome is counted.
+ * holds its password), as is one not activated yet, or whose organizations are not; each outcome
+ * is counted.
  */
-function admitAccount(deps: Deps, realm: SignInRealm, uuid: string, account: { disabled: boolean; activated: boolean }): void {
+function admitAccount(deps: Deps, realm: SignInRealm, uuid: string, account: AccountState): void {
   const signIns = deps.metrics.signIns;
   if (account.disabled) {
     signIns.inc({ realm, result: 'disabled' });
     deps.logger.warn({ event: 'disabled_account_sign_in', realm, subject: uuid }, 'sign-in to a disabled account refused');
-    throw InvalidGrant('this account is disabled');
+    throw InvalidGrant(ACCOUNT_DISABLED);
   }
-  if (!account.activated) {
+  if (!account.activated || account.inactiveOrganization !== undefined) {
     signIns.inc({ realm, result: 'not_activated' });
-    throw InvalidGrant('this account is not activated yet');
+    if (account.inactiveOrganization === undefined) throw InvalidGrant(ACCOUNT_NOT_ACTIVATED);
+    const organization = account.inactiveOrganization;
+    throw InvalidGrant(`the organization '${organization}' of this account is not activated`, { fields: { organization } });
   }
   signIns.inc({ realm, result: 'success' });
 }
 
-export async function authenticateAdmin(deps: Deps, login: string, password: string, context: LoginContext = UNKNOWN_ADDRESS): Promise<AdminUser> {
-  const user = await throttled(
+/**
+ * An admin who belongs to organizations, none of them activated and not disabled, has nothing to
+ * sign in to yet: the first of them, to name in the refusal. Sysadmins and admins of no
+ * organization (a new sign-up) are never held back.
+ */
+async function inactiveOrganizationOf(deps: Deps, user: AdminUser): Promise<string | undefined> {
+  if (user.sysadmin) return undefined;
+  const orgs = await listAdminOrganizations(deps, user.uuid);
+  return orgs.length > 0 && !orgs.some((org) => org.activated && !org.disabled) ? orgs[0].name : undefined;
+}
+
+/** An admin user's sign-in: the password, then `otp` when the account has a second factor (docs/api.md#second-factors). */
+export async function authenticateAdmin(
+  deps: Deps,
+  login: string,
+  password: string,
+  context: LoginContext = UNKNOWN_ADDRESS,
+  otp?: SecondStep,
+): Promise<SignedIn<AdminUser>> {
+  const signedIn = await throttled(
     deps,
     'admin',
     login,
     context,
     () => findAdminUserIn(deps.db, login, 'username-email-uuid'),
     (candidate) => verifyPassword(password, candidate?.passwordHash),
+    undefined,
+    { otp },
   );
-  admitAccount(deps, 'admin', user.uuid, { disabled: user.disabled, activated: user.activated });
-  return user;
+  const user = signedIn.account;
+  admitAccount(deps, 'admin', user.uuid, {
+    disabled: user.disabled,
+    activated: user.activated,
+    inactiveOrganization: await inactiveOrganizationOf(deps, user),
+  });
+  return signedIn;
 }
 
 /**
@@ -109,23 +307,28 @@ export async function findAppUserByLogin(deps: Deps, appUuid: string, login: str
   return result;
 }
 
+/** An app user's sign-in: the password, then `otp` when the user has a second factor (docs/api.md#second-factors). */
 export async function authenticateAppUser(
   deps: Deps,
   appUuid: string,
   login: string,
   password: string,
   context: LoginContext = UNKNOWN_ADDRESS,
-): Promise<EntityRow> {
-  const user = await throttled(
+  otp?: SecondStep,
+): Promise<SignedIn<EntityRow>> {
+  const signedIn = await throttled(
     deps,
     appUuid,
     login,
     context,
     () => findAppUserByLogin(deps, appUuid, login),
     (candidate) => (candidate ? verifyAppUserPassword(deps, candidate.uuid, password) : verifyPassword(password, null)),
+    undefined,
+    { otp },
   );
+  const user = signedIn.account;
   admitAccount(deps, 'app_user', user.uuid, { disabled: user.properties.disabled === true, activated: user.properties.activated !== false });
-  return user;
+  return signedIn;
 }
 
 /** invalid_client (RFC 6749 5.2): 401 naming the scheme to use (RFC 7235 2.1), HTTP Basic. */

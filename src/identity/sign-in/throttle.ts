@@ -8,7 +8,8 @@
  * The counters live in the database, or in Redis when `--redis-url` is given (counters that
  * expire by themselves, kept off the database that every other request needs).
  */
-import { eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, lt } from 'drizzle-orm';
+import { changes } from '../../db/changes.js';
 import { loginThrottle } from '../../db/schema.js';
 import type { Db } from '../../db/open.js';
 import type { Deps, ThrottleKey, ThrottleStore } from '../../deps.js';
@@ -23,6 +24,9 @@ const MAX_DELAY_MS = 15 * 60 * 1000;
 // Counts are forgotten after this long without a failure (what decays an address's count, since
 // one person's success must not clear everyone else's failures from the same address).
 const FORGET_AFTER_MS = 15 * 60 * 1000;
+
+/** The realm of admin users (who sign in through admin clients such as admin-cli); an application's users' realm is its uuid. */
+export const ADMIN_REALM = 'admin';
 
 /** Where a password attempt comes from; routes pass the socket address when there is one. */
 export interface LoginContext {
@@ -75,6 +79,11 @@ export function databaseThrottle(db: Db): ThrottleStore {
     async reset(key) {
       await db.delete(loginThrottle).where(eq(loginThrottle.key, key)).run();
     },
+    async prune(now) {
+      // A count no longer blocking and past its memory reads as zero: its row says nothing.
+      const forgotten = and(lt(loginThrottle.lastFailure, now - FORGET_AFTER_MS), lt(loginThrottle.blockedUntil, now));
+      return changes(await db.delete(loginThrottle).where(forgotten).run());
+    },
     async close() {},
   };
 }
@@ -122,6 +131,9 @@ export async function redisThrottle(url: string): Promise<ThrottleStore> {
     },
     async reset(key) {
       await redis.del(REDIS_PREFIX + key);
+    },
+    async prune() {
+      return 0; // Redis expires each count by itself (RECORD_FAILURE sets its expiry).
     },
     async close() {
       redis.disconnect();

@@ -14,6 +14,7 @@ import type { Deps } from '../../deps.js';
 import type { Principal } from '../../principal.js';
 import { ExpiredToken, Unauthorized } from '../../errors.js';
 import { isAccessTokenRevoked } from './revocations.js';
+import { findClient } from '../clients/find.js';
 
 export type TokenPrincipal = Exclude<Principal, { kind: 'guest' }>;
 
@@ -200,8 +201,12 @@ export async function currentPrincipal(deps: Deps, principal: TokenPrincipal): P
       return { kind: 'app-user', appUuid: principal.appUuid, userUuid: user.uuid, username: user.name ?? '' };
     }
     case 'organization':
-    case 'application':
-      return principal;
+    case 'application': {
+      // The client is the principal: once it is deleted (docs/api.md#clients), its tokens stop working.
+      const client = await findClient(deps, principal.clientId);
+      const appUuid = principal.kind === 'application' ? principal.appUuid : null;
+      return client?.orgUuid === principal.orgUuid && client.appUuid === appUuid ? principal : null;
+    }
   }
 }
 
@@ -214,17 +219,28 @@ export async function principalOfClaims(deps: Deps, claims: AccessTokenClaims): 
     case 'app-user':
       return claims.app ? currentPrincipal(deps, { kind: 'app-user', appUuid: claims.app, userUuid: claims.sub, username: '' }) : null;
     case 'organization':
-      return claims.org ? { kind: 'organization', orgUuid: claims.org, clientId: claims.client_id } : null;
+      return claims.org ? currentPrincipal(deps, { kind: 'organization', orgUuid: claims.org, clientId: claims.client_id }) : null;
     case 'application':
-      return claims.org && claims.app ? { kind: 'application', orgUuid: claims.org, appUuid: claims.app, clientId: claims.client_id } : null;
+      return claims.org && claims.app
+        ? currentPrincipal(deps, { kind: 'application', orgUuid: claims.org, appUuid: claims.app, clientId: claims.client_id })
+        : null;
     default:
       return null;
   }
 }
 
-export async function verifyAccessToken(deps: Deps, token: string): Promise<TokenPrincipal> {
+/** The principal a token speaks for, and its claims. @throws 401 when it does not verify or its principal may no longer act. */
+export async function verifyAccessToken(deps: Deps, token: string): Promise<{ principal: TokenPrincipal; claims: AccessTokenClaims }> {
   const claims = await verifyAccessTokenClaims(deps, token);
   const principal = await principalOfClaims(deps, claims);
   if (!principal) throw Unauthorized('the account behind this token no longer exists or is disabled');
-  return principal;
+  return { principal, claims };
+}
+
+/**
+ * When the user behind a token last proved who they are, seconds since the epoch: its
+ * `auth_time`, or for a token without one (issued before tokens carried it) its `iat`.
+ */
+export function signedInAtOf(claims: AccessTokenClaims): number {
+  return typeof claims.auth_time === 'number' ? claims.auth_time : claims.iat;
 }

@@ -10,6 +10,7 @@ import type { SigningAlg } from '../../config.js';
 import type { Deps } from '../../deps.js';
 import { issuerOf } from './access-tokens.js';
 import { userClaims, type UserPrincipal } from './user-claims.js';
+import { acrOf } from '../factors/second-factor.js';
 
 export interface IdTokenRequest {
   principal: UserPrincipal;
@@ -51,6 +52,7 @@ export async function signIdToken(deps: Deps, request: IdTokenRequest): Promise<
     auth_time: request.authTime,
     ...(request.nonce && { nonce: request.nonce }),
     ...(request.amr && { amr: request.amr }),
+    ...(acrOf(request.amr) && { acr: acrOf(request.amr) }),
     ...(request.accessToken && { at_hash: tokenHash(key.alg, request.accessToken) }),
     ...(request.code && { c_hash: tokenHash(key.alg, request.code) }),
   };

@@ -15,6 +15,7 @@ import { isPublicClient, type Client } from '../clients/find.js';
 import { findTokenFamily, findRefreshToken, type TokenFamily, type RefreshTokenRow } from '../sessions/token-families.js';
 import { revokeAccessToken, revokeTokenFamily } from './revocations.js';
 import { isUserPrincipal } from './user-claims.js';
+import { authenticationClaims } from './issue.js';
 
 type Hint = 'access_token' | 'refresh_token';
 
@@ -60,7 +61,7 @@ export async function introspectToken(deps: Deps, client: Client, params: Readon
     access_token: async () => {
       const claims = await accessTokenClaims(deps, token);
       if (!claims || !(await isVisibleTo(deps, client, claims))) return null;
-      const { iss, sub, aud, client_id, scope, iat, exp, jti, preferred_username } = claims;
+      const { iss, sub, aud, client_id, scope, iat, exp, jti, preferred_username, auth_time, amr, acr } = claims;
       return {
         active: true,
         token_type: 'Bearer',
@@ -73,6 +74,10 @@ export async function introspectToken(deps: Deps, client: Client, params: Readon
         exp,
         jti,
         ...(preferred_username !== undefined && { username: preferred_username }),
+        // How the user signed in (docs/api.md#second-factors), as the token says.
+        ...(auth_time !== undefined && { auth_time }),
+        ...(amr !== undefined && { amr }),
+        ...(acr !== undefined && { acr }),
       };
     },
     refresh_token: async () => {
@@ -86,6 +91,7 @@ export async function introspectToken(deps: Deps, client: Client, params: Readon
         scope: live.row.scope,
         sub: isUserPrincipal(principal) ? principal.userUuid : principal.clientId,
         ...(isUserPrincipal(principal) && { username: principal.username }),
+        ...(isUserPrincipal(principal) && authenticationClaims(live.family.authTime, live.family.amr)),
         iat: Math.floor(live.row.created / 1000),
         exp: Math.floor(live.row.expiresAt / 1000),
       };

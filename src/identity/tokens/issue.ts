@@ -11,6 +11,7 @@ import { isUserPrincipal } from './user-claims.js';
 import type { Client } from '../clients/find.js';
 import type { Scope } from '../scopes.js';
 import type { IssuedFacts } from './audit.js';
+import { acrOf } from '../factors/second-factor.js';
 
 export interface TokenResponse {
   access_token: string;
@@ -37,20 +38,32 @@ export interface IssueRequest {
   /** A token family's id to carry without a refresh token (token exchange keeps its subject's). */
   familyId?: string;
   nonce?: string | null;
+  /** How the user authenticated (RFC 8176), when no token family says it. */
   amr?: readonly string[];
   ttl?: number;
   claims?: Record<string, unknown>;
 }
 
+/**
+ * What a user's tokens say about the sign-in behind them (RFC 9068 2.2.1, OIDC Core 2): when it
+ * was (`auth_time`), how (`amr`, RFC 8176) and how strong that is (`acr`,
+ * docs/api.md#second-factors). A token family keeps them, so refreshed tokens say the same.
+ */
+export function authenticationClaims(authTime: number | undefined, amr: readonly string[] | null | undefined): Record<string, unknown> {
+  const acr = acrOf(amr);
+  return { ...(authTime !== undefined && { auth_time: authTime }), ...(amr && { amr }), ...(acr && { acr }) };
+}
+
 export async function issueTokens(deps: Deps, request: IssueRequest): Promise<Issued> {
   const { client, principal, scope, family } = request;
+  const amr = family?.amr ?? request.amr;
   const access = await signAccessToken(deps, {
     principal,
     clientId: client.clientId,
     scope,
     familyId: family?.id ?? request.familyId,
     ttl: request.ttl,
-    claims: request.claims,
+    claims: { ...(isUserPrincipal(principal) && authenticationClaims(family?.authTime, amr)), ...request.claims },
   });
   const response: TokenResponse = { access_token: access.token, token_type: 'Bearer', expires_in: access.expiresIn, scope: scope.join(' ') };
   if (family && family.scope.split(' ').includes('offline_access') && client.grantTypes.includes('refresh_token')) {
@@ -63,7 +76,7 @@ export async function issueTokens(deps: Deps, request: IssueRequest): Promise<Is
       scope,
       authTime: family?.authTime ?? Math.floor(deps.now() / 1000),
       nonce: request.nonce,
-      amr: request.amr,
+      amr: amr ?? undefined,
     });
   }
   return {

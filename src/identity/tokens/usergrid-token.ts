@@ -10,19 +10,22 @@ import { Forbidden, InvalidGrant, UnsupportedGrantType } from '../../errors.js';
 import { str } from '../../management/schemas.js';
 import { getCredential } from '../../management/credentials.js';
 import type { Application } from '../../management/applications.js';
-import { authenticateAdmin, authenticateAppUser, authenticateClientCredentials } from '../sign-in/authenticate.js';
+import { authenticateAdmin, authenticateAppUser, authenticateClientCredentials, isWrongCredentials } from '../sign-in/authenticate.js';
 import { signAccessToken, type IssuedAccessToken, type TokenPrincipal } from './access-tokens.js';
 import type { AdminUser } from '../../management/admin-users.js';
 import type { EntityRow } from '../../db/entity-store.js';
 import { ADMIN_CLI } from '../clients/find.js';
 import { withTokenAudit, type IssuedFacts } from './audit.js';
 import { insertTokenFamily } from '../sessions/token-families.js';
+import { authenticationClaims } from './issue.js';
 import type { LoginContext } from '../sign-in/throttle.js';
 
 export const UsergridTokenRequest = z.object({
   grant_type: str('grant_type'),
   username: z.string().optional(),
   password: z.string().optional(),
+  /** The second factor of a user who has one (docs/api.md#second-factors). */
+  otp: z.string().optional(),
   client_id: z.string().optional(),
   client_secret: z.string().optional(),
   /** The token's lifetime in milliseconds, as Usergrid took it; 0 or absent: the server's. */
@@ -54,14 +57,39 @@ function factsOf(result: UsergridTokenResult): IssuedFacts {
   return { client_id: result.clientId, subject, subject_kind, scope: API_SCOPE.join(' '), jti: result.issued.jti };
 }
 
+/**
+ * Usergrid answered a wrong password and wrong client credentials alike at its token endpoints,
+ * and its SDKs expect that answer: 400 `invalid_grant`, "invalid username or password"
+ * (docs/api.md#usergrid-style). /connect/token keeps RFC 6749's distinction.
+ */
+async function asUsergridAnswers<T>(issue: () => Promise<T>): Promise<T> {
+  try {
+    return await issue();
+  } catch (error) {
+    if (isWrongCredentials(error)) throw InvalidGrant('invalid username or password');
+    throw error;
+  }
+}
+
 function audited(deps: Deps, endpoint: string, input: UsergridTokenRequest, context: LoginContext, issue: () => Promise<UsergridTokenResult>) {
-  return withTokenAudit(deps, { endpoint, grant_type: input.grant_type, client_id: input.client_id, address: context.address }, issue, factsOf);
+  const audit = { endpoint, grant_type: input.grant_type, client_id: input.client_id, address: context.address };
+  return withTokenAudit(deps, audit, () => asUsergridAnswers(issue), factsOf);
 }
 
 function required(input: UsergridTokenRequest, ...fields: ('username' | 'password' | 'client_id' | 'client_secret')[]): string[] {
   const missing = fields.filter((field) => !input[field]);
   if (missing.length > 0) throw InvalidGrant(`${missing.join(' and ')} required for grant_type ${input.grant_type}`);
   return fields.map((field) => input[field]!);
+}
+
+/**
+ * A user's password sign-in: a token family of its own, so that ending all of the user's
+ * sign-ins (revoketokens, a password reset, deactivation) reaches this token too (revocations.ts).
+ */
+async function signInToken(deps: Deps, principal: TokenPrincipal, clientId: string, ttl: number, amr: readonly string[]) {
+  const family = await insertTokenFamily(deps.db, deps.now(), { clientId, principal, scope: API_SCOPE, authTime: Math.floor(deps.now() / 1000), amr });
+  const claims = authenticationClaims(family.authTime, amr);
+  return await signAccessToken(deps, { principal, clientId, scope: API_SCOPE, familyId: family.id, ttl, claims });
 }
 
 export async function issueManagementToken(deps: Deps, input: UsergridTokenRequest, context: LoginContext): Promise<UsergridTokenResult> {
@@ -72,9 +100,9 @@ async function managementToken(deps: Deps, input: UsergridTokenRequest, context:
   const ttl = lifetimeOf(deps, input);
   if (input.grant_type === 'password') {
     const [username, password] = required(input, 'username', 'password');
-    const admin = await authenticateAdmin(deps, username, password, context);
+    const { account: admin, amr } = await authenticateAdmin(deps, username, password, context, input.otp);
     const principal: TokenPrincipal = { kind: admin.sysadmin ? 'sysadmin' : 'admin', userUuid: admin.uuid, username: admin.username };
-    return { issued: await signAccessToken(deps, { principal, clientId: ADMIN_CLI, scope: API_SCOPE, ttl }), clientId: ADMIN_CLI, admin };
+    return { issued: await signInToken(deps, principal, ADMIN_CLI, ttl, amr), clientId: ADMIN_CLI, admin };
   }
   if (input.grant_type === 'client_credentials') {
     const [clientId, clientSecret] = required(input, 'client_id', 'client_secret');
@@ -93,21 +121,10 @@ async function applicationToken(deps: Deps, app: Application, input: UsergridTok
   const ttl = lifetimeOf(deps, input);
   if (input.grant_type === 'password') {
     const [username, password] = required(input, 'username', 'password');
-    const user = await authenticateAppUser(deps, app.uuid, username, password, context);
+    const { account: user, amr } = await authenticateAppUser(deps, app.uuid, username, password, context, input.otp);
     const credential = await getCredential(deps, 'application', app.uuid);
     const principal: TokenPrincipal = { kind: 'app-user', appUuid: app.uuid, userUuid: user.uuid, username: user.name ?? '' };
-    // A family of its own, so that revoking all of the user's tokens reaches this one (revocations.ts).
-    const family = await insertTokenFamily(deps.db, deps.now(), {
-      clientId: credential.clientId,
-      principal,
-      scope: API_SCOPE,
-      authTime: Math.floor(deps.now() / 1000),
-    });
-    return {
-      issued: await signAccessToken(deps, { principal, clientId: credential.clientId, scope: API_SCOPE, familyId: family.id, ttl }),
-      clientId: credential.clientId,
-      appUser: user,
-    };
+    return { issued: await signInToken(deps, principal, credential.clientId, ttl, amr), clientId: credential.clientId, appUser: user };
   }
   if (input.grant_type === 'client_credentials') {
     const [clientId, clientSecret] = required(input, 'client_id', 'client_secret');

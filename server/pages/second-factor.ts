@@ -1,0 +1,46 @@
+/**
+ * The second step of a sign-in (docs/api.md#second-factors): the code of the authenticator app,
+ * or, after "use a recovery code", one of the recovery codes; both in the field `otp`, so that
+ * browsers and password managers fill it (autocomplete `one-time-code`). Switching between the two
+ * is a button of the form: it works without JavaScript.
+ */
+import { html } from 'hono/html';
+import { hiddenFields, layout, type Html, type PageContext } from './layout.js';
+
+export type CodeKind = 'totp' | 'recovery';
+
+export interface SecondFactorPage {
+  clientName: string;
+  userName: string;
+  kind: CodeKind;
+  /** A page-text key shown as an alert (a failed attempt). */
+  alert?: string;
+  /** The signed authorize request and waiting sign-in the form carries through. */
+  interaction: string;
+}
+
+function codeField(context: PageContext, kind: CodeKind): Html {
+  const { t } = context;
+  if (kind === 'totp') {
+    return html`<label for="otp">${t('second_factor.code')}</label>
+<input type="text" id="otp" name="otp" autocomplete="one-time-code" inputmode="numeric" required autofocus>`;
+  }
+  return html`<label for="otp">${t('second_factor.recovery_code')}</label>
+<input type="text" id="otp" name="otp" autocomplete="one-time-code" autocapitalize="none" spellcheck="false" required autofocus>`;
+}
+
+export function renderSecondFactor(context: PageContext, page: SecondFactorPage): Html {
+  const { t } = context;
+  const other: CodeKind = page.kind === 'totp' ? 'recovery' : 'totp';
+  const body = html`<h1>${t('second_factor.title')}</h1>
+<p class="subtitle">${t('second_factor.signed_in_as', { user: page.userName, client: page.clientName })}</p>
+${page.alert ? html`<p class="alert" role="alert">${t(page.alert)}</p>` : ''}
+<p>${t(page.kind === 'totp' ? 'second_factor.intro' : 'second_factor.intro_recovery')}</p>
+<form method="post" action="/connect/authorize/otp">
+${hiddenFields(context, { interaction: page.interaction })}
+${codeField(context, page.kind)}
+<button type="submit" class="wide">${t('second_factor.submit')}</button>
+<button type="submit" name="use" value="${other}" class="secondary wide" formnovalidate>${t(other === 'recovery' ? 'second_factor.use_recovery' : 'second_factor.use_app')}</button>
+</form>`;
+  return layout(context, t('second_factor.title'), body);
+}

@@ -1,0 +1,171 @@
+/**
+ * Finds a query's candidate entities through the property index (docs/design.md#the-property-index):
+ * the table `entity_values` holds one row per scalar property of every entity — its path, type
+ * rank (order.ts TYPE_RANK), number (1/0 for booleans) and case-folded text cut to
+ * INDEXED_TEXT_LENGTH characters — kept by triggers in the migrations
+ * (src/db/migrations/*\/…_property_index.sql).
+ *
+ * `candidatesOf` turns a condition into a subquery of entity uuids that holds every entity the
+ * condition matches, or null when the index cannot say (`not`, `contains`, `within`, columns,
+ * paths it does not hold). compile.ts adds `uuid IN (candidates)` beside the exact condition,
+ * which still decides: the index only narrows what the database reads, so an answer through it is
+ * the reference's answer (evaluate.ts) by construction — what the subquery must never do is miss
+ * a match, and each case below says why it does not.
+ */
+import { sql, type SQL } from 'drizzle-orm';
+import type { ComparisonOperator, Condition, Literal } from './ast.js';
+import type { Dialect } from './dialect.js';
+import { foldCase } from './functions.js';
+import { TYPE_RANK } from './order.js';
+import { literalType, resolveProperty } from './properties.js';
+
+/** Strings are indexed by their folded text's first this many characters (code points). */
+export const INDEXED_TEXT_LENGTH = 200;
+/** Deeper paths, and longer ones, are not indexed (the migrations' limits). */
+const INDEXED_DEPTH = 3;
+const INDEXED_PATH_LENGTH = 128;
+
+/** The entities a query reads: one collection of one application. */
+export interface IndexScope {
+  readonly appUuid: string;
+  readonly collection: string;
+}
+
+export interface Candidates {
+  /** `SELECT entity_uuid FROM entity_values …`: a superset of the matches. */
+  readonly sql: SQL;
+  /** The property paths looked up, for `explain` (docs/api.md#explain). */
+  readonly paths: readonly string[];
+}
+
+/** Text cut as the index cuts it: the first INDEXED_TEXT_LENGTH code points. */
+export function indexedText(text: string): string {
+  // Every write of a string property comes here (the triggers' idp_index_text): count code
+  // points in place rather than split the text into an array of them.
+  if (text.length <= INDEXED_TEXT_LENGTH) return text;
+  let end = 0;
+  for (let points = 0; points < INDEXED_TEXT_LENGTH && end < text.length; points++) end += text.codePointAt(end)! > 0xffff ? 2 : 1;
+  return text.slice(0, end);
+}
+
+export function candidatesOf(condition: Condition, scope: IndexScope, dialect: Dialect): Candidates | null {
+  switch (condition.kind) {
+    case 'compare': {
+      const path = indexedPath(condition.property);
+      return path === null ? null : lookup(scope, path, compareTest(condition.operator, condition.value, dialect));
+    }
+    case 'prefix': {
+      const path = indexedPath(condition.property);
+      return path === null ? null : lookup(scope, path, prefixTest(foldCase(condition.prefix), dialect));
+    }
+    case 'and': {
+      // Any one part's candidates hold every match of the whole.
+      return alternativesOf(condition, scope, dialect)[0] ?? null;
+    }
+    case 'or': {
+      // A match of the whole matches some part: the union, when every part has candidates.
+      const parts = condition.conditions.map((part) => candidatesOf(part, scope, dialect));
+      return parts.some((part) => part === null) ? null : union(parts as Candidates[]);
+    }
+    case 'not':
+    case 'contains':
+    case 'within':
+      return null;
+  }
+}
+
+/**
+ * Candidates of `condition` that each hold all its matches, for the caller to pick from: for an
+ * `and`, each part's that has some, equalities first (they tend to narrow most); else its own.
+ */
+export function alternativesOf(condition: Condition, scope: IndexScope, dialect: Dialect): Candidates[] {
+  if (condition.kind !== 'and') {
+    const candidates = candidatesOf(condition, scope, dialect);
+    return candidates === null ? [] : [candidates];
+  }
+  const isEquality = (part: Condition): boolean => part.kind === 'compare' && part.operator === '=';
+  const parts = [...condition.conditions].sort((a, b) => Number(isEquality(b)) - Number(isEquality(a)));
+  return parts.map((part) => candidatesOf(part, scope, dialect)).filter((part) => part !== null);
+}
+
+/**
+ * The parts' union, as a balanced tree of two-part unions: SQLite allows 500 parts in one
+ * compound SELECT, and a long `or` list has more.
+ */
+function union(parts: readonly Candidates[]): Candidates {
+  const tree = (list: readonly SQL[]): SQL => {
+    if (list.length === 1) return list[0];
+    const middle = Math.ceil(list.length / 2);
+    return sql`SELECT ${COMPOUND}.entity_uuid FROM (${tree(list.slice(0, middle))} UNION ${tree(list.slice(middle))}) AS ${COMPOUND}`;
+  };
+  return { sql: tree(parts.map((part) => part.sql)), paths: [...new Set(parts.flatMap((part) => part.paths))] };
+}
+
+const COMPOUND = sql.identifier('candidates');
+
+/** The path as the index names it, or null when the index does not hold it. */
+function indexedPath(property: string): string | null {
+  const source = resolveProperty(property);
+  if (source.kind === 'column' || source.path.length > INDEXED_DEPTH || property.length > INDEXED_PATH_LENGTH) return null;
+  return property;
+}
+
+function lookup(scope: IndexScope, path: string, test: SQL): Candidates {
+  return {
+    sql: sql`SELECT ${VALUES}.entity_uuid FROM ${VALUES} WHERE ${VALUES}.app_uuid = ${scope.appUuid} AND ${VALUES}.collection = ${scope.collection} AND ${VALUES}.path = ${path} AND ${test}`,
+    paths: [path],
+  };
+}
+
+const VALUES = sql.identifier('entity_values');
+const column = (name: string): SQL => sql`${VALUES}.${sql.identifier(name)}`;
+
+/**
+ * A number or boolean compares with `num` among the rows of its type, as evaluate.ts compares
+ * them (doubles; 1/0); the index holds the same doubles the exact test reads. A string compares
+ * with the cut text: cutting keeps order (x <= y implies cut(x) <= cut(y)) and equality, but not
+ * strictness — x < y may cut to equal texts — so `<` and `>` widen to `<=` and `>=`.
+ */
+function compareTest(operator: ComparisonOperator, literal: Literal, dialect: Dialect): SQL {
+  const type = literalType(literal);
+  const kind = sql`${column('kind')} = ${sql.raw(String(TYPE_RANK[type]))}`;
+  if (type === 'string') {
+    const text = { sql: column(dialect.indexColumns.text), type: 'text' as const };
+    return sql`${kind} AND ${dialect.compare(text, WIDENED[operator], indexedText(foldCase(String(literal.value))))}`;
+  }
+  const num = { sql: column(dialect.indexColumns.number), type: 'number' as const };
+  const value = literal.kind === 'boolean' ? (literal.value ? 1 : 0) : Number(literal.value);
+  return sql`${kind} AND ${dialect.compare(num, operator, value)}`;
+}
+
+const WIDENED: Readonly<Record<ComparisonOperator, ComparisonOperator>> = { '=': '=', '<': '<=', '<=': '<=', '>': '>=', '>=': '>=' };
+
+/**
+ * A folded text starting with `prefix` cuts to a text starting with the cut prefix, and every
+ * text starting with that lies in [cut, successor(cut)) in code-point order, the order of the
+ * index (SQLite BINARY, PostgreSQL COLLATE "C").
+ */
+function prefixTest(prefix: string, dialect: Dialect): SQL {
+  const text = { sql: column(dialect.indexColumns.text), type: 'text' as const };
+  const from = indexedText(prefix);
+  const lower = sql`${column('kind')} = ${sql.raw(String(TYPE_RANK.string))} AND ${dialect.compare(text, '>=', from)}`;
+  const upper = successor(from);
+  return upper === null ? lower : sql`${lower} AND ${dialect.compare(text, '<', upper)}`;
+}
+
+/**
+ * The least text after every text that starts with `prefix`: its last code point that can be
+ * incremented, incremented (skipping the surrogates, which no stored text holds), the rest
+ * dropped; null when there is none (empty, or all U+10FFFF).
+ */
+export function successor(prefix: string): string | null {
+  const points = Array.from(prefix, (character) => character.codePointAt(0)!);
+  while (points.length > 0) {
+    const last = points.pop()!;
+    if (last < 0x10ffff) {
+      points.push(last === 0xd7ff ? 0xe000 : last + 1);
+      return String.fromCodePoint(...points);
+    }
+  }
+  return null;
+}

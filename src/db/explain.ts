@@ -1,0 +1,92 @@
+/**
+ * `explain=true` on a collection read (docs/api.md#explain): which index found the entities and
+ * how many entity rows the database read to answer, taken from the database's own account of
+ * the query it ran, not from what the compiler hoped.
+ *
+ * - SQLite: `EXPLAIN QUERY PLAN` says how `entities` is searched — by uuid, which only the
+ *   property index's candidates offer, or through the collection's own index (a scan of the
+ *   collection in created order, or of all of it). The rows read are counted as the query runs:
+ *   `countingRows` adds a condition SQLite evaluates first on every row it reads
+ *   (idp_count_row, functions.ts).
+ * - PostgreSQL: `EXPLAIN (ANALYZE, FORMAT JSON)` runs the query once more and reports, per plan
+ *   node, the rows it returned and the rows its filter removed; the rows read from `entities` are
+ *   their sum over every node that reads that table, times the node's loops.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql, type SQL } from 'drizzle-orm';
+import { countedRows } from './functions.js';
+import { clientOf, dialectOf, type Tx } from './open.js';
+
+export interface Explanation {
+  /** `property NAME[, property NAME…]` when the property index found the entities; null for a read of the collection. */
+  readonly index: string | null;
+  readonly rows_read: number;
+}
+
+/** A query being explained: run it with `condition` among its conditions, then ask `explain`. */
+export interface RowCount {
+  /** A condition that always holds; on SQLite it counts the rows read. */
+  readonly condition: SQL | undefined;
+  /** The explanation of `query` (its SQL text and parameters, as run); ends the count. */
+  explain(query: { sql: string; params: unknown[] }, indexed: readonly string[]): Promise<Explanation>;
+}
+
+export function countingRows(tx: Tx): RowCount {
+  if (dialectOf(tx) === 'postgres') return { condition: undefined, explain: (query, indexed) => explainPostgres(tx, query, indexed) };
+  const token = randomUUID();
+  countedRows.set(token, 0);
+  return {
+    condition: sql`idp_count_row(${token})`,
+    async explain(query, indexed) {
+      try {
+        const plan = await clientOf(tx).query<{ detail: string }>(`EXPLAIN QUERY PLAN ${query.sql}`, query.params);
+        // The candidates drive the plan when the entities are searched by uuid.
+        const byUuid = plan.some((step) => /^SEARCH entities USING (INDEX sqlite_autoindex_entities_1|PRIMARY KEY) \(uuid=\?\)/.test(step.detail));
+        return { index: byUuid ? describeIndex(indexed) : null, rows_read: countedRows.get(token) ?? 0 };
+      } finally {
+        countedRows.delete(token);
+      }
+    },
+  };
+}
+
+function describeIndex(indexed: readonly string[]): string | null {
+  return indexed.length === 0 ? null : indexed.map((path) => `property ${path}`).join(', ');
+}
+
+interface PlanNode {
+  readonly 'Node Type': string;
+  readonly 'Relation Name'?: string;
+  readonly 'Index Name'?: string;
+  readonly 'Actual Rows'?: number;
+  readonly 'Actual Loops'?: number;
+  readonly 'Rows Removed by Filter'?: number;
+  readonly 'Rows Removed by Index Recheck'?: number;
+  readonly Plans?: readonly PlanNode[];
+}
+
+async function explainPostgres(tx: Tx, query: { sql: string; params: unknown[] }, indexed: readonly string[]): Promise<Explanation> {
+  const [row] = await clientOf(tx).query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${query.sql}`, query.params);
+  // The driver may hand json over as its text.
+  const document = typeof row['QUERY PLAN'] === 'string' ? JSON.parse(row['QUERY PLAN']) : row['QUERY PLAN'];
+  const reads = nodesOf((document as [{ Plan: PlanNode }])[0].Plan).filter((node) => node['Relation Name'] === 'entities');
+  // The counts are per loop (averages), as EXPLAIN prints them.
+  const rowsRead = reads.reduce(
+    (sum, node) =>
+      sum + ((node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0)) * (node['Actual Loops'] ?? 1),
+    0,
+  );
+  const byUuid = reads.length > 0 && reads.every(readsByUuid);
+  return { index: byUuid ? describeIndex(indexed) : null, rows_read: Math.round(rowsRead) };
+}
+
+/** Whether a node reads `entities` by uuid: through its primary key, directly or by a bitmap of it. */
+function readsByUuid(node: PlanNode): boolean {
+  if (node['Index Name'] !== undefined) return node['Index Name'] === 'entities_pkey';
+  const bitmaps = (node.Plans ?? []).flatMap(nodesOf).filter((inner) => inner['Node Type'] === 'Bitmap Index Scan');
+  return node['Node Type'] === 'Bitmap Heap Scan' && bitmaps.length > 0 && bitmaps.every((inner) => inner['Index Name'] === 'entities_pkey');
+}
+
+function nodesOf(node: PlanNode): PlanNode[] {
+  return [node, ...(node.Plans ?? []).flatMap(nodesOf)];
+}

@@ -1,0 +1,1 @@
+ALTER TABLE `authorization_codes` ADD `amr` text;

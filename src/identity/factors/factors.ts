@@ -1,0 +1,203 @@
+/**
+ * Second factors as a resource (docs/api.md#second-factors, the shape of Okta's factors API): a
+ * user enrolls a factor (`pending`), proves it once (`active`), lists and removes them. The
+ * first factor a user activates comes with ten recovery codes, shown that once. Secrets never
+ * leave the server after enrollment. Who may act on whose factors is the routes' to decide.
+ *
+ * TOTP secrets are stored as they are, as the signing keys are: the server needs them to check
+ * codes, and there is no key outside the database to encrypt them with.
+ */
+import { and, eq, isNull, lt, or } from 'drizzle-orm';
+import QRCode from 'qrcode';
+import { changes } from '../../db/changes.js';
+import { userFactors } from '../../db/schema.js';
+import type { Tx } from '../../db/open.js';
+import type { Deps } from '../../deps.js';
+import { Conflict, EntityNotFound, IllegalArgument, RequiredProperty } from '../../errors.js';
+import { newUuid } from '../../ids.js';
+import { deleteRecoveryCodes, replaceRecoveryCodes } from './recovery-codes.js';
+import { recordFactorEvent } from './factor-events.js';
+import { newTotpSecret, otpauthUri, totpStepOf } from './totp.js';
+import { passkeyRegistrationOptions, verifyPasskeyRegistration, type RegistrationOptions, type RelyingParty } from './webauthn.js';
+
+export type Factor = typeof userFactors.$inferSelect;
+export type FactorType = Factor['type'];
+const FACTOR_TYPES: readonly FactorType[] = ['totp', 'webauthn'];
+
+/** Whose factors: the user, and the name authenticator apps and browsers show beside them (the application's, or idp). */
+export interface FactorOwner {
+  /** `admin`, or the uuid of the application whose user this is (where factor events go, factor-events.ts). */
+  realm: string;
+  uuid: string;
+  username: string;
+  issuerName: string;
+}
+
+/** A factor as every answer shows it: never its secret, challenge or key. */
+export interface FactorView {
+  id: string;
+  type: FactorType;
+  status: Factor['status'];
+  created: number;
+  modified: number;
+}
+
+/** What enrolling answers, once: TOTP's secret as text, URI and QR code; a passkey's creation options. */
+export interface Enrollment extends FactorView {
+  secret?: string;
+  otpauth_uri?: string;
+  qr_svg?: string;
+  options?: RegistrationOptions;
+}
+
+export interface Activation extends FactorView {
+  /** With the user's first active factor only. */
+  recovery_codes?: string[];
+}
+
+export function factorView(factor: Factor): FactorView {
+  return { id: factor.id, type: factor.type, status: factor.status, created: factor.created, modified: factor.modified };
+}
+
+function relyingParty(deps: Deps, owner: FactorOwner): RelyingParty {
+  return { name: owner.issuerName, issuer: deps.config.issuer ?? `http://${deps.config.host}:${deps.config.port}` };
+}
+
+export async function listFactors(tx: Tx, userUuid: string): Promise<Factor[]> {
+  return await tx.select().from(userFactors).where(eq(userFactors.userUuid, userUuid)).orderBy(userFactors.created, userFactors.id).all();
+}
+
+/** The active factors of a user: what a password sign-in must be followed by. */
+export async function listActiveFactors(tx: Tx, userUuid: string): Promise<Factor[]> {
+  return (await listFactors(tx, userUuid)).filter((factor) => factor.status === 'active');
+}
+
+/** One of the user's factors by id. @throws 404 `entity_not_found`, also for another user's. */
+export async function findFactor(tx: Tx, userUuid: string, id: string): Promise<Factor> {
+  const factor = await tx
+    .select()
+    .from(userFactors)
+    .where(and(eq(userFactors.id, id), eq(userFactors.userUuid, userUuid)))
+    .get();
+  if (!factor) throw EntityNotFound(`factor '${id}' not found`, { fields: { factor: id } });
+  return factor;
+}
+
+function factorTypeOf(body: unknown): FactorType {
+  const type = (body as { type?: unknown } | null)?.type;
+  if (type === undefined) throw RequiredProperty('type is required: totp or webauthn', { fields: { type: 'required' } });
+  if (!FACTOR_TYPES.includes(type as FactorType)) throw IllegalArgument('type must be totp or webauthn', { fields: { type: 'must be totp or webauthn' } });
+  return type as FactorType;
+}
+
+/**
+ * Starts enrolling a factor of the type the body names. An enrollment of the same type left
+ * pending is replaced: only the newest secret or challenge can be verified.
+ */
+export async function enrollFactor(deps: Deps, owner: FactorOwner, body: unknown): Promise<Enrollment> {
+  const type = factorTypeOf(body);
+  const now = deps.now();
+  const factor: Factor = {
+    id: newUuid(),
+    userUuid: owner.uuid,
+    type,
+    status: 'pending',
+    secret: null,
+    lastStep: null,
+    challenge: null,
+    credential: null,
+    created: now,
+    modified: now,
+  };
+  let shown: Omit<Enrollment, keyof FactorView>;
+  if (type === 'totp') {
+    factor.secret = newTotpSecret();
+    const uri = otpauthUri(factor.secret, owner.issuerName, owner.username);
+    shown = { secret: factor.secret, otpauth_uri: uri, qr_svg: await QRCode.toString(uri, { type: 'svg' }) };
+  } else {
+    const registered = (await listActiveFactors(deps.db, owner.uuid)).flatMap((f) => (f.credential ? [f.credential] : []));
+    const options = await passkeyRegistrationOptions(relyingParty(deps, owner), owner, registered);
+    factor.challenge = options.challenge;
+    shown = { options };
+  }
+  await deps.db.transaction(async (tx) => {
+    await tx
+      .delete(userFactors)
+      .where(and(eq(userFactors.userUuid, owner.uuid), eq(userFactors.type, type), eq(userFactors.status, 'pending')))
+      .run();
+    await tx.insert(userFactors).values(factor).run();
+  });
+  await recordFactorEvent(deps, 'factor_enrolled', { realm: owner.realm, userUuid: owner.uuid, factor });
+  return { ...factorView(factor), ...shown };
+}
+
+/** The TOTP code of a verify request. @throws 400 naming `code`. */
+function codeOf(body: unknown): string {
+  const code = (body as { code?: unknown } | null)?.code;
+  if (code === undefined || code === '') throw RequiredProperty('code is required: the code the authenticator app shows', { fields: { code: 'required' } });
+  if (typeof code !== 'string' && typeof code !== 'number') throw IllegalArgument('code must be a string of digits', { fields: { code: 'must be a string' } });
+  return String(code);
+}
+
+/**
+ * Activates a pending factor with proof that the user holds it: a TOTP code of its secret, or the
+ * browser's answer to the passkey options. The user's first active factor brings ten recovery
+ * codes. @throws 400 when the proof does not check out (nothing changes), 409 when already active.
+ */
+export async function verifyFactor(deps: Deps, owner: FactorOwner, id: string, body: unknown): Promise<Activation> {
+  const factor = await findFactor(deps.db, owner.uuid, id);
+  if (factor.status === 'active') throw Conflict(`factor '${id}' is already active`, { fields: { factor: 'already active' } });
+  const now = deps.now();
+  const activated: Partial<Factor> = { status: 'active', modified: now, challenge: null };
+  if (factor.type === 'totp') {
+    const step = totpStepOf(factor.secret ?? '', codeOf(body), now);
+    if (step === null) throw IllegalArgument('the code is not correct; check the time of the device that shows it', { fields: { code: 'does not match' } });
+    activated.lastStep = step;
+  } else {
+    activated.credential = await verifyPasskeyRegistration(relyingParty(deps, owner), factor.challenge ?? '', body);
+  }
+  const activation = await deps.db.transaction(async (tx) => {
+    const first = (await listActiveFactors(tx, owner.uuid)).length === 0;
+    const done = await tx
+      .update(userFactors)
+      .set(activated)
+      .where(and(eq(userFactors.id, id), eq(userFactors.status, 'pending')))
+      .run();
+    if (changes(done) !== 1) throw Conflict(`factor '${id}' is already active`, { fields: { factor: 'already active' } });
+    const view = factorView({ ...factor, ...activated } as Factor);
+    return first ? { ...view, recovery_codes: await replaceRecoveryCodes(tx, owner.uuid, now) } : view;
+  });
+  await recordFactorEvent(deps, 'factor_activated', { realm: owner.realm, userUuid: owner.uuid, factor });
+  return activation;
+}
+
+/** Removes one factor; with the user's last one go their recovery codes. */
+export async function deleteFactor(deps: Deps, owner: FactorOwner, id: string): Promise<Factor> {
+  const factor = await findFactor(deps.db, owner.uuid, id);
+  await deps.db.transaction(async (tx) => {
+    await tx.delete(userFactors).where(eq(userFactors.id, id)).run();
+    if ((await listActiveFactors(tx, owner.uuid)).length === 0) await deleteRecoveryCodes(tx, owner.uuid);
+  });
+  await recordFactorEvent(deps, 'factor_removed', { realm: owner.realm, userUuid: owner.uuid, factor });
+  return factor;
+}
+
+/** Removes every factor and recovery code of a user (an administrator's reset, a deleted user); returns how many factors. */
+export async function deleteAllFactors(tx: Tx, userUuid: string): Promise<number> {
+  const removed = await tx.delete(userFactors).where(eq(userFactors.userUuid, userUuid)).run();
+  await deleteRecoveryCodes(tx, userUuid);
+  return changes(removed);
+}
+
+/**
+ * Accepts a TOTP code of an active factor at most once: the step it belongs to must come after
+ * the last one accepted, and claiming it is one conditional update (of two instances, one wins).
+ */
+export async function claimTotpStep(tx: Tx, factor: Factor, step: number): Promise<boolean> {
+  const claimed = await tx
+    .update(userFactors)
+    .set({ lastStep: step })
+    .where(and(eq(userFactors.id, factor.id), or(isNull(userFactors.lastStep), lt(userFactors.lastStep, step))))
+    .run();
+  return changes(claimed) === 1;
+}

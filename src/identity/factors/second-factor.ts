@@ -1,0 +1,59 @@
+/**
+ * The second step of a password sign-in (docs/api.md#second-factors): a user with an active
+ * factor must add `otp`, a code of one of their TOTP factors or one of their recovery codes.
+ * What the sign-in then proves is said in RFC 8176 `amr` and our `acr` values.
+ */
+import type { Deps } from '../../deps.js';
+import { claimTotpStep, listActiveFactors, type Factor } from './factors.js';
+import { useRecoveryCode } from './recovery-codes.js';
+import { looksLikeTotpCode, totpStepOf } from './totp.js';
+
+/** A password alone (RFC 8176 `pwd`). */
+export const PASSWORD_ONLY: readonly string[] = ['pwd'];
+/**
+ * A password and a one-time code: a TOTP code or a recovery code, which is a one-time password
+ * too (RFC 8176 `otp`); two factors (`mfa`).
+ */
+export const PASSWORD_AND_OTP: readonly string[] = withSecondFactor(PASSWORD_ONLY);
+
+/** An `amr` after a one-time code was added to it: a password (or an external sign-in) and `otp`, two factors. */
+export function withSecondFactor(amr: readonly string[]): string[] {
+  return [...new Set([...amr, 'otp', 'mfa'])];
+}
+
+/** Our `acr` values (docs/api.md#second-factors), weakest first; discovery lists them. */
+export const ACR_VALUES = ['urn:idp:acr:pwd', 'urn:idp:acr:mfa', 'urn:idp:acr:phr'] as const;
+/** Two factors. */
+export const MFA_ACR = 'urn:idp:acr:mfa';
+
+/** The `acr` an `amr` amounts to: `mfa` for two factors, `pwd` for a password; none for what we cannot vouch for (a federated sign-in). */
+export function acrOf(amr: readonly string[] | null | undefined): string | undefined {
+  if (amr?.includes('mfa')) return MFA_ACR;
+  if (amr?.includes('pwd')) return 'urn:idp:acr:pwd';
+  return undefined;
+}
+
+export type SecondFactorOutcome =
+  | { result: 'passed'; amr: readonly string[]; method?: 'totp' | 'recovery_code'; factor?: Factor }
+  /** The user has an active factor and no code was sent. */
+  | { result: 'required' }
+  /** A code was sent and is not (or no longer) good. */
+  | { result: 'wrong' };
+
+/** Checks the second step of a sign-in whose password was right; a TOTP code or recovery code that passes is spent. */
+export async function checkSecondFactor(deps: Deps, userUuid: string, otp: string | undefined): Promise<SecondFactorOutcome> {
+  const factors = await listActiveFactors(deps.db, userUuid);
+  if (factors.length === 0) return { result: 'passed', amr: PASSWORD_ONLY };
+  if (otp === undefined || otp === '') return { result: 'required' };
+  const code = otp.trim();
+  if (looksLikeTotpCode(code)) {
+    for (const factor of factors) {
+      if (factor.type !== 'totp' || !factor.secret) continue;
+      const step = totpStepOf(factor.secret, code, deps.now());
+      if (step !== null && (await claimTotpStep(deps.db, factor, step))) return { result: 'passed', amr: PASSWORD_AND_OTP, method: 'totp', factor };
+    }
+    return { result: 'wrong' };
+  }
+  if (await useRecoveryCode(deps.db, userUuid, code)) return { result: 'passed', amr: PASSWORD_AND_OTP, method: 'recovery_code' };
+  return { result: 'wrong' };
+}
