@@ -52,7 +52,10 @@ async function completeInTerminal(shell: 'bash' | 'zsh', line: string, expected:
   const command = shell === 'bash' ? 'bash --norc --noprofile' : `env ZDOTDIR=${work} zsh -f`;
   const session = terminal.start(command, { env: { ...env, PS1: '$ ', PROMPT: '$ ' } });
   const load = shell === 'bash' ? `source ${work}/idp.bash` : `autoload -U compinit && compinit -u -d ${work}/zcompdump && source ${work}/idp.zsh`;
-  terminal.type(session, load, 'Enter');
+  // Typed before the shell shows its prompt, the line is echoed ahead of the prompt and the
+  // completed line no longer starts with it: wait for the prompt after the script has loaded.
+  terminal.type(session, `${load}; echo loaded-$((6*7))`, 'Enter');
+  await terminal.waitFor(session, /^loaded-42\n\$/m);
   terminal.type(session, line, ...Array<string>(tabs).fill('Tab'));
   try {
     return await terminal.waitFor(session, expected);
