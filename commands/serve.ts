@@ -34,6 +34,7 @@ export function register(noun: Command): void {
     .option('--access-token-ttl <seconds>', `access-token lifetime [IDP_ACCESS_TOKEN_TTL] (default ${DEFAULTS.accessTokenTtl})`)
     .option('--id-token-ttl <seconds>', `ID-token lifetime [IDP_ID_TOKEN_TTL] (default ${DEFAULTS.idTokenTtl})`)
     .option('--code-ttl <seconds>', `authorization-code lifetime [IDP_CODE_TTL] (default ${DEFAULTS.codeTtl})`)
+    .option('--device-code-ttl <seconds>', `device-code lifetime (RFC 8628) [IDP_DEVICE_CODE_TTL] (default ${DEFAULTS.deviceCodeTtl})`)
     .option('--refresh-token-ttl <seconds>', `refresh-token lifetime, sliding [IDP_REFRESH_TOKEN_TTL] (default ${DEFAULTS.refreshTokenTtl})`)
     .option('--session-ttl <seconds>', `browser sign-in session lifetime, sliding [IDP_SESSION_TTL] (default ${DEFAULTS.sessionTtl})`)
     .option('--access-token-alg <alg>', `access-token signature: ${SIGNING_ALGS.join('|')} [IDP_ACCESS_TOKEN_ALG] (default ${DEFAULTS.accessTokenAlg})`)

@@ -26,6 +26,7 @@ import { metricsRoutes } from './routes/metrics.js';
 import { docsRoutes } from './routes/docs.js';
 import { discoveryRoutes, tokenEndpointRoutes } from './routes/oauth.js';
 import { authorizeRoutes } from './routes/authorize.js';
+import { deviceRoutes } from './routes/device.js';
 import { endSessionRoutes } from './routes/end-session.js';
 import { pageAssetRoutes } from './routes/page-assets.js';
 import { managementRoutes } from './routes/management.js';
@@ -56,6 +57,8 @@ export const AREAS: readonly Area[] = [
   { prefix: '/.well-known', routes: [discoveryRoutes] },
   // OAuth endpoints authenticate their clients themselves; every answer there is no-store (RFC 6749 5.1).
   { prefix: '/connect', middleware: [noStore()], routes: [tokenEndpointRoutes, registrationRoutes, authorizeRoutes, endSessionRoutes, pageAssetRoutes] },
+  // The device authorization grant's verification page (RFC 8628 3.3), at the short address a user types.
+  { prefix: '/device', middleware: [noStore()], routes: [deviceRoutes] },
   // Usergrid's token endpoints: the credentials in the body are the caller. Its SDKs send their
   // last token along, which may have expired or been revoked meanwhile: no reason to refuse a new one.
   { prefix: '/management', routes: [managementTokenRoutes] },

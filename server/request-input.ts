@@ -22,6 +22,8 @@ export const SECRET_PARAMS: ReadonlySet<string> = new Set([
   'actor_token',
   'token',
   'code_verifier',
+  'device_code',
+  'user_code',
   'client_secret',
   'client_assertion',
   'password',

@@ -58,6 +58,8 @@ export interface Config {
   accessTokenTtl: number;
   idTokenTtl: number;
   codeTtl: number;
+  /** How long a device code and its user code wait for the user (RFC 8628 3.2 `expires_in`). */
+  deviceCodeTtl: number;
   refreshTokenTtl: number;
   /** Lifetime of a browser sign-in session in seconds, extended by each use (single sign-on). */
   sessionTtl: number;
@@ -135,6 +137,8 @@ export const DEFAULTS = {
   idTokenTtl: 300,
   // RFC 6749 4.1.2 recommends at most ten minutes; one is enough for a redirect.
   codeTtl: 60,
+  // Ten minutes to walk to a computer, find the page and sign in (Keycloak's and Okta's default).
+  deviceCodeTtl: 600,
   // Thirty days, sliding: each rotation starts a new period.
   refreshTokenTtl: 30 * 24 * 3600,
   // Off: a local `idp serve` works without a mail server; production turns it on.
@@ -193,6 +197,7 @@ export interface ServeFlags {
   accessTokenTtl?: string;
   idTokenTtl?: string;
   codeTtl?: string;
+  deviceCodeTtl?: string;
   refreshTokenTtl?: string;
   sessionTtl?: string;
   maxJsonDepth?: string;
@@ -262,6 +267,7 @@ export function resolveConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): Config
     accessTokenTtl: parseSeconds(pick(flags.accessTokenTtl, 'IDP_ACCESS_TOKEN_TTL'), DEFAULTS.accessTokenTtl, '--access-token-ttl'),
     idTokenTtl: parseSeconds(pick(flags.idTokenTtl, 'IDP_ID_TOKEN_TTL'), DEFAULTS.idTokenTtl, '--id-token-ttl'),
     codeTtl: parseSeconds(pick(flags.codeTtl, 'IDP_CODE_TTL'), DEFAULTS.codeTtl, '--code-ttl'),
+    deviceCodeTtl: parseSeconds(pick(flags.deviceCodeTtl, 'IDP_DEVICE_CODE_TTL'), DEFAULTS.deviceCodeTtl, '--device-code-ttl'),
     refreshTokenTtl: parseSeconds(pick(flags.refreshTokenTtl, 'IDP_REFRESH_TOKEN_TTL'), DEFAULTS.refreshTokenTtl, '--refresh-token-ttl'),
     sessionTtl: parseSeconds(pick(flags.sessionTtl, 'IDP_SESSION_TTL'), DEFAULTS.sessionTtl, '--session-ttl'),
     accessTokenAlg: parseAlg(pick(flags.accessTokenAlg, 'IDP_ACCESS_TOKEN_ALG'), DEFAULTS.accessTokenAlg, '--access-token-alg'),

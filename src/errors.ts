@@ -73,6 +73,10 @@ export const UnsupportedGrantType = kind(400, 'unsupported_grant_type');
 export const InvalidScope = kind(400, 'invalid_scope');
 export const InvalidToken = kind(401, 'invalid_token');
 export const InvalidTarget = kind(400, 'invalid_target');
+// RFC 8628 3.5: the answers to a device polling the token endpoint.
+export const AuthorizationPending = kind(400, 'authorization_pending');
+export const SlowDown = kind(400, 'slow_down');
+export const DeviceCodeExpired = kind(400, 'expired_token');
 // RFC 6750 3.1 (protected resources), RFC 7591 3.2.2.
 export const InsufficientScope = kind(403, 'insufficient_scope');
 export const InvalidClientMetadata = kind(400, 'invalid_client_metadata');

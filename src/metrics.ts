@@ -10,7 +10,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 /** Where a sign-in was tried: an admin user or an application's user. */
 export type SignInRealm = 'admin' | 'app_user';
 /** What the throttle refused: a password attempt, or a request that would send mail. */
-export type ThrottledKind = 'sign_in' | 'mail';
+export type ThrottledKind = 'sign_in' | 'mail' | 'user_code';
 
 // Request latencies from a cached read (about a millisecond) to a slow password hash or provider.
 const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -46,7 +46,7 @@ export class Metrics {
   });
   readonly throttled = new Counter({
     name: 'idp_throttled_total',
-    help: 'Attempts refused with 429 by the throttle, by kind (sign_in, mail)',
+    help: 'Attempts refused with 429 by the throttle, by kind (sign_in, mail, user_code)',
     labelNames: ['kind'] as const,
     registers: [this.registry],
   });

@@ -6,6 +6,8 @@ export interface ConsentPage {
   clientName: string;
   userName: string;
   scopes: readonly string[];
+  /** A device asks (RFC 8628 5.4): the user is told to allow only a device they are signing in themselves. */
+  device?: boolean;
   interaction: string;
 }
 
@@ -15,6 +17,7 @@ export function renderConsent(context: PageContext, page: ConsentPage): Html {
 <p class="subtitle">${t('consent.signed_in_as', { user: page.userName })}</p>
 <p>${t('consent.intro', { client: page.clientName })}</p>
 <ul class="scopes">${page.scopes.map((scope) => html`<li data-scope="${scope}">${t(`scope.${scope}`)}</li>`)}</ul>
+${page.device ? html`<p class="alert" role="note">${t('device.consent_warning')}</p>` : ''}
 <form method="post" action="/connect/authorize/consent">
 ${hiddenFields(context, { interaction: page.interaction })}
 <div class="actions">

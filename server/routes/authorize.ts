@@ -28,7 +28,8 @@ import {
   type AuthorizeOutcome,
   type Interaction,
 } from '../../src/identity/authorize/authorize.js';
-import { errorResponse, type AuthorizationResponse } from '../../src/identity/authorize/authorize-response.js';
+import { denyAuthorization, errorResponse, type AuthorizationResponse } from '../../src/identity/authorize/authorize-response.js';
+import { openDeviceRequest } from '../../src/identity/authorize/device-authorizations.js';
 import { rememberConsent } from '../../src/identity/authorize/consents.js';
 import { FEDERATION_CALLBACK_PATH, finishFederation, startFederation, takeFederationRequest } from '../../src/identity/federation/federation.js';
 import { openInteraction, openPendingSignIn, sealInteraction, type PendingSignIn, type SealedInteraction } from '../../src/identity/authorize/interaction.js';
@@ -41,6 +42,7 @@ import { renderError, type ErrorPageReason } from '../pages/error.js';
 import { renderFormPost } from '../pages/form-post.js';
 import { renderSignIn, type SignInPage } from '../pages/sign-in.js';
 import { renderSecondFactor, type CodeKind } from '../pages/second-factor.js';
+import { renderDeviceDone } from '../pages/device.js';
 import { sendPage } from '../pages/respond.js';
 import { randomToken } from '../../src/identity/keys/secrets.js';
 import { issuerOf } from '../../src/identity/tokens/access-tokens.js';
@@ -93,6 +95,10 @@ function errorPage(c: C, reason: ErrorPageReason, uiLocales: string | undefined,
 /** The response (or error) to the client, in its response mode (OAuth 2.0 Multiple Response Types 2, Form Post Response Mode). */
 function deliver(c: C, response: AuthorizationResponse, uiLocales: string | undefined) {
   const { target, params } = response;
+  if (target.mode === 'device') {
+    const outcome = params.error === undefined ? 'approved' : params.error === 'access_denied' ? 'denied' : 'failed';
+    return sendPage(c, renderDeviceDone(pageContext(c, uiLocales), outcome, params.error_description), outcome === 'failed' ? 400 : 200);
+  }
   if (target.mode === 'form_post') {
     const nonce = randomToken(16);
     return sendPage(c, renderFormPost(pageContext(c, uiLocales), target.redirectUri, params, nonce), 200, {
@@ -111,8 +117,15 @@ function deliver(c: C, response: AuthorizationResponse, uiLocales: string | unde
   return c.redirect(url.toString(), 303);
 }
 
+/** What the page forms carry through, sealed: the request, and after a sign-in in this flow its time. */
+function sealRequest(c: C, request: AuthorizeRequest, extra: Pick<SealedInteraction, 'loginAt' | 'pending'> = {}): string {
+  return sealInteraction(c.get('deps'), { query: request.query, ...extra, ...(request.device !== undefined && { device: request.device }) });
+}
+
 async function signInPage(c: C, request: AuthorizeRequest, extra: Pick<SignInPage, 'alert' | 'loginHint'> = {}, status: 200 | 400 | 429 = 200) {
-  const providers = (await listIdentityProviderNames(c.get('deps'), request.client)).map((name) => {
+  // An external provider's return resumes an authorize request (federation.ts), not a device's.
+  const names = request.device === undefined ? await listIdentityProviderNames(c.get('deps'), request.client) : [];
+  const providers = names.map((name) => {
     const params = new URLSearchParams(request.query);
     params.set('acr_values', `idp:${name}`);
     return { name, href: `/connect/authorize?${params}` };
@@ -122,7 +135,7 @@ async function signInPage(c: C, request: AuthorizeRequest, extra: Pick<SignInPag
     tenant: request.acr.tenant,
     loginHint: extra.loginHint ?? request.loginHint,
     alert: extra.alert,
-    interaction: sealInteraction(c.get('deps'), { query: request.query }),
+    interaction: sealRequest(c, request),
     providers,
     // Admin clients sign in admin users; an application's clients sign in that application's users.
     forgotPasswordHref: request.client.appUuid
@@ -151,13 +164,13 @@ async function secondFactorPage(
     userName: waiting.session.principal.username,
     kind: extra.kind ?? 'totp',
     alert: extra.alert,
-    interaction: sealInteraction(c.get('deps'), { query: request.query, pending: waiting }),
+    interaction: sealRequest(c, request, { pending: waiting }),
   });
   return sendPage(c, page, status, { formTargets: [request.redirectUri] });
 }
 
 /** Turns what the core decided into the HTTP answer. */
-async function render(c: C, outcome: AuthorizeOutcome, loginAt?: number): Promise<Response> {
+export async function render(c: C, outcome: AuthorizeOutcome, loginAt?: number): Promise<Response> {
   switch (outcome.kind) {
     case 'respond':
       return deliver(c, outcome.response, outcome.request.uiLocales);
@@ -179,7 +192,8 @@ async function render(c: C, outcome: AuthorizeOutcome, loginAt?: number): Promis
         clientName: request.client.clientName || request.client.clientId,
         userName: session.principal.username,
         scopes,
-        interaction: sealInteraction(c.get('deps'), { query: request.query, loginAt }),
+        device: request.device !== undefined,
+        interaction: sealRequest(c, request, { loginAt }),
       });
       return sendPage(c, page, 200, { formTargets: [request.redirectUri] });
     }
@@ -218,6 +232,15 @@ async function pageForm<F extends { interaction?: string; csrf_token?: string }>
   return { form, query: new URLSearchParams(sealed.query), loginAt: sealed.loginAt, sealed };
 }
 
+/** A posted form's request: the sealed authorize request, or the device authorization it allows (RFC 8628). */
+async function withPosted(c: C, posted: { query: URLSearchParams; sealed: SealedInteraction }, next: (request: AuthorizeRequest) => Promise<Response>) {
+  if (posted.sealed.device === undefined) return withRequest(c, posted.query, next);
+  const uiLocales = posted.query.get('ui_locales') ?? undefined;
+  const request = await openDeviceRequest(c.get('deps'), posted.sealed.device, uiLocales);
+  if (!request) return sendPage(c, renderDeviceDone(pageContext(c, uiLocales), 'expired'), 400);
+  return next(request);
+}
+
 /**
  * A refused sign-in step shown again with what went wrong: 400, or 429 with Retry-After as the
  * token endpoints say it (RFC 6585 4). Other errors go on to onError.
@@ -240,7 +263,7 @@ function signInAlert(error: AppError): NonNullable<SignInPage['alert']> {
 async function signIn(c: C, form: z.infer<typeof LoginForm>): Promise<Response> {
   const posted = await pageForm(c, form);
   if (posted instanceof Response) return posted;
-  return withRequest(c, posted.query, async (request) => {
+  return withPosted(c, posted, async (request) => {
     const login = form.login?.trim() ?? '';
     try {
       const step = await authenticateForRequest(c.get('deps'), request, login, form.password ?? '', loginContextOf(c));
@@ -257,7 +280,7 @@ async function signIn(c: C, form: z.infer<typeof LoginForm>): Promise<Response> 
 async function secondStep(c: C, form: z.infer<typeof SecondFactorForm>): Promise<Response> {
   const posted = await pageForm(c, form);
   if (posted instanceof Response) return posted;
-  return withRequest(c, posted.query, async (request) => {
+  return withPosted(c, posted, async (request) => {
     const pending = openPendingSignIn(c.get('deps'), posted.sealed, form.csrf_token ?? '');
     if (pending === undefined) return errorPage(c, 'csrf', request.uiLocales, undefined, 403);
     if (pending === 'expired') return signInPage(c, request, { alert: { key: 'second_factor.expired' } }, 400);
@@ -277,12 +300,12 @@ async function secondStep(c: C, form: z.infer<typeof SecondFactorForm>): Promise
 async function consent(c: C, form: z.infer<typeof ConsentForm>): Promise<Response> {
   const posted = await pageForm(c, form);
   if (posted instanceof Response) return posted;
-  return withRequest(c, posted.query, async (request) => {
+  return withPosted(c, posted, async (request) => {
     const session = await readSession(c);
     // Signed out (or in as someone of another realm) since the page was shown: start over.
     if (session?.realm !== realmOf(request.client)) return render(c, await continueAuthorization(c.get('deps'), request, undefined));
     if (form.decision !== 'allow') {
-      return deliver(c, errorResponse(c.get('deps'), request, AccessDenied('the user denied the request')), request.uiLocales);
+      return deliver(c, await denyAuthorization(c.get('deps'), request, 'the user denied the request'), request.uiLocales);
     }
     await rememberConsent(c.get('deps'), request.client.clientId, session.principal.userUuid, request.scope);
     const freshLogin = posted.loginAt !== undefined && posted.loginAt === session.authTime;

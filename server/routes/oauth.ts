@@ -18,6 +18,7 @@ import { authenticateRequestClient, requestToken, type ClientRequest } from '../
 import { grants } from '../../src/identity/grants/index.js';
 import { findUserinfo } from '../../src/identity/tokens/userinfo.js';
 import { introspectToken, revokeToken } from '../../src/identity/tokens/introspection.js';
+import { startDeviceAuthorization } from '../../src/identity/authorize/device-authorizations.js';
 
 /**
  * The OAuth endpoints take only a form (RFC 6749 3.2), each parameter at most once; a failure is
@@ -50,6 +51,7 @@ const TokenForm = z
 // `token` is required (RFC 7662 2.1, RFC 7009 2.1), and checked after the client is authenticated.
 const TokenHintForm = z.object({ token: formParam(), token_type_hint: formParam(), ...ClientForm }).openapi('TokenHintRequest');
 const UserinfoForm = z.object({ access_token: formParam() }).openapi('UserinfoRequest');
+const DeviceAuthorizationForm = z.object({ scope: formParam(), ...ClientForm }).openapi('DeviceAuthorizationRequest');
 
 type Router = ReturnType<typeof router>;
 
@@ -95,6 +97,13 @@ export const tokenEndpointRoutes = defineRoutes('server/routes/oauth.ts', (app) 
     c.json(await findUserinfo(c.get('deps'), bearerOf(c) ?? (await clientRequest(c)).params.access_token)),
   );
 
+  // RFC 8628 3.1: the client authenticates as at the token endpoint (a public client sends its client_id).
+  oauthRoute(app, 'post', '/deviceauthorization', 'Device authorization endpoint (RFC 8628 3.1)', DeviceAuthorizationForm, async (c) => {
+    const request = await clientRequest(c);
+    const client = await authenticateRequestClient(c.get('deps'), request);
+    return c.json(await startDeviceAuthorization(c.get('deps'), client, request.params));
+  });
+
   oauthRoute(app, 'post', '/introspect', 'Token introspection (RFC 7662)', TokenHintForm, async (c) => {
     const request = await clientRequest(c);
     const client = await authenticateRequestClient(c.get('deps'), request);
@@ -111,6 +120,7 @@ export const tokenEndpointRoutes = defineRoutes('server/routes/oauth.ts', (app) 
   // Registered after the real handlers, so only other methods reach these.
   for (const [path, allow] of [
     ['/token', 'POST'],
+    ['/deviceauthorization', 'POST'],
     ['/introspect', 'POST'],
     ['/revocation', 'POST'],
     ['/userinfo', 'GET, POST'],

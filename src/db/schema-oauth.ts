@@ -143,6 +143,38 @@ export const authorizationCodes = sqliteTable('authorization_codes', {
 });
 
 /**
+ * Device authorizations (RFC 8628): started at /connect/deviceauthorization, approved or denied
+ * by a user at /device, then exchanged once at /connect/token. The device code and the user code
+ * are stored only as SHA-256 hashes; `id` names the authorization in the verification pages'
+ * sealed forms. `interval` is the polling interval the device was told, raised by `slow_down`.
+ */
+export const deviceAuthorizations = sqliteTable(
+  'device_authorizations',
+  {
+    id: text('id').primaryKey(),
+    deviceCodeHash: text('device_code_hash').notNull(),
+    userCodeHash: text('user_code_hash').notNull(),
+    clientId: text('client_id').notNull(),
+    scope: text('scope').notNull(),
+    status: text('status', { enum: ['pending', 'approved', 'denied', 'consumed'] }).notNull(),
+    /** The user who approved, how and when they authenticated (seconds, OIDC `auth_time`). */
+    principal: text('principal', { mode: 'json' }).$type<TokenPrincipal>(),
+    authTime: integer('auth_time'),
+    amr: text('amr', { mode: 'json' }).$type<string[]>(),
+    /** Seconds the device must wait between polls, and when it last polled (ms). */
+    interval: integer('interval').notNull(),
+    lastPolledAt: integer('last_polled_at'),
+    created: integer('created').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('device_authorizations_device_code').on(t.deviceCodeHash),
+    uniqueIndex('device_authorizations_user_code').on(t.userCodeHash),
+    index('device_authorizations_expires').on(t.expiresAt),
+  ],
+);
+
+/**
  * Revoked access tokens, by `jti:<id>` or by `gid:<token family id>`: verifying a token is one primary
  * key lookup for both. A row lives until the last token it could match has expired.
  */

@@ -23,6 +23,8 @@ export function discoveryDocument(deps: Deps): Record<string, unknown> {
     introspection_endpoint: `${issuer}/connect/introspect`,
     revocation_endpoint: `${issuer}/connect/revocation`,
     end_session_endpoint: `${issuer}/connect/endsession`,
+    // RFC 8628 4.
+    device_authorization_endpoint: `${issuer}/connect/deviceauthorization`,
     // RFC 7591: with an initial access token, or none for an application that allows open registration.
     registration_endpoint: `${issuer}/connect/register`,
     scopes_supported: SCOPES,

@@ -125,6 +125,7 @@ describe('the route table', () => {
       '/docs/*',
       '/.well-known/*',
       '/connect/*',
+      '/device/*',
       '/management/*',
     ]);
   });

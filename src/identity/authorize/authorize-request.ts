@@ -37,10 +37,14 @@ const RESOURCE_SCOPES: readonly string[] = ['api'];
 export type Prompt = 'none' | 'login' | 'consent' | 'select_account';
 export const PROMPTS: readonly Prompt[] = ['none', 'login', 'consent', 'select_account'];
 
-/** Where and how a response (or an error) goes back to the client. */
+/**
+ * Where and how a response (or an error) goes back to the client. Mode `device`: a device
+ * authorization allowed at /device (RFC 8628), whose answer waits for the device's next poll and
+ * is shown to the user on a page; it has no redirect URI.
+ */
 export interface RedirectTarget {
   redirectUri: string;
-  mode: ResponseMode;
+  mode: ResponseMode | 'device';
   state?: string;
 }
 
@@ -60,6 +64,8 @@ export interface AuthorizeRequest extends RedirectTarget {
   acr: AcrValues;
   /** The request's parameters as received, to carry it through the sign-in and consent forms. */
   query: string;
+  /** The id of the device authorization (RFC 8628) this request allows, in mode `device`. */
+  device?: string;
 }
 
 export type UnsafeReason = 'missing_client_id' | 'unknown_client' | 'missing_redirect_uri' | 'unregistered_redirect_uri';

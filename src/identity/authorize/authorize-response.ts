@@ -4,13 +4,14 @@
  * Core 3.2.2.5, 3.3.2.5), always with `iss` (RFC 9207) so the client knows who answered.
  */
 import type { Deps } from '../../deps.js';
-import type { AppError } from '../../errors.js';
+import { AccessDenied, type AppError } from '../../errors.js';
 import { issuerOf, signAccessToken } from '../tokens/access-tokens.js';
 import { createAuthorizationCode } from './authorization-codes.js';
 import { signIdToken } from '../tokens/id-tokens.js';
 import type { AuthorizeRequest, RedirectTarget } from './authorize-request.js';
 import { amrOf, type SessionRow } from '../sessions/sessions.js';
 import { authenticationClaims } from '../tokens/issue.js';
+import { approveDeviceAuthorization, denyDeviceAuthorization } from './device-authorizations.js';
 
 export interface AuthorizationResponse {
   target: RedirectTarget;
@@ -25,8 +26,21 @@ export function errorResponse(deps: Deps, target: RedirectTarget, error: AppErro
   return withStateAndIssuer(deps, target, { error: error.error, error_description: error.message });
 }
 
-/** Issues what the response type asks for, for the signed-in user of `session`. */
+/** The user refused: `access_denied` for the client, or for the device's next poll (RFC 8628 3.5). */
+export async function denyAuthorization(deps: Deps, request: AuthorizeRequest, description: string): Promise<AuthorizationResponse> {
+  if (request.device !== undefined) await denyDeviceAuthorization(deps, request.device);
+  return errorResponse(deps, request, AccessDenied(description));
+}
+
+/**
+ * Issues what the response type asks for, for the signed-in user of `session`; a device
+ * authorization is marked allowed instead, for the device to collect its tokens.
+ */
 export async function issueAuthorizationResponse(deps: Deps, request: AuthorizeRequest, session: SessionRow): Promise<AuthorizationResponse> {
+  if (request.device !== undefined) {
+    await approveDeviceAuthorization(deps, request.device, session);
+    return withStateAndIssuer(deps, request, {});
+  }
   const { client, parts, scope } = request;
   const principal = session.principal;
   const authTime = Math.floor(session.authTime / 1000);

@@ -108,7 +108,8 @@ export async function continueAuthorization(
       const pending: NewSession = { realm: signedIn.realm, principal: signedIn.principal, amr: amrOf(signedIn), provider: signedIn.provider ?? undefined };
       return { kind: 'second-factor', request, pending };
     }
-    if (request.client.requireConsent && !interaction.consented) {
+    // RFC 8628 5.4: a device is let in only by a user who saw which client it is.
+    if ((request.client.requireConsent || request.device !== undefined) && !interaction.consented) {
       const missing = await scopesNotConsented(deps, request.client.clientId, signedIn.principal.userUuid, request.scope);
       if (missing.length > 0 || request.prompt.has('consent')) {
         if (request.prompt.has('none')) throw ConsentRequired('the user has not allowed this client these scopes, and prompt is none');

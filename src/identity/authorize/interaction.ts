@@ -28,6 +28,8 @@ export interface SealedInteraction {
   /** The `authTime` of the session a sign-in in this flow started. */
   loginAt?: number;
   pending?: PendingSignIn;
+  /** The device authorization being allowed at /device (RFC 8628), instead of an authorize request. */
+  device?: string;
 }
 
 export function sealInteraction(deps: Deps, interaction: SealedInteraction): string {

@@ -15,6 +15,7 @@ import { SCOPES, type Scope } from '../scopes.js';
 /** The built-in public client of admin tools (docs/api.md#clients). */
 export const ADMIN_CLI = 'admin-cli';
 export const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 export type AuthMethod = StoredClientMetadata['token_endpoint_auth_method'];
 
@@ -42,7 +43,7 @@ export interface Client {
 
 const CONFIDENTIAL: readonly AuthMethod[] = ['client_secret_basic', 'client_secret_post'];
 
-/** admin-cli: password, refresh and code (+PKCE, loopback redirect) grants for admin users. */
+/** admin-cli: password, refresh, code (+PKCE, loopback redirect) and device grants for admin users. */
 export const ADMIN_CLI_CLIENT: Client = {
   clientId: ADMIN_CLI,
   kind: 'admin-cli',
@@ -50,7 +51,7 @@ export const ADMIN_CLI_CLIENT: Client = {
   appUuid: null,
   authMethods: ['none'],
   secret: null,
-  grantTypes: ['password', 'refresh_token', 'authorization_code'],
+  grantTypes: ['password', 'refresh_token', 'authorization_code', DEVICE_CODE_GRANT],
   scopes: SCOPES,
   redirectUris: [],
   postLogoutRedirectUris: [],

@@ -12,7 +12,7 @@ import type { Deps } from '../../deps.js';
 import type { Tx } from '../../db/open.js';
 import { IllegalArgument, InvalidClientMetadata, InvalidRedirectUri, NotFound } from '../../errors.js';
 import type { Application } from '../../management/applications.js';
-import { TOKEN_EXCHANGE } from './find.js';
+import { DEVICE_CODE_GRANT, TOKEN_EXCHANGE } from './find.js';
 import { revokeTokenFamily } from '../tokens/revocations.js';
 import { isScope, SCOPES } from '../scopes.js';
 
@@ -20,7 +20,7 @@ export type OAuthClientRow = typeof oauthClients.$inferSelect;
 
 const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
 // `implicit` is registered for the authorize endpoint's token and id_token responses (RFC 7591 2.1).
-const GRANT_TYPES = ['authorization_code', 'implicit', 'refresh_token', 'password', 'client_credentials', TOKEN_EXCHANGE];
+const GRANT_TYPES = ['authorization_code', 'implicit', 'refresh_token', 'password', 'client_credentials', TOKEN_EXCHANGE, DEVICE_CODE_GRANT];
 const RESPONSE_TYPES = ['code', 'id_token', 'token', 'id_token token', 'code id_token', 'code id_token token'];
 const RESPONSE_WORDS = ['code', 'id_token', 'token'];
 const IDP_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;

@@ -5,10 +5,14 @@
 import type { GrantHandler } from './types.js';
 import { authorizationCodeGrant } from './authorization-code.js';
 import { clientCredentialsGrant } from './client-credentials.js';
+import { deviceCodeGrant } from './device-code.js';
 import { passwordGrant } from './password.js';
 import { refreshTokenGrant } from './refresh-token.js';
 import { tokenExchangeGrant } from './token-exchange.js';
 
 export const grants: ReadonlyMap<string, GrantHandler> = new Map(
-  [authorizationCodeGrant, clientCredentialsGrant, passwordGrant, refreshTokenGrant, tokenExchangeGrant].map((grant) => [grant.grantType, grant]),
+  [authorizationCodeGrant, clientCredentialsGrant, passwordGrant, refreshTokenGrant, tokenExchangeGrant, deviceCodeGrant].map((grant) => [
+    grant.grantType,
+    grant,
+  ]),
 );

@@ -55,7 +55,8 @@ export async function withTokenAudit<T>(deps: Deps, context: AuditContext, issue
   } catch (error) {
     const name = isAppError(error) ? error.error : 'server_error';
     deps.metrics.tokenErrors.inc({ error: name });
-    audit.info(
+    // A device polling before its user has decided (RFC 8628 3.5) is the flow, not a refusal worth a line.
+    audit[name === 'authorization_pending' ? 'debug' : 'info'](
       {
         event: 'token_refused',
         ...context,
