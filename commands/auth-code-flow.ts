@@ -24,7 +24,7 @@ export interface AuthorizationCodeFlowOptions {
 
 export type FlowTokens = oidc.TokenEndpointResponse;
 
-const DEFAULT_SCOPE = 'openid profile offline_access api';
+export const DEFAULT_SCOPE = 'openid profile offline_access api';
 const DEFAULT_TIMEOUT_MS = 5 * 60 * 1000;
 const CALLBACK_PATH = '/callback';
 
@@ -59,16 +59,21 @@ function waitForCallback(server: Server, redirectUri: string, timeoutMs: number)
   });
 }
 
-export async function runAuthorizationCodeFlow(options: AuthorizationCodeFlowOptions): Promise<FlowTokens> {
+/** The idp at `issuer` as openid-client sees it, for admin-cli unless another client is named; plain http allowed (a local idp). */
+export async function discoverIdp(options: Pick<AuthorizationCodeFlowOptions, 'issuer' | 'clientId' | 'clientSecret'>): Promise<oidc.Configuration> {
   const issuer = new URL(options.issuer);
   const auth = options.clientSecret ? oidc.ClientSecretBasic(options.clientSecret) : oidc.None();
-  const config = await oidc.discovery(
+  return oidc.discovery(
     issuer,
     options.clientId ?? ADMIN_CLI,
     undefined,
     auth,
     issuer.protocol === 'http:' ? { execute: [oidc.allowInsecureRequests] } : undefined,
   );
+}
+
+export async function runAuthorizationCodeFlow(options: AuthorizationCodeFlowOptions): Promise<FlowTokens> {
+  const config = await discoverIdp(options);
   const server = createServer();
   try {
     const redirectUri = `http://127.0.0.1:${await listenOnLoopback(server)}${CALLBACK_PATH}`;

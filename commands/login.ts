@@ -10,6 +10,7 @@ import { firstEntity, messageOf } from './client/output.js';
 interface LoginFlags extends PasswordFlags {
   username?: string;
   code?: boolean;
+  device?: boolean;
   scope?: string;
 }
 
@@ -31,12 +32,15 @@ function usernameOf(accessToken: string): string | undefined {
 }
 
 /**
- * The browser flow (RFC 8252 7.3): authorization code + PKCE through a loopback
- * redirect for admin-cli; the URL to open goes to stderr.
+ * A sign-in in a browser for admin-cli: the browser flow (RFC 8252 7.3, authorization code +
+ * PKCE through a loopback redirect) or, with `--device`, the device flow (RFC 8628) for a
+ * terminal whose machine has no browser; what to open goes to stderr.
  */
-async function signInWithBrowser(ctx: Ctx, scope: string | undefined): Promise<{ username: string; tokens: TokenSet & Record<string, unknown> }> {
-  const { runAuthorizationCodeFlow } = await import('./auth-code-flow.js');
-  const tokens = await runAuthorizationCodeFlow({ issuer: ctx.url, clientId: ADMIN_CLI, scope });
+async function signInWithBrowser(ctx: Ctx, flags: LoginFlags): Promise<{ username: string; tokens: TokenSet & Record<string, unknown> }> {
+  const options = { issuer: ctx.url, clientId: ADMIN_CLI, scope: flags.scope };
+  const tokens = flags.device
+    ? await (await import('./device-flow.js')).runDeviceFlow(options)
+    : await (await import('./auth-code-flow.js')).runAuthorizationCodeFlow(options);
   const username = usernameOf(tokens.access_token);
   if (username === undefined) throw new UsageError('the token of the browser sign-in names no user');
   return { username, tokens };
@@ -49,8 +53,10 @@ async function signInWithPassword(ctx: Ctx, flags: LoginFlags) {
 }
 
 async function login(ctx: Ctx, flags: LoginFlags) {
-  if (flags.code && (flags.password !== undefined || flags.passwordStdin)) throw new UsageError('--code signs in with a browser; leave out the password');
-  const { username, tokens } = flags.code ? await signInWithBrowser(ctx, flags.scope) : await signInWithPassword(ctx, flags);
+  const browser = flags.code ? '--code' : flags.device ? '--device' : undefined;
+  if (flags.code && flags.device) throw new UsageError('--code and --device are two ways to sign in with a browser; choose one');
+  if (browser && (flags.password !== undefined || flags.passwordStdin)) throw new UsageError(`${browser} signs in with a browser; leave out the password`);
+  const { username, tokens } = browser ? await signInWithBrowser(ctx, flags) : await signInWithPassword(ctx, flags);
   await ctx.saveProfile((profile) => ({ ...withTokens(profile, tokens), url: ctx.url, username }));
   let org = ctx.profile().org;
   if (org === undefined) {
@@ -67,11 +73,13 @@ export function register(noun: Command): void {
     .description('sign in as an admin user (password grant of the admin-cli client) and save the tokens in the profile')
     .option('-u, --username <username>', 'admin username or email (asked on a terminal)')
     .option('--code', 'sign in with a browser instead: authorization code + PKCE, loopback redirect on 127.0.0.1')
-    .option('--scope <scopes>', 'with --code: scopes to ask for (default "openid profile offline_access api")');
+    .option('--device', 'sign in with a browser on any device: prints an address and a code to enter there (RFC 8628)')
+    .option('--scope <scopes>', 'with --code or --device: scopes to ask for (default "openid profile offline_access api")');
   examples(
     passwordOptions(command).action(act(login)),
     'idp login --url http://127.0.0.1:8080 --username demo',
     'echo "$ADMIN_PASSWORD" | idp login --username demo --password-stdin --profile ci',
     'idp login --code --url https://idp.example.com',
+    'idp login --device --url https://idp.example.com',
   );
 }

@@ -43,6 +43,8 @@ const AUTHENTICATION_ERRORS = new Set([
   'expired_token',
   'unauthorized',
   'auth_invalid_username_or_password',
+  // The user refused the device sign-in (RFC 8628 3.5).
+  'access_denied',
 ]);
 
 function exitCodeOf(error: AppError): number {

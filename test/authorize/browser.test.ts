@@ -151,6 +151,53 @@ describe.skipIf(!HAS_CHROMIUM)(`real browser, second factor${HAS_CHROMIUM ? '' :
   });
 });
 
+describe.skipIf(!HAS_CHROMIUM)(`real browser, device authorization${HAS_CHROMIUM ? '' : ' (skipped: /usr/bin/chromium is missing)'}`, () => {
+  it('enters the code of verification_uri_complete, signs in, allows the device, and the device gets its tokens', async () => {
+    const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+    const tv = await createClient(fixture, {
+      client_name: 'Living-room TV',
+      grant_types: [DEVICE_GRANT],
+      redirect_uris: [],
+      response_types: [],
+      token_endpoint_auth_method: 'none',
+    });
+    const poll = () =>
+      fetch(`${fixture.url}/connect/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: DEVICE_GRANT, device_code: started.device_code, client_id: tv.client_id }),
+      });
+    const started = await (
+      await fetch(`${fixture.url}/connect/deviceauthorization`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ client_id: tv.client_id, scope: 'openid profile' }),
+      })
+    ).json();
+
+    const { context, page } = await newPage();
+    await page.goto(started.verification_uri_complete);
+    await expectText(page.locator('h1'), 'Connect a device');
+    // Filled in from the address, and still the user's to confirm.
+    expect(await page.inputValue('#user_code')).toBe(started.user_code);
+    expect(await (await poll()).json()).toMatchObject({ error: 'authorization_pending' });
+    await page.click('button[type=submit]');
+    await expectText(page.locator('h1'), 'Sign in');
+    expect(await page.locator('.subtitle').textContent()).toContain('Living-room TV');
+    await page.fill('#login', USER.username);
+    await page.fill('#password', USER.password);
+    await page.click('button[type=submit]');
+    await expectText(page.locator('h1'), 'Allow access?');
+    await page.click('button[value=allow]');
+    await expectText(page.locator('h1'), 'Device connected');
+    await context.close();
+
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    const tokens = await (await poll()).json();
+    expect(decodeJwt(tokens.id_token)).toMatchObject({ sub: fixture.userUuid, aud: tv.client_id });
+  });
+});
+
 async function expectText(locator: ReturnType<Page['locator']>, text: string): Promise<void> {
   expect((await locator.textContent())?.trim()).toBe(text);
 }

@@ -1,13 +1,14 @@
 /**
  * openid-client as the relying party against a real server: discovery, the code flow with S256
  * PKCE and nonce, hybrid `code id_token` (c_hash), implicit `id_token`, form_post, refresh after
- * sign-in, and `id_token token` with at_hash checked by hand.
+ * sign-in, `id_token token` with at_hash checked by hand, and the device authorization grant
+ * (RFC 8628) polled by openid-client while the user allows it at /device.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as oidc from 'openid-client';
 import { createRemoteJWKSet, jwtVerify, decodeJwt } from 'jose';
 import { createHash } from 'node:crypto';
-import { authorizeAsUser, Browser, createClient, createFixture, formOf, REDIRECT, startIdp, type Fixture } from './support.js';
+import { authorizeAsUser, Browser, createClient, createFixture, formOf, REDIRECT, startIdp, USER, type Fixture } from './support.js';
 
 let fixture: Fixture;
 let confidential: { client_id: string; client_secret?: string };
@@ -172,5 +173,33 @@ describe('openid-client as relying party', () => {
     const claims = decodeJwt(fragment.get('id_token')!);
     expect(claims.at_hash).toBe(leftHalfHash(fragment.get('access_token')!));
     expect(claims.c_hash).toBe(leftHalfHash(fragment.get('code')!));
+  });
+
+  it('device authorization grant: openid-client polls while the user enters the code, signs in and allows it', async () => {
+    const device = await createClient(fixture, {
+      client_name: 'Kiosk',
+      grant_types: ['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token'],
+      redirect_uris: [],
+      response_types: [],
+      token_endpoint_auth_method: 'none',
+    });
+    const config = await discover(device.client_id);
+    expect(config.serverMetadata().device_authorization_endpoint).toBe(`${fixture.url}/connect/deviceauthorization`);
+    const started = await oidc.initiateDeviceAuthorization(config, { scope: 'openid profile offline_access api' });
+    const polled = oidc.pollDeviceAuthorizationGrant(config, started);
+
+    const browser = new Browser(fixture.url);
+    const entry = await (await browser.get(started.verification_uri_complete!)).text();
+    const signIn = await browser.submit(entry, { user_code: started.user_code }, '/device');
+    const consent = await browser.submit(await signIn.text(), { login: USER.username, password: USER.password }, '/connect/authorize/login');
+    expect(await (await browser.submit(await consent.text(), { decision: 'allow' }, '/connect/authorize/consent')).text()).toContain('return to your device');
+
+    const tokens = await polled;
+    expect(tokens.claims()).toMatchObject({ sub: fixture.userUuid, aud: device.client_id, amr: ['pwd'] });
+    expect(tokens.refresh_token).toBeTruthy();
+    const info = await oidc.fetchUserInfo(config, tokens.access_token, fixture.userUuid);
+    expect(info.preferred_username).toBe(USER.username);
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+    expect(refreshed.access_token).not.toBe(tokens.access_token);
   });
 });

@@ -134,6 +134,57 @@ describe('OAuth commands', () => {
     expect((await cli.json(['org', 'get', '--profile', 'browser'])).entities[0].orgname).toBe('demo');
   });
 
+  /** `idp login --device` as a person runs it: the address and code on stderr, the outcome on stdout and in the exit code. */
+  function loginWithDevice(profile: string) {
+    const child = spawn(process.execPath, [BIN, '--url', cli.url, 'login', '--device', '--profile', profile], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, XDG_CONFIG_HOME: cli.configHome, NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const output = { stdout: '', stderr: '' };
+    child.stdout.on('data', (chunk) => (output.stdout += chunk));
+    child.stderr.on('data', (chunk) => (output.stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const shown = matchOutput(child.stderr, '', /open (http:\/\/\S+\/device) in a browser and enter the code\n\n {2}([A-Z]{4}-[A-Z]{4})\n/);
+    return { output, exited, shown };
+  }
+
+  /** What the user does on another device: enters the code, signs in, and decides. */
+  async function decideOnDevice(url: string, code: string, decision: 'allow' | 'deny'): Promise<string> {
+    const browser = new Browser(cli.url);
+    const entry = await browser.get(url);
+    const signIn = await browser.submit(await entry.text(), { user_code: code.toLowerCase() }, '/device');
+    const consent = await browser.submit(await signIn.text(), { login: 'demo', password: 'demo-password' }, '/connect/authorize/login');
+    return (await browser.submit(await consent.text(), { decision }, '/connect/authorize/consent')).text();
+  }
+
+  it('login --device prints an address and a code, polls while the user allows it elsewhere, and saves the profile', async () => {
+    const { output, exited, shown } = loginWithDevice('device');
+    const [, url, code] = await shown;
+    expect(url).toBe(`${cli.url}/device`);
+    expect(output.stderr).toContain(`or open ${cli.url}/device?user_code=${code}`);
+    expect(await decideOnDevice(url!, code!, 'allow')).toContain('You may return to your device');
+    expect(await exited).toBe(0);
+    expect(output.stdout).toBe(`logged in to ${cli.url} as demo (profile device); organization demo\n`);
+    expect(readProfile('device')).toMatchObject({ url: cli.url, username: 'demo', org: 'demo', refresh_token: expect.any(String) });
+    expect((await cli.json(['org', 'get', '--profile', 'device'])).entities[0].orgname).toBe('demo');
+  });
+
+  it('login --device refused on the other device: exit code 3 and the reason', async () => {
+    const { output, exited, shown } = loginWithDevice('denied');
+    const [, url, code] = await shown;
+    expect(await decideOnDevice(url!, code!, 'deny')).toContain('The device was not given access');
+    expect(await exited).toBe(3);
+    expect(output.stderr).toMatch(/error: the user denied this device\n$/);
+    expect(readProfile('denied')).toBeUndefined();
+  });
+
+  it('login refuses --device with --code or a password', async () => {
+    expect((await cli.run(['login', '--device', '--code'])).code).toBe(2);
+    const withPassword = await cli.run(['login', '--device', '--password-stdin']);
+    expect(withPassword.code).toBe(2);
+    expect(withPassword.stderr).toContain('--device signs in with a browser; leave out the password');
+  });
+
   it('fixtures with OAuth clients apply twice', async () => {
     const file = join(cli.configHome, 'clients.json');
     writeFileSync(
