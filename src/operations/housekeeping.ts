@@ -1,11 +1,12 @@
 /**
  * Housekeeping: every instance forgets, now and then, the rows that can no longer be used —
- * refresh tokens and token families whose every token has expired, authorization codes past their
- * use, password-guessing counts that have decayed, uploaded files no entity holds — so the tables that grow with every sign-in
- * stay as large as what is live (docs/operations.md#housekeeping). The other expiring rows
- * (browser sessions, revocations, mailed links, captcha solutions, federation requests) are
- * dropped by the writes that add them. Running on several instances at once is harmless: each
- * delete only removes what nothing can use.
+ * refresh tokens and token families whose every token has expired, authorization codes past
+ * their use, password-guessing counts that have decayed, uploaded files no entity holds — so the
+ * tables that grow with every sign-in stay as large as what is live
+ * (docs/operations.md#housekeeping). The other expiring rows (browser sessions, revocations,
+ * mailed links, captcha solutions, federation requests, device authorizations) are dropped by
+ * the writes that add them. Running on several instances at once is harmless: each delete only
+ * removes what nothing can use.
  */
 import type { Deps } from '../deps.js';
 import { pruneTokenFamilies } from '../identity/sessions/token-families.js';
