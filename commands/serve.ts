@@ -18,6 +18,7 @@ export function register(noun: Command): void {
     .option('--superuser <user:password>', 'create or update a sysadmin [IDP_SUPERUSER]')
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [IDP_LOG_LEVEL] (default info)')
     .option('--access-log', 'one log line per request answered [IDP_ACCESS_LOG] (default off)')
+    .option('--no-console', 'do not serve the admin console at /console, nor its client idp-console [IDP_CONSOLE=false] (default on)')
     .option('--metrics-token <token>', "a bearer token that may read /metrics, besides a sysadmin's [IDP_METRICS_TOKEN]")
     .option('--metrics-port <port>', 'also serve /metrics without a token on this port of the same host [IDP_METRICS_PORT]')
     .option('--smtp-url <url>', 'outgoing mail server, smtp://user:pass@host:587; without it mail goes to outbox/ beside the database [IDP_SMTP_URL]')

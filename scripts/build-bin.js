@@ -28,6 +28,9 @@ const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 // Where the project's own run-time files live: every file there that tsc does not compile
 // (migrations, page assets, locales, …) is embedded, so new ones need no change here.
 const SOURCE_DIRS = ['commands', 'server', 'src'];
+// The admin console's source is built into dist/console (scripts/build-console.js): that is what is served.
+const BROWSER_SOURCE = 'server/console/';
+const BUILT_DIRS = ['dist/console'];
 // Files of dependencies read at run time through src/runtime/assets.ts.
 const DEPENDENCY_FILES = [
   'node_modules/better-sqlite3/build/Release/better_sqlite3.node',
@@ -50,7 +53,11 @@ function listFiles(dir) {
 function collectAssets() {
   const keys = ['package.json', ...DEPENDENCY_FILES];
   for (const dir of SOURCE_DIRS) {
-    for (const file of listFiles(join(root, dir))) if (!file.endsWith('.ts')) keys.push(toKey(file));
+    for (const file of listFiles(join(root, dir))) if (!file.endsWith('.ts') && !toKey(file).startsWith(BROWSER_SOURCE)) keys.push(toKey(file));
+  }
+  for (const dir of BUILT_DIRS) {
+    if (!existsSync(join(root, dir))) throw new Error(`${dir} is missing; run npm run build first`);
+    keys.push(...listFiles(join(root, dir)).map(toKey));
   }
   for (const key of keys) if (!existsSync(join(root, key))) throw new Error(`${key} is missing; run npm ci first`);
   return keys.sort();

@@ -24,6 +24,7 @@ import { statusRoutes } from './routes/status.js';
 import { livenessRoutes, readinessRoutes } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { docsRoutes } from './routes/docs.js';
+import { consoleRoutes } from './routes/console.js';
 import { discoveryRoutes, tokenEndpointRoutes } from './routes/oauth.js';
 import { authorizeRoutes } from './routes/authorize.js';
 import { deviceRoutes } from './routes/device.js';
@@ -54,6 +55,7 @@ export const AREAS: readonly Area[] = [
   { prefix: '/readyz', middleware: [noStore()], routes: [readinessRoutes] },
   { prefix: '/metrics', middleware: [noStore()], routes: [metricsRoutes] },
   { prefix: '/docs', routes: [docsRoutes] },
+  { prefix: '/console', routes: [consoleRoutes] },
   { prefix: '/.well-known', routes: [discoveryRoutes] },
   // OAuth endpoints authenticate their clients themselves; every answer there is no-store (RFC 6749 5.1).
   { prefix: '/connect', middleware: [noStore()], routes: [tokenEndpointRoutes, registrationRoutes, authorizeRoutes, endSessionRoutes, pageAssetRoutes] },
@@ -80,6 +82,20 @@ export const AREAS: readonly Area[] = [
   },
 ];
 
+const ABOUT = {
+  openapi: '3.1.0',
+  info: { title: 'idp', version: VERSION, description: 'OAuth 2.0 / OpenID Connect provider and Usergrid-style application backend.' },
+};
+
+/**
+ * The document /openapi.json serves, made without a server: the build types the admin console
+ * against it (scripts/build-console.js, which imports it from dist/).
+ * @public
+ */
+export function describeApi(areas: readonly Area[] = AREAS) {
+  return mountAreas(router(), areas).getOpenAPI31Document(ABOUT);
+}
+
 export function createApp(deps: Deps, areas: readonly Area[] = AREAS): Hono<Env> {
   // Usergrid's SDKs end some paths with a slash (GET …/users/{id}/likes/): same resource.
   const app = router({ strict: false });
@@ -104,11 +120,7 @@ export function createApp(deps: Deps, areas: readonly Area[] = AREAS): Hono<Env>
   });
 
   const documented = mountAreas(app, areas);
-  const about = {
-    openapi: '3.1.0',
-    info: { title: 'idp', version: VERSION, description: 'OAuth 2.0 / OpenID Connect provider and Usergrid-style application backend.' },
-  };
-  app.get('/openapi.json', (c) => c.json(documented.getOpenAPI31Document(about)));
+  app.get('/openapi.json', (c) => c.json(documented.getOpenAPI31Document(ABOUT)));
 
   app.notFound(() => {
     throw NotFound('no such resource');

@@ -74,6 +74,8 @@ export interface Config {
   metricsPort?: number;
   /** One log line per request answered. */
   accessLog: boolean;
+  /** Whether /console serves the admin console, and its client `idp-console` exists (docs/console.md). */
+  console: boolean;
   /** What a new password must be (docs/api.md#passwords); an application may override it for its users. */
   passwordPolicy: PasswordPolicy;
 }
@@ -161,6 +163,8 @@ export const DEFAULTS = {
   trustedProxies: [],
   // Off: every request is already counted in /metrics; a line each is for debugging a client.
   accessLog: false,
+  // On: the admin console is how most people who run idp see their data.
+  console: true,
   // NIST SP 800-63B; password-policy.ts gives the reason for each rule.
   passwordPolicy: DEFAULT_PASSWORD_POLICY,
 } as const satisfies Partial<Config>;
@@ -209,6 +213,8 @@ export interface ServeFlags {
   metricsToken?: string;
   metricsPort?: string;
   accessLog?: boolean;
+  /** commander's `--no-console` gives false; otherwise absent. */
+  console?: boolean;
   passwordMinLength?: string;
   passwordRequire?: string;
   passwordBlocklist?: string;
@@ -275,6 +281,8 @@ export function resolveConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): Config
     trustedProxies: parseRanges(pick(flags.trustedProxy, 'IDP_TRUSTED_PROXY')),
     ...parseMetrics(pick(flags.metricsToken, 'IDP_METRICS_TOKEN'), pick(flags.metricsPort, 'IDP_METRICS_PORT'), port),
     accessLog: flags.accessLog ?? parseBoolean(emptyToUndefined(env.IDP_ACCESS_LOG), DEFAULTS.accessLog, 'IDP_ACCESS_LOG'),
+    // commander sets `console: true` when --no-console is absent: only false is the flag speaking.
+    console: flags.console === false ? false : parseBoolean(emptyToUndefined(env.IDP_CONSOLE), DEFAULTS.console, 'IDP_CONSOLE'),
     passwordPolicy: parsePasswordPolicy(
       pick(flags.passwordMinLength, 'IDP_PASSWORD_MIN_LENGTH'),
       pick(flags.passwordRequire, 'IDP_PASSWORD_REQUIRE'),
@@ -374,6 +382,11 @@ function parseCaptcha(given: { provider?: string; secret?: string; siteKey?: str
   const verifyUrl = given.verifyUrl ?? CAPTCHA_VERIFY_URLS[provider as Exclude<CaptchaProvider, 'altcha'>];
   if (!/^https?:\/\//.test(verifyUrl)) throw new ConfigError(`--captcha-verify-url must be an http(s) URL, not '${verifyUrl}'`);
   return { provider: provider as Exclude<CaptchaProvider, 'altcha'>, secret: given.secret, siteKey: given.siteKey, verifyUrl };
+}
+
+/** The issuer as published: --issuer, or the address the server listens on. */
+export function issuerUrl(config: Pick<Config, 'issuer' | 'host' | 'port'>): string {
+  return config.issuer ?? `http://${config.host}:${config.port}`;
 }
 
 function checkIssuer(issuer: string): void {

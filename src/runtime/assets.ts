@@ -43,6 +43,13 @@ export function readAsset(key: string): Buffer {
   return Buffer.from(blob.getAsset(key));
 }
 
+/** Whether `key` names a file this program has (built files may be missing from a checkout). */
+export function hasAsset(key: string): boolean {
+  const blob = embedded();
+  if (!blob) return existsSync(findSourcePath(key));
+  return key in readManifest(blob).files;
+}
+
 /**
  * A filesystem path for a file or a folder of assets, for libraries that open paths themselves.
  * From source: where it is. In the executable: a copy under the cache, made on first use.

@@ -6,28 +6,16 @@
  * nothing leaves the machine. One browser for the whole file.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { HAS_CHROMIUM, launchChromium } from '../chromium.js';
 import { decodeJwt } from 'jose';
 import { TOTP } from 'otpauth';
 import { api, createClient, createFixture, exchangeCode, startIdp, USER, type Fixture, type RegisteredClient } from './support.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const SCREENSHOT = join(tmpdir(), 'idp-sign-in-de.png');
 
 let fixture: Fixture;
@@ -43,7 +31,7 @@ beforeAll(async () => {
   rpUrl = `http://127.0.0.1:${(rp.address() as AddressInfo).port}`;
   fixture = await createFixture(await startIdp());
   client = await createClient(fixture, { require_pkce: false, redirect_uris: [`${rpUrl}/callback`], post_logout_redirect_uris: [`${rpUrl}/bye`] });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

@@ -15,7 +15,7 @@ import { startIdp, type RunningIdp } from '../spawn.js';
 const root = join(import.meta.dirname, '..', '..');
 const binary = join(root, 'dist', 'bin', `idp-${process.platform}-${process.arch}`);
 // Everything scripts/build-bin.js reads; a binary older than any of them is stale.
-const inputs = ['commands', 'server', 'src', 'scripts/build-bin.js', 'scripts/esbuild-common.js', 'package.json', 'package-lock.json'];
+const inputs = ['commands', 'server', 'src', 'dist/console', 'scripts/build-bin.js', 'scripts/esbuild-common.js', 'package.json', 'package-lock.json'];
 const ORG = { organization: 'binorg', username: 'binadmin', name: 'Bin Admin', email: 'bin@example.com', password: 'binary-pass-123' };
 
 /** Why the executable cannot be built here, or undefined when it can. */
@@ -114,6 +114,14 @@ describe('single executable', () => {
       const css = await fetch(`${url}/docs/swagger-ui.css`);
       expect(css.status).toBe(200);
       expect((await css.text()).length).toBeGreaterThan(1000);
+      // The admin console, built into dist/console, served from inside the binary.
+      const page = await fetch(`${url}/console/orgs`);
+      expect(page.status).toBe(200);
+      const script = /src="(\/console\/assets\/[\w-]+\.js)"/.exec(await page.text())?.[1];
+      expect(script).toBeDefined();
+      const bundle = await fetch(`${url}${script}`);
+      expect(bundle.status).toBe(200);
+      expect(bundle.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
       expect(await server.stop('SIGTERM')).toBe(0);
       stopped = true;
     } finally {

@@ -83,6 +83,9 @@ const UNDOCUMENTED: Record<string, string> = {
   'GET /docs/init.js': 'the script of that page',
   'GET /connect/assets/style.css': "the pages' stylesheet",
   'GET /connect/assets/altcha-solver.js': "the reset page's captcha solver",
+  'GET /console': 'the admin console, a page',
+  'GET /console/*': "the admin console's page at the address of each of its screens",
+  'GET /console/assets/{file}': "the admin console's built files",
 };
 
 /** POST and PUT operations that read no body, and why. */

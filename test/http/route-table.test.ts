@@ -123,6 +123,7 @@ describe('the route table', () => {
       '/readyz/*',
       '/metrics/*',
       '/docs/*',
+      '/console/*',
       '/.well-known/*',
       '/connect/*',
       '/device/*',

@@ -1,5 +1,6 @@
 /**
- * Finding a client: every kind of OAuth client seen through one shape, the built-in `admin-cli`,
+ * Finding a client: every kind of OAuth client seen through one shape, the built-in `admin-cli`
+ * and `idp-console`,
  * organization and application credentials (they are OAuth clients too, docs/api.md#clients),
  * and the OAuth clients registered for an application (manage.ts registers them). The endpoints
  * that meet a client (token, authorize, end session, introspection, revocation) only ask
@@ -9,11 +10,14 @@ import { eq, sql } from 'drizzle-orm';
 import { preparedFor } from '../../db/prepared.js';
 import { remembered } from '../../db/open.js';
 import { applications, credentials, oauthClients, type StoredClientMetadata } from '../../db/schema.js';
+import { issuerUrl } from '../../config.js';
 import type { Deps } from '../../deps.js';
 import { SCOPES, type Scope } from '../scopes.js';
 
 /** The built-in public client of admin tools (docs/api.md#clients). */
 export const ADMIN_CLI = 'admin-cli';
+/** The built-in public client of the admin console served at /console (docs/console.md). */
+export const CONSOLE = 'idp-console';
 export const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -21,8 +25,8 @@ export type AuthMethod = StoredClientMetadata['token_endpoint_auth_method'];
 
 export interface Client {
   clientId: string;
-  kind: 'admin-cli' | 'organization' | 'application' | 'oauth';
-  /** The organization and application the client belongs to (none for admin-cli). */
+  kind: 'admin-cli' | 'console' | 'organization' | 'application' | 'oauth';
+  /** The organization and application the client belongs to (none for the built-in clients). */
   orgUuid: string | null;
   appUuid: string | null;
   /** How the client may authenticate at the token, introspection and revocation endpoints. */
@@ -62,6 +66,25 @@ export const ADMIN_CLI_CLIENT: Client = {
   identityProviders: [],
   clientName: 'idp command-line interface',
 };
+
+/**
+ * idp-console: admin users sign in through /connect/authorize with PKCE and come back to the
+ * console; its addresses follow the issuer, so every installation has the client without storing
+ * it. Absent under --no-console.
+ */
+function consoleClient(deps: Deps): Client | undefined {
+  if (!deps.config.console) return undefined;
+  const base = `${issuerUrl(deps.config)}/console`;
+  return {
+    ...ADMIN_CLI_CLIENT,
+    clientId: CONSOLE,
+    kind: 'console',
+    grantTypes: ['authorization_code', 'refresh_token'],
+    redirectUris: [`${base}/callback`],
+    postLogoutRedirectUris: [`${base}/signed-out`],
+    clientName: 'idp admin console',
+  };
+}
 
 function credentialClient(clientId: string, secret: string, org: string, app: string | null): Client {
   return {
@@ -124,6 +147,7 @@ const lookups = preparedFor((db) => ({
 
 export async function findClient(deps: Deps, clientId: string): Promise<Client | undefined> {
   if (clientId === ADMIN_CLI) return ADMIN_CLI_CLIENT;
+  if (clientId === CONSOLE) return consoleClient(deps);
   return remembered(deps.db, `client:${clientId}`, [credentials, applications, oauthClients], async () => {
     const statements = lookups(deps.db);
     const credential = await statements.credential.get({ id: clientId });

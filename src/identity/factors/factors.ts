@@ -13,6 +13,7 @@ import { changes } from '../../db/changes.js';
 import { userFactors } from '../../db/schema.js';
 import type { Tx } from '../../db/open.js';
 import type { Deps } from '../../deps.js';
+import { issuerUrl } from '../../config.js';
 import { Conflict, EntityNotFound, IllegalArgument, RequiredProperty } from '../../errors.js';
 import { newUuid } from '../../ids.js';
 import { deleteRecoveryCodes, replaceRecoveryCodes } from './recovery-codes.js';
@@ -60,7 +61,7 @@ export function factorView(factor: Factor): FactorView {
 }
 
 function relyingParty(deps: Deps, owner: FactorOwner): RelyingParty {
-  return { name: owner.issuerName, issuer: deps.config.issuer ?? `http://${deps.config.host}:${deps.config.port}` };
+  return { name: owner.issuerName, issuer: issuerUrl(deps.config) };
 }
 
 export async function listFactors(tx: Tx, userUuid: string): Promise<Factor[]> {

@@ -10,6 +10,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { preparedFor } from '../../db/prepared.js';
 import { remembered } from '../../db/open.js';
 import { adminUsers, entities } from '../../db/schema.js';
+import { issuerUrl } from '../../config.js';
 import type { Deps } from '../../deps.js';
 import type { Principal } from '../../principal.js';
 import { ExpiredToken, Unauthorized } from '../../errors.js';
@@ -67,7 +68,7 @@ function subjectOf(principal: TokenPrincipal): string {
 }
 
 export function issuerOf(deps: Deps): string {
-  return deps.config.issuer ?? `http://${deps.config.host}:${deps.config.port}`;
+  return issuerUrl(deps.config);
 }
 
 export async function signAccessToken(deps: Deps, request: AccessTokenRequest): Promise<IssuedAccessToken> {

@@ -1,0 +1,114 @@
+/** Pieces every screen uses: its heading, an error, a wait, a JSON editor, a confirmation. */
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+
+/**
+ * The screen's title. It takes the focus when the screen opens, so a keyboard or screen-reader
+ * user starts reading at the new screen, not at the link they followed.
+ */
+export function Heading(props: { children: ComponentChildren }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
+  return (
+    <h1 ref={heading} tabIndex={-1}>
+      {props.children}
+    </h1>
+  );
+}
+
+export function Problem(props: { error?: Error; id?: string }) {
+  if (props.error === undefined) return null;
+  return (
+    <p class="problem" role="alert" id={props.id}>
+      {props.error.message}
+    </p>
+  );
+}
+
+export function Waiting(props: { loading: boolean }) {
+  return props.loading ? (
+    <p class="waiting" role="status">
+      Loading…
+    </p>
+  ) : null;
+}
+
+export type JsonObject = Record<string, unknown>;
+
+/** The text as a JSON object (or array of objects, when `many`), or an error that says what is wrong. */
+export function parseJson(text: string, many = false): JsonObject | JsonObject[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`not JSON: ${(error as Error).message}`, { cause: error });
+  }
+  const isObject = (item: unknown) => typeof item === 'object' && item !== null && !Array.isArray(item);
+  if (isObject(value)) return value as JsonObject;
+  if (many && Array.isArray(value) && value.length > 0 && value.every(isObject)) return value as JsonObject[];
+  throw new Error(many ? 'write a JSON object, or an array of objects' : 'write a JSON object');
+}
+
+/** A labelled textarea for JSON; `problem` is shown under it and tied to it for screen readers. */
+export function JsonField(props: { id: string; label: string; value: string; onInput: (text: string) => void; problem?: Error; rows?: number }) {
+  const problemId = `${props.id}-problem`;
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      <textarea
+        id={props.id}
+        class="json"
+        rows={props.rows ?? 8}
+        spellcheck={false}
+        value={props.value}
+        aria-invalid={props.problem !== undefined}
+        aria-describedby={props.problem ? problemId : undefined}
+        onInput={(event) => props.onInput(event.currentTarget.value)}
+      />
+      <Problem error={props.problem} id={problemId} />
+    </div>
+  );
+}
+
+/** A modal question (the browser's <dialog>: focus kept inside, Escape cancels). */
+export function Confirm(props: { open: boolean; title: string; children: ComponentChildren; action: string; onCancel: () => void; onConfirm: () => void }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const element = dialog.current;
+    if (element === null) return;
+    if (props.open && !element.open) element.showModal();
+    if (!props.open && element.open) element.close();
+  }, [props.open]);
+  return (
+    <dialog ref={dialog} aria-labelledby="confirm-title" onClose={props.onCancel}>
+      <h2 id="confirm-title">{props.title}</h2>
+      {props.children}
+      <div class="actions">
+        <button type="button" onClick={props.onCancel} autofocus>
+          Cancel
+        </button>
+        <button type="button" class="danger" onClick={props.onConfirm}>
+          {props.action}
+        </button>
+      </div>
+    </dialog>
+  );
+}
+
+/** Runs a change; while it runs, `busy`; when it fails, its error. */
+export function useAction(): { busy: boolean; error?: Error; run: (change: () => Promise<void>) => Promise<void>; clear: () => void } {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<Error>();
+  const run = async (change: () => Promise<void>) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await change();
+    } catch (failure) {
+      setError(failure instanceof Error ? failure : new Error(String(failure)));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, run, clear: () => setError(undefined) };
+}
