@@ -43,7 +43,7 @@ import { renderSignIn, type SignInPage } from '../pages/sign-in.js';
 import { renderSecondFactor, type CodeKind } from '../pages/second-factor.js';
 import { sendPage } from '../pages/respond.js';
 import { randomToken } from '../../src/identity/keys/secrets.js';
-import { issuerOf } from '../../src/identity/tokens/access-tokens.js';
+import { issuerOf } from '../../src/identity/issuer.js';
 import { accountRefusalOf } from '../../src/identity/sign-in/authenticate.js';
 
 type C = Context<Env>;

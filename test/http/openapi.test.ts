@@ -83,6 +83,8 @@ const UNDOCUMENTED: Record<string, string> = {
   'GET /docs/init.js': 'the script of that page',
   'GET /connect/assets/style.css': "the pages' stylesheet",
   'GET /connect/assets/altcha-solver.js': "the reset page's captcha solver",
+  'GET /connect/assets/account-passkeys.js': "the account page's script that adds a passkey",
+  'GET /connect/assets/simplewebauthn-browser.js': "@simplewebauthn/browser's bundle, for the pages' WebAuthn calls",
 };
 
 /** POST and PUT operations that read no body, and why. */

@@ -11,16 +11,22 @@ import { remembered } from '../../db/open.js';
 import { applications, credentials, oauthClients, type StoredClientMetadata } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { SCOPES, type Scope } from '../scopes.js';
+import { issuerOf } from '../issuer.js';
 
 /** The built-in public client of admin tools (docs/api.md#clients). */
 export const ADMIN_CLI = 'admin-cli';
+/**
+ * The built-in clients of the account page (docs/account.md): `idp-account` signs admin users in
+ * for /management/account, `idp-account:{appUuid}` an application's users for its account page.
+ */
+export const ACCOUNT_CLIENT = 'idp-account';
 export const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 
 export type AuthMethod = StoredClientMetadata['token_endpoint_auth_method'];
 
 export interface Client {
   clientId: string;
-  kind: 'admin-cli' | 'organization' | 'application' | 'oauth';
+  kind: 'admin-cli' | 'account' | 'organization' | 'application' | 'oauth';
   /** The organization and application the client belongs to (none for admin-cli). */
   orgUuid: string | null;
   appUuid: string | null;
@@ -81,6 +87,29 @@ function credentialClient(clientId: string, secret: string, org: string, app: st
   };
 }
 
+/**
+ * The account page's client of a realm: public, no grant at the token endpoint, and only the
+ * `none` response type (OAuth 2.0 Multiple Response Types 4): the authorize endpoint signs the
+ * user in and comes back to the page, which reads the browser's session, and no code or token
+ * is issued. `application` is undefined for the admin users' page.
+ */
+function accountClient(deps: Deps, application?: { orgUuid: string; uuid: string; name: string }): Client {
+  const path = application ? `/${application.orgUuid}/${application.uuid}/account` : '/management/account';
+  return {
+    ...ADMIN_CLI_CLIENT,
+    clientId: application ? `${ACCOUNT_CLIENT}:${application.uuid}` : ACCOUNT_CLIENT,
+    kind: 'account',
+    orgUuid: application?.orgUuid ?? null,
+    appUuid: application?.uuid ?? null,
+    grantTypes: [],
+    scopes: ['openid'],
+    redirectUris: [`${issuerOf(deps)}${path}`],
+    responseTypes: ['none'],
+    requirePkce: false,
+    clientName: application ? application.name : 'idp',
+  };
+}
+
 export function clientOfRow(row: typeof oauthClients.$inferSelect): Client {
   const meta = row.metadata;
   return {
@@ -119,10 +148,20 @@ const lookups = preparedFor((db) => ({
     .from(oauthClients)
     .where(eq(oauthClients.clientId, sql.placeholder('id')))
     .prepare(),
+  application: db
+    .select({ uuid: applications.uuid, orgUuid: applications.orgUuid, name: applications.name })
+    .from(applications)
+    .where(eq(applications.uuid, sql.placeholder('uuid')))
+    .prepare(),
 }));
 
 export async function findClient(deps: Deps, clientId: string): Promise<Client | undefined> {
   if (clientId === ADMIN_CLI) return ADMIN_CLI_CLIENT;
+  if (clientId === ACCOUNT_CLIENT) return accountClient(deps);
+  if (clientId.startsWith(`${ACCOUNT_CLIENT}:`)) {
+    const application = await lookups(deps.db).application.get({ uuid: clientId.slice(ACCOUNT_CLIENT.length + 1) });
+    return application ? accountClient(deps, application) : undefined;
+  }
   return remembered(deps.db, `client:${clientId}`, [credentials, applications, oauthClients], async () => {
     const statements = lookups(deps.db);
     const credential = await statements.credential.get({ id: clientId });

@@ -15,6 +15,7 @@ import type { Principal } from '../../principal.js';
 import { ExpiredToken, Unauthorized } from '../../errors.js';
 import { isAccessTokenRevoked } from './revocations.js';
 import { findClient } from '../clients/find.js';
+import { issuerOf } from '../issuer.js';
 
 export type TokenPrincipal = Exclude<Principal, { kind: 'guest' }>;
 
@@ -64,10 +65,6 @@ function subjectOf(principal: TokenPrincipal): string {
     case 'application':
       return principal.clientId;
   }
-}
-
-export function issuerOf(deps: Deps): string {
-  return deps.config.issuer ?? `http://${deps.config.host}:${deps.config.port}`;
 }
 
 export async function signAccessToken(deps: Deps, request: AccessTokenRequest): Promise<IssuedAccessToken> {
