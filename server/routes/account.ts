@@ -80,7 +80,7 @@ function toSignIn(c: C, realm: AccountRealm, options: { prompt?: 'login'; state?
   const locales = uiLocalesOf(c);
   if (locales) params.set('ui_locales', locales);
   c.header('Cache-Control', 'no-store');
-  return c.redirect(`/connect/authorize?${params}`, 303);
+  return c.redirect(`${issuerOf(c.get('deps'))}/connect/authorize?${params}`, 303);
 }
 
 /** Back to the page after a change (POST, then GET: a reload does not post again). */
