@@ -46,6 +46,7 @@ import { userTokenRoutes } from './routes/data/user-tokens.js';
 import { userFactorRoutes } from './routes/data/user-factors.js';
 import { adminFactorRoutes } from './routes/admin-factors.js';
 import { userStateRoutes } from './routes/data/user-state.js';
+import { adminAccountRoutes, appAccountRoutes } from './routes/account.js';
 
 /** Every area of the server: where it is mounted, what runs before its routes, and its route modules. */
 export const AREAS: readonly Area[] = [
@@ -63,7 +64,8 @@ export const AREAS: readonly Area[] = [
   { prefix: '/device', middleware: [noStore()], routes: [deviceRoutes] },
   // Usergrid's token endpoints: the credentials in the body are the caller. Its SDKs send their
   // last token along, which may have expired or been revoked meanwhile: no reason to refuse a new one.
-  { prefix: '/management', routes: [managementTokenRoutes] },
+  // The account page: the browser's sign-in session (and a CSRF token) is the caller, not a bearer token.
+  { prefix: '/management', routes: [managementTokenRoutes, adminAccountRoutes] },
   { prefix: '/management', middleware: [caller], routes: [managementRoutes, adminFactorRoutes, keyRoutes, adminLifecycleRoutes] },
   { prefix: '/management/orgs/{orgId}', middleware: [caller, organizationAdmin], routes: [organizationRoutes] },
   {
@@ -71,8 +73,8 @@ export const AREAS: readonly Area[] = [
     middleware: [caller, organizationAdmin, managedApplication],
     routes: [applicationRoutes, clientRoutes, identityProviderRoutes],
   },
-  // What an application serves without a permission check: its token endpoint and account links.
-  { prefix: '/{orgId}/{appId}', middleware: [application], routes: [applicationTokenRoutes] },
+  // What an application serves without a permission check: its token endpoint and its users' account page.
+  { prefix: '/{orgId}/{appId}', middleware: [application], routes: [applicationTokenRoutes, appAccountRoutes] },
   { prefix: '/{orgId}/{appId}', middleware: [caller, application], routes: [appUserLifecycleRoutes] },
   // The data API and push: every route behind the application's permissions.
   {

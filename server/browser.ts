@@ -7,7 +7,7 @@ import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { Env } from './env.js';
 import { clientOf } from './client-address.js';
-import { issuerOf } from '../src/identity/tokens/access-tokens.js';
+import { issuerOf } from '../src/identity/issuer.js';
 import { macOf, randomToken, safeEqual, sign, unsign } from '../src/identity/keys/secrets.js';
 import { createSession, endSession, findSession, type NewSession, type SessionRow } from '../src/identity/sessions/sessions.js';
 import { pickLocale, translator } from './pages/i18n.js';
@@ -35,7 +35,8 @@ export async function readSession(c: Context<Env>): Promise<SessionRow | undefin
 
 /** Signs the browser in; any earlier session of this browser ends (no session fixation). */
 export async function startSession(c: Context<Env>, input: NewSession): Promise<SessionRow> {
-  const { id, session } = await createSession(c.get('deps'), input, sessionIdOf(c));
+  const device = { userAgent: c.req.header('user-agent'), address: clientOf(c).address };
+  const { id, session } = await createSession(c.get('deps'), input, sessionIdOf(c), device);
   setCookie(c, SESSION_COOKIE, sign(c.get('deps'), 'session', id), { ...cookieOptions(c), maxAge: c.get('deps').config.sessionTtl });
   return session;
 }
@@ -59,6 +60,18 @@ function csrfToken(c: Context<Env>): string {
 export function isCsrfTokenValid(c: Context<Env>, token: string | undefined): boolean {
   const secret = getCookie(c, CSRF_COOKIE);
   return Boolean(secret && token && safeEqual(token, macOf(c.get('deps'), 'csrf', secret)));
+}
+
+/** The languages a page outside an authorize request is shown in: `ui_locales` of its query, else the browser's Accept-Language. */
+export function uiLocalesOf(c: Context<Env>): string | undefined {
+  return (
+    c.req.query('ui_locales') ??
+    c.req
+      .header('accept-language')
+      ?.split(',')
+      .map((tag) => tag.split(';')[0].trim())
+      .join(' ')
+  );
 }
 
 /** Language, texts and CSRF token of a page. */

@@ -13,6 +13,8 @@ export interface PageSecurity {
   scriptNonce?: string;
   /** Origins a third-party widget (a captcha provider's) loads scripts and frames from. */
   widgetOrigins?: readonly string[];
+  /** The page's script may fetch from this server (connect-src 'self'). */
+  connectSelf?: boolean;
 }
 
 function originOf(address: string): string | undefined {
@@ -26,6 +28,8 @@ function originOf(address: string): string | undefined {
 
 export function contentSecurityPolicy(security: PageSecurity): string {
   const targets = (security.formTargets ?? []).map(originOf).filter((origin): origin is string => origin !== undefined);
+  const widgets = security.widgetOrigins ?? [];
+  const connect = [...(security.connectSelf ? ["'self'"] : []), ...widgets];
   return [
     "default-src 'none'",
     "style-src 'self'",
@@ -33,8 +37,9 @@ export function contentSecurityPolicy(security: PageSecurity): string {
     `form-action ${["'self'", ...new Set(targets)].join(' ')}`,
     "frame-ancestors 'none'",
     "base-uri 'none'",
-    ...(security.scriptNonce ? [[`script-src 'nonce-${security.scriptNonce}'`, ...(security.widgetOrigins ?? [])].join(' ')] : []),
-    ...(security.widgetOrigins?.length ? [`frame-src ${security.widgetOrigins.join(' ')}`, `connect-src ${security.widgetOrigins.join(' ')}`] : []),
+    ...(security.scriptNonce ? [[`script-src 'nonce-${security.scriptNonce}'`, ...widgets].join(' ')] : []),
+    ...(widgets.length ? [`frame-src ${widgets.join(' ')}`] : []),
+    ...(connect.length ? [`connect-src ${connect.join(' ')}`] : []),
   ].join('; ');
 }
 

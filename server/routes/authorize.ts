@@ -45,7 +45,7 @@ import { renderSecondFactor, type CodeKind } from '../pages/second-factor.js';
 import { renderDeviceDone } from '../pages/device.js';
 import { sendPage } from '../pages/respond.js';
 import { randomToken } from '../../src/identity/keys/secrets.js';
-import { issuerOf } from '../../src/identity/tokens/access-tokens.js';
+import { issuerOf } from '../../src/identity/issuer.js';
 import { accountRefusalOf } from '../../src/identity/sign-in/authenticate.js';
 
 type C = Context<Env>;

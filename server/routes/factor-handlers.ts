@@ -10,7 +10,17 @@ import type { EnvelopeInput } from '../envelope.js';
 import { readBody, type BodyRule } from '../request-input.js';
 import { answerNoStore } from '../middleware/secure-headers.js';
 import { InsufficientUserAuthentication, UnsupportedMediaType } from '../../src/errors.js';
-import { deleteFactor, enrollFactor, factorView, findFactor, listFactors, verifyFactor, type FactorOwner } from '../../src/identity/factors/factors.js';
+import {
+  deleteFactor,
+  enrollFactor,
+  factorView,
+  findFactor,
+  FRESH_SIGN_IN,
+  isFreshSignIn,
+  listFactors,
+  verifyFactor,
+  type FactorOwner,
+} from '../../src/identity/factors/factors.js';
 
 /** Whose factors the request addresses, and whether the caller is that user (not an administrator acting for them). */
 export interface FactorAccess {
@@ -23,9 +33,6 @@ export type ResolveFactorAccess = (c: Context<Env>, mode: 'read' | 'write') => P
 
 /** How the area answers: its envelope, with 200 or 201. */
 export type Answer = (c: Context<Env>, input: EnvelopeInput, status: 200 | 201) => Response;
-
-/** A user removing their own factor must have signed in this recently (seconds; docs/api.md#second-factors). */
-const FRESH_SIGN_IN = 5 * 60;
 
 const FACTOR_BODY: BodyRule = { accept: ['json', 'form', 'none'], refuse: () => UnsupportedMediaType('the request body must be application/json') };
 
@@ -40,9 +47,7 @@ function factorId(c: Context<Env>): string {
  * device cannot take a second factor away. Administrators may always.
  */
 function requireFreshSignIn(c: Context<Env>, access: FactorAccess): void {
-  if (!access.self) return;
-  const signedInAt = c.get('signedInAt') ?? 0;
-  if (Math.floor(c.get('deps').now() / 1000) - signedInAt <= FRESH_SIGN_IN) return;
+  if (!access.self || isFreshSignIn(c.get('deps'), (c.get('signedInAt') ?? 0) * 1000)) return;
   const description = `removing a second factor needs a sign-in within the last ${FRESH_SIGN_IN / 60} minutes: sign in again`;
   throw InsufficientUserAuthentication(description, {
     headers: { 'WWW-Authenticate': `Bearer error="insufficient_user_authentication", error_description="${description}", max_age=${FRESH_SIGN_IN}` },

@@ -17,7 +17,7 @@ import {
   updateIdentityProvider,
   type IdentityProviderRow,
 } from '../../src/identity/federation/identity-providers.js';
-import { issuerOf } from '../../src/identity/tokens/access-tokens.js';
+import { issuerOf } from '../../src/identity/issuer.js';
 import { FEDERATION_CALLBACK_PATH } from '../../src/identity/federation/federation.js';
 
 function providerView(c: Context<Env>, row: IdentityProviderRow) {

@@ -13,7 +13,7 @@ import { bodyFormatOf, formParam, type BodyRule } from '../request-input.js';
 import { defineRoutes } from '../route-table.js';
 import { ok } from '../envelope.js';
 import { toAppError, validationError } from '../errors.js';
-import { isCsrfTokenValid, pageContext } from '../browser.js';
+import { isCsrfTokenValid, pageContext, uiLocalesOf } from '../browser.js';
 import { loginContextOf } from '../client-address.js';
 import { sendPage } from '../pages/respond.js';
 import { CAPTCHA_WIDGETS, renderNewPassword, renderNotice, renderResetRequest, type Text } from '../pages/lifecycle.js';
@@ -42,17 +42,6 @@ interface Outcome {
 
 function wantsHtml(c: C): boolean {
   return (c.req.header('accept') ?? '').includes('text/html');
-}
-
-function uiLocalesOf(c: C): string | undefined {
-  return (
-    c.req.query('ui_locales') ??
-    c.req
-      .header('accept-language')
-      ?.split(',')
-      .map((tag) => tag.split(';')[0].trim())
-      .join(' ')
-  );
 }
 
 /** The page of a failure: its text in the reader's language where there is one. */

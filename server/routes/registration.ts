@@ -14,7 +14,7 @@ import { defineRoutes } from '../route-table.js';
 import { bearerOf } from './oauth.js';
 import { clientInformation } from './clients.js';
 import { InvalidClientMetadata, InvalidRedirectUri, MethodNotAllowed, UnsupportedMediaType } from '../../src/errors.js';
-import { issuerOf } from '../../src/identity/tokens/access-tokens.js';
+import { issuerOf } from '../../src/identity/issuer.js';
 import { ClientMetadataInput, type SavedClient } from '../../src/identity/clients/manage.js';
 import {
   deleteRegisteredClient,

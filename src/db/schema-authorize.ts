@@ -28,6 +28,9 @@ export const browserSessions = sqliteTable(
     amr: text('amr').notNull(),
     /** The external provider's name when amr is `fed`. */
     provider: text('provider'),
+    /** The browser's User-Agent and address when the session started: what the account page shows to tell sessions apart. */
+    userAgent: text('user_agent'),
+    address: text('address'),
     authTime: integer('auth_time').notNull(),
     created: integer('created').notNull(),
     lastSeen: integer('last_seen').notNull(),

@@ -46,7 +46,9 @@ export interface StoredCredential {
  * (admin users and app users never share one). A factor is `pending` from enrollment until its
  * first code (or the browser's registration) is verified, then `active`. TOTP keeps its secret
  * (base32, RFC 6238) and the last time step a code was accepted for, so that no code works twice;
- * a pending passkey keeps its registration challenge, an active one its credential.
+ * a pending passkey keeps its registration challenge, an active one its credential. `name` is the
+ * user's label for it (the account page lists factors by it); `lastUsed` (ms) is when it last
+ * passed a sign-in.
  */
 export const userFactors = sqliteTable(
   'user_factors',
@@ -59,6 +61,8 @@ export const userFactors = sqliteTable(
     lastStep: integer('last_step'),
     challenge: text('challenge'),
     credential: text('credential', { mode: 'json' }).$type<StoredCredential>(),
+    name: text('name'),
+    lastUsed: integer('last_used'),
     created: integer('created').notNull(),
     modified: integer('modified').notNull(),
   },

@@ -4,7 +4,7 @@
  */
 import { ACR_VALUES } from './factors/second-factor.js';
 import type { Deps } from '../deps.js';
-import { issuerOf } from './tokens/access-tokens.js';
+import { issuerOf } from './issuer.js';
 import { grants } from './grants/index.js';
 import { SCOPES } from './scopes.js';
 import { PROMPTS, RESPONSE_MODES, RESPONSE_TYPES } from './authorize/authorize-request.js';

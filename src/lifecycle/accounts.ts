@@ -8,7 +8,7 @@ import { adminUsers, applications, organizations } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import type { Tx } from '../db/open.js';
 import { ApplicationNotFound } from '../errors.js';
-import { issuerOf } from '../identity/tokens/access-tokens.js';
+import { issuerOf } from '../identity/issuer.js';
 import { storeAppUserPasswordHash } from '../identity/sign-in/app-user-passwords.js';
 import { findEntityByUuid } from '../db/entity-store.js';
 import { updateEntityIn } from '../data/entities.js';

@@ -598,6 +598,14 @@ const OPEN_BY_DESIGN: ReadonlyMap<string, string> = new Map([
   ['POST /:orgId/:appId/users/resetpw', 'asks for a reset mail: behind a captcha, and mails only an address already on file'],
   ['POST /management/users/:userId/resetpw', "sets a new password: the mailed link's token is the credential"],
   ['POST /:orgId/:appId/users/:userId/resetpw', "sets a new password: the mailed link's token is the credential"],
+  ...['/management', '/:orgId/:appId'].flatMap((base) =>
+    ['password', 'totp', 'totp/verify', 'factors/remove', 'recovery-codes', 'sessions/end', 'consents/revoke', 'passkeys', 'passkeys/verify'].map(
+      (path): [string, string] => [
+        `POST ${base}/account/${path}`,
+        "the account page's forms (test/account/): the browser's own sign-in session, behind a CSRF token, changes only its own user",
+      ],
+    ),
+  ),
 ]);
 
 /**

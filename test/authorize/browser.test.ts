@@ -8,10 +8,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { HAS_CHROMIUM, launchChromium } from '../chromium.js';
+import { HAS_CHROMIUM, launchChromium, startClientSite } from '../chromium.js';
 import { decodeJwt } from 'jose';
 import { TOTP } from 'otpauth';
 import { api, createClient, createFixture, exchangeCode, startIdp, USER, type Fixture, type RegisteredClient } from './support.js';
@@ -26,9 +25,7 @@ let rpUrl: string;
 
 beforeAll(async () => {
   if (!HAS_CHROMIUM) return;
-  rp = createServer((_, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>RP</title><p>back at the client</p>'));
-  await new Promise<void>((resolve) => rp.listen(0, '127.0.0.1', resolve));
-  rpUrl = `http://127.0.0.1:${(rp.address() as AddressInfo).port}`;
+  ({ server: rp, url: rpUrl } = await startClientSite());
   fixture = await createFixture(await startIdp());
   client = await createClient(fixture, { require_pkce: false, redirect_uris: [`${rpUrl}/callback`], post_logout_redirect_uris: [`${rpUrl}/bye`] });
   browser = await launchChromium();

@@ -62,7 +62,9 @@ describe('idp user factors', () => {
     expect(table.stdout).toMatch(/^ID +TYPE +STATUS +CREATED$/m);
     expect(table.stdout).toMatch(new RegExp(`^${id} +totp +active `, 'm'));
     const listed = await cli.json(['user', 'factors', 'list', 'fiona']);
-    expect(listed.entities).toEqual([{ id, type: 'totp', status: 'active', created: expect.any(Number), modified: expect.any(Number) }]);
+    expect(listed.entities).toEqual([
+      { id, type: 'totp', status: 'active', name: null, last_used: null, created: expect.any(Number), modified: expect.any(Number) },
+    ]);
     expect(JSON.stringify(listed)).not.toContain(secret);
 
     const reset = await cli.run(['user', 'factors', 'reset', 'fiona']);

@@ -86,6 +86,8 @@ const UNDOCUMENTED: Record<string, string> = {
   'GET /console': 'the admin console, a page',
   'GET /console/*': "the admin console's page at the address of each of its screens",
   'GET /console/assets/{file}': "the admin console's built files",
+  'GET /connect/assets/account-passkeys.js': "the account page's script that adds a passkey",
+  'GET /connect/assets/simplewebauthn-browser.js': "@simplewebauthn/browser's bundle, for the pages' WebAuthn calls",
 };
 
 /** POST and PUT operations that read no body, and why. */

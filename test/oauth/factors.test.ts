@@ -84,7 +84,9 @@ describe('enrolling a TOTP factor', () => {
     const { id } = await activateTotp(`${APP}/users/fred/factors`, fred);
     const list = await t.request('GET', `${APP}/users/fred/factors`, { token: fred });
     expect(list.status, list.text).toBe(200);
-    expect(list.body.entities).toEqual([{ id, type: 'totp', status: 'active', created: expect.any(Number), modified: expect.any(Number) }]);
+    expect(list.body.entities).toEqual([
+      { id, type: 'totp', status: 'active', name: null, last_used: null, created: expect.any(Number), modified: expect.any(Number) },
+    ]);
     const one = await t.request('GET', `${APP}/users/fred/factors/${id}`, { token: fred });
     expect(one.body.entities).toEqual(list.body.entities);
     expect(one.text).not.toMatch(/secret|otpauth|recovery/);

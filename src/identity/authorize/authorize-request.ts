@@ -131,8 +131,16 @@ export async function findRedirectTarget(deps: Deps, params: URLSearchParams): P
   return { client, redirectUri: redirectUris[0]! };
 }
 
+/**
+ * `none` (OAuth 2.0 Multiple Response Types 4): a sign-in that issues nothing and returns only
+ * `state`. Not offered to registered clients (nor in discovery): the account page's built-in
+ * clients use it (clients/find.ts), and the authorize request checks each client's response types.
+ */
+const NO_RESPONSE = 'none';
+
 function parseResponseType(text: string | undefined): { responseType: string; parts: Set<ResponsePart> } {
   if (!text) throw InvalidRequest('response_type is missing');
+  if (text === NO_RESPONSE) return { responseType: NO_RESPONSE, parts: new Set() };
   const words = text.split(' ').filter((word) => word !== '');
   const parts = new Set(words);
   if (parts.size !== words.length || ![...parts].every((part) => (PARTS as readonly string[]).includes(part))) {

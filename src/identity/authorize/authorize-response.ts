@@ -5,7 +5,8 @@
  */
 import type { Deps } from '../../deps.js';
 import { AccessDenied, type AppError } from '../../errors.js';
-import { issuerOf, signAccessToken } from '../tokens/access-tokens.js';
+import { signAccessToken } from '../tokens/access-tokens.js';
+import { issuerOf } from '../issuer.js';
 import { createAuthorizationCode } from './authorization-codes.js';
 import { signIdToken } from '../tokens/id-tokens.js';
 import type { AuthorizeRequest, RedirectTarget } from './authorize-request.js';

@@ -1,8 +1,11 @@
 /**
  * Remembered consent (per client and user): once a user allowed a client some scopes, asking for
- * those again does not show the consent page. Allowing more adds to what is remembered.
+ * those again does not show the consent page. Allowing more adds to what is remembered; the user
+ * may revoke it on the account page, which also ends what the client holds for them.
  */
-import { and, eq } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
+import { changes } from '../../db/changes.js';
+import { revokeAllTokens } from '../sessions/end-sign-ins.js';
 import { consents } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import type { Tx } from '../../db/open.js';
@@ -33,4 +36,25 @@ export async function rememberConsent(deps: Deps, clientId: string, userUuid: st
       .onConflictDoUpdate({ target: [consents.clientId, consents.userUuid], set: { scope: merged, modified: now } })
       .run();
   });
+}
+
+export type Consent = typeof consents.$inferSelect;
+
+/** The clients a user allowed, the most recent first. */
+export async function listConsents(deps: Deps, userUuid: string): Promise<Consent[]> {
+  return await deps.db.select().from(consents).where(eq(consents.userUuid, userUuid)).orderBy(desc(consents.modified)).all();
+}
+
+/**
+ * Forgets a consent and revokes the user's tokens of that client (their refresh tokens stop
+ * working at once): the client must ask again. False when there was no such consent.
+ */
+export async function revokeConsent(deps: Deps, clientId: string, userUuid: string): Promise<boolean> {
+  const removed = await deps.db
+    .delete(consents)
+    .where(and(eq(consents.clientId, clientId), eq(consents.userUuid, userUuid)))
+    .run();
+  if (changes(removed) === 0) return false;
+  await revokeAllTokens(deps, userUuid, clientId);
+  return true;
 }

@@ -16,7 +16,7 @@ import { DEVICE_CODE_GRANT, findClient, scopesFor, type Client } from '../client
 import { isScope, parseScope, resolveScope } from '../scopes.js';
 import { hashToken, newOpaqueToken, newTokenFamilyId } from '../sessions/token-families.js';
 import { amrOf, type SessionRow } from '../sessions/sessions.js';
-import { issuerOf } from '../tokens/access-tokens.js';
+import { issuerOf } from '../issuer.js';
 import { assertNotThrottled, recordLoginFailure, type LoginContext } from '../sign-in/throttle.js';
 import type { AuthorizeRequest } from './authorize-request.js';
 

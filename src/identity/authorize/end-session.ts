@@ -7,7 +7,7 @@
 import { compactVerify, decodeProtectedHeader } from 'jose';
 import type { Deps } from '../../deps.js';
 import { InvalidRequest } from '../../errors.js';
-import { issuerOf } from '../tokens/access-tokens.js';
+import { issuerOf } from '../issuer.js';
 import { findClient, type Client } from '../clients/find.js';
 
 export interface LogoutRequest {

@@ -10,14 +10,19 @@ import { eq, sql } from 'drizzle-orm';
 import { preparedFor } from '../../db/prepared.js';
 import { remembered } from '../../db/open.js';
 import { applications, credentials, oauthClients, type StoredClientMetadata } from '../../db/schema.js';
-import { issuerUrl } from '../../config.js';
 import type { Deps } from '../../deps.js';
 import { SCOPES, type Scope } from '../scopes.js';
+import { issuerOf } from '../issuer.js';
 
 /** The built-in public client of admin tools (docs/api.md#clients). */
 export const ADMIN_CLI = 'admin-cli';
 /** The built-in public client of the admin console served at /console (docs/console.md). */
 export const CONSOLE = 'idp-console';
+/**
+ * The built-in clients of the account page (docs/account.md): `idp-account` signs admin users in
+ * for /management/account, `idp-account:{appUuid}` an application's users for its account page.
+ */
+export const ACCOUNT_CLIENT = 'idp-account';
 export const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -25,7 +30,7 @@ export type AuthMethod = StoredClientMetadata['token_endpoint_auth_method'];
 
 export interface Client {
   clientId: string;
-  kind: 'admin-cli' | 'console' | 'organization' | 'application' | 'oauth';
+  kind: 'admin-cli' | 'console' | 'account' | 'organization' | 'application' | 'oauth';
   /** The organization and application the client belongs to (none for the built-in clients). */
   orgUuid: string | null;
   appUuid: string | null;
@@ -74,7 +79,7 @@ export const ADMIN_CLI_CLIENT: Client = {
  */
 function consoleClient(deps: Deps): Client | undefined {
   if (!deps.config.console) return undefined;
-  const base = `${issuerUrl(deps.config)}/console`;
+  const base = `${issuerOf(deps)}/console`;
   return {
     ...ADMIN_CLI_CLIENT,
     clientId: CONSOLE,
@@ -102,6 +107,29 @@ function credentialClient(clientId: string, secret: string, org: string, app: st
     responseTypes: [],
     requirePkce: false,
     clientName: app ? 'application credentials' : 'organization credentials',
+  };
+}
+
+/**
+ * The account page's client of a realm: public, no grant at the token endpoint, and only the
+ * `none` response type (OAuth 2.0 Multiple Response Types 4): the authorize endpoint signs the
+ * user in and comes back to the page, which reads the browser's session, and no code or token
+ * is issued. `application` is undefined for the admin users' page.
+ */
+function accountClient(deps: Deps, application?: { orgUuid: string; uuid: string; name: string }): Client {
+  const path = application ? `/${application.orgUuid}/${application.uuid}/account` : '/management/account';
+  return {
+    ...ADMIN_CLI_CLIENT,
+    clientId: application ? `${ACCOUNT_CLIENT}:${application.uuid}` : ACCOUNT_CLIENT,
+    kind: 'account',
+    orgUuid: application?.orgUuid ?? null,
+    appUuid: application?.uuid ?? null,
+    grantTypes: [],
+    scopes: ['openid'],
+    redirectUris: [`${issuerOf(deps)}${path}`],
+    responseTypes: ['none'],
+    requirePkce: false,
+    clientName: application ? application.name : 'idp',
   };
 }
 
@@ -143,11 +171,21 @@ const lookups = preparedFor((db) => ({
     .from(oauthClients)
     .where(eq(oauthClients.clientId, sql.placeholder('id')))
     .prepare(),
+  application: db
+    .select({ uuid: applications.uuid, orgUuid: applications.orgUuid, name: applications.name })
+    .from(applications)
+    .where(eq(applications.uuid, sql.placeholder('uuid')))
+    .prepare(),
 }));
 
 export async function findClient(deps: Deps, clientId: string): Promise<Client | undefined> {
   if (clientId === ADMIN_CLI) return ADMIN_CLI_CLIENT;
   if (clientId === CONSOLE) return consoleClient(deps);
+  if (clientId === ACCOUNT_CLIENT) return accountClient(deps);
+  if (clientId.startsWith(`${ACCOUNT_CLIENT}:`)) {
+    const application = await lookups(deps.db).application.get({ uuid: clientId.slice(ACCOUNT_CLIENT.length + 1) });
+    return application ? accountClient(deps, application) : undefined;
+  }
   return remembered(deps.db, `client:${clientId}`, [credentials, applications, oauthClients], async () => {
     const statements = lookups(deps.db);
     const credential = await statements.credential.get({ id: clientId });

@@ -1,6 +1,6 @@
 /**
  * The audit trail of second factors (docs/api.md#second-factors): enrolling, activating and
- * removing a factor, and each use of one at a sign-in (a TOTP code, a recovery code, a wrong
+ * removing a factor, new recovery codes, and each use of one at a sign-in (a TOTP code, a recovery code, a wrong
  * code), as Duende's events are. Each is one log line, and an entry where the user's
  * administrators read what happened: an app user's in the application's `events` collection, an
  * admin user's in their management feed. They say who, which factor and how, never a secret or a
@@ -11,7 +11,14 @@ import { insertEntity } from '../../db/entity-store.js';
 import { recordActivity } from '../../management/activities.js';
 import { ADMIN_REALM } from '../sign-in/throttle.js';
 
-export type FactorEvent = 'factor_enrolled' | 'factor_activated' | 'factor_removed' | 'second_factor_used' | 'recovery_code_used' | 'second_factor_failed';
+export type FactorEvent =
+  | 'factor_enrolled'
+  | 'factor_activated'
+  | 'factor_removed'
+  | 'second_factor_used'
+  | 'recovery_code_used'
+  | 'second_factor_failed'
+  | 'recovery_codes_regenerated';
 
 const TITLES: Record<FactorEvent, string> = {
   factor_enrolled: 'enrolled a second factor',
@@ -20,6 +27,7 @@ const TITLES: Record<FactorEvent, string> = {
   second_factor_used: 'signed in with a second factor',
   recovery_code_used: 'signed in with a recovery code',
   second_factor_failed: 'a wrong one-time code was given at sign-in',
+  recovery_codes_regenerated: 'new recovery codes replaced the old ones',
 };
 
 export interface FactorEventFacts {

@@ -13,9 +13,9 @@ import { changes } from '../../db/changes.js';
 import { userFactors } from '../../db/schema.js';
 import type { Tx } from '../../db/open.js';
 import type { Deps } from '../../deps.js';
-import { issuerUrl } from '../../config.js';
 import { Conflict, EntityNotFound, IllegalArgument, RequiredProperty } from '../../errors.js';
 import { newUuid } from '../../ids.js';
+import { issuerOf } from '../issuer.js';
 import { deleteRecoveryCodes, replaceRecoveryCodes } from './recovery-codes.js';
 import { recordFactorEvent } from './factor-events.js';
 import { newTotpSecret, otpauthUri, totpStepOf } from './totp.js';
@@ -39,6 +39,10 @@ export interface FactorView {
   id: string;
   type: FactorType;
   status: Factor['status'];
+  /** The user's label for it, if they gave one. */
+  name: string | null;
+  /** When it last passed a sign-in (ms), if it has. */
+  last_used: number | null;
   created: number;
   modified: number;
 }
@@ -56,12 +60,32 @@ export interface Activation extends FactorView {
   recovery_codes?: string[];
 }
 
+/**
+ * A user changing their own factors in ways that would let a stranger at an unlocked device keep
+ * the account (removing a factor, new recovery codes) must have signed in this recently (seconds;
+ * docs/api.md#second-factors).
+ */
+export const FRESH_SIGN_IN = 5 * 60;
+
+/** Whether a sign-in at `signedInAt` (ms) is recent enough (FRESH_SIGN_IN). */
+export function isFreshSignIn(deps: Deps, signedInAt: number): boolean {
+  return deps.now() - signedInAt <= FRESH_SIGN_IN * 1000;
+}
+
 export function factorView(factor: Factor): FactorView {
-  return { id: factor.id, type: factor.type, status: factor.status, created: factor.created, modified: factor.modified };
+  return {
+    id: factor.id,
+    type: factor.type,
+    status: factor.status,
+    name: factor.name,
+    last_used: factor.lastUsed,
+    created: factor.created,
+    modified: factor.modified,
+  };
 }
 
 function relyingParty(deps: Deps, owner: FactorOwner): RelyingParty {
-  return { name: owner.issuerName, issuer: issuerUrl(deps.config) };
+  return { name: owner.issuerName, issuer: issuerOf(deps) };
 }
 
 export async function listFactors(tx: Tx, userUuid: string): Promise<Factor[]> {
@@ -84,11 +108,30 @@ export async function findFactor(tx: Tx, userUuid: string, id: string): Promise<
   return factor;
 }
 
+const NAME_LENGTH = 64;
+
+/** The label a body gives the factor: optional, trimmed, at most NAME_LENGTH characters. @throws 400 naming `name`. */
+function factorNameOf(body: unknown): string | null {
+  const name = (body as { name?: unknown } | null)?.name;
+  if (name === undefined || name === null) return null;
+  if (typeof name !== 'string') throw IllegalArgument('name must be a string', { fields: { name: 'must be a string' } });
+  const trimmed = name.trim();
+  if (trimmed.length > NAME_LENGTH)
+    throw IllegalArgument(`name must be at most ${NAME_LENGTH} characters`, { fields: { name: `at most ${NAME_LENGTH} characters` } });
+  return trimmed === '' ? null : trimmed;
+}
+
 function factorTypeOf(body: unknown): FactorType {
   const type = (body as { type?: unknown } | null)?.type;
   if (type === undefined) throw RequiredProperty('type is required: totp or webauthn', { fields: { type: 'required' } });
   if (!FACTOR_TYPES.includes(type as FactorType)) throw IllegalArgument('type must be totp or webauthn', { fields: { type: 'must be totp or webauthn' } });
   return type as FactorType;
+}
+
+/** What an authenticator app needs of a TOTP secret: the secret as text, its otpauth URI and that URI as a QR code. */
+export async function totpEnrollmentOf(owner: FactorOwner, secret: string): Promise<Required<Pick<Enrollment, 'secret' | 'otpauth_uri' | 'qr_svg'>>> {
+  const uri = otpauthUri(secret, owner.issuerName, owner.username);
+  return { secret, otpauth_uri: uri, qr_svg: await QRCode.toString(uri, { type: 'svg' }) };
 }
 
 /**
@@ -97,6 +140,7 @@ function factorTypeOf(body: unknown): FactorType {
  */
 export async function enrollFactor(deps: Deps, owner: FactorOwner, body: unknown): Promise<Enrollment> {
   const type = factorTypeOf(body);
+  const name = factorNameOf(body);
   const now = deps.now();
   const factor: Factor = {
     id: newUuid(),
@@ -107,14 +151,15 @@ export async function enrollFactor(deps: Deps, owner: FactorOwner, body: unknown
     lastStep: null,
     challenge: null,
     credential: null,
+    name,
+    lastUsed: null,
     created: now,
     modified: now,
   };
   let shown: Omit<Enrollment, keyof FactorView>;
   if (type === 'totp') {
     factor.secret = newTotpSecret();
-    const uri = otpauthUri(factor.secret, owner.issuerName, owner.username);
-    shown = { secret: factor.secret, otpauth_uri: uri, qr_svg: await QRCode.toString(uri, { type: 'svg' }) };
+    shown = await totpEnrollmentOf(owner, factor.secret);
   } else {
     const registered = (await listActiveFactors(deps.db, owner.uuid)).flatMap((f) => (f.credential ? [f.credential] : []));
     const options = await passkeyRegistrationOptions(relyingParty(deps, owner), owner, registered);
@@ -191,13 +236,29 @@ export async function deleteAllFactors(tx: Tx, userUuid: string): Promise<number
 }
 
 /**
+ * Ten new recovery codes for a user with an active factor (the old ones stop working), shown once.
+ * @throws 409 when the user has no active factor: recovery codes stand in for one.
+ */
+export async function regenerateRecoveryCodes(deps: Deps, owner: FactorOwner): Promise<string[]> {
+  const codes = await deps.db.transaction(async (tx) => {
+    if ((await listActiveFactors(tx, owner.uuid)).length === 0) {
+      throw Conflict('recovery codes come with a second factor: add one first', { fields: { factors: 'none active' } });
+    }
+    return await replaceRecoveryCodes(tx, owner.uuid, deps.now());
+  });
+  await recordFactorEvent(deps, 'recovery_codes_regenerated', { realm: owner.realm, userUuid: owner.uuid });
+  return codes;
+}
+
+/**
  * Accepts a TOTP code of an active factor at most once: the step it belongs to must come after
  * the last one accepted, and claiming it is one conditional update (of two instances, one wins).
+ * The factor's last use is then `now`.
  */
-export async function claimTotpStep(tx: Tx, factor: Factor, step: number): Promise<boolean> {
+export async function claimTotpStep(tx: Tx, factor: Factor, step: number, now: number): Promise<boolean> {
   const claimed = await tx
     .update(userFactors)
-    .set({ lastStep: step })
+    .set({ lastStep: step, lastUsed: now })
     .where(and(eq(userFactors.id, factor.id), or(isNull(userFactors.lastStep), lt(userFactors.lastStep, step))))
     .run();
   return changes(claimed) === 1;

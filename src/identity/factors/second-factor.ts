@@ -50,7 +50,7 @@ export async function checkSecondFactor(deps: Deps, userUuid: string, otp: strin
     for (const factor of factors) {
       if (factor.type !== 'totp' || !factor.secret) continue;
       const step = totpStepOf(factor.secret, code, deps.now());
-      if (step !== null && (await claimTotpStep(deps.db, factor, step))) return { result: 'passed', amr: PASSWORD_AND_OTP, method: 'totp', factor };
+      if (step !== null && (await claimTotpStep(deps.db, factor, step, deps.now()))) return { result: 'passed', amr: PASSWORD_AND_OTP, method: 'totp', factor };
     }
     return { result: 'wrong' };
   }

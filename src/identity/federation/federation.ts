@@ -14,7 +14,7 @@ import type { Deps } from '../../deps.js';
 import type { Tx } from '../../db/open.js';
 import { InvalidRequest } from '../../errors.js';
 import { findEntityByName, insertEntity } from '../../db/entity-store.js';
-import { issuerOf } from '../tokens/access-tokens.js';
+import { issuerOf } from '../issuer.js';
 import { findAppUserByLogin } from '../sign-in/authenticate.js';
 import type { AuthorizeRequest } from '../authorize/authorize-request.js';
 import { findIdentityProviderByName, findIdentityProviderByUuid, type IdentityProviderRow } from './identity-providers.js';

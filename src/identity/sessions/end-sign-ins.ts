@@ -12,13 +12,22 @@ import { browserSessions, tokenFamilies } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { revokeTokenFamily } from '../tokens/revocations.js';
 
-/** Revokes every token family of the user still live: their refresh and access tokens stop working at once. */
-export async function revokeAllTokens(deps: Deps, userUuid: string): Promise<number> {
+/**
+ * Revokes every token family of the user still live (of one client, when `clientId` is given):
+ * their refresh and access tokens stop working at once.
+ */
+export async function revokeAllTokens(deps: Deps, userUuid: string, clientId?: string): Promise<number> {
   return await deps.db.transaction(async (tx) => {
     const families = await tx
       .select({ id: tokenFamilies.id })
       .from(tokenFamilies)
-      .where(and(eq(jsonText(tx, tokenFamilies.principal, 'userUuid'), userUuid), isNull(tokenFamilies.revokedAt)))
+      .where(
+        and(
+          eq(jsonText(tx, tokenFamilies.principal, 'userUuid'), userUuid),
+          isNull(tokenFamilies.revokedAt),
+          clientId === undefined ? undefined : eq(tokenFamilies.clientId, clientId),
+        ),
+      )
       .all();
     for (const family of families) await revokeTokenFamily(deps, family.id);
     return families.length;

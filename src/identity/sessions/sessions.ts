@@ -4,8 +4,10 @@
  * and logging out ends it everywhere. Sessions slide: each use extends them by `sessionTtl`.
  */
 import { createHash } from 'node:crypto';
-import { eq, lt } from 'drizzle-orm';
+import { and, desc, eq, gt, lt } from 'drizzle-orm';
 import { browserSessions } from '../../db/schema.js';
+import { changes } from '../../db/changes.js';
+import { jsonText } from '../../db/sql.js';
 import type { Deps } from '../../deps.js';
 import { randomToken } from '../keys/secrets.js';
 import type { UserPrincipal } from '../tokens/user-claims.js';
@@ -21,12 +23,23 @@ export interface NewSession {
   provider?: string;
 }
 
+/** The browser a session started in, as the account page shows it: its User-Agent and address. */
+export interface SessionDevice {
+  userAgent?: string;
+  address?: string;
+}
+
 function hashSessionId(id: string): string {
   return createHash('sha256').update(id).digest('base64url');
 }
 
 /** Starts a session (replacing `previousId`'s, so a sign-in never keeps an old id: session fixation). */
-export async function createSession(deps: Deps, input: NewSession, previousId?: string): Promise<{ id: string; session: SessionRow }> {
+export async function createSession(
+  deps: Deps,
+  input: NewSession,
+  previousId?: string,
+  device: SessionDevice = {},
+): Promise<{ id: string; session: SessionRow }> {
   const id = randomToken();
   const now = deps.now();
   const session: SessionRow = {
@@ -35,6 +48,9 @@ export async function createSession(deps: Deps, input: NewSession, previousId?: 
     principal: input.principal,
     amr: input.amr.join(' '),
     provider: input.provider ?? null,
+    // Bounded: a header is the client's to make as long as it likes.
+    userAgent: device.userAgent?.slice(0, 512) ?? null,
+    address: device.address ?? null,
     authTime: now,
     created: now,
     lastSeen: now,
@@ -74,4 +90,25 @@ export async function endSession(deps: Deps, id: string): Promise<void> {
     .delete(browserSessions)
     .where(eq(browserSessions.idHash, hashSessionId(id)))
     .run();
+}
+
+/** A user's live sessions in one realm, the most recently used first (the account page's list). */
+export async function listUserSessions(deps: Deps, realm: string, userUuid: string): Promise<SessionRow[]> {
+  return await deps.db
+    .select()
+    .from(browserSessions)
+    .where(
+      and(eq(browserSessions.realm, realm), eq(jsonText(deps.db, browserSessions.principal, 'userUuid'), userUuid), gt(browserSessions.expiresAt, deps.now())),
+    )
+    .orderBy(desc(browserSessions.lastSeen))
+    .all();
+}
+
+/** Ends one of a user's sessions by its stored key; false when it is not theirs (or gone). */
+export async function endUserSession(deps: Deps, realm: string, userUuid: string, key: string): Promise<boolean> {
+  const ended = await deps.db
+    .delete(browserSessions)
+    .where(and(eq(browserSessions.idHash, key), eq(browserSessions.realm, realm), eq(jsonText(deps.db, browserSessions.principal, 'userUuid'), userUuid)))
+    .run();
+  return changes(ended) === 1;
 }

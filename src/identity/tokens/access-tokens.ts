@@ -10,12 +10,12 @@ import { and, eq, sql } from 'drizzle-orm';
 import { preparedFor } from '../../db/prepared.js';
 import { remembered } from '../../db/open.js';
 import { adminUsers, entities } from '../../db/schema.js';
-import { issuerUrl } from '../../config.js';
 import type { Deps } from '../../deps.js';
 import type { Principal } from '../../principal.js';
 import { ExpiredToken, Unauthorized } from '../../errors.js';
 import { isAccessTokenRevoked } from './revocations.js';
 import { findClient } from '../clients/find.js';
+import { issuerOf } from '../issuer.js';
 
 export type TokenPrincipal = Exclude<Principal, { kind: 'guest' }>;
 
@@ -65,10 +65,6 @@ function subjectOf(principal: TokenPrincipal): string {
     case 'application':
       return principal.clientId;
   }
-}
-
-export function issuerOf(deps: Deps): string {
-  return issuerUrl(deps.config);
 }
 
 export async function signAccessToken(deps: Deps, request: AccessTokenRequest): Promise<IssuedAccessToken> {

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { signTokenOnThreadPool } from '../keys/token-signing-on-thread-pool.js';
 import type { SigningAlg } from '../../config.js';
 import type { Deps } from '../../deps.js';
-import { issuerOf } from './access-tokens.js';
+import { issuerOf } from '../issuer.js';
 import { userClaims, type UserPrincipal } from './user-claims.js';
 import { acrOf } from '../factors/second-factor.js';
 
