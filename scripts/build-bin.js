@@ -34,6 +34,8 @@ const DEPENDENCY_FILES = [
   'node_modules/swagger-ui-dist/swagger-ui.css',
   'node_modules/swagger-ui-dist/swagger-ui-bundle.js',
   'node_modules/swagger-ui-dist/swagger-ui-standalone-preset.js',
+  // The passkey pages' browser helper (server/pages/passkey.ts).
+  'node_modules/@simplewebauthn/browser/dist/bundle/index.umd.min.js',
 ];
 
 function log(message) {

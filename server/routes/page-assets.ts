@@ -1,8 +1,16 @@
-/** The pages' static files (server/pages/assets/), read through the one page-file reader. */
+/** The pages' static files (server/pages/assets/, and @simplewebauthn/browser's bundle for the passkey pages), read through the runtime assets. */
 import { defineRoutes, within } from '../route-table.js';
 import { readPageFile } from '../pages/files.js';
 import { STYLESHEET_PATH } from '../pages/layout.js';
 import { ALTCHA_SOLVER_PATH } from '../pages/lifecycle.js';
+import { PASSKEY_SCRIPT_PATH, WEBAUTHN_BROWSER_FILE, WEBAUTHN_BROWSER_PATH } from '../pages/passkey.js';
+import { readAsset } from '../../src/runtime/assets.js';
+
+const SCRIPTS: [path: string, read: () => Buffer][] = [
+  [ALTCHA_SOLVER_PATH, () => readPageFile('assets/altcha-solver.js')],
+  [PASSKEY_SCRIPT_PATH, () => readPageFile('assets/passkey.js')],
+  [WEBAUTHN_BROWSER_PATH, () => readAsset(WEBAUTHN_BROWSER_FILE)],
+];
 
 export const pageAssetRoutes = defineRoutes('server/routes/page-assets.ts', (app) => {
   app.get(within('/connect', STYLESHEET_PATH), (c) => {
@@ -10,9 +18,13 @@ export const pageAssetRoutes = defineRoutes('server/routes/page-assets.ts', (app
     c.header('Cache-Control', 'public, max-age=3600');
     return c.body(new Uint8Array(readPageFile('assets/style.css')));
   });
-  app.get(within('/connect', ALTCHA_SOLVER_PATH), (c) => {
-    c.header('Content-Type', 'text/javascript; charset=utf-8');
-    c.header('Cache-Control', 'public, max-age=3600');
-    return c.body(new Uint8Array(readPageFile('assets/altcha-solver.js')));
-  });
+  for (const [path, read] of SCRIPTS) {
+    let content: Buffer | undefined;
+    app.get(within('/connect', path), (c) => {
+      content ??= read();
+      c.header('Content-Type', 'text/javascript; charset=utf-8');
+      c.header('Cache-Control', 'public, max-age=3600');
+      return c.body(new Uint8Array(content));
+    });
+  }
 });

@@ -1,7 +1,7 @@
 /**
  * The audit trail of second factors (docs/api.md#second-factors): enrolling, activating and
- * removing a factor, and each use of one at a sign-in (a TOTP code, a recovery code, a wrong
- * code), as Duende's events are. Each is one log line, and an entry where the user's
+ * removing a factor, and each use of one at a sign-in (a TOTP code, a recovery code, a passkey,
+ * a wrong code or a failed passkey), as Duende's events are. Each is one log line, and an entry where the user's
  * administrators read what happened: an app user's in the application's `events` collection, an
  * admin user's in their management feed. They say who, which factor and how, never a secret or a
  * code.
@@ -11,7 +11,15 @@ import { insertEntity } from '../../db/entity-store.js';
 import { recordActivity } from '../../management/activities.js';
 import { ADMIN_REALM } from '../sign-in/throttle.js';
 
-export type FactorEvent = 'factor_enrolled' | 'factor_activated' | 'factor_removed' | 'second_factor_used' | 'recovery_code_used' | 'second_factor_failed';
+export type FactorEvent =
+  | 'factor_enrolled'
+  | 'factor_activated'
+  | 'factor_removed'
+  | 'second_factor_used'
+  | 'recovery_code_used'
+  | 'second_factor_failed'
+  | 'passkey_sign_in'
+  | 'passkey_failed';
 
 const TITLES: Record<FactorEvent, string> = {
   factor_enrolled: 'enrolled a second factor',
@@ -20,6 +28,8 @@ const TITLES: Record<FactorEvent, string> = {
   second_factor_used: 'signed in with a second factor',
   recovery_code_used: 'signed in with a recovery code',
   second_factor_failed: 'a wrong one-time code was given at sign-in',
+  passkey_sign_in: 'signed in with a passkey, without a password',
+  passkey_failed: 'a passkey was refused at sign-in',
 };
 
 export interface FactorEventFacts {
@@ -37,7 +47,7 @@ export interface FactorEventFacts {
 export async function recordFactorEvent(deps: Deps, event: FactorEvent, facts: FactorEventFacts): Promise<void> {
   const { realm, userUuid, factor, via } = facts;
   const details = { ...(factor && { factor: factor.id, factor_type: factor.type }), ...(via && { via }) };
-  const level = event === 'second_factor_failed' ? 'warn' : 'info';
+  const level = event === 'second_factor_failed' || event === 'passkey_failed' ? 'warn' : 'info';
   deps.logger[level]({ event, realm, subject: userUuid, ...details, ...(facts.address && { address: facts.address }) }, TITLES[event]);
   const now = deps.now();
   if (realm === ADMIN_REALM) {

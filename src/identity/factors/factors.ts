@@ -72,6 +72,15 @@ export async function listActiveFactors(tx: Tx, userUuid: string): Promise<Facto
   return (await listFactors(tx, userUuid)).filter((factor) => factor.status === 'active');
 }
 
+/** The active passkey with this credential id, whoever's it is. */
+export async function findPasskeyFactor(tx: Tx, credentialId: string): Promise<Factor | undefined> {
+  return await tx
+    .select()
+    .from(userFactors)
+    .where(and(eq(userFactors.credentialId, credentialId), eq(userFactors.status, 'active')))
+    .get();
+}
+
 /** One of the user's factors by id. @throws 404 `entity_not_found`, also for another user's. */
 export async function findFactor(tx: Tx, userUuid: string, id: string): Promise<Factor> {
   const factor = await tx
@@ -106,6 +115,8 @@ export async function enrollFactor(deps: Deps, owner: FactorOwner, body: unknown
     lastStep: null,
     challenge: null,
     credential: null,
+    credentialId: null,
+    lastUsed: null,
     created: now,
     modified: now,
   };
@@ -155,6 +166,11 @@ export async function verifyFactor(deps: Deps, owner: FactorOwner, id: string, b
     activated.lastStep = step;
   } else {
     activated.credential = await verifyPasskeyRegistration(relyingParty(deps, owner), factor.challenge ?? '', body);
+    activated.credentialId = activated.credential.id;
+    // A passkey sign-in finds its user by the credential id, so one id names one passkey.
+    if (await findPasskeyFactor(deps.db, activated.credential.id)) {
+      throw Conflict('this passkey is registered already', { fields: { response: 'passkey already registered' } });
+    }
   }
   const activation = await deps.db.transaction(async (tx) => {
     const first = (await listActiveFactors(tx, owner.uuid)).length === 0;
@@ -192,11 +208,12 @@ export async function deleteAllFactors(tx: Tx, userUuid: string): Promise<number
 /**
  * Accepts a TOTP code of an active factor at most once: the step it belongs to must come after
  * the last one accepted, and claiming it is one conditional update (of two instances, one wins).
+ * The factor's last use is then `now`.
  */
-export async function claimTotpStep(tx: Tx, factor: Factor, step: number): Promise<boolean> {
+export async function claimTotpStep(tx: Tx, factor: Factor, step: number, now: number): Promise<boolean> {
   const claimed = await tx
     .update(userFactors)
-    .set({ lastStep: step })
+    .set({ lastStep: step, lastUsed: now })
     .where(and(eq(userFactors.id, factor.id), or(isNull(userFactors.lastStep), lt(userFactors.lastStep, step))))
     .run();
   return changes(claimed) === 1;
