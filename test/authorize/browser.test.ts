@@ -6,44 +6,29 @@
  * nothing leaves the machine. One browser for the whole file.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { HAS_CHROMIUM, launchChromium, startClientSite } from './chromium.js';
 import { decodeJwt } from 'jose';
 import { TOTP } from 'otpauth';
 import { api, createClient, createFixture, exchangeCode, startIdp, USER, type Fixture, type RegisteredClient } from './support.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const SCREENSHOT = join(tmpdir(), 'idp-sign-in-de.png');
 
 let fixture: Fixture;
 let client: RegisteredClient;
 let browser: Browser;
-let rp: Server;
+let rp: Awaited<ReturnType<typeof startClientSite>>;
 let rpUrl: string;
 
 beforeAll(async () => {
   if (!HAS_CHROMIUM) return;
-  rp = createServer((_, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>RP</title><p>back at the client</p>'));
-  await new Promise<void>((resolve) => rp.listen(0, '127.0.0.1', resolve));
-  rpUrl = `http://127.0.0.1:${(rp.address() as AddressInfo).port}`;
+  rp = await startClientSite();
+  rpUrl = rp.url;
   fixture = await createFixture(await startIdp());
   client = await createClient(fixture, { require_pkce: false, redirect_uris: [`${rpUrl}/callback`], post_logout_redirect_uris: [`${rpUrl}/bye`] });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
