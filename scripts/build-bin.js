@@ -37,6 +37,7 @@ const DEPENDENCY_FILES = [
   'node_modules/swagger-ui-dist/swagger-ui.css',
   'node_modules/swagger-ui-dist/swagger-ui-bundle.js',
   'node_modules/swagger-ui-dist/swagger-ui-standalone-preset.js',
+  // The passkey pages' browser helper (server/pages/layout.ts).
   'node_modules/@simplewebauthn/browser/dist/bundle/index.umd.min.js',
 ];
 

@@ -17,6 +17,7 @@ export interface PageContext {
 export const STYLESHEET_PATH = '/connect/assets/style.css';
 /** @simplewebauthn/browser's bundle (global `SimpleWebAuthnBrowser`), served from the package: no CDN. */
 export const WEBAUTHN_BROWSER_PATH = '/connect/assets/simplewebauthn-browser.js';
+export const WEBAUTHN_BROWSER_FILE = 'node_modules/@simplewebauthn/browser/dist/bundle/index.umd.min.js';
 
 export function layout(context: PageContext, title: string, body: Html, script?: { nonce: string; code: string }): Html {
   return html`<!doctype html>

@@ -1,6 +1,11 @@
-/** The sign-in page: username or email and password; `login_hint` pre-fills the first field. */
+/**
+ * The sign-in page: username or email and password; `login_hint` pre-fills the first field. A
+ * passkey signs in without a password (passkey.ts): its button, or the username field's autofill
+ * (`autocomplete="username webauthn"`).
+ */
 import { html } from 'hono/html';
 import { hiddenFields, layout, type Html, type PageContext } from './layout.js';
+import { renderPasskeyForm, type PasskeyForm } from './passkey.js';
 
 export interface SignInPage {
   clientName: string;
@@ -14,6 +19,7 @@ export interface SignInPage {
   providers: { name: string; href: string }[];
   /** The "forgot password" form of the users who sign in here (admin users or the app's users). */
   forgotPasswordHref: string;
+  passkey: PasskeyForm;
 }
 
 export function renderSignIn(context: PageContext, page: SignInPage): Html {
@@ -25,11 +31,12 @@ ${page.alert ? html`<p class="alert" role="alert">${t(page.alert.key, page.alert
 <form method="post" action="/connect/authorize/login">
 ${hiddenFields(context, { interaction: page.interaction })}
 <label for="login">${t('sign_in.login')}</label>
-<input type="text" id="login" name="login" value="${page.loginHint ?? ''}" autocomplete="username" autocapitalize="none" spellcheck="false" required${page.loginHint ? '' : html` autofocus`}>
+<input type="text" id="login" name="login" value="${page.loginHint ?? ''}" autocomplete="username webauthn" autocapitalize="none" spellcheck="false" required${page.loginHint ? '' : html` autofocus`}>
 <label for="password">${t('sign_in.password')}</label>
 <input type="password" id="password" name="password" autocomplete="current-password" required${page.loginHint ? html` autofocus` : ''}>
 <button type="submit" class="wide">${t('sign_in.submit')}</button>
 </form>
+${renderPasskeyForm(context, page.passkey)}
 <p class="muted"><a href="${page.forgotPasswordHref}">${t('sign_in.forgot_password')}</a></p>
 ${
   page.providers.length > 0

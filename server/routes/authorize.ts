@@ -21,10 +21,12 @@ import {
 } from '../../src/identity/authorize/authorize-request.js';
 import {
   authenticateForRequest,
+  authenticatePasskeyForRequest,
   completeSecondStep,
   continueAuthorization,
   NO_INTERACTION,
   realmOf,
+  secondFactorChoices,
   type AuthorizeOutcome,
   type Interaction,
 } from '../../src/identity/authorize/authorize.js';
@@ -32,7 +34,16 @@ import { denyAuthorization, errorResponse, type AuthorizationResponse } from '..
 import { openDeviceRequest } from '../../src/identity/authorize/device-authorizations.js';
 import { rememberConsent } from '../../src/identity/authorize/consents.js';
 import { FEDERATION_CALLBACK_PATH, finishFederation, startFederation, takeFederationRequest } from '../../src/identity/federation/federation.js';
-import { openInteraction, openPendingSignIn, sealInteraction, type PendingSignIn, type SealedInteraction } from '../../src/identity/authorize/interaction.js';
+import {
+  openInteraction,
+  openPasskeyChallenge,
+  openPendingSignIn,
+  sealInteraction,
+  type PendingSignIn,
+  type SealedInteraction,
+} from '../../src/identity/authorize/interaction.js';
+import { passkeySignInOptions, type PasskeyProof } from '../../src/identity/factors/passkeys.js';
+import type { AuthenticationOptions } from '../../src/identity/factors/webauthn.js';
 import type { NewSession } from '../../src/identity/sessions/sessions.js';
 import { listIdentityProviderNames } from '../../src/identity/federation/identity-providers.js';
 import { isCsrfTokenValid, pageContext, readSession, startSession } from '../browser.js';
@@ -64,6 +75,8 @@ const SecondFactorForm = z.object({
   otp: formParam(),
   use: formParam().openapi({ enum: ['totp', 'recovery'] }),
 });
+/** A passkey form: the browser's assertion (JSON) for the challenge its sealed request carries. */
+const PasskeyForm = z.object({ interaction: formParam(), csrf_token: formParam(), credential: formParam() });
 const ConsentForm = z.object({ interaction: formParam(), csrf_token: formParam(), decision: formParam().openapi({ enum: ['allow', 'deny'] }) });
 const CallbackQuery = z.looseObject({ state: formParam(), code: formParam(), error: formParam(), error_description: formParam(), iss: formParam() });
 
@@ -117,9 +130,24 @@ function deliver(c: C, response: AuthorizationResponse, uiLocales: string | unde
   return c.redirect(url.toString(), 303);
 }
 
-/** What the page forms carry through, sealed: the request, and after a sign-in in this flow its time. */
+/** What the page forms carry through: the request (or the device being allowed), and `extra`. */
+function sealedOf(request: AuthorizeRequest, extra: Pick<SealedInteraction, 'loginAt' | 'pending'> = {}): Omit<SealedInteraction, 'passkey'> {
+  return { query: request.query, ...extra, ...(request.device !== undefined && { device: request.device }) };
+}
+
+/** The sealed form of `sealedOf`, for the page's forms. */
 function sealRequest(c: C, request: AuthorizeRequest, extra: Pick<SealedInteraction, 'loginAt' | 'pending'> = {}): string {
-  return sealInteraction(c.get('deps'), { query: request.query, ...extra, ...(request.device !== undefined && { device: request.device }) });
+  return sealInteraction(c.get('deps'), sealedOf(request, extra));
+}
+
+/**
+ * The passkey form of a page: its own sealed request, which adds the challenge of `options` bound
+ * to this browser (interaction.ts) to what the page's other form carries, and the nonce of its
+ * scripts.
+ */
+function passkeyOffer(c: C, sealed: Omit<SealedInteraction, 'passkey'>, options: AuthenticationOptions, csrf: string) {
+  const passkey = { challenge: options.challenge, at: c.get('deps').now(), browser: csrf };
+  return { interaction: sealInteraction(c.get('deps'), { ...sealed, passkey }), options, scriptNonce: randomToken(16) };
 }
 
 async function signInPage(c: C, request: AuthorizeRequest, extra: Pick<SignInPage, 'alert' | 'loginHint'> = {}, status: 200 | 400 | 429 = 200) {
@@ -130,7 +158,9 @@ async function signInPage(c: C, request: AuthorizeRequest, extra: Pick<SignInPag
     params.set('acr_values', `idp:${name}`);
     return { name, href: `/connect/authorize?${params}` };
   });
-  const page = renderSignIn(pageContext(c, request.uiLocales), {
+  const context = pageContext(c, request.uiLocales);
+  const offer = passkeyOffer(c, sealedOf(request), await passkeySignInOptions(c.get('deps'), []), context.csrf);
+  const page = renderSignIn(context, {
     clientName: request.client.clientName || request.client.clientId,
     tenant: request.acr.tenant,
     loginHint: extra.loginHint ?? request.loginHint,
@@ -141,13 +171,15 @@ async function signInPage(c: C, request: AuthorizeRequest, extra: Pick<SignInPag
     forgotPasswordHref: request.client.appUuid
       ? `/${request.client.orgUuid}/${request.client.appUuid}/users/resetpw?ui_locales=${encodeURIComponent(request.uiLocales ?? '')}`
       : `/management/users/resetpw?ui_locales=${encodeURIComponent(request.uiLocales ?? '')}`,
+    passkey: { ...offer, label: 'sign_in.passkey', autofill: true },
   });
-  return sendPage(c, page, status, { formTargets: [request.redirectUri] });
+  return sendPage(c, page, status, { formTargets: [request.redirectUri], scriptNonce: offer.scriptNonce });
 }
 
 /**
- * The second step of a sign-in (or a step-up of a session): asks for the code of `pending`,
- * sealed into the form for this browser only (interaction.ts); no session exists until it passes.
+ * The second step of a sign-in (or a step-up of a session): asks for the code or a passkey of
+ * `pending`, sealed into the forms for this browser only (interaction.ts); no session exists
+ * until it passes.
  */
 async function secondFactorPage(
   c: C,
@@ -159,14 +191,19 @@ async function secondFactorPage(
   const context = pageContext(c, request.uiLocales);
   // A first showing starts the clock; a form shown again after a wrong code keeps the first step's time.
   const waiting: PendingSignIn = 'browser' in pending ? pending : { session: pending, at: c.get('deps').now(), browser: context.csrf };
+  const choices = await secondFactorChoices(c.get('deps'), request, waiting.session);
+  const sealed = sealedOf(request, { pending: waiting });
+  const offer = choices.passkey ? passkeyOffer(c, sealed, choices.passkey, context.csrf) : undefined;
   const page = renderSecondFactor(context, {
     clientName: request.client.clientName || request.client.clientId,
     userName: waiting.session.principal.username,
-    kind: extra.kind ?? 'totp',
+    kind: choices.code && (extra.kind ?? choices.code),
+    switchable: choices.totp,
+    passkey: offer && { ...offer, label: 'second_factor.use_passkey', autofill: false },
     alert: extra.alert,
-    interaction: sealRequest(c, request, { pending: waiting }),
+    interaction: sealInteraction(c.get('deps'), sealed),
   });
-  return sendPage(c, page, status, { formTargets: [request.redirectUri] });
+  return sendPage(c, page, status, { formTargets: [request.redirectUri], scriptNonce: offer?.scriptNonce });
 }
 
 /** Turns what the core decided into the HTTP answer. */
@@ -245,7 +282,7 @@ async function withPosted(c: C, posted: { query: URLSearchParams; sealed: Sealed
  * A refused sign-in step shown again with what went wrong: 400, or 429 with Retry-After as the
  * token endpoints say it (RFC 6585 4). Other errors go on to onError.
  */
-function refusedStep(c: C, error: unknown, show: (alert: SignInPage['alert'], status: 400 | 429) => Promise<Response>): Promise<Response> {
+function refusedStep(c: C, error: unknown, show: (alert: NonNullable<SignInPage['alert']>, status: 400 | 429) => Promise<Response>): Promise<Response> {
   if (!(error instanceof AppError) || error.status >= 500) throw error;
   if (error.status !== 429) return show(signInAlert(error), 400);
   c.header('Retry-After', error.headers['Retry-After']);
@@ -291,8 +328,57 @@ async function secondStep(c: C, form: z.infer<typeof SecondFactorForm>): Promise
       return render(c, await continueAuthorization(c.get('deps'), request, session, { freshLogin: true, consented: false }), session.authTime);
     } catch (error) {
       return refusedStep(c, error, (alert, status) =>
-        secondFactorPage(c, request, pending, { kind, alert: status === 429 ? alert?.key : 'second_factor.failed' }, status),
+        secondFactorPage(c, request, pending, { kind, alert: status === 429 ? alert.key : 'second_factor.failed' }, status),
       );
+    }
+  });
+}
+
+/** The browser's assertion as posted (JSON); undefined when none was (a form posted without the page's script). */
+function assertionOf(credential: string | undefined): unknown {
+  if (!credential) return undefined;
+  try {
+    return JSON.parse(credential) as unknown;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A passkey form (docs/api.md#passkeys): after a password, the second step of the sign-in waiting
+ * for it; on the sign-in page, a sign-in with the passkey alone. Either way the session starts
+ * (or is stepped up) and the flow goes on; a refused passkey shows the page again, with a new
+ * challenge.
+ */
+async function passkeyStep(c: C, form: z.infer<typeof PasskeyForm>): Promise<Response> {
+  const posted = await pageForm(c, form);
+  if (posted instanceof Response) return posted;
+  return withPosted(c, posted, async (request) => {
+    const deps = c.get('deps');
+    const csrf = form.csrf_token ?? '';
+    const challenge = openPasskeyChallenge(deps, posted.sealed, csrf);
+    const pending = posted.sealed.pending ? openPendingSignIn(deps, posted.sealed, csrf) : null;
+    if (challenge === undefined || pending === undefined) return errorPage(c, 'csrf', request.uiLocales, undefined, 403);
+    if (pending === 'expired') return signInPage(c, request, { alert: { key: 'second_factor.expired' } }, 400);
+    const retry = (alert: string, status: 400 | 429) =>
+      pending ? secondFactorPage(c, request, pending, { alert }, status) : signInPage(c, request, { alert: { key: alert } }, status);
+    const failed = pending ? 'second_factor.passkey_failed' : 'sign_in.passkey_failed';
+    if (challenge === 'expired') return retry('sign_in.passkey_expired', 400);
+    const response = assertionOf(form.credential);
+    if (response === undefined) return retry(failed, 400);
+    const proof: PasskeyProof = { response, challenge: challenge.challenge, issuedAt: challenge.at };
+    try {
+      const signedIn = pending
+        ? await completeSecondStep(deps, request, pending.session, proof, loginContextOf(c))
+        : await authenticatePasskeyForRequest(deps, request, proof, loginContextOf(c));
+      const session = await startSession(c, signedIn);
+      return render(c, await continueAuthorization(deps, request, session, { freshLogin: true, consented: false }), session.authTime);
+    } catch (error) {
+      // A refused passkey says so; a throttle or an account that may not sign in says what it is.
+      return refusedStep(c, error, (alert, status) => {
+        if (alert.key === 'sign_in.failed') return retry(failed, status);
+        return pending ? retry(alert.key, status) : signInPage(c, request, { alert }, status);
+      });
     }
   });
 }
@@ -361,6 +447,14 @@ export const authorizeRoutes = defineRoutes('server/routes/authorize.ts', (app) 
     app,
     page('post', '/authorize/otp', "The second-factor page's form (a sign-in's one-time code)", { body: formBody(SecondFactorForm) }),
     (c) => secondStep(c, c.req.valid('form')),
+    { hook: refusePageForm, body: PAGE_FORM },
+  );
+  openapiRoute(
+    app,
+    page('post', '/authorize/passkey', "The passkey form of the sign-in and second-factor pages (the browser's WebAuthn assertion)", {
+      body: formBody(PasskeyForm),
+    }),
+    (c) => passkeyStep(c, c.req.valid('form')),
     { hook: refusePageForm, body: PAGE_FORM },
   );
   openapiRoute(app, page('post', '/authorize/consent', "The consent page's form", { body: formBody(ConsentForm) }), (c) => consent(c, c.req.valid('form')), {

@@ -2,7 +2,7 @@
  * Identity tables: signing keys and app users' password hashes. Kept apart from entity
  * properties so no secret can leak through a data API read.
  */
-import { sqliteTable, text, integer, index, primaryKey } from 'drizzle-orm/sqlite-core';
+import { sqliteTable, text, integer, index, primaryKey, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /**
  * JWT signing keys (JWK JSON). A key signs while `retiredAt` is null; after rotation it stays
@@ -46,9 +46,9 @@ export interface StoredCredential {
  * (admin users and app users never share one). A factor is `pending` from enrollment until its
  * first code (or the browser's registration) is verified, then `active`. TOTP keeps its secret
  * (base32, RFC 6238) and the last time step a code was accepted for, so that no code works twice;
- * a pending passkey keeps its registration challenge, an active one its credential. `name` is the
- * user's label for it (the account page lists factors by it); `lastUsed` (ms) is when it last
- * passed a sign-in.
+ * a pending passkey keeps its registration challenge, an active one its credential, whose id is
+ * also a column of its own: a passkey sign-in finds its user by it. `name` is the user's label
+ * for it (the account page lists factors by it); `lastUsed` (ms) is when it last passed a sign-in.
  */
 export const userFactors = sqliteTable(
   'user_factors',
@@ -62,11 +62,25 @@ export const userFactors = sqliteTable(
     challenge: text('challenge'),
     credential: text('credential', { mode: 'json' }).$type<StoredCredential>(),
     name: text('name'),
+    credentialId: text('credential_id'),
     lastUsed: integer('last_used'),
     created: integer('created').notNull(),
     modified: integer('modified').notNull(),
   },
-  (t) => [index('user_factors_user').on(t.userUuid)],
+  (t) => [index('user_factors_user').on(t.userUuid), uniqueIndex('user_factors_credential').on(t.credentialId)],
+);
+
+/**
+ * Passkey sign-in challenges already answered (SHA-256 of the challenge), kept until the
+ * challenge expires, so that an assertion works once (docs/api.md#passkeys).
+ */
+export const passkeyChallenges = sqliteTable(
+  'passkey_challenges',
+  {
+    challengeHash: text('challenge_hash').primaryKey(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [index('passkey_challenges_expires').on(t.expiresAt)],
 );
 
 /**

@@ -593,6 +593,10 @@ const OPEN_BY_DESIGN: ReadonlyMap<string, string> = new Map([
   ['POST /connect/authorize/login', 'the sign-in form: the password is the credential, behind a CSRF token'],
   ['POST /connect/authorize/consent', "the consent form: the browser's own session decides, behind a CSRF token"],
   ['POST /connect/authorize/otp', 'the second-factor form: a one-time code, behind a CSRF token and the sign-in sealed for this browser'],
+  [
+    'POST /connect/authorize/passkey',
+    "the passkey form: the passkey's assertion is the credential, behind a CSRF token and a challenge sealed for this browser",
+  ],
   ['POST /connect/endsession', "sign-out: ends the browser's own session only, behind a CSRF token"],
   ['POST /management/users/resetpw', 'asks for a reset mail: behind a captcha, and mails only an address already on file'],
   ['POST /:orgId/:appId/users/resetpw', 'asks for a reset mail: behind a captcha, and mails only an address already on file'],

@@ -10,19 +10,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
 import { TOTP } from 'otpauth';
-import {
-  api,
-  Browser,
-  createClient,
-  createFixture,
-  exchangeCode,
-  formOf,
-  redirectOf,
-  REDIRECT,
-  startIdp,
-  type Fixture,
-  type RegisteredClient,
-} from './support.js';
+import { api, Browser, exchangeCode, formOf, redirectOf, REDIRECT, startSignInFixture, type Fixture, type RegisteredClient } from './support.js';
 import { basic } from '../oauth/fixtures.js';
 import type { Clock } from '../helpers.js';
 
@@ -32,8 +20,7 @@ let client: RegisteredClient;
 const clock: Clock = { now: Math.floor(Date.now() / 30_000) * 30_000 + 15_000 };
 
 beforeAll(async () => {
-  fixture = await createFixture(await startIdp({ now: () => clock.now }));
-  client = await createClient(fixture, { require_pkce: false, require_consent: false, scope: 'openid profile offline_access' });
+  ({ fixture, client } = await startSignInFixture(clock, 'openid profile offline_access'));
 });
 afterAll(() => fixture.server.close());
 

@@ -68,6 +68,15 @@ export async function createFixture(server: RunningServer): Promise<Fixture> {
   return fixture;
 }
 
+/**
+ * The pages' tests: a server on `clock` with acme/shop, and a confidential client of shop that
+ * asks no consent, allowed `scope`.
+ */
+export async function startSignInFixture(clock: { now: number }, scope: string): Promise<{ fixture: Fixture; client: RegisteredClient }> {
+  const fixture = await createFixture(await startIdp({ now: () => clock.now }));
+  return { fixture, client: await createClient(fixture, { require_pkce: false, require_consent: false, scope }) };
+}
+
 export async function createAppUser(fixture: Fixture, user: typeof USER): Promise<string> {
   const { deps } = fixture.server;
   const row = await insertEntity(deps.db, {
@@ -155,7 +164,7 @@ export async function exchangeCode(
   return (await json(response)) as unknown as TokenAnswer;
 }
 
-function decodeEntities(text: string): string {
+export function decodeEntities(text: string): string {
   return text.replace(/&(amp|lt|gt|quot|#39|#x27);/g, (_, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", '#x27': "'" })[name] ?? '');
 }
 

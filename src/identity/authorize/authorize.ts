@@ -9,9 +9,20 @@ import { and, eq } from 'drizzle-orm';
 import { orgAdmins, organizations } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { AppError, ConsentRequired, InteractionRequired, InvalidGrant, LoginRequired } from '../../errors.js';
-import { authenticateAdmin, authenticateAppUser, authenticateSecondStep, SECOND_STEP_LATER } from '../sign-in/authenticate.js';
-import { listActiveFactors } from '../factors/factors.js';
-import { acrOf, MFA_ACR, withSecondFactor } from '../factors/second-factor.js';
+import {
+  authenticateAdmin,
+  authenticateAdminByPasskey,
+  authenticateAppUser,
+  authenticateAppUserByPasskey,
+  authenticateSecondStep,
+  SECOND_STEP_LATER,
+} from '../sign-in/authenticate.js';
+import { listActiveFactors, type Factor } from '../factors/factors.js';
+import { acrOf, acrRank, MFA_ACR, PASSWORD_ONLY, PHR_ACR, withSecondFactor, type SecondFactorProof } from '../factors/second-factor.js';
+import { passkeySignInOptions, type PasskeyProof } from '../factors/passkeys.js';
+import { assertionCredentialId, type AuthenticationOptions } from '../factors/webauthn.js';
+import type { AdminUser } from '../../management/admin-users.js';
+import type { EntityRow } from '../../db/entity-store.js';
 import type { AuthorizeRequest } from './authorize-request.js';
 import { errorResponse, issueAuthorizationResponse, type AuthorizationResponse } from './authorize-response.js';
 import type { Client } from '../clients/find.js';
@@ -69,15 +80,41 @@ async function signInReason(deps: Deps, request: AuthorizeRequest, session: Sess
 }
 
 /**
- * Whether the client asked for two factors (`acr_values` with `urn:idp:acr:mfa`, and not the
- * `acr` the session has) and the user can give one: a user without a factor is answered with the
- * `acr` achieved, since acr_values is a voluntary request (OIDC Core 3.1.2.1, 5.5.1.1).
+ * What a user must add to a sign-in for the `acr_values` the client asked for (any of them, the
+ * weakest counts), given the factors they have: a passkey for `urn:idp:acr:phr`, any second
+ * factor for `urn:idp:acr:mfa` (also the most a user without a passkey can give for `phr`); null
+ * when the sign-in is strong enough or the user can give nothing more, since acr_values is a
+ * voluntary request and the tokens then say the `acr` achieved (OIDC Core 3.1.2.1, 5.5.1.1).
  */
-async function needsStepUp(deps: Deps, request: AuthorizeRequest, session: SessionRow): Promise<boolean> {
+export function stepUpFor(request: AuthorizeRequest, amr: readonly string[], factors: readonly Factor[]): 'passkey' | 'second-factor' | null {
   const wanted = request.acr.classes;
-  const amr = amrOf(session);
-  if (!wanted.includes(MFA_ACR) || amr.includes('mfa') || wanted.includes(acrOf(amr) ?? '')) return false;
-  return (await listActiveFactors(deps.db, session.principal.userUuid)).length > 0;
+  if (wanted.length === 0) return null;
+  const target = Math.min(...wanted.map(acrRank));
+  const achieved = acrRank(acrOf(amr));
+  if (achieved >= target) return null;
+  if (target >= acrRank(PHR_ACR) && factors.some((factor) => factor.type === 'webauthn')) return 'passkey';
+  if (achieved >= acrRank(MFA_ACR) || factors.length === 0) return null;
+  return 'second-factor';
+}
+
+/** What the second-factor page offers a user (docs/api.md#second-factors). */
+export interface SecondFactorChoices {
+  /** A code field: the authenticator app's code (`totp`) or, for a user without one, a recovery code; none when only a passkey will do. */
+  code?: 'totp' | 'recovery';
+  /** The user has an authenticator app, so the code field can switch to a recovery code. */
+  totp: boolean;
+  /** The options of the user's passkeys, if they have any. */
+  passkey?: AuthenticationOptions;
+}
+
+/** What the second-factor page offers `pending`'s user for this request: a step-up to `phr` takes a passkey alone. */
+export async function secondFactorChoices(deps: Deps, request: AuthorizeRequest, pending: NewSession): Promise<SecondFactorChoices> {
+  const factors = await listActiveFactors(deps.db, pending.principal.userUuid);
+  const totp = factors.some((factor) => factor.type === 'totp');
+  const passkeys = factors.filter((factor) => factor.type === 'webauthn');
+  const passkey = passkeys.length > 0 ? await passkeySignInOptions(deps, passkeys) : undefined;
+  if (stepUpFor(request, pending.amr, factors) === 'passkey') return { totp, passkey };
+  return { code: totp ? 'totp' : 'recovery', totp, passkey };
 }
 
 /**
@@ -103,8 +140,9 @@ export async function continueAuthorization(
       return request.acr.idp !== undefined ? { kind: 'federate', request } : { kind: 'sign-in', request };
     }
     const signedIn = session!;
-    if (await needsStepUp(deps, request, signedIn)) {
-      if (request.prompt.has('none')) throw InteractionRequired('the client asked for a second factor (acr_values), and prompt is none');
+    const stepUp = stepUpFor(request, amrOf(signedIn), await listActiveFactors(deps.db, signedIn.principal.userUuid));
+    if (stepUp !== null) {
+      if (request.prompt.has('none')) throw InteractionRequired('the client asked for a stronger sign-in (acr_values), and prompt is none');
       const pending: NewSession = { realm: signedIn.realm, principal: signedIn.principal, amr: amrOf(signedIn), provider: signedIn.provider ?? undefined };
       return { kind: 'second-factor', request, pending };
     }
@@ -129,19 +167,37 @@ export interface FirstStep {
   secondStepDue: boolean;
 }
 
-async function checkPassword(deps: Deps, request: AuthorizeRequest, login: string, password: string, context: LoginContext): Promise<FirstStep> {
-  const { client } = request;
-  if (client.appUuid !== null) {
-    const { account: user, amr, secondStepDue } = await authenticateAppUser(deps, client.appUuid, login, password, context, SECOND_STEP_LATER);
-    const principal: UserPrincipal = { kind: 'app-user', appUuid: client.appUuid, userUuid: user.uuid, username: user.name ?? '' };
-    return { session: { realm: client.appUuid, principal, amr }, secondStepDue: secondStepDue === true };
-  }
-  const { account: admin, amr, secondStepDue } = await authenticateAdmin(deps, login, password, context, SECOND_STEP_LATER);
+function appUserSession(appUuid: string, user: EntityRow, amr: readonly string[]): NewSession {
+  return { realm: appUuid, principal: { kind: 'app-user', appUuid, userUuid: user.uuid, username: user.name ?? '' }, amr };
+}
+
+/** An admin's session; with `tenant:NAME` only for members of that organization. */
+async function adminSession(deps: Deps, request: AuthorizeRequest, admin: AdminUser, amr: readonly string[]): Promise<NewSession> {
   const principal: UserPrincipal = { kind: admin.sysadmin ? 'sysadmin' : 'admin', userUuid: admin.uuid, username: admin.username };
   const { tenant } = request.acr;
   if (tenant !== undefined && !(await isTenantMember(deps, principal, tenant)))
     throw InvalidGrant(`this account is not a member of the organization ${tenant}`, { fields: { tenant } });
-  return { session: { realm: ADMIN_REALM, principal, amr }, secondStepDue: secondStepDue === true };
+  return { realm: ADMIN_REALM, principal, amr };
+}
+
+async function checkPassword(deps: Deps, request: AuthorizeRequest, login: string, password: string, context: LoginContext): Promise<FirstStep> {
+  const { client } = request;
+  if (client.appUuid !== null) {
+    const { account: user, amr, secondStepDue } = await authenticateAppUser(deps, client.appUuid, login, password, context, SECOND_STEP_LATER);
+    return { session: appUserSession(client.appUuid, user, amr), secondStepDue: secondStepDue === true };
+  }
+  const { account: admin, amr, secondStepDue } = await authenticateAdmin(deps, login, password, context, SECOND_STEP_LATER);
+  return { session: await adminSession(deps, request, admin, amr), secondStepDue: secondStepDue === true };
+}
+
+async function checkPasskeyAlone(deps: Deps, request: AuthorizeRequest, proof: PasskeyProof, context: LoginContext): Promise<NewSession> {
+  const { client } = request;
+  if (client.appUuid !== null) {
+    const { account: user, amr } = await authenticateAppUserByPasskey(deps, client.appUuid, proof, context);
+    return appUserSession(client.appUuid, user, amr);
+  }
+  const { account: admin, amr } = await authenticateAdminByPasskey(deps, proof, context);
+  return await adminSession(deps, request, admin, amr);
 }
 
 /** Runs one step of the sign-in form and writes one audit line for its outcome, never a password or code. */
@@ -188,20 +244,50 @@ export async function authenticateForRequest(
 }
 
 /**
- * The second-factor form: the one-time code of the sign-in (or session, for a step-up) waiting
- * for it, under the sign-in throttle. Returns the session to start, its `amr` now with `otp` and
- * `mfa`. @throws 400 `invalid_grant` for a wrong or missing code, 429 while the throttle waits.
+ * "Sign in with a passkey" (docs/api.md#passkeys): the discoverable passkey the browser's
+ * assertion names signs its owner in, in the client's realm, without a password (throttled as a
+ * password is, sign-in/authenticate.ts). Returns the session to start, its `amr` `hwk` or `swk`.
+ * @throws 400 `invalid_grant` for a refused passkey, 429 while the throttle waits.
  */
-export async function completeSecondStep(deps: Deps, request: AuthorizeRequest, pending: NewSession, otp: string, context: LoginContext): Promise<NewSession> {
+export async function authenticatePasskeyForRequest(deps: Deps, request: AuthorizeRequest, proof: PasskeyProof, context: LoginContext): Promise<NewSession> {
+  return audited(
+    deps,
+    request,
+    context,
+    assertionLogin(proof),
+    () => checkPasskeyAlone(deps, request, proof, context),
+    (session) => ['user_signed_in', session],
+  );
+}
+
+/** What the audit line of a failed passkey sign-in names as the login: the credential, never the assertion. */
+function assertionLogin(proof: PasskeyProof): string {
+  return `passkey:${assertionCredentialId(proof.response)?.slice(0, 64) ?? ''}`;
+}
+
+/**
+ * The second-factor form: the one-time code or passkey of the sign-in (or session, for a step-up)
+ * waiting for it, under the sign-in throttle. Returns the session to start, its `amr` now with
+ * `otp` (or the passkey's `hwk`/`swk`) and `mfa`. @throws 400 `invalid_grant` for a wrong or
+ * missing code or a refused passkey, 429 while the throttle waits.
+ */
+export async function completeSecondStep(
+  deps: Deps,
+  request: AuthorizeRequest,
+  pending: NewSession,
+  proof: SecondFactorProof,
+  context: LoginContext,
+): Promise<NewSession> {
   return audited(
     deps,
     request,
     context,
     pending.principal.username,
     async () => {
-      const amr = await authenticateSecondStep(deps, pending.realm, pending.principal.userUuid, otp, context);
+      const amr = await authenticateSecondStep(deps, pending.realm, pending.principal.userUuid, proof, context);
       // A factor removed meanwhile leaves nothing to ask: the sign-in is what it was.
-      return { ...pending, amr: amr.includes('mfa') ? withSecondFactor(pending.amr) : pending.amr };
+      const added = amr.filter((method) => method !== 'mfa' && !PASSWORD_ONLY.includes(method));
+      return { ...pending, amr: added.length > 0 ? withSecondFactor(pending.amr, added[0]) : pending.amr };
     },
     (session) => ['user_signed_in', session],
   );

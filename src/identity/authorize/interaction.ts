@@ -4,11 +4,13 @@
  * flow the session time it produced (so `prompt=login` and `max_age` count that sign-in as
  * fresh), and between a sign-in's password and its one-time code the sign-in waiting for the
  * code. That waiting sign-in is no session: /connect/authorize never sees it, and it opens only
- * for the browser it was shown to and only for a few minutes (docs/api.md#second-factors).
+ * for the browser it was shown to and only for a few minutes (docs/api.md#second-factors). A page
+ * that offers a passkey seals the challenge of its options the same way (docs/api.md#passkeys).
  */
 import type { Deps } from '../../deps.js';
 import { safeEqual, sign, unsign } from '../keys/secrets.js';
 import type { NewSession } from '../sessions/sessions.js';
+import { PASSKEY_CHALLENGE_TTL_MS } from '../factors/passkeys.js';
 
 /** How long the code form of a sign-in may wait after its password (ms). */
 const SECOND_STEP_TTL_MS = 5 * 60 * 1000;
@@ -22,6 +24,15 @@ export interface PendingSignIn {
   browser: string;
 }
 
+/** The challenge of the passkey options a page showed. */
+export interface PasskeyChallenge {
+  challenge: string;
+  /** When the page showed it (ms). */
+  at: number;
+  /** The CSRF token of the browser it was shown to. */
+  browser: string;
+}
+
 export interface SealedInteraction {
   /** The authorize request's parameters (a query string). */
   query: string;
@@ -30,6 +41,7 @@ export interface SealedInteraction {
   pending?: PendingSignIn;
   /** The device authorization being allowed at /device (RFC 8628), instead of an authorize request. */
   device?: string;
+  passkey?: PasskeyChallenge;
 }
 
 export function sealInteraction(deps: Deps, interaction: SealedInteraction): string {
@@ -48,7 +60,15 @@ export function openInteraction(deps: Deps, sealed: string | undefined): SealedI
  * after SECOND_STEP_TTL_MS, undefined when there is none or it was shown to another browser.
  */
 export function openPendingSignIn(deps: Deps, interaction: SealedInteraction, csrfToken: string): PendingSignIn | 'expired' | undefined {
-  const pending = interaction.pending;
-  if (!pending || !safeEqual(pending.browser, csrfToken)) return undefined;
-  return deps.now() - pending.at > SECOND_STEP_TTL_MS ? 'expired' : pending;
+  return openBound(deps, interaction.pending, csrfToken, SECOND_STEP_TTL_MS);
+}
+
+/** The passkey challenge of a sealed form posted with `csrfToken`, as openPendingSignIn opens a sign-in. */
+export function openPasskeyChallenge(deps: Deps, interaction: SealedInteraction, csrfToken: string): PasskeyChallenge | 'expired' | undefined {
+  return openBound(deps, interaction.passkey, csrfToken, PASSKEY_CHALLENGE_TTL_MS);
+}
+
+function openBound<T extends { at: number; browser: string }>(deps: Deps, value: T | undefined, csrfToken: string, ttl: number): T | 'expired' | undefined {
+  if (!value || !safeEqual(value.browser, csrfToken)) return undefined;
+  return deps.now() - value.at > ttl ? 'expired' : value;
 }

@@ -1,10 +1,10 @@
 /**
  * The audit trail of second factors (docs/api.md#second-factors): enrolling, activating and
- * removing a factor, new recovery codes, and each use of one at a sign-in (a TOTP code, a recovery code, a wrong
- * code), as Duende's events are. Each is one log line, and an entry where the user's
- * administrators read what happened: an app user's in the application's `events` collection, an
- * admin user's in their management feed. They say who, which factor and how, never a secret or a
- * code.
+ * removing a factor, new recovery codes, and each use of one at a sign-in (a TOTP code, a
+ * recovery code, a passkey, a wrong code or a failed passkey), as Duende's events are. Each is
+ * one log line, and an entry where the user's administrators read what happened: an app user's
+ * in the application's `events` collection, an admin user's in their management feed. They say
+ * who, which factor and how, never a secret or a code.
  */
 import type { Deps } from '../../deps.js';
 import { insertEntity } from '../../db/entity-store.js';
@@ -18,7 +18,9 @@ export type FactorEvent =
   | 'second_factor_used'
   | 'recovery_code_used'
   | 'second_factor_failed'
-  | 'recovery_codes_regenerated';
+  | 'recovery_codes_regenerated'
+  | 'passkey_sign_in'
+  | 'passkey_failed';
 
 const TITLES: Record<FactorEvent, string> = {
   factor_enrolled: 'enrolled a second factor',
@@ -28,6 +30,8 @@ const TITLES: Record<FactorEvent, string> = {
   recovery_code_used: 'signed in with a recovery code',
   second_factor_failed: 'a wrong one-time code was given at sign-in',
   recovery_codes_regenerated: 'new recovery codes replaced the old ones',
+  passkey_sign_in: 'signed in with a passkey, without a password',
+  passkey_failed: 'a passkey was refused at sign-in',
 };
 
 export interface FactorEventFacts {
@@ -45,7 +49,7 @@ export interface FactorEventFacts {
 export async function recordFactorEvent(deps: Deps, event: FactorEvent, facts: FactorEventFacts): Promise<void> {
   const { realm, userUuid, factor, via } = facts;
   const details = { ...(factor && { factor: factor.id, factor_type: factor.type }), ...(via && { via }) };
-  const level = event === 'second_factor_failed' ? 'warn' : 'info';
+  const level = event === 'second_factor_failed' || event === 'passkey_failed' ? 'warn' : 'info';
   deps.logger[level]({ event, realm, subject: userUuid, ...details, ...(facts.address && { address: facts.address }) }, TITLES[event]);
   const now = deps.now();
   if (realm === ADMIN_REALM) {

@@ -97,6 +97,15 @@ export async function listActiveFactors(tx: Tx, userUuid: string): Promise<Facto
   return (await listFactors(tx, userUuid)).filter((factor) => factor.status === 'active');
 }
 
+/** The active passkey with this credential id, whoever's it is. */
+export async function findPasskeyFactor(tx: Tx, credentialId: string): Promise<Factor | undefined> {
+  return await tx
+    .select()
+    .from(userFactors)
+    .where(and(eq(userFactors.credentialId, credentialId), eq(userFactors.status, 'active')))
+    .get();
+}
+
 /** One of the user's factors by id. @throws 404 `entity_not_found`, also for another user's. */
 export async function findFactor(tx: Tx, userUuid: string, id: string): Promise<Factor> {
   const factor = await tx
@@ -152,6 +161,7 @@ export async function enrollFactor(deps: Deps, owner: FactorOwner, body: unknown
     challenge: null,
     credential: null,
     name,
+    credentialId: null,
     lastUsed: null,
     created: now,
     modified: now,
@@ -201,6 +211,11 @@ export async function verifyFactor(deps: Deps, owner: FactorOwner, id: string, b
     activated.lastStep = step;
   } else {
     activated.credential = await verifyPasskeyRegistration(relyingParty(deps, owner), factor.challenge ?? '', body);
+    activated.credentialId = activated.credential.id;
+    // A passkey sign-in finds its user by the credential id, so one id names one passkey.
+    if (await findPasskeyFactor(deps.db, activated.credential.id)) {
+      throw Conflict('this passkey is registered already', { fields: { response: 'passkey already registered' } });
+    }
   }
   const activation = await deps.db.transaction(async (tx) => {
     const first = (await listActiveFactors(tx, owner.uuid)).length === 0;

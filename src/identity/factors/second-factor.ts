@@ -1,10 +1,12 @@
 /**
  * The second step of a password sign-in (docs/api.md#second-factors): a user with an active
- * factor must add `otp`, a code of one of their TOTP factors or one of their recovery codes.
- * What the sign-in then proves is said in RFC 8176 `amr` and our `acr` values.
+ * factor must add `otp`, a code of one of their TOTP factors or one of their recovery codes, or
+ * on the sign-in page one of their passkeys. What the sign-in then proves is said in RFC 8176
+ * `amr` and our `acr` values.
  */
 import type { Deps } from '../../deps.js';
 import { claimTotpStep, listActiveFactors, type Factor } from './factors.js';
+import { checkPasskey, type PasskeyProof } from './passkeys.js';
 import { useRecoveryCode } from './recovery-codes.js';
 import { looksLikeTotpCode, totpStepOf } from './totp.js';
 
@@ -16,34 +18,58 @@ export const PASSWORD_ONLY: readonly string[] = ['pwd'];
  */
 export const PASSWORD_AND_OTP: readonly string[] = withSecondFactor(PASSWORD_ONLY);
 
-/** An `amr` after a one-time code was added to it: a password (or an external sign-in) and `otp`, two factors. */
-export function withSecondFactor(amr: readonly string[]): string[] {
-  return [...new Set([...amr, 'otp', 'mfa'])];
+/**
+ * An `amr` after a second factor was added to it: a password (or an external sign-in) and `otp`
+ * (a one-time code) or `hwk`/`swk` (a passkey), two factors.
+ */
+export function withSecondFactor(amr: readonly string[], method: string = 'otp'): string[] {
+  return [...new Set([...amr, method, 'mfa'])];
 }
 
 /** Our `acr` values (docs/api.md#second-factors), weakest first; discovery lists them. */
 export const ACR_VALUES = ['urn:idp:acr:pwd', 'urn:idp:acr:mfa', 'urn:idp:acr:phr'] as const;
 /** Two factors. */
 export const MFA_ACR = 'urn:idp:acr:mfa';
+/** Phishing-resistant: a passkey, which answers only its own origin. */
+export const PHR_ACR = 'urn:idp:acr:phr';
 
-/** The `acr` an `amr` amounts to: `mfa` for two factors, `pwd` for a password; none for what we cannot vouch for (a federated sign-in). */
+/**
+ * The `acr` an `amr` amounts to: `phr` when a passkey was used (`hwk`/`swk`), `mfa` for two
+ * factors, `pwd` for a password; none for what we cannot vouch for (a federated sign-in).
+ */
 export function acrOf(amr: readonly string[] | null | undefined): string | undefined {
+  if (amr?.includes('hwk') || amr?.includes('swk')) return PHR_ACR;
   if (amr?.includes('mfa')) return MFA_ACR;
   if (amr?.includes('pwd')) return 'urn:idp:acr:pwd';
   return undefined;
 }
 
+/** How strong an `acr` value is: its place in ACR_VALUES, -1 for none of ours. */
+export function acrRank(acr: string | undefined): number {
+  return (ACR_VALUES as readonly string[]).indexOf(acr ?? '');
+}
+
+/** A second factor as given: a one-time code (or none), or a passkey's assertion. */
+export type SecondFactorProof = string | undefined | PasskeyProof;
+
 export type SecondFactorOutcome =
-  | { result: 'passed'; amr: readonly string[]; method?: 'totp' | 'recovery_code'; factor?: Factor }
+  | { result: 'passed'; amr: readonly string[]; method?: 'totp' | 'recovery_code' | 'passkey'; factor?: Factor }
   /** The user has an active factor and no code was sent. */
   | { result: 'required' }
   /** A code was sent and is not (or no longer) good. */
   | { result: 'wrong' };
 
-/** Checks the second step of a sign-in whose password was right; a TOTP code or recovery code that passes is spent. */
-export async function checkSecondFactor(deps: Deps, userUuid: string, otp: string | undefined): Promise<SecondFactorOutcome> {
+/**
+ * Checks the second step of a sign-in whose password was right; a TOTP code or recovery code that
+ * passes is spent, as is a passkey's challenge whether or not it passes.
+ */
+export async function checkSecondFactor(deps: Deps, userUuid: string, otp: SecondFactorProof): Promise<SecondFactorOutcome> {
   const factors = await listActiveFactors(deps.db, userUuid);
   if (factors.length === 0) return { result: 'passed', amr: PASSWORD_ONLY };
+  if (typeof otp === 'object') {
+    const passed = await checkPasskey(deps, factors, otp, false);
+    return passed ? { result: 'passed', amr: withSecondFactor(PASSWORD_ONLY, passed.method), method: 'passkey', factor: passed.factor } : { result: 'wrong' };
+  }
   if (otp === undefined || otp === '') return { result: 'required' };
   const code = otp.trim();
   if (looksLikeTotpCode(code)) {

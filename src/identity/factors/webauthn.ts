@@ -1,9 +1,17 @@
 /**
- * Passkey enrollment (WebAuthn Level 3 registration, through @simplewebauthn/server): the options
- * for the browser's `navigator.credentials.create`, and the check of what it answers. The relying
- * party is the issuer: its host is the RP ID, its origin the only origin accepted.
+ * Passkeys (WebAuthn Level 3, through @simplewebauthn/server): enrollment (the options for the
+ * browser's `navigator.credentials.create` and the check of what it answers) and sign-in (the
+ * options for `navigator.credentials.get` and the check of its assertion). The relying party is
+ * the issuer: its host is the RP ID, its origin the only origin accepted.
  */
-import { generateRegistrationOptions, verifyRegistrationResponse, type RegistrationResponseJSON } from '@simplewebauthn/server';
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type AuthenticationResponseJSON,
+  type RegistrationResponseJSON,
+} from '@simplewebauthn/server';
 import { IllegalArgument } from '../../errors.js';
 import type { StoredCredential } from '../../db/schema.js';
 
@@ -60,4 +68,71 @@ export async function verifyPasskeyRegistration(rp: RelyingParty, challenge: str
     counter: credential.counter,
     ...(credential.transports && { transports: credential.transports }),
   };
+}
+
+export type AuthenticationOptions = Awaited<ReturnType<typeof generateAuthenticationOptions>>;
+
+/**
+ * The options of one passkey sign-in: for `allowed` passkeys (a second step, whose user is known)
+ * or for any passkey of this relying party the authenticator holds (discoverable credentials,
+ * `allowed` empty). A fresh random challenge each time.
+ */
+export async function passkeyAuthenticationOptions(
+  rp: RelyingParty,
+  allowed: readonly StoredCredential[],
+  userVerification: 'required' | 'preferred',
+): Promise<AuthenticationOptions> {
+  return await generateAuthenticationOptions({
+    rpID: new URL(rp.issuer).hostname,
+    allowCredentials: allowed.map((credential) => ({ id: credential.id, transports: credential.transports })),
+    userVerification,
+  });
+}
+
+/** The credential id an assertion names (`id`), before anything else of it is checked. */
+export function assertionCredentialId(response: unknown): string | undefined {
+  const id = (response as { id?: unknown } | null)?.id;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+/** What a verified assertion proves (RFC 8176 `amr`): a key on one device (`hwk`) or one synced between devices (`swk`). */
+export interface VerifiedAssertion {
+  newCounter: number;
+  userVerified: boolean;
+  method: 'hwk' | 'swk';
+}
+
+/**
+ * Checks an assertion of `credential` for `challenge`: signature, origin, RP ID, and a signature
+ * counter that went up (a cloned authenticator's does not). Returns undefined when any of that
+ * fails, or when `requireUserVerification` and the authenticator did not verify the user.
+ */
+export async function verifyPasskeyAssertion(
+  rp: RelyingParty,
+  challenge: string,
+  credential: StoredCredential,
+  response: unknown,
+  requireUserVerification: boolean,
+): Promise<VerifiedAssertion | undefined> {
+  try {
+    const verified = await verifyAuthenticationResponse({
+      response: response as AuthenticationResponseJSON,
+      expectedChallenge: challenge,
+      expectedOrigin: new URL(rp.issuer).origin,
+      expectedRPID: new URL(rp.issuer).hostname,
+      credential: {
+        id: credential.id,
+        publicKey: new Uint8Array(Buffer.from(credential.publicKey, 'base64url')),
+        counter: credential.counter,
+        transports: credential.transports,
+      },
+      requireUserVerification,
+    });
+    if (!verified.verified) return undefined;
+    const info = verified.authenticationInfo;
+    // A backed-up (synced) passkey lives in software; a device-bound one in the authenticator's hardware.
+    return { newCounter: info.newCounter, userVerified: info.userVerified, method: info.credentialDeviceType === 'multiDevice' ? 'swk' : 'hwk' };
+  } catch {
+    return undefined;
+  }
 }

@@ -13,17 +13,20 @@ import { InvalidClient, InvalidGrant, InvalidUsernameOrPassword, isAppError, typ
 import { secretsEqual, verifyPassword } from '../../passwords.js';
 import { verifyAppUserPassword } from './app-user-passwords.js';
 import { findAdminUserIn, hashAdminPassword, listAdminOrganizations, storeAdminPasswordHash, type AdminUser } from '../../management/admin-users.js';
-import { skippingUnreadable, type EntityRow } from '../../db/entity-store.js';
+import { findEntityByUuid, skippingUnreadable, type EntityRow } from '../../db/entity-store.js';
 import type { TokenPrincipal } from '../tokens/access-tokens.js';
 import { findClient, isPublicClient, type AuthMethod, type Client } from '../clients/find.js';
-import { checkSecondFactor, PASSWORD_ONLY } from '../factors/second-factor.js';
-import { listActiveFactors } from '../factors/factors.js';
+import { checkSecondFactor, PASSWORD_ONLY, type SecondFactorProof } from '../factors/second-factor.js';
+import { findPasskeyFactor, listActiveFactors } from '../factors/factors.js';
+import { assertionCredentialId } from '../factors/webauthn.js';
+import { checkPasskey, type PasskeyProof } from '../factors/passkeys.js';
 import { recordFactorEvent } from '../factors/factor-events.js';
 import { ADMIN_REALM, assertNotThrottled, recordLoginFailure, resetLoginFailures, throttleKeys, UNKNOWN_ADDRESS, type LoginContext } from './throttle.js';
 
 const BAD_LOGIN = 'the username or password is not correct';
 const SECOND_FACTOR_REQUIRED = 'a second factor is required: send otp, a code of your authenticator app or one of your recovery codes';
 const WRONG_SECOND_FACTOR = 'the one-time code (otp) is not correct, or was used already';
+const PASSKEY_REFUSED = 'the passkey was not accepted';
 
 /**
  * What a sign-in asks of the second factor: a code now (`otp`, perhaps undefined: a password
@@ -50,7 +53,7 @@ async function checkCode(
   realm: string,
   userUuid: string,
   keys: { account: ThrottleKey; address: ThrottleKey },
-  otp: string | undefined,
+  otp: SecondFactorProof,
   facts: { via: CodeChannel; address: string },
 ): Promise<readonly string[]> {
   const signIns = deps.metrics.signIns;
@@ -63,10 +66,11 @@ async function checkCode(
   if (second.result === 'wrong') {
     signIns.inc({ realm: signInRealmOf(realm), result: 'invalid_second_factor' });
     await recordLoginFailure(deps, [keys.account, keys.address]);
-    await recordFactorEvent(deps, 'second_factor_failed', event);
-    throw InvalidGrant(WRONG_SECOND_FACTOR);
+    const passkey = typeof otp === 'object';
+    await recordFactorEvent(deps, passkey ? 'passkey_failed' : 'second_factor_failed', event);
+    throw InvalidGrant(passkey ? PASSKEY_REFUSED : WRONG_SECOND_FACTOR);
   }
-  if (second.method === 'totp') await recordFactorEvent(deps, 'second_factor_used', { ...event, factor: second.factor });
+  if (second.method === 'totp' || second.method === 'passkey') await recordFactorEvent(deps, 'second_factor_used', { ...event, factor: second.factor });
   if (second.method === 'recovery_code') await recordFactorEvent(deps, 'recovery_code_used', event);
   return second.amr;
 }
@@ -99,12 +103,7 @@ async function throttled<T extends { uuid: string }>(
   const keys = throttleKeys(realm, candidate?.uuid ?? login, context);
   const signIns = deps.metrics.signIns;
   const kind = signInRealmOf(realm);
-  try {
-    await assertNotThrottled(deps, [keys.account, keys.address]);
-  } catch (error) {
-    signIns.inc({ realm: kind, result: 'throttled' });
-    throw error;
-  }
+  await assertKeysNotThrottled(deps, realm, keys);
   const valid = await verify(candidate);
   if (!candidate || !valid) {
     signIns.inc({ realm: kind, result: 'invalid_credentials' });
@@ -121,27 +120,32 @@ async function throttled<T extends { uuid: string }>(
   return { account: candidate, amr };
 }
 
-/**
- * The second step of a sign-in whose password was right (the sign-in page's code form,
- * docs/api.md#second-factors): the code of `userUuid` in `realm`, under the same throttle as the
- * password was; a pass clears the account's count, as a whole sign-in does. Returns the `amr` the
- * sign-in then has. @throws 429 while the account or address waits, 400 `invalid_grant` for a
- * wrong or missing code.
- */
-export async function authenticateSecondStep(
-  deps: Deps,
-  realm: string,
-  userUuid: string,
-  otp: string | undefined,
-  context: LoginContext,
-): Promise<readonly string[]> {
-  const keys = throttleKeys(realm, userUuid, context);
+/** Refuses with 429 while the account or the address waits, counting the refusal. */
+async function assertKeysNotThrottled(deps: Deps, realm: string, keys: { account: ThrottleKey; address: ThrottleKey }): Promise<void> {
   try {
     await assertNotThrottled(deps, [keys.account, keys.address]);
   } catch (error) {
     deps.metrics.signIns.inc({ realm: signInRealmOf(realm), result: 'throttled' });
     throw error;
   }
+}
+
+/**
+ * The second step of a sign-in whose password was right (the sign-in page's code form or its
+ * passkey, docs/api.md#second-factors): the code or passkey of `userUuid` in `realm`, under the
+ * same throttle as the password was; a pass clears the account's count, as a whole sign-in does.
+ * Returns the `amr` the sign-in then has. @throws 429 while the account or address waits, 400
+ * `invalid_grant` for a wrong or missing code or a refused passkey.
+ */
+export async function authenticateSecondStep(
+  deps: Deps,
+  realm: string,
+  userUuid: string,
+  otp: SecondFactorProof,
+  context: LoginContext,
+): Promise<readonly string[]> {
+  const keys = throttleKeys(realm, userUuid, context);
+  await assertKeysNotThrottled(deps, realm, keys);
   const amr = await checkCode(deps, realm, userUuid, keys, otp, { via: 'page', address: context.address });
   await resetLoginFailures(deps, keys.account);
   return amr;
@@ -257,6 +261,18 @@ async function inactiveOrganizationOf(deps: Deps, user: AdminUser): Promise<stri
   return orgs.length > 0 && !orgs.some((org) => org.activated && !org.disabled) ? orgs[0].name : undefined;
 }
 
+async function admitAdmin(deps: Deps, user: AdminUser): Promise<void> {
+  admitAccount(deps, 'admin', user.uuid, {
+    disabled: user.disabled,
+    activated: user.activated,
+    inactiveOrganization: await inactiveOrganizationOf(deps, user),
+  });
+}
+
+function admitAppUser(deps: Deps, user: EntityRow): void {
+  admitAccount(deps, 'app_user', user.uuid, { disabled: user.properties.disabled === true, activated: user.properties.activated !== false });
+}
+
 /** An admin user's sign-in: the password, then `otp` when the account has a second factor (docs/api.md#second-factors). */
 export async function authenticateAdmin(
   deps: Deps,
@@ -275,12 +291,7 @@ export async function authenticateAdmin(
     undefined,
     { otp },
   );
-  const user = signedIn.account;
-  admitAccount(deps, 'admin', user.uuid, {
-    disabled: user.disabled,
-    activated: user.activated,
-    inactiveOrganization: await inactiveOrganizationOf(deps, user),
-  });
+  await admitAdmin(deps, signedIn.account);
   return signedIn;
 }
 
@@ -326,8 +337,57 @@ export async function authenticateAppUser(
     undefined,
     { otp },
   );
-  const user = signedIn.account;
-  admitAccount(deps, 'app_user', user.uuid, { disabled: user.properties.disabled === true, activated: user.properties.activated !== false });
+  admitAppUser(deps, signedIn.account);
+  return signedIn;
+}
+
+/**
+ * A sign-in with a passkey alone (docs/api.md#passkeys): the account is the owner of the
+ * discoverable credential the assertion names, found by `findOwner` in the realm signed in to (a
+ * passkey of another realm is as unknown as one never registered), and the authenticator must
+ * have verified the user. The same throttle as a password's: the account's key (or, for an
+ * unknown credential, the credential id as sent) and the address; a refused assertion counts as a
+ * wrong password and is a factor event; a pass clears the account's count. Its `amr` is the
+ * passkey's, `hwk` or `swk` (RFC 8176).
+ */
+async function throttledPasskey<T extends { uuid: string }>(
+  deps: Deps,
+  realm: string,
+  proof: PasskeyProof,
+  context: LoginContext,
+  findOwner: (uuid: string) => Promise<T | undefined>,
+): Promise<SignedIn<T>> {
+  const credentialId = assertionCredentialId(proof.response) ?? '';
+  const factor = credentialId ? await findPasskeyFactor(deps.db, credentialId) : undefined;
+  const candidate = factor ? await findOwner(factor.userUuid) : undefined;
+  const keys = throttleKeys(realm, candidate?.uuid ?? credentialId, context);
+  await assertKeysNotThrottled(deps, realm, keys);
+  const passed = candidate && factor ? await checkPasskey(deps, [factor], proof, true) : undefined;
+  if (!candidate || !passed) {
+    deps.metrics.signIns.inc({ realm: signInRealmOf(realm), result: 'invalid_credentials' });
+    await recordLoginFailure(deps, [keys.account, keys.address]);
+    if (candidate) await recordFactorEvent(deps, 'passkey_failed', { realm, userUuid: candidate.uuid, factor, via: 'page', address: context.address });
+    throw InvalidGrant(PASSKEY_REFUSED);
+  }
+  await resetLoginFailures(deps, keys.account);
+  await recordFactorEvent(deps, 'passkey_sign_in', { realm, userUuid: candidate.uuid, factor: passed.factor, via: 'page', address: context.address });
+  return { account: candidate, amr: [passed.method] };
+}
+
+/** An admin user's sign-in with a passkey alone (throttledPasskey). */
+export async function authenticateAdminByPasskey(deps: Deps, proof: PasskeyProof, context: LoginContext): Promise<SignedIn<AdminUser>> {
+  const signedIn = await throttledPasskey(deps, ADMIN_REALM, proof, context, (uuid) => findAdminUserIn(deps.db, uuid, 'username-email-uuid'));
+  await admitAdmin(deps, signedIn.account);
+  return signedIn;
+}
+
+/** An app user's sign-in with a passkey alone (throttledPasskey). */
+export async function authenticateAppUserByPasskey(deps: Deps, appUuid: string, proof: PasskeyProof, context: LoginContext): Promise<SignedIn<EntityRow>> {
+  const signedIn = await throttledPasskey(deps, appUuid, proof, context, async (uuid) => {
+    const user = await findEntityByUuid(deps.db, appUuid, uuid);
+    return user?.collection === 'users' ? user : undefined;
+  });
+  admitAppUser(deps, signedIn.account);
   return signedIn;
 }
 
