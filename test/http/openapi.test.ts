@@ -87,6 +87,7 @@ const UNDOCUMENTED: Record<string, string> = {
   'GET /console/*': "the admin console's page at the address of each of its screens",
   'GET /console/assets/{file}': "the admin console's built files",
   'GET /connect/assets/account-passkeys.js': "the account page's script that adds a passkey",
+  'GET /connect/assets/passkey.js': "the sign-in pages' script that signs in with a passkey",
   'GET /connect/assets/simplewebauthn-browser.js': "@simplewebauthn/browser's bundle, for the pages' WebAuthn calls",
 };
 
