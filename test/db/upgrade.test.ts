@@ -5,7 +5,10 @@
  *   is applied once;
  * - `idp db status` tells the schema version and the pending migrations, changing nothing;
  * - a database of the previous release (0.1.0: its migrations, rows in its schema) is upgraded by
- *   starting this one, and everything in it is found through the API;
+ *   starting this one, and everything in it is found through the API. The rows are what this
+ *   idp's server writes for an organization, an admin, an application with users, entities, a
+ *   connection, a group, an OAuth client and a refresh token, restricted to the tables and
+ *   columns of 0.1.0's schema and written there with SQL;
  * - a database a newer idp upgraded is refused by `idp serve` and the db commands, exit code 6.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +19,10 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { runIdp, startIdp, type RunningIdp } from '../spawn.js';
+import { callServer } from '../helpers.js';
+import { resolveConfig } from '../../src/config.js';
+import { startServer } from '../../server/serve.js';
+import { dumpTables } from '../../src/db/dump.js';
 import { POSTGRES_URL, postgresProblem } from '../database.js';
 import { defaultMigrationsFolder, openDatabase } from '../../src/db/open.js';
 import { journalOf } from '../../src/db/schema-version.js';
@@ -45,7 +52,7 @@ afterAll(async () => {
   }
 });
 
-/** One database for a test: how idp is told about it, and plain SQL on it from the test. */
+/** One database for a test: how idp is told about it, and plain SQL on it from the test (connected again after `close`). */
 interface Target {
   readonly dialect: 'sqlite' | 'postgres';
   /** `--db FILE` or `--database-url URL`. */
@@ -80,16 +87,25 @@ async function postgresTarget(): Promise<Target> {
   schemas.push(name);
   const url = new URL(POSTGRES_URL);
   url.searchParams.set('options', `-c search_path=${name}`);
-  const client = new pg.Client({ connectionString: url.toString() });
-  await client.connect();
+  let client: pg.Client | undefined;
+  const open = async () => {
+    if (client === undefined) {
+      client = new pg.Client({ connectionString: url.toString() });
+      await client.connect();
+    }
+    return client;
+  };
   return {
     dialect: 'postgres',
     flags: ['--database-url', url.toString()],
     location: url.toString(),
     async sql<T>(text: string, params: unknown[] = []) {
-      return (await client.query(text, params)).rows as T[];
+      return (await (await open()).query(text, params)).rows as T[];
     },
-    close: () => client.end(),
+    async close() {
+      await client?.end();
+      client = undefined;
+    },
   };
 }
 
@@ -307,6 +323,172 @@ describe.each(DIALECTS)('%s: a database a newer idp upgraded', (_name, makeTarge
 
         expect(await recorded(target)).toEqual(before);
         expect(await target.sql('select count(*) as n from signing_keys')).toEqual([{ n: target.dialect === 'sqlite' ? 0 : '0' }]);
+      } finally {
+        await target.close();
+      }
+    },
+    60_000,
+  );
+});
+
+const ISSUER = 'http://idp.upgrade.test';
+const ADMIN = { organization: 'acme', username: 'alice', name: 'Alice Admin', email: 'alice@example.com', password: 'correct-horse' };
+
+/** What the source server wrote that must still be there after the upgrade. */
+interface Written {
+  readonly refreshToken: string;
+  readonly clientId: string;
+  readonly kids: readonly string[];
+}
+
+async function form(base: string, fields: Record<string, string>) {
+  const response = await fetch(`${base}/connect/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, any> };
+}
+
+/** Fills a SQLite file of this build through its server. */
+async function writeThroughServer(file: string): Promise<Written> {
+  const server = await startServer(resolveConfig({ port: '0', logLevel: 'silent', db: file, issuer: ISSUER }, {}));
+  try {
+    const call = (method: string, route: string, json?: unknown, token?: string) => callServer(server.url, method, route, { json, token });
+    await call('POST', '/management/orgs', ADMIN);
+    const token = (await call('POST', '/management/token', { grant_type: 'password', username: ADMIN.username, password: ADMIN.password })).access_token;
+    await call('POST', '/management/orgs/acme/apps', { name: 'sandbox' }, token);
+    const app = '/acme/sandbox';
+    await call('POST', `${app}/users`, { username: 'fred', password: 'sesame-street', email: 'fred@example.com', nickname: 'Freddy' }, token);
+    await call(
+      'POST',
+      `${app}/dogs`,
+      [
+        { name: 'fido', age: 2, tags: ['good'], owner: { city: 'Zürich' } },
+        { name: 'rex', age: 5 },
+        { name: 'lassie', age: 7 },
+      ],
+      token,
+    );
+    await call('POST', `${app}/users/fred/likes/dogs/fido`, undefined, token);
+    await call('POST', `${app}/groups`, { path: 'walkers', title: 'Dog walkers' }, token);
+    await call('POST', `${app}/groups/walkers/users/fred`, undefined, token);
+    const client = await call('POST', '/management/orgs/acme/apps/sandbox/clients', { client_name: 'Shop', redirect_uris: ['https://shop.example/cb'] }, token);
+    const granted = await form(server.url, {
+      grant_type: 'password',
+      client_id: 'admin-cli',
+      username: ADMIN.username,
+      password: ADMIN.password,
+      scope: 'openid offline_access',
+    });
+    expect(granted.status).toBe(200);
+    const jwks = (await (await fetch(`${server.url}/.well-known/openid-configuration/jwks`)).json()) as { keys: { kid: string }[] };
+    return { refreshToken: granted.body.refresh_token, clientId: client.entities[0].client_id, kids: jwks.keys.map((key) => key.kid) };
+  } finally {
+    await server.close();
+  }
+}
+
+/** The columns each table of `target` has, by table. */
+async function columnsOf(target: Target): Promise<Map<string, string[]>> {
+  const rows =
+    target.dialect === 'sqlite'
+      ? await target.sql<{ table_name: string; column_name: string }>(
+          "select m.name as table_name, c.name as column_name from sqlite_master m, pragma_table_info(m.name) c where m.type = 'table' order by m.name, c.cid",
+        )
+      : await target.sql<{ table_name: string; column_name: string }>(
+          'select table_name, column_name from information_schema.columns where table_schema = current_schema() order by table_name, ordinal_position',
+        );
+  const columns = new Map<string, string[]>();
+  for (const row of rows) columns.set(row.table_name, [...(columns.get(row.table_name) ?? []), row.column_name]);
+  return columns;
+}
+
+/** Copies the rows of `source` into `target`, each table and column `target` has, parents first; returns the rows per table. */
+async function copyRows(source: string, target: Target): Promise<Record<string, number>> {
+  const from = new Database(source, { readonly: true });
+  const copied: Record<string, number> = {};
+  try {
+    const columns = await columnsOf(target);
+    for (const { name } of dumpTables()) {
+      const names = columns.get(name);
+      if (names === undefined) continue;
+      const rows = from
+        .prepare(`select ${names.map((column) => `"${column}"`).join(', ')} from "${name}"`)
+        .raw()
+        .all() as unknown[][];
+      const slots = names.map((_, index) => `$${index + 1}`).join(', ');
+      for (const row of rows) await target.sql(`insert into "${name}" (${names.map((column) => `"${column}"`).join(', ')}) values (${slots})`, row);
+      copied[name] = rows.length;
+    }
+  } finally {
+    from.close();
+  }
+  return copied;
+}
+
+async function rowCounts(target: Target, tables: readonly string[]): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const table of tables) counts[table] = Number((await target.sql<{ n: unknown }>(`select count(*) as n from "${table}"`))[0].n);
+  return counts;
+}
+
+/** Reads through the API of the upgraded server everything writeThroughServer wrote. */
+async function expectEverythingFound(base: string, written: Written): Promise<void> {
+  const call = (method: string, route: string, json?: unknown, token?: string) => callServer(base, method, route, { json, token });
+  const token = (await call('POST', '/management/token', { grant_type: 'password', username: ADMIN.username, password: ADMIN.password })).access_token;
+  const apps = await call('GET', '/management/orgs/acme/apps', undefined, token);
+  expect(Object.keys(apps.data)).toEqual(['acme/sandbox']);
+  const app = '/acme/sandbox';
+  const fido = (await call('GET', `${app}/dogs/fido`, undefined, token)).entities[0];
+  expect(fido).toMatchObject({ name: 'fido', type: 'dog', age: 2, tags: ['good'], owner: { city: 'Zürich' } });
+  const older = await call('GET', `${app}/dogs?ql=${encodeURIComponent('select * where age > 4 order by age')}`, undefined, token);
+  expect(older.entities.map((dog: { name: string }) => dog.name)).toEqual(['rex', 'lassie']);
+  const likes = await call('GET', `${app}/users/fred/likes`, undefined, token);
+  expect(likes.entities.map((entity: { name: string }) => entity.name)).toEqual(['fido']);
+  const walkers = await call('GET', `${app}/groups/walkers/users`, undefined, token);
+  expect(walkers.entities.map((user: { username: string }) => user.username)).toEqual(['fred']);
+  const shop = (await call('GET', `/management/orgs/acme/apps/sandbox/clients/${written.clientId}`, undefined, token)).entities[0];
+  expect(shop).toMatchObject({ client_id: written.clientId, client_name: 'Shop', redirect_uris: ['https://shop.example/cb'] });
+  // The app user's password, the admin's refresh token and the signing keys came along.
+  expect((await call('POST', `${app}/token`, { grant_type: 'password', username: 'fred', password: 'sesame-street' })).access_token).toEqual(
+    expect.any(String),
+  );
+  const refreshed = await form(base, { grant_type: 'refresh_token', client_id: 'admin-cli', refresh_token: written.refreshToken });
+  expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
+  const jwks = (await (await fetch(`${base}/.well-known/openid-configuration/jwks`)).json()) as { keys: { kid: string }[] };
+  expect(jwks.keys.map((key) => key.kid)).toEqual(expect.arrayContaining([...written.kids]));
+  // And it writes.
+  await call('POST', `${app}/dogs`, { name: 'max', age: 1 }, token);
+}
+
+describe.each(DIALECTS)('%s: a database of the previous release', (_name, makeTarget, skip) => {
+  it.skipIf(skip)(
+    'is upgraded by starting this idp, keeps every row, and everything is found through the API',
+    async () => {
+      const source = join(dir, `source-${randomBytes(4).toString('hex')}.db`);
+      const written = await writeThroughServer(source);
+      const target = await makeTarget();
+      try {
+        await migrateToPreviousRelease(target);
+        const copied = await copyRows(source, target);
+        for (const table of ['organizations', 'admin_users', 'applications', 'entities', 'connections', 'oauth_clients', 'refresh_tokens', 'signing_keys'])
+          expect(copied[table], table).toBeGreaterThan(0);
+        await target.close();
+
+        const server = await startIdp(['--port', '0', ...target.flags, '--issuer', ISSUER, '--log-level', 'warn']);
+        try {
+          expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+          await expectEverythingFound(server.url, written);
+        } finally {
+          expect(await server.stop()).toBe(0);
+        }
+        expect(server.stderr()).toBe('');
+        expect(await recorded(target)).toEqual(journal(target.dialect).map((migration) => migration.when));
+        // No table lost a row of the previous release's (the sign-ins above only added some).
+        const after = await rowCounts(target, Object.keys(copied));
+        expect(Object.keys(copied).filter((table) => after[table] < copied[table])).toEqual([]);
+        expect(after.entities).toBe(copied.entities + 1);
       } finally {
         await target.close();
       }
