@@ -1,9 +1,9 @@
 /**
  * Opens the database the configuration names — the embedded SQLite file (`--db`) or PostgreSQL
- * (`--database-url`) — applies that database's versioned migrations in place (drizzle's
- * migrator records them in __drizzle_migrations, so an older database is upgraded, never
- * recreated), and hands back one drizzle handle for both (see driver.ts). The only module that
- * knows which drivers exist.
+ * (`--database-url`) — applies that database's versioned migrations in place (recorded in
+ * drizzle's __drizzle_migrations, so an older database is upgraded, never recreated; one instance
+ * at a time; a database a newer idp upgraded is refused, see schema-version.ts), and hands back
+ * one drizzle handle for both (see driver.ts). The only module that knows which drivers exist.
  */
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
@@ -155,9 +155,10 @@ const SQLITE_MIGRATION_WAIT_MS = 10 * 60_000;
 
 /**
  * drizzle's migrator for SQLite, run as one write transaction from its first read: drizzle's
- * own reads the applied migrations before it takes the write lock, so two instances starting
- * together on a new file both find none and the second fails on a table that already exists.
- * `begin immediate` makes the second wait until the first has committed, then read its result.
+ * own reads the applied migrations before it takes the write lock, so instances starting
+ * together on an older file all found the same migrations pending, and all but the first failed
+ * on a table or column that already existed. `begin immediate` makes the others wait until the
+ * first has committed, then read what it applied.
  */
 function migrateSqlite(driver: SqliteDriver, migrationsFolder: string, location: string): void {
   const { sqlite } = driver;
@@ -227,11 +228,17 @@ async function appliedPostgres(client: Pick<ClientBase, 'query'>, schema: string
   return ((await client.query(`select created_at from ${table}`)).rows as { created_at: unknown }[]).map((row) => Number(row.created_at));
 }
 
+/** The schema `options` name (or their URL's search_path does), checked to be a plain identifier: it is written into SQL. */
+function schemaNameOf(options: { url: string; schema?: string }): string | undefined {
+  const schemaName = options.schema ?? searchPathOf(options.url);
+  if (schemaName !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schemaName)) throw new Error(`invalid schema name ${schemaName}`);
+  return schemaName;
+}
+
 async function openPostgresDatabase(options: OpenOptions & { url: string }): Promise<Database_> {
   const { openPostgres } = await import('./postgres.js');
   // The migrations are recorded beside the tables, so each schema is migrated on its own.
-  const schemaName = options.schema ?? searchPathOf(options.url);
-  if (schemaName !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schemaName)) throw new Error(`invalid schema name ${schemaName}`);
+  const schemaName = schemaNameOf(options);
   const driver = openPostgres({ url: schemaName ? withSearchPath(options.url, schemaName) : options.url, poolSize: options.poolSize });
   try {
     const migrationsFolder = options.migrationsFolder ?? defaultMigrationsFolder('postgres');
@@ -306,11 +313,11 @@ export interface DatabaseVersion {
  */
 export async function readSchemaVersion(options: Pick<OpenOptions, 'path' | 'url' | 'schema'>): Promise<DatabaseVersion> {
   if (options.url !== undefined) {
+    const schema = schemaNameOf({ url: options.url, schema: options.schema }) ?? 'public';
     const { default: pg } = await import('pg');
     const client = new pg.Client({ connectionString: options.url });
     await client.connect();
     try {
-      const schema = options.schema ?? searchPathOf(options.url) ?? 'public';
       const applied = await appliedPostgres(client, schema);
       return { database: redactUrl(options.url), dialect: 'postgres', version: schemaVersionOf(applied, journalOf(defaultMigrationsFolder('postgres'))) };
     } finally {

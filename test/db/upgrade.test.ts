@@ -301,6 +301,7 @@ describe.each(DIALECTS)('%s: a database a newer idp upgraded', (_name, makeTarge
           ['db', 'export', join(dir, 'never.dump'), ...target.flags],
           ['db', 'import', dump, ...target.flags],
           ['keys', 'rotate', ...target.flags],
+          ...(target.dialect === 'sqlite' ? [['db', 'backup', ...target.flags, join(dir, 'never.backup')]] : []),
         ]) {
           const result = await runIdp(args);
           expect(result.code, `${args.slice(0, 2).join(' ')}: ${result.stderr}`).toBe(6);
