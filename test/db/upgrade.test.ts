@@ -1,15 +1,16 @@
 /**
  * Safe upgrades (docs/operations.md, "Upgrades"), on a SQLite file and, where a server answers
  * (IDP_TEST_DATABASE_URL, default the local one), a PostgreSQL schema of its own:
- * - `idp serve` processes started together on an empty database all come up, and each migration
- *   is applied once;
+ * - `idp serve` processes started together on an empty database, or on one of the previous
+ *   release, all come up, and each migration is applied once;
  * - `idp db status` tells the schema version and the pending migrations, changing nothing;
  * - a database of the previous release (0.1.0: its migrations, rows in its schema) is upgraded by
  *   starting this one, and everything in it is found through the API. The rows are what this
  *   idp's server writes for an organization, an admin, an application with users, entities, a
  *   connection, a group, an OAuth client and a refresh token, restricted to the tables and
  *   columns of 0.1.0's schema and written there with SQL;
- * - a database a newer idp upgraded is refused by `idp serve` and the db commands, exit code 6.
+ * - a database a newer idp upgraded is refused by `idp serve`, `idp keys rotate` and the db
+ *   commands but status, with exit code 6, and stays as it was.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
