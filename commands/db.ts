@@ -1,7 +1,9 @@
 /**
- * `idp db migrate|export|import|backup|restore`: work on the database itself, not through a
+ * `idp db status|migrate|export|import|backup|restore`: work on the database itself, not through a
  * server. Each takes the database as `idp serve` does (`--db FILE` or `--database-url URL`, IDP_DB
- * and IDP_DATABASE_URL); migrate, export and import apply pending migrations when they open it.
+ * and IDP_DATABASE_URL); migrate, export and import apply pending migrations when they open it,
+ * status only reads which are applied. A database a newer idp upgraded is refused by all but
+ * status (DatabaseTooNewError, exit code 6).
  * Export and import move a deployment between SQLite and PostgreSQL through the portable dump of
  * src/db/dump.ts; backup and restore copy a SQLite file as it is (src/db/backup.ts).
  */
@@ -15,6 +17,7 @@ import { ConfigError, resolveConfig } from '../src/config.js';
 import type { Database_ } from '../src/db/open.js';
 import type { DumpSummary } from '../src/db/dump.js';
 import type { BackupSummary } from '../src/db/backup.js';
+import { DatabaseTooNewError } from '../src/db/schema-version.js';
 import { confirmOrYes } from './client/prompt.js';
 import { examples } from './client/run.js';
 import { messageOf, outputModeOf, printResult, type OutputFlags } from './client/output.js';
@@ -32,6 +35,11 @@ interface Target {
 
 const reasonOf = (error: unknown) => (error as { code?: string }).code ?? (error as Error).message;
 
+/** Why the database cannot be opened, as a usage error; a database too new for this idp stays itself. */
+function cannotOpen(location: string, error: unknown): Error {
+  return error instanceof DatabaseTooNewError ? error : new ConfigError(`cannot open database ${location}: ${reasonOf(error)}`);
+}
+
 const configOf = (flags: DbFlags) => resolveConfig({ db: flags.db, databaseUrl: flags.databaseUrl, logLevel: 'silent' }, process.env);
 
 const MEMORY = '--db :memory: is gone when the command ends: name a database file';
@@ -46,7 +54,7 @@ async function openTarget(flags: DbFlags, options: { mustExist?: boolean } = {})
     try {
       return { database: await openDatabase({ url: config.databaseUrl, poolSize: 2 }), schema };
     } catch (error) {
-      throw new ConfigError(`cannot open database ${redactUrl(config.databaseUrl)}: ${reasonOf(error)}`);
+      throw cannotOpen(redactUrl(config.databaseUrl), error);
     }
   }
   if (config.db === ':memory:') throw new ConfigError(MEMORY);
@@ -56,8 +64,49 @@ async function openTarget(flags: DbFlags, options: { mustExist?: boolean } = {})
   try {
     return { database: await openDatabase({ path: config.db }) };
   } catch (error) {
-    throw new ConfigError(`cannot open database ${config.db}: ${reasonOf(error)}`);
+    throw cannotOpen(config.db, error);
   }
+}
+
+export interface StatusReport {
+  database: string;
+  dialect: 'sqlite' | 'postgres';
+  /** Migrations the database has applied: its schema version. */
+  migrations: number;
+  /** The newest applied migration this idp knows by name; null before the first. */
+  last: string | null;
+  /** Migrations `idp db migrate` (or the next start) would apply, oldest first. */
+  pending: readonly string[];
+  /** Applied migrations this idp does not know: a newer idp upgraded the database. */
+  unknown: number;
+  /** The schema version of this idp, and its newest migration. */
+  known: number;
+  latest: string;
+}
+
+/** Reads the database's schema version without migrating it or waiting for a lock. */
+export async function statusCommand(flags: DbFlags): Promise<StatusReport> {
+  const config = configOf(flags);
+  const { readSchemaVersion, redactUrl } = await import('../src/db/open.js');
+  if (config.databaseUrl === undefined && config.db === ':memory:') throw new ConfigError(MEMORY);
+  if (config.databaseUrl === undefined && !existsSync(config.db))
+    throw new ConfigError(`database ${config.db} does not exist; pass the file idp serve uses with --db`);
+  const location = config.databaseUrl === undefined ? config.db : redactUrl(config.databaseUrl);
+  try {
+    const { database, dialect, version } = await readSchemaVersion(config.databaseUrl === undefined ? { path: config.db } : { url: config.databaseUrl });
+    const { applied, last, pending, unknown, known, latest } = version;
+    return { database, dialect, migrations: applied, last, pending, unknown: unknown.length, known, latest };
+  } catch (error) {
+    throw cannotOpen(location, error);
+  }
+}
+
+function statusText(result: StatusReport): string {
+  const at = `database ${result.database} (${result.dialect}): schema version ${result.migrations}${result.last === null ? '' : ` (${result.last})`}`;
+  if (result.unknown > 0)
+    return `${at}, newer than this idp (${result.known}, ${result.latest}): ${result.unknown} migration${result.unknown === 1 ? '' : 's'} this idp does not know; it refuses to open it`;
+  if (result.pending.length === 0) return `${at}, up to date`;
+  return `${at}; this idp is at ${result.known} (${result.latest}), ${result.pending.length} pending: ${result.pending.join(', ')}`;
 }
 
 export interface MigrateReport {
@@ -189,9 +238,17 @@ function databaseOptions(command: Command): Command {
 
 export function register(noun: Command): void {
   examples(
-    noun.description('the database itself: migrate it, export it to a portable dump, import a dump, back it up and restore it'),
+    noun.description('the database itself: its schema version, migrate it, export it to a portable dump, import a dump, back it up and restore it'),
     'idp db backup --db ./idp.db idp-backup.db',
   );
+  examples(
+    databaseOptions(noun.command('status').description('show the schema version: migrations applied, pending, and whether a newer idp upgraded it')),
+    'idp db status --db ./idp.db',
+    'idp db status --database-url postgres://idp@db.example/idp --json',
+  ).action(async (flags: DbFlags, command: Command) => {
+    const result = await statusCommand(flags);
+    await report(command.optsWithGlobals<OutputFlags>(), statusText(result), result);
+  });
   examples(
     databaseOptions(noun.command('migrate').description('apply pending migrations and say how many are applied')),
     'idp db migrate --database-url postgres://idp@db.example/idp',

@@ -22,7 +22,7 @@ interface Noun {
 
 export const NOUNS: Noun[] = [
   { name: 'serve', summary: 'run the identity provider and application backend', load: () => import('./serve.js') },
-  { name: 'db', summary: 'the database itself: migrate, export to a portable dump, import', load: () => import('./db.js') },
+  { name: 'db', summary: 'the database itself: schema version, migrate, export to a portable dump, import', load: () => import('./db.js') },
   { name: 'login', summary: 'sign in as an admin user and save the tokens in the profile', load: () => import('./login.js') },
   { name: 'logout', summary: 'forget (and revoke) the tokens of the profile', load: () => import('./logout.js') },
   { name: 'token', summary: 'get tokens from /connect/token: client-credentials, password, refresh, exchange', load: () => import('./token.js') },

@@ -9,6 +9,7 @@ import { dirname, resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { ConfigError, type Config } from '../src/config.js';
 import { openDatabase, redactUrl, type Database_ } from '../src/db/open.js';
+import { DatabaseTooNewError } from '../src/db/schema-version.js';
 import { createLogger, type Logger } from '../src/logger.js';
 import { createDeps } from '../src/create-deps.js';
 import type { Deps } from '../src/deps.js';
@@ -39,6 +40,7 @@ async function openStorage(config: Config): Promise<Database_> {
     try {
       return await openDatabase({ url: config.databaseUrl, poolSize: config.databasePoolSize });
     } catch (error) {
+      if (error instanceof DatabaseTooNewError) throw error;
       const reason = (error as { code?: string; message?: string }).code ?? (error as Error).message;
       throw new ConfigError(`cannot open database ${redactUrl(config.databaseUrl)}: ${reason}`);
     }
@@ -50,6 +52,7 @@ async function openStorage(config: Config): Promise<Database_> {
   try {
     return await openDatabase({ path: config.db });
   } catch (error) {
+    if (error instanceof DatabaseTooNewError) throw error;
     const reason = (error as { code?: string; message?: string }).code ?? (error as Error).message;
     throw new ConfigError(`cannot open database ${config.db}: ${reason}`);
   }

@@ -7,9 +7,13 @@
 import { CommanderError } from 'commander';
 import { AppError } from '../../src/errors.js';
 import { ConfigError } from '../../src/config.js';
+import { DatabaseTooNewError } from '../../src/db/schema-version.js';
 
-/** Exit codes, so that a script can tell a typo from a lapsed login from a missing thing from an outage. */
-export const EXIT = { failed: 1, usage: 2, authentication: 3, notFound: 4, server: 5 } as const;
+/**
+ * Exit codes, so that a script can tell a typo from a lapsed login from a missing thing from an
+ * outage, and a database a newer idp upgraded (this one refuses it) from everything else.
+ */
+export const EXIT = { failed: 1, usage: 2, authentication: 3, notFound: 4, server: 5, databaseTooNew: 6 } as const;
 
 export interface Failure {
   exitCode: number;
@@ -26,6 +30,7 @@ export function failureOf(error: unknown): Failure {
     const description = error.code === 'commander.help' ? 'no command given; see --help' : error.message.replace(/^error: /, '');
     return { exitCode: EXIT.usage, error: 'usage', error_description: description, status: null };
   }
+  if (error instanceof DatabaseTooNewError) return { exitCode: EXIT.databaseTooNew, error: 'database_too_new', error_description: error.message, status: null };
   if (error instanceof ConfigError) return { exitCode: EXIT.usage, error: 'usage', error_description: error.message, status: null };
   if (error instanceof NetworkError) return { exitCode: EXIT.server, error: error.error, error_description: error.message, status: null };
   if (error instanceof AppError) return { exitCode: exitCodeOf(error), error: error.error, error_description: error.message, status: error.status || null };

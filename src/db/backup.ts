@@ -16,11 +16,11 @@
  * is never left beside the new one, where SQLite would replay it into the wrong database.
  */
 import Database from 'better-sqlite3';
-import { closeSync, constants, existsSync, fsyncSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, constants, existsSync, fsyncSync, openSync, rmSync } from 'node:fs';
 import { chmod, copyFile, rename, rm, stat } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { ConfigError } from '../config.js';
-import { defaultMigrationsFolder } from './open.js';
+import { defaultMigrationsFolder, journalOf, refuseNewer, schemaVersionOf } from './schema-version.js';
 import { nativeBinding } from './sqlite.js';
 
 export interface BackupSummary {
@@ -42,21 +42,14 @@ function openFile(path: string, timeout = 5000): Database.Database {
   return new Database(path, { fileMustExist: true, timeout, nativeBinding: nativeBinding() });
 }
 
-/** The `when` of every migration this idp carries, oldest first (drizzle's journal). */
-function knownMigrations(): number[] {
-  const journal = JSON.parse(readFileSync(join(defaultMigrationsFolder('sqlite'), 'meta', '_journal.json'), 'utf8')) as {
-    entries: { when: number }[];
-  };
-  return journal.entries.map((entry) => entry.when);
-}
-
 /**
  * Whether `sqlite` holds an idp database this idp can open: drizzle records each applied
  * migration in __drizzle_migrations with its `created_at`, the `when` of the journal. Returns how
- * many are applied; throws a ConfigError naming `label` otherwise.
+ * many are applied; throws a ConfigError naming `label` otherwise (DatabaseTooNewError for one a
+ * newer idp upgraded).
  */
 function checkIdpDatabase(sqlite: Database.Database, label: string): number {
-  const known = knownMigrations();
+  const journal = journalOf(defaultMigrationsFolder('sqlite'));
   const recorded = sqlite.prepare("select 1 from sqlite_master where type = 'table' and name = '__drizzle_migrations'").get();
   const applied = recorded
     ? sqlite
@@ -65,10 +58,8 @@ function checkIdpDatabase(sqlite: Database.Database, label: string): number {
         .all()
         .map((when) => Number(when))
     : [];
-  if (!applied.includes(known[0])) throw new ConfigError(`${label} is a SQLite database but not an idp database: it has none of idp's migrations`);
-  const unknown = applied.filter((when) => !known.includes(when));
-  if (unknown.length > 0)
-    throw new ConfigError(`${label} was written by a newer idp (${unknown.length} migrations this idp does not know); restore it with that version`);
+  if (!applied.includes(journal[0].when)) throw new ConfigError(`${label} is a SQLite database but not an idp database: it has none of idp's migrations`);
+  refuseNewer(label, schemaVersionOf(applied, journal));
   return applied.length;
 }
 

@@ -3,11 +3,14 @@
  * same for the same data whichever database wrote them, so a SQLite deployment moves to
  * PostgreSQL (or back) without losing anything.
  *
- *   {"format":"idp-dump","version":1,"dialect":"sqlite","created":"2025-…Z","tables":["organizations",…]}
+ *   {"format":"idp-dump","version":2,"dialect":"sqlite","created":"2025-…Z","tables":["organizations",…]}
  *   {"table":"organizations","row":{"uuid":"…","name":"acme",…,"properties":{},"created":1700000000000,…}}
+ *   {"end":"idp-dump","rows":1234,"sha256":"…"}
  *
- * The first line is the header; every other line is one row, with the database's (snake_case)
- * column names. Integers are JSON numbers, JSON columns are parsed JSON with their object keys
+ * The first line is the header, the last the end line; every line between is one row, with the
+ * database's (snake_case) column names. The end line counts the rows and carries the SHA-256 of
+ * the row lines (each with its "\n"), so a dump cut short (even at a line boundary) or changed
+ * after the export is refused by import. Integers are JSON numbers, JSON columns are parsed JSON with their object keys
  * sorted (PostgreSQL's jsonb keeps no key order, so this is the one order both can reproduce),
  * NULL is null, bytes (asset chunks) are base64 text. Tables come parents first, in an order derived from the schema's foreign keys,
  * and rows in primary-key order (byte order for text, as SQLite compares it), so a dump taken
@@ -17,6 +20,7 @@
  * PostgreSQL), import inserts in batches, so memory stays bounded however large the database.
  * Each runs in one transaction: export reads one snapshot, import writes everything or nothing.
  */
+import { createHash, type Hash } from 'node:crypto';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
@@ -29,7 +33,8 @@ import type { Database_ } from './open.js';
 import * as schema from './schema.js';
 
 export const DUMP_FORMAT = 'idp-dump';
-export const DUMP_VERSION = 1;
+/** 2: with the end line (version 1 had none, so its completeness cannot be checked). */
+export const DUMP_VERSION = 2;
 
 /** Rows read or written per statement. */
 const BATCH_ROWS = 500;
@@ -62,6 +67,15 @@ export interface DumpHeader {
   dialect: Driver['dialect'];
   created: string;
   tables: string[];
+}
+
+/** The dump's last line. */
+interface DumpEnd {
+  end: typeof DUMP_FORMAT;
+  /** Row lines between the header and this line. */
+  rows: number;
+  /** Hex SHA-256 of those lines, each with its "\n". */
+  sha256: string;
 }
 
 export interface DumpSummary {
@@ -240,14 +254,19 @@ export async function exportDump(
   return inTransaction(driver, begin, async () => {
     await write(output, `${JSON.stringify(header)}\n`);
     const summary: DumpSummary = { tables: {}, rows: 0 };
+    const digest = createHash('sha256');
     for (const table of tables) {
       summary.tables[table.name] = 0;
       for await (const rows of pagesOf(driver, table, batchOf(table, batch))) {
-        await write(output, rows.map((row) => `${JSON.stringify({ table: table.name, row: portableRow(table, row) })}\n`).join(''));
+        const lines = rows.map((row) => `${JSON.stringify({ table: table.name, row: portableRow(table, row) })}\n`).join('');
+        digest.update(lines);
+        await write(output, lines);
         summary.tables[table.name] += rows.length;
         summary.rows += rows.length;
       }
     }
+    const end: DumpEnd = { end: DUMP_FORMAT, rows: summary.rows, sha256: digest.digest('hex') };
+    await write(output, `${JSON.stringify(end)}\n`);
     return summary;
   });
 }
@@ -260,6 +279,8 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 function checkHeader(value: unknown, known: Map<string, DumpTable>): DumpTable[] {
   if (!isRecord(value) || value.format !== DUMP_FORMAT)
     throw new LineError(`not an ${DUMP_FORMAT} header: the first line must be {"format":"${DUMP_FORMAT}",…}`);
+  if (value.version === 1)
+    throw new LineError(`dump version 1 has no end line, so whether it is complete cannot be checked: export it again with this idp (version ${DUMP_VERSION})`);
   if (value.version !== DUMP_VERSION)
     throw new LineError(`dump version ${JSON.stringify(value.version)} is not supported (this idp reads version ${DUMP_VERSION})`);
   if (!Array.isArray(value.tables) || !value.tables.every((name) => typeof name === 'string')) throw new LineError('"tables" must be an array of table names');
@@ -268,6 +289,24 @@ function checkHeader(value: unknown, known: Map<string, DumpTable>): DumpTable[]
     if (table === undefined) throw new LineError(`unknown table ${name}`);
     return table;
   });
+}
+
+const isEndLine = (value: unknown): value is Record<string, unknown> => isRecord(value) && 'end' in value;
+
+/** The end line against the row lines read before it: how many, and their SHA-256. */
+function checkEnd(value: Record<string, unknown>, rows: number, digest: Hash): void {
+  const keys = Object.keys(value).sort().join(',');
+  if (
+    value.end !== DUMP_FORMAT ||
+    keys !== 'end,rows,sha256' ||
+    !Number.isSafeInteger(value.rows) ||
+    typeof value.sha256 !== 'string' ||
+    !/^[0-9a-f]{64}$/.test(value.sha256)
+  )
+    throw new LineError(`the end line must be {"end":"${DUMP_FORMAT}","rows":N,"sha256":"…"}`);
+  if (value.rows !== rows)
+    throw new LineError(`the end line counts ${String(value.rows)} rows, but ${rows} came before it: the dump is incomplete or was changed`);
+  if (value.sha256 !== digest.digest('hex')) throw new LineError("the rows do not match the end line's sha256: the dump was changed or damaged");
 }
 
 function checkValue(table: DumpTable, column: DumpColumn, value: unknown): unknown {
@@ -331,9 +370,82 @@ async function insert(driver: Driver, pending: Pending, source: string): Promise
 }
 
 /**
+ * The lines of a dump as they are read: the header, the rows, the end line. Each row line is
+ * counted and hashed, so the end line can be checked against what came before it.
+ */
+class DumpReader {
+  private declared: Map<string, DumpTable> | undefined;
+  private rows = 0;
+  private ended = false;
+  private readonly digest = createHash('sha256');
+
+  constructor(
+    private readonly known: Map<string, DumpTable>,
+    private readonly summary: DumpSummary,
+  ) {}
+
+  /** A row line as its table, columns and values; undefined for the header and the end line. Throws LineError. */
+  read(line: string): ReturnType<typeof parseRow> | undefined {
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      throw new LineError(`not JSON (${(error as Error).message})`);
+    }
+    if (this.declared === undefined) {
+      const tables = checkHeader(value, this.known);
+      this.declared = new Map(tables.map((table) => [table.name, table]));
+      for (const table of tables) this.summary.tables[table.name] = 0;
+      return undefined;
+    }
+    if (this.ended) throw new LineError('a line after the end line');
+    if (isEndLine(value)) {
+      checkEnd(value, this.rows, this.digest);
+      this.ended = true;
+      return undefined;
+    }
+    const parsed = parseRow(value, this.declared);
+    this.digest.update(`${line}\n`);
+    this.rows++;
+    return parsed;
+  }
+
+  /** Throws unless the whole dump was read: its header, and its end line after `lines` lines. */
+  finish(source: string, lines: number): void {
+    if (this.declared === undefined) throw new ConfigError(`${source} is empty: not an ${DUMP_FORMAT} file`);
+    if (!this.ended)
+      throw new ConfigError(
+        `${source} ends after line ${lines} without its end line {"end":"${DUMP_FORMAT}",…}: the dump is incomplete (cut short?); nothing was imported`,
+      );
+  }
+}
+
+async function refuseRows(database: Pick<Database_, 'driver' | 'location'>, tables: Iterable<DumpTable>): Promise<void> {
+  for (const table of tables) {
+    if ((await database.driver.query(`select 1 as found from ${quote(table.name)} limit 1`)).length > 0) {
+      throw new ConfigError(
+        `database ${database.location} is not empty (table ${table.name} has rows): import into a new database, migrated with \`idp db migrate\` or not at all`,
+      );
+    }
+  }
+}
+
+/** PostgreSQL: identity columns count on from their sequence, which the explicit ids did not move. */
+async function moveSequences(driver: Driver, tables: Iterable<DumpTable>): Promise<void> {
+  for (const table of tables) {
+    if (table.serial === undefined) continue;
+    const column = quote(table.serial);
+    await driver.query(`select setval(pg_get_serial_sequence(?, ?), coalesce(max(${column}), 0) + 1, false) from ${quote(table.name)}`, [
+      quote(table.name),
+      table.serial,
+    ]);
+  }
+}
+
+/**
  * Reads a dump from `input` into `database`, which must be migrated and empty: every row or, on
- * any error (a malformed line, a row the database refuses), none. `source` names the input in
- * messages. Errors about the input or the target are ConfigErrors (exit code 2).
+ * any error (a malformed line, a row the database refuses, a dump cut short), none. `source`
+ * names the input in messages. Errors about the input or the target are ConfigErrors (exit code 2).
  */
 export async function importDump(
   database: Pick<Database_, 'driver' | 'location'>,
@@ -347,15 +459,9 @@ export async function importDump(
   // Read committed: an empty target has nothing to conflict over, and nothing for the driver to retry.
   const begin = driver.dialect === 'postgres' ? 'start transaction isolation level read committed' : 'begin immediate';
   return inTransaction(driver, begin, async () => {
-    for (const table of known.values()) {
-      if ((await driver.query(`select 1 as found from ${quote(table.name)} limit 1`)).length > 0) {
-        throw new ConfigError(
-          `database ${database.location} is not empty (table ${table.name} has rows): import into a new database, migrated with \`idp db migrate\` or not at all`,
-        );
-      }
-    }
+    await refuseRows(database, known.values());
     const summary: DumpSummary = { tables: {}, rows: 0 };
-    let declared: Map<string, DumpTable> | undefined;
+    const reader = new DumpReader(known, summary);
     let pending: Pending | undefined;
     const flush = async () => {
       if (pending === undefined) return;
@@ -369,23 +475,12 @@ export async function importDump(
       number++;
       let parsed;
       try {
-        let value: unknown;
-        try {
-          value = JSON.parse(line);
-        } catch (error) {
-          throw new LineError(`not JSON (${(error as Error).message})`);
-        }
-        if (declared === undefined) {
-          const tables = checkHeader(value, known);
-          declared = new Map(tables.map((table) => [table.name, table]));
-          for (const table of tables) summary.tables[table.name] = 0;
-          continue;
-        }
-        parsed = parseRow(value, declared);
+        parsed = reader.read(line);
       } catch (error) {
         if (error instanceof LineError) throw new ConfigError(`${source} line ${number}: ${error.message}; nothing was imported`);
         throw error;
       }
+      if (parsed === undefined) continue;
       const signature = parsed.columns.join(',');
       if (
         pending !== undefined &&
@@ -399,19 +494,9 @@ export async function importDump(
       pending.rows.push(parsed.values);
       pending.lastLine = number;
     }
-    if (declared === undefined) throw new ConfigError(`${source} is empty: not an ${DUMP_FORMAT} file`);
+    reader.finish(source, number);
     await flush();
-    if (driver.dialect === 'postgres') {
-      // Identity columns count on from their sequence, which the explicit ids did not move.
-      for (const table of known.values()) {
-        if (table.serial === undefined) continue;
-        const column = quote(table.serial);
-        await driver.query(`select setval(pg_get_serial_sequence(?, ?), coalesce(max(${column}), 0) + 1, false) from ${quote(table.name)}`, [
-          quote(table.name),
-          table.serial,
-        ]);
-      }
-    }
+    if (driver.dialect === 'postgres') await moveSequences(driver, known.values());
     return summary;
   });
 }

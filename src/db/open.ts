@@ -1,16 +1,21 @@
 /**
  * Opens the database the configuration names — the embedded SQLite file (`--db`) or PostgreSQL
- * (`--database-url`) — applies that database's versioned migrations in place (drizzle's
- * migrator records them in __drizzle_migrations, so an older database is upgraded, never
- * recreated), and hands back one drizzle handle for both (see driver.ts). The only module that
- * knows which drivers exist.
+ * (`--database-url`) — applies that database's versioned migrations in place (recorded in
+ * drizzle's __drizzle_migrations, so an older database is upgraded, never recreated; one instance
+ * at a time; a database a newer idp upgraded is refused, see schema-version.ts), and hands back
+ * one drizzle handle for both (see driver.ts). The only module that knows which drivers exist.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
 import type { Table } from 'drizzle-orm';
+import type { ClientBase } from 'pg';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { drizzle, type SqliteRemoteDatabase } from 'drizzle-orm/sqlite-proxy';
-import { assetPath } from '../runtime/assets.js';
 import type { DialectName, Driver, Method, ProxyResult } from './driver.js';
-import { openSqlite, type SqliteDriver } from './sqlite.js';
+import { defaultMigrationsFolder, journalOf, refuseNewer, schemaVersionOf, type SchemaVersion } from './schema-version.js';
+import { nativeBinding, openSqlite, type SqliteDriver } from './sqlite.js';
+
+export { defaultMigrationsFolder };
 
 /**
  * drizzle's handle; the driver under `$client` runs the statements drizzle cannot build. Without
@@ -41,10 +46,6 @@ export interface OpenOptions {
   poolSize?: number;
   /** Where the migrations live; defaults to src/db/migrations/<dialect> (unpacked, in the executable). */
   migrationsFolder?: string;
-}
-
-export function defaultMigrationsFolder(dialect: DialectName = 'sqlite'): string {
-  return assetPath(`src/db/migrations/${dialect}`);
 }
 
 /** The driver under each drizzle session; a transaction's handle shares its database's session. */
@@ -146,9 +147,46 @@ function handleFor(driver: Driver): Db {
   return db;
 }
 
-async function migrateSqlite(driver: SqliteDriver, migrationsFolder: string): Promise<void> {
-  const [{ drizzle: direct }, { migrate }] = await Promise.all([import('drizzle-orm/better-sqlite3'), import('drizzle-orm/better-sqlite3/migrator')]);
-  migrate(direct(driver.sqlite), { migrationsFolder });
+// drizzle's own table, so that databases migrated by earlier idp releases (drizzle's migrator) carry on.
+const MIGRATIONS_TABLE = `create table if not exists "__drizzle_migrations" (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)`;
+
+/** How long an instance waits for another one's migrations, which may rebuild a large table. */
+const SQLITE_MIGRATION_WAIT_MS = 10 * 60_000;
+
+/**
+ * drizzle's migrator for SQLite, run as one write transaction from its first read: drizzle's
+ * own reads the applied migrations before it takes the write lock, so instances starting
+ * together on an older file all found the same migrations pending, and all but the first failed
+ * on a table or column that already existed. `begin immediate` makes the others wait until the
+ * first has committed, then read what it applied.
+ */
+function migrateSqlite(driver: SqliteDriver, migrationsFolder: string, location: string): void {
+  const { sqlite } = driver;
+  const migrations = readMigrationFiles({ migrationsFolder });
+  const journal = journalOf(migrationsFolder);
+  const busyTimeout = sqlite.pragma('busy_timeout', { simple: true }) as number;
+  sqlite.pragma(`busy_timeout = ${SQLITE_MIGRATION_WAIT_MS}`);
+  try {
+    sqlite.exec('begin immediate');
+  } finally {
+    sqlite.pragma(`busy_timeout = ${busyTimeout}`);
+  }
+  try {
+    sqlite.exec(MIGRATIONS_TABLE);
+    const applied = (sqlite.prepare('select created_at from "__drizzle_migrations"').pluck().all() as unknown[]).map(Number);
+    refuseNewer(location, schemaVersionOf(applied, journal));
+    const newest = Math.max(-Infinity, ...applied);
+    const record = sqlite.prepare('insert into "__drizzle_migrations" ("hash", "created_at") values (?, ?)');
+    for (const migration of migrations) {
+      if (migration.folderMillis <= newest) continue;
+      for (const statement of migration.sql) sqlite.exec(statement);
+      record.run(migration.hash, migration.folderMillis);
+    }
+    sqlite.exec('commit');
+  } catch (error) {
+    if (sqlite.inTransaction) sqlite.exec('rollback');
+    throw error;
+  }
 }
 
 /** The URL as it may appear in messages and logs: without its password. */
@@ -169,7 +207,8 @@ function withSearchPath(url: string, schemaName: string): string {
   return parsed.toString();
 }
 
-// Any number, the same in every instance: instances starting together migrate one at a time.
+// Any number, the same in every instance; with the schema's name (hashed) it names the advisory
+// lock under which instances starting together on one schema migrate it one at a time.
 const MIGRATION_LOCK = 7152024;
 
 /** The schema a URL's `options=-c search_path=…` names, if any. */
@@ -181,24 +220,41 @@ function searchPathOf(url: string): string | undefined {
   }
 }
 
+/** The `created_at` of every migration recorded in `schema` (none before the first start). */
+async function appliedPostgres(client: Pick<ClientBase, 'query'>, schema: string): Promise<number[]> {
+  const table = `"${schema}"."__drizzle_migrations"`;
+  const [{ found }] = (await client.query('select to_regclass($1) is not null as found', [table])).rows as { found: boolean }[];
+  if (!found) return [];
+  return ((await client.query(`select created_at from ${table}`)).rows as { created_at: unknown }[]).map((row) => Number(row.created_at));
+}
+
+/** The schema `options` name (or their URL's search_path does), checked to be a plain identifier: it is written into SQL. */
+function schemaNameOf(options: { url: string; schema?: string }): string | undefined {
+  const schemaName = options.schema ?? searchPathOf(options.url);
+  if (schemaName !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schemaName)) throw new Error(`invalid schema name ${schemaName}`);
+  return schemaName;
+}
+
 async function openPostgresDatabase(options: OpenOptions & { url: string }): Promise<Database_> {
   const { openPostgres } = await import('./postgres.js');
   // The migrations are recorded beside the tables, so each schema is migrated on its own.
-  const schemaName = options.schema ?? searchPathOf(options.url);
-  if (schemaName !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schemaName)) throw new Error(`invalid schema name ${schemaName}`);
+  const schemaName = schemaNameOf(options);
   const driver = openPostgres({ url: schemaName ? withSearchPath(options.url, schemaName) : options.url, poolSize: options.poolSize });
   try {
     const migrationsFolder = options.migrationsFolder ?? defaultMigrationsFolder('postgres');
     if (!existsSync(migrationsFolder)) throw new Error(`migrations folder not found: ${migrationsFolder}`);
     const [{ drizzle: direct }, { migrate }] = await Promise.all([import('drizzle-orm/node-postgres'), import('drizzle-orm/node-postgres/migrator')]);
+    const schema = schemaName ?? 'public';
     const client = await driver.pool.connect();
     try {
-      await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      // The lock belongs to this connection: were the process to die, PostgreSQL releases it.
+      await client.query('select pg_advisory_lock($1, hashtext($2))', [MIGRATION_LOCK, schema]);
       try {
         if (schemaName) await client.query(`create schema if not exists "${schemaName}"`);
-        await migrate(direct(client), { migrationsFolder, migrationsSchema: schemaName ?? 'public' });
+        refuseNewer(redactUrl(options.url), schemaVersionOf(await appliedPostgres(client, schema), journalOf(migrationsFolder)));
+        await migrate(direct(client), { migrationsFolder, migrationsSchema: schema });
       } finally {
-        await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+        await client.query('select pg_advisory_unlock($1, hashtext($2))', [MIGRATION_LOCK, schema]);
       }
     } finally {
       client.release();
@@ -217,7 +273,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database_> {
   try {
     const migrationsFolder = options.migrationsFolder ?? defaultMigrationsFolder('sqlite');
     if (!existsSync(migrationsFolder)) throw new Error(`migrations folder not found: ${migrationsFolder}`);
-    await migrateSqlite(driver, migrationsFolder);
+    migrateSqlite(driver, migrationsFolder, path);
     return { db: handleFor(driver), driver, location: path, close: () => driver.close() };
   } catch (error) {
     await driver.close();
@@ -232,22 +288,49 @@ export async function countAppliedMigrations(database: Database_, schema?: strin
   return Number(applied);
 }
 
-const expectedMigrations = new Map<DialectName, number>();
-
 /**
  * How many migrations this program carries for the handle's database (its journal) and how many
  * the database has recorded: equal once `openDatabase` has migrated it. One cheap read, which
  * also shows the database answers.
  */
 export async function migrationStatus(db: Db): Promise<{ applied: number; expected: number }> {
-  const dialect = dialectOf(db);
-  let expected = expectedMigrations.get(dialect);
-  if (expected === undefined) {
-    const journal = JSON.parse(readFileSync(`${defaultMigrationsFolder(dialect)}/meta/_journal.json`, 'utf8')) as { entries: unknown[] };
-    expected = journal.entries.length;
-    expectedMigrations.set(dialect, expected);
-  }
+  const expected = journalOf(defaultMigrationsFolder(dialectOf(db))).length;
   // PostgreSQL finds the table on the search path: the schema the pool works in, or public.
   const [{ applied }] = await clientOf(db).query<{ applied: number }>('select count(*) as applied from "__drizzle_migrations"');
   return { applied: Number(applied), expected };
+}
+
+export interface DatabaseVersion {
+  /** The SQLite file or the PostgreSQL URL without its password. */
+  readonly database: string;
+  readonly dialect: DialectName;
+  readonly version: SchemaVersion;
+}
+
+/**
+ * The schema version of the database `options` names, read without changing it (no migration,
+ * no lock): a SQLite file must exist; a PostgreSQL schema not yet migrated has every migration pending.
+ */
+export async function readSchemaVersion(options: Pick<OpenOptions, 'path' | 'url' | 'schema'>): Promise<DatabaseVersion> {
+  if (options.url !== undefined) {
+    const schema = schemaNameOf({ url: options.url, schema: options.schema }) ?? 'public';
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: options.url });
+    await client.connect();
+    try {
+      const applied = await appliedPostgres(client, schema);
+      return { database: redactUrl(options.url), dialect: 'postgres', version: schemaVersionOf(applied, journalOf(defaultMigrationsFolder('postgres'))) };
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+  const path = options.path ?? ':memory:';
+  const sqlite = new Database(path, { fileMustExist: true, readonly: true, nativeBinding: nativeBinding() });
+  try {
+    const recorded = sqlite.prepare("select 1 from sqlite_master where type = 'table' and name = '__drizzle_migrations'").get() !== undefined;
+    const applied = recorded ? (sqlite.prepare('select created_at from "__drizzle_migrations"').pluck().all() as unknown[]).map(Number) : [];
+    return { database: path, dialect: 'sqlite', version: schemaVersionOf(applied, journalOf(defaultMigrationsFolder('sqlite'))) };
+  } finally {
+    sqlite.close();
+  }
 }

@@ -6,7 +6,7 @@
  * are skipped with a message.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,6 +72,22 @@ async function exported(flag: '--db' | '--database-url', target: string, file: s
   const result = await idp('db', 'export', file, flag, target);
   expect(result.code, result.stderr).toBe(0);
   return readFileSync(file, 'utf8');
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** The lines of a dump (header first, end line last) with the end line made to fit the rows between. */
+function sealed(lines: string[]): string {
+  const rows = lines.slice(1, -1);
+  const end = { end: 'idp-dump', rows: rows.length, sha256: sha256(rows.map((line) => `${line}\n`).join('')) };
+  return `${[lines[0], ...rows, JSON.stringify(end)].join('\n')}\n`;
+}
+
+/** The dump of an empty database: its header and an end line of no rows. */
+function expectEmpty(dump: string): void {
+  const lines = dump.trimEnd().split('\n');
+  expect(lines).toHaveLength(2);
+  expect(JSON.parse(lines[1])).toEqual({ end: 'idp-dump', rows: 0, sha256: sha256('') });
 }
 
 /** A dump without its header's `dialect` and `created`: what must be equal between copies. */
@@ -191,7 +207,7 @@ async function exportText(database: Database_, batchSize: number): Promise<strin
   let text = '';
   const sink = new Writable({ write: (chunk, _encoding, done) => ((text += String(chunk)), done()) });
   const summary = await exportDump(database, sink, { batchSize });
-  expect(summary.rows).toBe(text.trimEnd().split('\n').length - 1);
+  expect(summary.rows).toBe(text.trimEnd().split('\n').length - 2);
   return text;
 }
 
@@ -218,13 +234,16 @@ afterAll(async () => {
 });
 
 describe('idp db export', () => {
-  it('writes a header, then every table parents first, with portable values', () => {
+  it('writes a header, then every table parents first, with portable values, then an end line that counts and hashes the rows', () => {
     // It holds password hashes and private keys.
     expect(statSync(path('source.dump')).mode & 0o777).toBe(0o600);
     expect(readdirSync(dir).filter((name) => name.includes('.partial-'))).toEqual([]);
     const [first, ...rest] = dump.trimEnd().split('\n');
+    const end = JSON.parse(rest.pop()!);
+    expect(end).toEqual({ end: 'idp-dump', rows: rest.length, sha256: sha256(rest.map((line) => `${line}\n`).join('')) });
+    expect(dump.endsWith('}\n')).toBe(true);
     const header = JSON.parse(first);
-    expect(header).toMatchObject({ format: 'idp-dump', version: 1, dialect: 'sqlite', created: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(header).toMatchObject({ format: 'idp-dump', version: 2, dialect: 'sqlite', created: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
     const tables = (Object.values(schema) as unknown[]).filter((value): value is SQLiteTable => is(value, SQLiteTable));
     expect([...header.tables].sort()).toEqual(tables.map((table) => getTableConfig(table).name).sort());
     expect(header.tables).not.toContain('__drizzle_migrations');
@@ -310,7 +329,7 @@ describe('idp db import', () => {
     const result = await runIdp(['db', 'import', '-', '--db', copy, '--json'], {}, 30_000, dump);
     expect(result.code, result.stderr).toBe(0);
     const summary = JSON.parse(result.stdout);
-    expect(summary).toMatchObject({ database: copy, dialect: 'sqlite', file: '-', rows: dump.trimEnd().split('\n').length - 1 });
+    expect(summary).toMatchObject({ database: copy, dialect: 'sqlite', file: '-', rows: dump.trimEnd().split('\n').length - 2 });
     expect(comparable(await exported('--db', copy, path('copy.dump')))).toEqual(comparable(dump));
     const { server } = await serve({ db: copy });
     try {
@@ -390,13 +409,14 @@ describe('idp db import', () => {
       /table sqlite_sequence is not in the header/,
     ],
     ['a row the database refuses (a duplicate key)', (lines) => (lines.splice(-2, 0, lines[lines.length - 2]), lines.length - 3), /UNIQUE constraint failed/],
-    ['an unsupported version', (lines) => ((lines[0] = lines[0].replace('"version":1', '"version":2')), 0), /dump version 2 is not supported/],
+    ['an unsupported version', (lines) => ((lines[0] = lines[0].replace('"version":2', '"version":3')), 0), /dump version 3 is not supported/],
   ];
   it.each(corruptions)('%s: names the line, imports nothing', async (_name, corrupt, reason) => {
     const lines = dump.trimEnd().split('\n');
     const number = corrupt(lines) + 1;
     const file = path(`bad-${randomBytes(4).toString('hex')}.dump`);
-    writeFileSync(file, `${lines.join('\n')}\n`);
+    // The end line made to fit: each corruption meets its own check, not the end line's.
+    writeFileSync(file, sealed(lines));
     const target = path(`bad-${randomBytes(4).toString('hex')}.db`);
     const result = await idp('db', 'import', file, '--db', target);
     expect(result.code).toBe(2);
@@ -408,8 +428,71 @@ describe('idp db import', () => {
     expect(result.stderr).toMatch(reason);
     expect(result.stderr).toContain('nothing was imported');
     // Earlier batches were written before the bad line was read: all of it was rolled back.
-    const empty = await exported('--db', target, path(`${randomBytes(4).toString('hex')}.dump`));
-    expect(empty.trimEnd().split('\n')).toHaveLength(1);
+    expectEmpty(await exported('--db', target, path(`${randomBytes(4).toString('hex')}.dump`)));
+  });
+
+  /** Each damage changes `lines` (header first, end line last); the message names the line or the end. */
+  const damages: [string, (lines: string[]) => void, (file: string, lines: number) => string][] = [
+    [
+      'cut at a line boundary',
+      (lines) => lines.splice(Math.floor(lines.length / 2)),
+      (file, lines) =>
+        `error: ${file} ends after line ${lines} without its end line {"end":"idp-dump",…}: the dump is incomplete (cut short?); nothing was imported`,
+    ],
+    [
+      'without its end line',
+      (lines) => lines.pop(),
+      (file, lines) =>
+        `error: ${file} ends after line ${lines} without its end line {"end":"idp-dump",…}: the dump is incomplete (cut short?); nothing was imported`,
+    ],
+    [
+      'a row line removed',
+      (lines) => lines.splice(-3, 1),
+      (file, lines) =>
+        `error: ${file} line ${lines}: the end line counts ${lines - 1} rows, but ${lines - 2} came before it: the dump is incomplete or was changed; nothing was imported`,
+    ],
+    [
+      'a value changed',
+      (lines) => (lines[lines.length - 2] = lines[lines.length - 2].replace(/"created":(\d)/, '"created":1$1')),
+      (file, lines) => `error: ${file} line ${lines}: the rows do not match the end line's sha256: the dump was changed or damaged; nothing was imported`,
+    ],
+    [
+      'a line after the end line',
+      (lines) => lines.push(lines[1]),
+      (file, lines) => `error: ${file} line ${lines}: a line after the end line; nothing was imported`,
+    ],
+    [
+      'a malformed end line',
+      (lines) => (lines[lines.length - 1] = '{"end":"idp-dump","rows":"all"}'),
+      (file, lines) => `error: ${file} line ${lines}: the end line must be {"end":"idp-dump","rows":N,"sha256":"…"}; nothing was imported`,
+    ],
+    [
+      'a version 1 dump, which has no end line',
+      (lines) => {
+        lines[0] = lines[0].replace('"version":2', '"version":1');
+        lines.pop();
+      },
+      (file) =>
+        `error: ${file} line 1: dump version 1 has no end line, so whether it is complete cannot be checked: export it again with this idp (version 2); nothing was imported`,
+    ],
+  ];
+  it.each(damages)('%s: refused with exit code 2, the database unchanged', async (_name, damage, message) => {
+    const lines = dump.trimEnd().split('\n');
+    damage(lines);
+    const file = path(`damaged-${randomBytes(4).toString('hex')}.dump`);
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const target = path(`damaged-${randomBytes(4).toString('hex')}.db`);
+    const result = await idp('db', 'import', file, '--db', target);
+    expect(result).toMatchObject({ code: 2, stdout: '', stderr: `${message(file, lines.length)}\n` });
+    expectEmpty(await exported('--db', target, path(`${randomBytes(4).toString('hex')}.dump`)));
+  });
+
+  it('a dump with CRLF line ends is the same dump', async () => {
+    const file = path('crlf.dump');
+    writeFileSync(file, dump.replaceAll('\n', '\r\n'));
+    const result = await idp('db', 'import', file, '--db', path('crlf.db'));
+    expect(result.code, result.stderr).toBe(0);
+    expect(comparable(await exported('--db', path('crlf.db'), path('crlf-again.dump')))).toEqual(comparable(dump));
   });
 
   it('an empty or missing file is a usage error', async () => {
