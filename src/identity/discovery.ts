@@ -52,7 +52,9 @@ export function discoveryDocument(deps: Deps): Record<string, unknown> {
     // RFC 9207: every authorization response carries `iss`.
     authorization_response_iss_parameter_supported: true,
     claims_parameter_supported: false,
-    request_parameter_supported: false,
+    // docs/api.md#request-objects: by value; by reference only through pushed authorization requests.
+    request_parameter_supported: true,
+    request_object_signing_alg_values_supported: [...ASYMMETRIC_ALGS, ...HMAC_ALGS, 'none'],
     request_uri_parameter_supported: false,
   };
 }

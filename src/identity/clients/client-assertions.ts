@@ -4,11 +4,11 @@
  * its secret (docs/api.md#client-authentication-with-a-jwt). Every refusal is `invalid_client`
  * and says what was wrong with the assertion.
  */
-import { decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
+import { decodeJwt, decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import type { Deps } from '../../deps.js';
 import { claimJti } from '../tokens/jti-replay.js';
 import { issuerOf } from '../tokens/access-tokens.js';
-import { ASYMMETRIC_ALGS, HMAC_ALGS, publicKeysOf } from './client-keys.js';
+import { ASYMMETRIC_ALGS, describeJwtFailure, HMAC_ALGS, verificationKeyOf } from './client-keys.js';
 import { clientAuthenticationFailed, type Client } from './find.js';
 
 export const JWT_BEARER_ASSERTION = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
@@ -49,36 +49,6 @@ function algorithmsFor(client: Client, method: JwtMethod): string[] {
   return client.authSigningAlg ? allowed.filter((alg) => alg === client.authSigningAlg) : [...allowed];
 }
 
-function verificationKeyOf(client: Client, method: JwtMethod) {
-  if (method === 'client_secret_jwt') {
-    if (!client.secret || !('plain' in client.secret)) throw refused('this client has no secret to key client_secret_jwt');
-    return new TextEncoder().encode(client.secret.plain);
-  }
-  const keys = publicKeysOf(client);
-  if (!keys) throw refused('this client has registered no keys (jwks or jwks_uri)');
-  return keys;
-}
-
-/** Why jose refused an assertion, in words a client developer can act on. */
-function describeFailure(error: unknown): string {
-  if (error instanceof errors.JWTExpired) return 'the client assertion has expired';
-  if (error instanceof errors.JWTClaimValidationFailed) {
-    if (error.claim === 'aud') return 'the client assertion is not for this server: aud must be the issuer identifier (or the token endpoint URL)';
-    if (error.claim === 'iss' || error.claim === 'sub') return `the client assertion's ${error.claim} must be the client_id`;
-    if (error.reason === 'missing') return `the client assertion has no ${error.claim} claim`;
-    return `the client assertion's ${error.claim} claim is not valid (${error.reason})`;
-  }
-  if (error instanceof errors.JOSEAlgNotAllowed) return 'the client assertion is signed with an algorithm this client may not use';
-  if (error instanceof errors.JWKSNoMatchingKey) return "no key of this client's matches the client assertion's kid and alg";
-  if (error instanceof errors.JWSSignatureVerificationFailed) return 'the signature of the client assertion does not verify';
-  if (error instanceof errors.JWKSInvalid) return "the JWK Set at the client's jwks_uri is not valid";
-  // A timeout, a refused connection, a status other than 200, an answer too large or not JSON.
-  if (!(error instanceof errors.JOSEError) || error instanceof errors.JWKSTimeout || error.code === 'ERR_JOSE_GENERIC') {
-    return "the client's jwks_uri could not be fetched";
-  }
-  return `the client assertion is not valid (${error.code})`;
-}
-
 /**
  * Checks a client assertion of `client` (RFC 7523 3): signed by the client with an algorithm
  * the method allows, `iss` and `sub` its client_id, `aud` this server's issuer identifier (as
@@ -87,7 +57,11 @@ function describeFailure(error: unknown): string {
  */
 export async function verifyClientAssertion(deps: Deps, client: Client, method: JwtMethod, assertion: string): Promise<void> {
   const issuer = issuerOf(deps);
-  const key = verificationKeyOf(client, method);
+  const key = verificationKeyOf(client, method === 'client_secret_jwt' ? HMAC_ALGS[0] : ASYMMETRIC_ALGS[0]);
+  if (!key)
+    throw refused(
+      method === 'client_secret_jwt' ? 'this client has no secret to key client_secret_jwt' : 'this client has registered no keys (jwks or jwks_uri)',
+    );
   let claims: JWTPayload;
   try {
     ({ payload: claims } = await jwtVerify(assertion, key as Parameters<typeof jwtVerify>[1], {
@@ -101,7 +75,7 @@ export async function verifyClientAssertion(deps: Deps, client: Client, method: 
     }));
   } catch (error) {
     deps.logger.debug({ event: 'client_assertion_refused', client_id: client.clientId, err: error }, 'client assertion refused');
-    throw refused(describeFailure(error));
+    throw refused(describeJwtFailure(error, 'the client assertion'));
   }
   const now = deps.now() / 1000;
   if (claims.exp! > now + MAX_LIFETIME_S + CLOCK_TOLERANCE_S)

@@ -5,7 +5,7 @@
  * against them, with the algorithms the client registered.
  */
 import { createPublicKey, type JsonWebKey } from 'node:crypto';
-import { createLocalJWKSet, createRemoteJWKSet, customFetch, type JWK, type JWTVerifyGetKey } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, customFetch, errors, type JWK, type JWTVerifyGetKey } from 'jose';
 import { InvalidClientMetadata } from '../../errors.js';
 import type { Client } from './find.js';
 
@@ -108,9 +108,38 @@ function remoteSetOf(uri: string): JWTVerifyGetKey {
   return set;
 }
 
-/** How a client's public keys are found for a JWT: its registered set, or the one at its `jwks_uri`; undefined when it has neither. */
-export function publicKeysOf(client: Pick<Client, 'jwks' | 'jwksUri'>): JWTVerifyGetKey | undefined {
+/**
+ * The key that checks a JWT of `client` signed with `alg`: its secret for the HMAC algorithms,
+ * when the secret itself is kept; else its registered set, or the one at its `jwks_uri`.
+ * Undefined when it has no such key.
+ */
+export function verificationKeyOf(client: Client, alg: string): Uint8Array | JWTVerifyGetKey | undefined {
+  if ((HMAC_ALGS as readonly string[]).includes(alg))
+    return client.secret && 'plain' in client.secret ? new TextEncoder().encode(client.secret.plain) : undefined;
   if (client.jwks) return createLocalJWKSet(client.jwks);
   if (client.jwksUri) return remoteSetOf(client.jwksUri);
   return undefined;
+}
+
+/**
+ * Why jose refused a client's JWT (`what`: "the client assertion", "the request object"), in
+ * words a client developer can act on.
+ */
+export function describeJwtFailure(error: unknown, what: string): string {
+  if (error instanceof errors.JWTExpired) return `${what} has expired`;
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.claim === 'aud') return `${what} is not for this server: aud must be the issuer identifier`;
+    if (error.claim === 'iss' || error.claim === 'sub') return `${what}'s ${error.claim} must be the client_id`;
+    if (error.reason === 'missing') return `${what} has no ${error.claim} claim`;
+    return `${what}'s ${error.claim} claim is not valid (${error.reason})`;
+  }
+  if (error instanceof errors.JOSEAlgNotAllowed) return `${what} is signed with an algorithm this client may not use`;
+  if (error instanceof errors.JWKSNoMatchingKey) return `no key of this client's matches the kid and alg of ${what}`;
+  if (error instanceof errors.JWSSignatureVerificationFailed) return `the signature of ${what} does not verify`;
+  if (error instanceof errors.JWKSInvalid) return "the JWK Set at the client's jwks_uri is not valid";
+  // A timeout, a refused connection, a status other than 200, an answer too large or not JSON.
+  if (!(error instanceof errors.JOSEError) || error instanceof errors.JWKSTimeout || error.code === 'ERR_JOSE_GENERIC') {
+    return "the client's jwks_uri could not be fetched";
+  }
+  return `${what} is not valid (${error.code})`;
 }
