@@ -196,6 +196,7 @@ describe('POST /connect/register', () => {
         ['private_key_jwt without keys', { ...WEB, token_endpoint_auth_method: 'private_key_jwt' }, 'invalid_client_metadata', 'jwks'],
         ['jwks and jwks_uri together', { ...WEB, jwks: { keys: [] }, jwks_uri: 'https://rp.example/jwks' }, 'invalid_client_metadata', 'jwks'],
         ['a jwks_uri over plain http', { ...WEB, jwks_uri: 'http://rp.example/jwks' }, 'invalid_client_metadata', 'jwks_uri'],
+        ['a jwks_uri on the loopback address', { ...WEB, jwks_uri: 'http://127.0.0.1:9/jwks' }, 'invalid_client_metadata', 'jwks_uri'],
         ['a client_name that is no string', { ...WEB, client_name: 42 }, 'invalid_client_metadata', 'client_name'],
         ['an unknown scope', { ...WEB, scope: 'openid admin' }, 'invalid_client_metadata', 'scope'],
         ['a client_id of its own', { ...WEB, client_id: 'mine' }, 'invalid_client_metadata', 'client_id'],

@@ -103,19 +103,21 @@ function canonicalResponseType(value: string): string {
 }
 
 /**
- * A `jwks_uri` the server will fetch: https (plain http only on the loopback address, for
- * development and tests, as redirect URIs), without credentials or fragment.
+ * A `jwks_uri` the server will fetch: https, without credentials or fragment. An application's
+ * administrators may also name plain http on the loopback address (development and tests); a
+ * program at /connect/register may not, so that it cannot make the server probe its own host.
  */
-function checkJwksUri(uri: string): string {
+function checkJwksUri(uri: string, policy: MetadataPolicy): string {
   let url: URL | undefined;
   try {
     url = new URL(uri);
   } catch {
     url = undefined;
   }
-  const local = url?.protocol === 'http:' && LOOPBACK_HOSTS.includes(url.hostname);
+  const local = policy === 'admin' && url?.protocol === 'http:' && LOOPBACK_HOSTS.includes(url.hostname);
   if (!url || (url.protocol !== 'https:' && !local) || url.hash || url.username || url.password || uri.length > 2000) {
-    throw invalidMetadata('jwks_uri', 'jwks_uri must be an https URL without fragment or credentials (http only on the loopback address)');
+    const http = policy === 'admin' ? ' (http only on the loopback address)' : '';
+    throw invalidMetadata('jwks_uri', `jwks_uri must be an https URL without fragment or credentials${http}`);
   }
   return url.href;
 }
@@ -124,13 +126,13 @@ function checkJwksUri(uri: string): string {
  * The keys a client signs with (docs/api.md#client-keys): `jwks` or `jwks_uri`, never both
  * (RFC 7591 2); private_key_jwt needs one of them.
  */
-function clientKeysOf(input: ClientMetadataInput, method: AuthMethod): Pick<StoredClientMetadata, 'jwks' | 'jwks_uri'> {
+function clientKeysOf(input: ClientMetadataInput, method: AuthMethod, policy: MetadataPolicy): Pick<StoredClientMetadata, 'jwks' | 'jwks_uri'> {
   if (input.jwks !== undefined && input.jwks_uri !== undefined) throw invalidMetadata('jwks', 'jwks and jwks_uri must not both be given (RFC 7591 2)');
   if (method === 'private_key_jwt' && input.jwks === undefined && input.jwks_uri === undefined) {
     throw invalidMetadata('jwks', 'token_endpoint_auth_method private_key_jwt needs the public keys: register jwks or jwks_uri');
   }
   if (input.jwks !== undefined) return { jwks: checkClientJwks(input.jwks) };
-  if (input.jwks_uri !== undefined) return { jwks_uri: checkJwksUri(input.jwks_uri) };
+  if (input.jwks_uri !== undefined) return { jwks_uri: checkJwksUri(input.jwks_uri, policy) };
   return {};
 }
 
@@ -173,7 +175,7 @@ function signingAlgsOf(input: ClientMetadataInput, method: AuthMethod, keys: Pic
 /** Input → the stored metadata, with the defaults and consistency rules of docs/api.md#clients. */
 export function normalizeClientMetadata(input: ClientMetadataInput, policy: MetadataPolicy = 'admin'): StoredClientMetadata {
   const method = input.token_endpoint_auth_method ?? 'client_secret_basic';
-  const keys = clientKeysOf(input, method);
+  const keys = clientKeysOf(input, method, policy);
   const isPublic = method === 'none';
   const grantTypes = [...new Set(input.grant_types ?? ['authorization_code'])];
   for (const grant of grantTypes) {
