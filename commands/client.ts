@@ -20,6 +20,7 @@ const KEYS = [
   'require_consent',
   'allow_plain_pkce',
   'identity_providers',
+  'jwks_uri',
 ];
 
 interface ClientFlags {
@@ -35,6 +36,7 @@ interface ClientFlags {
   requireConsent?: boolean;
   allowPlainPkce?: boolean;
   identityProvider: string[];
+  jwksUri?: string;
   data?: string;
 }
 
@@ -56,6 +58,7 @@ function metadataOf(flags: ClientFlags): Record<string, unknown> {
     require_consent: flags.requireConsent,
     allow_plain_pkce: flags.allowPlainPkce,
     identity_providers: list(flags.identityProvider),
+    jwks_uri: flags.jwksUri,
   };
   return Object.fromEntries(Object.entries(metadata).filter(([, value]) => value !== undefined));
 }
@@ -136,7 +139,8 @@ function metadataOptions(command: Command): Command {
     )
     .option('--response-type <type>', 'code, id_token, token, … (repeatable)', collect, [])
     .option('--scope <scopes>', 'space-separated allowed scopes, e.g. "openid profile email api"')
-    .option('--auth-method <method>', 'client_secret_basic, client_secret_post or none')
+    .option('--auth-method <method>', 'client_secret_basic, client_secret_post, client_secret_jwt, private_key_jwt (with --jwks-uri or jwks in --data) or none')
+    .option('--jwks-uri <url>', "where the client's public keys are (https), for private_key_jwt and signed request objects")
     .option('--public', 'a public client (token_endpoint_auth_method none, no secret)')
     .option('--require-pkce', 'require PKCE (default for public clients)')
     .option('--no-require-pkce', 'do not require PKCE')

@@ -88,7 +88,7 @@ export const UnsupportedResponseType = kind(400, 'unsupported_response_type');
 export const LoginRequired = kind(400, 'login_required');
 export const ConsentRequired = kind(400, 'consent_required');
 export const InteractionRequired = kind(400, 'interaction_required');
-export const RequestNotSupported = kind(400, 'request_not_supported');
+export const InvalidRequestObject = kind(400, 'invalid_request_object');
 export const RequestUriNotSupported = kind(400, 'request_uri_not_supported');
 export const TemporarilyUnavailable = kind(503, 'temporarily_unavailable');
 

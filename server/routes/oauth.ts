@@ -33,8 +33,8 @@ function oauthInput(result: ValidationResult): void {
   throw InvalidRequest(refused.message, { fields: refused.fields });
 }
 
-/** Client authentication in the body (RFC 6749 2.3.1). */
-const ClientForm = { client_id: formParam(), client_secret: formParam() };
+/** Client authentication in the body (RFC 6749 2.3.1), or by a client assertion (RFC 7523 2.2). */
+const ClientForm = { client_id: formParam(), client_secret: formParam(), client_assertion_type: formParam(), client_assertion: formParam() };
 
 /**
  * The token endpoint's form, from the grants themselves: grant_type, client authentication,

@@ -6,6 +6,7 @@
  */
 import { sqliteTable, text, integer, index, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { applications } from './schema-core.js';
+import type { JWK } from 'jose';
 import type { Principal } from '../principal.js';
 
 type TokenPrincipal = Exclude<Principal, { kind: 'guest' }>;
@@ -18,7 +19,14 @@ export interface StoredClientMetadata {
   grant_types: string[];
   response_types: string[];
   scope: string;
-  token_endpoint_auth_method: 'client_secret_basic' | 'client_secret_post' | 'none';
+  token_endpoint_auth_method: 'client_secret_basic' | 'client_secret_post' | 'client_secret_jwt' | 'private_key_jwt' | 'none';
+  /** The one algorithm its client assertions may use (RFC 7591 2); absent: any the method allows. */
+  token_endpoint_auth_signing_alg?: string;
+  /** Its public keys (RFC 7517 5), or where to fetch them; never both (RFC 7591 2). */
+  jwks?: { keys: JWK[] };
+  jwks_uri?: string;
+  /** The one algorithm its request objects may use (OIDC Dynamic Client Registration 2); absent: any signed one. */
+  request_object_signing_alg?: string;
   require_pkce: boolean;
   require_consent: boolean;
   allow_plain_pkce: boolean;
@@ -28,7 +36,9 @@ export interface StoredClientMetadata {
 /**
  * OAuth clients of an application. The secret of a confidential client is shown once, at
  * creation, and kept only as a SHA-256 hash: it is 256 random bits, so a fast hash is as safe as a
- * slow one, and checking it costs microseconds on the token endpoint's hot path.
+ * slow one, and checking it costs microseconds on the token endpoint's hot path. A client that
+ * uses its secret as an HMAC key (client_secret_jwt, HS256 request objects) needs the secret
+ * itself: for those alone it is kept in `secret` too, as the signing keys and TOTP secrets are.
  */
 export const oauthClients = sqliteTable(
   'oauth_clients',
@@ -39,6 +49,7 @@ export const oauthClients = sqliteTable(
       .references(() => applications.uuid, { onDelete: 'cascade' }),
     orgUuid: text('org_uuid').notNull(),
     secretHash: text('secret_hash'),
+    secret: text('secret'),
     metadata: text('metadata', { mode: 'json' }).$type<StoredClientMetadata>().notNull(),
     created: integer('created').notNull(),
     modified: integer('modified').notNull(),
@@ -198,3 +209,17 @@ export const loginThrottle = sqliteTable('login_throttle', {
   blockedUntil: integer('blocked_until').notNull(),
   lastFailure: integer('last_failure').notNull(),
 });
+
+/**
+ * JWT IDs seen once (client assertions, RFC 7523 3; DPoP proofs, RFC 9449 11.1), by the SHA-256
+ * of their purpose and `jti`, until the JWT that carried them expires: a JWT presented again is a
+ * replay. In the database, so every instance sees the same ones.
+ */
+export const jtiReplay = sqliteTable(
+  'jti_replay',
+  {
+    key: text('key').primaryKey(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [index('jti_replay_expires').on(t.expiresAt)],
+);

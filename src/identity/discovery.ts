@@ -9,6 +9,11 @@ import { grants } from './grants/index.js';
 import { SCOPES } from './scopes.js';
 import { PROMPTS, RESPONSE_MODES, RESPONSE_TYPES } from './authorize/authorize-request.js';
 import { LOCALES } from './authorize/locales.js';
+import { ASYMMETRIC_ALGS, HMAC_ALGS } from './clients/client-keys.js';
+
+const SECRET_METHODS = ['client_secret_basic', 'client_secret_post'];
+const JWT_METHODS = ['client_secret_jwt', 'private_key_jwt'];
+const JWT_ALGS = [...ASYMMETRIC_ALGS, ...HMAC_ALGS];
 
 export const JWKS_PATH = '/.well-known/openid-configuration/jwks';
 
@@ -33,9 +38,13 @@ export function discoveryDocument(deps: Deps): Record<string, unknown> {
     grant_types_supported: [...grants.keys()],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [deps.config.idTokenAlg],
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-    revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    // docs/api.md#client-authentication-with-a-jwt: private_key_jwt and client_secret_jwt (RFC 7523).
+    token_endpoint_auth_methods_supported: [...SECRET_METHODS, ...JWT_METHODS, 'none'],
+    token_endpoint_auth_signing_alg_values_supported: JWT_ALGS,
+    introspection_endpoint_auth_methods_supported: [...SECRET_METHODS, ...JWT_METHODS],
+    introspection_endpoint_auth_signing_alg_values_supported: JWT_ALGS,
+    revocation_endpoint_auth_methods_supported: [...SECRET_METHODS, ...JWT_METHODS, 'none'],
+    revocation_endpoint_auth_signing_alg_values_supported: JWT_ALGS,
     code_challenge_methods_supported: ['S256', 'plain'],
     claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'amr', 'acr', 'preferred_username', 'name', 'picture', 'updated_at', 'email'],
     // docs/api.md#second-factors: a password, a password and a second factor, a passkey.
@@ -45,7 +54,9 @@ export function discoveryDocument(deps: Deps): Record<string, unknown> {
     // RFC 9207: every authorization response carries `iss`.
     authorization_response_iss_parameter_supported: true,
     claims_parameter_supported: false,
-    request_parameter_supported: false,
+    // docs/api.md#request-objects: by value; by reference only through pushed authorization requests.
+    request_parameter_supported: true,
+    request_object_signing_alg_values_supported: [...ASYMMETRIC_ALGS, ...HMAC_ALGS, 'none'],
     request_uri_parameter_supported: false,
   };
 }

@@ -130,7 +130,11 @@ describe('errors sent back to the client', () => {
     { name: 'code_challenge too short', params: () => ({ ...base(), code_challenge: 'short', code_challenge_method: 'S256' }), error: 'invalid_request' },
     { name: 'code_challenge_method without code_challenge', params: () => ({ ...base(), code_challenge_method: 'S256' }), error: 'invalid_request' },
     { name: 'unknown prompt', params: () => ({ ...base(), prompt: 'dance' }), error: 'invalid_request' },
-    { name: 'request objects', params: () => ({ ...base(), request: 'eyJhbGciOiJub25lIn0.e30.' }), error: 'request_not_supported' },
+    {
+      name: 'an unsigned request object the client did not register',
+      params: () => ({ ...base(), request: 'eyJhbGciOiJub25lIn0.e30.' }),
+      error: 'invalid_request_object',
+    },
     { name: 'request_uri', params: () => ({ ...base(), request_uri: 'https://rp.example/request.jwt' }), error: 'request_uri_not_supported' },
     { name: 'idp not allowed for the client', params: () => ({ ...base(), acr_values: 'idp:google' }), error: 'invalid_request' },
     {

@@ -97,7 +97,9 @@ export interface ClientOptions {
   grant_types?: string[];
   response_types?: string[];
   scope?: string;
-  token_endpoint_auth_method?: 'client_secret_basic' | 'client_secret_post' | 'none';
+  token_endpoint_auth_method?: 'client_secret_basic' | 'client_secret_post' | 'client_secret_jwt' | 'private_key_jwt' | 'none';
+  jwks?: { keys: object[] };
+  request_object_signing_alg?: string;
   require_pkce?: boolean;
   require_consent?: boolean;
   allow_plain_pkce?: boolean;

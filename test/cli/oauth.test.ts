@@ -89,6 +89,26 @@ describe('OAuth commands', () => {
     expect((await cli.run(['client', 'get', id])).code).toBe(4);
   });
 
+  it('registers a private_key_jwt client with its jwks_uri', async () => {
+    const created = await cli.json([
+      'client',
+      'create',
+      'signer',
+      '--grant-type',
+      'client_credentials',
+      '--auth-method',
+      'private_key_jwt',
+      '--jwks-uri',
+      'https://rp.example/jwks',
+    ]);
+    const client = created.entities?.[0] ?? created;
+    expect(client).toMatchObject({ token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'https://rp.example/jwks' });
+    expect(client.client_secret).toBeUndefined();
+    const refused = await cli.run(['client', 'create', 'keyless', '--grant-type', 'client_credentials', '--auth-method', 'private_key_jwt']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/jwks or jwks_uri/);
+  });
+
   it('client-credentials, an app user password grant and a token exchange (RFC 8693)', async () => {
     const [appId, appSecret] = (await cli.run(['app', 'credentials', 'sandbox', '--quiet'])).stdout.trim().split(' ');
     expect((await cli.json(['token', 'client-credentials', '--client-id', appId, '--client-secret', appSecret])).token_type).toBe('Bearer');
@@ -200,6 +220,12 @@ describe('OAuth commands', () => {
                 name: 'sandbox',
                 clients: [
                   { client_name: 'spa', redirect_uris: ['http://127.0.0.1:5173/cb'], grant_types: ['authorization_code'], token_endpoint_auth_method: 'none' },
+                  {
+                    client_name: 'signer',
+                    grant_types: ['client_credentials'],
+                    token_endpoint_auth_method: 'private_key_jwt',
+                    jwks_uri: 'https://rp.example/jwks',
+                  },
                 ],
               },
             ],
@@ -207,7 +233,7 @@ describe('OAuth commands', () => {
         ],
       }),
     );
-    expect((await cli.run(['fixtures', 'apply', file])).stdout).toBe('created 1, unchanged 2, failed 0\n');
-    expect((await cli.run(['fixtures', 'apply', file])).stdout).toBe('nothing to change: created 0, unchanged 3, failed 0\n');
+    expect((await cli.run(['fixtures', 'apply', file])).stdout).toBe('created 2, unchanged 2, failed 0\n');
+    expect((await cli.run(['fixtures', 'apply', file])).stdout).toBe('nothing to change: created 0, unchanged 4, failed 0\n');
   });
 });

@@ -98,7 +98,7 @@ describe('OAuth clients of an application', () => {
       'response_types',
     ],
     ['an unknown response type', { redirect_uris: ['https://a.example/cb'], response_types: ['code token'] }, 'invalid_client_metadata', 'response_types'],
-    ['a bad auth method', { token_endpoint_auth_method: 'private_key_jwt' }, 'illegal_argument', 'token_endpoint_auth_method'],
+    ['a bad auth method', { token_endpoint_auth_method: 'tls_client_auth' }, 'illegal_argument', 'token_endpoint_auth_method'],
     ['a non-boolean flag', { grant_types: ['password'], require_pkce: 'yes' }, 'illegal_argument', 'require_pkce'],
     ['a client_id chosen by the caller', { client_id: 'mine', grant_types: ['password'] }, 'illegal_argument', 'client_id'],
   ])('refuses %s with 400 and changes nothing', async (_name, metadata, error, field) => {

@@ -97,7 +97,8 @@ describe('discovery', () => {
       revocation_endpoint: 'http://idp.test/connect/revocation',
       scopes_supported: ['openid', 'profile', 'email', 'offline_access', 'api'],
       id_token_signing_alg_values_supported: ['RS256'],
-      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt', 'none'],
+      token_endpoint_auth_signing_alg_values_supported: expect.arrayContaining(['ES256', 'RS256', 'PS256', 'EdDSA', 'HS256']),
       code_challenge_methods_supported: ['S256', 'plain'],
       subject_types_supported: ['public'],
     });

@@ -1,11 +1,12 @@
 /**
  * panva's openid-client (v6) as the relying party against a real server on a socket: discovery,
- * client credentials, password, refresh, userinfo, introspection and revocation; every token is
- * checked with jose against the published JWKS.
+ * client credentials, password, refresh, userinfo, introspection and revocation, with a secret
+ * or a client assertion (private_key_jwt, client_secret_jwt); every token is checked with jose
+ * against the published JWKS.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as oidc from 'openid-client';
-import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
 import type { RunningServer } from '../../server/serve.js';
 import { startTestServer } from '../database.js';
 import { insertEntity } from '../../src/db/entity-store.js';
@@ -14,6 +15,7 @@ import { setAppUserPassword } from '../../src/identity/sign-in/app-user-password
 let server: RunningServer;
 let credentials: { client_id: string; client_secret: string };
 let oauthClient: { client_id: string; client_secret: string };
+let adminToken: string;
 
 async function call(path: string, init: { method?: string; json?: unknown; token?: string } = {}) {
   const response = await fetch(server.url + path, {
@@ -30,6 +32,7 @@ beforeAll(async () => {
   server = await startTestServer({ port: '0' });
   await call('/management/orgs', { json: { organization: 'acme', username: 'alice', name: 'Alice', email: 'alice@example.com', password: 'correct-horse' } });
   const admin = await call('/management/token', { json: { grant_type: 'password', username: 'alice', password: 'correct-horse' } });
+  adminToken = admin.body.access_token;
   const app = await call('/management/orgs/acme/apps', { json: { name: 'sandbox' }, token: admin.body.access_token });
   credentials = (await call('/management/orgs/acme/apps/sandbox/credentials', { token: admin.body.access_token })).body.credentials;
   const client = await call('/management/orgs/acme/apps/sandbox/clients', {
@@ -143,5 +146,61 @@ describe('openid-client against a running idp', () => {
     expect(failure).toMatchObject({ status: 401, cause: [expect.objectContaining({ scheme: 'basic' })] });
     const right = await oidc.discovery(new URL(server.url), credentials.client_id, credentials.client_secret, undefined, insecure);
     await expect(oidc.clientCredentialsGrant(right, { scope: 'openid' })).rejects.toMatchObject({ error: 'invalid_scope', status: 400 });
+  });
+});
+
+describe('openid-client with client assertions (RFC 7523)', () => {
+  async function register(metadata: Record<string, unknown>) {
+    const res = await call('/management/orgs/acme/apps/sandbox/clients', {
+      json: { grant_types: ['client_credentials', 'password', 'refresh_token'], ...metadata },
+      token: adminToken,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body.entities[0] as { client_id: string; client_secret?: string };
+  }
+
+  it('authenticates with PrivateKeyJwt at the token, introspection and revocation endpoints', async () => {
+    const { privateKey, publicKey } = await generateKeyPair('ES256');
+    const client = await register({ token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: 'rp-1' }] } });
+    const config = await oidc.discovery(new URL(server.url), client.client_id, undefined, oidc.PrivateKeyJwt({ key: privateKey, kid: 'rp-1' }), insecure);
+    const service = await oidc.clientCredentialsGrant(config, { scope: 'api' });
+    const { payload } = await jwtVerify(service.access_token, jwks(), { issuer: server.url, audience: server.url });
+    expect(payload.client_id).toBe(client.client_id);
+
+    const tokens = await oidc.genericGrantRequest(config, 'password', { username: 'fred', password: 'fred-password', scope: 'openid offline_access api' });
+    expect(await oidc.tokenIntrospection(config, tokens.access_token)).toMatchObject({ active: true, client_id: client.client_id, username: 'fred' });
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+    await oidc.tokenRevocation(config, refreshed.refresh_token!);
+    expect((await oidc.tokenIntrospection(config, refreshed.access_token)).active).toBe(false);
+
+    // Another key is refused as openid-client reports a 401.
+    const stranger = await generateKeyPair('ES256');
+    const wrong = await oidc.discovery(
+      new URL(server.url),
+      client.client_id,
+      undefined,
+      oidc.PrivateKeyJwt({ key: stranger.privateKey, kid: 'rp-1' }),
+      insecure,
+    );
+    await expect(oidc.clientCredentialsGrant(wrong)).rejects.toMatchObject({ status: 401 });
+  });
+
+  it('authenticates with ClientSecretJwt, registered or with the application credentials', async () => {
+    const client = await register({ token_endpoint_auth_method: 'client_secret_jwt' });
+    const config = await oidc.discovery(new URL(server.url), client.client_id, undefined, oidc.ClientSecretJwt(client.client_secret!), insecure);
+    const tokens = await oidc.genericGrantRequest(config, 'password', { username: 'fred', password: 'fred-password', scope: 'api' });
+    expect((await oidc.tokenIntrospection(config, tokens.access_token)).active).toBe(true);
+
+    const app = await oidc.discovery(new URL(server.url), credentials.client_id, undefined, oidc.ClientSecretJwt(credentials.client_secret), insecure);
+    expect((await oidc.clientCredentialsGrant(app, { scope: 'api' })).token_type).toBe('bearer');
+  });
+
+  it('finds both methods and their algorithms in discovery', async () => {
+    const config = await oidc.discovery(new URL(server.url), credentials.client_id, undefined, undefined, insecure);
+    const metadata = config.serverMetadata();
+    for (const endpoint of ['token', 'introspection', 'revocation'] as const) {
+      expect(metadata[`${endpoint}_endpoint_auth_methods_supported`]).toEqual(expect.arrayContaining(['private_key_jwt', 'client_secret_jwt']));
+      expect(metadata[`${endpoint}_endpoint_auth_signing_alg_values_supported`]).toEqual(expect.arrayContaining(['ES256', 'RS256', 'HS256']));
+    }
   });
 });

@@ -20,7 +20,9 @@ describe('the token endpoint documents what the grants read', () => {
     const doc = (await t.request('GET', '/openapi.json')).body;
     const form = doc.components.schemas.TokenRequest;
     const declared = new Set([...grants.values()].flatMap((grant) => grant.parameters));
-    expect(new Set(Object.keys(form.properties))).toEqual(new Set(['grant_type', 'client_id', 'client_secret', ...declared]));
+    expect(new Set(Object.keys(form.properties))).toEqual(
+      new Set(['grant_type', 'client_id', 'client_secret', 'client_assertion_type', 'client_assertion', ...declared]),
+    );
     expect(form.required).toEqual(['grant_type']);
     // The token exchange reads these four; a hand-written form once left them out.
     for (const name of ['audience', 'resource', 'actor_token', 'requested_token_type']) expect(declared.has(name), name).toBe(true);

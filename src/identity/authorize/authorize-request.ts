@@ -11,7 +11,8 @@ import {
   AppError,
   InvalidRequest,
   InvalidScope,
-  RequestNotSupported,
+  InvalidRequestObject,
+  isAppError,
   RequestUriNotSupported,
   UnauthorizedClient,
   UnsupportedResponseType,
@@ -20,6 +21,7 @@ import { findClient, isPublicClient, isRedirectUriAllowed, scopesFor, type Clien
 import { parseAcrValues, type AcrValues } from './acr-values.js';
 import { parseScope, resolveScope, type Scope } from '../scopes.js';
 import { findIdentityProviderByName } from '../federation/identity-providers.js';
+import { readRequestObject } from './request-object.js';
 
 export type ResponseMode = 'query' | 'fragment' | 'form_post';
 export const RESPONSE_MODES: readonly ResponseMode[] = ['query', 'fragment', 'form_post'];
@@ -68,7 +70,7 @@ export interface AuthorizeRequest extends RedirectTarget {
   device?: string;
 }
 
-export type UnsafeReason = 'missing_client_id' | 'unknown_client' | 'missing_redirect_uri' | 'unregistered_redirect_uri';
+export type UnsafeReason = 'missing_client_id' | 'unknown_client' | 'missing_redirect_uri' | 'unregistered_redirect_uri' | 'invalid_request_object';
 
 /** A failure that must not be redirected (RFC 6749 4.1.2.1): the user sees the error page. */
 export class UnsafeRedirectError extends AppError {
@@ -108,6 +110,8 @@ export const AUTHORIZE_PARAMETERS: readonly string[] = [
   'code_challenge_method',
   'login_hint',
   'ui_locales',
+  'request',
+  'request_uri',
 ];
 
 /** RFC 6749 3.1: a parameter sent more than once is an error; absent and empty are the same. */
@@ -244,10 +248,34 @@ async function checkAcr(deps: Deps, client: Client, acr: AcrValues): Promise<voi
 }
 
 /**
+ * The request's parameters: those of its request object (request-object.ts) when it sends one,
+ * which is then verified before anything else is read from it. A request object that will not do
+ * goes back to the client only at a redirect URI registered for it that the query names;
+ * otherwise the user sees the error page.
+ */
+async function withRequestObject(deps: Deps, params: URLSearchParams): Promise<URLSearchParams> {
+  if (!params.has('request')) return params;
+  const clientIds = params.getAll('client_id');
+  const client = clientIds.length === 1 && clientIds[0] !== '' ? await findClient(deps, clientIds[0]!) : undefined;
+  if (!client) throw new UnsafeRedirectError(clientIds.length === 0 ? 'missing_client_id' : 'unknown_client', 'a request object needs client_id in the query');
+  try {
+    if (params.has('request_uri')) throw InvalidRequestObject('send request or request_uri, not both');
+    return await readRequestObject(deps, client, single(params, 'request') ?? '');
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    const redirectUri = params.getAll('redirect_uri');
+    if (redirectUri.length !== 1 || !isRedirectUriAllowed(client, redirectUri[0]!)) throw new UnsafeRedirectError('invalid_request_object', error.message);
+    const typeWords = new Set((params.get('response_type') ?? '').split(' '));
+    throw new RedirectedError({ redirectUri: redirectUri[0]!, mode: defaultMode(typeWords), state: params.getAll('state')[0] || undefined }, error);
+  }
+}
+
+/**
  * The whole request, validated. Throws UnsafeRedirectError before the redirect URI is trusted and
  * RedirectedError after.
  */
-export async function parseAuthorizeRequest(deps: Deps, params: URLSearchParams): Promise<AuthorizeRequest> {
+export async function parseAuthorizeRequest(deps: Deps, sent: URLSearchParams): Promise<AuthorizeRequest> {
+  const params = await withRequestObject(deps, sent);
   const { client, redirectUri } = await findRedirectTarget(deps, params);
   // Until response_type and response_mode are known, errors use the defaults they imply.
   const typeWords = new Set((params.get('response_type') ?? '').split(' '));
@@ -260,8 +288,8 @@ export async function parseAuthorizeRequest(deps: Deps, params: URLSearchParams)
     const { responseType, parts } = parseResponseType(single(params, 'response_type'));
     const mode = parseMode(modeText, parts);
     target = { redirectUri, mode, state };
-    if (params.has('request')) throw RequestNotSupported('request objects are not supported');
-    if (params.has('request_uri')) throw RequestUriNotSupported('request_uri is not supported');
+    // Request objects by reference come with pushed authorization requests only.
+    if (params.has('request_uri')) throw RequestUriNotSupported('request_uri is not supported: send the request object by value, as request');
     if (!client.responseTypes.includes(responseType)) throw UnauthorizedClient(`this client may not use response_type ${responseType}`);
     const requested = parseScope(single(params, 'scope'));
     if (!requested) throw InvalidRequest('scope is missing');

@@ -11,6 +11,8 @@ import { preparedFor } from '../../db/prepared.js';
 import { remembered } from '../../db/open.js';
 import { applications, credentials, oauthClients, type StoredClientMetadata } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
+import { InvalidClient } from '../../errors.js';
+import type { JWK } from 'jose';
 import { SCOPES, type Scope } from '../scopes.js';
 import { issuerOf } from '../issuer.js';
 
@@ -48,9 +50,16 @@ export interface Client {
   requireConsent: boolean;
   identityProviders: readonly string[];
   clientName: string;
+  /** Its public keys, registered or at a URL (client-keys.ts); neither for most clients. */
+  jwks?: { keys: JWK[] };
+  jwksUri?: string;
+  /** The one algorithm its client assertions, and its request objects, may use, when it registered one. */
+  authSigningAlg?: string;
+  requestObjectSigningAlg?: string;
 }
 
-const CONFIDENTIAL: readonly AuthMethod[] = ['client_secret_basic', 'client_secret_post'];
+// Their secret is kept as it is, so it can also key client_secret_jwt's HMAC (RFC 7523 2.2).
+const CONFIDENTIAL: readonly AuthMethod[] = ['client_secret_basic', 'client_secret_post', 'client_secret_jwt'];
 
 /** admin-cli: password, refresh, code (+PKCE, loopback redirect) and device grants for admin users. */
 export const ADMIN_CLI_CLIENT: Client = {
@@ -141,7 +150,7 @@ export function clientOfRow(row: typeof oauthClients.$inferSelect): Client {
     orgUuid: row.orgUuid,
     appUuid: row.appUuid,
     authMethods: [meta.token_endpoint_auth_method],
-    secret: row.secretHash ? { sha256: row.secretHash } : null,
+    secret: row.secret ? { plain: row.secret } : row.secretHash ? { sha256: row.secretHash } : null,
     grantTypes: meta.grant_types,
     scopes: SCOPES.filter((scope) => meta.scope.split(' ').includes(scope)),
     redirectUris: meta.redirect_uris,
@@ -152,7 +161,16 @@ export function clientOfRow(row: typeof oauthClients.$inferSelect): Client {
     requireConsent: meta.require_consent,
     identityProviders: meta.identity_providers,
     clientName: meta.client_name,
+    jwks: meta.jwks,
+    jwksUri: meta.jwks_uri,
+    authSigningAlg: meta.token_endpoint_auth_signing_alg,
+    requestObjectSigningAlg: meta.request_object_signing_alg,
   };
+}
+
+/** invalid_client (RFC 6749 5.2): 401 naming the scheme to use (RFC 7235 2.1), HTTP Basic. */
+export function clientAuthenticationFailed(description: string) {
+  return InvalidClient(description, { headers: { 'WWW-Authenticate': 'Basic realm="idp", charset="UTF-8"' } });
 }
 
 export function isPublicClient(client: Client): boolean {

@@ -12,13 +12,14 @@ import type { Deps } from '../../deps.js';
 import type { Tx } from '../../db/open.js';
 import { IllegalArgument, InvalidClientMetadata, InvalidRedirectUri, NotFound } from '../../errors.js';
 import type { Application } from '../../management/applications.js';
-import { DEVICE_CODE_GRANT, TOKEN_EXCHANGE } from './find.js';
+import { DEVICE_CODE_GRANT, TOKEN_EXCHANGE, type AuthMethod } from './find.js';
+import { ASYMMETRIC_ALGS, checkClientJwks, HMAC_ALGS } from './client-keys.js';
 import { revokeTokenFamily } from '../tokens/revocations.js';
 import { isScope, SCOPES } from '../scopes.js';
 
 export type OAuthClientRow = typeof oauthClients.$inferSelect;
 
-const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
+const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt', 'none'] as const;
 // `implicit` is registered for the authorize endpoint's token and id_token responses (RFC 7591 2.1).
 const GRANT_TYPES = ['authorization_code', 'implicit', 'refresh_token', 'password', 'client_credentials', TOKEN_EXCHANGE, DEVICE_CODE_GRANT];
 const RESPONSE_TYPES = ['code', 'id_token', 'token', 'id_token token', 'code id_token', 'code id_token token'];
@@ -45,9 +46,11 @@ export const ClientMetadataInput = z.object({
   require_consent: flag('require_consent').optional(),
   allow_plain_pkce: flag('allow_plain_pkce').optional(),
   identity_providers: list('identity_providers').optional(),
-  // Read only to refuse them with a reason: clients here authenticate by secret (normalizeClientMetadata).
+  token_endpoint_auth_signing_alg: z.string({ error: 'token_endpoint_auth_signing_alg must be a string' }).optional(),
+  // Checked in normalizeClientMetadata, with a message that names the key or the URL at fault.
   jwks: z.unknown().optional(),
-  jwks_uri: z.unknown().optional(),
+  jwks_uri: z.string({ error: 'jwks_uri must be a string' }).optional(),
+  request_object_signing_alg: z.string({ error: 'request_object_signing_alg must be a string' }).optional(),
 });
 export type ClientMetadataInput = z.infer<typeof ClientMetadataInput>;
 
@@ -100,24 +103,79 @@ function canonicalResponseType(value: string): string {
 }
 
 /**
- * RFC 7591 2: `jwks` and `jwks_uri` never together. Neither is used here: clients authenticate
- * with a secret or as public clients, and request objects are not taken.
+ * A `jwks_uri` the server will fetch: https, without credentials or fragment. An application's
+ * administrators may also name plain http on the loopback address (development and tests); a
+ * program at /connect/register may not, so that it cannot make the server probe its own host.
  */
-function refuseClientKeys(input: ClientMetadataInput): void {
-  if (input.jwks !== undefined && input.jwks_uri !== undefined) throw invalidMetadata('jwks', 'jwks and jwks_uri must not both be given (RFC 7591 2)');
-  const field = input.jwks !== undefined ? 'jwks' : input.jwks_uri !== undefined ? 'jwks_uri' : undefined;
-  if (field !== undefined) {
-    throw invalidMetadata(
-      field,
-      `${field} is not supported: clients here authenticate with client_secret_basic, client_secret_post or none, and no request objects are taken`,
-    );
+function checkJwksUri(uri: string, policy: MetadataPolicy): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(uri);
+  } catch {
+    url = undefined;
   }
+  const local = policy === 'admin' && url?.protocol === 'http:' && LOOPBACK_HOSTS.includes(url.hostname);
+  if (!url || (url.protocol !== 'https:' && !local) || url.hash || url.username || url.password || uri.length > 2000) {
+    const http = policy === 'admin' ? ' (http only on the loopback address)' : '';
+    throw invalidMetadata('jwks_uri', `jwks_uri must be an https URL without fragment or credentials${http}`);
+  }
+  return url.href;
+}
+
+/**
+ * The keys a client signs with (docs/api.md#client-keys): `jwks` or `jwks_uri`, never both
+ * (RFC 7591 2); private_key_jwt needs one of them.
+ */
+function clientKeysOf(input: ClientMetadataInput, method: AuthMethod, policy: MetadataPolicy): Pick<StoredClientMetadata, 'jwks' | 'jwks_uri'> {
+  if (input.jwks !== undefined && input.jwks_uri !== undefined) throw invalidMetadata('jwks', 'jwks and jwks_uri must not both be given (RFC 7591 2)');
+  if (method === 'private_key_jwt' && input.jwks === undefined && input.jwks_uri === undefined) {
+    throw invalidMetadata('jwks', 'token_endpoint_auth_method private_key_jwt needs the public keys: register jwks or jwks_uri');
+  }
+  if (input.jwks !== undefined) return { jwks: checkClientJwks(input.jwks) };
+  if (input.jwks_uri !== undefined) return { jwks_uri: checkJwksUri(input.jwks_uri, policy) };
+  return {};
+}
+
+/** The algorithms a client may sign with, by where its key comes from: its public keys, its secret, or (request objects) none at all. */
+function signingAlgs(keys: Pick<StoredClientMetadata, 'jwks' | 'jwks_uri'>, method: AuthMethod): readonly string[] {
+  return [...(keys.jwks || keys.jwks_uri ? ASYMMETRIC_ALGS : []), ...(method === 'none' ? [] : HMAC_ALGS)];
+}
+
+/**
+ * token_endpoint_auth_signing_alg (RFC 7591 2) belongs to the JWT methods, with an algorithm
+ * of theirs; request_object_signing_alg (OIDC Dynamic Client Registration 2) is `none` or an
+ * algorithm the client has a key for.
+ */
+function signingAlgsOf(input: ClientMetadataInput, method: AuthMethod, keys: Pick<StoredClientMetadata, 'jwks' | 'jwks_uri'>) {
+  const authAlg = input.token_endpoint_auth_signing_alg;
+  if (authAlg !== undefined) {
+    const allowed = method === 'private_key_jwt' ? ASYMMETRIC_ALGS : method === 'client_secret_jwt' ? HMAC_ALGS : [];
+    if (allowed.length === 0)
+      throw invalidMetadata('token_endpoint_auth_signing_alg', 'token_endpoint_auth_signing_alg goes with private_key_jwt or client_secret_jwt');
+    if (!(allowed as readonly string[]).includes(authAlg)) {
+      throw invalidMetadata('token_endpoint_auth_signing_alg', `token_endpoint_auth_signing_alg for ${method} must be one of ${allowed.join(', ')}`);
+    }
+  }
+  const requestAlg = input.request_object_signing_alg;
+  if (requestAlg !== undefined) {
+    const allowed = [...signingAlgs(keys, method), 'none'];
+    if (!allowed.includes(requestAlg)) {
+      throw invalidMetadata(
+        'request_object_signing_alg',
+        `request_object_signing_alg must be one of ${allowed.join(', ')}: asymmetric algorithms need jwks or jwks_uri, HMAC ones a confidential client`,
+      );
+    }
+  }
+  return {
+    ...(authAlg !== undefined && { token_endpoint_auth_signing_alg: authAlg }),
+    ...(requestAlg !== undefined && { request_object_signing_alg: requestAlg }),
+  };
 }
 
 /** Input → the stored metadata, with the defaults and consistency rules of docs/api.md#clients. */
 export function normalizeClientMetadata(input: ClientMetadataInput, policy: MetadataPolicy = 'admin'): StoredClientMetadata {
-  refuseClientKeys(input);
   const method = input.token_endpoint_auth_method ?? 'client_secret_basic';
+  const keys = clientKeysOf(input, method, policy);
   const isPublic = method === 'none';
   const grantTypes = [...new Set(input.grant_types ?? ['authorization_code'])];
   for (const grant of grantTypes) {
@@ -154,6 +212,8 @@ export function normalizeClientMetadata(input: ClientMetadataInput, policy: Meta
     require_consent: input.require_consent ?? true,
     allow_plain_pkce: input.allow_plain_pkce ?? false,
     identity_providers: identityProviders,
+    ...keys,
+    ...signingAlgsOf(input, method, keys),
   };
 }
 
@@ -169,14 +229,28 @@ export interface SavedClient {
   secret?: string;
 }
 
+/**
+ * Whether a client's secret is also an HMAC key (client_secret_jwt, HS256 request objects), so
+ * that the secret itself must be kept, not only its hash (schema-oauth.ts).
+ */
+function usesSecretAsKey(metadata: StoredClientMetadata): boolean {
+  return metadata.token_endpoint_auth_method === 'client_secret_jwt' || (metadata.request_object_signing_alg?.startsWith('HS') ?? false);
+}
+
+/** Whether a client has a secret: to authenticate with it, or as a key; a private_key_jwt client signs with its own keys. */
+function hasSecret(metadata: StoredClientMetadata): boolean {
+  return ['client_secret_basic', 'client_secret_post'].includes(metadata.token_endpoint_auth_method) || usesSecretAsKey(metadata);
+}
+
 /** Stores a new client of `app` with its metadata; a confidential one gets its secret. */
 export async function insertOAuthClient(tx: Tx, now: number, app: Pick<Application, 'uuid' | 'orgUuid'>, metadata: StoredClientMetadata): Promise<SavedClient> {
-  const made = metadata.token_endpoint_auth_method === 'none' ? undefined : newSecret();
+  const made = hasSecret(metadata) ? newSecret() : undefined;
   const row: OAuthClientRow = {
     clientId: randomBytes(16).toString('hex'),
     appUuid: app.uuid,
     orgUuid: app.orgUuid,
     secretHash: made?.hash ?? null,
+    secret: made && usesSecretAsKey(metadata) ? made.secret : null,
     metadata,
     created: now,
     modified: now,
@@ -212,13 +286,19 @@ export async function updateOAuthClient(deps: Deps, app: Application, clientId: 
   return await replaceClientMetadata(deps, existing, normalizeClientMetadata(input));
 }
 
-/** Stores a client's new metadata; a public client that becomes confidential gets its secret. */
+/**
+ * Stores a client's new metadata; a client that comes to need a secret gets one, and so does one
+ * that starts to use its secret as a key while only its hash was kept. A client that no longer
+ * needs one (public, private_key_jwt) loses it.
+ */
 export async function replaceClientMetadata(deps: Deps, existing: OAuthClientRow, metadata: StoredClientMetadata): Promise<SavedClient> {
-  const becomesPublic = metadata.token_endpoint_auth_method === 'none';
-  const made = !becomesPublic && existing.secretHash === null ? newSecret() : undefined;
-  const secretHash = becomesPublic ? null : (made?.hash ?? existing.secretHash);
-  const row: OAuthClientRow = { ...existing, metadata, secretHash, modified: deps.now() };
-  await deps.db.update(oauthClients).set({ metadata, secretHash, modified: row.modified }).where(eq(oauthClients.clientId, existing.clientId)).run();
+  const secretless = !hasSecret(metadata);
+  const keyed = usesSecretAsKey(metadata);
+  const made = !secretless && (existing.secretHash === null || (keyed && existing.secret === null)) ? newSecret() : undefined;
+  const secretHash = secretless ? null : (made?.hash ?? existing.secretHash);
+  const secret = secretless || !keyed ? null : (made?.secret ?? existing.secret);
+  const row: OAuthClientRow = { ...existing, metadata, secretHash, secret, modified: deps.now() };
+  await deps.db.update(oauthClients).set({ metadata, secretHash, secret, modified: row.modified }).where(eq(oauthClients.clientId, existing.clientId)).run();
   return { row, secret: made?.secret };
 }
 

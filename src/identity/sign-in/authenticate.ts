@@ -9,13 +9,14 @@ import { entities } from '../../db/schema.js';
 import { jsonText } from '../../db/sql.js';
 import type { Deps, ThrottleKey } from '../../deps.js';
 import type { SignInRealm } from '../../metrics.js';
-import { InvalidClient, InvalidGrant, InvalidUsernameOrPassword, isAppError, type AppError } from '../../errors.js';
+import { InvalidGrant, InvalidUsernameOrPassword, isAppError, type AppError } from '../../errors.js';
 import { secretsEqual, verifyPassword } from '../../passwords.js';
 import { verifyAppUserPassword } from './app-user-passwords.js';
 import { findAdminUserIn, hashAdminPassword, listAdminOrganizations, storeAdminPasswordHash, type AdminUser } from '../../management/admin-users.js';
 import { findEntityByUuid, skippingUnreadable, type EntityRow } from '../../db/entity-store.js';
 import type { TokenPrincipal } from '../tokens/access-tokens.js';
-import { findClient, isPublicClient, type AuthMethod, type Client } from '../clients/find.js';
+import { clientAuthenticationFailed, findClient, isPublicClient, type AuthMethod, type Client } from '../clients/find.js';
+import { verifyClientAssertion } from '../clients/client-assertions.js';
 import { checkSecondFactor, PASSWORD_ONLY, type SecondFactorProof } from '../factors/second-factor.js';
 import { findPasskeyFactor, listActiveFactors } from '../factors/factors.js';
 import { assertionCredentialId } from '../factors/webauthn.js';
@@ -391,11 +392,6 @@ export async function authenticateAppUserByPasskey(deps: Deps, appUuid: string, 
   return signedIn;
 }
 
-/** invalid_client (RFC 6749 5.2): 401 naming the scheme to use (RFC 7235 2.1), HTTP Basic. */
-export function clientAuthenticationFailed(description: string) {
-  return InvalidClient(description, { headers: { 'WWW-Authenticate': 'Basic realm="idp", charset="UTF-8"' } });
-}
-
 function secretMatches(client: Client, secret: string): boolean {
   if (!client.secret) return false;
   if ('plain' in client.secret) return secretsEqual(client.secret.plain, secret);
@@ -406,15 +402,18 @@ function secretMatches(client: Client, secret: string): boolean {
 
 export interface ClientAuthentication {
   clientId: string;
-  /** Absent for public clients (method `none`). */
+  /** Absent for public clients (method `none`) and for client assertions. */
   secret?: string;
+  /** The client assertion of private_key_jwt and client_secret_jwt (RFC 7523 2.2). */
+  assertion?: string;
   method: AuthMethod;
 }
 
 /**
  * A client by the credentials it presented (RFC 6749 2.3): confidential clients by their secret
- * with a method they are registered for, public clients by their id alone. Client secrets are
- * 256-bit random values, so they need no guessing throttle; they are compared in constant time.
+ * or a client assertion (client-assertions.ts), with a method they are registered for, public
+ * clients by their id alone. Client secrets are 256-bit random values, so they need no guessing
+ * throttle; they are compared in constant time.
  */
 export async function authenticateClient(deps: Deps, presented: ClientAuthentication): Promise<Client> {
   const client = await findClient(deps, presented.clientId);
@@ -430,7 +429,9 @@ export async function authenticateClient(deps: Deps, presented: ClientAuthentica
   if (!client.authMethods.includes(presented.method)) {
     throw clientAuthenticationFailed(`client authentication failed: this client is registered for ${client.authMethods.join(', ')}, not ${presented.method}`);
   }
-  if (!secretMatches(client, presented.secret ?? '')) throw clientAuthenticationFailed('client authentication failed');
+  if (presented.method === 'private_key_jwt' || presented.method === 'client_secret_jwt') {
+    await verifyClientAssertion(deps, client, presented.method, presented.assertion ?? '');
+  } else if (!secretMatches(client, presented.secret ?? '')) throw clientAuthenticationFailed('client authentication failed');
   return client;
 }
 

@@ -5,9 +5,10 @@
  */
 import type { Deps } from '../../deps.js';
 import { InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from '../../errors.js';
-import { authenticateClient, clientAuthenticationFailed, type ClientAuthentication } from '../sign-in/authenticate.js';
+import { authenticateClient, type ClientAuthentication } from '../sign-in/authenticate.js';
+import { JWT_BEARER_ASSERTION, readClientAssertion } from '../clients/client-assertions.js';
 import { withTokenAudit, type AuditContext } from './audit.js';
-import type { Client } from '../clients/find.js';
+import { clientAuthenticationFailed, type Client } from '../clients/find.js';
 import { grants } from '../grants/index.js';
 import type { TokenResponse } from './issue.js';
 import type { LoginContext } from '../sign-in/throttle.js';
@@ -28,10 +29,24 @@ function formDecode(text: string): string {
   }
 }
 
+/**
+ * A client assertion (RFC 7523 2.2, RFC 7521 4.2): alone, with its type, and with no secret
+ * beside it; the client is the one `client_id` names, or else the assertion's `sub`.
+ */
+function presentedAssertion(params: Readonly<Record<string, string>>, basic: boolean): ClientAuthentication {
+  if (basic || params.client_secret !== undefined) throw InvalidRequest('send one client authentication: a client assertion, or a secret, not both');
+  if (params.client_assertion_type !== JWT_BEARER_ASSERTION) {
+    throw clientAuthenticationFailed(`client_assertion_type must be ${JWT_BEARER_ASSERTION}`);
+  }
+  if (!params.client_assertion) throw InvalidRequest('client_assertion is required with client_assertion_type');
+  return { ...readClientAssertion(params.client_assertion, params.client_id), assertion: params.client_assertion };
+}
+
 /** Which credentials the client presented, and how (RFC 6749 2.3: one method only). */
 export function presentedClient(request: ClientRequest): ClientAuthentication {
   const { params, authorization } = request;
   const basic = authorization?.match(/^Basic\s+(\S+)\s*$/i)?.[1];
+  if (params.client_assertion !== undefined || params.client_assertion_type !== undefined) return presentedAssertion(params, basic !== undefined);
   if (basic !== undefined) {
     const decoded = Buffer.from(basic, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
@@ -42,7 +57,9 @@ export function presentedClient(request: ClientRequest): ClientAuthentication {
       throw InvalidRequest('client_id in the body differs from the one in the Authorization header');
     return { clientId, secret: formDecode(decoded.slice(colon + 1)), method: 'client_secret_basic' };
   }
-  if (!params.client_id) throw clientAuthenticationFailed('client authentication is required: send client_id (and client_secret), or HTTP Basic');
+  if (!params.client_id) {
+    throw clientAuthenticationFailed('client authentication is required: send client_id (and client_secret), HTTP Basic, or a client assertion');
+  }
   if (params.client_secret !== undefined) return { clientId: params.client_id, secret: params.client_secret, method: 'client_secret_post' };
   return { clientId: params.client_id, method: 'none' };
 }

@@ -1,0 +1,7 @@
+CREATE TABLE "jti_replay" (
+	"key" text PRIMARY KEY NOT NULL,
+	"expires_at" bigint NOT NULL
+);
+--> statement-breakpoint
+ALTER TABLE "oauth_clients" ADD COLUMN "secret" text;--> statement-breakpoint
+CREATE INDEX "jti_replay_expires" ON "jti_replay" USING btree ("expires_at");
