@@ -6,7 +6,14 @@ import { html } from 'hono/html';
 import { layout, type Html, type PageContext } from './layout.js';
 
 export type ErrorPageReason =
-  'missing_client_id' | 'unknown_client' | 'missing_redirect_uri' | 'unregistered_redirect_uri' | 'csrf' | 'federation_failed' | 'bad_logout_request';
+  | 'missing_client_id'
+  | 'unknown_client'
+  | 'missing_redirect_uri'
+  | 'unregistered_redirect_uri'
+  | 'invalid_request_uri'
+  | 'csrf'
+  | 'federation_failed'
+  | 'bad_logout_request';
 
 export function renderError(context: PageContext, reason: ErrorPageReason, detail?: string): Html {
   const { t } = context;

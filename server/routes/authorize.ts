@@ -19,18 +19,11 @@ import {
   UnsafeRedirectError,
   type AuthorizeRequest,
 } from '../../src/identity/authorize/authorize-request.js';
-import {
-  authenticateForRequest,
-  completeSecondStep,
-  continueAuthorization,
-  NO_INTERACTION,
-  realmOf,
-  type AuthorizeOutcome,
-  type Interaction,
-} from '../../src/identity/authorize/authorize.js';
+import { authenticateForRequest, completeSecondStep, continueAuthorization, realmOf, type AuthorizeOutcome } from '../../src/identity/authorize/authorize.js';
 import { errorResponse, type AuthorizationResponse } from '../../src/identity/authorize/authorize-response.js';
 import { rememberConsent } from '../../src/identity/authorize/consents.js';
 import { FEDERATION_CALLBACK_PATH, finishFederation, startFederation, takeFederationRequest } from '../../src/identity/federation/federation.js';
+import { openAuthorizeRequest, requiresPushedRequests } from '../../src/identity/authorize/pushed-requests.js';
 import { openInteraction, openPendingSignIn, sealInteraction, type PendingSignIn, type SealedInteraction } from '../../src/identity/authorize/interaction.js';
 import type { NewSession } from '../../src/identity/sessions/sessions.js';
 import { listIdentityProviderNames } from '../../src/identity/federation/identity-providers.js';
@@ -112,7 +105,9 @@ function deliver(c: C, response: AuthorizationResponse, uiLocales: string | unde
 }
 
 async function signInPage(c: C, request: AuthorizeRequest, extra: Pick<SignInPage, 'alert' | 'loginHint'> = {}, status: 200 | 400 | 429 = 200) {
-  const providers = (await listIdentityProviderNames(c.get('deps'), request.client)).map((name) => {
+  // A client held to pushed requests (RFC 9126 5) cannot be reached with parameters changed in the browser.
+  const names = requiresPushedRequests(c.get('deps'), request.client) ? [] : await listIdentityProviderNames(c.get('deps'), request.client);
+  const providers = names.map((name) => {
     const params = new URLSearchParams(request.query);
     params.set('acr_values', `idp:${name}`);
     return { name, href: `/connect/authorize?${params}` };
@@ -188,12 +183,19 @@ async function render(c: C, outcome: AuthorizeOutcome, loginAt?: number): Promis
 
 /**
  * Validates a request and hands it on; failures before the redirect URI is trusted are shown on
- * the error page, later ones go back to the client (RFC 6749 4.1.2.1).
+ * the error page, later ones go back to the client (RFC 6749 4.1.2.1). A request from the browser
+ * is opened with `openAuthorizeRequest` (a pushed one, RFC 9126); one carried through this
+ * server's own sealed forms was opened so already and holds the parameters themselves.
  */
-async function withRequest(c: C, params: URLSearchParams, next: (request: AuthorizeRequest) => Promise<Response>): Promise<Response> {
+async function withRequest(
+  c: C,
+  params: URLSearchParams,
+  next: (request: AuthorizeRequest) => Promise<Response>,
+  open: typeof parseAuthorizeRequest = parseAuthorizeRequest,
+): Promise<Response> {
   let request: AuthorizeRequest;
   try {
-    request = await parseAuthorizeRequest(c.get('deps'), params);
+    request = await open(c.get('deps'), params);
   } catch (error) {
     const uiLocales = params.get('ui_locales') ?? undefined;
     if (error instanceof UnsafeRedirectError) return errorPage(c, error.reason, uiLocales, error.message);
@@ -203,8 +205,8 @@ async function withRequest(c: C, params: URLSearchParams, next: (request: Author
   return next(request);
 }
 
-async function authorize(c: C, params: URLSearchParams, interaction: Interaction = NO_INTERACTION) {
-  return withRequest(c, params, async (request) => render(c, await continueAuthorization(c.get('deps'), request, await readSession(c), interaction)));
+async function authorize(c: C, params: URLSearchParams) {
+  return withRequest(c, params, async (request) => render(c, await continueAuthorization(c.get('deps'), request, await readSession(c))), openAuthorizeRequest);
 }
 
 /** A posted page form: CSRF token checked, sealed authorize request opened. */

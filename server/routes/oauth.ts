@@ -9,7 +9,7 @@ import type { Context } from 'hono';
 import type { Env } from '../env.js';
 import { formBody, openapiRoute, type router, type ValidationResult } from '../openapi.js';
 import { validationError } from '../errors.js';
-import { formParam, requiredParam, type BodyRule } from '../request-input.js';
+import { formParam, paramsOf, requiredParam, type BodyRule } from '../request-input.js';
 import { defineRoutes, within } from '../route-table.js';
 import { loginContextOf } from '../client-address.js';
 import { InvalidRequest, MethodNotAllowed } from '../../src/errors.js';
@@ -18,6 +18,8 @@ import { authenticateRequestClient, requestToken, type ClientRequest } from '../
 import { grants } from '../../src/identity/grants/index.js';
 import { findUserinfo } from '../../src/identity/tokens/userinfo.js';
 import { introspectToken, revokeToken } from '../../src/identity/tokens/introspection.js';
+import { AUTHORIZE_PARAMETERS } from '../../src/identity/authorize/authorize-request.js';
+import { pushAuthorizationRequest } from '../../src/identity/authorize/pushed-requests.js';
 
 /**
  * The OAuth endpoints take only a form (RFC 6749 3.2), each parameter at most once; a failure is
@@ -50,6 +52,10 @@ const TokenForm = z
 // `token` is required (RFC 7662 2.1, RFC 7009 2.1), and checked after the client is authenticated.
 const TokenHintForm = z.object({ token: formParam(), token_type_hint: formParam(), ...ClientForm }).openapi('TokenHintRequest');
 const UserinfoForm = z.object({ access_token: formParam() }).openapi('UserinfoRequest');
+/** RFC 9126 2.1: the authorization request's parameters, with the client's authentication. */
+const PushedRequestForm = z
+  .looseObject({ ...Object.fromEntries(AUTHORIZE_PARAMETERS.map((name) => [name, formParam()])), ...ClientForm })
+  .openapi('PushedAuthorizationRequest');
 
 type Router = ReturnType<typeof router>;
 
@@ -60,6 +66,7 @@ function oauthRoute(
   summary: string,
   form: z.ZodObject | undefined,
   handler: (c: Context<Env>) => Promise<Response>,
+  success: 200 | 201 = 200,
 ) {
   const route = createRoute({
     method,
@@ -67,14 +74,18 @@ function oauthRoute(
     tags: ['OAuth 2.0 / OpenID Connect'],
     summary,
     ...(form && { request: { body: formBody(form) } }),
-    responses: { 200: { description: 'Success (JSON)' }, default: { description: 'OAuth error {error, error_description}' } },
+    responses: { [success]: { description: 'Success (JSON)' }, default: { description: 'OAuth error {error, error_description}' } },
   });
   openapiRoute(app, route, handler, { hook: oauthInput, body: path === '/userinfo' ? { ...OAUTH_FORM, accept: ['form', 'none'] } : OAUTH_FORM });
 }
 
+/** The validated form of an oauthRoute: its declared parameters are strings. */
+function validForm(c: Context<Env>): Record<string, string> {
+  return (c.req as unknown as { valid(target: 'form'): Record<string, string> }).valid('form');
+}
+
 async function clientRequest(c: Context<Env>): Promise<ClientRequest> {
-  const params = (c.req as unknown as { valid(target: 'form'): Record<string, string> }).valid('form');
-  return { params, authorization: c.req.header('authorization'), context: loginContextOf(c) };
+  return { params: validForm(c), authorization: c.req.header('authorization'), context: loginContextOf(c) };
 }
 
 export const discoveryRoutes = defineRoutes('server/routes/oauth.ts', (app) => {
@@ -95,6 +106,22 @@ export const tokenEndpointRoutes = defineRoutes('server/routes/oauth.ts', (app) 
     c.json(await findUserinfo(c.get('deps'), bearerOf(c) ?? (await clientRequest(c)).params.access_token)),
   );
 
+  oauthRoute(
+    app,
+    'post',
+    '/par',
+    'Pushed authorization request (RFC 9126): the authorize parameters, for a request_uri to send the browser with',
+    PushedRequestForm,
+    async (c) => {
+      const request = await clientRequest(c);
+      const client = await authenticateRequestClient(c.get('deps'), request);
+      const params = paramsOf(validForm(c));
+      params.delete('client_secret');
+      return c.json(await pushAuthorizationRequest(c.get('deps'), client, params), 201);
+    },
+    201,
+  );
+
   oauthRoute(app, 'post', '/introspect', 'Token introspection (RFC 7662)', TokenHintForm, async (c) => {
     const request = await clientRequest(c);
     const client = await authenticateRequestClient(c.get('deps'), request);
@@ -111,6 +138,7 @@ export const tokenEndpointRoutes = defineRoutes('server/routes/oauth.ts', (app) 
   // Registered after the real handlers, so only other methods reach these.
   for (const [path, allow] of [
     ['/token', 'POST'],
+    ['/par', 'POST'],
     ['/introspect', 'POST'],
     ['/revocation', 'POST'],
     ['/userinfo', 'GET, POST'],

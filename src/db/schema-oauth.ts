@@ -23,6 +23,8 @@ export interface StoredClientMetadata {
   require_consent: boolean;
   allow_plain_pkce: boolean;
   identity_providers: string[];
+  /** RFC 9126 6: the authorize endpoint takes this client's requests only through /connect/par. Absent in rows stored before it existed. */
+  require_pushed_authorization_requests?: boolean;
 }
 
 /**

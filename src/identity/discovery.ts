@@ -23,6 +23,9 @@ export function discoveryDocument(deps: Deps): Record<string, unknown> {
     introspection_endpoint: `${issuer}/connect/introspect`,
     revocation_endpoint: `${issuer}/connect/revocation`,
     end_session_endpoint: `${issuer}/connect/endsession`,
+    // RFC 9126 5: required of every client with `idp serve --require-par`, else of those whose metadata says so.
+    pushed_authorization_request_endpoint: `${issuer}/connect/par`,
+    require_pushed_authorization_requests: deps.config.requirePushedAuthorizationRequests,
     // RFC 7591: with an initial access token, or none for an application that allows open registration.
     registration_endpoint: `${issuer}/connect/register`,
     scopes_supported: SCOPES,

@@ -581,6 +581,7 @@ const OPEN_BY_DESIGN: ReadonlyMap<string, string> = new Map([
   ['POST /management/token', 'a token endpoint: the password or client secret in the body is the credential'],
   ['POST /:orgId/:appId/token', 'a token endpoint: the password or client secret in the body is the credential'],
   ['POST /connect/token', 'RFC 6749 3.2: the token endpoint authenticates its client itself'],
+  ['POST /connect/par', 'RFC 9126 2: authenticates its client itself, as the token endpoint does; it stores a request only that client can use'],
   ['POST /connect/introspect', 'RFC 7662 2.1: authenticates its client itself, and writes nothing'],
   ['POST /connect/revocation', 'RFC 7009 2.1: authenticates its client itself; it may revoke only its own tokens'],
   ['POST /connect/register', 'RFC 7591 3: takes its own initial access token (none only where the application allows open registration)'],

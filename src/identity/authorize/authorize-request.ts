@@ -62,7 +62,7 @@ export interface AuthorizeRequest extends RedirectTarget {
   query: string;
 }
 
-export type UnsafeReason = 'missing_client_id' | 'unknown_client' | 'missing_redirect_uri' | 'unregistered_redirect_uri';
+export type UnsafeReason = 'missing_client_id' | 'unknown_client' | 'missing_redirect_uri' | 'unregistered_redirect_uri' | 'invalid_request_uri';
 
 /** A failure that must not be redirected (RFC 6749 4.1.2.1): the user sees the error page. */
 export class UnsafeRedirectError extends AppError {
@@ -102,6 +102,8 @@ export const AUTHORIZE_PARAMETERS: readonly string[] = [
   'code_challenge_method',
   'login_hint',
   'ui_locales',
+  // RFC 9126 4: a pushed request, by the reference /connect/par gave.
+  'request_uri',
 ];
 
 /** RFC 6749 3.1: a parameter sent more than once is an error; absent and empty are the same. */

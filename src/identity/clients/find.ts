@@ -38,6 +38,8 @@ export interface Client {
   requireConsent: boolean;
   identityProviders: readonly string[];
   clientName: string;
+  /** RFC 9126 6: authorization requests only as pushed ones (/connect/par). */
+  requirePushedRequests: boolean;
 }
 
 const CONFIDENTIAL: readonly AuthMethod[] = ['client_secret_basic', 'client_secret_post'];
@@ -60,6 +62,7 @@ export const ADMIN_CLI_CLIENT: Client = {
   requireConsent: false,
   identityProviders: [],
   clientName: 'idp command-line interface',
+  requirePushedRequests: false,
 };
 
 function credentialClient(clientId: string, secret: string, org: string, app: string | null): Client {
@@ -100,6 +103,7 @@ export function clientOfRow(row: typeof oauthClients.$inferSelect): Client {
     requireConsent: meta.require_consent,
     identityProviders: meta.identity_providers,
     clientName: meta.client_name,
+    requirePushedRequests: meta.require_pushed_authorization_requests ?? false,
   };
 }
 

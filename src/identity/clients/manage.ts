@@ -45,6 +45,7 @@ export const ClientMetadataInput = z.object({
   require_consent: flag('require_consent').optional(),
   allow_plain_pkce: flag('allow_plain_pkce').optional(),
   identity_providers: list('identity_providers').optional(),
+  require_pushed_authorization_requests: flag('require_pushed_authorization_requests').optional(),
   // Read only to refuse them with a reason: clients here authenticate by secret (normalizeClientMetadata).
   jwks: z.unknown().optional(),
   jwks_uri: z.unknown().optional(),
@@ -154,6 +155,7 @@ export function normalizeClientMetadata(input: ClientMetadataInput, policy: Meta
     require_consent: input.require_consent ?? true,
     allow_plain_pkce: input.allow_plain_pkce ?? false,
     identity_providers: identityProviders,
+    require_pushed_authorization_requests: input.require_pushed_authorization_requests ?? false,
   };
 }
 
