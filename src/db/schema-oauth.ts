@@ -168,3 +168,17 @@ export const loginThrottle = sqliteTable('login_throttle', {
   blockedUntil: integer('blocked_until').notNull(),
   lastFailure: integer('last_failure').notNull(),
 });
+
+/**
+ * JWT IDs seen once (client assertions, RFC 7523 3; DPoP proofs, RFC 9449 11.1), by the SHA-256
+ * of their purpose and `jti`, until the JWT that carried them expires: a JWT presented again is a
+ * replay. In the database, so every instance sees the same ones.
+ */
+export const jtiReplay = sqliteTable(
+  'jti_replay',
+  {
+    key: text('key').primaryKey(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [index('jti_replay_expires').on(t.expiresAt)],
+);

@@ -1,7 +1,8 @@
 /**
  * Housekeeping: every instance forgets, now and then, the rows that can no longer be used —
  * refresh tokens and token families whose every token has expired, authorization codes and pushed
- * authorization requests past their use, password-guessing counts that have decayed, uploaded files no entity holds — so the tables that grow with every sign-in
+ * authorization requests past their use, password-guessing counts that have decayed, JWT IDs whose
+ * JWT has expired (jti-replay.ts), uploaded files no entity holds — so the tables that grow with every sign-in
  * stay as large as what is live (docs/operations.md#housekeeping). The other expiring rows
  * (browser sessions, revocations, mailed links, captcha solutions, federation requests) are
  * dropped by the writes that add them. Running on several instances at once is harmless: each
@@ -11,9 +12,10 @@ import type { Deps } from '../deps.js';
 import { pruneTokenFamilies } from '../identity/sessions/token-families.js';
 import { removeUnlinkedAssets } from '../data/assets.js';
 import { prunePushedRequests } from '../identity/authorize/pushed-request-store.js';
+import { pruneJtiClaims } from '../identity/tokens/jti-replay.js';
 
 export type Pruned = Record<
-  'refresh_tokens' | 'token_families' | 'authorization_codes' | 'pushed_authorization_requests' | 'login_throttle' | 'assets',
+  'refresh_tokens' | 'token_families' | 'authorization_codes' | 'pushed_authorization_requests' | 'login_throttle' | 'jti_replay' | 'assets',
   number
 >;
 
@@ -30,6 +32,7 @@ export async function pruneExpired(deps: Deps): Promise<Pruned> {
     authorization_codes: tokens.authorizationCodes,
     pushed_authorization_requests: await prunePushedRequests(deps, now),
     login_throttle: await deps.throttle.prune(now),
+    jti_replay: await pruneJtiClaims(deps.db, now),
     // Also after every upload and delete; here for the uploads a crash cut off.
     assets: await removeUnlinkedAssets(deps),
   };

@@ -60,6 +60,7 @@ describe('housekeeping', () => {
       authorization_codes: 0,
       pushed_authorization_requests: 0,
       login_throttle: 0,
+      jti_replay: 0,
       assets: 0,
     });
     expect(await counts()).toEqual(before);
@@ -74,7 +75,7 @@ describe('housekeeping', () => {
 
     // Failure counts are forgotten after 15 minutes without a failure (sign-in/throttle.ts).
     clock.now += 15 * 60_000 - 1000;
-    expect(await pruneExpired(t.deps)).toMatchObject({ token_families: 0, login_throttle: 0, assets: 0 });
+    expect(await pruneExpired(t.deps)).toMatchObject({ token_families: 0, login_throttle: 0, jti_replay: 0, assets: 0 });
     clock.now += 2000;
     expect(await pruneExpired(t.deps)).toMatchObject({ token_families: 0, login_throttle: 2, assets: 0 });
 
@@ -90,6 +91,7 @@ describe('housekeeping', () => {
       authorization_codes: 0,
       pushed_authorization_requests: 0,
       login_throttle: 0,
+      jti_replay: 0,
       assets: 0,
     });
     expect(await counts()).toEqual({ families: 0, refreshTokens: 0, codes: 0, throttle: 0 });
@@ -144,6 +146,7 @@ describe('housekeeping', () => {
       authorization_codes: 0,
       pushed_authorization_requests: 0,
       login_throttle: 0,
+      jti_replay: 0,
       assets: 0,
     });
     expect(familyId).toEqual(expect.any(String));
