@@ -88,6 +88,10 @@ export const RequestNotSupported = kind(400, 'request_not_supported');
 export const RequestUriNotSupported = kind(400, 'request_uri_not_supported');
 export const TemporarilyUnavailable = kind(503, 'temporarily_unavailable');
 
+// DPoP (RFC 9449 12.2): a proof that does not check out, and the server's nonce asked for.
+export const InvalidDpopProof = kind(400, 'invalid_dpop_proof');
+export const UseDpopNonce = kind(400, 'use_dpop_nonce');
+
 export function isAppError(value: unknown): value is AppError {
   return value instanceof AppError;
 }

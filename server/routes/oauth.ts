@@ -20,6 +20,8 @@ import { findUserinfo } from '../../src/identity/tokens/userinfo.js';
 import { introspectToken, revokeToken } from '../../src/identity/tokens/introspection.js';
 import { AUTHORIZE_PARAMETERS } from '../../src/identity/authorize/authorize-request.js';
 import { pushAuthorizationRequest } from '../../src/identity/authorize/pushed-requests.js';
+import { currentDpopNonce, presentedTokenOf } from '../../src/identity/tokens/dpop.js';
+import { dpopRequestOf } from '../middleware/principal.js';
 
 /**
  * The OAuth endpoints take only a form (RFC 6749 3.2), each parameter at most once; a failure is
@@ -96,15 +98,22 @@ export const discoveryRoutes = defineRoutes('server/routes/oauth.ts', (app) => {
 });
 
 export const tokenEndpointRoutes = defineRoutes('server/routes/oauth.ts', (app) => {
-  oauthRoute(app, 'post', '/token', 'Token endpoint (RFC 6749 3.2)', TokenForm, async (c) => c.json(await requestToken(c.get('deps'), await clientRequest(c))));
+  oauthRoute(app, 'post', '/token', 'Token endpoint (RFC 6749 3.2); a DPoP header binds the tokens (RFC 9449)', TokenForm, async (c) => {
+    const response = await requestToken(c.get('deps'), { ...(await clientRequest(c)), dpop: dpopRequestOf(c) });
+    // RFC 9449 8.2: the next proof's nonce, with every answer to a DPoP request.
+    if (c.req.header('dpop') !== undefined) c.header('DPoP-Nonce', currentDpopNonce(c.get('deps')));
+    return c.json(response);
+  });
 
-  oauthRoute(app, 'get', '/userinfo', 'Claims of the signed-in user (Bearer token)', undefined, async (c) =>
-    c.json(await findUserinfo(c.get('deps'), bearerOf(c))),
+  oauthRoute(app, 'get', '/userinfo', 'Claims of the signed-in user (Bearer or DPoP token)', undefined, async (c) =>
+    c.json(await findUserinfo(c.get('deps'), presentedTokenOf(c.req.header('authorization')), dpopRequestOf(c))),
   );
   // RFC 6750 2.2: the token in the form only when it is not in the Authorization header.
-  oauthRoute(app, 'post', '/userinfo', 'Claims of the signed-in user (Bearer token or access_token form field)', UserinfoForm, async (c) =>
-    c.json(await findUserinfo(c.get('deps'), bearerOf(c) ?? (await clientRequest(c)).params.access_token)),
-  );
+  oauthRoute(app, 'post', '/userinfo', 'Claims of the signed-in user (Bearer or DPoP token, or access_token form field)', UserinfoForm, async (c) => {
+    const fromForm = validForm(c).access_token;
+    const presented = presentedTokenOf(c.req.header('authorization')) ?? (fromForm ? { scheme: 'parameter' as const, token: fromForm } : undefined);
+    return c.json(await findUserinfo(c.get('deps'), presented, dpopRequestOf(c)));
+  });
 
   oauthRoute(
     app,

@@ -9,6 +9,7 @@ import { grants } from './grants/index.js';
 import { SCOPES } from './scopes.js';
 import { PROMPTS, RESPONSE_MODES, RESPONSE_TYPES } from './authorize/authorize-request.js';
 import { LOCALES } from './authorize/locales.js';
+import { DPOP_ALGS } from './tokens/dpop.js';
 
 export const JWKS_PATH = '/.well-known/openid-configuration/jwks';
 
@@ -38,6 +39,8 @@ export function discoveryDocument(deps: Deps): Record<string, unknown> {
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     code_challenge_methods_supported: ['S256', 'plain'],
+    // RFC 9449 5.1: the algorithms of DPoP proofs.
+    dpop_signing_alg_values_supported: DPOP_ALGS,
     claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'amr', 'acr', 'preferred_username', 'name', 'picture', 'updated_at', 'email'],
     // docs/api.md#second-factors: a password, a password and a second factor, a passkey.
     acr_values_supported: [...ACR_VALUES],

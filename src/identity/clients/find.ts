@@ -40,6 +40,8 @@ export interface Client {
   clientName: string;
   /** RFC 9126 6: authorization requests only as pushed ones (/connect/par). */
   requirePushedRequests: boolean;
+  /** RFC 9449 5.2: tokens only with a DPoP proof, so always DPoP-bound. */
+  dpopBoundAccessTokens: boolean;
 }
 
 const CONFIDENTIAL: readonly AuthMethod[] = ['client_secret_basic', 'client_secret_post'];
@@ -63,6 +65,7 @@ export const ADMIN_CLI_CLIENT: Client = {
   identityProviders: [],
   clientName: 'idp command-line interface',
   requirePushedRequests: false,
+  dpopBoundAccessTokens: false,
 };
 
 function credentialClient(clientId: string, secret: string, org: string, app: string | null): Client {
@@ -104,6 +107,7 @@ export function clientOfRow(row: typeof oauthClients.$inferSelect): Client {
     identityProviders: meta.identity_providers,
     clientName: meta.client_name,
     requirePushedRequests: meta.require_pushed_authorization_requests ?? false,
+    dpopBoundAccessTokens: meta.dpop_bound_access_tokens ?? false,
   };
 }
 

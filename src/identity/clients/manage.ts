@@ -46,6 +46,7 @@ export const ClientMetadataInput = z.object({
   allow_plain_pkce: flag('allow_plain_pkce').optional(),
   identity_providers: list('identity_providers').optional(),
   require_pushed_authorization_requests: flag('require_pushed_authorization_requests').optional(),
+  dpop_bound_access_tokens: flag('dpop_bound_access_tokens').optional(),
   // Read only to refuse them with a reason: clients here authenticate by secret (normalizeClientMetadata).
   jwks: z.unknown().optional(),
   jwks_uri: z.unknown().optional(),
@@ -156,6 +157,7 @@ export function normalizeClientMetadata(input: ClientMetadataInput, policy: Meta
     allow_plain_pkce: input.allow_plain_pkce ?? false,
     identity_providers: identityProviders,
     require_pushed_authorization_requests: input.require_pushed_authorization_requests ?? false,
+    dpop_bound_access_tokens: input.dpop_bound_access_tokens ?? false,
   };
 }
 

@@ -6,4 +6,5 @@ CREATE TABLE "pushed_authorization_requests" (
 	"expires_at" bigint NOT NULL
 );
 --> statement-breakpoint
+ALTER TABLE "oauth_grants" ADD COLUMN "dpop_jkt" text;--> statement-breakpoint
 CREATE INDEX "pushed_authorization_requests_expires" ON "pushed_authorization_requests" USING btree ("expires_at");

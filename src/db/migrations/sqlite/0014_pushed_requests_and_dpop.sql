@@ -6,4 +6,5 @@ CREATE TABLE `pushed_authorization_requests` (
 	`expires_at` integer NOT NULL
 );
 --> statement-breakpoint
-CREATE INDEX `pushed_authorization_requests_expires` ON `pushed_authorization_requests` (`expires_at`);
+CREATE INDEX `pushed_authorization_requests_expires` ON `pushed_authorization_requests` (`expires_at`);--> statement-breakpoint
+ALTER TABLE `oauth_grants` ADD `dpop_jkt` text;
