@@ -24,6 +24,7 @@ export function register(noun: Command): void {
     .option('--smtp-url <url>', 'outgoing mail server, smtp://user:pass@host:587; without it mail goes to outbox/ beside the database [IDP_SMTP_URL]')
     .option('--mail-from <address>', 'sender of outgoing mail [IDP_MAIL_FROM] (default no-reply@ISSUER-HOST)')
     .option('--require-activation', 'new organizations and admin users must follow an emailed link before use [IDP_REQUIRE_ACTIVATION] (default off)')
+    .option('--require-par', 'authorization requests only as pushed ones, /connect/par (RFC 9126) [IDP_REQUIRE_PAR] (default off)')
     .option('--activation-ttl <seconds>', 'lifetime of activation links [IDP_ACTIVATION_TTL] (default 86400)')
     .option('--reset-ttl <seconds>', 'lifetime of password-reset links [IDP_RESET_TTL] (default 3600)')
     .option('--password-min-length <n>', `fewest characters a new password may have [IDP_PASSWORD_MIN_LENGTH] (default ${DEFAULTS.passwordPolicy.minLength})`)

@@ -38,6 +38,8 @@ export interface Config {
   mailFrom?: string;
   /** Whether new organizations and admin users must follow an emailed link before use. */
   requireActivation: boolean;
+  /** Whether /connect/authorize takes only pushed authorization requests (RFC 9126 5), from every client. */
+  requirePushedAuthorizationRequests: boolean;
   /** Lifetimes of emailed links in seconds. */
   activationTtl: number;
   resetTtl: number;
@@ -145,6 +147,8 @@ export const DEFAULTS = {
   refreshTokenTtl: 30 * 24 * 3600,
   // Off: a local `idp serve` works without a mail server; production turns it on.
   requireActivation: false,
+  // Off: clients choose PAR (RFC 9126), or their metadata requires it; FAPI 2.0 deployments turn it on.
+  requirePushedAuthorizationRequests: false,
   // A day: long enough to find the mail the next morning, short enough that an old inbox is not a key.
   activationTtl: 24 * 3600,
   // An hour, as OWASP's Forgot Password Cheat Sheet advises for reset links.
@@ -192,6 +196,7 @@ export interface ServeFlags {
   smtpUrl?: string;
   mailFrom?: string;
   requireActivation?: boolean;
+  requirePar?: boolean;
   activationTtl?: string;
   resetTtl?: string;
   captchaProvider?: string;
@@ -255,6 +260,8 @@ export function resolveConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): Config
     mailFrom: pick(flags.mailFrom, 'IDP_MAIL_FROM'),
     requireActivation:
       flags.requireActivation ?? parseBoolean(emptyToUndefined(env.IDP_REQUIRE_ACTIVATION), DEFAULTS.requireActivation, 'IDP_REQUIRE_ACTIVATION'),
+    requirePushedAuthorizationRequests:
+      flags.requirePar ?? parseBoolean(emptyToUndefined(env.IDP_REQUIRE_PAR), DEFAULTS.requirePushedAuthorizationRequests, 'IDP_REQUIRE_PAR'),
     activationTtl: parseSeconds(pick(flags.activationTtl, 'IDP_ACTIVATION_TTL'), DEFAULTS.activationTtl, '--activation-ttl'),
     resetTtl: parseSeconds(pick(flags.resetTtl, 'IDP_RESET_TTL'), DEFAULTS.resetTtl, '--reset-ttl'),
     captcha: parseCaptcha({

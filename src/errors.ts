@@ -92,6 +92,10 @@ export const InvalidRequestObject = kind(400, 'invalid_request_object');
 export const RequestUriNotSupported = kind(400, 'request_uri_not_supported');
 export const TemporarilyUnavailable = kind(503, 'temporarily_unavailable');
 
+// DPoP (RFC 9449 12.2): a proof that does not check out, and the server's nonce asked for.
+export const InvalidDpopProof = kind(400, 'invalid_dpop_proof');
+export const UseDpopNonce = kind(400, 'use_dpop_nonce');
+
 export function isAppError(value: unknown): value is AppError {
   return value instanceof AppError;
 }

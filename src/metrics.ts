@@ -52,7 +52,7 @@ export class Metrics {
   });
   readonly pruned = new Counter({
     name: 'idp_pruned_rows_total',
-    help: 'Expired rows forgotten by housekeeping, by table (refresh_tokens, token_families, authorization_codes, login_throttle, assets)',
+    help: 'Expired rows forgotten by housekeeping, by table (refresh_tokens, token_families, authorization_codes, pushed_authorization_requests, login_throttle, jti_replay, assets)',
     labelNames: ['table'] as const,
     registers: [this.registry],
   });

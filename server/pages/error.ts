@@ -11,6 +11,7 @@ export type ErrorPageReason =
   | 'missing_redirect_uri'
   | 'unregistered_redirect_uri'
   | 'invalid_request_object'
+  | 'invalid_request_uri'
   | 'csrf'
   | 'federation_failed'
   | 'bad_logout_request';

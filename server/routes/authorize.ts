@@ -24,11 +24,9 @@ import {
   authenticatePasskeyForRequest,
   completeSecondStep,
   continueAuthorization,
-  NO_INTERACTION,
   realmOf,
   secondFactorChoices,
   type AuthorizeOutcome,
-  type Interaction,
 } from '../../src/identity/authorize/authorize.js';
 import { denyAuthorization, errorResponse, type AuthorizationResponse } from '../../src/identity/authorize/authorize-response.js';
 import { openDeviceRequest } from '../../src/identity/authorize/device-authorizations.js';
@@ -44,6 +42,7 @@ import {
 } from '../../src/identity/authorize/interaction.js';
 import { passkeySignInOptions, type PasskeyProof } from '../../src/identity/factors/passkeys.js';
 import type { AuthenticationOptions } from '../../src/identity/factors/webauthn.js';
+import { openAuthorizeRequest, requiresPushedRequests } from '../../src/identity/authorize/pushed-requests.js';
 import type { NewSession } from '../../src/identity/sessions/sessions.js';
 import { listIdentityProviderNames } from '../../src/identity/federation/identity-providers.js';
 import { isCsrfTokenValid, pageContext, readSession, startSession } from '../browser.js';
@@ -151,8 +150,10 @@ function passkeyOffer(c: C, sealed: Omit<SealedInteraction, 'passkey'>, options:
 }
 
 async function signInPage(c: C, request: AuthorizeRequest, extra: Pick<SignInPage, 'alert' | 'loginHint'> = {}, status: 200 | 400 | 429 = 200) {
-  // An external provider's return resumes an authorize request (federation.ts), not a device's.
-  const names = request.device === undefined ? await listIdentityProviderNames(c.get('deps'), request.client) : [];
+  // An external provider's return resumes an authorize request (federation.ts), not a device's; a
+  // client held to pushed requests (RFC 9126 5) cannot be reached with parameters changed in the browser.
+  const hidden = request.device !== undefined || requiresPushedRequests(c.get('deps'), request.client);
+  const names = hidden ? [] : await listIdentityProviderNames(c.get('deps'), request.client);
   const providers = names.map((name) => {
     const params = new URLSearchParams(request.query);
     params.set('acr_values', `idp:${name}`);
@@ -239,12 +240,19 @@ export async function render(c: C, outcome: AuthorizeOutcome, loginAt?: number):
 
 /**
  * Validates a request and hands it on; failures before the redirect URI is trusted are shown on
- * the error page, later ones go back to the client (RFC 6749 4.1.2.1).
+ * the error page, later ones go back to the client (RFC 6749 4.1.2.1). A request from the browser
+ * is opened with `openAuthorizeRequest` (a pushed one, RFC 9126); one carried through this
+ * server's own sealed forms was opened so already and holds the parameters themselves.
  */
-async function withRequest(c: C, params: URLSearchParams, next: (request: AuthorizeRequest) => Promise<Response>): Promise<Response> {
+async function withRequest(
+  c: C,
+  params: URLSearchParams,
+  next: (request: AuthorizeRequest) => Promise<Response>,
+  open: typeof parseAuthorizeRequest = parseAuthorizeRequest,
+): Promise<Response> {
   let request: AuthorizeRequest;
   try {
-    request = await parseAuthorizeRequest(c.get('deps'), params);
+    request = await open(c.get('deps'), params);
   } catch (error) {
     const uiLocales = params.get('ui_locales') ?? undefined;
     if (error instanceof UnsafeRedirectError) return errorPage(c, error.reason, uiLocales, error.message);
@@ -254,8 +262,8 @@ async function withRequest(c: C, params: URLSearchParams, next: (request: Author
   return next(request);
 }
 
-async function authorize(c: C, params: URLSearchParams, interaction: Interaction = NO_INTERACTION) {
-  return withRequest(c, params, async (request) => render(c, await continueAuthorization(c.get('deps'), request, await readSession(c), interaction)));
+async function authorize(c: C, params: URLSearchParams) {
+  return withRequest(c, params, async (request) => render(c, await continueAuthorization(c.get('deps'), request, await readSession(c))), openAuthorizeRequest);
 }
 
 /** A posted page form: CSRF token checked, sealed authorize request opened. */

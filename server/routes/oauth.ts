@@ -9,7 +9,7 @@ import type { Context } from 'hono';
 import type { Env } from '../env.js';
 import { formBody, openapiRoute, type router, type ValidationResult } from '../openapi.js';
 import { validationError } from '../errors.js';
-import { formParam, requiredParam, type BodyRule } from '../request-input.js';
+import { formParam, paramsOf, requiredParam, type BodyRule } from '../request-input.js';
 import { defineRoutes, within } from '../route-table.js';
 import { loginContextOf } from '../client-address.js';
 import { InvalidRequest, MethodNotAllowed } from '../../src/errors.js';
@@ -19,6 +19,10 @@ import { grants } from '../../src/identity/grants/index.js';
 import { findUserinfo } from '../../src/identity/tokens/userinfo.js';
 import { introspectToken, revokeToken } from '../../src/identity/tokens/introspection.js';
 import { startDeviceAuthorization } from '../../src/identity/authorize/device-authorizations.js';
+import { AUTHORIZE_PARAMETERS } from '../../src/identity/authorize/authorize-request.js';
+import { pushAuthorizationRequest } from '../../src/identity/authorize/pushed-requests.js';
+import { currentDpopNonce, presentedTokenOf } from '../../src/identity/tokens/dpop.js';
+import { dpopRequestOf } from '../middleware/principal.js';
 
 /**
  * The OAuth endpoints take only a form (RFC 6749 3.2), each parameter at most once; a failure is
@@ -53,6 +57,11 @@ const TokenHintForm = z.object({ token: formParam(), token_type_hint: formParam(
 const UserinfoForm = z.object({ access_token: formParam() }).openapi('UserinfoRequest');
 const DeviceAuthorizationForm = z.object({ scope: formParam(), ...ClientForm }).openapi('DeviceAuthorizationRequest');
 
+/** RFC 9126 2.1: the authorization request's parameters, with the client's authentication. */
+const PushedRequestForm = z
+  .looseObject({ ...Object.fromEntries(AUTHORIZE_PARAMETERS.map((name) => [name, formParam()])), ...ClientForm })
+  .openapi('PushedAuthorizationRequest');
+
 type Router = ReturnType<typeof router>;
 
 function oauthRoute(
@@ -62,6 +71,7 @@ function oauthRoute(
   summary: string,
   form: z.ZodObject | undefined,
   handler: (c: Context<Env>) => Promise<Response>,
+  success: 200 | 201 = 200,
 ) {
   const route = createRoute({
     method,
@@ -69,14 +79,18 @@ function oauthRoute(
     tags: ['OAuth 2.0 / OpenID Connect'],
     summary,
     ...(form && { request: { body: formBody(form) } }),
-    responses: { 200: { description: 'Success (JSON)' }, default: { description: 'OAuth error {error, error_description}' } },
+    responses: { [success]: { description: 'Success (JSON)' }, default: { description: 'OAuth error {error, error_description}' } },
   });
   openapiRoute(app, route, handler, { hook: oauthInput, body: path === '/userinfo' ? { ...OAUTH_FORM, accept: ['form', 'none'] } : OAUTH_FORM });
 }
 
+/** The validated form of an oauthRoute: its declared parameters are strings. */
+function validForm(c: Context<Env>): Record<string, string> {
+  return (c.req as unknown as { valid(target: 'form'): Record<string, string> }).valid('form');
+}
+
 async function clientRequest(c: Context<Env>): Promise<ClientRequest> {
-  const params = (c.req as unknown as { valid(target: 'form'): Record<string, string> }).valid('form');
-  return { params, authorization: c.req.header('authorization'), context: loginContextOf(c) };
+  return { params: validForm(c), authorization: c.req.header('authorization'), context: loginContextOf(c) };
 }
 
 export const discoveryRoutes = defineRoutes('server/routes/oauth.ts', (app) => {
@@ -87,14 +101,37 @@ export const discoveryRoutes = defineRoutes('server/routes/oauth.ts', (app) => {
 });
 
 export const tokenEndpointRoutes = defineRoutes('server/routes/oauth.ts', (app) => {
-  oauthRoute(app, 'post', '/token', 'Token endpoint (RFC 6749 3.2)', TokenForm, async (c) => c.json(await requestToken(c.get('deps'), await clientRequest(c))));
+  oauthRoute(app, 'post', '/token', 'Token endpoint (RFC 6749 3.2); a DPoP header binds the tokens (RFC 9449)', TokenForm, async (c) => {
+    const response = await requestToken(c.get('deps'), { ...(await clientRequest(c)), dpop: dpopRequestOf(c) });
+    // RFC 9449 8.2: the next proof's nonce, with every answer to a DPoP request.
+    if (c.req.header('dpop') !== undefined) c.header('DPoP-Nonce', currentDpopNonce(c.get('deps')));
+    return c.json(response);
+  });
 
-  oauthRoute(app, 'get', '/userinfo', 'Claims of the signed-in user (Bearer token)', undefined, async (c) =>
-    c.json(await findUserinfo(c.get('deps'), bearerOf(c))),
+  oauthRoute(app, 'get', '/userinfo', 'Claims of the signed-in user (Bearer or DPoP token)', undefined, async (c) =>
+    c.json(await findUserinfo(c.get('deps'), presentedTokenOf(c.req.header('authorization')), dpopRequestOf(c))),
   );
   // RFC 6750 2.2: the token in the form only when it is not in the Authorization header.
-  oauthRoute(app, 'post', '/userinfo', 'Claims of the signed-in user (Bearer token or access_token form field)', UserinfoForm, async (c) =>
-    c.json(await findUserinfo(c.get('deps'), bearerOf(c) ?? (await clientRequest(c)).params.access_token)),
+  oauthRoute(app, 'post', '/userinfo', 'Claims of the signed-in user (Bearer or DPoP token, or access_token form field)', UserinfoForm, async (c) => {
+    const fromForm = validForm(c).access_token;
+    const presented = presentedTokenOf(c.req.header('authorization')) ?? (fromForm ? { scheme: 'parameter' as const, token: fromForm } : undefined);
+    return c.json(await findUserinfo(c.get('deps'), presented, dpopRequestOf(c)));
+  });
+
+  oauthRoute(
+    app,
+    'post',
+    '/par',
+    'Pushed authorization request (RFC 9126): the authorize parameters, for a request_uri to send the browser with',
+    PushedRequestForm,
+    async (c) => {
+      const request = await clientRequest(c);
+      const client = await authenticateRequestClient(c.get('deps'), request);
+      const params = paramsOf(validForm(c));
+      params.delete('client_secret');
+      return c.json(await pushAuthorizationRequest(c.get('deps'), client, params), 201);
+    },
+    201,
   );
 
   // RFC 8628 3.1: the client authenticates as at the token endpoint (a public client sends its client_id).
@@ -121,6 +158,7 @@ export const tokenEndpointRoutes = defineRoutes('server/routes/oauth.ts', (app) 
   for (const [path, allow] of [
     ['/token', 'POST'],
     ['/deviceauthorization', 'POST'],
+    ['/par', 'POST'],
     ['/introspect', 'POST'],
     ['/revocation', 'POST'],
     ['/userinfo', 'GET, POST'],

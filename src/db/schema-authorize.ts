@@ -118,3 +118,20 @@ export const serverSecrets = sqliteTable('server_secrets', {
   value: text('value').notNull(),
   created: integer('created').notNull(),
 });
+
+/**
+ * Authorization requests pushed to /connect/par (RFC 9126), waiting for the browser to bring their
+ * `request_uri` to /connect/authorize: found by the SHA-256 of that URI, used once, gone after
+ * `expiresAt`. `params` is the request's parameters as a query string, validated when pushed.
+ */
+export const pushedAuthorizationRequests = sqliteTable(
+  'pushed_authorization_requests',
+  {
+    requestUriHash: text('request_uri_hash').primaryKey(),
+    clientId: text('client_id').notNull(),
+    params: text('params').notNull(),
+    created: integer('created').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [index('pushed_authorization_requests_expires').on(t.expiresAt)],
+);

@@ -31,6 +31,10 @@ export interface StoredClientMetadata {
   require_consent: boolean;
   allow_plain_pkce: boolean;
   identity_providers: string[];
+  /** RFC 9126 6: the authorize endpoint takes this client's requests only through /connect/par. Absent in rows stored before it existed. */
+  require_pushed_authorization_requests?: boolean;
+  /** RFC 9449 5.2: token requests of this client must carry a DPoP proof. Absent in rows stored before it existed. */
+  dpop_bound_access_tokens?: boolean;
 }
 
 /**
@@ -111,6 +115,11 @@ export const tokenFamilies = sqliteTable(
     amr: text('amr', { mode: 'json' }).$type<string[]>(),
     created: integer('created').notNull(),
     revokedAt: integer('revoked_at'),
+    /**
+     * The JWK SHA-256 thumbprint of the DPoP key a public client's refresh tokens are bound to
+     * (RFC 9449 5): refreshing needs a proof of that key.
+     */
+    dpopJkt: text('dpop_jkt'),
   },
   (t) => [index('oauth_grants_client').on(t.clientId)],
 );

@@ -14,6 +14,7 @@ import { ASYMMETRIC_ALGS, HMAC_ALGS } from './clients/client-keys.js';
 const SECRET_METHODS = ['client_secret_basic', 'client_secret_post'];
 const JWT_METHODS = ['client_secret_jwt', 'private_key_jwt'];
 const JWT_ALGS = [...ASYMMETRIC_ALGS, ...HMAC_ALGS];
+import { DPOP_ALGS } from './tokens/dpop.js';
 
 export const JWKS_PATH = '/.well-known/openid-configuration/jwks';
 
@@ -30,6 +31,9 @@ export function discoveryDocument(deps: Deps): Record<string, unknown> {
     end_session_endpoint: `${issuer}/connect/endsession`,
     // RFC 8628 4.
     device_authorization_endpoint: `${issuer}/connect/deviceauthorization`,
+    // RFC 9126 5: required of every client with `idp serve --require-par`, else of those whose metadata says so.
+    pushed_authorization_request_endpoint: `${issuer}/connect/par`,
+    require_pushed_authorization_requests: deps.config.requirePushedAuthorizationRequests,
     // RFC 7591: with an initial access token, or none for an application that allows open registration.
     registration_endpoint: `${issuer}/connect/register`,
     scopes_supported: SCOPES,
@@ -46,6 +50,8 @@ export function discoveryDocument(deps: Deps): Record<string, unknown> {
     revocation_endpoint_auth_methods_supported: [...SECRET_METHODS, ...JWT_METHODS, 'none'],
     revocation_endpoint_auth_signing_alg_values_supported: JWT_ALGS,
     code_challenge_methods_supported: ['S256', 'plain'],
+    // RFC 9449 5.1: the algorithms of DPoP proofs.
+    dpop_signing_alg_values_supported: DPOP_ALGS,
     claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'amr', 'acr', 'preferred_username', 'name', 'picture', 'updated_at', 'email'],
     // docs/api.md#second-factors: a password, a password and a second factor, a passkey.
     acr_values_supported: [...ACR_VALUES],

@@ -1,8 +1,8 @@
 /**
  * Housekeeping: every instance forgets, now and then, the rows that can no longer be used —
- * refresh tokens and token families whose every token has expired, authorization codes past
- * their use, password-guessing counts that have decayed, JWT IDs whose JWT has expired
- * (jti-replay.ts), uploaded files no entity holds — so the tables that grow with every sign-in
+ * refresh tokens and token families whose every token has expired, authorization codes and pushed
+ * authorization requests past their use, password-guessing counts that have decayed, JWT IDs whose
+ * JWT has expired (jti-replay.ts), uploaded files no entity holds — so the tables that grow with every sign-in
  * stay as large as what is live (docs/operations.md#housekeeping). The other expiring rows
  * (browser sessions, revocations, mailed links, captcha solutions, federation requests, device
  * authorizations) are dropped by the writes that add them. Running on several instances at once
@@ -11,9 +11,13 @@
 import type { Deps } from '../deps.js';
 import { pruneTokenFamilies } from '../identity/sessions/token-families.js';
 import { removeUnlinkedAssets } from '../data/assets.js';
+import { prunePushedRequests } from '../identity/authorize/pushed-request-store.js';
 import { pruneJtiClaims } from '../identity/tokens/jti-replay.js';
 
-export type Pruned = Record<'refresh_tokens' | 'token_families' | 'authorization_codes' | 'login_throttle' | 'jti_replay' | 'assets', number>;
+export type Pruned = Record<
+  'refresh_tokens' | 'token_families' | 'authorization_codes' | 'pushed_authorization_requests' | 'login_throttle' | 'jti_replay' | 'assets',
+  number
+>;
 
 /** How often `idp serve` runs housekeeping: the growth it allows is one hour of sign-ins. */
 export const HOUSEKEEPING_INTERVAL_MS = 60 * 60 * 1000;
@@ -26,6 +30,7 @@ export async function pruneExpired(deps: Deps): Promise<Pruned> {
     refresh_tokens: tokens.refreshTokens,
     token_families: tokens.tokenFamilies,
     authorization_codes: tokens.authorizationCodes,
+    pushed_authorization_requests: await prunePushedRequests(deps, now),
     login_throttle: await deps.throttle.prune(now),
     jti_replay: await pruneJtiClaims(deps.db, now),
     // Also after every upload and delete; here for the uploads a crash cut off.

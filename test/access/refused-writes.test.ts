@@ -583,6 +583,7 @@ const OPEN_BY_DESIGN: ReadonlyMap<string, string> = new Map([
   ['POST /connect/token', 'RFC 6749 3.2: the token endpoint authenticates its client itself'],
   ['POST /connect/deviceauthorization', 'RFC 8628 3.1: authenticates its client itself; starts a device authorization nobody has allowed yet'],
   ['POST /device', 'the user-code form: the code is the credential, behind a CSRF token and a throttle; it allows nothing by itself'],
+  ['POST /connect/par', 'RFC 9126 2: authenticates its client itself, as the token endpoint does; it stores a request only that client can use'],
   ['POST /connect/introspect', 'RFC 7662 2.1: authenticates its client itself, and writes nothing'],
   ['POST /connect/revocation', 'RFC 7009 2.1: authenticates its client itself; it may revoke only its own tokens'],
   ['POST /connect/register', 'RFC 7591 3: takes its own initial access token (none only where the application allows open registration)'],

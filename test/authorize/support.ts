@@ -105,6 +105,7 @@ export interface ClientOptions {
   allow_plain_pkce?: boolean;
   identity_providers?: string[];
   client_name?: string;
+  require_pushed_authorization_requests?: boolean;
 }
 
 export const REDIRECT = 'https://rp.example/callback';

@@ -54,7 +54,15 @@ describe('housekeeping', () => {
     const before = await counts();
     expect(before).toEqual({ families: 2 + SETUP_FAMILY, refreshTokens: 2, codes: 0, throttle: 2 });
 
-    expect(await pruneExpired(t.deps)).toEqual({ refresh_tokens: 0, token_families: 0, authorization_codes: 0, login_throttle: 0, jti_replay: 0, assets: 0 });
+    expect(await pruneExpired(t.deps)).toEqual({
+      refresh_tokens: 0,
+      token_families: 0,
+      authorization_codes: 0,
+      pushed_authorization_requests: 0,
+      login_throttle: 0,
+      jti_replay: 0,
+      assets: 0,
+    });
     expect(await counts()).toEqual(before);
     expect((await t.request('GET', '/management/orgs/acme', { token: rotated.body.access_token })).status).toBe(200);
     expect((await refresh(rotated.body.refresh_token)).status).toBe(200);
@@ -81,6 +89,7 @@ describe('housekeeping', () => {
       refresh_tokens: 0,
       token_families: 1 + SETUP_FAMILY,
       authorization_codes: 0,
+      pushed_authorization_requests: 0,
       login_throttle: 0,
       jti_replay: 0,
       assets: 0,
@@ -131,7 +140,15 @@ describe('housekeeping', () => {
     clock.now += 30 * DAY;
     expect(await pruneExpired(t.deps)).toMatchObject({ refresh_tokens: 0, token_families: SETUP_FAMILY });
     clock.now += 1000;
-    expect(await pruneExpired(t.deps)).toEqual({ refresh_tokens: 1, token_families: 1, authorization_codes: 0, login_throttle: 0, jti_replay: 0, assets: 0 });
+    expect(await pruneExpired(t.deps)).toEqual({
+      refresh_tokens: 1,
+      token_families: 1,
+      authorization_codes: 0,
+      pushed_authorization_requests: 0,
+      login_throttle: 0,
+      jti_replay: 0,
+      assets: 0,
+    });
     expect(familyId).toEqual(expect.any(String));
     expect(await counts()).toMatchObject({ families: 0, refreshTokens: 0 });
     expectOAuthError(await refresh(signIn.body.refresh_token), 400, 'invalid_grant');

@@ -70,7 +70,8 @@ export interface AuthorizeRequest extends RedirectTarget {
   device?: string;
 }
 
-export type UnsafeReason = 'missing_client_id' | 'unknown_client' | 'missing_redirect_uri' | 'unregistered_redirect_uri' | 'invalid_request_object';
+export type UnsafeReason =
+  'missing_client_id' | 'unknown_client' | 'missing_redirect_uri' | 'unregistered_redirect_uri' | 'invalid_request_object' | 'invalid_request_uri';
 
 /** A failure that must not be redirected (RFC 6749 4.1.2.1): the user sees the error page. */
 export class UnsafeRedirectError extends AppError {
@@ -111,6 +112,7 @@ export const AUTHORIZE_PARAMETERS: readonly string[] = [
   'login_hint',
   'ui_locales',
   'request',
+  // RFC 9126 4: a pushed request, by the reference /connect/par gave.
   'request_uri',
 ];
 

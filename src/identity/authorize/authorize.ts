@@ -42,7 +42,7 @@ export interface Interaction {
   consented: boolean;
 }
 
-export const NO_INTERACTION: Interaction = { freshLogin: false, consented: false };
+const NO_INTERACTION: Interaction = { freshLogin: false, consented: false };
 
 export type AuthorizeOutcome =
   | { kind: 'sign-in'; request: AuthorizeRequest }

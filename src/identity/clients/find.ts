@@ -56,6 +56,10 @@ export interface Client {
   /** The one algorithm its client assertions, and its request objects, may use, when it registered one. */
   authSigningAlg?: string;
   requestObjectSigningAlg?: string;
+  /** RFC 9126 6: authorization requests only as pushed ones (/connect/par). */
+  requirePushedRequests: boolean;
+  /** RFC 9449 5.2: tokens only with a DPoP proof, so always DPoP-bound. */
+  dpopBoundAccessTokens: boolean;
 }
 
 // Their secret is kept as it is, so it can also key client_secret_jwt's HMAC (RFC 7523 2.2).
@@ -79,6 +83,8 @@ export const ADMIN_CLI_CLIENT: Client = {
   requireConsent: false,
   identityProviders: [],
   clientName: 'idp command-line interface',
+  requirePushedRequests: false,
+  dpopBoundAccessTokens: false,
 };
 
 /**
@@ -165,6 +171,8 @@ export function clientOfRow(row: typeof oauthClients.$inferSelect): Client {
     jwksUri: meta.jwks_uri,
     authSigningAlg: meta.token_endpoint_auth_signing_alg,
     requestObjectSigningAlg: meta.request_object_signing_alg,
+    requirePushedRequests: meta.require_pushed_authorization_requests ?? false,
+    dpopBoundAccessTokens: meta.dpop_bound_access_tokens ?? false,
   };
 }
 

@@ -47,6 +47,8 @@ export const ClientMetadataInput = z.object({
   allow_plain_pkce: flag('allow_plain_pkce').optional(),
   identity_providers: list('identity_providers').optional(),
   token_endpoint_auth_signing_alg: z.string({ error: 'token_endpoint_auth_signing_alg must be a string' }).optional(),
+  require_pushed_authorization_requests: flag('require_pushed_authorization_requests').optional(),
+  dpop_bound_access_tokens: flag('dpop_bound_access_tokens').optional(),
   // Checked in normalizeClientMetadata, with a message that names the key or the URL at fault.
   jwks: z.unknown().optional(),
   jwks_uri: z.string({ error: 'jwks_uri must be a string' }).optional(),
@@ -214,6 +216,8 @@ export function normalizeClientMetadata(input: ClientMetadataInput, policy: Meta
     identity_providers: identityProviders,
     ...keys,
     ...signingAlgsOf(input, method, keys),
+    require_pushed_authorization_requests: input.require_pushed_authorization_requests ?? false,
+    dpop_bound_access_tokens: input.dpop_bound_access_tokens ?? false,
   };
 }
 

@@ -69,7 +69,7 @@ async function consume(deps: Deps, code: AuthorizationCodeRow): Promise<string |
 export const authorizationCodeGrant: GrantHandler = {
   grantType: 'authorization_code',
   parameters: ['code', 'redirect_uri', 'code_verifier'],
-  async handle(deps, { client, params }) {
+  async handle(deps, { client, params, jkt }) {
     const code = await findAuthorizationCode(deps, requireParam(params, 'code'));
     const redirectUri = requireParam(params, 'redirect_uri');
     if (!code) throw InvalidGrant('the authorization code is not valid');
@@ -87,7 +87,7 @@ export const authorizationCodeGrant: GrantHandler = {
       const principal = await currentPrincipal(deps, code.principal);
       if (!principal) throw InvalidGrant('the account of this code no longer exists or is disabled');
       const scope = code.scope.split(' ').filter(isScope);
-      return await issueTokens(deps, { client, principal, scope, family: await findTokenFamily(deps, familyId), nonce: code.nonce });
+      return await issueTokens(deps, { client, principal, scope, family: await findTokenFamily(deps, familyId), nonce: code.nonce, jkt });
     } catch (error) {
       // The code is spent either way (a failed exchange may be an attacker's): end its token family too.
       await revokeTokenFamily(deps, familyId);

@@ -36,7 +36,7 @@ async function revokeReusedFamily(deps: Deps, family: TokenFamily): Promise<neve
 export const refreshTokenGrant: GrantHandler = {
   grantType: 'refresh_token',
   parameters: ['refresh_token', 'scope'],
-  async handle(deps, { client, params }) {
+  async handle(deps, { client, params, jkt }) {
     const row = await findRefreshToken(deps, requireParam(params, 'refresh_token'));
     const family = row && (await findTokenFamily(deps, row.familyId));
     if (!row || !family) throw InvalidGrant('the refresh token is not valid');
@@ -45,6 +45,8 @@ export const refreshTokenGrant: GrantHandler = {
     if (row.status === 'rotated') await revokeReusedFamily(deps, family);
     if (row.status === 'revoked' || family.revokedAt !== null) throw InvalidGrant('the refresh token has been revoked');
     if (row.expiresAt <= deps.now()) throw InvalidGrant('the refresh token has expired');
+    // RFC 9449 5: a public client's refresh token bound to a DPoP key is used only with a proof of that key.
+    if (family.dpopJkt !== null && family.dpopJkt !== jkt) throw InvalidGrant('the refresh token is bound to a DPoP key: send a DPoP proof of that key');
     // RFC 6749 6: the new access token may narrow the family's scope, never widen it.
     const granted = family.scope.split(' ') as Scope[];
     const scope = resolveScope(parseScope(params.scope), granted, 'this refresh token');
@@ -60,6 +62,6 @@ export const refreshTokenGrant: GrantHandler = {
       .where(and(eq(refreshTokens.tokenHash, row.tokenHash), eq(refreshTokens.status, 'active')))
       .run();
     if (changes(retired) !== 1) await revokeReusedFamily(deps, family);
-    return await issueTokens(deps, { client, principal, scope, family });
+    return await issueTokens(deps, { client, principal, scope, family, jkt });
   },
 };

@@ -48,7 +48,7 @@ async function mayActFor(deps: Deps, client: Client, principal: TokenPrincipal):
 export const tokenExchangeGrant: GrantHandler = {
   grantType: TOKEN_EXCHANGE,
   parameters: ['subject_token', 'subject_token_type', 'actor_token', 'requested_token_type', 'audience', 'resource', 'scope'],
-  async handle(deps, { client, params }) {
+  async handle(deps, { client, params, jkt }) {
     const subjectToken = requireParam(params, 'subject_token');
     const subjectType = requireParam(params, 'subject_token_type');
     if (!SUBJECT_TYPES.includes(subjectType)) throw InvalidRequest(`subject_token_type must be ${ACCESS_TOKEN_TYPE}`);
@@ -71,6 +71,7 @@ export const tokenExchangeGrant: GrantHandler = {
       principal,
       scope,
       familyId: claims.gid,
+      jkt,
       ttl: Math.min(deps.config.accessTokenTtl, remaining),
       claims: { act: { sub: client.clientId, ...(previousActor !== undefined && { act: previousActor }) } },
     });

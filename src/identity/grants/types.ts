@@ -15,6 +15,8 @@ export interface GrantRequest {
   /** The grant's declared form parameters that were sent, each at most once (RFC 6749 3.2). */
   params: Readonly<Record<string, string>>;
   context: LoginContext;
+  /** The thumbprint of the DPoP key the tokens are bound to (RFC 9449 5), when a proof came. */
+  jkt?: string;
 }
 
 export interface GrantHandler {

@@ -32,8 +32,9 @@ export async function loadMacKey(deps: Pick<Deps, 'db' | 'now'>): Promise<void> 
   keys.set(deps.db, Buffer.from(row.value, 'base64url'));
 }
 
-// `link`: mailed activation and reset links; `captcha`: the proof-of-work challenges' HMAC key.
-export type MacPurpose = 'session' | 'csrf' | 'interaction' | 'link' | 'captcha';
+// `link`: mailed activation and reset links; `captcha`: the proof-of-work challenges' HMAC key;
+// `dpop_nonce`: the DPoP nonces of the token endpoint (RFC 9449 8), good on every instance.
+export type MacPurpose = 'session' | 'csrf' | 'interaction' | 'link' | 'captcha' | 'dpop_nonce';
 
 export function macOf(deps: Deps, purpose: MacPurpose, value: string): string {
   return createHmac('sha256', macKey(deps)).update(`${purpose}\n${value}`).digest('base64url');

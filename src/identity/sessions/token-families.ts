@@ -49,6 +49,7 @@ export async function insertTokenFamily(tx: Tx, now: number, family: NewTokenFam
     amr: family.amr ? [...family.amr] : null,
     created: now,
     revokedAt: null,
+    dpopJkt: null,
   };
   await tx.insert(tokenFamilies).values(row).run();
   return row;
@@ -56,6 +57,15 @@ export async function insertTokenFamily(tx: Tx, now: number, family: NewTokenFam
 
 export async function findTokenFamily(deps: Deps, id: string): Promise<TokenFamily | undefined> {
   return await deps.db.select().from(tokenFamilies).where(eq(tokenFamilies.id, id)).get();
+}
+
+/** Binds a token family's refresh tokens to a DPoP key (RFC 9449 5), unless it is bound already. */
+export async function bindTokenFamily(deps: Deps, familyId: string, jkt: string): Promise<void> {
+  await deps.db
+    .update(tokenFamilies)
+    .set({ dpopJkt: jkt })
+    .where(and(eq(tokenFamilies.id, familyId), isNull(tokenFamilies.dpopJkt)))
+    .run();
 }
 
 /** A new refresh token of a token family; returns the token itself (only its hash is stored). */

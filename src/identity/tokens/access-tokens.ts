@@ -229,9 +229,14 @@ export async function principalOfClaims(deps: Deps, claims: AccessTokenClaims): 
 /** The principal a token speaks for, and its claims. @throws 401 when it does not verify or its principal may no longer act. */
 export async function verifyAccessToken(deps: Deps, token: string): Promise<{ principal: TokenPrincipal; claims: AccessTokenClaims }> {
   const claims = await verifyAccessTokenClaims(deps, token);
+  return { principal: await actingPrincipalOf(deps, claims), claims };
+}
+
+/** principalOfClaims, for a token that must still act. @throws 401 when its principal no longer may. */
+export async function actingPrincipalOf(deps: Deps, claims: AccessTokenClaims): Promise<TokenPrincipal> {
   const principal = await principalOfClaims(deps, claims);
   if (!principal) throw Unauthorized('the account behind this token no longer exists or is disabled');
-  return { principal, claims };
+  return principal;
 }
 
 /**

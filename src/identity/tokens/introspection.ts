@@ -60,10 +60,12 @@ export async function introspectToken(deps: Deps, client: Client, params: Readon
     access_token: async () => {
       const claims = await accessTokenClaims(deps, token);
       if (!claims || !(await isVisibleTo(deps, client, claims))) return null;
-      const { iss, sub, aud, client_id, scope, iat, exp, jti, preferred_username, auth_time, amr, acr } = claims;
+      const { iss, sub, aud, client_id, scope, iat, exp, jti, preferred_username, auth_time, amr, acr, cnf } = claims;
       return {
         active: true,
-        token_type: 'Bearer',
+        // RFC 9449 6.2: a DPoP-bound token says so, and to which key.
+        token_type: cnf === undefined ? 'Bearer' : 'DPoP',
+        ...(cnf !== undefined && { cnf }),
         iss,
         sub,
         aud,

@@ -6,16 +6,17 @@
 import type { Deps } from '../../deps.js';
 import { signAccessToken, type TokenPrincipal } from './access-tokens.js';
 import { signIdToken } from './id-tokens.js';
-import { insertRefreshToken, type TokenFamily } from '../sessions/token-families.js';
+import { bindTokenFamily, insertRefreshToken, type TokenFamily } from '../sessions/token-families.js';
 import { isUserPrincipal } from './user-claims.js';
-import type { Client } from '../clients/find.js';
+import { isPublicClient, type Client } from '../clients/find.js';
 import type { Scope } from '../scopes.js';
 import type { IssuedFacts } from './audit.js';
 import { acrOf } from '../factors/second-factor.js';
 
 export interface TokenResponse {
   access_token: string;
-  token_type: 'Bearer';
+  /** `DPoP` for a token bound to a DPoP key (RFC 9449 5). */
+  token_type: 'Bearer' | 'DPoP';
   expires_in: number;
   scope: string;
   refresh_token?: string;
@@ -42,6 +43,8 @@ export interface IssueRequest {
   amr?: readonly string[];
   ttl?: number;
   claims?: Record<string, unknown>;
+  /** The thumbprint of the DPoP key to bind the tokens to (RFC 9449 5, 6.1). */
+  jkt?: string;
 }
 
 /**
@@ -63,10 +66,17 @@ export async function issueTokens(deps: Deps, request: IssueRequest): Promise<Is
     scope,
     familyId: family?.id ?? request.familyId,
     ttl: request.ttl,
-    claims: { ...(isUserPrincipal(principal) && authenticationClaims(family?.authTime, amr)), ...request.claims },
+    claims: {
+      ...(isUserPrincipal(principal) && authenticationClaims(family?.authTime, amr)),
+      ...request.claims,
+      ...(request.jkt !== undefined && { cnf: { jkt: request.jkt } }),
+    },
   });
-  const response: TokenResponse = { access_token: access.token, token_type: 'Bearer', expires_in: access.expiresIn, scope: scope.join(' ') };
+  const tokenType = request.jkt === undefined ? 'Bearer' : 'DPoP';
+  const response: TokenResponse = { access_token: access.token, token_type: tokenType, expires_in: access.expiresIn, scope: scope.join(' ') };
   if (family && family.scope.split(' ').includes('offline_access') && client.grantTypes.includes('refresh_token')) {
+    // RFC 9449 5: a public client's refresh tokens are bound to its DPoP key, the first it used.
+    if (request.jkt !== undefined && isPublicClient(client) && family.dpopJkt === null) await bindTokenFamily(deps, family.id, request.jkt);
     response.refresh_token = (await insertRefreshToken(deps.db, deps.now(), deps.config.refreshTokenTtl, family)).token;
   }
   if (scope.includes('openid') && isUserPrincipal(principal)) {

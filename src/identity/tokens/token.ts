@@ -4,7 +4,7 @@
  * client authentication shared by introspection and revocation.
  */
 import type { Deps } from '../../deps.js';
-import { InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from '../../errors.js';
+import { InvalidDpopProof, InvalidRequest, UnauthorizedClient, UnsupportedGrantType } from '../../errors.js';
 import { authenticateClient, type ClientAuthentication } from '../sign-in/authenticate.js';
 import { JWT_BEARER_ASSERTION, readClientAssertion } from '../clients/client-assertions.js';
 import { withTokenAudit, type AuditContext } from './audit.js';
@@ -12,12 +12,15 @@ import { clientAuthenticationFailed, type Client } from '../clients/find.js';
 import { grants } from '../grants/index.js';
 import type { TokenResponse } from './issue.js';
 import type { LoginContext } from '../sign-in/throttle.js';
+import { verifyDpopProof, type DpopRequest } from './dpop.js';
 
 /** A form-encoded request to one of the client-authenticated endpoints. */
 export interface ClientRequest {
   params: Readonly<Record<string, string>>;
   authorization: string | undefined;
   context: LoginContext;
+  /** The request as a DPoP proof speaks of it (the token endpoint's only). */
+  dpop?: DpopRequest;
 }
 
 /** RFC 6749 2.3.1: client_id and client_secret are form-url-encoded before Basic encoding. */
@@ -77,7 +80,21 @@ async function exchange(deps: Deps, request: ClientRequest, audit: AuditContext)
   const grant = grants.get(grantType);
   if (!grant) throw UnsupportedGrantType(`grant_type '${grantType}' is not supported; supported: ${[...grants.keys()].join(', ')}`);
   if (!client.grantTypes.includes(grantType)) throw UnauthorizedClient(`this client may not use grant_type '${grantType}'`);
-  return grant.handle(deps, { client, params: declaredParams(request.params, grant.parameters), context: request.context });
+  const jkt = await dpopBindingOf(deps, client, request.dpop);
+  return grant.handle(deps, { client, params: declaredParams(request.params, grant.parameters), context: request.context, jkt });
+}
+
+/**
+ * The key the tokens are to be bound to (RFC 9449 5): the thumbprint of the request's DPoP proof,
+ * which must carry this server's nonce. A client registered with `dpop_bound_access_tokens` must
+ * send one (RFC 9449 5.2).
+ */
+async function dpopBindingOf(deps: Deps, client: Client, dpop: DpopRequest | undefined): Promise<string | undefined> {
+  if (dpop?.proof === undefined) {
+    if (client.dpopBoundAccessTokens) throw InvalidDpopProof('this client must send a DPoP proof (dpop_bound_access_tokens)');
+    return undefined;
+  }
+  return verifyDpopProof(deps, dpop, { nonce: true });
 }
 
 /** The parameters a grant declared, of those sent; the rest are ignored (RFC 6749 3.2). */

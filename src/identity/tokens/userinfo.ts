@@ -1,21 +1,26 @@
 /**
  * The UserInfo endpoint (OIDC Core 5.3): the claims of the user an access token speaks for, when
- * that token was granted `openid`. Errors follow RFC 6750 3.1 (`invalid_token` 401,
+ * that token was granted `openid`; a DPoP-bound one with its proof (RFC 9449 7). Errors follow RFC 6750 3.1 (`invalid_token` 401,
  * `insufficient_scope` 403, each with its `WWW-Authenticate: Bearer` challenge).
  */
 import type { Deps } from '../../deps.js';
 import { InsufficientScope, InvalidToken, isAppError } from '../../errors.js';
-import { principalOfClaims, verifyAccessTokenClaims } from './access-tokens.js';
+import { principalOfClaims } from './access-tokens.js';
+import { verifyPresentedToken, type DpopRequest, type PresentedToken } from './dpop.js';
 import { isUserPrincipal, userClaims } from './user-claims.js';
 
-export async function findUserinfo(deps: Deps, token: string | undefined): Promise<Record<string, unknown>> {
-  if (!token) throw InvalidToken('an access token is required', { headers: { 'WWW-Authenticate': 'Bearer realm="idp"' } });
+export async function findUserinfo(deps: Deps, presented: PresentedToken | undefined, request: DpopRequest): Promise<Record<string, unknown>> {
+  if (!presented) throw InvalidToken('an access token is required', { headers: { 'WWW-Authenticate': 'Bearer realm="idp"' } });
   let claims;
   try {
-    claims = await verifyAccessTokenClaims(deps, token);
+    claims = await verifyPresentedToken(deps, presented, request);
   } catch (error) {
     if (!isAppError(error)) throw error;
-    throw InvalidToken(error.message, { headers: { 'WWW-Authenticate': `Bearer realm="idp", error="invalid_token", error_description="${error.message}"` } });
+    // A DPoP refusal keeps its DPoP challenge (RFC 9449 7.1).
+    const challenge = error.headers['WWW-Authenticate']?.startsWith('DPoP ')
+      ? error.headers
+      : { 'WWW-Authenticate': `Bearer realm="idp", error="invalid_token", error_description="${error.message}"` };
+    throw InvalidToken(error.message, { headers: challenge });
   }
   const scope = claims.scope.split(' ');
   if (!scope.includes('openid')) {
