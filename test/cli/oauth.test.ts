@@ -93,7 +93,7 @@ describe('OAuth commands', () => {
     const created = await cli.json([
       'client',
       'create',
-      'signer',
+      'key-signer',
       '--grant-type',
       'client_credentials',
       '--auth-method',
