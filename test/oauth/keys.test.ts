@@ -43,11 +43,34 @@ describe('signing keys', () => {
     expect((await jwks()).keys).toHaveLength(2);
     await expectRefusedUnchanged(t, () => t.request('POST', '/management/keys/rotate'), 401, 'unauthorized');
     await expectRefusedUnchanged(t, () => t.request('POST', '/management/keys/rotate', { token: tenant.adminToken }), 403, 'forbidden');
+    expect((await t.request('GET', '/management/keys')).status).toBe(401);
+    expect((await t.request('GET', '/management/keys', { token: tenant.adminToken })).status).toBe(403);
     await ensureSuperuser(t.deps, 'root', 'root-password');
     const root = await token(t, { grant_type: 'password', client_id: 'admin-cli', username: 'root', password: 'root-password', scope: 'api' });
+    const listKeys = async () => {
+      const listed = await t.request('GET', '/management/keys', { token: root.body.access_token });
+      expect(listed.status, listed.text).toBe(200);
+      return listed.body.entities as { kid: string; alg: string; active?: string }[];
+    };
+    const activeBefore = (await listKeys()).filter((key) => key.active !== undefined);
+    expect(activeBefore.map((key) => [key.active, key.alg]).sort()).toEqual([
+      ['access_token', 'ES256'],
+      ['id_token', 'RS256'],
+    ]);
+    expect(activeBefore.map((key) => key.kid)).toContain(kidOf(before));
     const rotated = await t.request('POST', '/management/keys/rotate', { token: root.body.access_token });
     expect(rotated.status, rotated.text).toBe(200);
     expect(rotated.body.entities).toHaveLength(2);
+    // The new keys are the active ones; the old stay listed, retired, while they are published.
+    const listed = await listKeys();
+    expect(listed).toHaveLength(4);
+    expect(
+      listed
+        .filter((key) => key.active !== undefined)
+        .map((key) => key.kid)
+        .sort(),
+    ).toEqual(rotated.body.entities.map((key: { kid: string }) => key.kid).sort());
+    expect(listed.find((key) => key.kid === kidOf(before))?.active).toBeUndefined();
 
     const after = await clientToken();
     expect(kidOf(after)).not.toBe(kidOf(before));

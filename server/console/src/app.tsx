@@ -9,19 +9,27 @@ import { Heading, Problem, Waiting } from './parts';
 import { Link, navigate, pathOf, segmentsOf, usePath } from './router';
 import { findAdmin, type Admin } from './session';
 import { Applications } from './screens/applications';
+import { OAuthClientScreen } from './screens/client';
+import { OAuthClients } from './screens/clients';
 import { Collections } from './screens/collections';
+import { Credentials } from './screens/credentials';
 import { Entities } from './screens/entities';
 import { EntityScreen } from './screens/entity';
 import { NoAccess } from './screens/no-access';
 import { Organizations } from './screens/organizations';
+import { ServerStatus } from './screens/server';
 
 function Screen(props: { segments: string[]; admin: Admin }) {
   const [orgs, org, apps, app, collections, collection, id] = props.segments;
   if (orgs === undefined) {
     return Object.keys(props.admin.organizations).length === 0 ? <NoAccess admin={props.admin} /> : <Organizations admin={props.admin} />;
   }
+  if (orgs === 'server' && org === undefined) return <ServerStatus admin={props.admin} />;
   if (orgs === 'orgs' && org !== undefined && apps === undefined) return <Applications org={org} />;
   if (apps === 'apps' && app !== undefined && collections === undefined) return <Collections org={org} app={app} />;
+  if (collections === 'clients' && collection === undefined) return <OAuthClients org={org} app={app} />;
+  if (collections === 'clients' && collection !== undefined && id === undefined) return <OAuthClientScreen org={org} app={app} clientId={collection} />;
+  if (collections === 'credentials' && collection === undefined) return <Credentials org={org} app={app} />;
   if (collections === 'collections' && collection !== undefined && id === undefined)
     return <Entities key={collection} org={org} app={app} collection={collection} />;
   if (collections === 'collections' && id !== undefined && props.segments.length === 7)
@@ -36,14 +44,19 @@ function Screen(props: { segments: string[]; admin: Admin }) {
   );
 }
 
+const AREA_LABELS: Record<string, string> = { clients: 'OAuth clients', credentials: 'Credentials' };
+
 /** Where you are: each level a link to its screen. */
 function Breadcrumbs(props: { segments: string[] }) {
-  const [, org, , app, , collection, id] = props.segments;
+  const [top, org, , app, area, item, id] = props.segments;
   const trail: [string, string][] = [['Organizations', '/']];
+  if (top === 'server') trail.push(['Server', '/server']);
   if (org) trail.push([org, pathOf('orgs', org)]);
   if (app) trail.push([app, pathOf('orgs', org, 'apps', app)]);
-  if (collection) trail.push([collection, pathOf('orgs', org, 'apps', app, 'collections', collection)]);
-  if (id) trail.push([id, pathOf('orgs', org, 'apps', app, 'collections', collection, id)]);
+  // An application's collections are its own screen; its other areas have one of their own.
+  if (area && area !== 'collections') trail.push([AREA_LABELS[area] ?? area, pathOf('orgs', org, 'apps', app, area)]);
+  if (item) trail.push([item, pathOf('orgs', org, 'apps', app, area, item)]);
+  if (id) trail.push([id, pathOf('orgs', org, 'apps', app, area, item, id)]);
   return (
     <nav aria-label="Breadcrumb" class="crumbs">
       <ol>
@@ -68,6 +81,7 @@ function Shell(props: { admin?: Admin; segments?: string[]; children: ComponentC
         {props.segments && props.segments.length > 0 && <Breadcrumbs segments={props.segments} />}
         {props.admin && (
           <div class="who">
+            <Link to="/server">Server</Link>
             <span class="muted">{props.admin.username}</span>
             <button type="button" onClick={() => void signOut()}>
               Sign out

@@ -112,3 +112,39 @@ export function useAction(): { busy: boolean; error?: Error; run: (change: () =>
   };
   return { busy, error, run, clear: () => setError(undefined) };
 }
+
+/**
+ * A secret the server showed this once: the value, a copy button, and a plain warning. It lives in
+ * the screen's memory only, so a reload or another screen forgets it.
+ */
+export function OnceSecret(props: { label: string; value: string; children?: ComponentChildren }) {
+  const [copied, setCopied] = useState(false);
+  const title = useRef<HTMLHeadingElement>(null);
+  // Where the keyboard and the screen reader go next: the one thing to do before leaving.
+  useEffect(() => title.current?.focus(), [props.value]);
+  const copy = () => void navigator.clipboard.writeText(props.value).then(() => setCopied(true));
+  return (
+    <section class="panel secret" aria-labelledby="secret-title">
+      <h2 id="secret-title" ref={title} tabIndex={-1}>
+        {props.label}
+      </h2>
+      <p>
+        <strong>Copy it now: you will not see it again.</strong>
+      </p>
+      {props.children}
+      <div class="inline">
+        <code class="mono" id="secret-value">
+          {props.value}
+        </code>
+        <button type="button" onClick={copy}>
+          Copy
+        </button>
+      </div>
+      {copied && (
+        <p class="saved" role="status">
+          Copied.
+        </p>
+      )}
+    </section>
+  );
+}

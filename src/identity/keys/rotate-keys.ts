@@ -22,3 +22,25 @@ export async function rotateSigningKeys(deps: Deps): Promise<RotatedKeys> {
   deps.logger.info({ event: 'keys_rotated', kids, retired_until: retiredUntil }, 'signing keys rotated');
   return { kids, retiredUntil };
 }
+
+/** A public signing key as GET /management/keys shows it: which use it signs for while it is active. */
+export interface PublishedKey {
+  kid: string;
+  alg: string;
+  kty: string;
+  /** The use it is the active key of; absent for a retired key, published until its tokens expire. */
+  active?: KeyUse;
+}
+
+/**
+ * The keys the JWKS publishes, the active ones marked. An instance learns of a rotation by another
+ * within KEY_RECHECK_MS, as it does for signing.
+ */
+export async function listSigningKeys(deps: Deps): Promise<PublishedKey[]> {
+  const active = new Map<string, KeyUse>();
+  for (const use of ['access_token', 'id_token'] as const) active.set((await deps.keys.signingKey(use)).kid, use);
+  return (await deps.keys.publicJwks()).map((jwk) => {
+    const kid = jwk.kid ?? '';
+    return { kid, alg: jwk.alg ?? '', kty: jwk.kty ?? '', ...(active.has(kid) && { active: active.get(kid) }) };
+  });
+}

@@ -1,5 +1,6 @@
 /** One application's collections with their counts, and a new collection made by its first entity. */
 import { entitiesOf, request } from '../api';
+import { AppNav } from '../app-nav';
 import { CreateEntities } from '../create-entities';
 import { useLoad } from '../load';
 import { Heading, Problem, Waiting } from '../parts';
@@ -14,6 +15,7 @@ export function Collections(props: { org: string; app: string }) {
       <Heading>
         {app} <span class="muted">in {org}</span>
       </Heading>
+      <AppNav org={org} app={app} current="collections" />
       <Waiting loading={root.loading && root.value === undefined} />
       <Problem error={root.error} />
       {root.value && (

@@ -1,0 +1,28 @@
+/** The areas of one application, as links under its heading: the one open is marked current. */
+import { Link, pathOf } from './router';
+
+const AREAS: [area: string, label: string][] = [
+  ['collections', 'Collections'],
+  ['clients', 'OAuth clients'],
+  ['credentials', 'Credentials'],
+];
+
+export function AppNav(props: { org: string; app: string; current: string }) {
+  return (
+    <nav aria-label="Application" class="tabs">
+      <ul>
+        {AREAS.map(([area, label]) => (
+          <li key={area}>
+            {area === props.current ? (
+              <span aria-current="page">{label}</span>
+            ) : (
+              <Link to={area === 'collections' ? pathOf('orgs', props.org, 'apps', props.app) : pathOf('orgs', props.org, 'apps', props.app, area)}>
+                {label}
+              </Link>
+            )}
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}

@@ -1,0 +1,65 @@
+/** One OAuth client: its metadata to edit, or delete it (and revoke its grants) after a confirmation. */
+import { useState } from 'preact/hooks';
+import { entitiesOf, request } from '../api';
+import { AppNav } from '../app-nav';
+import { ClientForm, type ClientMetadata, type OAuthClient } from '../client-form';
+import { useLoad } from '../load';
+import { Confirm, Heading, OnceSecret, Problem, useAction, Waiting } from '../parts';
+import { navigate, pathOf } from '../router';
+
+export function OAuthClientScreen(props: { org: string; app: string; clientId: string }) {
+  const { org, app, clientId } = props;
+  const params = { orgId: org, appId: app, clientId };
+  const one = async (answer: Promise<Parameters<typeof entitiesOf>[0]>) => entitiesOf(await answer)[0] as unknown as OAuthClient;
+  const client = useLoad(() => one(request('get', '/management/orgs/{orgId}/apps/{appId}/clients/{clientId}', { params })), [org, app, clientId]);
+  const [saved, setSaved] = useState<OAuthClient>();
+  const [confirming, setConfirming] = useState(false);
+  const save = useAction();
+  const remove = useAction();
+  const submit = (metadata: ClientMetadata) =>
+    void save.run(async () => {
+      setSaved(await one(request('put', '/management/orgs/{orgId}/apps/{appId}/clients/{clientId}', { params, body: metadata })));
+      client.reload();
+    });
+  const confirmDelete = () =>
+    void remove.run(async () => {
+      await request('delete', '/management/orgs/{orgId}/apps/{appId}/clients/{clientId}', { params });
+      setConfirming(false);
+      navigate(pathOf('orgs', org, 'apps', app, 'clients'));
+    });
+  const title = client.value?.client_name ?? clientId;
+  return (
+    <>
+      <Heading>
+        {title} <span class="muted">OAuth client of {app}</span>
+      </Heading>
+      <AppNav org={org} app={app} current="clients" />
+      <Waiting loading={client.loading && client.value === undefined} />
+      <Problem error={client.error} />
+      {saved && save.error === undefined && (
+        <p class="saved" role="status">
+          Saved.
+        </p>
+      )}
+      {/* A client that comes to need a secret (public to confidential) gets one, shown here once. */}
+      {saved?.client_secret !== undefined && <OnceSecret label="Its new client secret" value={saved.client_secret} />}
+      {client.value && (
+        <>
+          <p>
+            Client id <code class="mono">{client.value.client_id}</code>, registered {new Date(client.value.client_id_issued_at * 1000).toLocaleString()}.
+          </p>
+          <ClientForm key={JSON.stringify(client.value)} client={client.value} action="Save" busy={save.busy} error={save.error} onSubmit={submit} />
+          <div class="actions">
+            <button type="button" class="danger" onClick={() => setConfirming(true)}>
+              Delete…
+            </button>
+          </div>
+        </>
+      )}
+      <Confirm open={confirming} title={`Delete ${title}?`} action="Delete" onCancel={() => setConfirming(false)} onConfirm={confirmDelete}>
+        <p>The client is deleted and every grant it holds is revoked: its tokens stop working. This cannot be undone.</p>
+        <Problem error={remove.error} />
+      </Confirm>
+    </>
+  );
+}

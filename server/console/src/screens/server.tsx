@@ -1,0 +1,110 @@
+/**
+ * The server: its version (GET /status), whether it can serve (GET /readyz: the database answers
+ * and is migrated, the signing keys are loaded), and for a sysadmin the signing keys, which are
+ * active, and a rotation after a confirmation (docs/api.md#tokens).
+ */
+import { useState } from 'preact/hooks';
+import { entitiesOf, request } from '../api';
+import { useLoad } from '../load';
+import { Confirm, Heading, Problem, useAction, Waiting } from '../parts';
+import type { Admin } from '../session';
+
+interface PublishedKey {
+  kid: string;
+  alg: string;
+  kty: string;
+  active?: string;
+}
+
+const USES: Record<string, string> = { access_token: 'access tokens', id_token: 'ID tokens' };
+
+function SigningKeys() {
+  const keys = useLoad(async () => entitiesOf(await request('get', '/management/keys', { params: {} })) as unknown as PublishedKey[], []);
+  const [confirming, setConfirming] = useState(false);
+  const [rotated, setRotated] = useState(false);
+  const rotate = useAction();
+  const confirmRotate = () =>
+    void rotate.run(async () => {
+      await request('post', '/management/keys/rotate', { params: {} });
+      setConfirming(false);
+      setRotated(true);
+      keys.reload();
+    });
+  const sorted = [...(keys.value ?? [])].sort((a, b) => Number(b.active !== undefined) - Number(a.active !== undefined));
+  return (
+    <section class="panel" aria-labelledby="keys-title">
+      <h2 id="keys-title">Signing keys</h2>
+      <Waiting loading={keys.loading && keys.value === undefined} />
+      <Problem error={keys.error} />
+      {rotated && (
+        <p class="saved" role="status">
+          Rotated: new tokens are signed with the new keys; the old ones stay published until the tokens they signed expire.
+        </p>
+      )}
+      {keys.value && (
+        <div class="table-wrap">
+          <table>
+            <caption>Published in the JWKS</caption>
+            <thead>
+              <tr>
+                <th scope="col">Key id</th>
+                <th scope="col">Algorithm</th>
+                <th scope="col">State</th>
+              </tr>
+            </thead>
+            <tbody>
+              {sorted.map((key) => (
+                <tr key={key.kid}>
+                  <td>
+                    <code class="mono">{key.kid}</code>
+                  </td>
+                  <td>{key.alg}</td>
+                  <td>{key.active ? <strong>active, signs {USES[key.active] ?? key.active}</strong> : 'retired, verifies until its tokens expire'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <div class="actions">
+        <button type="button" class="danger" onClick={() => setConfirming(true)}>
+          Rotate keys…
+        </button>
+      </div>
+      <Confirm open={confirming} title="Rotate the signing keys?" action="Rotate" onCancel={() => setConfirming(false)} onConfirm={confirmRotate}>
+        <p>New keys sign every token from now on. Tokens already issued keep working until they expire: their keys stay published until then.</p>
+        <Problem error={rotate.error} />
+      </Confirm>
+    </section>
+  );
+}
+
+export function ServerStatus(props: { admin: Admin }) {
+  const status = useLoad(async () => (await request('get', '/status', { params: {} })) as unknown as { version: string }, []);
+  const ready = useLoad(async () => {
+    try {
+      await request('get', '/readyz', { params: {} });
+      return 'ready: the database answers and is migrated, the signing keys are loaded';
+    } catch (error) {
+      return (error as Error).message;
+    }
+  }, []);
+  return (
+    <>
+      <Heading>Server</Heading>
+      <Waiting loading={status.loading && status.value === undefined} />
+      <Problem error={status.error} />
+      <section class="panel">
+        <dl class="facts">
+          <dt>Version</dt>
+          <dd id="server-version">{status.value?.version}</dd>
+          <dt>Readiness</dt>
+          <dd id="server-ready">{ready.value}</dd>
+          <dt>Address</dt>
+          <dd class="mono">{location.origin}</dd>
+        </dl>
+      </section>
+      {props.admin.sysadmin ? <SigningKeys /> : <p class="muted">Signing keys are a sysadmin's to see and rotate.</p>}
+    </>
+  );
+}

@@ -1,0 +1,112 @@
+/**
+ * What the console's browser tests share: a server with the demo data and a headless Chromium
+ * (started before and closed after the file's tests), a JSON call behind the browser's back, the
+ * sign-in through /connect/authorize, and axe-core on the page as it is.
+ *
+ * Screenshots go to the temporary directory; with IDP_SCREENSHOTS=docs, to docs/screenshots/
+ * (the README shows them).
+ */
+import { afterAll, beforeAll, expect } from 'vitest';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { HAS_CHROMIUM, launchChromium } from '../chromium.js';
+import type { RunningServer } from '../../server/serve.js';
+import type { ServeFlags } from '../../src/config.js';
+import { startTestServer } from '../database.js';
+
+const AXE = fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url));
+export const SHOTS =
+  process.env.IDP_SCREENSHOTS === 'docs' ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url)) : join(tmpdir(), 'idp-console');
+export const DEMO = { username: 'demo', password: 'demo-password' };
+
+export interface User {
+  username: string;
+  password: string;
+}
+
+export interface ConsoleHarness {
+  /** The server's address, e.g. http://127.0.0.1:41234. */
+  readonly url: string;
+  readonly browser: Browser;
+  /** A JSON call with an admin's password token (the demo admin's unless `user`), for what a test sets up or checks behind the browser. */
+  api(method: string, path: string, body?: unknown, user?: User): Promise<{ status: number; body: any }>;
+  /** Opens the console and signs in as `user` on the sign-in page; returns on the console's first screen. */
+  signIn(page: Page, user: User): Promise<void>;
+}
+
+/** A server with the demo data (and `flags`) and a browser for the file's tests. */
+export function useConsoleServer(flags: ServeFlags = {}): ConsoleHarness {
+  let server: RunningServer | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    if (!HAS_CHROMIUM) return;
+    mkdirSync(SHOTS, { recursive: true });
+    server = await startTestServer({
+      host: '127.0.0.1',
+      port: '0',
+      fixtures: fileURLToPath(new URL('../../fixtures/demo.json', import.meta.url)),
+      ...flags,
+    });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+  const harness: ConsoleHarness = {
+    get url() {
+      return server!.url;
+    },
+    get browser() {
+      return browser!;
+    },
+    async api(method, path, body, user = DEMO) {
+      const token = await fetch(`${harness.url}/management/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ grant_type: 'password', ...user }),
+      }).then((response) => response.json() as Promise<{ access_token: string }>);
+      const response = await fetch(`${harness.url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token.access_token}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: response.status, body: await response.json() };
+    },
+    async signIn(page, user) {
+      await page.goto(`${harness.url}/console/`);
+      await page.waitForURL(/\/connect\/authorize/);
+      await page.fill('#login', user.username);
+      await page.fill('#password', user.password);
+      await page.click('button[type=submit]');
+      await page.waitForURL((url) => url.pathname.startsWith('/console/') && url.pathname !== '/console/callback');
+    },
+  };
+  return harness;
+}
+
+let axeSource: string | undefined;
+
+/**
+ * No serious or critical accessibility violation on the page as it is now. axe runs through the
+ * debugging protocol, as page.evaluate does: the console's CSP rightly refuses a script tag added.
+ */
+export async function expectAccessible(page: Page, screen: string): Promise<void> {
+  axeSource ??= readFileSync(AXE, 'utf8');
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.map((violation: any) => ({ id: violation.id, impact: violation.impact, nodes: violation.nodes.length }));
+  });
+  expect(
+    violations.filter((violation: { impact: string }) => violation.impact === 'serious' || violation.impact === 'critical'),
+    screen,
+  ).toEqual([]);
+}
+
+export async function heading(page: Page): Promise<string> {
+  return ((await page.locator('h1').textContent()) ?? '').trim();
+}
