@@ -223,4 +223,5 @@ export const RESERVED_USER_FIELDS: Readonly<Record<string, unknown>> = {
   metadata: { path: '/users/root' },
   passwordHash: 'scrypt$forged',
   credentials: { password: 'forged' },
+  phone_number_verified: true,
 };

@@ -21,9 +21,22 @@ export const lifecycleTokens = sqliteTable(
     created: integer('created').notNull(),
     expiresAt: integer('expires_at').notNull(),
     usedAt: integer('used_at'),
+    /** The address the link was mailed to: redeeming it proves that address (verified_emails). */
+    email: text('email'),
   },
   (t) => [index('lifecycle_tokens_subject').on(t.subjectUuid, t.purpose), index('lifecycle_tokens_expires').on(t.expiresAt)],
 );
+
+/**
+ * The address a user proved theirs by following a link mailed to it (`email_verified`, OIDC Core
+ * 5.1): one per account, the latest proved; it counts only while it is still the account's email.
+ */
+export const verifiedEmails = sqliteTable('verified_emails', {
+  subjectUuid: text('subject_uuid').primaryKey(),
+  /** Lower case. */
+  email: text('email').notNull(),
+  verifiedAt: integer('verified_at').notNull(),
+});
 
 /** Proof-of-work captcha solutions already accepted, kept until their challenge expires. */
 export const captchaSolutions = sqliteTable(

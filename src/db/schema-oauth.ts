@@ -9,6 +9,12 @@ import { applications } from './schema-core.js';
 import type { JWK } from 'jose';
 import type { Principal } from '../principal.js';
 
+/** Claim names the `claims` request parameter asked for each target (identity/authorize/claims-request.ts). */
+export interface RequestedClaims {
+  userinfo: string[];
+  id_token: string[];
+}
+
 type TokenPrincipal = Exclude<Principal, { kind: 'guest' }>;
 
 /** RFC 7591 client metadata as stored (docs/api.md#clients). */
@@ -113,6 +119,8 @@ export const tokenFamilies = sqliteTable(
     authTime: integer('auth_time').notNull(),
     /** How the user authenticated (RFC 8176 `amr`), kept so that refreshed tokens say it too. */
     amr: text('amr', { mode: 'json' }).$type<string[]>(),
+    /** The single claims the `claims` parameter asked for (OIDC Core 5.5), given again on refresh. */
+    claims: text('claims', { mode: 'json' }).$type<RequestedClaims>(),
     created: integer('created').notNull(),
     revokedAt: integer('revoked_at'),
     /**
@@ -156,6 +164,8 @@ export const authorizationCodes = sqliteTable('authorization_codes', {
   authTime: integer('auth_time').notNull(),
   /** How the user authenticated (RFC 8176 `amr`), handed to the token family the code starts. */
   amr: text('amr', { mode: 'json' }).$type<string[]>(),
+  /** The single claims the `claims` parameter asked for (OIDC Core 5.5), for the tokens of the exchange. */
+  claims: text('claims', { mode: 'json' }).$type<RequestedClaims>(),
   created: integer('created').notNull(),
   expiresAt: integer('expires_at').notNull(),
   consumedAt: integer('consumed_at'),

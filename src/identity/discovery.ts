@@ -15,6 +15,7 @@ const SECRET_METHODS = ['client_secret_basic', 'client_secret_post'];
 const JWT_METHODS = ['client_secret_jwt', 'private_key_jwt'];
 const JWT_ALGS = [...ASYMMETRIC_ALGS, ...HMAC_ALGS];
 import { DPOP_ALGS } from './tokens/dpop.js';
+import { USER_CLAIMS } from './tokens/user-claims.js';
 
 export const JWKS_PATH = '/.well-known/openid-configuration/jwks';
 
@@ -39,7 +40,8 @@ export function discoveryDocument(deps: Deps): Record<string, unknown> {
     scopes_supported: SCOPES,
     response_types_supported: RESPONSE_TYPES,
     response_modes_supported: RESPONSE_MODES,
-    grant_types_supported: [...grants.keys()],
+    // The token endpoint's grants, and the authorize endpoint's implicit one (RFC 8414 2).
+    grant_types_supported: [...grants.keys(), 'implicit'],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [deps.config.idTokenAlg],
     // docs/api.md#client-authentication-with-a-jwt: private_key_jwt and client_secret_jwt (RFC 7523).
@@ -52,14 +54,15 @@ export function discoveryDocument(deps: Deps): Record<string, unknown> {
     code_challenge_methods_supported: ['S256', 'plain'],
     // RFC 9449 5.1: the algorithms of DPoP proofs.
     dpop_signing_alg_values_supported: DPOP_ALGS,
-    claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'amr', 'acr', 'preferred_username', 'name', 'picture', 'updated_at', 'email'],
+    claims_supported: [...USER_CLAIMS, 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'amr', 'acr'],
     // docs/api.md#second-factors: a password, a password and a second factor, a passkey.
     acr_values_supported: [...ACR_VALUES],
     prompt_values_supported: PROMPTS,
     ui_locales_supported: LOCALES,
     // RFC 9207: every authorization response carries `iss`.
     authorization_response_iss_parameter_supported: true,
-    claims_parameter_supported: false,
+    // docs/api.md#claims: single claims for userinfo and the ID token, and an essential acr.
+    claims_parameter_supported: true,
     // docs/api.md#request-objects: by value; by reference only through pushed authorization requests.
     request_parameter_supported: true,
     request_object_signing_alg_values_supported: [...ASYMMETRIC_ALGS, ...HMAC_ALGS, 'none'],

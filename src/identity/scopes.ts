@@ -4,7 +4,7 @@
  */
 import { InvalidScope } from '../errors.js';
 
-export const SCOPES = ['openid', 'profile', 'email', 'offline_access', 'api'] as const;
+export const SCOPES = ['openid', 'profile', 'email', 'address', 'phone', 'offline_access', 'api'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export function isScope(value: string): value is Scope {

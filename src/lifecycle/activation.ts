@@ -25,10 +25,11 @@ async function requireAccount(deps: Deps, subject: Subject): Promise<Account> {
  */
 export async function sendActivationLink(deps: Deps, subject: Subject): Promise<boolean> {
   const account = await requireAccount(deps, subject);
-  if (!account.email) return false;
-  const token = await deps.db.transaction(async (tx) => issueLinkToken(tx, deps, 'activate', subject));
+  const email = account.email;
+  if (!email) return false;
+  const token = await deps.db.transaction(async (tx) => issueLinkToken(tx, deps, 'activate', subject, email));
   const link = await linkUrl(deps, 'activate', subject, token);
-  void deps.mailer.send(composeMail('activate', { ...account, email: account.email }, { link, ttlSeconds: deps.config.activationTtl }));
+  void deps.mailer.send(composeMail('activate', { ...account, email }, { link, ttlSeconds: deps.config.activationTtl }));
   return true;
 }
 

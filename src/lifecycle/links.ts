@@ -9,7 +9,7 @@
  */
 import { and, eq, isNull, lt } from 'drizzle-orm';
 import { changes } from '../db/changes.js';
-import { lifecycleTokens } from '../db/schema.js';
+import { lifecycleTokens, verifiedEmails } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import type { Tx } from '../db/open.js';
 import { InvalidLink, LinkAlreadyUsed, LinkExpired } from '../errors.js';
@@ -34,8 +34,11 @@ function ttlOf(deps: Deps, purpose: LinkPurpose): number {
   return (purpose === 'activate' ? deps.config.activationTtl : deps.config.resetTtl) * 1000;
 }
 
-/** A new link token; earlier unused links of the same purpose for the account stop working. */
-export async function issueLinkToken(tx: Tx, deps: Deps, purpose: LinkPurpose, subject: Subject): Promise<string> {
+/**
+ * A new link token, to be mailed to `email`; earlier unused links of the same purpose for the
+ * account stop working.
+ */
+export async function issueLinkToken(tx: Tx, deps: Deps, purpose: LinkPurpose, subject: Subject, email: string): Promise<string> {
   const now = deps.now();
   const random = randomToken();
   const token = `${random}.${macOfLink(deps, purpose, subject, random)}`;
@@ -56,6 +59,7 @@ export async function issueLinkToken(tx: Tx, deps: Deps, purpose: LinkPurpose, s
       created: now,
       expiresAt: now + ttlOf(deps, purpose),
       usedAt: null,
+      email,
     })
     .run();
   return token;
@@ -81,7 +85,10 @@ export async function checkLinkToken(tx: Tx, deps: Deps, purpose: LinkPurpose, s
   return row;
 }
 
-/** Checks the token and spends it; throws if another request spent it first. */
+/**
+ * Checks the token and spends it; throws if another request spent it first. A user who followed
+ * it proved the address it was mailed to: that address becomes their verified email (`email_verified`).
+ */
 export async function redeemLinkToken(tx: Tx, deps: Deps, purpose: LinkPurpose, subject: Subject, token: string): Promise<void> {
   const row = await checkLinkToken(tx, deps, purpose, subject, token);
   const spent = await tx
@@ -90,4 +97,11 @@ export async function redeemLinkToken(tx: Tx, deps: Deps, purpose: LinkPurpose, 
     .where(and(eq(lifecycleTokens.tokenHash, row.tokenHash), isNull(lifecycleTokens.usedAt)))
     .run();
   if (changes(spent) !== 1) throw LinkAlreadyUsed('this link was already used; ask for a new one', { fields: { token: 'already used' } });
+  if (row.email === null || subject.type === 'organization') return;
+  const verified = { email: row.email.toLowerCase(), verifiedAt: deps.now() };
+  await tx
+    .insert(verifiedEmails)
+    .values({ subjectUuid: subject.uuid, ...verified })
+    .onConflictDoUpdate({ target: verifiedEmails.subjectUuid, set: verified })
+    .run();
 }

@@ -47,10 +47,11 @@ export async function requestPasswordReset(deps: Deps, realm: Realm, email: stri
   await countMail(deps, target, context);
   const subject = await findSubjectByEmail(deps, realm, email);
   const account = subject && (await findAccount(deps, subject));
-  if (!subject || !account?.email || account.disabled) return;
-  const token = await deps.db.transaction(async (tx) => issueLinkToken(tx, deps, 'resetpw', subject));
+  const to = account?.email;
+  if (!subject || !account || !to || account.disabled) return;
+  const token = await deps.db.transaction(async (tx) => issueLinkToken(tx, deps, 'resetpw', subject, to));
   const link = await linkUrl(deps, 'resetpw', subject, token);
-  void deps.mailer.send(composeMail('resetpw', { ...account, email: account.email }, { link, ttlSeconds: deps.config.resetTtl }));
+  void deps.mailer.send(composeMail('resetpw', { ...account, email: to }, { link, ttlSeconds: deps.config.resetTtl }));
 }
 
 async function requireAccount(deps: Deps, subject: UserSubject): Promise<Account> {

@@ -101,6 +101,8 @@ const RESERVED_USER_FIELD_NAMES = [
   'metadata',
   'passwordHash',
   'credentials',
+  // Nothing here checks a phone number, so only an administrator can vouch for it (docs/api.md#claims).
+  'phone_number_verified',
 ] as const;
 export const RESERVED_USER_FIELDS: ReadonlySet<string> = new Set(RESERVED_USER_FIELD_NAMES);
 

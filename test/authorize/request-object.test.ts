@@ -5,8 +5,20 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as oidc from 'openid-client';
-import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT, type CryptoKey, type JWTPayload } from 'jose';
-import { authorizeAsUser, Browser, createClient, createFixture, redirectOf, REDIRECT, startIdp, type Fixture, type RegisteredClient } from './support.js';
+import { decodeJwt, exportJWK, generateKeyPair, SignJWT, UnsecuredJWT, type CryptoKey, type JWTPayload } from 'jose';
+import {
+  authorizeAsUser,
+  Browser,
+  createClient,
+  createFixture,
+  exchangeCode,
+  redirectOf,
+  REDIRECT,
+  startIdp,
+  USER,
+  type Fixture,
+  type RegisteredClient,
+} from './support.js';
 
 let fixture: Fixture;
 let keyed: RegisteredClient;
@@ -90,6 +102,13 @@ describe('request objects', () => {
     expect(`${redirect.url.origin}${redirect.url.pathname}`).toBe(REDIRECT);
     expect(redirect.query.get('state')).toBe('inner');
     expect(redirect.query.get('code')).toBeTruthy();
+  });
+
+  it('reads claims as the JSON object a request object carries (OIDC Core 6.1)', async () => {
+    const request = await sign(hmac.client_id, new TextEncoder().encode(hmac.client_secret!), 'HS256', { claims: { id_token: { email: null } } });
+    const code = redirectOf(await authorizeAsUser(new Browser(fixture.url), byValue(hmac.client_id, request))).query.get('code');
+    const tokens = await exchangeCode(fixture, hmac, code!);
+    expect(decodeJwt(tokens.id_token).email).toBe(USER.email);
   });
 
   it('takes an unsigned request object only from a client that registered none', async () => {

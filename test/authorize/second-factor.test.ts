@@ -262,3 +262,32 @@ describe('acr_values=urn:idp:acr:mfa (step-up)', () => {
     expect((await exchange(await browser.get(authorizeUrl({ acr_values: 'urn:idp:acr:mfa', prompt: 'none' })))).id).toMatchObject(PWD);
   });
 });
+
+describe('the claims parameter: an essential acr (OIDC Core 5.5.1.1)', () => {
+  const essential = (values: string[]) => JSON.stringify({ id_token: { acr: { essential: true, values } } });
+
+  it('forces the second factor as acr_values does', async () => {
+    const person = await newPerson();
+    const browser = new Browser(fixture.url);
+    expect((await exchange(await givePassword(browser, person))).id).toMatchObject(PWD);
+    const { secret } = await enrollTotp(person);
+    const step = await browser.get(authorizeUrl({ claims: essential(['urn:idp:acr:mfa']) }));
+    expect(step.status).toBe(200);
+    const html = await step.text();
+    expect(html).toContain('action="/connect/authorize/otp"');
+    const after = await exchange(await browser.submit(html, { otp: totpCode(secret) }, '/connect/authorize/otp'));
+    expect(after.id).toMatchObject({ sub: person.uuid, ...MFA });
+  });
+
+  it('fails the sign-in of a user who cannot reach it, with access_denied; a voluntary one gets the acr achieved', async () => {
+    const person = await newPerson();
+    const browser = new Browser(fixture.url);
+    const refused = redirectOf(await givePassword(browser, person, { claims: essential(['urn:idp:acr:mfa']) }));
+    expect(refused.query.get('error')).toBe('access_denied');
+    expect(refused.query.get('error_description')).toContain('urn:idp:acr:mfa');
+    expect(refused.query.get('code')).toBeNull();
+    const voluntary = JSON.stringify({ id_token: { acr: { values: ['urn:idp:acr:mfa'] } } });
+    expect((await exchange(await browser.get(authorizeUrl({ claims: voluntary })))).id).toMatchObject(PWD);
+    expect((await exchange(await browser.get(authorizeUrl({ claims: essential(['urn:idp:acr:pwd', 'urn:idp:acr:mfa']) })))).id).toMatchObject(PWD);
+  });
+});

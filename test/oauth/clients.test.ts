@@ -22,7 +22,7 @@ describe('OAuth clients of an application', () => {
       redirect_uris: ['https://app.example/cb'],
       grant_types: ['authorization_code'],
       response_types: ['code'],
-      scope: 'openid profile email offline_access api',
+      scope: 'openid profile email address phone offline_access api',
       token_endpoint_auth_method: 'client_secret_basic',
       require_pkce: false,
       require_consent: true,

@@ -69,8 +69,8 @@ export function claimsOf(jwt: string): Record<string, unknown> {
 }
 
 /** A fresh app on a test clock with one tenant (organization acme, application sandbox). */
-export async function createTenantApp(): Promise<{ t: TestApp; tenant: Tenant; clock: Clock }> {
+export async function createTenantApp(overrides: Parameters<typeof createTestApp>[0] = {}): Promise<{ t: TestApp; tenant: Tenant; clock: Clock }> {
   const clock: Clock = { now: Date.now() };
-  const t = await createTestApp({}, { now: () => clock.now });
+  const t = await createTestApp(overrides, { now: () => clock.now });
   return { t, tenant: await createTenant(t), clock };
 }

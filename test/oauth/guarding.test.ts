@@ -156,7 +156,7 @@ describe('userinfo', () => {
     const res = await token(t, { grant_type: 'password', client_id: 'admin-cli', username: 'alice', password: ORG.password, scope: 'openid email' });
     const get = await t.request('GET', '/connect/userinfo', { token: res.body.access_token });
     expect(get.status).toBe(200);
-    expect(get.body).toEqual({ sub: expect.any(String), email: 'alice@example.com' });
+    expect(get.body).toEqual({ sub: expect.any(String), email: 'alice@example.com', email_verified: false });
     const post = await t.request('POST', '/connect/userinfo', { form: { access_token: res.body.access_token } });
     expect(post.body).toEqual(get.body);
   });

@@ -4,7 +4,7 @@
  * Only the code's SHA-256 is stored.
  */
 import { eq } from 'drizzle-orm';
-import { authorizationCodes } from '../../db/schema.js';
+import { authorizationCodes, type RequestedClaims } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { hashToken, newOpaqueToken } from '../sessions/token-families.js';
 import type { TokenPrincipal } from '../tokens/access-tokens.js';
@@ -26,6 +26,8 @@ export interface NewAuthorizationCode {
   authTime: number;
   /** How the user authenticated (RFC 8176), for the tokens the code is exchanged for. */
   amr?: readonly string[];
+  /** The single claims the `claims` parameter asked for (OIDC Core 5.5). */
+  claims?: RequestedClaims;
 }
 
 /** Stores a new one-time code living `codeTtl` seconds; returns the code itself. */
@@ -45,6 +47,7 @@ export async function createAuthorizationCode(deps: Deps, input: NewAuthorizatio
       nonce: input.nonce ?? null,
       authTime: input.authTime,
       amr: input.amr ? [...input.amr] : null,
+      claims: input.claims && (input.claims.userinfo.length > 0 || input.claims.id_token.length > 0) ? input.claims : null,
       created: now,
       expiresAt: now + deps.config.codeTtl * 1000,
     })

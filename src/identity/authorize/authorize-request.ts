@@ -22,6 +22,7 @@ import { parseAcrValues, type AcrValues } from './acr-values.js';
 import { parseScope, resolveScope, type Scope } from '../scopes.js';
 import { findIdentityProviderByName } from '../federation/identity-providers.js';
 import { readRequestObject } from './request-object.js';
+import { parseClaimsRequest, type ClaimsRequest } from './claims-request.js';
 
 export type ResponseMode = 'query' | 'fragment' | 'form_post';
 export const RESPONSE_MODES: readonly ResponseMode[] = ['query', 'fragment', 'form_post'];
@@ -33,7 +34,7 @@ export const RESPONSE_TYPES: readonly string[] = ['code', 'id_token', 'token', '
 const PARTS = ['code', 'id_token', 'token'] as const;
 type ResponsePart = (typeof PARTS)[number];
 
-const IDENTITY_SCOPES: readonly string[] = ['openid', 'profile', 'email'];
+const IDENTITY_SCOPES: readonly string[] = ['openid', 'profile', 'email', 'address', 'phone'];
 const RESOURCE_SCOPES: readonly string[] = ['api'];
 
 export type Prompt = 'none' | 'login' | 'consent' | 'select_account';
@@ -63,7 +64,10 @@ export interface AuthorizeRequest extends RedirectTarget {
   codeChallengeMethod?: 'S256' | 'plain';
   loginHint?: string;
   uiLocales?: string;
+  /** `acr_values`, with the `acr` classes of `claims` among `classes`. */
   acr: AcrValues;
+  /** The `claims` parameter (OIDC Core 5.5). */
+  claims: ClaimsRequest;
   /** The request's parameters as received, to carry it through the sign-in and consent forms. */
   query: string;
   /** The id of the device authorization (RFC 8628) this request allows, in mode `device`. */
@@ -111,6 +115,8 @@ export const AUTHORIZE_PARAMETERS: readonly string[] = [
   'code_challenge_method',
   'login_hint',
   'ui_locales',
+  // OIDC Core 5.5.
+  'claims',
   'request',
   // RFC 9126 4: a pushed request, by the reference /connect/par gave.
   'request_uri',
@@ -190,7 +196,7 @@ function parseMode(text: string | undefined, parts: ReadonlySet<string>): Respon
 function checkScope(scope: readonly Scope[], parts: ReadonlySet<ResponsePart>, responseType: string): void {
   if (parts.has('id_token') && !scope.includes('openid')) throw InvalidScope(`response_type ${responseType} needs the openid scope`);
   if (responseType === 'id_token' && scope.some((item) => !IDENTITY_SCOPES.includes(item))) {
-    throw InvalidScope('response_type id_token allows only identity scopes (openid, profile, email)');
+    throw InvalidScope(`response_type id_token allows only identity scopes (${IDENTITY_SCOPES.join(', ')})`);
   }
   if (responseType === 'token' && scope.some((item) => !RESOURCE_SCOPES.includes(item))) {
     throw InvalidScope('response_type token allows only resource scopes (api)');
@@ -300,7 +306,9 @@ export async function parseAuthorizeRequest(deps: Deps, sent: URLSearchParams): 
     const nonce = single(params, 'nonce');
     // OIDC Core 3.2.2.1 and 3.3.2.11: an ID token from the front channel needs a nonce.
     if (parts.has('id_token') && nonce === undefined) throw InvalidRequest(`nonce is required for response_type ${responseType}`);
+    const claims = parseClaimsRequest(single(params, 'claims'));
     const acr = parseAcrValues(single(params, 'acr_values'));
+    acr.classes.push(...claims.acr.filter((value) => !acr.classes.includes(value)));
     await checkAcr(deps, client, acr);
     return {
       ...target,
@@ -315,6 +323,7 @@ export async function parseAuthorizeRequest(deps: Deps, sent: URLSearchParams): 
       loginHint: single(params, 'login_hint'),
       uiLocales: single(params, 'ui_locales'),
       acr,
+      claims,
       query: params.toString(),
     };
   } catch (error) {

@@ -11,7 +11,7 @@ import { createAuthorizationCode } from './authorization-codes.js';
 import { signIdToken } from '../tokens/id-tokens.js';
 import type { AuthorizeRequest, RedirectTarget } from './authorize-request.js';
 import { amrOf, type SessionRow } from '../sessions/sessions.js';
-import { authenticationClaims } from '../tokens/issue.js';
+import { authenticationClaims, requestedUserinfoClaims } from '../tokens/issue.js';
 import { approveDeviceAuthorization, denyDeviceAuthorization } from './device-authorizations.js';
 
 export interface AuthorizationResponse {
@@ -58,10 +58,12 @@ export async function issueAuthorizationResponse(deps: Deps, request: AuthorizeR
       nonce: request.nonce,
       authTime,
       amr,
+      claims: request.claims,
     });
   }
   if (parts.has('token')) {
-    const issued = await signAccessToken(deps, { principal, clientId: client.clientId, scope, claims: authenticationClaims(authTime, amr) });
+    const claims = { ...authenticationClaims(authTime, amr), ...requestedUserinfoClaims(request.claims) };
+    const issued = await signAccessToken(deps, { principal, clientId: client.clientId, scope, claims });
     Object.assign(params, { access_token: issued.token, token_type: 'Bearer', expires_in: String(issued.expiresIn), scope: scope.join(' ') });
   }
   if (parts.has('id_token')) {
@@ -75,6 +77,8 @@ export async function issueAuthorizationResponse(deps: Deps, request: AuthorizeR
       amr,
       accessToken: params.access_token,
       code: params.code,
+      alone: request.responseType === 'id_token',
+      requested: request.claims.id_token,
     });
   }
   return withStateAndIssuer(deps, request, params);

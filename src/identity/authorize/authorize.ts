@@ -8,7 +8,7 @@
 import { and, eq } from 'drizzle-orm';
 import { orgAdmins, organizations } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
-import { AppError, ConsentRequired, InteractionRequired, InvalidGrant, LoginRequired } from '../../errors.js';
+import { AccessDenied, AppError, ConsentRequired, InteractionRequired, InvalidGrant, LoginRequired } from '../../errors.js';
 import {
   authenticateAdmin,
   authenticateAdminByPasskey,
@@ -145,6 +145,10 @@ export async function continueAuthorization(
       if (request.prompt.has('none')) throw InteractionRequired('the client asked for a stronger sign-in (acr_values), and prompt is none');
       const pending: NewSession = { realm: signedIn.realm, principal: signedIn.principal, amr: amrOf(signedIn), provider: signedIn.provider ?? undefined };
       return { kind: 'second-factor', request, pending };
+    }
+    // OIDC Core 5.5.1.1: an essential acr the user cannot reach fails the sign-in.
+    if (request.claims.essentialAcr && acrRank(acrOf(amrOf(signedIn))) < Math.min(...request.claims.acr.map(acrRank))) {
+      throw AccessDenied(`this sign-in cannot reach the essential acr ${request.claims.acr.join(' or ')}`);
     }
     // RFC 8628 5.4: a device is let in only by a user who saw which client it is.
     if ((request.client.requireConsent || request.device !== undefined) && !interaction.consented) {

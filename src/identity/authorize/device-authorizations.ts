@@ -19,6 +19,7 @@ import { amrOf, type SessionRow } from '../sessions/sessions.js';
 import { issuerOf } from '../issuer.js';
 import { assertNotThrottled, recordLoginFailure, type LoginContext } from '../sign-in/throttle.js';
 import type { AuthorizeRequest } from './authorize-request.js';
+import { parseClaimsRequest } from './claims-request.js';
 
 export const DEVICE_VERIFICATION_PATH = '/device';
 /** RFC 8628 3.2: five seconds between polls unless the server says otherwise. */
@@ -195,6 +196,7 @@ export async function openDeviceRequest(deps: Deps, id: string, uiLocales: strin
     prompt: new Set(['consent']),
     uiLocales,
     acr: { classes: [] },
+    claims: parseClaimsRequest(undefined),
     query: uiLocales === undefined ? '' : new URLSearchParams({ ui_locales: uiLocales }).toString(),
     device: row.id,
   };

@@ -74,7 +74,8 @@ export const ADMIN_CLI_CLIENT: Client = {
   authMethods: ['none'],
   secret: null,
   grantTypes: ['password', 'refresh_token', 'authorization_code', DEVICE_CODE_GRANT],
-  scopes: SCOPES,
+  // An admin user's record has no address or phone number to give.
+  scopes: SCOPES.filter((scope) => scope !== 'address' && scope !== 'phone'),
   redirectUris: [],
   postLogoutRedirectUris: [],
   responseTypes: ['code'],

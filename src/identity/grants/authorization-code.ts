@@ -61,6 +61,7 @@ async function consume(deps: Deps, code: AuthorizationCodeRow): Promise<string |
       scope: code.scope.split(' '),
       authTime: code.authTime,
       amr: code.amr ?? undefined,
+      claims: code.claims,
     });
     return familyId;
   });

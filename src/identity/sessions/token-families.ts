@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, isNull, lt, notExists, or, sql } from 'drizzle-orm';
 import { changes } from '../../db/changes.js';
-import { authorizationCodes, tokenFamilies, refreshTokens } from '../../db/schema.js';
+import { authorizationCodes, tokenFamilies, refreshTokens, type RequestedClaims } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import type { Tx } from '../../db/open.js';
 import type { TokenPrincipal } from '../tokens/access-tokens.js';
@@ -37,6 +37,8 @@ export interface NewTokenFamily {
   authTime: number;
   /** How the user authenticated (RFC 8176), said again by every token of the family. */
   amr?: readonly string[];
+  /** The single claims the `claims` parameter asked for (OIDC Core 5.5). */
+  claims?: RequestedClaims | null;
 }
 
 export async function insertTokenFamily(tx: Tx, now: number, family: NewTokenFamily): Promise<TokenFamily> {
@@ -47,6 +49,7 @@ export async function insertTokenFamily(tx: Tx, now: number, family: NewTokenFam
     scope: family.scope.join(' '),
     authTime: family.authTime,
     amr: family.amr ? [...family.amr] : null,
+    claims: family.claims ?? null,
     created: now,
     revokedAt: null,
     dpopJkt: null,

@@ -9,7 +9,7 @@ import { signTokenOnThreadPool } from '../keys/token-signing-on-thread-pool.js';
 import type { SigningAlg } from '../../config.js';
 import type { Deps } from '../../deps.js';
 import { issuerOf } from '../issuer.js';
-import { userClaims, type UserPrincipal } from './user-claims.js';
+import { ID_TOKEN_SCOPE_CLAIMS, userClaims, type UserPrincipal } from './user-claims.js';
 import { acrOf } from '../factors/second-factor.js';
 
 export interface IdTokenRequest {
@@ -25,6 +25,13 @@ export interface IdTokenRequest {
   accessToken?: string;
   /** The code issued with this ID token from the authorize endpoint (→ `c_hash`). */
   code?: string;
+  /**
+   * No access token comes with this ID token (response_type `id_token`): it carries every claim
+   * of its scopes, else only ID_TOKEN_SCOPE_CLAIMS (OIDC Core 5.4).
+   */
+  alone?: boolean;
+  /** Claims the `claims` parameter asked the ID token for (OIDC Core 5.5), whatever the scope. */
+  requested?: readonly string[];
 }
 
 /**
@@ -41,7 +48,10 @@ export function tokenHash(alg: SigningAlg, value: string): string {
 export async function signIdToken(deps: Deps, request: IdTokenRequest): Promise<string> {
   const key = await deps.keys.signingKey('id_token');
   const iat = Math.floor(deps.now() / 1000);
-  const { sub, ...claims } = await userClaims(deps, request.principal, request.scope);
+  const { sub, ...claims } = await userClaims(deps, request.principal, request.scope, {
+    scopeClaims: request.alone ? undefined : ID_TOKEN_SCOPE_CLAIMS,
+    requested: request.requested,
+  });
   const payload = {
     ...claims,
     iss: issuerOf(deps),

@@ -12,6 +12,7 @@ import { isPublicClient, type Client } from '../clients/find.js';
 import type { Scope } from '../scopes.js';
 import type { IssuedFacts } from './audit.js';
 import { acrOf } from '../factors/second-factor.js';
+import type { RequestedClaims } from '../../db/schema.js';
 
 export interface TokenResponse {
   access_token: string;
@@ -52,6 +53,16 @@ export interface IssueRequest {
  * was (`auth_time`), how (`amr`, RFC 8176) and how strong that is (`acr`,
  * docs/api.md#second-factors). A token family keeps them, so refreshed tokens say the same.
  */
+/**
+ * The claims the `claims` parameter asked the UserInfo endpoint for (OIDC Core 5.5), carried by
+ * the access token that endpoint is called with (userinfo.ts).
+ */
+export const USERINFO_CLAIMS = 'userinfo_claims';
+
+export function requestedUserinfoClaims(claims: RequestedClaims | null | undefined): Record<string, unknown> {
+  return claims && claims.userinfo.length > 0 ? { [USERINFO_CLAIMS]: claims.userinfo } : {};
+}
+
 export function authenticationClaims(authTime: number | undefined, amr: readonly string[] | null | undefined): Record<string, unknown> {
   const acr = acrOf(amr);
   return { ...(authTime !== undefined && { auth_time: authTime }), ...(amr && { amr }), ...(acr && { acr }) };
@@ -68,6 +79,7 @@ export async function issueTokens(deps: Deps, request: IssueRequest): Promise<Is
     ttl: request.ttl,
     claims: {
       ...(isUserPrincipal(principal) && authenticationClaims(family?.authTime, amr)),
+      ...requestedUserinfoClaims(family?.claims),
       ...request.claims,
       ...(request.jkt !== undefined && { cnf: { jkt: request.jkt } }),
     },
@@ -87,6 +99,7 @@ export async function issueTokens(deps: Deps, request: IssueRequest): Promise<Is
       authTime: family?.authTime ?? Math.floor(deps.now() / 1000),
       nonce: request.nonce,
       amr: amr ?? undefined,
+      requested: family?.claims?.id_token,
     });
   }
   return {

@@ -8,6 +8,7 @@ import { InsufficientScope, InvalidToken, isAppError } from '../../errors.js';
 import { principalOfClaims } from './access-tokens.js';
 import { verifyPresentedToken, type DpopRequest, type PresentedToken } from './dpop.js';
 import { isUserPrincipal, userClaims } from './user-claims.js';
+import { USERINFO_CLAIMS } from './issue.js';
 
 export async function findUserinfo(deps: Deps, presented: PresentedToken | undefined, request: DpopRequest): Promise<Record<string, unknown>> {
   if (!presented) throw InvalidToken('an access token is required', { headers: { 'WWW-Authenticate': 'Bearer realm="idp"' } });
@@ -34,5 +35,6 @@ export async function findUserinfo(deps: Deps, presented: PresentedToken | undef
       headers: { 'WWW-Authenticate': 'Bearer realm="idp", error="invalid_token"' },
     });
   }
-  return userClaims(deps, principal, scope);
+  const requested = claims[USERINFO_CLAIMS];
+  return userClaims(deps, principal, scope, { requested: Array.isArray(requested) ? requested.filter((name) => typeof name === 'string') : [] });
 }
