@@ -6,86 +6,22 @@
  * "No access". axe-core finds no serious or critical problem on any screen, in light and dark,
  * at 1280×800 and at a phone's width.
  *
- * Screenshots go to the temporary directory; with IDP_SCREENSHOTS=docs, to docs/screenshots/
- * (the README shows them).
+ * Screenshots: test/console/helpers.ts `SHOTS`.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
-import { HAS_CHROMIUM, launchChromium } from '../chromium.js';
-import type { RunningServer } from '../../server/serve.js';
-import { startTestServer } from '../database.js';
+import type { Page } from 'playwright-core';
+import { HAS_CHROMIUM } from '../chromium.js';
+import { adminApi, DEMO, expectAccessible, heading, SHOTS, signIn as signInAt, useConsole } from './helpers.js';
 
-const AXE = fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url));
-const SHOTS = process.env.IDP_SCREENSHOTS === 'docs' ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url)) : join(tmpdir(), 'idp-console');
-const DEMO = { username: 'demo', password: 'demo-password' };
+const running = useConsole();
 
-let server: RunningServer;
-let browser: Browser;
-
-beforeAll(async () => {
-  if (!HAS_CHROMIUM) return;
-  mkdirSync(SHOTS, { recursive: true });
-  server = await startTestServer({ host: '127.0.0.1', port: '0', fixtures: fileURLToPath(new URL('../../fixtures/demo.json', import.meta.url)) });
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-/** A JSON call with an admin's password token, for what the test sets up or checks behind the browser. */
-async function api(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const token = await fetch(`${server.url}/management/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ grant_type: 'password', ...DEMO }),
-  }).then((response) => response.json() as Promise<{ access_token: string }>);
-  const response = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token.access_token}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: await response.json() };
-}
-
-const axeSource = readFileSync(AXE, 'utf8');
-
-/**
- * No serious or critical accessibility violation on the page as it is now. axe runs through the
- * debugging protocol, as page.evaluate does: the console's CSP rightly refuses a script tag added.
- */
-async function expectAccessible(page: Page, screen: string): Promise<void> {
-  await page.evaluate(axeSource);
-  const violations = await page.evaluate(async () => {
-    const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((violation: any) => ({ id: violation.id, impact: violation.impact, nodes: violation.nodes.length }));
-  });
-  expect(
-    violations.filter((violation: { impact: string }) => violation.impact === 'serious' || violation.impact === 'critical'),
-    screen,
-  ).toEqual([]);
-}
-
-async function heading(page: Page): Promise<string> {
-  return ((await page.locator('h1').textContent()) ?? '').trim();
-}
-
-async function signIn(page: Page, user: { username: string; password: string }): Promise<void> {
-  await page.goto(`${server.url}/console/`);
-  await page.waitForURL(/\/connect\/authorize/);
-  await page.fill('#login', user.username);
-  await page.fill('#password', user.password);
-  await page.click('button[type=submit]');
-  await page.waitForURL((url) => url.pathname.startsWith('/console/') && url.pathname !== '/console/callback');
-}
+const api = (method: string, path: string, body?: unknown) => adminApi(running.server.url, method, path, body);
+const signIn = (page: Page, user: { username: string; password: string }) => signInAt(page, running.server.url, user);
 
 describe.skipIf(!HAS_CHROMIUM)(`admin console in a real browser${HAS_CHROMIUM ? '' : ' (skipped: /usr/bin/chromium is missing)'}`, () => {
   it('signs in as the demo admin, creates an application, a collection and entities, queries, edits, deletes, signs out', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const context = await running.browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
     page.setDefaultTimeout(10_000);
     // The API's refusals (a 404, a query's 400) are logged too; what must not appear is the CSP refusing the console.
@@ -207,7 +143,7 @@ describe.skipIf(!HAS_CHROMIUM)(`admin console in a real browser${HAS_CHROMIUM ? 
     await page.click('button[value=logout]');
     await page.waitForURL(/\/console\/signed-out$/);
     expect(await heading(page)).toBe('Signed out');
-    await page.goto(`${server.url}/console/`);
+    await page.goto(`${running.server.url}/console/`);
     await page.waitForURL(/\/connect\/authorize/);
     expect(await page.locator('#password').count()).toBe(1);
     expect(refused).toEqual([]);
@@ -216,13 +152,13 @@ describe.skipIf(!HAS_CHROMIUM)(`admin console in a real browser${HAS_CHROMIUM ? 
 
   it('shows "No access" to an admin who administers no organization', async () => {
     const nobody = { username: 'nobody', email: 'nobody@example.com', password: 'nobodys-password-1' };
-    const created = await fetch(`${server.url}/management/users`, {
+    const created = await fetch(`${running.server.url}/management/users`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(nobody),
     });
     expect(created.status).toBe(200);
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const context = await running.browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
     await signIn(page, nobody);
     await page.locator('h1', { hasText: 'No access' }).waitFor();

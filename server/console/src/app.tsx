@@ -8,6 +8,8 @@ import { completeSignIn, isSignedIn, signIn, signOut } from './auth';
 import { Heading, Problem, Waiting } from './parts';
 import { Link, navigate, pathOf, segmentsOf, usePath } from './router';
 import { findAdmin, type Admin } from './session';
+import { ACCESS_SECTIONS, type AccessCollection } from './access/sections';
+import { AccessEntityScreen, AccessListScreen } from './screens/access';
 import { Applications } from './screens/applications';
 import { Collections } from './screens/collections';
 import { Entities } from './screens/entities';
@@ -22,6 +24,14 @@ function Screen(props: { segments: string[]; admin: Admin }) {
   }
   if (orgs === 'orgs' && org !== undefined && apps === undefined) return <Applications org={org} />;
   if (apps === 'apps' && app !== undefined && collections === undefined) return <Collections org={org} app={app} />;
+  if (apps === 'apps' && ACCESS_SECTIONS.includes(collections as AccessCollection) && props.segments.length <= 6) {
+    const section = collections as AccessCollection;
+    return collection === undefined ? (
+      <AccessListScreen org={org} app={app} collection={section} />
+    ) : (
+      <AccessEntityScreen org={org} app={app} collection={section} id={collection} />
+    );
+  }
   if (collections === 'collections' && collection !== undefined && id === undefined)
     return <Entities key={collection} org={org} app={app} collection={collection} />;
   if (collections === 'collections' && id !== undefined && props.segments.length === 7)
@@ -38,12 +48,14 @@ function Screen(props: { segments: string[]; admin: Admin }) {
 
 /** Where you are: each level a link to its screen. */
 function Breadcrumbs(props: { segments: string[] }) {
-  const [, org, , app, , collection, id] = props.segments;
+  const [, org, , app, section, collection, id] = props.segments;
   const trail: [string, string][] = [['Organizations', '/']];
   if (org) trail.push([org, pathOf('orgs', org)]);
   if (app) trail.push([app, pathOf('orgs', org, 'apps', app)]);
-  if (collection) trail.push([collection, pathOf('orgs', org, 'apps', app, 'collections', collection)]);
-  if (id) trail.push([id, pathOf('orgs', org, 'apps', app, 'collections', collection, id)]);
+  // Users, groups and roles have a list of their own; a collection's list is its own crumb.
+  if (section && section !== 'collections') trail.push([section, pathOf('orgs', org, 'apps', app, section)]);
+  if (collection) trail.push([collection, pathOf('orgs', org, 'apps', app, section, collection)]);
+  if (id) trail.push([id, pathOf('orgs', org, 'apps', app, section, collection, id)]);
   return (
     <nav aria-label="Breadcrumb" class="crumbs">
       <ol>

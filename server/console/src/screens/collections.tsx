@@ -1,4 +1,5 @@
 /** One application's collections with their counts, and a new collection made by its first entity. */
+import { AppSections } from '../access/sections';
 import { entitiesOf, request } from '../api';
 import { CreateEntities } from '../create-entities';
 import { useLoad } from '../load';
@@ -14,6 +15,7 @@ export function Collections(props: { org: string; app: string }) {
       <Heading>
         {app} <span class="muted">in {org}</span>
       </Heading>
+      <AppSections org={org} app={app} />
       <Waiting loading={root.loading && root.value === undefined} />
       <Problem error={root.error} />
       {root.value && (
