@@ -4,7 +4,7 @@
  * their factors; creates a role with a permission and assigns it; asks the permission tester,
  * which says yes by that permission and no to what nothing allows; creates a group and adds
  * and removes a member; pages through users. axe-core finds no serious or critical problem on
- * any of these screens.
+ * any of these screens, at 1280×800 and at a phone's width in the dark.
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
@@ -148,6 +148,16 @@ describe.skipIf(!HAS_CHROMIUM)(`users, groups and roles in the console${HAS_CHRO
     expect(await page.locator('tbody td:first-child').allTextContents()).toEqual(['fred']);
     await page.click('text=Previous page');
     await page.locator('td', { hasText: 'user-20' }).waitFor();
+
+    // A phone's width, in the dark: nothing wider than the screen, the name column left out.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await page.locator('th:visible').allTextContents()).toEqual(['Username', 'Email', 'State']);
+    await expectAccessible(page, 'users, phone, dark');
+    await openSection(page, 'Roles and permission tester', 'Roles');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expectAccessible(page, 'roles, phone, dark');
     await context.close();
   });
 });

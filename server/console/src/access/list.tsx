@@ -15,6 +15,8 @@ const PAGE_SIZE = '20';
 export interface Column {
   label: string;
   value: (entity: Entity) => string;
+  /** Left out at a phone's width. */
+  wideOnly?: boolean;
 }
 
 export interface Field {
@@ -100,7 +102,7 @@ export function AccessList(props: ListProps) {
             <thead>
               <tr>
                 {props.columns.map((column) => (
-                  <th scope="col" key={column.label}>
+                  <th scope="col" key={column.label} class={column.wideOnly ? 'wide-only' : undefined}>
                     {column.label}
                   </th>
                 ))}
@@ -113,7 +115,9 @@ export function AccessList(props: ListProps) {
                     <Link to={pathOf('orgs', org, 'apps', app, collection, entity.uuid)}>{first.value(entity)}</Link>
                   </td>
                   {rest.map((column) => (
-                    <td key={column.label}>{column.value(entity)}</td>
+                    <td key={column.label} class={column.wideOnly ? 'wide-only' : undefined}>
+                      {column.value(entity)}
+                    </td>
                   ))}
                 </tr>
               ))}

@@ -13,7 +13,7 @@ import { pathOf } from '../router';
 import { EntityScreen } from './entity';
 
 const text = (name: string) => (entity: Entity) => (typeof entity[name] === 'string' ? (entity[name] as string) : '');
-const created: Column = { label: 'Created', value: (entity) => new Date(entity.created).toLocaleDateString() };
+const created: Column = { label: 'Created', value: (entity) => new Date(entity.created).toLocaleDateString(), wideOnly: true };
 
 /** A group's or role's list: named by `key` (a group's path, a role's name), with a title. */
 function holder(props: { org: string; app: string }, collection: 'groups' | 'roles', key: Field): ListProps {
@@ -44,7 +44,7 @@ export function AccessListScreen(props: { org: string; app: string; collection: 
           noun="user"
           columns={[
             { label: 'Username', value: text('username') },
-            { label: 'Name', value: text('name') },
+            { label: 'Name', value: text('name'), wideOnly: true },
             { label: 'Email', value: text('email') },
             { label: 'State', value: (user) => (user.disabled === true ? 'disabled' : user.activated === false ? 'not activated' : 'active') },
           ]}

@@ -43,7 +43,9 @@ function EntityTable(props: { entities: Entity[]; base: string[] }) {
         <thead>
           <tr>
             <th scope="col">Name</th>
-            <th scope="col">UUID</th>
+            <th scope="col" class="wide-only">
+              UUID
+            </th>
             <th scope="col">Modified</th>
           </tr>
         </thead>
@@ -53,7 +55,7 @@ function EntityTable(props: { entities: Entity[]; base: string[] }) {
               <td>
                 <Link to={pathOf(...props.base, entity.uuid)}>{entity.name ?? '(no name)'}</Link>
               </td>
-              <td class="mono">{entity.uuid}</td>
+              <td class="mono wide-only">{entity.uuid}</td>
               <td>{new Date(entity.modified).toLocaleString()}</td>
             </tr>
           ))}
