@@ -21,8 +21,9 @@ async function openSection(page: Page, name: string, title: string): Promise<voi
   await page.locator('h1', { hasText: title }).waitFor();
 }
 
-async function test(page: Page, verb: string, path: string, user = 'fred'): Promise<string> {
-  await page.fill('#tester-user', user);
+/** The tester's verdict; `user` null on a user's own screen, where the tester has no user field. */
+async function test(page: Page, verb: string, path: string, user: string | null = 'fred'): Promise<string> {
+  if (user !== null) await page.fill('#tester-user', user);
   await page.selectOption('#tester-verb', verb);
   await page.fill('#tester-path', path);
   await page.click('button:text-is("Test")');
@@ -121,6 +122,21 @@ describe.skipIf(!HAS_CHROMIUM)(`users, groups and roles in the console${HAS_CHRO
     await page.fill('#tester-path', 'dogs');
     await page.click('button:text-is("Test")');
     expect(await page.locator('#tester-title ~ [role=alert]').textContent()).toContain('must start with "/"');
+    await page.fill('#tester-path', '/dogs');
+    await page.click('button:text-is("Test")');
+    await page.fill('#tester-user', 'nobody');
+    await page.click('button:text-is("Test")');
+    await page.locator('#tester-title ~ [role=alert]').waitFor();
+    expect(await page.locator('.verdict p').count()).toBe(0);
+
+    // Fred's own screen: the role among his, and the tester for him alone.
+    await page.click('tbody a:text("walker")');
+    await page.click('#users-title ~ .rules a:text("fred")');
+    await page.locator('h1', { hasText: 'fred' }).waitFor();
+    await page.locator('#membership-title ~ p a', { hasText: 'walker' }).waitFor();
+    expect(await page.locator('#tester-user').count()).toBe(0);
+    expect(await test(page, 'post', '/dogs', null)).toBe('Denied: fred may not POST /dogs: no permission they hold allows it.');
+    expect(await test(page, 'post', '/dogs/rex', null)).toBe('Allowed: fred may POST /dogs/rex, by put,post:/dogs/*.');
 
     // A group, with fred in it, then without.
     await openSection(page, 'Groups', 'Groups');
