@@ -46,6 +46,7 @@ import { userTokenRoutes } from './routes/data/user-tokens.js';
 import { userFactorRoutes } from './routes/data/user-factors.js';
 import { adminFactorRoutes } from './routes/admin-factors.js';
 import { userStateRoutes } from './routes/data/user-state.js';
+import { userPermittedRoutes } from './routes/data/user-permitted.js';
 import { adminAccountRoutes, appAccountRoutes } from './routes/account.js';
 
 /** Every area of the server: where it is mounted, what runs before its routes, and its route modules. */
@@ -80,7 +81,7 @@ export const AREAS: readonly Area[] = [
   {
     prefix: '/{orgId}/{appId}',
     middleware: [caller, application, dataAccess],
-    routes: [pushRoutes, entityRoutes, relationRoutes, userTokenRoutes, userFactorRoutes, userStateRoutes],
+    routes: [pushRoutes, entityRoutes, relationRoutes, userTokenRoutes, userFactorRoutes, userStateRoutes, userPermittedRoutes],
   },
 ];
 

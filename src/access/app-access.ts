@@ -16,9 +16,9 @@ import { connections, entities } from '../db/schema.js';
 import { Forbidden, Unauthorized } from '../errors.js';
 import type { Deps } from '../deps.js';
 import type { Tx } from '../db/open.js';
-import { findEntityByName, findEntityByUuid } from '../db/entity-store.js';
+import { findEntityByName, findEntityByUuid, type EntityRow } from '../db/entity-store.js';
 import { GUEST_ROLE, SIGNED_IN_ROLE } from './default-roles.js';
-import { isPermitted, permissionsForCaller, type Caller, type HeldPermissions, type Verb } from './permissions.js';
+import { isPermitted, permissionsForCaller, permittingRule, type Caller, type HeldPermissions, type Verb } from './permissions.js';
 import { isApplicationAdmin } from './policy.js';
 import type { Principal } from '../principal.js';
 
@@ -81,6 +81,11 @@ async function heldPermissionsOf(tx: Tx, principal: Principal, appUuid: string):
   const user = await findEntityByUuid(tx, appUuid, principal.userUuid);
   if (user === undefined || user.collection !== 'users') throw Unauthorized('the user of this access token no longer exists');
   if (user.properties.disabled === true) throw Unauthorized('this user is disabled');
+  return userPermissionsOf(tx, appUuid, user);
+}
+
+/** What a user holds: their own rules, their groups', their roles' and their groups' roles', and the `default` role's. */
+async function userPermissionsOf(tx: Tx, appUuid: string, user: EntityRow): Promise<{ held: HeldPermissions; caller: Caller }> {
   const groups = await sourcesOf(tx, 'groups', 'users', [user.uuid]);
   const roles = [
     ...(await sourcesOf(tx, 'roles', 'users', [user.uuid])),
@@ -99,4 +104,27 @@ async function heldPermissionsOf(tx: Tx, principal: Principal, appUuid: string):
     },
     caller: { uuid: user.uuid, username: user.name ?? undefined },
   };
+}
+
+/** The permission tester's answer (docs/api.md#permissions): the decision, the rule that allows, and everything the user holds. */
+export interface PermissionCheck {
+  permitted: boolean;
+  /** The first held rule that allows the request; absent when none does. */
+  rule?: string;
+  /** A disabled user may do nothing, whatever they hold. */
+  disabled: boolean;
+  /** The user's effective rules (permissions.ts `permissionsForCaller`). */
+  permissions: string[];
+}
+
+/**
+ * Whether the app user `user` may `verb` on `path`, decided as `authorizeAppRequest` decides the
+ * user's own ordinary requests (`me` and `${user}` match them).
+ */
+export async function checkUserPermission(deps: Deps, user: EntityRow, verb: Verb, path: string): Promise<PermissionCheck> {
+  const { held, caller } = await userPermissionsOf(deps.db, user.appUuid, user);
+  const permissions = permissionsForCaller(held);
+  const disabled = user.properties.disabled === true;
+  const rule = disabled ? undefined : permittingRule(permissions, verb, path, caller);
+  return { permitted: rule !== undefined, ...(rule !== undefined && { rule }), disabled, permissions };
 }

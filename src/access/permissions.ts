@@ -80,10 +80,18 @@ export function formatPermission(permission: Permission): string {
  * Paths with `.` or `..` segments are refused, since they would not name what the pattern sees.
  */
 export function isPermitted(permissions: readonly (string | Permission)[], verb: Verb, path: string, caller: Caller): boolean {
+  return permittingRule(permissions, verb, path, caller) !== undefined;
+}
+
+/**
+ * The first of `permissions` that allows `verb` on `path`, as `isPermitted` decides it, or
+ * undefined: what the permission tester shows as the reason of a yes.
+ */
+export function permittingRule<T extends string | Permission>(permissions: readonly T[], verb: Verb, path: string, caller: Caller): T | undefined {
   const segments = splitRequestPath(path);
-  if (segments === null) return false;
+  if (segments === null) return undefined;
   const isCaller = callerTest(caller);
-  return permissions.some((entry) => {
+  return permissions.find((entry) => {
     const permission = typeof entry === 'string' ? readPermission(entry) : entry;
     return typeof permission !== 'string' && permission.verbs.has(verb) && matchSegments(permission.segments, segments, isCaller);
   });

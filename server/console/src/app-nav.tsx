@@ -3,6 +3,9 @@ import { Link, pathOf } from './router';
 
 const AREAS: [area: string, label: string][] = [
   ['collections', 'Collections'],
+  ['users', 'Users'],
+  ['groups', 'Groups'],
+  ['roles', 'Roles and permission tester'],
   ['clients', 'OAuth clients'],
   ['credentials', 'Credentials'],
 ];

@@ -8,6 +8,8 @@ import { completeSignIn, isSignedIn, signIn, signOut } from './auth';
 import { Heading, Problem, Waiting } from './parts';
 import { Link, navigate, pathOf, segmentsOf, usePath } from './router';
 import { findAdmin, type Admin } from './session';
+import { ACCESS_SECTIONS, type AccessCollection } from './access/sections';
+import { AccessEntityScreen, AccessListScreen } from './screens/access';
 import { Applications } from './screens/applications';
 import { OAuthClientScreen } from './screens/client';
 import { OAuthClients } from './screens/clients';
@@ -30,6 +32,14 @@ function Screen(props: { segments: string[]; admin: Admin }) {
   if (collections === 'clients' && collection === undefined) return <OAuthClients org={org} app={app} />;
   if (collections === 'clients' && collection !== undefined && id === undefined) return <OAuthClientScreen org={org} app={app} clientId={collection} />;
   if (collections === 'credentials' && collection === undefined) return <Credentials org={org} app={app} />;
+  if (apps === 'apps' && ACCESS_SECTIONS.includes(collections as AccessCollection) && props.segments.length <= 6) {
+    const section = collections as AccessCollection;
+    return collection === undefined ? (
+      <AccessListScreen org={org} app={app} collection={section} />
+    ) : (
+      <AccessEntityScreen org={org} app={app} collection={section} id={collection} />
+    );
+  }
   if (collections === 'collections' && collection !== undefined && id === undefined)
     return <Entities key={collection} org={org} app={app} collection={collection} />;
   if (collections === 'collections' && id !== undefined && props.segments.length === 7)
@@ -44,7 +54,7 @@ function Screen(props: { segments: string[]; admin: Admin }) {
   );
 }
 
-const AREA_LABELS: Record<string, string> = { clients: 'OAuth clients', credentials: 'Credentials' };
+const AREA_LABELS: Record<string, string> = { users: 'Users', groups: 'Groups', roles: 'Roles', clients: 'OAuth clients', credentials: 'Credentials' };
 
 /** Where you are: each level a link to its screen. */
 function Breadcrumbs(props: { segments: string[] }) {

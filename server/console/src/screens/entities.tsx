@@ -4,9 +4,9 @@
  */
 import { useState } from 'preact/hooks';
 import { ApiError, entitiesOf, request, type Entity } from '../api';
-import { useLoad } from '../load';
 import { Heading, Problem, Waiting } from '../parts';
 import { CreateEntities } from '../create-entities';
+import { Pager, usePages } from '../paging';
 import { Link, pathOf } from '../router';
 
 const PAGE_SIZE = '20';
@@ -43,7 +43,9 @@ function EntityTable(props: { entities: Entity[]; base: string[] }) {
         <thead>
           <tr>
             <th scope="col">Name</th>
-            <th scope="col">UUID</th>
+            <th scope="col" class="wide-only">
+              UUID
+            </th>
             <th scope="col">Modified</th>
           </tr>
         </thead>
@@ -53,7 +55,7 @@ function EntityTable(props: { entities: Entity[]; base: string[] }) {
               <td>
                 <Link to={pathOf(...props.base, entity.uuid)}>{entity.name ?? '(no name)'}</Link>
               </td>
-              <td class="mono">{entity.uuid}</td>
+              <td class="mono wide-only">{entity.uuid}</td>
               <td>{new Date(entity.modified).toLocaleString()}</td>
             </tr>
           ))}
@@ -67,18 +69,14 @@ export function Entities(props: { org: string; app: string; collection: string }
   const { org, app, collection } = props;
   const [draft, setDraft] = useState('');
   const [ql, setQl] = useState('');
-  // The cursors of the pages before this one; the last is this page's.
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors.at(-1);
-  const page = useLoad(
-    () => request('get', '/{orgId}/{appId}/{collection}', { params: { orgId: org, appId: app, collection }, query: { ql, cursor, limit: PAGE_SIZE } }),
-    [org, app, collection, ql, cursor],
+  const page = usePages(
+    (cursor) => request('get', '/{orgId}/{appId}/{collection}', { params: { orgId: org, appId: app, collection }, query: { ql, cursor, limit: PAGE_SIZE } }),
+    [org, app, collection, ql],
   );
   const run = (event: Event) => {
     event.preventDefault();
-    setCursors([]);
     setQl(draft.trim());
-    if (draft.trim() === ql) page.reload();
+    page.first();
   };
   const queryError = page.error !== undefined && positionOf(page.error) !== undefined ? page.error : undefined;
   const entities = page.value ? entitiesOf(page.value) : [];
@@ -108,14 +106,7 @@ export function Entities(props: { org: string; app: string; collection: string }
       <Waiting loading={page.loading} />
       {page.value && entities.length === 0 && <p>No entity matches.</p>}
       {entities.length > 0 && <EntityTable entities={entities} base={['orgs', org, 'apps', app, 'collections', collection]} />}
-      <nav class="pager" aria-label="Pages">
-        <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
-          Previous page
-        </button>
-        <button type="button" disabled={page.value?.cursor === undefined} onClick={() => setCursors([...cursors, page.value!.cursor!])}>
-          Next page
-        </button>
-      </nav>
+      <Pager pages={page} />
       <CreateEntities org={org} app={app} collection={collection} onCreated={page.reload} />
     </>
   );

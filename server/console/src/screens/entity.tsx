@@ -1,4 +1,8 @@
-/** One entity as JSON: edit and save it (properties merge; one removed here is removed), or delete it after a confirmation. */
+/**
+ * One entity as JSON: edit and save it (properties merge; one removed here is removed), or delete
+ * it after a confirmation. Users, groups and roles show their own panels below it.
+ */
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { entitiesOf, request, type Entity } from '../api';
 import { useLoad } from '../load';
@@ -56,7 +60,16 @@ interface EntityParams {
   entityId: string;
 }
 
-export function EntityScreen(props: { org: string; app: string; collection: string; id: string }) {
+export function EntityScreen(props: {
+  org: string;
+  app: string;
+  collection: string;
+  id: string;
+  /** Where a deletion leads: the collection's entities unless said. */
+  back?: string;
+  /** More about the entity, below its JSON; `reload` after a change of the entity itself. */
+  children?: (entity: Entity, reload: () => void) => ComponentChildren;
+}) {
   const { org, app, collection, id } = props;
   const params: EntityParams = { orgId: org, appId: app, collection, entityId: id };
   const entity = useLoad(async () => entitiesOf(await request('get', '/{orgId}/{appId}/{collection}/{entityId}', { params }))[0], [org, app, collection, id]);
@@ -67,9 +80,10 @@ export function EntityScreen(props: { org: string; app: string; collection: stri
     void remove.run(async () => {
       await request('delete', '/{orgId}/{appId}/{collection}/{entityId}', { params });
       setConfirming(false);
-      navigate(pathOf('orgs', org, 'apps', app, 'collections', collection));
+      navigate(props.back ?? pathOf('orgs', org, 'apps', app, 'collections', collection));
     });
-  const title = entity.value?.name ?? id;
+  // Users are named by their username, groups by their path.
+  const title = String(entity.value?.name ?? entity.value?.username ?? entity.value?.path ?? id);
   return (
     <>
       <Heading>
@@ -90,6 +104,7 @@ export function EntityScreen(props: { org: string; app: string; collection: stri
           onDelete={() => setConfirming(true)}
         />
       )}
+      {entity.value && props.children?.(entity.value, entity.reload)}
       <Confirm open={confirming} title={`Delete ${title}?`} action="Delete" onCancel={() => setConfirming(false)} onConfirm={confirmDelete}>
         <p>The entity, its connections and its file are deleted from {collection}. This cannot be undone.</p>
         <Problem error={remove.error} />

@@ -1,0 +1,61 @@
+/** Pieces the users, groups and roles screens share: a text field, a list whose items remove, a one-field form that adds. */
+import type { ComponentChildren } from 'preact';
+import { Problem } from '../parts';
+
+export function TextField(props: { id: string; label: string; value: string; onInput: (text: string) => void; placeholder?: string; code?: boolean }) {
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      <input
+        id={props.id}
+        class={props.code ? 'mono' : undefined}
+        required
+        value={props.value}
+        placeholder={props.placeholder}
+        autocomplete="off"
+        spellcheck={!props.code}
+        onInput={(event) => props.onInput(event.currentTarget.value)}
+      />
+    </div>
+  );
+}
+
+export interface Item {
+  key: string;
+  /** What the item is called to a screen reader: its Remove button says "Remove {name}". */
+  name: string;
+  content: ComponentChildren;
+}
+
+export function RemovableList(props: { items?: readonly Item[]; busy: boolean; onRemove: (key: string) => void }) {
+  return (
+    <ul class="rules">
+      {props.items?.map((item) => (
+        <li key={item.key}>
+          {item.content}
+          <button type="button" class="danger" aria-label={`Remove ${item.name}`} disabled={props.busy} onClick={() => props.onRemove(item.key)}>
+            Remove
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** A form of one field that adds something; its error shows under the field. */
+export function AddForm(props: { field: Parameters<typeof TextField>[0]; action: string; busy: boolean; error?: Error; onSubmit: () => void }) {
+  return (
+    <form
+      onSubmit={(event) => {
+        event.preventDefault();
+        props.onSubmit();
+      }}
+    >
+      <TextField {...props.field} />
+      <Problem error={props.error} />
+      <button type="submit" disabled={props.busy}>
+        {props.action}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,137 @@
+/**
+ * The permission rules a role, group or user holds (docs/api.md#permissions): list, add
+ * (`get,put:/dogs/*`), remove; and the tester that asks the server whether a user may make a request.
+ */
+import { useState } from 'preact/hooks';
+import { request, type Envelope } from '../api';
+import { useLoad } from '../load';
+import { Problem, useAction, Waiting } from '../parts';
+import { AddForm, RemovableList, TextField } from './parts';
+import type { AccessCollection } from './sections';
+
+/** The rules of a …/permissions answer, or the tester's answer: both are the envelope's `data`. */
+function dataOf<T>(envelope: Envelope): T {
+  return (envelope as Envelope & { data: T }).data;
+}
+
+export function PermissionsPanel(props: { org: string; app: string; collection: AccessCollection; id: string }) {
+  const params = { orgId: props.org, appId: props.app, collection: props.collection, entityId: props.id, relation: 'permissions' };
+  const rules = useLoad(async () => dataOf<string[]>(await request('get', '/{orgId}/{appId}/{collection}/{entityId}/{relation}', { params })), [props.id]);
+  const [draft, setDraft] = useState('');
+  const change = useAction();
+  const add = () =>
+    void change.run(async () => {
+      await request('post', '/{orgId}/{appId}/{collection}/{entityId}/{relation}', { params, body: { permission: draft.trim() } });
+      setDraft('');
+      rules.reload();
+    });
+  const remove = (rule: string) =>
+    void change.run(async () => {
+      await request('delete', '/{orgId}/{appId}/{collection}/{entityId}/{relation}', { params, query: { permission: rule } });
+      rules.reload();
+    });
+  return (
+    <section class="panel" aria-labelledby="permissions-title">
+      <h2 id="permissions-title">Permissions</h2>
+      <Waiting loading={rules.loading && rules.value === undefined} />
+      <Problem error={rules.error} />
+      {rules.value?.length === 0 && <p>No permission.</p>}
+      <RemovableList items={rules.value?.map((rule) => ({ key: rule, name: rule, content: <code>{rule}</code> }))} busy={change.busy} onRemove={remove} />
+      <AddForm
+        field={{ id: 'new-permission', label: 'Permission (verbs:path pattern)', value: draft, onInput: setDraft, placeholder: 'get,put:/dogs/*', code: true }}
+        action="Add permission"
+        busy={change.busy}
+        error={change.error}
+        onSubmit={add}
+      />
+    </section>
+  );
+}
+
+interface PermissionCheck {
+  username?: string;
+  verb: string;
+  path: string;
+  permitted: boolean;
+  rule?: string;
+  disabled: boolean;
+  permissions: string[];
+}
+
+const VERBS = ['get', 'put', 'post', 'delete'] as const;
+
+/** "Can user U do VERB on PATH?", answered by `GET …/users/{user}/permitted` (docs/api.md#permissions). */
+export function PermissionTester(props: { org: string; app: string; user?: string }) {
+  const [user, setUser] = useState(props.user ?? '');
+  const [verb, setVerb] = useState<string>('get');
+  const [path, setPath] = useState('');
+  const [answer, setAnswer] = useState<PermissionCheck>();
+  const check = useAction();
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void check.run(async () => {
+      setAnswer(undefined);
+      const envelope = await request('get', '/{orgId}/{appId}/users/{entityId}/permitted', {
+        params: { orgId: props.org, appId: props.app, entityId: user.trim() },
+        query: { verb, path: path.trim() },
+      });
+      setAnswer(dataOf<PermissionCheck>(envelope));
+    });
+  };
+  return (
+    <form class="panel" onSubmit={submit} aria-labelledby="tester-title">
+      <h2 id="tester-title">Permission tester</h2>
+      <p class="muted">Would this user's own request be allowed, by their roles, groups and permissions?</p>
+      <div class="tester">
+        {props.user === undefined && <TextField id="tester-user" label="User (username or uuid)" value={user} onInput={setUser} />}
+        <div class="field">
+          <label for="tester-verb">Verb</label>
+          <select id="tester-verb" value={verb} onChange={(event) => setVerb(event.currentTarget.value)}>
+            {VERBS.map((name) => (
+              <option key={name} value={name}>
+                {name.toUpperCase()}
+              </option>
+            ))}
+          </select>
+        </div>
+        <TextField id="tester-path" label="Path" value={path} onInput={setPath} placeholder="/dogs/fido" code />
+      </div>
+      <button type="submit" disabled={check.busy}>
+        Test
+      </button>
+      <Problem error={check.error} />
+      <div role="status" class="verdict">
+        {answer && <Verdict answer={answer} />}
+      </div>
+    </form>
+  );
+}
+
+function Verdict(props: { answer: PermissionCheck }) {
+  const { answer } = props;
+  const request = `${answer.verb.toUpperCase()} ${answer.path}`;
+  return (
+    <>
+      {answer.permitted ? (
+        <p class="allowed">
+          <strong>Allowed:</strong> {answer.username} may {request}, by <code>{answer.rule}</code>.
+        </p>
+      ) : (
+        <p class="denied">
+          <strong>Denied:</strong> {answer.username} may not {request}
+          {answer.disabled ? ': the user is disabled.' : ': no permission they hold allows it.'}
+        </p>
+      )}
+      <details>
+        <summary>Every permission {answer.username} holds</summary>
+        <ul>
+          {answer.permissions.map((rule) => (
+            <li key={rule}>
+              <code>{rule}</code>
+            </li>
+          ))}
+        </ul>
+      </details>
+    </>
+  );
+}
