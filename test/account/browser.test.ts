@@ -9,16 +9,13 @@
  * relying party's id.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { HAS_CHROMIUM, launchChromium, startClientSite } from '../chromium.js';
+import { expectAccessible, HAS_CHROMIUM, launchChromium, SCREENSHOTS, startClientSite } from '../chromium.js';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { TOTP } from 'otpauth';
 import { startTestServer } from '../database.js';
 import { ADMIN, createClient, createFixture, USER, type Fixture, type RegisteredClient } from '../authorize/support.js';
-
-const AXE_SOURCE = readFileSync('node_modules/axe-core/axe.min.js', 'utf8');
-const SCREENSHOTS = 'docs/screenshots';
 
 let fixture: Fixture;
 let browser: Browser;
@@ -43,22 +40,6 @@ afterAll(async () => {
 async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ viewport: { width: 900, height: 1000 } });
   return { context, page: await context.newPage() };
-}
-
-/**
- * axe-core in the page: no serious or critical violation of WCAG 2.1 AA. Evaluated through the
- * DevTools protocol: the page's CSP rightly refuses a script tag without its nonce.
- */
-async function expectAccessible(page: Page): Promise<void> {
-  await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => {
-    const axe = (
-      window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: { id: string; impact: string; help: string }[] }> } }
-    ).axe;
-    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-    return result.violations.map(({ id, impact, help }) => ({ id, impact, help }));
-  });
-  expect(violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')).toEqual([]);
 }
 
 async function signIn(page: Page, login: string, password: string): Promise<void> {
@@ -87,7 +68,7 @@ describe.skipIf(!HAS_CHROMIUM)(`account page in a real browser${HAS_CHROMIUM ? '
     await page.waitForURL((url) => url.pathname.endsWith(`/${fixture.appUuid}/account`));
     expect(await page.locator('h1').textContent()).toBe('Your account');
     expect(await page.locator('[data-session=current]').count()).toBe(1);
-    await expectAccessible(page);
+    await expectAccessible(page, 'account page 1');
     await page.screenshot({ path: `${SCREENSHOTS}/account-page.png`, fullPage: true });
 
     // The password: the current one is required, and the old one no longer signs in.
@@ -104,7 +85,7 @@ describe.skipIf(!HAS_CHROMIUM)(`account page in a real browser${HAS_CHROMIUM ? '
     await page.fill('#totp-name', 'Phone');
     await page.click('form[action$="/account/totp"] button');
     expect(await page.locator('h1').textContent()).toBe('Set up an authenticator app');
-    await expectAccessible(page);
+    await expectAccessible(page, 'account page 2');
     await page.screenshot({ path: `${SCREENSHOTS}/account-totp.png`, fullPage: true });
     const totp = new TOTP({ secret: (await page.locator('#totp-secret').textContent())!, algorithm: 'SHA1', digits: 6, period: 30 });
     await page.fill('#otp', totp.generate() === '000000' ? '111111' : '000000');
@@ -116,7 +97,7 @@ describe.skipIf(!HAS_CHROMIUM)(`account page in a real browser${HAS_CHROMIUM ? '
     expect(await page.locator('h1').textContent()).toBe('Your recovery codes');
     const first = await page.locator('ul.codes code').allTextContents();
     expect(first).toHaveLength(10);
-    await expectAccessible(page);
+    await expectAccessible(page, 'account page 3');
     await page.screenshot({ path: `${SCREENSHOTS}/account-recovery-codes.png`, fullPage: true });
     await page.click('a.button');
     expect(await page.locator('section[aria-labelledby=totp-title] li strong').allTextContents()).toEqual(['Phone']);
@@ -180,7 +161,7 @@ describe.skipIf(!HAS_CHROMIUM)(`account page in a real browser${HAS_CHROMIUM ? '
     // In German.
     await page.goto(`${accountPath()}?ui_locales=de`);
     expect(await page.locator('h1').textContent()).toBe('Ihr Konto');
-    await expectAccessible(page);
+    await expectAccessible(page, 'account page 4');
     await context.close();
   }, 90_000);
 
@@ -191,7 +172,7 @@ describe.skipIf(!HAS_CHROMIUM)(`account page in a real browser${HAS_CHROMIUM ? '
     await page.waitForURL((url) => url.pathname === '/management/account');
     expect(await page.locator('h1').textContent()).toBe('Your account');
     expect(await page.locator('.subtitle').textContent()).toContain(`Signed in as ${ADMIN.username} at idp`);
-    await expectAccessible(page);
+    await expectAccessible(page, 'account page 5');
     await page.screenshot({ path: `${SCREENSHOTS}/account-admin.png`, fullPage: true });
     await context.close();
   });

@@ -7,16 +7,13 @@
  * axe-core with no serious or critical violation; screenshots go to docs/screenshots/.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { decodeJwt } from 'jose';
-import { HAS_CHROMIUM, launchChromium, startClientSite } from '../chromium.js';
+import { expectAccessible, HAS_CHROMIUM, launchChromium, SCREENSHOTS, startClientSite } from '../chromium.js';
 import { api, createClient, createFixture, exchangeCode, type Fixture, type RegisteredClient } from './support.js';
 import { startTestServer } from '../database.js';
 
-const AXE = join(import.meta.dirname, '../../node_modules/axe-core/axe.min.js');
-const SCREENSHOTS = join(import.meta.dirname, '../../docs/screenshots');
 const FRIDA = { username: 'frida', email: 'frida@example.com', password: 'fridas-password-1' };
 
 let fixture: Fixture;
@@ -49,18 +46,6 @@ async function idTokenAtClient(page: Page) {
   const code = new URL(page.url()).searchParams.get('code');
   expect(code).toBeTruthy();
   return decodeJwt((await exchangeCode(fixture, client, code!, { redirect_uri: `${site.url}/callback` })).id_token);
-}
-
-/** axe-core's serious and critical violations on the page (WCAG 2.1 AA rules). */
-async function accessibilityProblems(page: Page): Promise<string[]> {
-  // Evaluated through the DevTools protocol: the page's CSP refuses an injected <script>, and must.
-  await page.evaluate(readFileSync(AXE, 'utf8'));
-  const result = await page.evaluate(() =>
-    (window as unknown as { axe: { run(options: unknown): Promise<{ violations: { id: string; impact: string }[] }> } }).axe.run({
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
-    }),
-  );
-  return result.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => violation.id);
 }
 
 describe.skipIf(!HAS_CHROMIUM)(`real browser, passkeys${HAS_CHROMIUM ? '' : ' (skipped: /usr/bin/chromium is missing)'}`, () => {
@@ -101,7 +86,7 @@ describe.skipIf(!HAS_CHROMIUM)(`real browser, passkeys${HAS_CHROMIUM ? '' : ' (s
     expect(await page.locator('input[name=otp]').count()).toBe(0);
     const usePasskey = page.locator('#passkey button');
     await usePasskey.waitFor({ state: 'visible' });
-    expect(await accessibilityProblems(page)).toEqual([]);
+    await expectAccessible(page, 'passkey page');
     await page.screenshot({ path: join(SCREENSHOTS, 'passkey-step-up.png') });
     await usePasskey.click();
     expect(await idTokenAtClient(page)).toMatchObject({ amr: ['pwd', 'hwk', 'mfa'], acr: 'urn:idp:acr:phr' });
@@ -122,7 +107,7 @@ describe.skipIf(!HAS_CHROMIUM)(`real browser, passkeys${HAS_CHROMIUM ? '' : ' (s
     const signIn = page.locator('#passkey button');
     await signIn.waitFor({ state: 'visible' });
     expect(await signIn.textContent()).toBe('Mit einem Passkey anmelden');
-    expect(await accessibilityProblems(page)).toEqual([]);
+    await expectAccessible(page, 'passkey page');
     await page.goto(authorizeUrl());
     await signIn.waitFor({ state: 'visible' });
     await page.screenshot({ path: join(SCREENSHOTS, 'passkey-sign-in.png') });

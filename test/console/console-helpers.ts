@@ -3,23 +3,19 @@
  * (started before and closed after the file's tests), a JSON call behind the browser's back, the
  * sign-in through /connect/authorize, and axe-core on the page as it is.
  *
- * Screenshots go to the temporary directory; with IDP_SCREENSHOTS=docs, to docs/screenshots/
- * (the README shows them).
+ * Screenshots go where test/chromium.ts says.
  */
-import { afterAll, beforeAll, expect } from 'vitest';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
-import { HAS_CHROMIUM, launchChromium } from '../chromium.js';
+import { HAS_CHROMIUM, launchChromium, SCREENSHOTS } from '../chromium.js';
+export { expectAccessible } from '../chromium.js';
 import type { RunningServer } from '../../server/serve.js';
 import type { ServeFlags } from '../../src/config.js';
 import { startTestServer } from '../database.js';
 
-const AXE = fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url));
-export const SHOTS =
-  process.env.IDP_SCREENSHOTS === 'docs' ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url)) : join(tmpdir(), 'idp-console');
+export const SHOTS = SCREENSHOTS;
 export const DEMO = { username: 'demo', password: 'demo-password' };
 
 export interface User {
@@ -86,25 +82,6 @@ export function useConsoleServer(flags: ServeFlags = {}): ConsoleHarness {
     },
   };
   return harness;
-}
-
-let axeSource: string | undefined;
-
-/**
- * No serious or critical accessibility violation on the page as it is now. axe runs through the
- * debugging protocol, as page.evaluate does: the console's CSP rightly refuses a script tag added.
- */
-export async function expectAccessible(page: Page, screen: string): Promise<void> {
-  axeSource ??= readFileSync(AXE, 'utf8');
-  await page.evaluate(axeSource);
-  const violations = await page.evaluate(async () => {
-    const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((violation: any) => ({ id: violation.id, impact: violation.impact, nodes: violation.nodes.length }));
-  });
-  expect(
-    violations.filter((violation: { impact: string }) => violation.impact === 'serious' || violation.impact === 'critical'),
-    screen,
-  ).toEqual([]);
 }
 
 export async function heading(page: Page): Promise<string> {

@@ -1,4 +1,4 @@
-/** The areas of one application, as links under its heading: the one open is marked current. */
+/** The areas of one application, as links under its heading: the one open is marked current, and still leads back to its list. */
 import { Link, pathOf } from './router';
 
 const AREAS: [area: string, label: string][] = [
@@ -16,13 +16,12 @@ export function AppNav(props: { org: string; app: string; current: string }) {
       <ul>
         {AREAS.map(([area, label]) => (
           <li key={area}>
-            {area === props.current ? (
-              <span aria-current="page">{label}</span>
-            ) : (
-              <Link to={area === 'collections' ? pathOf('orgs', props.org, 'apps', props.app) : pathOf('orgs', props.org, 'apps', props.app, area)}>
-                {label}
-              </Link>
-            )}
+            <Link
+              to={area === 'collections' ? pathOf('orgs', props.org, 'apps', props.app) : pathOf('orgs', props.org, 'apps', props.app, area)}
+              aria-current={area === props.current ? 'page' : undefined}
+            >
+              {label}
+            </Link>
           </li>
         ))}
       </ul>

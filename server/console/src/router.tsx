@@ -49,7 +49,7 @@ export function pathOf(...segments: string[]): string {
   return `/${segments.map((segment) => encodeURIComponent(segment)).join('/')}`;
 }
 
-export function Link(props: { to: string; children: ComponentChildren; class?: string }) {
+export function Link(props: { to: string; children: ComponentChildren; class?: string; 'aria-current'?: 'page' }) {
   const follow = (event: MouseEvent) => {
     // A click with a modifier opens a new tab or window, as on any link.
     if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
@@ -57,7 +57,7 @@ export function Link(props: { to: string; children: ComponentChildren; class?: s
     navigate(props.to);
   };
   return (
-    <a href={BASE + props.to} class={props.class} onClick={follow}>
+    <a href={BASE + props.to} class={props.class} aria-current={props['aria-current']} onClick={follow}>
       {props.children}
     </a>
   );
