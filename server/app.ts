@@ -8,6 +8,7 @@
 import type { Hono } from 'hono';
 import type { Deps } from '../src/deps.js';
 import { NotFound } from '../src/errors.js';
+import { freshener } from '../src/db/open.js';
 import { VERSION } from '../src/version.js';
 import type { Env } from './env.js';
 import { onError } from './errors.js';
@@ -112,6 +113,7 @@ export function createApp(deps: Deps, areas: readonly Area[] = AREAS): Hono<Env>
   app.use('*', secureHeadersElsewhere({ hsts: sendsHsts(deps.config.issuer) }));
   // First, so that it sees every answer, refusals before routing included.
   app.use('*', observeRequests(deps));
+  const freshen = freshener(deps.db);
   app.use('*', async (c, next) => {
     c.set('startedAt', Date.now());
     c.set('deps', deps);
@@ -119,6 +121,8 @@ export function createApp(deps: Deps, areas: readonly Area[] = AREAS): Hono<Env>
     // Before the body limit, which makes the request anew (middleware/body-limit.ts).
     c.set('sentPath', sentPathOf(c.req.raw) ?? c.req.path);
     refuseInvalidPath(c);
+    // Remembered reads (the token's user, the client, the application) are current as of now.
+    if (freshen) await freshen();
     await limitBodySize(c, next);
   });
 
