@@ -11,7 +11,6 @@ import { InvalidClientMetadata } from '../../errors.js';
 import { fetchClientJson } from './client-keys.js';
 
 export const SUBJECT_TYPES = ['public', 'pairwise'] as const;
-export type SubjectType = (typeof SUBJECT_TYPES)[number];
 
 type SectorMetadata = Pick<StoredClientMetadata, 'subject_type' | 'sector_identifier_uri' | 'redirect_uris'>;
 
