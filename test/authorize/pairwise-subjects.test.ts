@@ -71,7 +71,7 @@ afterAll(async () => {
 async function pairwiseClient(redirectUris: string[], sectorIdentifierUri?: string): Promise<RegisteredClient> {
   return createClient(fixture, {
     redirect_uris: redirectUris,
-    response_types: ['code', 'code token'],
+    response_types: ['code', 'code token', 'code id_token token'],
     require_consent: false,
     subject_type: 'pairwise',
     sector_identifier_uri: sectorIdentifierUri,
@@ -149,6 +149,9 @@ describe('pairwise subject identifiers', () => {
     expect(JSON.stringify(payload)).not.toContain(fixture.userUuid);
     expect(await introspect(a, first.accessToken)).toMatchObject({ active: true, sub, client_id: a.client_id });
     expect(await introspect(a, first.refreshToken!)).toMatchObject({ active: true, token_type: 'refresh_token', sub });
+    const refreshed = await oidc.refreshTokenGrant(first.config, first.refreshToken!);
+    expect(refreshed.claims()!.sub).toBe(sub);
+    expect(decodeJwt(refreshed.access_token).sub).toBe(sub);
   });
 
   it('leave the data API working: a pairwise access token still acts as its user', async () => {
@@ -167,14 +170,18 @@ describe('pairwise subject identifiers', () => {
     expect(read.nickname).toBe('bobby');
   });
 
-  it('apply to the front channel too: code token gives a pairwise access token', async () => {
+  it('apply to the front channel too: code token and code id_token token give the pairwise sub', async () => {
     const a = await pairwiseClient([A]);
     const sub = (await signIn(a, A, 'openid')).idToken.sub;
-    const url = `/connect/authorize?${new URLSearchParams({ client_id: a.client_id, redirect_uri: A, response_type: 'code token', scope: 'openid api' })}`;
-    const response = await authorizeAsUser(new Browser(fixture.url), url);
-    const fragment = new URLSearchParams(new URL(response.headers.get('location')!).hash.slice(1));
-    expect(decodeJwt(fragment.get('access_token')!).sub).toBe(sub);
-    expect((await usersMe(fragment.get('access_token')!)).status).toBe(200);
+    for (const responseType of ['code token', 'code id_token token']) {
+      const query = new URLSearchParams({ client_id: a.client_id, redirect_uri: A, response_type: responseType, scope: 'openid api', nonce: 'n-1' });
+      const response = await authorizeAsUser(new Browser(fixture.url), `/connect/authorize?${query}`);
+      const fragment = new URLSearchParams(new URL(response.headers.get('location')!).hash.slice(1));
+      expect(decodeJwt(fragment.get('access_token')!).sub, responseType).toBe(sub);
+      expect(fragment.has('id_token')).toBe(responseType.includes('id_token'));
+      if (fragment.has('id_token')) expect(decodeJwt(fragment.get('id_token')!).sub).toBe(sub);
+      expect((await usersMe(fragment.get('access_token')!)).status).toBe(200);
+    }
   });
 
   it('take the sector from a sector_identifier_uri that lists every redirect URI, whatever their hosts', async () => {
