@@ -46,6 +46,8 @@ import { relationRoutes } from './routes/data/relations.js';
 import { userTokenRoutes } from './routes/data/user-tokens.js';
 import { userFactorRoutes } from './routes/data/user-factors.js';
 import { adminFactorRoutes } from './routes/admin-factors.js';
+import { adminSignInRoutes } from './routes/admin-sign-ins.js';
+import { userSignInRoutes } from './routes/data/user-sign-ins.js';
 import { userStateRoutes } from './routes/data/user-state.js';
 import { userPermittedRoutes } from './routes/data/user-permitted.js';
 import { adminAccountRoutes, appAccountRoutes } from './routes/account.js';
@@ -68,7 +70,7 @@ export const AREAS: readonly Area[] = [
   // last token along, which may have expired or been revoked meanwhile: no reason to refuse a new one.
   // The account page: the browser's sign-in session (and a CSRF token) is the caller, not a bearer token.
   { prefix: '/management', routes: [managementTokenRoutes, adminAccountRoutes] },
-  { prefix: '/management', middleware: [caller], routes: [managementRoutes, adminFactorRoutes, keyRoutes, adminLifecycleRoutes] },
+  { prefix: '/management', middleware: [caller], routes: [managementRoutes, adminFactorRoutes, adminSignInRoutes, keyRoutes, adminLifecycleRoutes] },
   { prefix: '/management/orgs/{orgId}', middleware: [caller, organizationAdmin], routes: [organizationRoutes] },
   {
     prefix: '/management/orgs/{orgId}/apps/{appId}',
@@ -82,7 +84,7 @@ export const AREAS: readonly Area[] = [
   {
     prefix: '/{orgId}/{appId}',
     middleware: [caller, application, dataAccess],
-    routes: [pushRoutes, entityRoutes, relationRoutes, userTokenRoutes, userFactorRoutes, userStateRoutes, userPermittedRoutes],
+    routes: [pushRoutes, entityRoutes, relationRoutes, userTokenRoutes, userFactorRoutes, userSignInRoutes, userStateRoutes, userPermittedRoutes],
   },
 ];
 

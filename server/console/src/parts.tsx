@@ -148,3 +148,24 @@ export function OnceSecret(props: { label: string; value: string; children?: Com
     </section>
   );
 }
+
+/** An item to remove after a confirmation: `ask` opens the question for it, `confirm` removes it, `cancel` forgets it (and the error). */
+export function useRemoval<T>(remove: (item: T) => Promise<void>) {
+  const [item, setItem] = useState<T>();
+  const action = useAction();
+  return {
+    item,
+    error: action.error,
+    ask: (chosen: T) => setItem(chosen),
+    confirm: () =>
+      void action.run(async () => {
+        if (item === undefined) return;
+        await remove(item);
+        setItem(undefined);
+      }),
+    cancel: () => {
+      setItem(undefined);
+      action.clear();
+    },
+  };
+}

@@ -1,6 +1,7 @@
 /** One organization's applications, and a form to create another. */
 import { useState } from 'preact/hooks';
 import { entitiesOf, request } from '../api';
+import { OrgNav } from '../app-nav';
 import { useLoad } from '../load';
 import { Heading, Problem, useAction, Waiting } from '../parts';
 import { Link, navigate, pathOf } from '../router';
@@ -30,6 +31,7 @@ export function Applications(props: { org: string }) {
   return (
     <>
       <Heading>Applications of {org}</Heading>
+      <OrgNav org={org} current="apps" />
       <Waiting loading={apps.loading && apps.value === undefined} />
       <Problem error={apps.error} />
       {apps.value?.length === 0 && <p>This organization has no application yet.</p>}
