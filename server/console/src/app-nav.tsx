@@ -8,6 +8,9 @@ const AREAS: [area: string, label: string][] = [
   ['roles', 'Roles and permission tester'],
   ['clients', 'OAuth clients'],
   ['credentials', 'Credentials'],
+  ['devices', 'Devices'],
+  ['push', 'Push'],
+  ['activity', 'Activity'],
 ];
 
 export function AppNav(props: { org: string; app: string; current: string }) {

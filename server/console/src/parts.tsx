@@ -1,4 +1,4 @@
-/** Pieces every screen uses: its heading, an error, a wait, a JSON editor, a confirmation. */
+/** Pieces every screen uses: its heading, an error, a wait, a JSON editor, a confirmation, a table. */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 
@@ -146,5 +146,46 @@ export function OnceSecret(props: { label: string; value: string; children?: Com
         </p>
       )}
     </section>
+  );
+}
+
+export interface Column<T> {
+  label: string;
+  value: (row: T) => ComponentChildren;
+  /** Left out at a phone's width. */
+  wideOnly?: boolean;
+  /** Said to screen readers only (a column of buttons). */
+  hiddenLabel?: boolean;
+}
+
+/** Rows in columns, in a wrapper that scrolls sideways at a phone's width; the caption names it. */
+export function Table<T>(props: { caption: string; hiddenCaption?: boolean; columns: readonly Column<T>[]; rows: readonly T[]; keyOf: (row: T) => string }) {
+  const wide = (column: Column<T>) => (column.wideOnly ? 'wide-only' : undefined);
+  return (
+    <div class="table-wrap">
+      <table>
+        <caption class={props.hiddenCaption ? 'visually-hidden' : undefined}>{props.caption}</caption>
+        <thead>
+          <tr>
+            {props.columns.map((column) => (
+              <th scope="col" key={column.label} class={wide(column)}>
+                {column.hiddenLabel ? <span class="visually-hidden">{column.label}</span> : column.label}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.map((row) => (
+            <tr key={props.keyOf(row)}>
+              {props.columns.map((column) => (
+                <td key={column.label} class={wide(column)}>
+                  {column.value(row)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

@@ -1,9 +1,11 @@
 /**
  * The server: its version (GET /status), whether it can serve (GET /readyz: the database answers
- * and is migrated, the signing keys are loaded), and for a sysadmin the signing keys, which are
- * active, and a rotation after a confirmation (docs/api.md#tokens).
+ * and is migrated, the signing keys are loaded), and for a sysadmin the database kind and the
+ * uptime (GET /status answers them to a sysadmin only), the signing keys, which are active, and a
+ * rotation after a confirmation (docs/api.md#tokens).
  */
 import { useState } from 'preact/hooks';
+import type { components } from '~openapi';
 import { entitiesOf, request } from '../api';
 import { useLoad } from '../load';
 import { Confirm, Heading, Problem, useAction, Waiting } from '../parts';
@@ -14,6 +16,20 @@ interface PublishedKey {
   alg: string;
   kty: string;
   active?: string;
+}
+
+/** 93784 → `1 d 2 h 3 min` (seconds left out past a minute). */
+function durationOf(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  const parts: [number, string][] = [
+    [Math.floor(seconds / 86400), 'd'],
+    [Math.floor((seconds % 86400) / 3600), 'h'],
+    [Math.floor((seconds % 3600) / 60), 'min'],
+  ];
+  return parts
+    .filter(([value]) => value > 0)
+    .map(([value, unit]) => `${value} ${unit}`)
+    .join(' ');
 }
 
 const USES: Record<string, string> = { access_token: 'access tokens', id_token: 'ID tokens' };
@@ -80,7 +96,7 @@ function SigningKeys() {
 }
 
 export function ServerStatus(props: { admin: Admin }) {
-  const status = useLoad(async () => (await request('get', '/status', { params: {} })) as unknown as { version: string }, []);
+  const status = useLoad(async () => (await request('get', '/status', { params: {} })) as unknown as components['schemas']['Status'], []);
   const ready = useLoad(async () => {
     try {
       await request('get', '/readyz', { params: {} });
@@ -102,6 +118,18 @@ export function ServerStatus(props: { admin: Admin }) {
           <dd id="server-ready">{ready.value}</dd>
           <dt>Address</dt>
           <dd class="mono">{location.origin}</dd>
+          {status.value?.database !== undefined && (
+            <>
+              <dt>Database</dt>
+              <dd id="server-database">{status.value.database === 'postgres' ? 'PostgreSQL' : 'SQLite'}</dd>
+            </>
+          )}
+          {status.value?.uptime !== undefined && (
+            <>
+              <dt>Up for</dt>
+              <dd id="server-uptime">{durationOf(status.value.uptime)}</dd>
+            </>
+          )}
         </dl>
       </section>
       {props.admin.sysadmin ? <SigningKeys /> : <p class="muted">Signing keys are a sysadmin's to see and rotate.</p>}
