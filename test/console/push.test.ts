@@ -169,6 +169,10 @@ describe.skipIf(!HAS_CHROMIUM)(`devices, push and activity in the console${HAS_C
     ]);
     await page.locator('tr', { hasText: 'Hello Pat' }).locator('button:text("Receipts")').click();
     await page.locator('#notification-state', { hasText: 'delivered' }).waitFor();
+    // At a phone's width, in the dark.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await expectAccessible(page, 'push, phone, dark');
     await page.context().close();
   }, 90_000);
 

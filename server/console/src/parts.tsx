@@ -158,11 +158,15 @@ export interface Column<T> {
   hiddenLabel?: boolean;
 }
 
-/** Rows in columns, in a wrapper that scrolls sideways at a phone's width; the caption names it. */
+/**
+ * Rows in columns, in a wrapper that scrolls sideways at a phone's width. The wrapper takes the
+ * focus, so a table without links or buttons still scrolls from the keyboard, and is a region
+ * named by the caption.
+ */
 export function Table<T>(props: { caption: string; hiddenCaption?: boolean; columns: readonly Column<T>[]; rows: readonly T[]; keyOf: (row: T) => string }) {
   const wide = (column: Column<T>) => (column.wideOnly ? 'wide-only' : undefined);
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" tabIndex={0} role="region" aria-label={props.caption}>
       <table>
         <caption class={props.hiddenCaption ? 'visually-hidden' : undefined}>{props.caption}</caption>
         <thead>
