@@ -156,8 +156,8 @@ describe.skipIf(!HAS_CHROMIUM)(`admin console: OAuth clients, credentials, serve
     await page.locator('#server-version', { hasText: version }).waitFor();
     await page.locator('#server-ready', { hasText: 'ready' }).waitFor();
     expect(await page.locator('main').textContent()).toContain("Signing keys are a sysadmin's");
-    // The database kind and the uptime are a sysadmin's too.
-    expect(await page.locator('#server-database, #server-uptime').count()).toBe(0);
+    // The database kind, the uptime and the figures are a sysadmin's too.
+    expect(await page.locator('#server-database, #server-uptime, #figures-title').count()).toBe(0);
     await expectAccessible(page, 'server');
     await page.context().close();
 
@@ -166,6 +166,12 @@ describe.skipIf(!HAS_CHROMIUM)(`admin console: OAuth clients, credentials, serve
     await root.goto(`${harness.url}/console/server`);
     await root.locator('#server-database', { hasText: TEST_DATABASE_URL === undefined ? 'SQLite' : 'PostgreSQL' }).waitFor();
     expect(await root.locator('#server-uptime').textContent()).toMatch(/^\d+ (s|min|h|d)\b/);
+    // Figures from /metrics: the requests this test made, the tokens it got.
+    await root.locator('#figure-requests').waitFor();
+    const figure = async (id: string) => Number((await root.locator(`#figure-${id}`).textContent())!.replace(/[^\d]/g, ''));
+    expect(await figure('requests')).toBeGreaterThan(10);
+    expect(await figure('tokens')).toBeGreaterThanOrEqual(2);
+    expect(await figure('memory')).toBeGreaterThan(0);
     const active = root.locator('tbody tr', { hasText: 'active' });
     await active.nth(1).waitFor();
     const activeKids = async () => (await active.locator('td:first-child').allTextContents()).sort();
@@ -178,6 +184,7 @@ describe.skipIf(!HAS_CHROMIUM)(`admin console: OAuth clients, credentials, serve
         .sort(),
     );
     await expectAccessible(root, 'server, sysadmin');
+    await root.screenshot({ path: join(SHOTS, 'console-server.png'), fullPage: true });
 
     await root.click('text=Rotate keys…');
     await root.locator('dialog[open]').waitFor();

@@ -4,9 +4,11 @@
  * uptime (GET /status answers them to a sysadmin only), the signing keys, which are active, and a
  * rotation after a confirmation (docs/api.md#tokens).
  */
+import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import type { components } from '~openapi';
-import { entitiesOf, request } from '../api';
+import { entitiesOf, request, requestMetrics } from '../api';
+import { parseMetrics, sumOf } from '../metrics';
 import { useLoad } from '../load';
 import { Confirm, Heading, Problem, useAction, Waiting } from '../parts';
 import type { Admin } from '../session';
@@ -95,6 +97,44 @@ function SigningKeys() {
   );
 }
 
+/** A few figures since the server started, from GET /metrics (read once, when the screen opens). */
+function Figures() {
+  const metrics = useLoad(async () => parseMetrics(await requestMetrics()), []);
+  const samples = metrics.value ?? [];
+  const count = (name: string, where?: (labels: Record<string, string>) => boolean) => Math.round(sumOf(samples, name, where)).toLocaleString();
+  const figures: [id: string, label: string, value: string][] = [
+    ['requests', 'Requests answered', count('idp_http_request_duration_seconds_count')],
+    ['tokens', 'Tokens issued', count('idp_tokens_issued_total')],
+    ['sign-ins-refused', 'Password sign-ins refused', count('idp_sign_ins_total', (labels) => labels.result !== 'success')],
+    ['push-sent', 'Push deliveries sent', count('idp_push_deliveries_total', (labels) => labels.outcome === 'sent')],
+    [
+      'push-failed',
+      'Push deliveries refused',
+      count('idp_push_deliveries_total', (labels) => labels.outcome === 'unregistered' || labels.outcome === 'rejected'),
+    ],
+    ['push-queue', 'Push deliveries waiting', count('idp_push_queue_depth')],
+    ['memory', 'Memory (resident)', `${Math.round(sumOf(samples, 'process_resident_memory_bytes') / 1048576)} MiB`],
+  ];
+  return (
+    <section class="panel" aria-labelledby="figures-title">
+      <h2 id="figures-title">Since it started</h2>
+      <Waiting loading={metrics.loading && metrics.value === undefined} />
+      <Problem error={metrics.error} />
+      {metrics.value && (
+        <dl class="facts">
+          {figures.map(([id, label, value]) => (
+            <Fragment key={id}>
+              <dt>{label}</dt>
+              <dd id={`figure-${id}`}>{value}</dd>
+            </Fragment>
+          ))}
+        </dl>
+      )}
+      <p class="muted">From GET /metrics, which Prometheus reads too.</p>
+    </section>
+  );
+}
+
 export function ServerStatus(props: { admin: Admin }) {
   const status = useLoad(async () => (await request('get', '/status', { params: {} })) as unknown as components['schemas']['Status'], []);
   const ready = useLoad(async () => {
@@ -132,6 +172,7 @@ export function ServerStatus(props: { admin: Admin }) {
           )}
         </dl>
       </section>
+      {props.admin.sysadmin && <Figures />}
       {props.admin.sysadmin ? <SigningKeys /> : <p class="muted">Signing keys are a sysadmin's to see and rotate.</p>}
     </>
   );
