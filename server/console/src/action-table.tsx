@@ -1,5 +1,6 @@
 /** A table whose rows each have buttons (edit, remove, end, revoke): the columns, then the row's actions, each named for a screen reader. */
 import type { ComponentChildren } from 'preact';
+import { Table, type Column as TableColumn } from './parts';
 
 export interface Column<T> {
   label: string;
@@ -25,51 +26,28 @@ export function ActionTable<T>(props: {
   actions: RowAction<T>[];
   busy?: boolean;
 }) {
-  const classOf = (column: Column<T>) => [column.mono && 'mono', column.wideOnly && 'wide-only'].filter(Boolean).join(' ') || undefined;
-  return (
-    <div class="table-wrap">
-      <table>
-        <caption class="visually-hidden">{props.caption}</caption>
-        <thead>
-          <tr>
-            {props.columns.map((column) => (
-              <th scope="col" key={column.label} class={column.wideOnly ? 'wide-only' : undefined}>
-                {column.label}
-              </th>
-            ))}
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.rows.map((row) => (
-            <tr key={props.keyOf(row)}>
-              {props.columns.map((column) => (
-                <td key={column.label} class={classOf(column)}>
-                  {column.cell(row)}
-                </td>
-              ))}
-              <td>
-                <div class="actions">
-                  {props.actions.map((action) => (
-                    <button
-                      type="button"
-                      key={action.label}
-                      class={action.danger ? 'danger' : undefined}
-                      aria-label={`${action.label.replace(/…$/, '')} ${action.name(row)}`}
-                      disabled={props.busy}
-                      onClick={() => action.onClick(row)}
-                    >
-                      {action.label}
-                    </button>
-                  ))}
-                </div>
-              </td>
-            </tr>
+  const columns: TableColumn<T>[] = [
+    ...props.columns.map((column) => ({ label: column.label, value: column.cell, wideOnly: column.wideOnly, mono: column.mono })),
+    {
+      label: 'Actions',
+      hiddenLabel: true,
+      value: (row: T) => (
+        <div class="actions">
+          {props.actions.map((action) => (
+            <button
+              type="button"
+              key={action.label}
+              class={action.danger ? 'danger' : undefined}
+              aria-label={`${action.label.replace(/…$/, '')} ${action.name(row)}`}
+              disabled={props.busy}
+              onClick={() => action.onClick(row)}
+            >
+              {action.label}
+            </button>
           ))}
-        </tbody>
-      </table>
-    </div>
-  );
+        </div>
+      ),
+    },
+  ];
+  return <Table caption={props.caption} hiddenCaption columns={columns} rows={props.rows} keyOf={props.keyOf} />;
 }

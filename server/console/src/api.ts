@@ -51,24 +51,45 @@ function fill(path: string, params: Record<string, string>): string {
   return path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name]));
 }
 
-async function send(method: Method, url: string, body: unknown, retried = false): Promise<Envelope> {
-  const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${await accessToken()}` };
+/** The answer to a call with the access token; `accept` says what the caller reads. */
+async function fetchWithToken(method: Method, url: string, body: unknown, accept: string, retried = false): Promise<Response> {
+  const headers: Record<string, string> = { accept, authorization: `Bearer ${await accessToken()}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
   const response = await fetch(url, { method: method.toUpperCase(), headers, body: body === undefined ? undefined : JSON.stringify(body) });
   // An access token revoked or expired early: one refresh, one more try.
-  if (response.status === 401 && !retried && (await refreshTokens())) return send(method, url, body, true);
-  const text = await response.text();
-  let parsed: unknown;
+  if (response.status === 401 && !retried && (await refreshTokens())) return fetchWithToken(method, url, body, accept, true);
+  return response;
+}
+
+/** A refusal's error body as an ApiError (docs/api.md#errors). */
+function refusalOf(status: number, text: string): ApiError {
+  let error: Partial<ErrorBody>;
   try {
-    parsed = JSON.parse(text);
+    error = JSON.parse(text) as Partial<ErrorBody>;
+  } catch {
+    return new ApiError(status, 'bad_response', `the server answered ${status} without JSON`);
+  }
+  return new ApiError(status, error.error ?? 'error', error.error_description ?? `the server answered ${status}`, error.fields);
+}
+
+async function send(method: Method, url: string, body: unknown): Promise<Envelope> {
+  const response = await fetchWithToken(method, url, body, 'application/json');
+  const text = await response.text();
+  if (!response.ok) throw refusalOf(response.status, text);
+  try {
+    return JSON.parse(text) as Envelope;
   } catch {
     throw new ApiError(response.status, 'bad_response', `the server answered ${response.status} without JSON`);
   }
-  if (!response.ok) {
-    const error = parsed as Partial<ErrorBody>;
-    throw new ApiError(response.status, error.error ?? 'error', error.error_description ?? `the server answered ${response.status}`, error.fields);
-  }
-  return parsed as Envelope;
+}
+
+/** The Prometheus text of GET /metrics (docs/operations.md), which a sysadmin's token reads. */
+export async function requestMetrics(): Promise<string> {
+  const path: keyof paths = '/metrics';
+  const response = await fetchWithToken('get', path, undefined, 'text/plain');
+  const text = await response.text();
+  if (!response.ok) throw refusalOf(response.status, text);
+  return text;
 }
 
 export function request<P extends keyof paths, M extends MethodOf<P>>(method: M, path: P, call: Call<Operation<P, M>>): Promise<Envelope> {

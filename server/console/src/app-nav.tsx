@@ -11,6 +11,9 @@ const APP_AREAS: Area[] = [
   ['clients', 'OAuth clients'],
   ['identity-providers', 'Identity providers'],
   ['credentials', 'Credentials'],
+  ['devices', 'Devices'],
+  ['push', 'Push'],
+  ['activity', 'Activity'],
 ];
 
 const ORG_AREAS: Area[] = [

@@ -15,6 +15,9 @@ import { OAuthClientScreen } from './screens/client';
 import { OAuthClients } from './screens/clients';
 import { Collections } from './screens/collections';
 import { Credentials, OrgCredentials } from './screens/credentials';
+import { Activity } from './screens/activity';
+import { DeviceScreen, Devices } from './screens/devices';
+import { Push } from './screens/push';
 import { Entities } from './screens/entities';
 import { EntityScreen } from './screens/entity';
 import { IdentityProviders } from './screens/identity-providers';
@@ -41,6 +44,10 @@ function Screen(props: { segments: string[]; admin: Admin }) {
   if (collections === 'clients' && collection !== undefined && id === undefined) return <OAuthClientScreen org={org} app={app} clientId={collection} />;
   if (collections === 'credentials' && collection === undefined) return <Credentials org={org} app={app} />;
   if (collections === 'identity-providers' && collection === undefined) return <IdentityProviders org={org} app={app} />;
+  if (collections === 'devices' && collection === undefined) return <Devices org={org} app={app} />;
+  if (collections === 'devices' && id === undefined) return <DeviceScreen org={org} app={app} id={collection} />;
+  if (collections === 'push' && collection === undefined) return <Push org={org} app={app} />;
+  if (collections === 'activity' && collection === undefined) return <Activity org={org} app={app} />;
   if (apps === 'apps' && ACCESS_SECTIONS.includes(collections as AccessCollection) && props.segments.length <= 6) {
     const section = collections as AccessCollection;
     return collection === undefined ? (
@@ -71,6 +78,9 @@ const AREA_LABELS: Record<string, string> = {
   'identity-providers': 'Identity providers',
   credentials: 'Credentials',
   admins: 'Admins',
+  devices: 'Devices',
+  push: 'Push',
+  activity: 'Activity',
 };
 
 /** Where you are: each level a link to its screen. */

@@ -1,10 +1,14 @@
 /**
  * The server: its version (GET /status), whether it can serve (GET /readyz: the database answers
- * and is migrated, the signing keys are loaded), and for a sysadmin the signing keys, which are
- * active, and a rotation after a confirmation (docs/api.md#tokens).
+ * and is migrated, the signing keys are loaded), and for a sysadmin the database kind and the
+ * uptime (GET /status answers them to a sysadmin only), the signing keys, which are active, and a
+ * rotation after a confirmation (docs/api.md#tokens).
  */
+import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
-import { entitiesOf, request } from '../api';
+import type { components } from '~openapi';
+import { entitiesOf, request, requestMetrics } from '../api';
+import { parseMetrics, sumOf } from '../metrics';
 import { useLoad } from '../load';
 import { Confirm, Heading, Problem, useAction, Waiting } from '../parts';
 import type { Admin } from '../session';
@@ -14,6 +18,20 @@ interface PublishedKey {
   alg: string;
   kty: string;
   active?: string;
+}
+
+/** 93784 → `1 d 2 h 3 min` (seconds left out past a minute). */
+function durationOf(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  const parts: [number, string][] = [
+    [Math.floor(seconds / 86400), 'd'],
+    [Math.floor((seconds % 86400) / 3600), 'h'],
+    [Math.floor((seconds % 3600) / 60), 'min'],
+  ];
+  return parts
+    .filter(([value]) => value > 0)
+    .map(([value, unit]) => `${value} ${unit}`)
+    .join(' ');
 }
 
 const USES: Record<string, string> = { access_token: 'access tokens', id_token: 'ID tokens' };
@@ -79,8 +97,46 @@ function SigningKeys() {
   );
 }
 
+/** A few figures since the server started, from GET /metrics (read once, when the screen opens). */
+function Figures() {
+  const metrics = useLoad(async () => parseMetrics(await requestMetrics()), []);
+  const samples = metrics.value ?? [];
+  const count = (name: string, where?: (labels: Record<string, string>) => boolean) => Math.round(sumOf(samples, name, where)).toLocaleString();
+  const figures: [id: string, label: string, value: string][] = [
+    ['requests', 'Requests answered', count('idp_http_request_duration_seconds_count')],
+    ['tokens', 'Tokens issued', count('idp_tokens_issued_total')],
+    ['sign-ins-refused', 'Password sign-ins refused', count('idp_sign_ins_total', (labels) => labels.result !== 'success')],
+    ['push-sent', 'Push deliveries sent', count('idp_push_deliveries_total', (labels) => labels.outcome === 'sent')],
+    [
+      'push-failed',
+      'Push deliveries refused',
+      count('idp_push_deliveries_total', (labels) => labels.outcome === 'unregistered' || labels.outcome === 'rejected'),
+    ],
+    ['push-queue', 'Push deliveries waiting', count('idp_push_queue_depth')],
+    ['memory', 'Memory (resident)', `${Math.round(sumOf(samples, 'process_resident_memory_bytes') / 1048576)} MiB`],
+  ];
+  return (
+    <section class="panel" aria-labelledby="figures-title">
+      <h2 id="figures-title">Since it started</h2>
+      <Waiting loading={metrics.loading && metrics.value === undefined} />
+      <Problem error={metrics.error} />
+      {metrics.value && (
+        <dl class="facts">
+          {figures.map(([id, label, value]) => (
+            <Fragment key={id}>
+              <dt>{label}</dt>
+              <dd id={`figure-${id}`}>{value}</dd>
+            </Fragment>
+          ))}
+        </dl>
+      )}
+      <p class="muted">From GET /metrics, which Prometheus reads too.</p>
+    </section>
+  );
+}
+
 export function ServerStatus(props: { admin: Admin }) {
-  const status = useLoad(async () => (await request('get', '/status', { params: {} })) as unknown as { version: string }, []);
+  const status = useLoad(async () => (await request('get', '/status', { params: {} })) as unknown as components['schemas']['Status'], []);
   const ready = useLoad(async () => {
     try {
       await request('get', '/readyz', { params: {} });
@@ -102,8 +158,21 @@ export function ServerStatus(props: { admin: Admin }) {
           <dd id="server-ready">{ready.value}</dd>
           <dt>Address</dt>
           <dd class="mono">{location.origin}</dd>
+          {status.value?.database !== undefined && (
+            <>
+              <dt>Database</dt>
+              <dd id="server-database">{status.value.database === 'postgres' ? 'PostgreSQL' : 'SQLite'}</dd>
+            </>
+          )}
+          {status.value?.uptime !== undefined && (
+            <>
+              <dt>Up for</dt>
+              <dd id="server-uptime">{durationOf(status.value.uptime)}</dd>
+            </>
+          )}
         </dl>
       </section>
+      {props.admin.sysadmin && <Figures />}
       {props.admin.sysadmin ? <SigningKeys /> : <p class="muted">Signing keys are a sysadmin's to see and rotate.</p>}
     </>
   );
