@@ -21,6 +21,10 @@ const KEYS = [
   'allow_plain_pkce',
   'identity_providers',
   'jwks_uri',
+  'backchannel_logout_uri',
+  'backchannel_logout_session_required',
+  'frontchannel_logout_uri',
+  'frontchannel_logout_session_required',
 ];
 
 interface ClientFlags {
@@ -37,6 +41,10 @@ interface ClientFlags {
   allowPlainPkce?: boolean;
   identityProvider: string[];
   jwksUri?: string;
+  backchannelLogoutUri?: string;
+  backchannelLogoutSessionRequired?: boolean;
+  frontchannelLogoutUri?: string;
+  frontchannelLogoutSessionRequired?: boolean;
   data?: string;
 }
 
@@ -59,6 +67,10 @@ function metadataOf(flags: ClientFlags): Record<string, unknown> {
     allow_plain_pkce: flags.allowPlainPkce,
     identity_providers: list(flags.identityProvider),
     jwks_uri: flags.jwksUri,
+    backchannel_logout_uri: flags.backchannelLogoutUri,
+    backchannel_logout_session_required: flags.backchannelLogoutSessionRequired,
+    frontchannel_logout_uri: flags.frontchannelLogoutUri,
+    frontchannel_logout_session_required: flags.frontchannelLogoutSessionRequired,
   };
   return Object.fromEntries(Object.entries(metadata).filter(([, value]) => value !== undefined));
 }
@@ -147,6 +159,10 @@ function metadataOptions(command: Command): Command {
     .option('--require-consent', 'ask users for consent (default)')
     .option('--no-require-consent', 'skip the consent page')
     .option('--allow-plain-pkce', 'accept code_challenge_method=plain')
+    .option('--backchannel-logout-uri <url>', 'where logout tokens are posted when a user signs out (OIDC Back-Channel Logout)')
+    .option('--backchannel-logout-session-required', 'logout tokens must carry the session id (sid)')
+    .option('--frontchannel-logout-uri <url>', 'page the logout page loads in an iframe (OIDC Front-Channel Logout)')
+    .option('--frontchannel-logout-session-required', 'the front-channel page gets iss and sid in its query')
     .option('--identity-provider <name>', 'external provider allowed with acr_values=idp:NAME (repeatable)', collect, [])
     .option('-d, --data <json>', 'further RFC 7591 metadata as a JSON object, or @FILE');
 }

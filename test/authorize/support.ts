@@ -106,6 +106,10 @@ export interface ClientOptions {
   identity_providers?: string[];
   client_name?: string;
   require_pushed_authorization_requests?: boolean;
+  backchannel_logout_uri?: string;
+  backchannel_logout_session_required?: boolean;
+  frontchannel_logout_uri?: string;
+  frontchannel_logout_session_required?: boolean;
 }
 
 export const REDIRECT = 'https://rp.example/callback';

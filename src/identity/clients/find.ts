@@ -60,6 +60,14 @@ export interface Client {
   requirePushedRequests: boolean;
   /** RFC 9449 5.2: tokens only with a DPoP proof, so always DPoP-bound. */
   dpopBoundAccessTokens: boolean;
+  /** Where a sign-out is told (docs/api.md#logout), and whether the session id (`sid`) must be said. */
+  backchannelLogout?: LogoutChannel;
+  frontchannelLogout?: LogoutChannel;
+}
+
+export interface LogoutChannel {
+  uri: string;
+  sessionRequired: boolean;
 }
 
 // Their secret is kept as it is, so it can also key client_secret_jwt's HMAC (RFC 7523 2.2).
@@ -174,6 +182,12 @@ export function clientOfRow(row: typeof oauthClients.$inferSelect): Client {
     requestObjectSigningAlg: meta.request_object_signing_alg,
     requirePushedRequests: meta.require_pushed_authorization_requests ?? false,
     dpopBoundAccessTokens: meta.dpop_bound_access_tokens ?? false,
+    ...(meta.backchannel_logout_uri && {
+      backchannelLogout: { uri: meta.backchannel_logout_uri, sessionRequired: meta.backchannel_logout_session_required ?? false },
+    }),
+    ...(meta.frontchannel_logout_uri && {
+      frontchannelLogout: { uri: meta.frontchannel_logout_uri, sessionRequired: meta.frontchannel_logout_session_required ?? false },
+    }),
   };
 }
 

@@ -32,6 +32,8 @@ export interface IdTokenRequest {
   alone?: boolean;
   /** Claims the `claims` parameter asked the ID token for (OIDC Core 5.5), whatever the scope. */
   requested?: readonly string[];
+  /** The browser session the user signed in with (OIDC Front-Channel Logout 1.0 3, Back-Channel Logout 1.0 2.1). */
+  sid?: string | null;
 }
 
 /**
@@ -62,6 +64,7 @@ export async function signIdToken(deps: Deps, request: IdTokenRequest): Promise<
     auth_time: request.authTime,
     ...(request.nonce && { nonce: request.nonce }),
     ...(request.amr && { amr: request.amr }),
+    ...(request.sid && { sid: request.sid }),
     ...(acrOf(request.amr) && { acr: acrOf(request.amr) }),
     ...(request.accessToken && { at_hash: tokenHash(key.alg, request.accessToken) }),
     ...(request.code && { c_hash: tokenHash(key.alg, request.code) }),

@@ -100,6 +100,7 @@ export async function issueTokens(deps: Deps, request: IssueRequest): Promise<Is
       nonce: request.nonce,
       amr: amr ?? undefined,
       requested: family?.claims?.id_token,
+      sid: family?.sid,
     });
   }
   return {
