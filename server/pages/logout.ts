@@ -39,7 +39,8 @@ export function renderLoggedOut(context: PageContext, signedOut: boolean, front?
   if (!front) return layout(context, t('logout.title'), done);
   const body = html`${done}
 ${front.frames.map((frame) => html`<iframe src="${frame.url}" title="${t('logout.frame', { client: frame.clientName })}" width="0" height="0" hidden></iframe>`)}
-${front.continueTo ? html`<p><a id="continue" href="${front.continueTo}">${t('form_post.continue')}</a></p>` : ''}`;
-  const code = front.continueTo ? "addEventListener('load',function(){location.replace(document.getElementById('continue').href)});" : '';
+${front.continueTo ? html`<p><a href="${front.continueTo}">${t('form_post.continue')}</a></p>` : ''}`;
+  // Without quotes: the layout escapes the script's text as HTML. The link is the page's only one.
+  const code = front.continueTo ? 'onload=function(){location.replace(document.links[0].href)};' : '';
   return layout(context, t('logout.title'), body, code ? { nonce: front.scriptNonce, code } : undefined);
 }
