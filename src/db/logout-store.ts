@@ -99,6 +99,16 @@ export async function hasUnfinishedLogoutDeliveries(db: Db): Promise<boolean> {
   return row !== undefined;
 }
 
+/** Deliveries finished before `before` (sent or failed) are forgotten; returns how many. */
+export async function pruneLogoutDeliveries(db: Db, before: number): Promise<number> {
+  return changes(
+    await db
+      .delete(logoutDeliveries)
+      .where(and(inArray(logoutDeliveries.state, ['sent', 'failed']), lte(logoutDeliveries.finished, before)))
+      .run(),
+  );
+}
+
 /** The deliveries to one client, in the order they were queued (tests and operators). */
 export async function listLogoutDeliveries(db: Db, clientId: string): Promise<LogoutDelivery[]> {
   return await db.select().from(logoutDeliveries).where(eq(logoutDeliveries.clientId, clientId)).orderBy(asc(logoutDeliveries.id)).all();
