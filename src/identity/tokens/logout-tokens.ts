@@ -9,7 +9,7 @@ import { signTokenOnThreadPool } from '../keys/token-signing-on-thread-pool.js';
 import type { Deps } from '../../deps.js';
 import { issuerOf } from '../issuer.js';
 
-export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
+const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 
 /** How long a logout token is good for, in seconds: enough for one delivery. */
 const LOGOUT_TOKEN_TTL = 120;
