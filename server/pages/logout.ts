@@ -22,17 +22,19 @@ ${hiddenFields(context, page.fields)}
   return layout(context, t('logout.title'), body);
 }
 
-/**
- * Signed out with clients to tell in the browser (OIDC Front-Channel Logout 1.0 2): their logout
- * pages in hidden iframes, then on to the client that asked, if one did. The one-line script waits
- * for the frames to load (the window's load event); without JavaScript the link does the same.
- */
+/** The clients' front-channel logout pages to load, and where to go once they have loaded. */
 export interface FrontChannelPage {
   frames: readonly { clientName: string; url: string }[];
   continueTo?: string;
   scriptNonce: string;
 }
 
+/**
+ * Signed out, or still signed in. With clients to tell in the browser (OIDC Front-Channel Logout
+ * 1.0 2): their logout pages in hidden iframes, then on to the client that asked, if one did. The
+ * one-line script waits for the frames to load (the window's load event); without JavaScript the
+ * link does the same.
+ */
 export function renderLoggedOut(context: PageContext, signedOut: boolean, front?: FrontChannelPage): Html {
   const { t } = context;
   const done = html`<h1>${t('logout.title')}</h1><p>${t(signedOut ? 'logout.done' : 'logout.kept')}</p>`;
