@@ -29,6 +29,7 @@ const LAYERS = [
       'src/password-policy.ts',
       'src/principal.ts',
       'src/version.ts',
+      'src/sleeper.ts',
       'src/runtime',
     ],
   },

@@ -23,6 +23,10 @@ const KEYS = [
   'jwks_uri',
   'subject_type',
   'sector_identifier_uri',
+  'backchannel_logout_uri',
+  'backchannel_logout_session_required',
+  'frontchannel_logout_uri',
+  'frontchannel_logout_session_required',
 ];
 
 interface ClientFlags {
@@ -41,6 +45,10 @@ interface ClientFlags {
   jwksUri?: string;
   subjectType?: string;
   sectorIdentifierUri?: string;
+  backchannelLogoutUri?: string;
+  backchannelLogoutSessionRequired?: boolean;
+  frontchannelLogoutUri?: string;
+  frontchannelLogoutSessionRequired?: boolean;
   data?: string;
 }
 
@@ -65,6 +73,10 @@ function metadataOf(flags: ClientFlags): Record<string, unknown> {
     jwks_uri: flags.jwksUri,
     subject_type: flags.subjectType,
     sector_identifier_uri: flags.sectorIdentifierUri,
+    backchannel_logout_uri: flags.backchannelLogoutUri,
+    backchannel_logout_session_required: flags.backchannelLogoutSessionRequired,
+    frontchannel_logout_uri: flags.frontchannelLogoutUri,
+    frontchannel_logout_session_required: flags.frontchannelLogoutSessionRequired,
   };
   return Object.fromEntries(Object.entries(metadata).filter(([, value]) => value !== undefined));
 }
@@ -153,6 +165,10 @@ function metadataOptions(command: Command): Command {
     .option('--require-consent', 'ask users for consent (default)')
     .option('--no-require-consent', 'skip the consent page')
     .option('--allow-plain-pkce', 'accept code_challenge_method=plain')
+    .option('--backchannel-logout-uri <url>', 'where logout tokens are posted when a user signs out (OIDC Back-Channel Logout)')
+    .option('--backchannel-logout-session-required', 'logout tokens must carry the session id (sid)')
+    .option('--frontchannel-logout-uri <url>', 'page the logout page loads in an iframe (OIDC Front-Channel Logout)')
+    .option('--frontchannel-logout-session-required', 'the front-channel page gets iss and sid in its query')
     .option('--identity-provider <name>', 'external provider allowed with acr_values=idp:NAME (repeatable)', collect, [])
     .option('--subject-type <type>', "public (the user's id as sub, default) or pairwise (a sub of the client's sector)")
     .option('--sector-identifier-uri <url>', "https URL of a JSON array of the client's redirect URIs; its host is the pairwise sector")

@@ -9,7 +9,8 @@ import type { Env } from './env.js';
 import { clientOf } from './client-address.js';
 import { issuerOf } from '../src/identity/issuer.js';
 import { macOf, randomToken, safeEqual, sign, unsign } from '../src/identity/keys/secrets.js';
-import { createSession, endSession, findSession, type NewSession, type SessionRow } from '../src/identity/sessions/sessions.js';
+import { createSession, findSession, type NewSession, type SessionRow } from '../src/identity/sessions/sessions.js';
+import { endSessionAndLogout, type FrontChannelLogout } from '../src/identity/sessions/logout.js';
 import { pickLocale, translator } from './pages/i18n.js';
 import type { PageContext } from './pages/layout.js';
 
@@ -41,10 +42,15 @@ export async function startSession(c: Context<Env>, input: NewSession): Promise<
   return session;
 }
 
-export async function clearSession(c: Context<Env>): Promise<void> {
+/**
+ * Signs the browser out. The clients its session signed in to are told (docs/api.md#logout);
+ * returns the front-channel logout pages for the page the browser sees next.
+ */
+export async function clearSession(c: Context<Env>): Promise<FrontChannelLogout[]> {
   const id = sessionIdOf(c);
-  if (id) await endSession(c.get('deps'), id);
+  const front = id ? await endSessionAndLogout(c.get('deps'), id) : [];
   deleteCookie(c, SESSION_COOKIE, cookieOptions(c));
+  return front;
 }
 
 /** The token to put in this browser's forms (sets the CSRF cookie on first use). */

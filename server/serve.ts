@@ -23,6 +23,8 @@ import { refusingRawBackslash } from './middleware/path-segments.js';
 import type { Env } from './env.js';
 import { createMetricsApp } from './routes/metrics.js';
 import { startDeliveryWorker } from '../src/push/worker.js';
+import { startLogoutWorker } from '../src/identity/sessions/logout-worker.js';
+import { postLogoutToken } from './logout-post.js';
 import { startHousekeeping } from '../src/operations/housekeeping.js';
 
 export interface RunningServer {
@@ -132,6 +134,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       leaseMs: config.pushLeaseMs,
       requestTimeoutMs: Math.min(15_000, config.pushLeaseMs / 2),
     });
+    const logoutWorker = startLogoutWorker(deps, postLogoutToken);
     const housekeeping = startHousekeeping(deps);
     let closing: Promise<void> | undefined;
     return {
@@ -142,7 +145,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       close() {
         closing ??= (async () => {
           // Sends in flight finish and are recorded while the last requests are answered.
-          const drained = Promise.all([worker.stop(), housekeeping.stop()]);
+          const drained = Promise.all([worker.stop(), logoutWorker.stop(), housekeeping.stop()]);
           await Promise.all([closeServer(server), closeServer(metricsServer)]);
           await drained;
           // Mail already handed over (a reset link, say) goes out before the process ends.

@@ -22,7 +22,27 @@ ${hiddenFields(context, page.fields)}
   return layout(context, t('logout.title'), body);
 }
 
-export function renderLoggedOut(context: PageContext, signedOut: boolean): Html {
+/** The clients' front-channel logout pages to load, and where to go once they have loaded. */
+export interface FrontChannelPage {
+  frames: readonly { clientName: string; url: string }[];
+  continueTo?: string;
+  scriptNonce: string;
+}
+
+/**
+ * Signed out, or still signed in. With clients to tell in the browser (OIDC Front-Channel Logout
+ * 1.0 2): their logout pages in hidden iframes, then on to the client that asked, if one did. The
+ * one-line script waits for the frames to load (the window's load event); without JavaScript the
+ * link does the same.
+ */
+export function renderLoggedOut(context: PageContext, signedOut: boolean, front?: FrontChannelPage): Html {
   const { t } = context;
-  return layout(context, t('logout.title'), html`<h1>${t('logout.title')}</h1><p>${t(signedOut ? 'logout.done' : 'logout.kept')}</p>`);
+  const done = html`<h1>${t('logout.title')}</h1><p>${t(signedOut ? 'logout.done' : 'logout.kept')}</p>`;
+  if (!front) return layout(context, t('logout.title'), done);
+  const body = html`${done}
+${front.frames.map((frame) => html`<iframe src="${frame.url}" title="${t('logout.frame', { client: frame.clientName })}" width="0" height="0" hidden></iframe>`)}
+${front.continueTo ? html`<p><a href="${front.continueTo}">${t('form_post.continue')}</a></p>` : ''}`;
+  // Without quotes: the layout escapes the script's text as HTML. The link is the page's only one.
+  const code = front.continueTo ? 'onload=function(){location.replace(document.links[0].href)};' : '';
+  return layout(context, t('logout.title'), body, code ? { nonce: front.scriptNonce, code } : undefined);
 }

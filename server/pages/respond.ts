@@ -15,6 +15,14 @@ export interface PageSecurity {
   widgetOrigins?: readonly string[];
   /** The page's script may fetch from this server (connect-src 'self'). */
   connectSelf?: boolean;
+  /** Pages the page loads in iframes (front-channel logout): exactly these, by origin and path. */
+  frames?: readonly string[];
+}
+
+/** A URL as a CSP source expression: its origin and path, `;` and `,` escaped (CSP 3, 2.3.1). */
+function frameSource(address: string): string | undefined {
+  const origin = originOf(address);
+  return origin && origin + new URL(address).pathname.replaceAll(';', '%3B').replaceAll(',', '%2C');
 }
 
 function originOf(address: string): string | undefined {
@@ -30,6 +38,7 @@ export function contentSecurityPolicy(security: PageSecurity): string {
   const targets = (security.formTargets ?? []).map(originOf).filter((origin): origin is string => origin !== undefined);
   const widgets = security.widgetOrigins ?? [];
   const connect = [...(security.connectSelf ? ["'self'"] : []), ...widgets];
+  const frames = [...widgets, ...new Set((security.frames ?? []).map(frameSource).filter((source): source is string => source !== undefined))];
   return [
     "default-src 'none'",
     "style-src 'self'",
@@ -38,7 +47,7 @@ export function contentSecurityPolicy(security: PageSecurity): string {
     "frame-ancestors 'none'",
     "base-uri 'none'",
     ...(security.scriptNonce ? [[`script-src 'nonce-${security.scriptNonce}'`, ...widgets].join(' ')] : []),
-    ...(widgets.length ? [`frame-src ${widgets.join(' ')}`] : []),
+    ...(frames.length ? [`frame-src ${frames.join(' ')}`] : []),
     ...(connect.length ? [`connect-src ${connect.join(' ')}`] : []),
   ].join('; ');
 }

@@ -23,7 +23,8 @@ import { AppError, Forbidden, IllegalArgument, UnsupportedMediaType } from '../.
 import { randomToken } from '../../src/identity/keys/secrets.js';
 import { issuerOf } from '../../src/identity/issuer.js';
 import { ACCOUNT_CLIENT, findClient } from '../../src/identity/clients/find.js';
-import { listUserSessions, endUserSession, type SessionRow } from '../../src/identity/sessions/sessions.js';
+import { listUserSessions, type SessionRow } from '../../src/identity/sessions/sessions.js';
+import { endUserSessionAndLogout } from '../../src/identity/sessions/logout.js';
 import { listConsents, revokeConsent } from '../../src/identity/authorize/consents.js';
 import {
   deleteFactor,
@@ -295,7 +296,7 @@ function removalHandlers(realm: AccountRealm) {
 
     endSession: (c: C) =>
       posted(c, realm, async ({ form, user }) => {
-        const ended = await endUserSession(c.get('deps'), realm.realmOf(c), user.owner.uuid, text(form, 'session'));
+        const ended = await endUserSessionAndLogout(c.get('deps'), realm.realmOf(c), user.owner.uuid, text(form, 'session'));
         if (!ended) throw IllegalArgument('that session has ended already', { fields: { session: 'not found' } });
         // Ending this browser's own session signs it out: the page asks for a sign-in next.
         return backToPage(c, realm, 'session_ended');

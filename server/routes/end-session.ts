@@ -16,6 +16,7 @@ import { clearSession, isCsrfTokenValid, pageContext } from '../browser.js';
 import { renderError } from '../pages/error.js';
 import { renderLoggedOut, renderLogout } from '../pages/logout.js';
 import { sendPage } from '../pages/respond.js';
+import { randomToken } from '../../src/identity/keys/secrets.js';
 
 type C = Context<Env>;
 
@@ -75,7 +76,13 @@ async function endSession(c: C, form: URLSearchParams): Promise<Response> {
   if (!isCsrfTokenValid(c, form.get('csrf_token') ?? undefined)) return sendPage(c, renderError(pageContext(c, uiLocales), 'csrf'), 403);
   return withLogoutRequest(c, form, async (request) => {
     const signOut = form.get('decision') === 'logout';
-    if (signOut) await clearSession(c);
+    const frames = signOut ? await clearSession(c) : [];
+    if (frames.length > 0) {
+      // Front-Channel Logout 1.0 2: the clients' logout pages load here before the browser moves on.
+      const scriptNonce = randomToken(16);
+      const page = renderLoggedOut(pageContext(c, uiLocales), true, { frames, continueTo: request.redirect, scriptNonce });
+      return sendPage(c, page, 200, { frames: frames.map((frame) => frame.url), scriptNonce });
+    }
     if (request.redirect && signOut) {
       c.header('Cache-Control', 'no-store');
       return c.redirect(request.redirect, 303);

@@ -8,7 +8,8 @@ import type { Context } from 'hono';
 import type { Env } from '../env.js';
 import type { EnvelopeInput } from '../envelope.js';
 import { EntityNotFound } from '../../src/errors.js';
-import { endUserSession, listUserSessions, type SessionRow } from '../../src/identity/sessions/sessions.js';
+import { listUserSessions, type SessionRow } from '../../src/identity/sessions/sessions.js';
+import { endUserSessionAndLogout } from '../../src/identity/sessions/logout.js';
 import { listConsents, revokeConsent, type Consent } from '../../src/identity/authorize/consents.js';
 import { findClient } from '../../src/identity/clients/find.js';
 import type { Deps } from '../../src/deps.js';
@@ -65,7 +66,7 @@ export function signInHandlers(resolve: ResolveSignInOwner, answer: Answer) {
     async endSession(c: Context<Env>) {
       const owner = await resolve(c, 'write');
       const id = c.req.param('sessionId') ?? '';
-      if (!(await endUserSession(c.get('deps'), owner.realm, owner.uuid, id))) {
+      if (!(await endUserSessionAndLogout(c.get('deps'), owner.realm, owner.uuid, id))) {
         throw EntityNotFound(`session '${id}' not found`, { fields: { session: 'not found' } });
       }
       return answer(c, { action: 'end session', entities: [] });

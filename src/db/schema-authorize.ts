@@ -4,6 +4,7 @@
  * providers of applications and the users who arrived through them, and the secret that signs
  * cookies and page forms. Session ids and federation states are stored only as SHA-256 hashes.
  */
+import { sql } from 'drizzle-orm';
 import { sqliteTable, text, integer, index, primaryKey, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { applications } from './schema-core.js';
 import type { Principal } from '../principal.js';
@@ -37,6 +38,58 @@ export const browserSessions = sqliteTable(
     expiresAt: integer('expires_at').notNull(),
   },
   (t) => [index('browser_sessions_expires').on(t.expiresAt)],
+);
+
+/**
+ * The clients a browser session answered at the authorize endpoint: those told when the session
+ * ends (OIDC Back-Channel and Front-Channel Logout 1.0, docs/api.md#logout). The rows go with
+ * their session.
+ */
+export const sessionClients = sqliteTable(
+  'session_clients',
+  {
+    sessionIdHash: text('session_id_hash')
+      .notNull()
+      .references(() => browserSessions.idHash, { onDelete: 'cascade' }),
+    clientId: text('client_id').notNull(),
+    created: integer('created').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sessionIdHash, t.clientId] })],
+);
+
+export const LOGOUT_DELIVERY_STATES = ['queued', 'leased', 'sent', 'failed'] as const;
+
+/**
+ * The back-channel logout queue (OIDC Back-Channel Logout 1.0 2.5): one row per client to tell
+ * that a user (`sub`) or one session of theirs (`sid`) signed out. A row is `queued` until a
+ * worker leases it (`leased`, with `lease_until`); a lease that runs out goes back to `queued`;
+ * `sent` and `failed` are final. The logout token is signed at each attempt, so a retry never
+ * posts an expired one.
+ */
+export const logoutDeliveries = sqliteTable(
+  'logout_deliveries',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    clientId: text('client_id').notNull(),
+    sub: text('sub'),
+    sid: text('sid'),
+    state: text('state', { enum: LOGOUT_DELIVERY_STATES }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    dueAt: integer('due_at').notNull(),
+    leaseUntil: integer('lease_until'),
+    /** Why the last failed attempt failed, for operators (an HTTP status or a network error). */
+    error: text('error'),
+    created: integer('created').notNull(),
+    finished: integer('finished'),
+  },
+  (t) => [
+    index('logout_deliveries_due')
+      .on(t.dueAt)
+      .where(sql`state = 'queued'`),
+    index('logout_deliveries_lease')
+      .on(t.leaseUntil)
+      .where(sql`state = 'leased'`),
+  ],
 );
 
 /** Scopes a user allowed a client once, so the consent page is not shown again for them. */

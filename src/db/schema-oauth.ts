@@ -45,6 +45,12 @@ export interface StoredClientMetadata {
   subject_type?: 'public' | 'pairwise';
   /** OIDC Dynamic Client Registration 5: whose host is the pairwise sector, and which lists the client's redirect URIs. */
   sector_identifier_uri?: string;
+  /** OIDC Back-Channel Logout 1.0 2.2: where logout tokens are posted, and whether they must carry `sid`. */
+  backchannel_logout_uri?: string;
+  backchannel_logout_session_required?: boolean;
+  /** OIDC Front-Channel Logout 1.0 2: the page the logout page frames, and whether it gets `iss` and `sid`. */
+  frontchannel_logout_uri?: string;
+  frontchannel_logout_session_required?: boolean;
 }
 
 /**
@@ -132,6 +138,8 @@ export const tokenFamilies = sqliteTable(
      * (RFC 9449 5): refreshing needs a proof of that key.
      */
     dpopJkt: text('dpop_jkt'),
+    /** The browser session the sign-in happened in (OIDC `sid`), said again by refreshed ID tokens. */
+    sid: text('sid'),
   },
   (t) => [index('oauth_grants_client').on(t.clientId)],
 );
@@ -174,6 +182,8 @@ export const authorizationCodes = sqliteTable('authorization_codes', {
   expiresAt: integer('expires_at').notNull(),
   consumedAt: integer('consumed_at'),
   familyId: text('grant_id'),
+  /** The browser session that issued the code (OIDC `sid`), for the ID tokens of the exchange. */
+  sid: text('sid'),
 });
 
 /**

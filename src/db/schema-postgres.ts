@@ -127,6 +127,8 @@ export const tables = Object.fromEntries(Object.entries(sqlite).flatMap(([name, 
 export const {
   browserSessions,
   consents,
+  sessionClients,
+  logoutDeliveries,
   identityProviders,
   federatedIdentities,
   federationRequests,
@@ -169,6 +171,8 @@ export const {
 const exported = new Set([
   'browserSessions',
   'consents',
+  'sessionClients',
+  'logoutDeliveries',
   'identityProviders',
   'federatedIdentities',
   'federationRequests',

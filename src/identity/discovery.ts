@@ -57,7 +57,7 @@ export function discoveryDocument(deps: Deps): Record<string, unknown> {
     code_challenge_methods_supported: ['S256', 'plain'],
     // RFC 9449 5.1: the algorithms of DPoP proofs.
     dpop_signing_alg_values_supported: DPOP_ALGS,
-    claims_supported: [...USER_CLAIMS, 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'amr', 'acr'],
+    claims_supported: [...USER_CLAIMS, 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'amr', 'acr', 'sid'],
     // docs/api.md#second-factors: a password, a password and a second factor, a passkey.
     acr_values_supported: [...ACR_VALUES],
     prompt_values_supported: PROMPTS,
@@ -70,5 +70,10 @@ export function discoveryDocument(deps: Deps): Record<string, unknown> {
     request_parameter_supported: true,
     request_object_signing_alg_values_supported: [...ASYMMETRIC_ALGS, ...HMAC_ALGS, 'none'],
     request_uri_parameter_supported: false,
+    // docs/api.md#logout: OIDC Back-Channel and Front-Channel Logout 1.0, each with `sid`.
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
+    frontchannel_logout_supported: true,
+    frontchannel_logout_session_supported: true,
   };
 }

@@ -10,6 +10,7 @@
  * sent when due, or on the first poll after a restart if the server was down at that time.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { createSleeper, type Sleeper } from '../sleeper.js';
 import type { Deps } from '../deps.js';
 import type { Logger } from '../logger.js';
 import { findEntityByUuid } from '../db/entity-store.js';
@@ -443,12 +444,9 @@ function yieldToRequests(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-interface Pacer {
+interface Pacer extends Sleeper {
   /** A round of the run loop begins. */
   startRound(): void;
-  /** Sleeps `ms`, or until wake(). */
-  pause(ms: number): Promise<void>;
-  wake(): void;
   /** Resolves once answerIdle() is called in a round begun after this call (at once when stopping). */
   waitIdle(stopping: boolean): Promise<void>;
   /** Answers the callers of waitIdle() that asked before this round began; all of them once stopping. */
@@ -457,7 +455,7 @@ interface Pacer {
 
 /** The run loop's sleeps and rounds, and the callers of idle() waiting for a round to find nothing to do. */
 function createPacer(): Pacer {
-  let wake: (() => void) | undefined;
+  const sleeper = createSleeper();
   // Rounds of the run loop begun so far, and callers of idle() with the round under way when
   // they asked: only a later round may answer them.
   let round = 0;
@@ -473,20 +471,8 @@ function createPacer(): Pacer {
     startRound() {
       round++;
     },
-    pause(ms) {
-      return new Promise((resolve) => {
-        const timer = setTimeout(done, ms);
-        function done() {
-          clearTimeout(timer);
-          wake = undefined;
-          resolve();
-        }
-        wake = done;
-      });
-    },
-    wake() {
-      wake?.();
-    },
+    pause: sleeper.pause,
+    wake: sleeper.wake,
     waitIdle(stopping) {
       return new Promise((resolve) => {
         idleWaiters.push({ round, resolve });

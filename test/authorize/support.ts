@@ -109,6 +109,10 @@ export interface ClientOptions {
   require_pushed_authorization_requests?: boolean;
   subject_type?: 'public' | 'pairwise';
   sector_identifier_uri?: string;
+  backchannel_logout_uri?: string;
+  backchannel_logout_session_required?: boolean;
+  frontchannel_logout_uri?: string;
+  frontchannel_logout_session_required?: boolean;
 }
 
 export const REDIRECT = 'https://rp.example/callback';

@@ -94,6 +94,25 @@ describe('POST /connect/register', () => {
     expect(res.body).not.toHaveProperty('client_secret_expires_at');
   });
 
+  it('registers the logout channels (OIDC Back-Channel and Front-Channel Logout), https only but on the loopback address', async () => {
+    const logout = {
+      backchannel_logout_uri: 'https://rp.example/backchannel',
+      backchannel_logout_session_required: true,
+      frontchannel_logout_uri: 'http://127.0.0.1:8123/frontchannel',
+    };
+    const res = await register(t, { ...WEB, ...logout }, await credentialsToken(t, tenant));
+    expect(res.status, res.text).toBe(201);
+    expect(res.body).toMatchObject({ ...logout, frontchannel_logout_session_required: false });
+    const bearer = await credentialsToken(t, tenant);
+    const plain = await expectRefusedUnchanged(
+      t,
+      () => register(t, { ...WEB, backchannel_logout_uri: 'http://intranet.example/logout' }, bearer),
+      400,
+      'invalid_client_metadata',
+    );
+    expect(plain.body.fields).toHaveProperty('backchannel_logout_uri');
+  });
+
   it('takes a minted initial access token once: a second use is refused and stores nothing', async () => {
     const minted = await mint(t, tenant);
     expect(minted).toMatchObject({ type: 'initial_access_token', count: 1, remainingCount: 1, expiration: 86_400 });

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { storeAsset } from '../../src/data/assets.js';
 import { createAuthorizationCode } from '../../src/identity/authorize/authorization-codes.js';
 import { pruneExpired } from '../../src/operations/housekeeping.js';
+import { leaseLogoutDeliveries, listLogoutDeliveries, queueLogoutDeliveries, recordLogoutAttempt } from '../../src/db/logout-store.js';
 import { expectOAuthError, ORG, type Clock, type TestApp } from '../helpers.js';
 import { basic, claimsOf, createAppUser, createTenantApp, registerClient, token, type Tenant } from './../oauth/fixtures.js';
 
@@ -61,6 +62,7 @@ describe('housekeeping', () => {
       pushed_authorization_requests: 0,
       login_throttle: 0,
       jti_replay: 0,
+      logout_deliveries: 0,
       assets: 0,
     });
     expect(await counts()).toEqual(before);
@@ -92,11 +94,31 @@ describe('housekeeping', () => {
       pushed_authorization_requests: 0,
       login_throttle: 0,
       jti_replay: 0,
+      logout_deliveries: 0,
       assets: 0,
     });
     expect(await counts()).toEqual({ families: 0, refreshTokens: 0, codes: 0, throttle: 0 });
     // Signing in still works, and the counts start again from nothing.
     expect((await adminLogin()).status).toBe(200);
+  });
+
+  it('forgets back-channel logout deliveries a week after they finished, never one still queued', async () => {
+    const { db } = t.deps;
+    await queueLogoutDeliveries(
+      db,
+      [
+        { clientId: 'a', sub: 'u', sid: null },
+        { clientId: 'b', sub: 'u', sid: null },
+      ],
+      clock.now,
+    );
+    const [sent] = await leaseLogoutDeliveries(db, 1, clock.now, 30_000);
+    expect(await recordLogoutAttempt(db, sent!, { state: 'sent', error: null }, clock.now)).toBe(true);
+    clock.now += 7 * DAY;
+    expect(await pruneExpired(t.deps)).toMatchObject({ logout_deliveries: 1 });
+    expect((await listLogoutDeliveries(db, 'a')).length + (await listLogoutDeliveries(db, 'b')).length).toBe(1);
+    clock.now += 30 * DAY;
+    expect(await pruneExpired(t.deps)).toMatchObject({ logout_deliveries: 0 });
   });
 
   it('keeps a refreshed family alive for as long as its refresh tokens slide, and a rotated token still revokes it', async () => {
@@ -147,6 +169,7 @@ describe('housekeeping', () => {
       pushed_authorization_requests: 0,
       login_throttle: 0,
       jti_replay: 0,
+      logout_deliveries: 0,
       assets: 0,
     });
     expect(familyId).toEqual(expect.any(String));

@@ -28,6 +28,8 @@ export interface NewAuthorizationCode {
   amr?: readonly string[];
   /** The single claims the `claims` parameter asked for (OIDC Core 5.5). */
   claims?: RequestedClaims;
+  /** The browser session that issued the code (OIDC `sid`). */
+  sid?: string;
 }
 
 /** Stores a new one-time code living `codeTtl` seconds; returns the code itself. */
@@ -48,6 +50,7 @@ export async function createAuthorizationCode(deps: Deps, input: NewAuthorizatio
       authTime: input.authTime,
       amr: input.amr ? [...input.amr] : null,
       claims: input.claims && (input.claims.userinfo.length > 0 || input.claims.id_token.length > 0) ? input.claims : null,
+      sid: input.sid ?? null,
       created: now,
       expiresAt: now + deps.config.codeTtl * 1000,
     })

@@ -11,6 +11,7 @@ import { createAuthorizationCode } from './authorization-codes.js';
 import { signIdToken } from '../tokens/id-tokens.js';
 import type { AuthorizeRequest, RedirectTarget } from './authorize-request.js';
 import { amrOf, type SessionRow } from '../sessions/sessions.js';
+import { rememberSessionClient, sidOf } from '../sessions/logout.js';
 import { authenticationClaims, requestedUserinfoClaims } from '../tokens/issue.js';
 import { approveDeviceAuthorization, denyDeviceAuthorization } from './device-authorizations.js';
 
@@ -46,6 +47,9 @@ export async function issueAuthorizationResponse(deps: Deps, request: AuthorizeR
   const principal = session.principal;
   const authTime = Math.floor(session.authTime / 1000);
   const amr = amrOf(session);
+  const sid = sidOf(session);
+  // The client is told when this session ends (docs/api.md#logout).
+  await rememberSessionClient(deps, session, client.clientId);
   const params: Record<string, string> = {};
   if (parts.has('code')) {
     params.code = await createAuthorizationCode(deps, {
@@ -59,6 +63,7 @@ export async function issueAuthorizationResponse(deps: Deps, request: AuthorizeR
       authTime,
       amr,
       claims: request.claims,
+      sid,
     });
   }
   if (parts.has('token')) {
@@ -80,6 +85,7 @@ export async function issueAuthorizationResponse(deps: Deps, request: AuthorizeR
       alone: request.responseType === 'id_token',
       requested: request.claims.id_token,
       sector: client.pairwiseSector,
+      sid,
     });
   }
   return withStateAndIssuer(deps, request, params);

@@ -63,6 +63,14 @@ export interface Client {
   dpopBoundAccessTokens: boolean;
   /** The sector of a client with pairwise subject identifiers (OIDC Core 8.1); undefined: its users' `sub` is their id. */
   pairwiseSector?: string;
+  /** Where a sign-out is told (docs/api.md#logout), and whether the session id (`sid`) must be said. */
+  backchannelLogout?: LogoutChannel;
+  frontchannelLogout?: LogoutChannel;
+}
+
+export interface LogoutChannel {
+  uri: string;
+  sessionRequired: boolean;
 }
 
 // Their secret is kept as it is, so it can also key client_secret_jwt's HMAC (RFC 7523 2.2).
@@ -178,6 +186,12 @@ export function clientOfRow(row: typeof oauthClients.$inferSelect): Client {
     requirePushedRequests: meta.require_pushed_authorization_requests ?? false,
     dpopBoundAccessTokens: meta.dpop_bound_access_tokens ?? false,
     pairwiseSector: sectorOf(meta),
+    ...(meta.backchannel_logout_uri && {
+      backchannelLogout: { uri: meta.backchannel_logout_uri, sessionRequired: meta.backchannel_logout_session_required ?? false },
+    }),
+    ...(meta.frontchannel_logout_uri && {
+      frontchannelLogout: { uri: meta.frontchannel_logout_uri, sessionRequired: meta.frontchannel_logout_session_required ?? false },
+    }),
   };
 }
 

@@ -55,6 +55,10 @@ export const ClientMetadataInput = z.object({
   request_object_signing_alg: z.string({ error: 'request_object_signing_alg must be a string' }).optional(),
   subject_type: z.enum(SUBJECT_TYPES, { error: `subject_type must be one of ${SUBJECT_TYPES.join(', ')}` }).optional(),
   sector_identifier_uri: z.string({ error: 'sector_identifier_uri must be a string' }).optional(),
+  backchannel_logout_uri: z.string({ error: 'backchannel_logout_uri must be a string' }).optional(),
+  backchannel_logout_session_required: flag('backchannel_logout_session_required').optional(),
+  frontchannel_logout_uri: z.string({ error: 'frontchannel_logout_uri must be a string' }).optional(),
+  frontchannel_logout_session_required: flag('frontchannel_logout_session_required').optional(),
 });
 export type ClientMetadataInput = z.infer<typeof ClientMetadataInput>;
 
@@ -136,6 +140,39 @@ function clientKeysOf(input: ClientMetadataInput, method: AuthMethod, policy: Me
   if (input.jwks !== undefined) return { jwks: checkClientJwks(input.jwks) };
   if (input.jwks_uri !== undefined) return { jwks_uri: checkFetchedUri('jwks_uri', input.jwks_uri, policy) };
   return {};
+}
+
+/**
+ * A logout URI (Back-Channel Logout 1.0 2.2, Front-Channel Logout 1.0 2): absolute http(s),
+ * without fragment or credentials; it may carry a query, which the front-channel `iss` and `sid`
+ * are added to. A program at /connect/register gets plain http only on the loopback address, as
+ * for redirect URIs, so that it cannot make the server post to hosts inside its network over
+ * http.
+ */
+function checkLogoutUri(field: string, uri: string | undefined, policy: MetadataPolicy): string | undefined {
+  if (uri === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(uri);
+  } catch {
+    url = undefined;
+  }
+  const plainAllowed = policy === 'admin' || (url !== undefined && LOOPBACK_HOSTS.includes(url.hostname));
+  if (!url || !(url.protocol === 'https:' || (url.protocol === 'http:' && plainAllowed)) || url.hash || url.username || url.password || uri.length > 2000) {
+    const http = policy === 'admin' ? 'http or https' : 'https (plain http only to the loopback address)';
+    throw invalidMetadata(field, `${field} must be an absolute ${http} URL without fragment or credentials`);
+  }
+  return url.href;
+}
+
+/** Back- and front-channel logout metadata; a `*_session_required` flag only beside its URI. */
+function logoutMetadataOf(input: ClientMetadataInput, policy: MetadataPolicy): Partial<StoredClientMetadata> {
+  const back = checkLogoutUri('backchannel_logout_uri', input.backchannel_logout_uri, policy);
+  const front = checkLogoutUri('frontchannel_logout_uri', input.frontchannel_logout_uri, policy);
+  return {
+    ...(back !== undefined && { backchannel_logout_uri: back, backchannel_logout_session_required: input.backchannel_logout_session_required ?? false }),
+    ...(front !== undefined && { frontchannel_logout_uri: front, frontchannel_logout_session_required: input.frontchannel_logout_session_required ?? false }),
+  };
 }
 
 /** The algorithms a client may sign with, by where its key comes from: its public keys, its secret, or (request objects) none at all. */
@@ -228,6 +265,7 @@ export async function normalizeClientMetadata(input: ClientMetadataInput, policy
     ...signingAlgsOf(input, method, keys),
     require_pushed_authorization_requests: input.require_pushed_authorization_requests ?? false,
     dpop_bound_access_tokens: input.dpop_bound_access_tokens ?? false,
+    ...logoutMetadataOf(input, policy),
   };
 }
 

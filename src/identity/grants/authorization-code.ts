@@ -62,6 +62,7 @@ async function consume(deps: Deps, code: AuthorizationCodeRow): Promise<string |
       authTime: code.authTime,
       amr: code.amr ?? undefined,
       claims: code.claims,
+      sid: code.sid,
     });
     return familyId;
   });

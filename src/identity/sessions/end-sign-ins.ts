@@ -7,10 +7,10 @@
  */
 import { and, eq, isNull } from 'drizzle-orm';
 import { jsonText } from '../../db/sql.js';
-import { changes } from '../../db/changes.js';
-import { browserSessions, tokenFamilies } from '../../db/schema.js';
+import { tokenFamilies } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { revokeTokenFamily } from '../tokens/revocations.js';
+import { endUserSessionsAndLogout } from './logout.js';
 
 /**
  * Revokes every token family of the user still live (of one client, when `clientId` is given):
@@ -34,15 +34,14 @@ export async function revokeAllTokens(deps: Deps, userUuid: string, clientId?: s
   });
 }
 
+/**
+ * Ends every session and token family of the user; the clients they signed in to are told
+ * (docs/api.md#logout) before the families are revoked.
+ */
 export async function endAllSignIns(deps: Deps, userUuid: string): Promise<{ sessions: number; families: number }> {
   // One transaction, as when this ran without pausing: nothing signs in halfway through.
-  return await deps.db.transaction(async (tx) => {
-    const sessions = changes(
-      await tx
-        .delete(browserSessions)
-        .where(eq(jsonText(tx, browserSessions.principal, 'userUuid'), userUuid))
-        .run(),
-    );
+  return await deps.db.transaction(async () => {
+    const sessions = await endUserSessionsAndLogout(deps, userUuid);
     return { sessions, families: await revokeAllTokens(deps, userUuid) };
   });
 }

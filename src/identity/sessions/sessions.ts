@@ -6,7 +6,6 @@
 import { createHash } from 'node:crypto';
 import { and, desc, eq, gt, lt } from 'drizzle-orm';
 import { browserSessions } from '../../db/schema.js';
-import { changes } from '../../db/changes.js';
 import { jsonText } from '../../db/sql.js';
 import type { Deps } from '../../deps.js';
 import { randomToken } from '../keys/secrets.js';
@@ -29,7 +28,7 @@ export interface SessionDevice {
   address?: string;
 }
 
-function hashSessionId(id: string): string {
+export function hashSessionId(id: string): string {
   return createHash('sha256').update(id).digest('base64url');
 }
 
@@ -85,13 +84,6 @@ export function amrOf(session: SessionRow): string[] {
   return session.amr.split(' ');
 }
 
-export async function endSession(deps: Deps, id: string): Promise<void> {
-  await deps.db
-    .delete(browserSessions)
-    .where(eq(browserSessions.idHash, hashSessionId(id)))
-    .run();
-}
-
 /** A user's live sessions in one realm, the most recently used first (the account page's list). */
 export async function listUserSessions(deps: Deps, realm: string, userUuid: string): Promise<SessionRow[]> {
   return await deps.db
@@ -102,13 +94,4 @@ export async function listUserSessions(deps: Deps, realm: string, userUuid: stri
     )
     .orderBy(desc(browserSessions.lastSeen))
     .all();
-}
-
-/** Ends one of a user's sessions by its stored key; false when it is not theirs (or gone). */
-export async function endUserSession(deps: Deps, realm: string, userUuid: string, key: string): Promise<boolean> {
-  const ended = await deps.db
-    .delete(browserSessions)
-    .where(and(eq(browserSessions.idHash, key), eq(browserSessions.realm, realm), eq(jsonText(deps.db, browserSessions.principal, 'userUuid'), userUuid)))
-    .run();
-  return changes(ended) === 1;
 }

@@ -35,6 +35,8 @@ export interface IdTokenRequest {
   requested?: readonly string[];
   /** The client's pairwise sector (subjects.ts), for a `sub` of its own. */
   sector?: string;
+  /** The browser session the user signed in with (OIDC Front-Channel Logout 1.0 3, Back-Channel Logout 1.0 2.1). */
+  sid?: string | null;
 }
 
 /**
@@ -66,6 +68,7 @@ export async function signIdToken(deps: Deps, request: IdTokenRequest): Promise<
     auth_time: request.authTime,
     ...(request.nonce && { nonce: request.nonce }),
     ...(request.amr && { amr: request.amr }),
+    ...(request.sid && { sid: request.sid }),
     ...(acrOf(request.amr) && { acr: acrOf(request.amr) }),
     ...(request.accessToken && { at_hash: tokenHash(key.alg, request.accessToken) }),
     ...(request.code && { c_hash: tokenHash(key.alg, request.code) }),

@@ -102,6 +102,7 @@ export async function issueTokens(deps: Deps, request: IssueRequest): Promise<Is
       amr: amr ?? undefined,
       requested: family?.claims?.id_token,
       sector: client.pairwiseSector,
+      sid: family?.sid,
     });
   }
   return {
