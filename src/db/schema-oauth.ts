@@ -41,6 +41,8 @@ export interface StoredClientMetadata {
   require_pushed_authorization_requests?: boolean;
   /** RFC 9449 5.2: token requests of this client must carry a DPoP proof. Absent in rows stored before it existed. */
   dpop_bound_access_tokens?: boolean;
+  /** RFC 9101 10.5: authorization requests of this client only as signed request objects. Absent in rows stored before it existed. */
+  require_signed_request_object?: boolean;
 }
 
 /**

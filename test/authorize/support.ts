@@ -106,6 +106,8 @@ export interface ClientOptions {
   identity_providers?: string[];
   client_name?: string;
   require_pushed_authorization_requests?: boolean;
+  require_signed_request_object?: boolean;
+  dpop_bound_access_tokens?: boolean;
 }
 
 export const REDIRECT = 'https://rp.example/callback';

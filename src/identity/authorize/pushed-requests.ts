@@ -6,7 +6,7 @@
  * (pushed-request-store.ts keeps them).
  */
 import type { Deps } from '../../deps.js';
-import { InvalidRequest } from '../../errors.js';
+import { InvalidRequest, type AppError } from '../../errors.js';
 import type { Client } from '../clients/find.js';
 import { randomToken } from '../keys/secrets.js';
 import { storePushedRequest, takePushedRequest } from './pushed-request-store.js';
@@ -29,6 +29,16 @@ export function requiresPushedRequests(deps: Deps, client: Client): boolean {
 }
 
 /**
+ * RFC 9101 10.5: a client registered with `require_signed_request_object` sends its requests only
+ * as a request object, which its metadata allows only signed (clients/manage.ts). Checked where a
+ * request comes in from the client, not when it is read again after sign-in.
+ */
+function unsignedRefusal(client: Client, params: URLSearchParams): AppError | undefined {
+  if (!client.requireSignedRequestObject || params.has('request')) return undefined;
+  return InvalidRequest('this client must send its authorization request as a signed request object (request, RFC 9101)');
+}
+
+/**
  * Validates and stores the authorization request `params` of the authenticated `client`. Every
  * failure is the JSON error the authorize endpoint would have redirected (RFC 9126 2.3), and
  * stores nothing.
@@ -44,6 +54,8 @@ export async function pushAuthorizationRequest(deps: Deps, client: Client, param
     if (error instanceof RedirectedError) throw error.error;
     throw error;
   }
+  const unsigned = unsignedRefusal(client, pushed);
+  if (unsigned) throw unsigned;
   const requestUri = `${REQUEST_URI_PREFIX}${randomToken()}`;
   await storePushedRequest(deps, { requestUri, clientId: client.clientId, params: pushed, ttl: PUSHED_REQUEST_TTL });
   return { request_uri: requestUri, expires_in: PUSHED_REQUEST_TTL };
@@ -63,6 +75,8 @@ export async function openAuthorizeRequest(deps: Deps, params: URLSearchParams):
     if (requiresPushedRequests(deps, request.client)) {
       throw new RedirectedError(request, InvalidRequest('this client must push its authorization requests to /connect/par first (RFC 9126)'));
     }
+    const unsigned = unsignedRefusal(request.client, params);
+    if (unsigned) throw new RedirectedError(request, unsigned);
     return request;
   }
   const clientIds = params.getAll('client_id');

@@ -60,6 +60,8 @@ export interface Client {
   requirePushedRequests: boolean;
   /** RFC 9449 5.2: tokens only with a DPoP proof, so always DPoP-bound. */
   dpopBoundAccessTokens: boolean;
+  /** RFC 9101 10.5: authorization requests only as signed request objects (by value or pushed). */
+  requireSignedRequestObject: boolean;
 }
 
 // Their secret is kept as it is, so it can also key client_secret_jwt's HMAC (RFC 7523 2.2).
@@ -86,6 +88,7 @@ export const ADMIN_CLI_CLIENT: Client = {
   clientName: 'idp command-line interface',
   requirePushedRequests: false,
   dpopBoundAccessTokens: false,
+  requireSignedRequestObject: false,
 };
 
 /**
@@ -174,6 +177,7 @@ export function clientOfRow(row: typeof oauthClients.$inferSelect): Client {
     requestObjectSigningAlg: meta.request_object_signing_alg,
     requirePushedRequests: meta.require_pushed_authorization_requests ?? false,
     dpopBoundAccessTokens: meta.dpop_bound_access_tokens ?? false,
+    requireSignedRequestObject: meta.require_signed_request_object ?? false,
   };
 }
 
