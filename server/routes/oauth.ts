@@ -17,7 +17,7 @@ import { discoveryDocument, JWKS_PATH } from '../../src/identity/discovery.js';
 import { authenticateRequestClient, requestToken, type ClientRequest } from '../../src/identity/tokens/token.js';
 import { grants } from '../../src/identity/grants/index.js';
 import { findUserinfo } from '../../src/identity/tokens/userinfo.js';
-import { introspectToken, revokeToken } from '../../src/identity/tokens/introspection.js';
+import { INTROSPECTION_JWT, introspectToken, revokeToken, signIntrospectionResponse } from '../../src/identity/tokens/introspection.js';
 import { startDeviceAuthorization } from '../../src/identity/authorize/device-authorizations.js';
 import { AUTHORIZE_PARAMETERS } from '../../src/identity/authorize/authorize-request.js';
 import { pushAuthorizationRequest } from '../../src/identity/authorize/pushed-requests.js';
@@ -141,10 +141,12 @@ export const tokenEndpointRoutes = defineRoutes('server/routes/oauth.ts', (app) 
     return c.json(await startDeviceAuthorization(c.get('deps'), client, request.params));
   });
 
-  oauthRoute(app, 'post', '/introspect', 'Token introspection (RFC 7662)', TokenHintForm, async (c) => {
+  oauthRoute(app, 'post', '/introspect', 'Token introspection (RFC 7662); a signed JWT for Accept: application/token-introspection+jwt (RFC 9701)', TokenHintForm, async (c) => {
     const request = await clientRequest(c);
     const client = await authenticateRequestClient(c.get('deps'), request);
-    return c.json(await introspectToken(c.get('deps'), client, request.params));
+    const answer = await introspectToken(c.get('deps'), client, request.params);
+    if (!acceptsIntrospectionJwt(c.req.header('accept'))) return c.json(answer);
+    return c.body(await signIntrospectionResponse(c.get('deps'), client, answer), 200, { 'Content-Type': INTROSPECTION_JWT });
   });
 
   oauthRoute(app, 'post', '/revocation', 'Token revocation (RFC 7009)', TokenHintForm, async (c) => {
@@ -168,6 +170,11 @@ export const tokenEndpointRoutes = defineRoutes('server/routes/oauth.ts', (app) 
     });
   }
 });
+
+/** Whether an Accept header names the signed introspection response's media type (RFC 9701 4). */
+function acceptsIntrospectionJwt(accept: string | undefined): boolean {
+  return (accept ?? '').split(',').some((range) => range.split(';')[0]!.trim().toLowerCase() === INTROSPECTION_JWT);
+}
 
 /** The Bearer token of the Authorization header (RFC 6750 2.1), if there is one. */
 export function bearerOf(c: Context<Env>): string | undefined {
