@@ -130,6 +130,12 @@ export const tokenFamilies = sqliteTable(
      * (RFC 9449 5): refreshing needs a proof of that key.
      */
     dpopJkt: text('dpop_jkt'),
+    /**
+     * The resources (RFC 8707) the family's access tokens may be for: those of the authorization
+     * request, or of the first token request; a refresh may narrow them, never widen. Null: this
+     * server's own API only.
+     */
+    resources: text('resources', { mode: 'json' }).$type<string[]>(),
   },
   (t) => [index('oauth_grants_client').on(t.clientId)],
 );
@@ -172,6 +178,10 @@ export const authorizationCodes = sqliteTable('authorization_codes', {
   expiresAt: integer('expires_at').notNull(),
   consumedAt: integer('consumed_at'),
   familyId: text('grant_id'),
+  /** The resources (RFC 8707) the authorization request named, which the exchange may narrow. */
+  resources: text('resources', { mode: 'json' }).$type<string[]>(),
+  /** RFC 9449 10: the thumbprint of the DPoP key the exchange must prove (`dpop_jkt`). */
+  dpopJkt: text('dpop_jkt'),
 });
 
 /**

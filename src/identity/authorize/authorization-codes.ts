@@ -28,6 +28,10 @@ export interface NewAuthorizationCode {
   amr?: readonly string[];
   /** The single claims the `claims` parameter asked for (OIDC Core 5.5). */
   claims?: RequestedClaims;
+  /** The resources the request named (RFC 8707), which the exchange may narrow. */
+  resources?: readonly string[];
+  /** RFC 9449 10: the thumbprint of the DPoP key the exchange must prove. */
+  dpopJkt?: string;
 }
 
 /** Stores a new one-time code living `codeTtl` seconds; returns the code itself. */
@@ -48,6 +52,8 @@ export async function createAuthorizationCode(deps: Deps, input: NewAuthorizatio
       authTime: input.authTime,
       amr: input.amr ? [...input.amr] : null,
       claims: input.claims && (input.claims.userinfo.length > 0 || input.claims.id_token.length > 0) ? input.claims : null,
+      resources: input.resources?.length ? [...input.resources] : null,
+      dpopJkt: input.dpopJkt ?? null,
       created: now,
       expiresAt: now + deps.config.codeTtl * 1000,
     })

@@ -39,6 +39,8 @@ export interface NewTokenFamily {
   amr?: readonly string[];
   /** The single claims the `claims` parameter asked for (OIDC Core 5.5). */
   claims?: RequestedClaims | null;
+  /** The resources (RFC 8707) its access tokens may be for; none: this server's API. */
+  resources?: readonly string[];
 }
 
 export async function insertTokenFamily(tx: Tx, now: number, family: NewTokenFamily): Promise<TokenFamily> {
@@ -53,6 +55,7 @@ export async function insertTokenFamily(tx: Tx, now: number, family: NewTokenFam
     created: now,
     revokedAt: null,
     dpopJkt: null,
+    resources: family.resources?.length ? [...family.resources] : null,
   };
   await tx.insert(tokenFamilies).values(row).run();
   return row;

@@ -22,7 +22,7 @@ type Hint = 'access_token' | 'refresh_token';
 
 async function accessTokenClaims(deps: Deps, token: string): Promise<AccessTokenClaims | null> {
   try {
-    const claims = await verifyAccessTokenClaims(deps, token);
+    const claims = await verifyAccessTokenClaims(deps, token, 'any');
     return (await principalOfClaims(deps, claims)) ? claims : null;
   } catch (error) {
     if (isAppError(error)) return null;
