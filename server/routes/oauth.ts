@@ -22,7 +22,7 @@ import { startDeviceAuthorization } from '../../src/identity/authorize/device-au
 import { AUTHORIZE_PARAMETERS } from '../../src/identity/authorize/authorize-request.js';
 import { REPEATABLE_PARAMETERS } from '../../src/identity/tokens/resources.js';
 import { pushAuthorizationRequest } from '../../src/identity/authorize/pushed-requests.js';
-import { currentDpopNonce, presentedTokenOf } from '../../src/identity/tokens/dpop.js';
+import { currentDpopNonce, presentedTokenOf, verifyDpopProof } from '../../src/identity/tokens/dpop.js';
 import { dpopRequestOf } from '../middleware/principal.js';
 
 /**
@@ -136,7 +136,11 @@ export const tokenEndpointRoutes = defineRoutes('server/routes/oauth.ts', (app) 
       const client = await authenticateRequestClient(c.get('deps'), request);
       const params = paramsOf(validForm(c));
       params.delete('client_secret');
-      return c.json(await pushAuthorizationRequest(c.get('deps'), client, params), 201);
+      // RFC 9449 10.1: a DPoP proof here (with this server's nonce, as at the token endpoint) binds the code.
+      const dpop = dpopRequestOf(c);
+      if (dpop.proof !== undefined) c.header('DPoP-Nonce', currentDpopNonce(c.get('deps')));
+      const jkt = dpop.proof === undefined ? undefined : await verifyDpopProof(c.get('deps'), dpop, { nonce: true });
+      return c.json(await pushAuthorizationRequest(c.get('deps'), client, params, jkt), 201);
     },
     201,
   );

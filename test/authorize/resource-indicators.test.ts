@@ -166,6 +166,29 @@ describe('DPoP authorization code binding (RFC 9449 10)', () => {
     await expect(exchange({ callback, verifier })).rejects.toMatchObject({ error: 'invalid_grant' });
   });
 
+  it('binds the code to the key of a DPoP proof sent with the push (RFC 9449 10.1)', async () => {
+    const pair = await oidc.randomDPoPKeyPair();
+    const dpop = oidc.getDPoPHandle(config, pair);
+    const pushAndSignIn = async (DPoP: oidc.DPoPHandle, extra: Record<string, string> = {}) => {
+      const verifier = oidc.randomPKCECodeVerifier();
+      const params = {
+        redirect_uri: REDIRECT,
+        scope: 'openid',
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+      };
+      // openid-client sends the proof with the push and answers the server's nonce.
+      const url = await oidc.buildAuthorizationUrlWithPAR(config, { ...params, ...extra }, { DPoP });
+      const callback = new URL((await authorizeAsUser(new Browser(fixture.url), url.toString())).headers.get('location')!);
+      return { callback, verifier };
+    };
+    await expect(exchange(await pushAndSignIn(dpop))).rejects.toMatchObject({ error: 'invalid_grant' });
+    const tokens = await exchange(await pushAndSignIn(dpop), undefined, { DPoP: dpop });
+    expect(decodeJwt(tokens.access_token).cnf).toEqual({ jkt: await thumbprintOf(pair) });
+    const other = await thumbprintOf(await oidc.randomDPoPKeyPair());
+    await expect(pushAndSignIn(dpop, { dpop_jkt: other })).rejects.toMatchObject({ error: 'invalid_dpop_proof', status: 400 });
+  });
+
   it('refuses a dpop_jkt that is no thumbprint with invalid_request', async () => {
     const url = oidc.buildAuthorizationUrl(config, {
       redirect_uri: REDIRECT,

@@ -6,7 +6,7 @@
  * (pushed-request-store.ts keeps them).
  */
 import type { Deps } from '../../deps.js';
-import { InvalidRequest, type AppError } from '../../errors.js';
+import { InvalidDpopProof, InvalidRequest, type AppError } from '../../errors.js';
 import type { Client } from '../clients/find.js';
 import { randomToken } from '../keys/secrets.js';
 import { storePushedRequest, takePushedRequest } from './pushed-request-store.js';
@@ -43,16 +43,22 @@ function unsignedRefusal(client: Client, params: URLSearchParams): AppError | un
  * failure is the JSON error the authorize endpoint would have redirected (RFC 9126 2.3), and
  * stores nothing.
  */
-export async function pushAuthorizationRequest(deps: Deps, client: Client, params: URLSearchParams): Promise<PushedRequest> {
+export async function pushAuthorizationRequest(deps: Deps, client: Client, params: URLSearchParams, proofJkt?: string): Promise<PushedRequest> {
   // RFC 9126 2.1: a pushed request cannot point at another one.
   if (params.has('request_uri')) throw InvalidRequest('request_uri cannot be pushed (RFC 9126 2.1)');
   const pushed = new URLSearchParams(params);
   pushed.set('client_id', client.clientId);
+  // RFC 9449 10.1: a DPoP proof sent with the push binds the code to its key, as dpop_jkt would.
+  if (proofJkt !== undefined && !pushed.has('request') && !pushed.has('dpop_jkt')) pushed.set('dpop_jkt', proofJkt);
+  let request: AuthorizeRequest;
   try {
-    await parseAuthorizeRequest(deps, pushed);
+    request = await parseAuthorizeRequest(deps, pushed);
   } catch (error) {
     if (error instanceof RedirectedError) throw error.error;
     throw error;
+  }
+  if (proofJkt !== undefined && request.dpopJkt !== proofJkt) {
+    throw InvalidDpopProof('the DPoP proof is of another key than dpop_jkt names (RFC 9449 10.1)');
   }
   const unsigned = unsignedRefusal(client, pushed);
   if (unsigned) throw unsigned;
