@@ -58,7 +58,7 @@ export async function pushAuthorizationRequest(deps: Deps, client: Client, param
     throw error;
   }
   if (proofJkt !== undefined && request.dpopJkt !== proofJkt) {
-    throw InvalidDpopProof('the DPoP proof is of another key than dpop_jkt names (RFC 9449 10.1)');
+    throw InvalidDpopProof("dpop_jkt must name the DPoP proof's key (RFC 9449 10.1); a request object carries it inside");
   }
   const unsigned = unsignedRefusal(client, pushed);
   if (unsigned) throw unsigned;
