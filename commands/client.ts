@@ -1,10 +1,12 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { act, examples } from './client/run.js';
 import { confirmOrYes, needText } from './client/prompt.js';
 import type { Ctx } from './client/context.js';
 import { p } from './client/api.js';
 import { nameHint, nameOf, parseProperties } from './client/data.js';
 import { entitiesOf, messageOf, type Result } from './client/output.js';
+import { requestToken } from './client/tokens.js';
+import { UsageError } from './client/errors.js';
 
 const KEYS = [
   'client_id',
@@ -97,6 +99,50 @@ async function create(ctx: Ctx, name: string | undefined, flags: ClientFlags) {
   return clientResult(await ctx.call({ method: 'POST', path: clientsPath(ctx), json }));
 }
 
+interface RegisterFlags extends ClientFlags {
+  initialAccessToken?: string;
+  clientId?: string;
+  clientSecret?: string;
+  application?: string;
+}
+
+/** What a registration answers beside the metadata (RFC 7591 3.2.1, RFC 7592 3). */
+const REGISTERED_KEYS = [...KEYS, 'registration_access_token', 'registration_client_uri'];
+
+/**
+ * The initial access token a registration presents (RFC 7591 3, docs/api.md#dynamic-client-registration):
+ * one given, else the application credentials' client_credentials token (their flags may come
+ * from the environment, so an explicit token or application goes first); none for open
+ * registration, which names its application instead.
+ */
+async function initialAccessTokenOf(ctx: Ctx, flags: RegisterFlags): Promise<string | undefined> {
+  if (flags.initialAccessToken !== undefined && flags.application !== undefined) {
+    throw new UsageError('--initial-access-token and --application are two ways to register: pass one');
+  }
+  if (flags.initialAccessToken !== undefined) return flags.initialAccessToken;
+  if (flags.application !== undefined) return undefined;
+  if (flags.clientId === undefined || flags.clientSecret === undefined) {
+    throw new UsageError(
+      'pass --initial-access-token, --client-id with --client-secret (application credentials), or --application ORG/APP (open registration)',
+    );
+  }
+  return (await requestToken(ctx, { grant_type: 'client_credentials', client_id: flags.clientId, client_secret: flags.clientSecret })).access_token;
+}
+
+/** RFC 7591 dynamic registration at /connect/register of any running server, as a program would register itself. */
+async function registerDynamically(ctx: Ctx, name: string | undefined, flags: RegisterFlags) {
+  const token = await initialAccessTokenOf(ctx, flags);
+  const json = {
+    ...metadataOf({ ...flags, name: nameOf(name, 'client_name') ?? flags.name }),
+    ...(flags.application !== undefined && { application: flags.application }),
+  };
+  const body = (await ctx.call({ method: 'POST', path: '/connect/register', json, ...(token === undefined ? { auth: false } : { token }) })) as Record<
+    string,
+    unknown
+  >;
+  return { json: body, view: { kind: 'record' as const, record: body, keys: REGISTERED_KEYS }, quiet: String(body.client_id ?? '') };
+}
+
 async function list(ctx: Ctx) {
   const body = await ctx.call({ method: 'GET', path: clientsPath(ctx) });
   const rows = clientsOf(body);
@@ -186,6 +232,23 @@ export function register(noun: Command): void {
     ).action(act(create)),
     'idp client create web --redirect-uri https://app.example.com/callback --grant-type authorization_code --grant-type refresh_token --scope "openid profile api"',
     'idp client create spa --public --redirect-uri http://127.0.0.1:5173/cb --grant-type authorization_code',
+  );
+  examples(
+    metadataOptions(
+      client
+        .command('register')
+        .description(
+          'register a client at /connect/register (RFC 7591) with an initial access token, application credentials, or open registration; prints client_id, client_secret and the registration access token',
+        )
+        .argument('[name]', 'client name, alone or as client_name=VALUE'),
+    )
+      .addOption(new Option('--initial-access-token <token>', 'an initial access token minted for the application').env('IDP_INITIAL_ACCESS_TOKEN'))
+      .addOption(new Option('--client-id <id>', "the application's credentials: client id").env('IDP_CLIENT_ID'))
+      .addOption(new Option('--client-secret <secret>', "the application's credentials: client secret").env('IDP_CLIENT_SECRET'))
+      .option('--application <org/app>', 'the application to join by open registration (no token)')
+      .action(act(registerDynamically)),
+    'idp client register web --client-id YXA6… --client-secret YXA6… --redirect-uri https://app.example.com/cb -o json',
+    'idp client register cli --initial-access-token "$IAT" --public --redirect-uri http://127.0.0.1/cb',
   );
   examples(client.command('list').description('list the clients of the application').action(act(list)), 'idp client list --json');
   examples(client.command('get').description('show a client').argument('<client-id>', 'client_id').action(act(get)), 'idp client get 3f6c…');

@@ -195,3 +195,13 @@ export function requiredParam() {
 export function formParam() {
   return requiredParam().optional();
 }
+
+/** A parameter that may be sent more than once (RFC 8707 `resource`): its value, or the list of its values. */
+export function repeatableParam() {
+  return z.union([z.string(), z.array(z.string())], { error: 'must be text' }).optional();
+}
+
+/** The schema shape of `names`: each at most once, but those `repeatable` as often as sent. */
+export function paramsShape(names: readonly string[], repeatable: ReadonlySet<string>) {
+  return Object.fromEntries(names.map((name) => [name, repeatable.has(name) ? repeatableParam() : formParam()]));
+}

@@ -10,7 +10,8 @@ import { defineRoutes, within } from '../route-table.js';
 import type { Env } from '../env.js';
 import { formBody, openapiRoute, type ValidationResult } from '../openapi.js';
 import { validationError } from '../errors.js';
-import { formParam, PAGE_FORM, paramsOf, rawQuery } from '../request-input.js';
+import { formParam, PAGE_FORM, paramsOf, paramsShape, rawQuery } from '../request-input.js';
+import { REPEATABLE_PARAMETERS } from '../../src/identity/tokens/resources.js';
 import { AccessDenied, AppError, InvalidRequest, TemporarilyUnavailable } from '../../src/errors.js';
 import {
   AUTHORIZE_PARAMETERS,
@@ -64,7 +65,7 @@ type C = Context<Env>;
  * The parameters of an authorization request (RFC 6749 4.1.1, OpenID Connect Core 3.1.2.1), each
  * at most once; others are kept for the core, which ignores what it does not know.
  */
-const AuthorizeParams = z.looseObject(Object.fromEntries(AUTHORIZE_PARAMETERS.map((name) => [name, formParam()]))).openapi('AuthorizeRequest');
+const AuthorizeParams = z.looseObject(paramsShape(AUTHORIZE_PARAMETERS, REPEATABLE_PARAMETERS)).openapi('AuthorizeRequest');
 /** The sign-in and consent pages' forms: the sealed request, the CSRF token, and what the user entered. */
 const LoginForm = z.object({ interaction: formParam(), csrf_token: formParam(), login: formParam(), password: formParam() });
 /** The second-factor form: the code, or `use` to switch between the authenticator app's code and a recovery code. */

@@ -9,7 +9,7 @@ import type { Context } from 'hono';
 import type { Env } from '../env.js';
 import { formBody, openapiRoute, type router, type ValidationResult } from '../openapi.js';
 import { validationError } from '../errors.js';
-import { formParam, paramsOf, requiredParam, type BodyRule } from '../request-input.js';
+import { formParam, paramsOf, paramsShape, repeatableParam, requiredParam, type BodyRule } from '../request-input.js';
 import { defineRoutes, within } from '../route-table.js';
 import { loginContextOf } from '../client-address.js';
 import { InvalidRequest, MethodNotAllowed } from '../../src/errors.js';
@@ -17,11 +17,12 @@ import { discoveryDocument, JWKS_PATH } from '../../src/identity/discovery.js';
 import { authenticateRequestClient, requestToken, type ClientRequest } from '../../src/identity/tokens/token.js';
 import { grants } from '../../src/identity/grants/index.js';
 import { findUserinfo } from '../../src/identity/tokens/userinfo.js';
-import { introspectToken, revokeToken } from '../../src/identity/tokens/introspection.js';
+import { INTROSPECTION_JWT, introspectToken, revokeToken, signIntrospectionResponse } from '../../src/identity/tokens/introspection.js';
 import { startDeviceAuthorization } from '../../src/identity/authorize/device-authorizations.js';
 import { AUTHORIZE_PARAMETERS } from '../../src/identity/authorize/authorize-request.js';
+import { REPEATABLE_PARAMETERS } from '../../src/identity/tokens/resources.js';
 import { pushAuthorizationRequest } from '../../src/identity/authorize/pushed-requests.js';
-import { currentDpopNonce, presentedTokenOf } from '../../src/identity/tokens/dpop.js';
+import { currentDpopNonce, presentedTokenOf, verifyDpopProof } from '../../src/identity/tokens/dpop.js';
 import { dpopRequestOf } from '../middleware/principal.js';
 
 /**
@@ -50,6 +51,8 @@ const TokenForm = z
     grant_type: requiredParam().openapi({ enum: [...grants.keys()] }),
     ...ClientForm,
     ...Object.fromEntries([...new Set([...grants.values()].flatMap((grant) => grant.parameters))].map((name) => [name, formParam()])),
+    // RFC 8707 2: for every grant, as often as there are resources.
+    resource: repeatableParam(),
   })
   .openapi('TokenRequest');
 // `token` is required (RFC 7662 2.1, RFC 7009 2.1), and checked after the client is authenticated.
@@ -58,9 +61,7 @@ const UserinfoForm = z.object({ access_token: formParam() }).openapi('UserinfoRe
 const DeviceAuthorizationForm = z.object({ scope: formParam(), ...ClientForm }).openapi('DeviceAuthorizationRequest');
 
 /** RFC 9126 2.1: the authorization request's parameters, with the client's authentication. */
-const PushedRequestForm = z
-  .looseObject({ ...Object.fromEntries(AUTHORIZE_PARAMETERS.map((name) => [name, formParam()])), ...ClientForm })
-  .openapi('PushedAuthorizationRequest');
+const PushedRequestForm = z.looseObject({ ...paramsShape(AUTHORIZE_PARAMETERS, REPEATABLE_PARAMETERS), ...ClientForm }).openapi('PushedAuthorizationRequest');
 
 type Router = ReturnType<typeof router>;
 
@@ -84,13 +85,19 @@ function oauthRoute(
   openapiRoute(app, route, handler, { hook: oauthInput, body: path === '/userinfo' ? { ...OAUTH_FORM, accept: ['form', 'none'] } : OAUTH_FORM });
 }
 
-/** The validated form of an oauthRoute: its declared parameters are strings. */
+/** The validated form of an oauthRoute: its declared parameters are strings, but a repeatable one (`resource`) may be a list. */
 function validForm(c: Context<Env>): Record<string, string> {
   return (c.req as unknown as { valid(target: 'form'): Record<string, string> }).valid('form');
 }
 
 async function clientRequest(c: Context<Env>): Promise<ClientRequest> {
-  return { params: validForm(c), authorization: c.req.header('authorization'), context: loginContextOf(c) };
+  const { resource, ...params } = validForm(c) as Record<string, string | string[] | undefined>;
+  return {
+    params: params as Record<string, string>,
+    authorization: c.req.header('authorization'),
+    context: loginContextOf(c),
+    resources: resource === undefined ? [] : [resource].flat(),
+  };
 }
 
 export const discoveryRoutes = defineRoutes('server/routes/oauth.ts', (app) => {
@@ -129,7 +136,11 @@ export const tokenEndpointRoutes = defineRoutes('server/routes/oauth.ts', (app) 
       const client = await authenticateRequestClient(c.get('deps'), request);
       const params = paramsOf(validForm(c));
       params.delete('client_secret');
-      return c.json(await pushAuthorizationRequest(c.get('deps'), client, params), 201);
+      // RFC 9449 10.1: a DPoP proof here (with this server's nonce, as at the token endpoint) binds the code.
+      const dpop = dpopRequestOf(c);
+      if (dpop.proof !== undefined) c.header('DPoP-Nonce', currentDpopNonce(c.get('deps')));
+      const jkt = dpop.proof === undefined ? undefined : await verifyDpopProof(c.get('deps'), dpop, { nonce: true });
+      return c.json(await pushAuthorizationRequest(c.get('deps'), client, params, jkt), 201);
     },
     201,
   );
@@ -141,11 +152,20 @@ export const tokenEndpointRoutes = defineRoutes('server/routes/oauth.ts', (app) 
     return c.json(await startDeviceAuthorization(c.get('deps'), client, request.params));
   });
 
-  oauthRoute(app, 'post', '/introspect', 'Token introspection (RFC 7662)', TokenHintForm, async (c) => {
-    const request = await clientRequest(c);
-    const client = await authenticateRequestClient(c.get('deps'), request);
-    return c.json(await introspectToken(c.get('deps'), client, request.params));
-  });
+  oauthRoute(
+    app,
+    'post',
+    '/introspect',
+    'Token introspection (RFC 7662); a signed JWT for Accept: application/token-introspection+jwt (RFC 9701)',
+    TokenHintForm,
+    async (c) => {
+      const request = await clientRequest(c);
+      const client = await authenticateRequestClient(c.get('deps'), request);
+      const answer = await introspectToken(c.get('deps'), client, request.params);
+      if (!acceptsIntrospectionJwt(c.req.header('accept'))) return c.json(answer);
+      return c.body(await signIntrospectionResponse(c.get('deps'), client, answer), 200, { 'Content-Type': INTROSPECTION_JWT });
+    },
+  );
 
   oauthRoute(app, 'post', '/revocation', 'Token revocation (RFC 7009)', TokenHintForm, async (c) => {
     const request = await clientRequest(c);
@@ -168,6 +188,11 @@ export const tokenEndpointRoutes = defineRoutes('server/routes/oauth.ts', (app) 
     });
   }
 });
+
+/** Whether an Accept header names the signed introspection response's media type (RFC 9701 4). */
+function acceptsIntrospectionJwt(accept: string | undefined): boolean {
+  return (accept ?? '').split(',').some((range) => range.split(';')[0]!.trim().toLowerCase() === INTROSPECTION_JWT);
+}
 
 /** The Bearer token of the Authorization header (RFC 6750 2.1), if there is one. */
 export function bearerOf(c: Context<Env>): string | undefined {

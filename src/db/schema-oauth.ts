@@ -51,6 +51,8 @@ export interface StoredClientMetadata {
   /** OIDC Front-Channel Logout 1.0 2: the page the logout page frames, and whether it gets `iss` and `sid`. */
   frontchannel_logout_uri?: string;
   frontchannel_logout_session_required?: boolean;
+  /** RFC 9101 10.5: authorization requests of this client only as signed request objects. Absent in rows stored before it existed. */
+  require_signed_request_object?: boolean;
 }
 
 /**
@@ -140,6 +142,12 @@ export const tokenFamilies = sqliteTable(
     dpopJkt: text('dpop_jkt'),
     /** The browser session the sign-in happened in (OIDC `sid`), said again by refreshed ID tokens. */
     sid: text('sid'),
+    /**
+     * The resources (RFC 8707) the family's access tokens may be for: those of the authorization
+     * request, or of the first token request; a refresh may narrow them, never widen. Null: this
+     * server's own API only.
+     */
+    resources: text('resources', { mode: 'json' }).$type<string[]>(),
   },
   (t) => [index('oauth_grants_client').on(t.clientId)],
 );
@@ -184,6 +192,10 @@ export const authorizationCodes = sqliteTable('authorization_codes', {
   familyId: text('grant_id'),
   /** The browser session that issued the code (OIDC `sid`), for the ID tokens of the exchange. */
   sid: text('sid'),
+  /** The resources (RFC 8707) the authorization request named, which the exchange may narrow. */
+  resources: text('resources', { mode: 'json' }).$type<string[]>(),
+  /** RFC 9449 10: the thumbprint of the DPoP key the exchange must prove (`dpop_jkt`). */
+  dpopJkt: text('dpop_jkt'),
 });
 
 /**

@@ -52,6 +52,8 @@ export function discoveryDocument(deps: Deps): Record<string, unknown> {
     token_endpoint_auth_signing_alg_values_supported: JWT_ALGS,
     introspection_endpoint_auth_methods_supported: [...SECRET_METHODS, ...JWT_METHODS],
     introspection_endpoint_auth_signing_alg_values_supported: JWT_ALGS,
+    // RFC 9701 7: a signed introspection response, with the ID token key.
+    introspection_signing_alg_values_supported: [deps.config.idTokenAlg],
     revocation_endpoint_auth_methods_supported: [...SECRET_METHODS, ...JWT_METHODS, 'none'],
     revocation_endpoint_auth_signing_alg_values_supported: JWT_ALGS,
     code_challenge_methods_supported: ['S256', 'plain'],

@@ -19,6 +19,7 @@ import {
   type Fixture,
   type RegisteredClient,
 } from './support.js';
+import { basic } from '../oauth/fixtures.js';
 
 let fixture: Fixture;
 let keyed: RegisteredClient;
@@ -147,6 +148,63 @@ describe('request objects', () => {
       expect(await page.text()).toContain('data-error="invalid_request_object"');
     });
   }
+
+  describe('a client registered with require_signed_request_object (RFC 9101 10.5)', () => {
+    let strict: RegisteredClient;
+    beforeAll(async () => {
+      strict = await createClient(fixture, {
+        require_consent: false,
+        require_pkce: false,
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        request_object_signing_alg: 'HS256',
+        require_signed_request_object: true,
+      });
+    });
+    const strictSecret = () => new TextEncoder().encode(strict.client_secret!);
+    const plainQuery = () => ({ client_id: strict.client_id, response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', state: 's-1' });
+
+    it('is shown in its metadata, and refused with nothing to sign with', async () => {
+      const read = await fetch(`${fixture.url}/management/orgs/acme/apps/shop/clients/${strict.client_id}`, {
+        headers: { authorization: `Bearer ${fixture.adminToken}` },
+      });
+      expect((await read.json()).entities[0].require_signed_request_object).toBe(true);
+      const refused = await fetch(`${fixture.url}/management/orgs/acme/apps/shop/clients`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${fixture.adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [REDIRECT], request_object_signing_alg: 'none', require_signed_request_object: true }),
+      });
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({ error: 'invalid_client_metadata', fields: { require_signed_request_object: expect.any(String) } });
+    });
+
+    it('refuses a plain authorization request at its redirect URI, and takes a signed one', async () => {
+      const plain = redirectOf(await new Browser(fixture.url).get(`${fixture.url}/connect/authorize?${new URLSearchParams(plainQuery())}`));
+      expect(plain.query.get('error')).toBe('invalid_request');
+      expect(plain.query.get('error_description')).toMatch(/signed request object/);
+      expect(plain.query.get('state')).toBe('s-1');
+      const request = await sign(strict.client_id, strictSecret(), 'HS256');
+      const code = redirectOf(await authorizeAsUser(new Browser(fixture.url), byValue(strict.client_id, request))).query.get('code');
+      expect((await exchangeCode(fixture, strict, code!)).access_token).toBeTruthy();
+    });
+
+    it('refuses a pushed request without a request object, and takes a pushed signed one', async () => {
+      const push = (form: Record<string, string>) =>
+        fetch(`${fixture.url}/connect/par`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(strict.client_id, strict.client_secret!) },
+          body: new URLSearchParams(form),
+        });
+      const refused = await push(plainQuery());
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({ error: 'invalid_request', error_description: expect.stringMatching(/signed request object/) });
+      const pushed = await push({ client_id: strict.client_id, request: await sign(strict.client_id, strictSecret(), 'HS256') });
+      expect(pushed.status).toBe(201);
+      const { request_uri } = (await pushed.json()) as { request_uri: string };
+      const url = `${fixture.url}/connect/authorize?${new URLSearchParams({ client_id: strict.client_id, request_uri })}`;
+      expect(redirectOf(await authorizeAsUser(new Browser(fixture.url), url)).query.get('code')).toBeTruthy();
+    });
+  });
 
   it('refuses request_uri: by reference only through pushed authorization requests', async () => {
     const redirected = redirectOf(

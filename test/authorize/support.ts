@@ -113,6 +113,8 @@ export interface ClientOptions {
   backchannel_logout_session_required?: boolean;
   frontchannel_logout_uri?: string;
   frontchannel_logout_session_required?: boolean;
+  require_signed_request_object?: boolean;
+  dpop_bound_access_tokens?: boolean;
 }
 
 export const REDIRECT = 'https://rp.example/callback';

@@ -154,6 +154,58 @@ describe('OAuth commands', () => {
     expect(exchanged).toMatchObject({ token_type: 'Bearer', scope: 'api', issued_token_type: 'urn:ietf:params:oauth:token-type:access_token' });
   });
 
+  it('client register: dynamic registration (RFC 7591) with the application credentials, printing the registration access token', async () => {
+    const [appId, appSecret] = (await cli.run(['app', 'credentials', 'sandbox', '--quiet'])).stdout.trim().split(' ');
+    const registered = await cli.json([
+      'client',
+      'register',
+      'dynamic-web',
+      '--client-id',
+      appId,
+      '--client-secret',
+      appSecret,
+      '--redirect-uri',
+      'https://app.example.com/cb',
+      '--grant-type',
+      'authorization_code',
+    ]);
+    expect(registered).toMatchObject({
+      client_id: expect.any(String),
+      client_secret: expect.any(String),
+      client_name: 'dynamic-web',
+      registration_access_token: expect.any(String),
+      registration_client_uri: `${cli.url}/connect/register/${registered.client_id}`,
+    });
+    // The registration access token reads the client at its registration_client_uri (RFC 7592).
+    const read = await fetch(registered.registration_client_uri, { headers: { authorization: `Bearer ${registered.registration_access_token}` } });
+    expect(await read.json()).toMatchObject({ client_id: registered.client_id, redirect_uris: ['https://app.example.com/cb'] });
+    // In the application's client list too, as the management API shows it.
+    expect((await cli.json(['client', 'list'])).entities.map((c: { client_id: string }) => c.client_id)).toContain(registered.client_id);
+
+    const table = await cli.run([
+      'client',
+      'register',
+      'cli-app',
+      '--client-id',
+      appId,
+      '--client-secret',
+      appSecret,
+      '--public',
+      '--redirect-uri',
+      'http://127.0.0.1/cb',
+    ]);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/registration_access_token/);
+    expect(table.stdout).toMatch(/token_endpoint_auth_method\s+none/);
+
+    const refused = await cli.run(['client', 'register', 'x', '--initial-access-token', 'not-a-token', '--redirect-uri', 'https://app.example.com/cb']);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(/^error: .*initial access token/);
+    const nothing = await cli.run(['client', 'register', 'x', '--redirect-uri', 'https://app.example.com/cb']);
+    expect(nothing.code).toBe(2);
+    expect(nothing.stderr).toMatch(/--initial-access-token/);
+  });
+
   it('logout revokes the refresh token', async () => {
     await loginDemo(cli, ['--profile', 'leaving']);
     const refreshToken = readProfile('leaving').refresh_token;

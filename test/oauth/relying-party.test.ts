@@ -138,6 +138,40 @@ describe('openid-client against a running idp', () => {
     await oidc.tokenRevocation(config, 'not-a-token');
   });
 
+  it('answers introspection as a signed JWT for Accept: application/token-introspection+jwt (RFC 9701)', async () => {
+    const metadata = { client_secret: oauthClient.client_secret, introspection_signed_response_alg: 'RS256' };
+    const config = await oidc.discovery(new URL(server.url), oauthClient.client_id, metadata, oidc.ClientSecretPost(oauthClient.client_secret), insecure);
+    expect(config.serverMetadata().introspection_signing_alg_values_supported).toEqual(['RS256']);
+    const tokens = await oidc.genericGrantRequest(config, 'password', { username: 'fred', password: 'fred-password' });
+    // openid-client asks for the JWT, checks its typ, iss and aud, and hands back token_introspection.
+    expect(await oidc.tokenIntrospection(config, tokens.access_token)).toMatchObject({ active: true, client_id: oauthClient.client_id, username: 'fred' });
+
+    const introspect = (token: string, accept: string) =>
+      fetch(`${server.url}/connect/introspect`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept },
+        body: new URLSearchParams({ token, client_id: oauthClient.client_id, client_secret: oauthClient.client_secret }),
+      });
+    const signed = await introspect(tokens.access_token, 'application/token-introspection+jwt');
+    expect(signed.status).toBe(200);
+    expect(signed.headers.get('content-type')).toBe('application/token-introspection+jwt');
+    const { payload, protectedHeader } = await jwtVerify(await signed.text(), jwks(), {
+      issuer: server.url,
+      audience: oauthClient.client_id,
+      typ: 'token-introspection+jwt',
+    });
+    expect(protectedHeader.alg).toBe('RS256');
+    expect(payload.iat).toEqual(expect.any(Number));
+    expect(payload.token_introspection).toMatchObject({ active: true, sub: expect.any(String), scope: tokens.scope, username: 'fred' });
+
+    const inactive = await introspect('not-a-token', 'application/json, application/token-introspection+jwt;q=0.9');
+    expect((await jwtVerify(await inactive.text(), jwks())).payload.token_introspection).toEqual({ active: false });
+    // Without that media type in Accept, the answer stays RFC 7662's JSON.
+    const plain = await introspect(tokens.access_token, 'application/json');
+    expect(plain.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await plain.json()).toMatchObject({ active: true, username: 'fred' });
+  });
+
   it('reports errors the way openid-client understands them', async () => {
     const config = await oidc.discovery(new URL(server.url), credentials.client_id, 'wrong-secret', oidc.ClientSecretBasic('wrong-secret'), insecure);
     // A 401 with WWW-Authenticate: Basic surfaces as openid-client's challenge error.

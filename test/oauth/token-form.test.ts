@@ -1,6 +1,7 @@
 /**
  * The token endpoint's parameters come from the grants themselves: /openapi.json documents
- * exactly grant_type, client authentication and what each grant declares, its grant types are
+ * exactly grant_type, client authentication, `resource` (RFC 8707, every grant's, as often as
+ * sent) and what each grant declares, its grant types are
  * the ones discovery lists, and a grant sees only the parameters it declares.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -21,11 +22,11 @@ describe('the token endpoint documents what the grants read', () => {
     const form = doc.components.schemas.TokenRequest;
     const declared = new Set([...grants.values()].flatMap((grant) => grant.parameters));
     expect(new Set(Object.keys(form.properties))).toEqual(
-      new Set(['grant_type', 'client_id', 'client_secret', 'client_assertion_type', 'client_assertion', ...declared]),
+      new Set(['grant_type', 'client_id', 'client_secret', 'client_assertion_type', 'client_assertion', 'resource', ...declared]),
     );
     expect(form.required).toEqual(['grant_type']);
-    // The token exchange reads these four; a hand-written form once left them out.
-    for (const name of ['audience', 'resource', 'actor_token', 'requested_token_type']) expect(declared.has(name), name).toBe(true);
+    // The token exchange reads these three; a hand-written form once left them out.
+    for (const name of ['audience', 'actor_token', 'requested_token_type']) expect(declared.has(name), name).toBe(true);
   });
 
   it('offers as grant_type exactly the grant types discovery lists, but implicit (the authorize endpoint’s)', async () => {

@@ -30,6 +30,10 @@ export interface NewAuthorizationCode {
   claims?: RequestedClaims;
   /** The browser session that issued the code (OIDC `sid`). */
   sid?: string;
+  /** The resources the request named (RFC 8707), which the exchange may narrow. */
+  resources?: readonly string[];
+  /** RFC 9449 10: the thumbprint of the DPoP key the exchange must prove. */
+  dpopJkt?: string;
 }
 
 /** Stores a new one-time code living `codeTtl` seconds; returns the code itself. */
@@ -51,6 +55,8 @@ export async function createAuthorizationCode(deps: Deps, input: NewAuthorizatio
       amr: input.amr ? [...input.amr] : null,
       claims: input.claims && (input.claims.userinfo.length > 0 || input.claims.id_token.length > 0) ? input.claims : null,
       sid: input.sid ?? null,
+      resources: input.resources?.length ? [...input.resources] : null,
+      dpopJkt: input.dpopJkt ?? null,
       created: now,
       expiresAt: now + deps.config.codeTtl * 1000,
     })

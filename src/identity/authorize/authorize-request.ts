@@ -24,6 +24,7 @@ import { findIdentityProviderByName } from '../federation/identity-providers.js'
 import { readRequestObject } from './request-object.js';
 import { parseClaimsRequest, type ClaimsRequest } from './claims-request.js';
 import { canonicalResponseType, RESPONSE_TYPES, type ResponsePart } from './response-types.js';
+import { parseResources } from '../tokens/resources.js';
 
 export type ResponseMode = 'query' | 'fragment' | 'form_post';
 export const RESPONSE_MODES: readonly ResponseMode[] = ['query', 'fragment', 'form_post'];
@@ -66,6 +67,10 @@ export interface AuthorizeRequest extends RedirectTarget {
   query: string;
   /** The id of the device authorization (RFC 8628) this request allows, in mode `device`. */
   device?: string;
+  /** The `resource` parameters (RFC 8707): what the tokens are to be for. */
+  resources: string[];
+  /** RFC 9449 10: the thumbprint of the DPoP key the code is bound to (`dpop_jkt`). */
+  dpopJkt?: string;
 }
 
 export type UnsafeReason =
@@ -114,7 +119,19 @@ export const AUTHORIZE_PARAMETERS: readonly string[] = [
   'request',
   // RFC 9126 4: a pushed request, by the reference /connect/par gave.
   'request_uri',
+  // RFC 8707 2: may be sent more than once (tokens/resources.ts).
+  'resource',
+  // RFC 9449 10.
+  'dpop_jkt',
 ];
+
+/** RFC 9449 10 and RFC 7638: a JWK SHA-256 thumbprint, base64url without padding. */
+const JKT = /^[A-Za-z0-9_-]{43}$/;
+
+function parseDpopJkt(text: string | undefined): string | undefined {
+  if (text !== undefined && !JKT.test(text)) throw InvalidRequest('dpop_jkt must be the base64url SHA-256 thumbprint of a JWK (RFC 7638), 43 characters');
+  return text;
+}
 
 /** RFC 6749 3.1: a parameter sent more than once is an error; absent and empty are the same. */
 function single(params: URLSearchParams, name: string): string | undefined {
@@ -312,6 +329,8 @@ export async function parseAuthorizeRequest(deps: Deps, sent: URLSearchParams): 
       acr,
       claims,
       query: params.toString(),
+      resources: parseResources(params.getAll('resource')),
+      dpopJkt: parseDpopJkt(single(params, 'dpop_jkt')),
     };
   } catch (error) {
     if (error instanceof AppError) throw new RedirectedError(target, error);

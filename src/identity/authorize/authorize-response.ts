@@ -64,11 +64,13 @@ export async function issueAuthorizationResponse(deps: Deps, request: AuthorizeR
       amr,
       claims: request.claims,
       sid,
+      resources: request.resources,
+      dpopJkt: request.dpopJkt,
     });
   }
   if (parts.has('token')) {
     const claims = { ...authenticationClaims(authTime, amr), ...requestedUserinfoClaims(request.claims) };
-    const issued = await signAccessToken(deps, { principal, clientId: client.clientId, scope, claims, sector: client.pairwiseSector });
+    const issued = await signAccessToken(deps, { principal, clientId: client.clientId, scope, claims, sector: client.pairwiseSector, resources: request.resources });
     Object.assign(params, { access_token: issued.token, token_type: 'Bearer', expires_in: String(issued.expiresIn), scope: scope.join(' ') });
   }
   if (parts.has('id_token')) {

@@ -197,6 +197,7 @@ export async function openDeviceRequest(deps: Deps, id: string, uiLocales: strin
     uiLocales,
     acr: { classes: [] },
     claims: parseClaimsRequest(undefined),
+    resources: [],
     query: uiLocales === undefined ? '' : new URLSearchParams({ ui_locales: uiLocales }).toString(),
     device: row.id,
   };

@@ -6,7 +6,7 @@
  * (pushed-request-store.ts keeps them).
  */
 import type { Deps } from '../../deps.js';
-import { InvalidRequest } from '../../errors.js';
+import { InvalidDpopProof, InvalidRequest, type AppError } from '../../errors.js';
 import type { Client } from '../clients/find.js';
 import { randomToken } from '../keys/secrets.js';
 import { storePushedRequest, takePushedRequest } from './pushed-request-store.js';
@@ -29,21 +29,39 @@ export function requiresPushedRequests(deps: Deps, client: Client): boolean {
 }
 
 /**
+ * RFC 9101 10.5: a client registered with `require_signed_request_object` sends its requests only
+ * as a request object, which its metadata allows only signed (clients/manage.ts). Checked where a
+ * request comes in from the client, not when it is read again after sign-in.
+ */
+function unsignedRefusal(client: Client, params: URLSearchParams): AppError | undefined {
+  if (!client.requireSignedRequestObject || params.has('request')) return undefined;
+  return InvalidRequest('this client must send its authorization request as a signed request object (request, RFC 9101)');
+}
+
+/**
  * Validates and stores the authorization request `params` of the authenticated `client`. Every
  * failure is the JSON error the authorize endpoint would have redirected (RFC 9126 2.3), and
  * stores nothing.
  */
-export async function pushAuthorizationRequest(deps: Deps, client: Client, params: URLSearchParams): Promise<PushedRequest> {
+export async function pushAuthorizationRequest(deps: Deps, client: Client, params: URLSearchParams, proofJkt?: string): Promise<PushedRequest> {
   // RFC 9126 2.1: a pushed request cannot point at another one.
   if (params.has('request_uri')) throw InvalidRequest('request_uri cannot be pushed (RFC 9126 2.1)');
   const pushed = new URLSearchParams(params);
   pushed.set('client_id', client.clientId);
+  // RFC 9449 10.1: a DPoP proof sent with the push binds the code to its key, as dpop_jkt would.
+  if (proofJkt !== undefined && !pushed.has('request') && !pushed.has('dpop_jkt')) pushed.set('dpop_jkt', proofJkt);
+  let request: AuthorizeRequest;
   try {
-    await parseAuthorizeRequest(deps, pushed);
+    request = await parseAuthorizeRequest(deps, pushed);
   } catch (error) {
     if (error instanceof RedirectedError) throw error.error;
     throw error;
   }
+  if (proofJkt !== undefined && request.dpopJkt !== proofJkt) {
+    throw InvalidDpopProof("dpop_jkt must name the DPoP proof's key (RFC 9449 10.1); a request object carries it inside");
+  }
+  const unsigned = unsignedRefusal(client, pushed);
+  if (unsigned) throw unsigned;
   const requestUri = `${REQUEST_URI_PREFIX}${randomToken()}`;
   await storePushedRequest(deps, { requestUri, clientId: client.clientId, params: pushed, ttl: PUSHED_REQUEST_TTL });
   return { request_uri: requestUri, expires_in: PUSHED_REQUEST_TTL };
@@ -63,6 +81,8 @@ export async function openAuthorizeRequest(deps: Deps, params: URLSearchParams):
     if (requiresPushedRequests(deps, request.client)) {
       throw new RedirectedError(request, InvalidRequest('this client must push its authorization requests to /connect/par first (RFC 9126)'));
     }
+    const unsigned = unsignedRefusal(request.client, params);
+    if (unsigned) throw new RedirectedError(request, unsigned);
     return request;
   }
   const clientIds = params.getAll('client_id');

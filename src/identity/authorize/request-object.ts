@@ -11,6 +11,7 @@ import { InvalidRequestObject } from '../../errors.js';
 import { ASYMMETRIC_ALGS, describeJwtFailure, HMAC_ALGS, verificationKeyOf } from '../clients/client-keys.js';
 import type { Client } from '../clients/find.js';
 import { issuerOf } from '../issuer.js';
+import { REPEATABLE_PARAMETERS } from '../tokens/resources.js';
 
 /** Claims of the JWT itself, not parameters of the request (RFC 7519 4.1). */
 const JWT_CLAIMS = new Set(['iss', 'aud', 'exp', 'iat', 'nbf', 'jti', 'sub']);
@@ -69,6 +70,11 @@ export async function readRequestObject(deps: Deps, client: Client, jwt: string)
   const params = new URLSearchParams({ client_id: client.clientId });
   for (const [name, value] of Object.entries(claims)) {
     if (JWT_CLAIMS.has(name) || name === 'client_id' || value === undefined || value === null) continue;
+    // RFC 8707 2: several resources are a list of strings, each a parameter of its own.
+    if (REPEATABLE_PARAMETERS.has(name) && Array.isArray(value) && value.every((item) => typeof item === 'string')) {
+      for (const item of value) params.append(name, item);
+      continue;
+    }
     params.set(name, typeof value === 'string' ? value : typeof value === 'number' ? String(value) : JSON.stringify(value));
   }
   return params;

@@ -61,6 +61,8 @@ export interface Client {
   requirePushedRequests: boolean;
   /** RFC 9449 5.2: tokens only with a DPoP proof, so always DPoP-bound. */
   dpopBoundAccessTokens: boolean;
+  /** RFC 9101 10.5: authorization requests only as signed request objects (by value or pushed). */
+  requireSignedRequestObject: boolean;
   /** The sector of a client with pairwise subject identifiers (OIDC Core 8.1); undefined: its users' `sub` is their id. */
   pairwiseSector?: string;
   /** Where a sign-out is told (docs/api.md#logout), and whether the session id (`sid`) must be said. */
@@ -97,6 +99,7 @@ export const ADMIN_CLI_CLIENT: Client = {
   clientName: 'idp command-line interface',
   requirePushedRequests: false,
   dpopBoundAccessTokens: false,
+  requireSignedRequestObject: false,
 };
 
 /**
@@ -192,6 +195,7 @@ export function clientOfRow(row: typeof oauthClients.$inferSelect): Client {
     ...(meta.frontchannel_logout_uri && {
       frontchannelLogout: { uri: meta.frontchannel_logout_uri, sessionRequired: meta.frontchannel_logout_session_required ?? false },
     }),
+    requireSignedRequestObject: meta.require_signed_request_object ?? false,
   };
 }
 

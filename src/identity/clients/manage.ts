@@ -49,6 +49,7 @@ export const ClientMetadataInput = z.object({
   token_endpoint_auth_signing_alg: z.string({ error: 'token_endpoint_auth_signing_alg must be a string' }).optional(),
   require_pushed_authorization_requests: flag('require_pushed_authorization_requests').optional(),
   dpop_bound_access_tokens: flag('dpop_bound_access_tokens').optional(),
+  require_signed_request_object: flag('require_signed_request_object').optional(),
   // Checked in normalizeClientMetadata, with a message that names the key or the URL at fault.
   jwks: z.unknown().optional(),
   jwks_uri: z.string({ error: 'jwks_uri must be a string' }).optional(),
@@ -205,6 +206,13 @@ function signingAlgsOf(input: ClientMetadataInput, method: AuthMethod, keys: Pic
       );
     }
   }
+  // RFC 9101 10.5: a client that must sign its request objects needs something to sign them with.
+  if (input.require_signed_request_object === true && (requestAlg === 'none' || signingAlgs(keys, method).length === 0)) {
+    throw invalidMetadata(
+      'require_signed_request_object',
+      'require_signed_request_object needs a signing key: jwks or jwks_uri, or a confidential client (HMAC), and a request_object_signing_alg other than none',
+    );
+  }
   return {
     ...(authAlg !== undefined && { token_endpoint_auth_signing_alg: authAlg }),
     ...(requestAlg !== undefined && { request_object_signing_alg: requestAlg }),
@@ -266,6 +274,7 @@ export async function normalizeClientMetadata(input: ClientMetadataInput, policy
     require_pushed_authorization_requests: input.require_pushed_authorization_requests ?? false,
     dpop_bound_access_tokens: input.dpop_bound_access_tokens ?? false,
     ...logoutMetadataOf(input, policy),
+    require_signed_request_object: input.require_signed_request_object ?? false,
   };
 }
 

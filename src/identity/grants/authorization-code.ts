@@ -17,6 +17,7 @@ import { findTokenFamily, insertTokenFamily, newTokenFamilyId } from '../session
 import { secretsEqual } from '../../passwords.js';
 import { revokeTokenFamily } from '../tokens/revocations.js';
 import { isScope } from '../scopes.js';
+import { narrowResources } from '../tokens/resources.js';
 import { requireParam, type GrantHandler } from './types.js';
 
 // RFC 7636 4.1: 43 to 128 unreserved characters.
@@ -44,7 +45,7 @@ function checkPkce(client: Client, code: AuthorizationCodeRow, verifier: string 
  * Marks the code used and creates its token family in one transaction, so a concurrent second use
  * always finds the family to revoke. Returns null when the code had been used already.
  */
-async function consume(deps: Deps, code: AuthorizationCodeRow): Promise<string | null> {
+async function consume(deps: Deps, code: AuthorizationCodeRow, resources: readonly string[]): Promise<string | null> {
   const familyId = newTokenFamilyId();
   const now = deps.now();
   return await deps.db.transaction(async (tx) => {
@@ -63,6 +64,7 @@ async function consume(deps: Deps, code: AuthorizationCodeRow): Promise<string |
       amr: code.amr ?? undefined,
       claims: code.claims,
       sid: code.sid,
+      resources,
     });
     return familyId;
   });
@@ -71,12 +73,14 @@ async function consume(deps: Deps, code: AuthorizationCodeRow): Promise<string |
 export const authorizationCodeGrant: GrantHandler = {
   grantType: 'authorization_code',
   parameters: ['code', 'redirect_uri', 'code_verifier'],
-  async handle(deps, { client, params, jkt }) {
+  async handle(deps, { client, params, jkt, resources: requested }) {
     const code = await findAuthorizationCode(deps, requireParam(params, 'code'));
     const redirectUri = requireParam(params, 'redirect_uri');
     if (!code) throw InvalidGrant('the authorization code is not valid');
     if (code.clientId !== client.clientId) throw InvalidGrant('the authorization code was issued to another client');
-    const familyId = await consume(deps, code);
+    // RFC 8707 2.2: the resources of the authorization request, narrowed; any, when it named none.
+    const granted = code.resources ?? requested;
+    const familyId = await consume(deps, code, granted);
     if (!familyId) {
       const used = await findAuthorizationCode(deps, params.code);
       if (used?.familyId) await revokeTokenFamily(deps, used.familyId);
@@ -86,10 +90,14 @@ export const authorizationCodeGrant: GrantHandler = {
       if (code.expiresAt <= deps.now()) throw InvalidGrant('the authorization code has expired');
       if (code.redirectUri !== redirectUri) throw InvalidGrant('redirect_uri does not match the one the code was issued for');
       checkPkce(client, code, params.code_verifier);
+      // RFC 9449 10: a code bound with dpop_jkt is exchanged only with a proof of that key.
+      if (code.dpopJkt !== null && code.dpopJkt !== jkt)
+        throw InvalidGrant('the authorization code is bound to a DPoP key (dpop_jkt): send a DPoP proof of that key');
+      const resources = narrowResources(requested, granted);
       const principal = await currentPrincipal(deps, code.principal);
       if (!principal) throw InvalidGrant('the account of this code no longer exists or is disabled');
       const scope = code.scope.split(' ').filter(isScope);
-      return await issueTokens(deps, { client, principal, scope, family: await findTokenFamily(deps, familyId), nonce: code.nonce, jkt });
+      return await issueTokens(deps, { client, principal, scope, family: await findTokenFamily(deps, familyId), nonce: code.nonce, jkt, resources });
     } catch (error) {
       // The code is spent either way (a failed exchange may be an attacker's): end its token family too.
       await revokeTokenFamily(deps, familyId);

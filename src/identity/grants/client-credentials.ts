@@ -13,10 +13,10 @@ import type { GrantHandler } from './types.js';
 export const clientCredentialsGrant: GrantHandler = {
   grantType: 'client_credentials',
   parameters: ['scope'],
-  async handle(deps, { client, params, jkt }) {
+  async handle(deps, { client, params, jkt, resources }) {
     const principal = servicePrincipalOf(client);
     if (!principal) throw UnauthorizedClient('this client cannot act for itself');
     const scope = resolveScope(parseScope(params.scope), scopesFor(client, 'client_credentials'), 'the client_credentials grant');
-    return issueTokens(deps, { client, principal, scope, jkt });
+    return issueTokens(deps, { client, principal, scope, jkt, resources });
   },
 };

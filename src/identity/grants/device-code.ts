@@ -32,7 +32,7 @@ async function refusePoll(deps: Deps, row: DeviceAuthorizationRow): Promise<neve
 }
 
 /** Marks an allowed authorization used and starts its token family, at once; null when it had been used. */
-async function consume(deps: Deps, row: DeviceAuthorizationRow): Promise<TokenFamily | null> {
+async function consume(deps: Deps, row: DeviceAuthorizationRow, resources: readonly string[]): Promise<TokenFamily | null> {
   const now = deps.now();
   return await deps.db.transaction(async (tx) => {
     const claimed = await tx
@@ -47,6 +47,7 @@ async function consume(deps: Deps, row: DeviceAuthorizationRow): Promise<TokenFa
       scope: row.scope.split(' '),
       authTime: row.authTime!,
       amr: row.amr ?? undefined,
+      resources,
     });
   });
 }
@@ -54,7 +55,7 @@ async function consume(deps: Deps, row: DeviceAuthorizationRow): Promise<TokenFa
 export const deviceCodeGrant: GrantHandler = {
   grantType: DEVICE_CODE_GRANT,
   parameters: ['device_code'],
-  async handle(deps, { client, params }) {
+  async handle(deps, { client, params, resources }) {
     const row = await findDeviceAuthorizationByDeviceCode(deps, requireParam(params, 'device_code'));
     if (!row) throw InvalidGrant('the device code is not valid');
     if (row.clientId !== client.clientId) throw InvalidGrant('the device code was issued to another client');
@@ -62,12 +63,12 @@ export const deviceCodeGrant: GrantHandler = {
     if (row.expiresAt <= deps.now()) throw DeviceCodeExpired('the device code has expired; start a new device authorization');
     if (row.status === 'denied') throw AccessDenied('the user denied this device');
     if (row.status === 'pending') return refusePoll(deps, row);
-    const family = await consume(deps, row);
+    const family = await consume(deps, row, resources);
     if (!family) throw InvalidGrant('the device code was already used');
     try {
       const principal = await currentPrincipal(deps, family.principal);
       if (!principal) throw InvalidGrant('the account that allowed this device no longer exists or is disabled');
-      return await issueTokens(deps, { client, principal, scope: family.scope.split(' ').filter(isScope), family });
+      return await issueTokens(deps, { client, principal, scope: family.scope.split(' ').filter(isScope), family, resources });
     } catch (error) {
       await revokeTokenFamily(deps, family.id);
       throw error;

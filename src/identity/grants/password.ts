@@ -49,11 +49,12 @@ export const passwordGrant: GrantHandler = {
   grantType: 'password',
   // otp: the second factor of a user who has one (docs/api.md#second-factors).
   parameters: ['username', 'password', 'otp', 'scope', 'acr_values'],
-  async handle(deps, { client, params, context, jkt }) {
+  async handle(deps, { client, params, context, jkt, resources }) {
     // Scope first: a bad request is refused before a password is spent on it.
     const scope = resolveScope(parseScope(params.scope), scopesFor(client, 'password'), 'this client');
     const { account: principal, amr } = await signIn(deps, client, params, context);
-    const family = await insertTokenFamily(deps.db, deps.now(), { clientId: client.clientId, principal, scope, authTime: Math.floor(deps.now() / 1000), amr });
-    return await issueTokens(deps, { client, principal, scope, family, jkt });
+    const authTime = Math.floor(deps.now() / 1000);
+    const family = await insertTokenFamily(deps.db, deps.now(), { clientId: client.clientId, principal, scope, authTime, amr, resources });
+    return await issueTokens(deps, { client, principal, scope, family, jkt, resources });
   },
 };

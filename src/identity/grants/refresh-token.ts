@@ -13,6 +13,7 @@ import { issueTokens } from '../tokens/issue.js';
 import { findTokenFamily, findRefreshToken, type TokenFamily } from '../sessions/token-families.js';
 import { revokeTokenFamily } from '../tokens/revocations.js';
 import { parseScope, resolveScope, type Scope } from '../scopes.js';
+import { narrowResources } from '../tokens/resources.js';
 import { requireParam, type GrantHandler } from './types.js';
 
 /**
@@ -36,7 +37,7 @@ async function revokeReusedFamily(deps: Deps, family: TokenFamily): Promise<neve
 export const refreshTokenGrant: GrantHandler = {
   grantType: 'refresh_token',
   parameters: ['refresh_token', 'scope'],
-  async handle(deps, { client, params, jkt }) {
+  async handle(deps, { client, params, jkt, resources: requested }) {
     const row = await findRefreshToken(deps, requireParam(params, 'refresh_token'));
     const family = row && (await findTokenFamily(deps, row.familyId));
     if (!row || !family) throw InvalidGrant('the refresh token is not valid');
@@ -50,6 +51,8 @@ export const refreshTokenGrant: GrantHandler = {
     // RFC 6749 6: the new access token may narrow the family's scope, never widen it.
     const granted = family.scope.split(' ') as Scope[];
     const scope = resolveScope(parseScope(params.scope), granted, 'this refresh token');
+    // RFC 8707 2.2: and its resources too.
+    const resources = narrowResources(requested, family.resources ?? []);
     const principal = await currentPrincipal(deps, family.principal);
     if (!principal) {
       await revokeTokenFamily(deps, family.id);
@@ -62,6 +65,6 @@ export const refreshTokenGrant: GrantHandler = {
       .where(and(eq(refreshTokens.tokenHash, row.tokenHash), eq(refreshTokens.status, 'active')))
       .run();
     if (changes(retired) !== 1) await revokeReusedFamily(deps, family);
-    return await issueTokens(deps, { client, principal, scope, family, jkt });
+    return await issueTokens(deps, { client, principal, scope, family, jkt, resources });
   },
 };

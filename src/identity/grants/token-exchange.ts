@@ -47,8 +47,8 @@ async function mayActFor(deps: Deps, client: Client, principal: TokenPrincipal):
 
 export const tokenExchangeGrant: GrantHandler = {
   grantType: TOKEN_EXCHANGE,
-  parameters: ['subject_token', 'subject_token_type', 'actor_token', 'requested_token_type', 'audience', 'resource', 'scope'],
-  async handle(deps, { client, params, jkt }) {
+  parameters: ['subject_token', 'subject_token_type', 'actor_token', 'requested_token_type', 'audience', 'scope'],
+  async handle(deps, { client, params, jkt, resources }) {
     const subjectToken = requireParam(params, 'subject_token');
     const subjectType = requireParam(params, 'subject_token_type');
     if (!SUBJECT_TYPES.includes(subjectType)) throw InvalidRequest(`subject_token_type must be ${ACCESS_TOKEN_TYPE}`);
@@ -56,7 +56,7 @@ export const tokenExchangeGrant: GrantHandler = {
       throw InvalidRequest(`requested_token_type may only be ${ACCESS_TOKEN_TYPE}`);
     }
     if (params.actor_token !== undefined) throw InvalidRequest('actor_token is not supported: the authenticated client is the actor');
-    for (const target of [params.audience, params.resource]) {
+    for (const target of [params.audience, ...resources]) {
       if (target !== undefined && target !== issuerOf(deps)) throw InvalidTarget(`this server issues tokens only for ${issuerOf(deps)}`);
     }
     const { claims, principal } = await verifySubject(deps, subjectToken);

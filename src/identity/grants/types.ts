@@ -17,6 +17,8 @@ export interface GrantRequest {
   context: LoginContext;
   /** The thumbprint of the DPoP key the tokens are bound to (RFC 9449 5), when a proof came. */
   jkt?: string;
+  /** The `resource` parameters (RFC 8707 2), checked absolute URIs; none when none was sent. */
+  resources: readonly string[];
 }
 
 export interface GrantHandler {

@@ -41,6 +41,8 @@ export interface NewTokenFamily {
   claims?: RequestedClaims | null;
   /** The browser session of the sign-in (OIDC `sid`), when there was one. */
   sid?: string | null;
+  /** The resources (RFC 8707) its access tokens may be for; none: this server's API. */
+  resources?: readonly string[];
 }
 
 export async function insertTokenFamily(tx: Tx, now: number, family: NewTokenFamily): Promise<TokenFamily> {
@@ -56,6 +58,7 @@ export async function insertTokenFamily(tx: Tx, now: number, family: NewTokenFam
     revokedAt: null,
     dpopJkt: null,
     sid: family.sid ?? null,
+    resources: family.resources?.length ? [...family.resources] : null,
   };
   await tx.insert(tokenFamilies).values(row).run();
   return row;

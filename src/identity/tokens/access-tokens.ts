@@ -32,6 +32,8 @@ export interface AccessTokenRequest {
   claims?: Record<string, unknown>;
   /** The client's pairwise sector (subjects.ts): a user's `sub` is then the sector's own. */
   sector?: string;
+  /** The resources it is for (RFC 8707), its `aud`; this server (the issuer) when none. */
+  resources?: readonly string[];
 }
 
 export interface IssuedAccessToken {
@@ -93,7 +95,8 @@ export async function signAccessToken(deps: Deps, request: AccessTokenRequest): 
     ...(request.familyId && { gid: request.familyId }),
   };
   const issuer = issuerOf(deps);
-  const payload = { ...claims, iss: issuer, ...subjectClaimsOf(deps, principal, request.sector), aud: issuer, iat, exp: iat + ttl, jti };
+  const aud = request.resources?.length ? (request.resources.length === 1 ? request.resources[0] : [...request.resources]) : issuer;
+  const payload = { ...claims, iss: issuer, ...subjectClaimsOf(deps, principal, request.sector), aud, iat, exp: iat + ttl, jti };
   const token = await signTokenOnThreadPool(key.alg, key.privateKey, { kid: key.kid, typ: 'at+jwt' }, payload);
   return { token, expiresIn: ttl, jti, expiresAt: (iat + ttl) * 1000 };
 }
@@ -102,7 +105,7 @@ export async function signAccessToken(deps: Deps, request: AccessTokenRequest): 
 const VERIFIED_TOKENS_KEPT = 5_000;
 
 /**
- * Tokens whose signature, issuer, audience, type and algorithm were checked, by their exact
+ * Tokens whose signature, issuer, type and algorithm were checked, by their exact
  * text: those checks give the same answer for the same text every time, and a client sends the
  * same token on request after request, so the signature (WebCrypto, the largest cost of a data
  * request) is verified once per token. What can change is still checked on every use: that the
@@ -133,9 +136,22 @@ function rememberVerified(deps: Deps, token: string, kid: string, claims: Access
   verified.set(token, { kid, claims: Object.freeze(claims) });
 }
 
-/** Verifies signature, issuer, audience, type, expiry and revocation; returns the claims. */
-export async function verifyAccessTokenClaims(deps: Deps, token: string): Promise<AccessTokenClaims> {
+/**
+ * Whose tokens a check takes: `issuer`, those for this server's own API and userinfo (`aud`
+ * holds the issuer); `any`, every token this server issued, whatever resource it is for
+ * (introspection and revocation, RFC 8707 and RFC 7662 speak for every resource server).
+ */
+export type AudienceCheck = 'issuer' | 'any';
+
+/** Verifies signature, issuer, audience (as `audience` says), type, expiry and revocation; returns the claims. */
+export async function verifyAccessTokenClaims(deps: Deps, token: string, audience: AudienceCheck = 'issuer'): Promise<AccessTokenClaims> {
   const claims = (await previouslyVerified(deps, token)) ?? (await verifySignedClaims(deps, token));
+  // Checked on every use, not once with the signature: the verified tokens are shared by both checks.
+  if (audience === 'issuer' && ![claims.aud].flat().includes(issuerOf(deps))) {
+    throw Unauthorized('the access token is for another resource (aud), not for this server', {
+      headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
+    });
+  }
   if (typeof claims.jti !== 'string' || (await isAccessTokenRevoked(deps, claims.jti, typeof claims.gid === 'string' ? claims.gid : undefined))) {
     throw Unauthorized('the access token has been revoked', { headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } });
   }
@@ -157,7 +173,6 @@ async function verifySignedClaims(deps: Deps, token: string): Promise<AccessToke
   try {
     const { payload } = await jwtVerify(token, verification.key, {
       issuer: issuerOf(deps),
-      audience: issuerOf(deps),
       typ: 'at+jwt',
       algorithms: [verification.alg],
       currentDate: new Date(deps.now()),

@@ -16,12 +16,14 @@ import { revokeAccessToken, revokeTokenFamily } from './revocations.js';
 import { isUserPrincipal } from './user-claims.js';
 import { authenticationClaims } from './issue.js';
 import { subjectFor } from './subjects.js';
+import { issuerOf } from '../issuer.js';
+import { signTokenOnThreadPool } from '../keys/token-signing-on-thread-pool.js';
 
 type Hint = 'access_token' | 'refresh_token';
 
 async function accessTokenClaims(deps: Deps, token: string): Promise<AccessTokenClaims | null> {
   try {
-    const claims = await verifyAccessTokenClaims(deps, token);
+    const claims = await verifyAccessTokenClaims(deps, token, 'any');
     return (await principalOfClaims(deps, claims)) ? claims : null;
   } catch (error) {
     if (isAppError(error)) return null;
@@ -105,6 +107,20 @@ export async function introspectToken(deps: Deps, client: Client, params: Readon
     if (answer) return answer;
   }
   return { active: false };
+}
+
+/** RFC 9701 4: the media type a client asks for, and is answered with, for a signed introspection response. */
+export const INTROSPECTION_JWT = 'application/token-introspection+jwt';
+
+/**
+ * The introspection answer as a signed JWT (RFC 9701 5): for the client that asked (`aud`), from
+ * this server (`iss`), with the answer itself in `token_introspection`. Signed with the ID token
+ * key, whose algorithm discovery names in `introspection_signing_alg_values_supported`.
+ */
+export async function signIntrospectionResponse(deps: Deps, client: Client, answer: Record<string, unknown>): Promise<string> {
+  const key = await deps.keys.signingKey('id_token');
+  const payload = { iss: issuerOf(deps), aud: client.clientId, iat: Math.floor(deps.now() / 1000), token_introspection: answer };
+  return signTokenOnThreadPool(key.alg, key.privateKey, { kid: key.kid, typ: 'token-introspection+jwt' }, payload);
 }
 
 export async function revokeToken(deps: Deps, client: Client, params: Readonly<Record<string, string>>): Promise<void> {

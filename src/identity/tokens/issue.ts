@@ -46,6 +46,8 @@ export interface IssueRequest {
   claims?: Record<string, unknown>;
   /** The thumbprint of the DPoP key to bind the tokens to (RFC 9449 5, 6.1). */
   jkt?: string;
+  /** The resources the access token is for (RFC 8707), its `aud`; this server when none. */
+  resources?: readonly string[];
 }
 
 /**
@@ -78,6 +80,7 @@ export async function issueTokens(deps: Deps, request: IssueRequest): Promise<Is
     familyId: family?.id ?? request.familyId,
     ttl: request.ttl,
     sector: client.pairwiseSector,
+    resources: request.resources,
     claims: {
       ...(isUserPrincipal(principal) && authenticationClaims(family?.authTime, amr)),
       ...requestedUserinfoClaims(family?.claims),

@@ -13,6 +13,7 @@ import { grants } from '../grants/index.js';
 import type { TokenResponse } from './issue.js';
 import type { LoginContext } from '../sign-in/throttle.js';
 import { verifyDpopProof, type DpopRequest } from './dpop.js';
+import { parseResources } from './resources.js';
 
 /** A form-encoded request to one of the client-authenticated endpoints. */
 export interface ClientRequest {
@@ -21,6 +22,8 @@ export interface ClientRequest {
   context: LoginContext;
   /** The request as a DPoP proof speaks of it (the token endpoint's only). */
   dpop?: DpopRequest;
+  /** The `resource` parameters, each sent value (RFC 8707 2: the one parameter that may repeat). */
+  resources?: readonly string[];
 }
 
 /** RFC 6749 2.3.1: client_id and client_secret are form-url-encoded before Basic encoding. */
@@ -80,8 +83,9 @@ async function exchange(deps: Deps, request: ClientRequest, audit: AuditContext)
   const grant = grants.get(grantType);
   if (!grant) throw UnsupportedGrantType(`grant_type '${grantType}' is not supported; supported: ${[...grants.keys()].join(', ')}`);
   if (!client.grantTypes.includes(grantType)) throw UnauthorizedClient(`this client may not use grant_type '${grantType}'`);
+  const resources = parseResources(request.resources ?? []);
   const jkt = await dpopBindingOf(deps, client, request.dpop);
-  return grant.handle(deps, { client, params: declaredParams(request.params, grant.parameters), context: request.context, jkt });
+  return grant.handle(deps, { client, params: declaredParams(request.params, grant.parameters), context: request.context, jkt, resources });
 }
 
 /**
