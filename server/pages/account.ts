@@ -204,26 +204,42 @@ ${consentsSection(context, page)}
   return layout(context, t('account.title'), body);
 }
 
-/** The second step of adding an authenticator app: its QR code and secret, and the code it then shows. */
-export function renderTotpEnrollment(context: PageContext, page: { path: string; factorId: string; secret: string; qrSvg: string; alert?: Text }): Html {
+/**
+ * Setting up an authenticator app: its QR code and secret, and a form posting the code it then
+ * shows to `action` with `fields`; the account page's and the sign-in's enrollment step
+ * (enrollment.ts) share it.
+ */
+export function totpSetup(context: PageContext, setup: { action: string; fields: Record<string, string>; secret: string; qrSvg: string }): Html {
   const { t } = context;
-  const qr = `data:image/svg+xml;base64,${Buffer.from(page.qrSvg).toString('base64')}`;
-  const body = html`<div class="account">
-<h1>${t('account.totp.setup_title')}</h1>
-${messages(context, page)}
-<p>${t('account.totp.scan')}</p>
+  const qr = `data:image/svg+xml;base64,${Buffer.from(setup.qrSvg).toString('base64')}`;
+  return html`<p>${t('account.totp.scan')}</p>
 <img class="qr" src="${qr}" alt="${t('account.totp.qr_alt')}" width="200" height="200">
 <p>${t('account.totp.or_type')}</p>
-<p><code id="totp-secret">${page.secret}</code></p>
-<form method="post" action="${page.path}/totp/verify">
-${hiddenFields(context, { factor: page.factorId })}
+<p><code id="totp-secret">${setup.secret}</code></p>
+<form method="post" action="${setup.action}">
+${hiddenFields(context, setup.fields)}
 <label for="otp">${t('account.totp.code')}</label>
 <input type="text" id="otp" name="otp" autocomplete="one-time-code" inputmode="numeric" required autofocus>
 <button type="submit" class="wide">${t('account.totp.confirm')}</button>
-</form>
+</form>`;
+}
+
+/** The second step of adding an authenticator app: its QR code and secret, and the code it then shows. */
+export function renderTotpEnrollment(context: PageContext, page: { path: string; factorId: string; secret: string; qrSvg: string; alert?: Text }): Html {
+  const { t } = context;
+  const body = html`<div class="account">
+<h1>${t('account.totp.setup_title')}</h1>
+${messages(context, page)}
+${totpSetup(context, { action: `${page.path}/totp/verify`, fields: { factor: page.factorId }, secret: page.secret, qrSvg: page.qrSvg })}
 <p><a href="${page.path}">${t('account.back')}</a></p>
 </div>`;
   return layout(context, t('account.totp.setup_title'), body);
+}
+
+/** Recovery codes, shown this once, with what to do with them. */
+export function recoveryCodeList(context: PageContext, codes: readonly string[]): Html {
+  return html`<p>${context.t('account.recovery.save')}</p>
+<ul class="codes">${codes.map((code) => html`<li><code>${code}</code></li>`)}</ul>`;
 }
 
 /** New recovery codes, shown this once. */
@@ -232,8 +248,7 @@ export function renderRecoveryCodes(context: PageContext, page: { path: string; 
   const body = html`<div class="account">
 <h1>${t('account.recovery.codes_title')}</h1>
 ${messages(context, page)}
-<p>${t('account.recovery.save')}</p>
-<ul class="codes">${page.codes.map((code) => html`<li><code>${code}</code></li>`)}</ul>
+${recoveryCodeList(context, page.codes)}
 <p><a class="button" href="${page.path}">${t('account.recovery.saved')}</a></p>
 </div>`;
   return layout(context, t('account.recovery.codes_title'), body);
