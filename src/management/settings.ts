@@ -1,6 +1,6 @@
 /**
  * The settings of applications and organizations, kept in their `properties`
- * (PUT /management/orgs/{org}[/apps/{app}], docs/api.md#applications).
+ * (PUT /management/orgs/{org}[/apps/{app}]; docs/api.md#passwords, docs/api.md#second-factors).
  */
 import { eq } from 'drizzle-orm';
 import { applications, organizations } from '../db/schema.js';
