@@ -9,7 +9,7 @@ import { claimTotpStep, listActiveFactors, type Factor } from './factors.js';
 import { checkPasskey, type PasskeyProof } from './passkeys.js';
 import { useRecoveryCode } from './recovery-codes.js';
 import { looksLikeTotpCode, totpStepOf } from './totp.js';
-import { MFA_ACR, PHR_ACR } from '../../acr.js';
+import { MFA_ACR, PHR_ACR, PWD_ACR } from '../../acr.js';
 
 export { ACR_VALUES, acrRank, MFA_ACR, PHR_ACR } from '../../acr.js';
 
@@ -36,7 +36,7 @@ export function withSecondFactor(amr: readonly string[], method: string = 'otp')
 export function acrOf(amr: readonly string[] | null | undefined): string | undefined {
   if (amr?.includes('hwk') || amr?.includes('swk')) return PHR_ACR;
   if (amr?.includes('mfa')) return MFA_ACR;
-  if (amr?.includes('pwd')) return 'urn:idp:acr:pwd';
+  if (amr?.includes('pwd')) return PWD_ACR;
   return undefined;
 }
 
