@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
 import { TOTP } from 'otpauth';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   ADMIN,
   api,
@@ -207,5 +208,54 @@ describe('an organization that requires a second factor of its admin users', () 
       body: JSON.stringify({ grant_type: 'password', username: ADMIN.username, password: ADMIN.password }),
     });
     expect(granted.status).toBe(200);
+  });
+
+  it('has an admin user of such an organization enroll at the sign-in of admin-cli; the tokens say mfa', async () => {
+    const owner = { organization: 'initech', username: 'ivan', name: 'Ivan', email: 'ivan@example.com', password: 'ivans-password-1' };
+    await fetch(`${fixture.url}/management/orgs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(owner) });
+    const token = await fetch(`${fixture.url}/management/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'password', username: owner.username, password: owner.password }),
+    });
+    const ownerToken = ((await token.json()) as { access_token: string }).access_token;
+    await api({ url: fixture.url, adminToken: ownerToken }, 'PUT', '/management/orgs/initech', { secondFactorRequired: true });
+
+    const verifier = randomBytes(32).toString('base64url');
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const cliRedirect = 'http://127.0.0.1:5555/cb';
+    const query = {
+      client_id: 'admin-cli',
+      redirect_uri: cliRedirect,
+      response_type: 'code',
+      scope: 'openid api',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    };
+    const browser = new Browser(fixture.url);
+    const signIn = await (await browser.get(`/connect/authorize?${new URLSearchParams(query)}`)).text();
+    const page = await (await browser.submit(signIn, { login: owner.username, password: owner.password }, '/connect/authorize/login')).text();
+    expect(page).toContain('action="/connect/authorize/enroll"');
+    const secret = /<code id="totp-secret">([A-Z2-7]+)<\/code>/.exec(page)![1]!;
+    const codes = await (await browser.submit(page, { otp: totpCode(secret) }, '/connect/authorize/enroll')).text();
+    let response = await browser.submit(codes, {}, '/connect/authorize/enrolled');
+    if (response.status === 200) response = await browser.submit(await response.text(), { decision: 'allow' }, '/connect/authorize/consent');
+    const exchanged = await fetch(`${fixture.url}/connect/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        client_id: 'admin-cli',
+        code: redirectOf(response).query.get('code')!,
+        redirect_uri: cliRedirect,
+        code_verifier: verifier,
+      }),
+    });
+    expect(exchanged.status).toBe(200);
+    const tokens = (await exchanged.json()) as { access_token: string };
+    expect(decodeJwt(tokens.access_token)).toMatchObject({ preferred_username: owner.username, amr: ['pwd', 'otp', 'mfa'], acr: 'urn:idp:acr:mfa' });
+    expect((await api({ url: fixture.url, adminToken: ownerToken }, 'GET', `/management/users/${owner.username}/factors`)).entities).toMatchObject([
+      { type: 'totp', status: 'active' },
+    ]);
   });
 });
