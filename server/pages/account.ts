@@ -111,6 +111,28 @@ ${hiddenFields(context, {})}
 </section>`;
 }
 
+/**
+ * Adding a passkey (assets/account-passkeys.js posts `fields` along as JSON to `start`, then the
+ * browser's answer to `verify`); the account page's and the sign-in's enrollment step (enrollment.ts)
+ * share it. `saved` labels the way on after the recovery codes.
+ */
+export function addPasskeyForm(
+  context: PageContext,
+  form: { start: string; verify: string; saved: string; fields: Record<string, string>; scriptNonce: string },
+): Html {
+  const { t } = context;
+  return html`<form id="add-passkey" data-start="${form.start}" data-verify="${form.verify}" data-failed="${t('account.passkeys.failed')}" data-save="${t('account.recovery.save')}" data-saved="${form.saved}">
+${hiddenFields(context, form.fields)}
+<label for="passkey-name">${t('account.passkeys.name')}</label>
+<input type="text" id="passkey-name" name="name" maxlength="64" value="${t('account.passkeys.default_name')}">
+<button type="submit" class="secondary" disabled>${t('account.passkeys.add')}</button>
+<p id="passkey-status" class="small" role="status"></p>
+</form>
+<noscript><p class="muted">${t('account.passkeys.needs_script')}</p></noscript>
+<script src="${WEBAUTHN_BROWSER_PATH}" nonce="${form.scriptNonce}" defer></script>
+<script src="${ACCOUNT_SCRIPT_PATH}" nonce="${form.scriptNonce}" defer></script>`;
+}
+
 function passkeySection(context: PageContext, page: AccountPage): Html {
   const { t } = context;
   return html`<section aria-labelledby="passkeys-title">
@@ -121,16 +143,7 @@ ${
     ? html`<ul class="items">${page.passkeys.map((factor) => factorItem(context, page.path, factor, t('account.passkeys.default_name')))}</ul>`
     : html`<p>${t('account.passkeys.none')}</p>`
 }
-<form id="add-passkey" data-start="${page.path}/passkeys" data-verify="${page.path}/passkeys/verify" data-failed="${t('account.passkeys.failed')}" data-save="${t('account.recovery.save')}" data-saved="${t('account.recovery.saved')}">
-${hiddenFields(context, {})}
-<label for="passkey-name">${t('account.passkeys.name')}</label>
-<input type="text" id="passkey-name" name="name" maxlength="64" value="${t('account.passkeys.default_name')}">
-<button type="submit" class="secondary" disabled>${t('account.passkeys.add')}</button>
-<p id="passkey-status" class="small" role="status"></p>
-</form>
-<noscript><p class="muted">${t('account.passkeys.needs_script')}</p></noscript>
-<script src="${WEBAUTHN_BROWSER_PATH}" nonce="${page.scriptNonce}" defer></script>
-<script src="${ACCOUNT_SCRIPT_PATH}" nonce="${page.scriptNonce}" defer></script>
+${addPasskeyForm(context, { start: `${page.path}/passkeys`, verify: `${page.path}/passkeys/verify`, saved: t('account.recovery.saved'), fields: {}, scriptNonce: page.scriptNonce })}
 </section>`;
 }
 

@@ -11,7 +11,7 @@ import type { Env } from '../env.js';
 import { formBody, openapiRoute, type ValidationResult } from '../openapi.js';
 import { validationError } from '../errors.js';
 import { formParam, PAGE_FORM, paramsOf, rawQuery } from '../request-input.js';
-import { AccessDenied, AppError, InvalidRequest, TemporarilyUnavailable } from '../../src/errors.js';
+import { AccessDenied, AppError, Forbidden, InvalidRequest, TemporarilyUnavailable } from '../../src/errors.js';
 import {
   AUTHORIZE_PARAMETERS,
   parseAuthorizeRequest,
@@ -25,6 +25,7 @@ import {
   completeSecondStep,
   completeSignInEnrollment,
   continueAuthorization,
+  startSignInPasskeyEnrollment,
   realmOf,
   secondFactorChoices,
   startSignInEnrollment,
@@ -229,6 +230,7 @@ async function enrollmentPage(
   const context = pageContext(c, request.uiLocales);
   const waiting: PendingSignIn = 'browser' in pending ? pending : { session: pending, at: c.get('deps').now(), browser: context.csrf };
   const setup = await startSignInEnrollment(c.get('deps'), waiting.session, extra.factor);
+  const scriptNonce = randomToken(16);
   const page = renderEnrollment(context, {
     clientName: request.client.clientName || request.client.clientId,
     userName: waiting.session.principal.username,
@@ -236,8 +238,9 @@ async function enrollmentPage(
     qrSvg: setup.qr_svg,
     alert: extra.alert,
     interaction: sealInteraction(c.get('deps'), sealedOf(request, { pending: waiting, factor: setup.factorId })),
+    scriptNonce,
   });
-  return sendPage(c, page, status, { formTargets: [request.redirectUri] });
+  return sendPage(c, page, status, { formTargets: [request.redirectUri], scriptNonce });
 }
 
 /** Turns what the core decided into the HTTP answer. */
@@ -408,9 +411,47 @@ async function enrollStep(c: C, form: z.infer<typeof EnrollForm>): Promise<Respo
   });
 }
 
-/** On from the recovery codes of a sign-in's enrollment: the authorization goes on with the session it started. */
-async function enrolled(c: C, form: z.infer<typeof EnrolledForm>): Promise<Response> {
-  const posted = await pageForm(c, form);
+/** The enrollment step's passkey (JSON, assets/account-passkeys.js): the sealed sign-in it finishes, for this browser only. */
+const PasskeyEnrollBody = z.object({
+  csrf_token: z.string(),
+  interaction: z.string(),
+  name: z.unknown().optional(),
+  id: z.string().optional(),
+  response: z.unknown().optional(),
+});
+
+/**
+ * The enrollment step's passkey: `finish` false starts it (the options for
+ * navigator.credentials.create), true activates it with the browser's answer, starts the session
+ * and answers the recovery codes and where to go on (enrolled).
+ */
+async function enrollingPasskey(c: C, finish: boolean): Promise<Response> {
+  const deps = c.get('deps');
+  const body = PasskeyEnrollBody.safeParse(await c.req.json().catch(() => null));
+  const sealed = body.success ? openInteraction(deps, body.data.interaction) : undefined;
+  if (!body.success || !sealed || !isCsrfTokenValid(c, body.data.csrf_token))
+    throw Forbidden('this page has expired or did not come from this site; reload it');
+  const pending = openPendingSignIn(deps, sealed, body.data.csrf_token);
+  if (pending === undefined || pending === 'expired') throw Forbidden('the sign-in took too long: sign in again');
+  c.header('Cache-Control', 'no-store');
+  if (!finish) return c.json(await startSignInPasskeyEnrollment(deps, pending.session, body.data.name));
+  const { data } = body;
+  return withPosted(c, { query: new URLSearchParams(sealed.query), sealed }, async (request) => {
+    const enrolled = await completeSignInEnrollment(deps, request, pending.session, data.id ?? '', { response: data.response }, loginContextOf(c));
+    const session = await startSession(c, enrolled.session);
+    const next = `/connect/authorize/enrolled?${new URLSearchParams({ interaction: sealRequest(c, request, { loginAt: session.authTime }) })}`;
+    return c.json({ next, recovery_codes: enrolled.recoveryCodes });
+  });
+}
+
+/**
+ * On from the recovery codes of a sign-in's enrollment: the authorization goes on with the session
+ * it started. The form posts it; after a passkey the page's script links to it (GET), which, like
+ * /connect/authorize, acts only for the browser's own session.
+ */
+async function enrolled(c: C, form: z.infer<typeof EnrolledForm>, method: 'get' | 'post' = 'post'): Promise<Response> {
+  const sealed = method === 'get' ? openInteraction(c.get('deps'), form.interaction) : undefined;
+  const posted = sealed ? { form, query: new URLSearchParams(sealed.query), loginAt: sealed.loginAt, sealed } : await pageForm(c, form);
   if (posted instanceof Response) return posted;
   return withPosted(c, posted, async (request) => {
     const session = await readSession(c);
@@ -506,6 +547,45 @@ function page<M extends 'get' | 'post', I extends NonNullable<RouteConfig['reque
   return createRoute({ method, path, tags: ['OAuth 2.0 / OpenID Connect'], summary, request, responses: PAGE_RESPONSES });
 }
 
+/** The enrollment step's forms, its passkey's JSON, and the way on from its recovery codes (docs/account.md#second-factor-required). */
+function enrollmentRoutes(app: Parameters<Parameters<typeof defineRoutes>[1]>[0]): void {
+  openapiRoute(
+    app,
+    page('post', '/authorize/enroll', "The enrollment step's form (the code of the authenticator app a sign-in sets up)", { body: formBody(EnrollForm) }),
+    (c) => enrollStep(c, c.req.valid('form')),
+    { hook: refusePageForm, body: PAGE_FORM },
+  );
+  openapiRoute(
+    app,
+    page('post', '/authorize/enrolled', 'On from the recovery codes of the enrollment step to the client', { body: formBody(EnrolledForm) }),
+    (c) => enrolled(c, c.req.valid('form')),
+    { hook: refusePageForm, body: PAGE_FORM },
+  );
+  openapiRoute(
+    app,
+    page('get', '/authorize/enrolled', 'On from the recovery codes of a passkey enrolled in the enrollment step', {
+      query: z.object({ interaction: formParam() }),
+    }),
+    (c) => enrolled(c, c.req.valid('query'), 'get'),
+  );
+  for (const [path, finish, summary] of [
+    ['/authorize/enroll/passkey', false, "The enrollment step's passkey: the options for navigator.credentials.create"],
+    ['/authorize/enroll/passkey/verify', true, "The enrollment step's passkey: the browser's answer"],
+  ] as const) {
+    const body = { content: { 'application/json': { schema: PasskeyEnrollBody } } };
+    const route = createRoute({
+      method: 'post',
+      path,
+      tags: ['OAuth 2.0 / OpenID Connect'],
+      summary,
+      request: { body },
+      responses: { 200: { description: 'JSON' } },
+    });
+    app.openAPIRegistry.registerPath(route);
+    app.openapi({ ...route, hide: true, request: {} }, ((c: C) => enrollingPasskey(c, finish)) as never);
+  }
+}
+
 export const authorizeRoutes = defineRoutes('server/routes/authorize.ts', (app) => {
   openapiRoute(
     app,
@@ -542,18 +622,7 @@ export const authorizeRoutes = defineRoutes('server/routes/authorize.ts', (app) 
     (c) => passkeyStep(c, c.req.valid('form')),
     { hook: refusePageForm, body: PAGE_FORM },
   );
-  openapiRoute(
-    app,
-    page('post', '/authorize/enroll', "The enrollment step's form (the code of the authenticator app a sign-in sets up)", { body: formBody(EnrollForm) }),
-    (c) => enrollStep(c, c.req.valid('form')),
-    { hook: refusePageForm, body: PAGE_FORM },
-  );
-  openapiRoute(
-    app,
-    page('post', '/authorize/enrolled', 'On from the recovery codes of the enrollment step to the client', { body: formBody(EnrolledForm) }),
-    (c) => enrolled(c, c.req.valid('form')),
-    { hook: refusePageForm, body: PAGE_FORM },
-  );
+  enrollmentRoutes(app);
   openapiRoute(app, page('post', '/authorize/consent', "The consent page's form", { body: formBody(ConsentForm) }), (c) => consent(c, c.req.valid('form')), {
     hook: refusePageForm,
     body: PAGE_FORM,

@@ -24,6 +24,7 @@ import {
   type RegisteredClient,
 } from './support.js';
 import { basic } from '../oauth/fixtures.js';
+import { SoftAuthenticator } from './soft-authenticator.js';
 import type { Clock } from '../helpers.js';
 
 let fixture: Fixture;
@@ -168,6 +169,36 @@ describe('an application that requires a second factor', () => {
     expect(decodeJwt(((await granted.json()) as { access_token: string }).access_token)).toMatchObject(mfa);
     // And a recovery code of the page works once.
     expect((await passwordGrant(person.username, person.password, codes[0]!)).status).toBe(200);
+  });
+
+  it('takes a passkey instead of the app: the tokens then say pwd, hwk, mfa and acr phr', async () => {
+    const person = await newPerson();
+    const browser = new Browser(fixture.url);
+    const signIn = await (await browser.get(authorizeUrl())).text();
+    const page = await (await browser.submit(signIn, { login: person.username, password: person.password }, '/connect/authorize/login')).text();
+    const form = /<form id="add-passkey" data-start="([^"]+)" data-verify="([^"]+)"[^>]*>([\s\S]*?)<\/form>/.exec(page)!;
+    const fields = Object.fromEntries(
+      [...form[3]!.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map((m) => [m[1]!, decodeEntities(m[2]!)]),
+    );
+    const postJson = (path: string, body: Record<string, unknown>) =>
+      browser.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...fields, ...body }) });
+
+    // Without the page's CSRF token nothing starts.
+    expect((await postJson(form[1]!, { csrf_token: 'forged', name: 'Key' })).status).toBe(403);
+    const startedResponse = await postJson(form[1]!, { name: 'Key' });
+    const startedText = await startedResponse.text();
+    expect(startedResponse.status, startedText).toBe(200);
+    const started = JSON.parse(startedText) as { id: string; options: Record<string, unknown> };
+    const authenticator = new SoftAuthenticator(fixture.url);
+    const verified = await postJson(form[2]!, { id: started.id, response: authenticator.create(started.options) });
+    expect(verified.status).toBe(200);
+    expect(hasSessionCookie(verified)).toBe(true);
+    const { next, recovery_codes: codes } = (await verified.json()) as { next: string; recovery_codes: string[] };
+    expect(codes).toHaveLength(10);
+    const tokens = await exchangeCode(fixture, client, redirectOf(await browser.get(next)).query.get('code')!);
+    expect(decodeJwt(tokens.id_token!)).toMatchObject({ sub: person.uuid, amr: ['pwd', 'hwk', 'mfa'], acr: 'urn:idp:acr:phr' });
+    const factors = (await api(fixture, 'GET', `/acme/shop/users/${person.username}/factors`)).entities;
+    expect(factors.filter((factor) => factor.status === 'active')).toMatchObject([{ type: 'webauthn', name: 'Key' }]);
   });
 
   it('refuses the enrollment form without its CSRF token or in another browser', async () => {

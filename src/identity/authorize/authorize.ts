@@ -335,17 +335,30 @@ export async function startSignInEnrollment(deps: Deps, pending: NewSession, fac
 }
 
 /**
- * The enrollment step's code: activates the factor the step started for `pending`'s user, then
- * the sign-in is complete with `otp` and `mfa` added to its `amr`. Returns the session to start and
- * the user's recovery codes, to be shown once. @throws 400 for a wrong code, 409 when the user has
- * an active factor by now.
+ * The passkey offered beside the authenticator app in the enrollment step: a new pending passkey
+ * factor for `pending`'s user, and the options of `navigator.credentials.create`. @throws 409 when
+ * the user has an active factor by now.
+ */
+export async function startSignInPasskeyEnrollment(deps: Deps, pending: NewSession, name: unknown): Promise<{ id: string; options: unknown }> {
+  const owner = await enrollingOwner(deps, pending);
+  if ((await listActiveFactors(deps.db, owner.uuid)).length > 0) throw Conflict('a second factor was added meanwhile: sign in again');
+  const enrolled = await enrollFactor(deps, owner, { type: 'webauthn', name });
+  return { id: enrolled.id, options: enrolled.options };
+}
+
+/**
+ * The enrollment step's proof: the code of the authenticator app, or the browser's answer for the
+ * passkey, activates the factor the step started for `pending`'s user; the sign-in is then complete
+ * with `otp` (or the passkey's `hwk`/`swk`) and `mfa` added to its `amr`. Returns the session to
+ * start and the user's recovery codes, to be shown once. @throws 400 for a wrong code or a refused
+ * passkey, 409 when the user has an active factor by now.
  */
 export async function completeSignInEnrollment(
   deps: Deps,
   request: AuthorizeRequest,
   pending: NewSession,
   factorId: string,
-  code: string,
+  proof: string | { response: unknown },
   context: LoginContext,
 ): Promise<{ session: NewSession; recoveryCodes: string[] }> {
   return audited(
@@ -356,8 +369,10 @@ export async function completeSignInEnrollment(
     async () => {
       const owner = await enrollingOwner(deps, pending);
       if ((await listActiveFactors(deps.db, owner.uuid)).length > 0) throw Conflict('a second factor was added meanwhile: sign in again');
-      const activated = await verifyFactor(deps, owner, factorId, { code });
-      return { session: { ...pending, amr: withSecondFactor(pending.amr, 'otp') }, recoveryCodes: activated.recovery_codes ?? [] };
+      const activated = await verifyFactor(deps, owner, factorId, typeof proof === 'string' ? { code: proof } : proof.response);
+      const factor = await findFactor(deps.db, owner.uuid, factorId);
+      const method = factor.type === 'totp' ? 'otp' : factor.credential?.multiDevice ? 'swk' : 'hwk';
+      return { session: { ...pending, amr: withSecondFactor(pending.amr, method) }, recoveryCodes: activated.recovery_codes ?? [] };
     },
     (enrolled) => ['user_signed_in', enrolled.session],
   );
