@@ -20,6 +20,7 @@ import { importX, createNodeResolver } from 'eslint-plugin-import-x';
 const LAYERS = [
   {
     base: [
+      'src/acr.ts',
       'src/config.ts',
       'src/errors.ts',
       'src/ids.ts',

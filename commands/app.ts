@@ -4,7 +4,7 @@ import { confirmOrYes, needChoice, needText } from './client/prompt.js';
 import type { Ctx } from './client/context.js';
 import { p } from './client/api.js';
 import { entitiesOf, messageOf, recordOf, tableOf } from './client/output.js';
-import { credentialsResult } from './client/management.js';
+import { credentialsResult, SECOND_FACTOR_FLAG, secondFactorSetting } from './client/management.js';
 import { UsageError } from './client/errors.js';
 import { nameHint, nameOf } from './client/data.js';
 
@@ -39,7 +39,7 @@ async function remove(ctx: Ctx, name: string | undefined, flags: { yes?: boolean
   return messageOf(body, `deleted application ${ctx.org()}/${app}`);
 }
 
-const APP_FIELDS = ['uuid', 'name', 'applicationName', 'organization', 'passwordPolicy', 'created', 'modified'];
+const APP_FIELDS = ['uuid', 'name', 'applicationName', 'organization', 'passwordPolicy', 'secondFactorRequired', 'created', 'modified'];
 
 async function get(ctx: Ctx, name: string | undefined) {
   const app = await chooseApp(ctx, name, true);
@@ -51,16 +51,17 @@ interface PolicyFlags {
   passwordRequire?: string;
   passwordBlocklist?: string;
   serverPasswordPolicy?: boolean;
+  secondFactorRequired?: string;
 }
 
-/** The application's password policy from the flags given; the server checks the values. */
-function passwordPolicyOf(flags: PolicyFlags): Record<string, unknown> | null {
+/** The application's password policy from the flags given (undefined: none given); the server checks the values. */
+function passwordPolicyOf(flags: PolicyFlags): Record<string, unknown> | null | undefined {
   const given = [flags.passwordMinLength, flags.passwordRequire, flags.passwordBlocklist].some((flag) => flag !== undefined);
   if (flags.serverPasswordPolicy) {
     if (given) throw new UsageError('--server-password-policy removes the policy: leave out the other --password-* flags');
     return null;
   }
-  if (!given) throw new UsageError('nothing to change: pass --password-min-length, --password-require, --password-blocklist or --server-password-policy');
+  if (!given) return undefined;
   const minLength = flags.passwordMinLength;
   const require = flags.passwordRequire;
   return {
@@ -72,7 +73,13 @@ function passwordPolicyOf(flags: PolicyFlags): Record<string, unknown> | null {
 
 async function update(ctx: Ctx, name: string | undefined, flags: PolicyFlags) {
   const app = await chooseApp(ctx, name, true);
-  const json = { passwordPolicy: passwordPolicyOf(flags) };
+  const passwordPolicy = passwordPolicyOf(flags);
+  const json = { ...(passwordPolicy !== undefined && { passwordPolicy }), ...secondFactorSetting(flags.secondFactorRequired) };
+  if (Object.keys(json).length === 0) {
+    throw new UsageError(
+      'nothing to change: pass --password-min-length, --password-require, --password-blocklist, --server-password-policy or --second-factor-required',
+    );
+  }
   return recordOf(await ctx.call({ method: 'PUT', path: `${appsPath(ctx)}/${encodeURIComponent(app)}`, json }), APP_FIELDS);
 }
 
@@ -103,12 +110,15 @@ export function register(noun: Command): void {
   examples(
     app
       .command('update')
-      .description("set the password policy of the application's users; the flags given replace its whole policy, and what they leave out follows the server's")
+      .description(
+        "set the password policy of the application's users (the flags given replace its whole policy, and what they leave out follows the server's), and whether they must have a second factor",
+      )
       .argument('[name]', 'application name or uuid (default --app; chosen from a list on a terminal)')
       .option('--password-min-length <n>', 'fewest characters a new password may have')
       .option('--password-require <classes>', 'character classes a new password must contain: lower,upper,digit,symbol, or none')
       .option('--password-blocklist <list>', 'common|off: refuse common and breached passwords')
       .option('--server-password-policy', "remove the application's policy: its users follow the server's")
+      .option(...SECOND_FACTOR_FLAG)
       .action(act(update)),
     'idp app update sandbox --org demo --password-min-length 12 --password-require digit',
   );

@@ -5,7 +5,8 @@ import { listTable, nameHint, nameOf, pagingOptions, type ListFlags } from './cl
 import type { Ctx } from './client/context.js';
 import { p } from './client/api.js';
 import { recordOf, tableOf } from './client/output.js';
-import { credentialsResult, orgOf } from './client/management.js';
+import { credentialsResult, orgOf, SECOND_FACTOR_FLAG, secondFactorSetting } from './client/management.js';
+import { UsageError } from './client/errors.js';
 
 interface CreateFlags extends PasswordFlags {
   username?: string;
@@ -25,15 +26,17 @@ async function create(ctx: Ctx, organization: string | undefined, flags: CreateF
   return recordOf(await ctx.call({ method: 'POST', path: '/management/orgs', form }), ['uuid', 'orgname', 'username', 'email', 'created']);
 }
 
+const ORG_FIELDS = ['uuid', 'orgname', 'username', 'email', 'applicationdata', 'secondFactorRequired', 'created'];
+
 async function get(ctx: Ctx, org: string | undefined) {
-  return recordOf(await ctx.call({ method: 'GET', path: p`/management/orgs/${orgOf(ctx, org)}` }), [
-    'uuid',
-    'orgname',
-    'username',
-    'email',
-    'applicationdata',
-    'created',
-  ]);
+  return recordOf(await ctx.call({ method: 'GET', path: p`/management/orgs/${orgOf(ctx, org)}` }), ORG_FIELDS);
+}
+
+/** PUT /management/orgs/{org}: its settings (docs/api.md#second-factors). */
+async function update(ctx: Ctx, org: string | undefined, flags: { secondFactorRequired?: string }) {
+  const json = secondFactorSetting(flags.secondFactorRequired);
+  if (Object.keys(json).length === 0) throw new UsageError('nothing to change: pass --second-factor-required on|off');
+  return recordOf(await ctx.call({ method: 'PUT', path: p`/management/orgs/${orgOf(ctx, org)}`, json }), ORG_FIELDS);
 }
 
 /** GET /management/orgs: every organization, by name (sysadmins). */
@@ -72,6 +75,15 @@ export function register(noun: Command): void {
   examples(
     pagingOptions(org.command('list').description('list every organization on the server, by name (sysadmins only)')).action(act(list)),
     'idp org list --all',
+  );
+  examples(
+    org
+      .command('update')
+      .description("change the organization's settings: whether its admin users must have a second factor")
+      .argument('[org]', 'name or uuid (default --org)')
+      .option(...SECOND_FACTOR_FLAG)
+      .action(act(update)),
+    'idp org update acme --second-factor-required on',
   );
   examples(
     org

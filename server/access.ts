@@ -108,7 +108,8 @@ export const dataAccess: MiddlewareHandler<Env> = async (c, next) => {
   if (verb !== null) {
     const { app } = c.get('appScope');
     // Found only when the caller is held to permissions: administrators skip the collection lookup.
-    await authorizeAppRequest(c.get('deps'), { principal: c.get('principal'), app, verb, path: () => permissionPath(c, app.uuid) });
+    const authentication = c.get('authentication');
+    await authorizeAppRequest(c.get('deps'), { principal: c.get('principal'), app, verb, path: () => permissionPath(c, app.uuid), authentication });
   }
   await next();
 };

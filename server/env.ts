@@ -2,6 +2,7 @@ import type { HttpBindings } from '@hono/node-server';
 import type { Deps } from '../src/deps.js';
 import type { Logger } from '../src/logger.js';
 import type { Principal } from '../src/principal.js';
+import type { Authentication } from '../src/access/app-access.js';
 import type { Organization } from '../src/management/organizations.js';
 import type { Application } from '../src/management/applications.js';
 import type { Area } from './route-table.js';
@@ -21,6 +22,8 @@ export interface Env {
     principal: Principal;
     /** When the user behind the caller's token signed in, seconds since the epoch (middleware/principal.ts). */
     signedInAt?: number;
+    /** What the caller's token says of its sign-in (`acr`, `auth_time`) and its scheme (middleware/principal.ts), for RFC 9470 step-up. */
+    authentication?: Authentication;
     /** The organization of `/management/orgs/{orgId}/…`, set by `organizationAdmin` once access is granted. */
     organization: Organization;
     /** The application of `/{orgId}/{appId}/…` and `/management/orgs/{orgId}/apps/{appId}/…`, set by the area's middleware. */

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Organization } from '../src/management/organizations.js';
+import { requiresSecondFactor } from '../src/management/settings.js';
 import { allowsOpenClientRegistration, passwordPolicySettingsOf, type Application } from '../src/management/applications.js';
 import type { AdminUser } from '../src/management/admin-users.js';
 import type { Credential } from '../src/management/credentials.js';
@@ -54,6 +55,7 @@ export function applicationView(org: Organization, app: Application) {
     [`${org.name}/${app.name}`]: app.uuid,
     ...(passwordPolicySettingsOf(app) && { passwordPolicy: passwordPolicySettingsOf(app) }),
     ...(allowsOpenClientRegistration(app) && { openClientRegistration: true }),
+    ...(requiresSecondFactor(app) && { secondFactorRequired: true }),
     metadata: { path: applicationPath(org.uuid, app.uuid) },
   };
 }
@@ -101,6 +103,7 @@ export function organizationView(org: Organization, owner: AdminUser | undefined
     adminUser: owner !== undefined,
     activated: org.activated,
     disabled: org.disabled,
+    ...(requiresSecondFactor(org) && { secondFactorRequired: true }),
     applicationdata: appDataOf(org, apps),
     created: org.created,
     modified: org.modified,

@@ -42,8 +42,24 @@ export const InvalidUsernameOrPassword = kind(400, 'auth_invalid_username_or_pas
 export const Unauthorized = kind(401, 'unauthorized');
 export const ExpiredToken = kind(401, 'expired_token');
 export const Forbidden = kind(403, 'forbidden');
-/** RFC 9470 3: the token is good, but its user signed in too long ago for this; sign in again. */
+/** RFC 9470 3: the token is good, but its user signed in too long ago or not strongly enough for this; sign in again. */
 export const InsufficientUserAuthentication = kind(401, 'insufficient_user_authentication');
+
+/**
+ * RFC 9470 3: `insufficient_user_authentication` with its challenge, in the scheme the token came
+ * with (`DPoP` for a DPoP-bound one, RFC 9449 7.1), saying what sign-in would do: `acr_values`
+ * and/or `max_age`, for the client to send its user through /connect/authorize with.
+ */
+export function stepUpRequired(description: string, wanted: { acr?: string; maxAge?: number; scheme?: 'Bearer' | 'DPoP' }): AppError {
+  const quoted = description.replaceAll('"', "'");
+  const challenge = [
+    `${wanted.scheme ?? 'Bearer'} error="insufficient_user_authentication"`,
+    `error_description="${quoted}"`,
+    ...(wanted.acr === undefined ? [] : [`acr_values="${wanted.acr}"`]),
+    ...(wanted.maxAge === undefined ? [] : [`max_age=${wanted.maxAge}`]),
+  ];
+  return InsufficientUserAuthentication(description, { headers: { 'WWW-Authenticate': challenge.join(', ') } });
+}
 export const NotFound = kind(404, 'not_found');
 export const EntityNotFound = kind(404, 'entity_not_found');
 export const OrganizationNotFound = kind(404, 'organization_not_found');

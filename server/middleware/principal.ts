@@ -13,6 +13,7 @@ import { actingPrincipalOf, signedInAtOf } from '../../src/identity/tokens/acces
 import { presentedTokenOf, verifyPresentedToken, type DpopRequest } from '../../src/identity/tokens/dpop.js';
 import { authenticateClientCredentials } from '../../src/identity/sign-in/authenticate.js';
 import { Unauthorized } from '../../src/errors.js';
+import type { Authentication } from '../../src/access/app-access.js';
 import type { Deps } from '../../src/deps.js';
 
 /** A query parameter of the request (hono's reader, which does not parse the whole URL). */
@@ -22,6 +23,7 @@ type Query = (name: string) => string | undefined;
 interface Caller {
   principal: Principal;
   signedInAt?: number;
+  authentication?: Authentication;
 }
 
 async function resolvePrincipal(deps: Deps, authorization: string | undefined, query: Query, request: DpopRequest): Promise<Caller> {
@@ -29,7 +31,12 @@ async function resolvePrincipal(deps: Deps, authorization: string | undefined, q
   const presented = presentedTokenOf(authorization) ?? (fromQuery ? { scheme: 'parameter' as const, token: fromQuery } : undefined);
   if (presented) {
     const claims = await verifyPresentedToken(deps, presented, request);
-    return { principal: await actingPrincipalOf(deps, claims), signedInAt: signedInAtOf(claims) };
+    const authentication: Authentication = {
+      ...(typeof claims.acr === 'string' && { acr: claims.acr }),
+      ...(typeof claims.auth_time === 'number' && { authTime: claims.auth_time }),
+      scheme: presented.scheme === 'DPoP' ? 'DPoP' : 'Bearer',
+    };
+    return { principal: await actingPrincipalOf(deps, claims), signedInAt: signedInAtOf(claims), authentication };
   }
   if (authorization && !/^Basic\s/i.test(authorization)) {
     throw Unauthorized('unsupported Authorization scheme; use Bearer or DPoP', { headers: { 'WWW-Authenticate': 'Bearer' } });
@@ -50,6 +57,7 @@ async function resolvePrincipal(deps: Deps, authorization: string | undefined, q
 export async function callerOf(c: Context<Env>): Promise<Principal> {
   const caller = await resolvePrincipal(c.get('deps'), c.req.header('authorization'), (name) => c.req.query(name), dpopRequestOf(c));
   if (caller.signedInAt !== undefined) c.set('signedInAt', caller.signedInAt);
+  if (caller.authentication !== undefined) c.set('authentication', caller.authentication);
   return caller.principal;
 }
 

@@ -111,6 +111,28 @@ ${hiddenFields(context, {})}
 </section>`;
 }
 
+/**
+ * Adding a passkey (assets/account-passkeys.js posts `fields` along as JSON to `start`, then the
+ * browser's answer to `verify`); the account page's and the sign-in's enrollment step (enrollment.ts)
+ * share it. `saved` labels the way on after the recovery codes.
+ */
+export function addPasskeyForm(
+  context: PageContext,
+  form: { start: string; verify: string; saved: string; fields: Record<string, string>; scriptNonce: string },
+): Html {
+  const { t } = context;
+  return html`<form id="add-passkey" data-start="${form.start}" data-verify="${form.verify}" data-failed="${t('account.passkeys.failed')}" data-save="${t('account.recovery.save')}" data-saved="${form.saved}">
+${hiddenFields(context, form.fields)}
+<label for="passkey-name">${t('account.passkeys.name')}</label>
+<input type="text" id="passkey-name" name="name" maxlength="64" value="${t('account.passkeys.default_name')}">
+<button type="submit" class="secondary" disabled>${t('account.passkeys.add')}</button>
+<p id="passkey-status" class="small" role="status"></p>
+</form>
+<noscript><p class="muted">${t('account.passkeys.needs_script')}</p></noscript>
+<script src="${WEBAUTHN_BROWSER_PATH}" nonce="${form.scriptNonce}" defer></script>
+<script src="${ACCOUNT_SCRIPT_PATH}" nonce="${form.scriptNonce}" defer></script>`;
+}
+
 function passkeySection(context: PageContext, page: AccountPage): Html {
   const { t } = context;
   return html`<section aria-labelledby="passkeys-title">
@@ -121,16 +143,7 @@ ${
     ? html`<ul class="items">${page.passkeys.map((factor) => factorItem(context, page.path, factor, t('account.passkeys.default_name')))}</ul>`
     : html`<p>${t('account.passkeys.none')}</p>`
 }
-<form id="add-passkey" data-start="${page.path}/passkeys" data-verify="${page.path}/passkeys/verify" data-failed="${t('account.passkeys.failed')}" data-save="${t('account.recovery.save')}" data-saved="${t('account.recovery.saved')}">
-${hiddenFields(context, {})}
-<label for="passkey-name">${t('account.passkeys.name')}</label>
-<input type="text" id="passkey-name" name="name" maxlength="64" value="${t('account.passkeys.default_name')}">
-<button type="submit" class="secondary" disabled>${t('account.passkeys.add')}</button>
-<p id="passkey-status" class="small" role="status"></p>
-</form>
-<noscript><p class="muted">${t('account.passkeys.needs_script')}</p></noscript>
-<script src="${WEBAUTHN_BROWSER_PATH}" nonce="${page.scriptNonce}" defer></script>
-<script src="${ACCOUNT_SCRIPT_PATH}" nonce="${page.scriptNonce}" defer></script>
+${addPasskeyForm(context, { start: `${page.path}/passkeys`, verify: `${page.path}/passkeys/verify`, saved: t('account.recovery.saved'), fields: {}, scriptNonce: page.scriptNonce })}
 </section>`;
 }
 
@@ -204,26 +217,42 @@ ${consentsSection(context, page)}
   return layout(context, t('account.title'), body);
 }
 
-/** The second step of adding an authenticator app: its QR code and secret, and the code it then shows. */
-export function renderTotpEnrollment(context: PageContext, page: { path: string; factorId: string; secret: string; qrSvg: string; alert?: Text }): Html {
+/**
+ * Setting up an authenticator app: its QR code and secret, and a form posting the code it then
+ * shows to `action` with `fields`; the account page's and the sign-in's enrollment step
+ * (enrollment.ts) share it.
+ */
+export function totpSetup(context: PageContext, setup: { action: string; fields: Record<string, string>; secret: string; qrSvg: string }): Html {
   const { t } = context;
-  const qr = `data:image/svg+xml;base64,${Buffer.from(page.qrSvg).toString('base64')}`;
-  const body = html`<div class="account">
-<h1>${t('account.totp.setup_title')}</h1>
-${messages(context, page)}
-<p>${t('account.totp.scan')}</p>
+  const qr = `data:image/svg+xml;base64,${Buffer.from(setup.qrSvg).toString('base64')}`;
+  return html`<p>${t('account.totp.scan')}</p>
 <img class="qr" src="${qr}" alt="${t('account.totp.qr_alt')}" width="200" height="200">
 <p>${t('account.totp.or_type')}</p>
-<p><code id="totp-secret">${page.secret}</code></p>
-<form method="post" action="${page.path}/totp/verify">
-${hiddenFields(context, { factor: page.factorId })}
+<p><code id="totp-secret">${setup.secret}</code></p>
+<form method="post" action="${setup.action}">
+${hiddenFields(context, setup.fields)}
 <label for="otp">${t('account.totp.code')}</label>
 <input type="text" id="otp" name="otp" autocomplete="one-time-code" inputmode="numeric" required autofocus>
 <button type="submit" class="wide">${t('account.totp.confirm')}</button>
-</form>
+</form>`;
+}
+
+/** The second step of adding an authenticator app: its QR code and secret, and the code it then shows. */
+export function renderTotpEnrollment(context: PageContext, page: { path: string; factorId: string; secret: string; qrSvg: string; alert?: Text }): Html {
+  const { t } = context;
+  const body = html`<div class="account">
+<h1>${t('account.totp.setup_title')}</h1>
+${messages(context, page)}
+${totpSetup(context, { action: `${page.path}/totp/verify`, fields: { factor: page.factorId }, secret: page.secret, qrSvg: page.qrSvg })}
 <p><a href="${page.path}">${t('account.back')}</a></p>
 </div>`;
   return layout(context, t('account.totp.setup_title'), body);
+}
+
+/** Recovery codes, shown this once, with what to do with them. */
+export function recoveryCodeList(context: PageContext, codes: readonly string[]): Html {
+  return html`<p>${context.t('account.recovery.save')}</p>
+<ul class="codes">${codes.map((code) => html`<li><code>${code}</code></li>`)}</ul>`;
 }
 
 /** New recovery codes, shown this once. */
@@ -232,8 +261,7 @@ export function renderRecoveryCodes(context: PageContext, page: { path: string; 
   const body = html`<div class="account">
 <h1>${t('account.recovery.codes_title')}</h1>
 ${messages(context, page)}
-<p>${t('account.recovery.save')}</p>
-<ul class="codes">${page.codes.map((code) => html`<li><code>${code}</code></li>`)}</ul>
+${recoveryCodeList(context, page.codes)}
 <p><a class="button" href="${page.path}">${t('account.recovery.saved')}</a></p>
 </div>`;
   return layout(context, t('account.recovery.codes_title'), body);

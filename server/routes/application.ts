@@ -39,10 +39,13 @@ export const applicationRoutes = defineRoutes('server/routes/application.ts', (a
       method: 'put',
       path: '/',
       tags: ['Management'],
-      summary: "Change an application's settings: its password policy (docs/api.md#passwords), open client registration",
+      summary: "Change an application's settings: its password policy (docs/api.md#passwords), open client registration, second factor required",
       request: {
         params: AppParams,
-        body: jsonOrForm(UpdateApp, 'passwordPolicy: minLength, require, blocklist; openClientRegistration: true or false; null removes a setting'),
+        body: jsonOrForm(
+          UpdateApp,
+          'passwordPolicy: minLength, require, blocklist; openClientRegistration, secondFactorRequired: true or false; null removes a setting',
+        ),
       },
       responses: responses('AppData'),
     }),

@@ -12,7 +12,7 @@ import { formBody, openapiRoute, type ValidationResult } from '../openapi.js';
 import { validationError } from '../errors.js';
 import { formParam, PAGE_FORM, paramsOf, paramsShape, rawQuery } from '../request-input.js';
 import { REPEATABLE_PARAMETERS } from '../../src/identity/tokens/resources.js';
-import { AccessDenied, AppError, InvalidRequest, TemporarilyUnavailable } from '../../src/errors.js';
+import { AccessDenied, AppError, Forbidden, InvalidRequest, TemporarilyUnavailable } from '../../src/errors.js';
 import {
   AUTHORIZE_PARAMETERS,
   parseAuthorizeRequest,
@@ -24,9 +24,12 @@ import {
   authenticateForRequest,
   authenticatePasskeyForRequest,
   completeSecondStep,
+  completeSignInEnrollment,
   continueAuthorization,
+  startSignInPasskeyEnrollment,
   realmOf,
   secondFactorChoices,
+  startSignInEnrollment,
   type AuthorizeOutcome,
 } from '../../src/identity/authorize/authorize.js';
 import { denyAuthorization, errorResponse, type AuthorizationResponse } from '../../src/identity/authorize/authorize-response.js';
@@ -54,6 +57,7 @@ import { renderFormPost } from '../pages/form-post.js';
 import { renderSignIn, type SignInPage } from '../pages/sign-in.js';
 import { renderSecondFactor, type CodeKind } from '../pages/second-factor.js';
 import { renderDeviceDone } from '../pages/device.js';
+import { renderEnrolled, renderEnrollment } from '../pages/enrollment.js';
 import { sendPage } from '../pages/respond.js';
 import { randomToken } from '../../src/identity/keys/secrets.js';
 import { issuerOf } from '../../src/identity/issuer.js';
@@ -75,6 +79,10 @@ const SecondFactorForm = z.object({
   otp: formParam(),
   use: formParam().openapi({ enum: ['totp', 'recovery'] }),
 });
+/** The enrollment step's form: the code of the authenticator app just set up. */
+const EnrollForm = z.object({ interaction: formParam(), csrf_token: formParam(), otp: formParam() });
+/** The form under the recovery codes of a sign-in's enrollment: on to the client. */
+const EnrolledForm = z.object({ interaction: formParam(), csrf_token: formParam() });
 /** A passkey form: the browser's assertion (JSON) for the challenge its sealed request carries. */
 const PasskeyForm = z.object({ interaction: formParam(), csrf_token: formParam(), credential: formParam() });
 const ConsentForm = z.object({ interaction: formParam(), csrf_token: formParam(), decision: formParam().openapi({ enum: ['allow', 'deny'] }) });
@@ -131,7 +139,7 @@ function deliver(c: C, response: AuthorizationResponse, uiLocales: string | unde
 }
 
 /** What the page forms carry through: the request (or the device being allowed), and `extra`. */
-function sealedOf(request: AuthorizeRequest, extra: Pick<SealedInteraction, 'loginAt' | 'pending'> = {}): Omit<SealedInteraction, 'passkey'> {
+function sealedOf(request: AuthorizeRequest, extra: Pick<SealedInteraction, 'loginAt' | 'pending' | 'factor'> = {}): Omit<SealedInteraction, 'passkey'> {
   return { query: request.query, ...extra, ...(request.device !== undefined && { device: request.device }) };
 }
 
@@ -206,6 +214,34 @@ async function secondFactorPage(
     interaction: sealInteraction(c.get('deps'), sealed),
   });
   return sendPage(c, page, status, { formTargets: [request.redirectUri], scriptNonce: offer?.scriptNonce });
+}
+
+/**
+ * The enrollment step of a sign-in held to a second factor (docs/account.md#second-factor-required):
+ * the authenticator app to set up for `pending`, sealed into the form for this browser only, as
+ * the second-factor page seals its sign-in; no session exists until the code passes.
+ */
+async function enrollmentPage(
+  c: C,
+  request: AuthorizeRequest,
+  pending: NewSession | PendingSignIn,
+  extra: { factor?: string; alert?: string } = {},
+  status: 200 | 400 = 200,
+) {
+  const context = pageContext(c, request.uiLocales);
+  const waiting: PendingSignIn = 'browser' in pending ? pending : { session: pending, at: c.get('deps').now(), browser: context.csrf };
+  const setup = await startSignInEnrollment(c.get('deps'), waiting.session, extra.factor);
+  const scriptNonce = randomToken(16);
+  const page = renderEnrollment(context, {
+    clientName: request.client.clientName || request.client.clientId,
+    userName: waiting.session.principal.username,
+    secret: setup.secret,
+    qrSvg: setup.qr_svg,
+    alert: extra.alert,
+    interaction: sealInteraction(c.get('deps'), sealedOf(request, { pending: waiting, factor: setup.factorId })),
+    scriptNonce,
+  });
+  return sendPage(c, page, status, { formTargets: [request.redirectUri], scriptNonce });
 }
 
 /** Turns what the core decided into the HTTP answer. */
@@ -314,6 +350,7 @@ async function signIn(c: C, form: z.infer<typeof LoginForm>): Promise<Response> 
     try {
       const step = await authenticateForRequest(c.get('deps'), request, login, form.password ?? '', loginContextOf(c));
       if (step.secondStepDue) return secondFactorPage(c, request, step.session);
+      if (step.enrollmentDue) return enrollmentPage(c, request, step.session);
       const session = await startSession(c, step.session);
       return render(c, await continueAuthorization(c.get('deps'), request, session, { freshLogin: true, consented: false }), session.authTime);
     } catch (error) {
@@ -340,6 +377,87 @@ async function secondStep(c: C, form: z.infer<typeof SecondFactorForm>): Promise
         secondFactorPage(c, request, pending, { kind, alert: status === 429 ? alert.key : 'second_factor.failed' }, status),
       );
     }
+  });
+}
+
+/**
+ * The enrollment step's form: the code of the app just set up activates the factor, the session
+ * starts with `otp` and `mfa`, and the recovery codes are shown once, with a form that goes on to
+ * the client (enrolled). A wrong code shows the same setup again.
+ */
+async function enrollStep(c: C, form: z.infer<typeof EnrollForm>): Promise<Response> {
+  const posted = await pageForm(c, form);
+  if (posted instanceof Response) return posted;
+  return withPosted(c, posted, async (request) => {
+    const deps = c.get('deps');
+    const pending = openPendingSignIn(deps, posted.sealed, form.csrf_token ?? '');
+    if (pending === undefined || posted.sealed.factor === undefined) return errorPage(c, 'csrf', request.uiLocales, undefined, 403);
+    if (pending === 'expired') return signInPage(c, request, { alert: { key: 'second_factor.expired' } }, 400);
+    let enrolled;
+    try {
+      enrolled = await completeSignInEnrollment(deps, request, pending.session, posted.sealed.factor, form.otp ?? '', loginContextOf(c));
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status >= 500) throw error;
+      // A factor added meanwhile (409): the sign-in starts over and asks for it.
+      if (error.status === 409) return signInPage(c, request, { alert: { key: 'second_factor.expired' } }, 400);
+      return enrollmentPage(c, request, pending, { factor: posted.sealed.factor, alert: 'enroll.failed' }, 400);
+    }
+    const session = await startSession(c, enrolled.session);
+    const page = renderEnrolled(pageContext(c, request.uiLocales), {
+      codes: enrolled.recoveryCodes,
+      interaction: sealRequest(c, request, { loginAt: session.authTime }),
+    });
+    c.header('Cache-Control', 'no-store');
+    return sendPage(c, page, 200, { formTargets: [request.redirectUri] });
+  });
+}
+
+/** The enrollment step's passkey (JSON, assets/account-passkeys.js): the sealed sign-in it finishes, for this browser only. */
+const PasskeyEnrollBody = z.object({
+  csrf_token: z.string(),
+  interaction: z.string(),
+  name: z.unknown().optional(),
+  id: z.string().optional(),
+  response: z.unknown().optional(),
+});
+
+/**
+ * The enrollment step's passkey: `finish` false starts it (the options for
+ * navigator.credentials.create), true activates it with the browser's answer, starts the session
+ * and answers the recovery codes and where to go on (enrolled).
+ */
+async function enrollingPasskey(c: C, finish: boolean): Promise<Response> {
+  const deps = c.get('deps');
+  const body = PasskeyEnrollBody.safeParse(await c.req.json().catch(() => null));
+  const sealed = body.success ? openInteraction(deps, body.data.interaction) : undefined;
+  if (!body.success || !sealed || !isCsrfTokenValid(c, body.data.csrf_token))
+    throw Forbidden('this page has expired or did not come from this site; reload it');
+  const pending = openPendingSignIn(deps, sealed, body.data.csrf_token);
+  if (pending === undefined || pending === 'expired') throw Forbidden('the sign-in took too long: sign in again');
+  c.header('Cache-Control', 'no-store');
+  if (!finish) return c.json(await startSignInPasskeyEnrollment(deps, pending.session, body.data.name));
+  const { data } = body;
+  return withPosted(c, { query: new URLSearchParams(sealed.query), sealed }, async (request) => {
+    const enrolled = await completeSignInEnrollment(deps, request, pending.session, data.id ?? '', { response: data.response }, loginContextOf(c));
+    const session = await startSession(c, enrolled.session);
+    const next = `/connect/authorize/enrolled?${new URLSearchParams({ interaction: sealRequest(c, request, { loginAt: session.authTime }) })}`;
+    return c.json({ next, recovery_codes: enrolled.recoveryCodes });
+  });
+}
+
+/**
+ * On from the recovery codes of a sign-in's enrollment: the authorization goes on with the session
+ * it started. The form posts it; after a passkey the page's script links to it (GET), which, like
+ * /connect/authorize, acts only for the browser's own session.
+ */
+async function enrolled(c: C, form: z.infer<typeof EnrolledForm>, method: 'get' | 'post' = 'post'): Promise<Response> {
+  const sealed = method === 'get' ? openInteraction(c.get('deps'), form.interaction) : undefined;
+  const posted = sealed ? { form, query: new URLSearchParams(sealed.query), loginAt: sealed.loginAt, sealed } : await pageForm(c, form);
+  if (posted instanceof Response) return posted;
+  return withPosted(c, posted, async (request) => {
+    const session = await readSession(c);
+    const freshLogin = session !== undefined && posted.loginAt !== undefined && posted.loginAt === session.authTime;
+    return render(c, await continueAuthorization(c.get('deps'), request, session, { freshLogin, consented: false }), posted.loginAt);
   });
 }
 
@@ -430,6 +548,45 @@ function page<M extends 'get' | 'post', I extends NonNullable<RouteConfig['reque
   return createRoute({ method, path, tags: ['OAuth 2.0 / OpenID Connect'], summary, request, responses: PAGE_RESPONSES });
 }
 
+/** The enrollment step's forms, its passkey's JSON, and the way on from its recovery codes (docs/account.md#second-factor-required). */
+function enrollmentRoutes(app: Parameters<Parameters<typeof defineRoutes>[1]>[0]): void {
+  openapiRoute(
+    app,
+    page('post', '/authorize/enroll', "The enrollment step's form (the code of the authenticator app a sign-in sets up)", { body: formBody(EnrollForm) }),
+    (c) => enrollStep(c, c.req.valid('form')),
+    { hook: refusePageForm, body: PAGE_FORM },
+  );
+  openapiRoute(
+    app,
+    page('post', '/authorize/enrolled', 'On from the recovery codes of the enrollment step to the client', { body: formBody(EnrolledForm) }),
+    (c) => enrolled(c, c.req.valid('form')),
+    { hook: refusePageForm, body: PAGE_FORM },
+  );
+  openapiRoute(
+    app,
+    page('get', '/authorize/enrolled', 'On from the recovery codes of a passkey enrolled in the enrollment step', {
+      query: z.object({ interaction: formParam() }),
+    }),
+    (c) => enrolled(c, c.req.valid('query'), 'get'),
+  );
+  for (const [path, finish, summary] of [
+    ['/authorize/enroll/passkey', false, "The enrollment step's passkey: the options for navigator.credentials.create"],
+    ['/authorize/enroll/passkey/verify', true, "The enrollment step's passkey: the browser's answer"],
+  ] as const) {
+    const body = { content: { 'application/json': { schema: PasskeyEnrollBody } } };
+    const route = createRoute({
+      method: 'post',
+      path,
+      tags: ['OAuth 2.0 / OpenID Connect'],
+      summary,
+      request: { body },
+      responses: { 200: { description: 'JSON' } },
+    });
+    app.openAPIRegistry.registerPath(route);
+    app.openapi({ ...route, hide: true, request: {} }, ((c: C) => enrollingPasskey(c, finish)) as never);
+  }
+}
+
 export const authorizeRoutes = defineRoutes('server/routes/authorize.ts', (app) => {
   openapiRoute(
     app,
@@ -466,6 +623,7 @@ export const authorizeRoutes = defineRoutes('server/routes/authorize.ts', (app) 
     (c) => passkeyStep(c, c.req.valid('form')),
     { hook: refusePageForm, body: PAGE_FORM },
   );
+  enrollmentRoutes(app);
   openapiRoute(app, page('post', '/authorize/consent', "The consent page's form", { body: formBody(ConsentForm) }), (c) => consent(c, c.req.valid('form')), {
     hook: refusePageForm,
     body: PAGE_FORM,

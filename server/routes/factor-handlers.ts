@@ -9,7 +9,7 @@ import type { Env } from '../env.js';
 import type { EnvelopeInput } from '../envelope.js';
 import { readBody, type BodyRule } from '../request-input.js';
 import { answerNoStore } from '../middleware/secure-headers.js';
-import { InsufficientUserAuthentication, UnsupportedMediaType } from '../../src/errors.js';
+import { stepUpRequired, UnsupportedMediaType } from '../../src/errors.js';
 import {
   deleteFactor,
   enrollFactor,
@@ -49,9 +49,7 @@ function factorId(c: Context<Env>): string {
 function requireFreshSignIn(c: Context<Env>, access: FactorAccess): void {
   if (!access.self || isFreshSignIn(c.get('deps'), (c.get('signedInAt') ?? 0) * 1000)) return;
   const description = `removing a second factor needs a sign-in within the last ${FRESH_SIGN_IN / 60} minutes: sign in again`;
-  throw InsufficientUserAuthentication(description, {
-    headers: { 'WWW-Authenticate': `Bearer error="insufficient_user_authentication", error_description="${description}", max_age=${FRESH_SIGN_IN}` },
-  });
+  throw stepUpRequired(description, { maxAge: FRESH_SIGN_IN, scheme: c.get('authentication')?.scheme });
 }
 
 export function factorHandlers(resolve: ResolveFactorAccess, answer: Answer) {

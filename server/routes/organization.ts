@@ -12,8 +12,8 @@ import { jsonOrForm, openapiRoute, responses, type router } from '../openapi.js'
 type Router = ReturnType<typeof router>;
 import { ok } from '../envelope.js';
 import { adminUserView, appDataOf, applicationView, organizationView } from '../views.js';
-import { CreateApp } from '../../src/management/schemas.js';
-import { regenerateOrganizationCredential } from '../../src/management/organizations.js';
+import { CreateApp, UpdateOrg } from '../../src/management/schemas.js';
+import { regenerateOrganizationCredential, updateOrganization } from '../../src/management/organizations.js';
 import { createApplication, listApplications } from '../../src/management/applications.js';
 import {
   addAdminToOrganization,
@@ -100,6 +100,27 @@ function applicationListRoutes(app: Router): void {
         application: created,
         extra: { data: appDataOf(org, [created]) },
       });
+    },
+  );
+}
+
+/** Its settings (docs/account.md#second-factor-required). */
+function settingsRoutes(app: Router): void {
+  openapiRoute(
+    app,
+    createRoute({
+      method: 'put',
+      path: '/',
+      tags: [tag],
+      summary: "Change an organization's settings: second factor required of its admin users (docs/account.md#second-factor-required)",
+      request: { params: OrgParams, body: jsonOrForm(UpdateOrg, 'secondFactorRequired: true or false; null removes a setting') },
+      responses: responses('Organization'),
+    }),
+    async (c) => {
+      const deps = c.get('deps');
+      const org = await updateOrganization(deps, c.get('organization'), c.req.valid('json'), actorOf(c.get('principal')));
+      const [admins, apps] = await Promise.all([listOrganizationAdmins(deps, org.uuid), listApplications(deps, org)]);
+      return ok(c, { action: 'update organization', entities: [organizationView(org, admins[0], apps)], organization: org });
     },
   );
 }
@@ -192,5 +213,6 @@ function adminAndFeedRoutes(app: Router): void {
 
 export const organizationRoutes = defineRoutes('server/routes/organization.ts', (app) => {
   applicationListRoutes(app);
+  settingsRoutes(app);
   adminAndFeedRoutes(app);
 });

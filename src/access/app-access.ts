@@ -13,12 +13,12 @@
  */
 import { and, eq, inArray } from 'drizzle-orm';
 import { connections, entities } from '../db/schema.js';
-import { Forbidden, Unauthorized } from '../errors.js';
+import { Forbidden, stepUpRequired, Unauthorized, type AppError } from '../errors.js';
 import type { Deps } from '../deps.js';
 import type { Tx } from '../db/open.js';
 import { findEntityByName, findEntityByUuid, type EntityRow } from '../db/entity-store.js';
 import { GUEST_ROLE, SIGNED_IN_ROLE } from './default-roles.js';
-import { isPermitted, permissionsForCaller, permittingRule, type Caller, type HeldPermissions, type Verb } from './permissions.js';
+import { isPermitted, permissionsForCaller, permittingRule, stepUpRule, type Caller, type HeldPermissions, type Permission, type Verb } from './permissions.js';
 import { isApplicationAdmin } from './policy.js';
 import type { Principal } from '../principal.js';
 
@@ -37,6 +37,15 @@ export interface AppRequest {
    * role's `/users/me/**` never lets a user grant themselves more.
    */
   readonly selfMatches?: boolean;
+  /** What the caller's token says of its sign-in (RFC 9470), and the scheme it came with (its challenge's). */
+  readonly authentication?: Authentication;
+}
+
+/** The sign-in behind a token (its `acr` and `auth_time`), and how the token was presented. */
+export interface Authentication {
+  acr?: string;
+  authTime?: number;
+  scheme: 'Bearer' | 'DPoP';
 }
 
 /**
@@ -48,10 +57,22 @@ export async function authorizeAppRequest(deps: Deps, request: AppRequest): Prom
   if (await isApplicationAdmin(deps, principal, app)) return;
   const { held, caller } = await heldPermissionsOf(deps.db, principal, app.uuid);
   const path = typeof request.path === 'string' ? request.path : await request.path();
-  const permitted = isPermitted(permissionsForCaller(held), request.verb, path, request.selfMatches === false ? {} : caller);
-  if (permitted) return;
+  const permissions = permissionsForCaller(held);
+  const matching = request.selfMatches === false ? {} : caller;
+  const { authentication } = request;
+  const signIn = authentication && { acr: authentication.acr, authTime: authentication.authTime, now: Math.floor(deps.now() / 1000) };
+  if (isPermitted(permissions, request.verb, path, matching, signIn)) return;
   if (principal.kind === 'guest') throw Unauthorized(`sign in to ${request.verb} ${path}`);
+  const stepUp = stepUpRule(permissions, request.verb, path, matching);
+  if (stepUp) throw insufficientAuthentication(stepUp, authentication?.scheme ?? 'Bearer', `${request.verb} ${path}`);
   throw Forbidden(`not permitted to ${request.verb} ${path}`);
+}
+
+/** RFC 9470 3: what sign-in `rule` wants, in a 401 whose challenge the client can act on (docs/api.md#step-up). */
+function insufficientAuthentication(rule: Permission, scheme: Authentication['scheme'], action: string): AppError {
+  const wants = [...(rule.acr === undefined ? [] : [`a sign-in of ${rule.acr}`]), ...(rule.maxAge === undefined ? [] : [`at most ${rule.maxAge} seconds old`])];
+  const description = `${action} needs ${wants.join(', ')}: sign in again with the acr_values${rule.maxAge === undefined ? '' : ' and max_age'} of the WWW-Authenticate header`;
+  return stepUpRequired(description, { acr: rule.acr, maxAge: rule.maxAge, scheme });
 }
 
 function permissionsOf(properties: Record<string, unknown> | undefined): string[] {

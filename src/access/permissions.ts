@@ -11,10 +11,17 @@
  *   uuid or the caller's username. Usergrid documents `${user}` as the caller's uuid; `me` is its
  *   `/users/me` alias, which the default role's `/users/me/**` relies on.
  *
+ * A rule may demand how strongly its holder signed in (RFC 9470, docs/api.md#step-up): a suffix
+ * `?acr=mfa` (or `pwd`, `phr`, or the full `urn:idp:acr:…` value) and/or `max_age=SECONDS`, joined
+ * by `&`, e.g. `get,put:/secrets/**?acr=mfa&max_age=600`. Such a rule grants only to a token whose
+ * `acr` is at least that strong and whose sign-in is at most that old; it never takes away what
+ * another rule grants. Usergrid never put a `?` in a permission, so its rules read as before.
+ *
  * Only app users and guests are checked here; admin users, org and app clients have full control
  * of an application (docs/api.md#principals) and never reach `isPermitted`.
  */
 import { IllegalArgument } from '../errors.js';
+import { ACR_VALUES, acrRank } from '../acr.js';
 
 export type Verb = 'get' | 'put' | 'post' | 'delete';
 
@@ -26,6 +33,17 @@ export interface Permission {
   /** Canonical pattern: lower case, one `/` between segments, `/` alone for the root. */
   readonly pattern: string;
   readonly segments: readonly string[];
+  /** The weakest `acr` the rule grants to (`?acr=`), a full value of ACR_VALUES. */
+  readonly acr?: string;
+  /** The oldest sign-in the rule grants to, in seconds (`?max_age=`). */
+  readonly maxAge?: number;
+}
+
+/** What the caller's token says of the sign-in behind it, and the time now (seconds since the epoch). */
+export interface SignIn {
+  acr?: string;
+  authTime?: number;
+  now: number;
 }
 
 /** An app user (uuid and/or username), or `{}` for a guest: a request without a token. */
@@ -70,7 +88,16 @@ export function parsePermission(text: string): Permission {
 /** The canonical text of a permission, e.g. `get,put:/users/me/**`; `parsePermission` reads it back. */
 export function formatPermission(permission: Permission): string {
   const verbs = VERBS.filter((verb) => permission.verbs.has(verb));
-  return `${verbs.join(',')}:${permission.pattern}`;
+  const conditions = [
+    ...(permission.acr === undefined ? [] : [`acr=${permission.acr}`]),
+    ...(permission.maxAge === undefined ? [] : [`max_age=${permission.maxAge}`]),
+  ];
+  return `${verbs.join(',')}:${permission.pattern}${conditions.length > 0 ? `?${conditions.join('&')}` : ''}`;
+}
+
+/** Whether two rules demand the same sign-in (they are then one rule when on one path). */
+export function sameConditions(a: Permission, b: Permission): boolean {
+  return a.acr === b.acr && a.maxAge === b.maxAge;
 }
 
 /**
@@ -79,21 +106,56 @@ export function formatPermission(permission: Permission): string {
  * skipped, never thrown: a bad permission saved earlier must not turn requests into 500s.
  * Paths with `.` or `..` segments are refused, since they would not name what the pattern sees.
  */
-export function isPermitted(permissions: readonly (string | Permission)[], verb: Verb, path: string, caller: Caller): boolean {
-  return permittingRule(permissions, verb, path, caller) !== undefined;
+export function isPermitted(permissions: readonly (string | Permission)[], verb: Verb, path: string, caller: Caller, signIn?: SignIn): boolean {
+  return permittingRule(permissions, verb, path, caller, signIn) !== undefined;
 }
 
 /**
  * The first of `permissions` that allows `verb` on `path`, as `isPermitted` decides it, or
- * undefined: what the permission tester shows as the reason of a yes.
+ * undefined: what the permission tester shows as the reason of a yes. A rule that demands a
+ * sign-in (`?acr=`, `?max_age=`) allows only when `signIn` meets it.
  */
-export function permittingRule<T extends string | Permission>(permissions: readonly T[], verb: Verb, path: string, caller: Caller): T | undefined {
+export function permittingRule<T extends string | Permission>(
+  permissions: readonly T[],
+  verb: Verb,
+  path: string,
+  caller: Caller,
+  signIn?: SignIn,
+): T | undefined {
+  return findRule(permissions, verb, path, caller, (permission) => meetsConditions(permission, signIn));
+}
+
+/**
+ * The rule that would allow `verb` on `path` after a stronger or newer sign-in (RFC 9470 3), when
+ * none allows it with the sign-in the caller has: the one demanding the least.
+ */
+export function stepUpRule(permissions: readonly (string | Permission)[], verb: Verb, path: string, caller: Caller): Permission | undefined {
+  const candidates = permissions
+    .map((entry) => (typeof entry === 'string' ? readPermission(entry) : entry))
+    .filter((permission): permission is Permission => typeof permission !== 'string' && (permission.acr !== undefined || permission.maxAge !== undefined));
+  const matching = candidates.filter((permission) => findRule([permission], verb, path, caller, () => true) !== undefined);
+  return matching.sort((a, b) => acrRank(a.acr) - acrRank(b.acr) || (b.maxAge ?? Infinity) - (a.maxAge ?? Infinity))[0];
+}
+
+function meetsConditions(permission: Permission, signIn: SignIn | undefined): boolean {
+  if (permission.acr !== undefined && (signIn === undefined || acrRank(signIn.acr) < acrRank(permission.acr))) return false;
+  if (permission.maxAge === undefined) return true;
+  return signIn?.authTime !== undefined && signIn.now - signIn.authTime <= permission.maxAge;
+}
+
+function findRule<T extends string | Permission>(
+  permissions: readonly T[],
+  verb: Verb,
+  path: string,
+  caller: Caller,
+  granted: (permission: Permission) => boolean,
+): T | undefined {
   const segments = splitRequestPath(path);
   if (segments === null) return undefined;
   const isCaller = callerTest(caller);
   return permissions.find((entry) => {
     const permission = typeof entry === 'string' ? readPermission(entry) : entry;
-    return typeof permission !== 'string' && permission.verbs.has(verb) && matchSegments(permission.segments, segments, isCaller);
+    return typeof permission !== 'string' && permission.verbs.has(verb) && matchSegments(permission.segments, segments, isCaller) && granted(permission);
   });
 }
 
@@ -133,7 +195,9 @@ function readPermission(text: string): Permission | string {
   const verbs = readVerbs(trimmed.slice(0, colon));
   if (typeof verbs === 'string') return verbs;
 
-  const pattern = trimmed.slice(colon + 1).trim();
+  const [pattern, query] = splitConditions(trimmed.slice(colon + 1).trim());
+  const conditions = query === undefined ? {} : readConditions(query);
+  if (typeof conditions === 'string') return conditions;
   if (!pattern.startsWith('/')) return 'the path pattern must start with "/"';
   // Usergrid sketched "<verbs>:<path>:<property path>" but never implemented it; refuse it
   // rather than silently granting the whole entity.
@@ -151,7 +215,35 @@ function readPermission(text: string): Permission | string {
       return `"${segment}": the only variable is \${user}`;
     }
   }
-  return { verbs, pattern: `/${segments.join('/')}`, segments };
+  return { verbs, pattern: `/${segments.join('/')}`, segments, ...conditions };
+}
+
+/** The pattern, and what follows its `?` (the sign-in the rule demands), if anything. */
+function splitConditions(text: string): [string, string | undefined] {
+  const mark = text.indexOf('?');
+  return mark < 0 ? [text.trimEnd(), undefined] : [text.slice(0, mark).trim(), text.slice(mark + 1).trim()];
+}
+
+/** Short names of our `acr` values, as a rule may write them. */
+const ACR_NAMES: ReadonlyMap<string, string> = new Map(ACR_VALUES.map((value) => [value.slice(value.lastIndexOf(':') + 1), value]));
+
+/** `acr=…&max_age=…`: the sign-in a rule demands, or the reason it is not one. */
+function readConditions(query: string): Pick<Permission, 'acr' | 'maxAge'> | string {
+  const conditions: { acr?: string; maxAge?: number } = {};
+  for (const part of query.split('&')) {
+    const [name, value = ''] = part.split('=', 2).map((piece) => piece.trim());
+    if (name === 'acr' && conditions.acr === undefined) {
+      const acr = ACR_NAMES.get(value.toLowerCase()) ?? (ACR_VALUES as readonly string[]).find((known) => known === value.toLowerCase());
+      if (acr === undefined) return `acr must be one of ${[...ACR_NAMES.keys()].join(', ')} (or ${ACR_VALUES.join(', ')})`;
+      conditions.acr = acr;
+    } else if (name === 'max_age' && conditions.maxAge === undefined) {
+      if (!/^\d{1,9}$/.test(value)) return 'max_age must be a whole number of seconds';
+      conditions.maxAge = Number(value);
+    } else {
+      return `"${part}": after "?" a permission takes acr=… and max_age=…, each once`;
+    }
+  }
+  return conditions;
 }
 
 function readVerbs(text: string): ReadonlySet<Verb> | string {

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { EntityNotFound, IllegalArgument } from '../errors.js';
 import type { Deps } from '../deps.js';
-import { formatPermission, parsePermission, type Permission } from '../access/permissions.js';
+import { formatPermission, parsePermission, sameConditions, type Permission } from '../access/permissions.js';
 import { updateEntityRow, type EntityRow } from '../db/entity-store.js';
 
 /** Collections whose entities hold permission rules. */
@@ -47,9 +47,11 @@ export async function addPermission(deps: Deps, row: EntityRow, input: unknown):
   }
   const added = parsePermission(permissionText(parsed.data));
   const current = listPermissions(row).map(parsePermissionLenient);
-  const samePath = current.find((entry) => entry !== null && entry.pattern === added.pattern);
+  // One rule per path and demanded sign-in (access/permissions.ts): the same rule gains the verbs.
+  const same = (entry: Permission | null) => entry !== null && entry.pattern === added.pattern && sameConditions(entry, added);
+  const samePath = current.find(same);
   const merged: Permission = samePath ? { ...added, verbs: new Set([...samePath.verbs, ...added.verbs]) } : added;
-  const kept = listPermissions(row).filter((_, i) => current[i] === null || current[i]?.pattern !== added.pattern);
+  const kept = listPermissions(row).filter((_, i) => !same(current[i] ?? null));
   const rules = [...kept, formatPermission(merged)];
   await writePermissions(deps, row, rules);
   return rules;
@@ -57,7 +59,7 @@ export async function addPermission(deps: Deps, row: EntityRow, input: unknown):
 
 /**
  * Removes a permission rule: `get,post:/path` takes those verbs away from `/path`; a bare `/path`
- * removes every verb on it. @throws AppError `entity_not_found` (404) when nothing matched.
+ * removes every verb on it; `…?acr=mfa` only from the rule that demands that sign-in. @throws AppError `entity_not_found` (404) when nothing matched.
  */
 export async function removePermission(deps: Deps, row: EntityRow, text: string | undefined): Promise<string[]> {
   if (text === undefined || text.trim() === '') {
@@ -68,7 +70,8 @@ export async function removePermission(deps: Deps, row: EntityRow, text: string 
   const rules: string[] = [];
   for (const rule of listPermissions(row)) {
     const entry = parsePermissionLenient(rule);
-    if (entry === null || entry.pattern !== removed.pattern) {
+    const conditioned = removed.acr !== undefined || removed.maxAge !== undefined;
+    if (entry === null || entry.pattern !== removed.pattern || (conditioned && !sameConditions(entry, removed))) {
       rules.push(rule);
       continue;
     }

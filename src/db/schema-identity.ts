@@ -39,6 +39,8 @@ export interface StoredCredential {
   publicKey: string;
   counter: number;
   transports?: string[];
+  /** A synced passkey (WebAuthn backup eligible, `multiDevice`): its sign-ins say RFC 8176 `swk`, not `hwk`. */
+  multiDevice?: boolean;
 }
 
 /**

@@ -15,6 +15,7 @@ import { insertEntity } from '../db/entity-store.js';
 import { deleteCredentialIn, insertCredential, regenerateCredential, type Credential } from './credentials.js';
 import { recordActivity } from './activities.js';
 import type { Organization } from './organizations.js';
+import { storeSettings } from './settings.js';
 
 export type Application = typeof applications.$inferSelect;
 
@@ -23,6 +24,8 @@ export interface ApplicationSettings {
   passwordPolicy?: PasswordPolicySettings | null;
   /** Clients may register at /connect/register without an initial access token (docs/api.md#dynamic-client-registration). */
   openClientRegistration?: boolean | null;
+  /** Its users must have a second factor to sign in (docs/account.md#second-factor-required). */
+  secondFactorRequired?: boolean | null;
 }
 
 const applicationBy = preparedFor((db) => ({
@@ -139,24 +142,5 @@ export async function updateApplication(
   settings: ApplicationSettings,
   actorUuid: string | null,
 ): Promise<Application> {
-  const properties = { ...app.properties };
-  for (const [name, value] of Object.entries(settings)) {
-    if (value === null || value === false) delete properties[name];
-    else if (value !== undefined) properties[name] = value;
-  }
-  const now = deps.now();
-  await deps.db.transaction(async (tx) => {
-    await tx.update(applications).set({ properties, modified: now }).where(eq(applications.uuid, app.uuid)).run();
-    await recordActivity(tx, now, {
-      orgUuid: org.uuid,
-      actorUuid,
-      verb: 'update',
-      category: 'application',
-      title: `application ${app.name} updated`,
-      objectType: 'application',
-      objectUuid: app.uuid,
-      objectName: app.name,
-    });
-  });
-  return { ...app, properties, modified: now };
+  return await storeSettings(deps, 'application', org.uuid, app, settings, actorUuid);
 }

@@ -10,7 +10,8 @@ import { newUuid, isUuid } from '../ids.js';
 import { DuplicateUniqueProperty, IllegalArgument, OrganizationNotFound } from '../errors.js';
 import { parseLimit } from '../data/query/limit.js';
 import type { Deps } from '../deps.js';
-import type { CreateOrg } from './schemas.js';
+import type { CreateOrg, UpdateOrg } from './schemas.js';
+import { storeSettings } from './settings.js';
 import { addAdminToOrganizationIn, hashAdminPassword, insertAdminUser, type AdminUser } from './admin-users.js';
 import { insertCredential, regenerateCredential, type Credential } from './credentials.js';
 import { recordActivity } from './activities.js';
@@ -115,4 +116,9 @@ export async function createOrganization(deps: Deps, input: CreateOrg): Promise<
 
 export async function regenerateOrganizationCredential(deps: Deps, org: Organization, actorUuid: string | null): Promise<Credential> {
   return await regenerateCredential(deps, org.uuid, { type: 'organization', uuid: org.uuid, name: org.name }, actorUuid);
+}
+
+/** Sets or removes the organization's settings (UpdateOrg), as updateApplication does an application's. */
+export async function updateOrganization(deps: Deps, org: Organization, settings: UpdateOrg, actorUuid: string | null): Promise<Organization> {
+  return await storeSettings(deps, 'organization', org.uuid, org, settings, actorUuid);
 }

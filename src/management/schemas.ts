@@ -70,17 +70,26 @@ export const PasswordPolicySettings = z
   })
   .strict();
 
+/** `secondFactorRequired` (docs/account.md#second-factor-required): users must enroll a factor before they get a token. */
+const secondFactorRequired = z.boolean({ error: 'secondFactorRequired must be true or false' }).nullable().optional();
+
 /**
  * An application's settings: `passwordPolicy` replaces the stored one whole, `null` removes it;
- * `openClientRegistration` lets clients register without an initial access token.
+ * `openClientRegistration` lets clients register without an initial access token;
+ * `secondFactorRequired` holds its users to a second factor.
  */
 export const UpdateApp = z
   .object({
     passwordPolicy: PasswordPolicySettings.nullable().optional(),
     openClientRegistration: z.boolean({ error: 'openClientRegistration must be true or false' }).nullable().optional(),
+    secondFactorRequired,
   })
   .strict();
 export type UpdateApp = z.infer<typeof UpdateApp>;
+
+/** An organization's settings: `secondFactorRequired` holds its admin users to a second factor. */
+export const UpdateOrg = z.object({ secondFactorRequired }).strict();
+export type UpdateOrg = z.infer<typeof UpdateOrg>;
 
 /**
  * Fields of a user record, admin user or app user, that only the server or an administrator

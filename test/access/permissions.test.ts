@@ -5,6 +5,7 @@ import {
   isPermitted,
   parsePermission,
   permissionsForCaller,
+  stepUpRule,
   verbOfMethod,
   type Caller,
   type Permission,
@@ -300,5 +301,45 @@ describe('default roles', () => {
     expect(implicitRoleName({ username: 'fred' })).toBe('default');
     expect(implicitRoleName(guest)).toBe('guest');
     expect(implicitRoleName({ uuid: '', username: '' })).toBe('guest');
+  });
+});
+
+describe('rules that demand a sign-in (RFC 9470, docs/api.md#step-up)', () => {
+  const now = 1_000_000;
+  const pwd = { acr: 'urn:idp:acr:pwd', authTime: now - 10, now };
+  const mfa = { acr: 'urn:idp:acr:mfa', authTime: now - 10, now };
+  const phr = { acr: 'urn:idp:acr:phr', authTime: now - 10, now };
+
+  it('reads short and full acr names and max_age, and writes them back canonically', () => {
+    expect(formatPermission(parsePermission('PUT,get:/Secrets/** ? acr=MFA & max_age=600'))).toBe('get,put:/secrets/**?acr=urn:idp:acr:mfa&max_age=600');
+    expect(formatPermission(parsePermission('get:/secrets?acr=urn:idp:acr:phr'))).toBe('get:/secrets?acr=urn:idp:acr:phr');
+    expect(formatPermission(parsePermission('get:/secrets'))).toBe('get:/secrets');
+  });
+
+  it.each(['get:/s?acr=', 'get:/s?acr=gold', 'get:/s?max_age=-1', 'get:/s?max_age=1.5', 'get:/s?acr=mfa&acr=phr', 'get:/s?scope=x', 'get:/s?'])(
+    'refuses %s',
+    (text) => {
+      expect(() => parsePermission(text)).toThrow(/Invalid permission/);
+    },
+  );
+
+  it('grants only to a sign-in at least as strong and as recent; never without one', () => {
+    const rules = ['post:/secrets/**?acr=mfa'];
+    expect(isPermitted(rules, 'post', '/secrets/a', fred, pwd)).toBe(false);
+    expect(isPermitted(rules, 'post', '/secrets/a', fred, mfa)).toBe(true);
+    expect(isPermitted(rules, 'post', '/secrets/a', fred, phr)).toBe(true);
+    expect(isPermitted(rules, 'post', '/secrets/a', fred)).toBe(false);
+    const recent = ['post:/secrets/**?max_age=60'];
+    expect(isPermitted(recent, 'post', '/secrets/a', fred, { ...pwd, authTime: now - 60 })).toBe(true);
+    expect(isPermitted(recent, 'post', '/secrets/a', fred, { ...pwd, authTime: now - 61 })).toBe(false);
+    expect(isPermitted(recent, 'post', '/secrets/a', fred, { acr: 'urn:idp:acr:mfa', now })).toBe(false);
+  });
+
+  it('never takes away what another rule grants, and names the least demanding rule that would grant', () => {
+    expect(isPermitted(['get:/**', 'get:/secrets/**?acr=phr'], 'get', '/secrets/a', fred, pwd)).toBe(true);
+    const rules = ['post:/secrets/**?acr=phr', 'post:/secrets/**?acr=mfa', 'post:/other?acr=pwd'];
+    expect(stepUpRule(rules, 'post', '/secrets/a', fred)).toMatchObject({ acr: 'urn:idp:acr:mfa' });
+    expect(stepUpRule(rules, 'get', '/secrets/a', fred)).toBeUndefined();
+    expect(stepUpRule(['post:/secrets/**'], 'post', '/secrets/a', fred)).toBeUndefined();
   });
 });

@@ -134,6 +134,13 @@ const TARGETS: Target[] = [
     body: { passwordPolicy: { minLength: 1, blocklist: 'off' } },
     refused: MANAGEMENT,
   },
+  {
+    route: 'PUT /management/orgs/:orgId',
+    name: "lift the organization's second-factor requirement",
+    path: MB,
+    body: { secondFactorRequired: null },
+    refused: MANAGEMENT,
+  },
   { route: 'PUT /management/orgs/:orgId/users/:userId', name: 'make the no-org admin an admin of B', path: `${MB}/users/olivia`, refused: MANAGEMENT },
   { route: 'PUT /management/users/:userId', name: "change B's admin", path: '/management/users/bob', body: { email: 'bob@evil.example' }, refused: MANAGEMENT },
   {
@@ -598,6 +605,16 @@ const OPEN_BY_DESIGN: ReadonlyMap<string, string> = new Map([
     'POST /connect/authorize/passkey',
     "the passkey form: the passkey's assertion is the credential, behind a CSRF token and a challenge sealed for this browser",
   ],
+  ['POST /connect/authorize/enroll', "the enrollment step's form: a code of the factor it set up, behind a CSRF token and the sign-in sealed for this browser"],
+  [
+    'POST /connect/authorize/enroll/passkey',
+    "the enrollment step's passkey: starts a passkey for the sign-in sealed for this browser only, behind a CSRF token",
+  ],
+  [
+    'POST /connect/authorize/enroll/passkey/verify',
+    "the enrollment step's passkey: the browser's answer for the sign-in sealed for this browser only, behind a CSRF token",
+  ],
+  ['POST /connect/authorize/enrolled', "on to the client after the enrollment step: the browser's own session decides, behind a CSRF token"],
   ['POST /connect/endsession', "sign-out: ends the browser's own session only, behind a CSRF token"],
   ['POST /management/users/resetpw', 'asks for a reset mail: behind a captcha, and mails only an address already on file'],
   ['POST /:orgId/:appId/users/resetpw', 'asks for a reset mail: behind a captcha, and mails only an address already on file'],

@@ -155,6 +155,21 @@ describe('applications', () => {
     expect(removed.entities[0]).not.toHaveProperty('passwordPolicy');
   });
 
+  it('turns the second-factor requirement of an application and of an organization on and off', async () => {
+    const on = await cli.json(['app', 'update', 'sandbox', '--second-factor-required', 'on']);
+    expect(on.entities[0]).toMatchObject({ secondFactorRequired: true });
+    expect((await cli.run(['app', 'get', 'sandbox'])).stdout).toMatch(/secondFactorRequired/);
+    const off = await cli.json(['app', 'update', 'sandbox', '--second-factor-required', 'off']);
+    expect(off.entities[0]).not.toHaveProperty('secondFactorRequired');
+    const wrong = await cli.run(['app', 'update', 'sandbox', '--second-factor-required', 'yes']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('--second-factor-required takes on or off');
+    const org = (await cli.json(['org', 'get'])).entities[0].orgname as string;
+    expect((await cli.json(['org', 'update', org, '--second-factor-required', 'on'])).entities[0]).toMatchObject({ secondFactorRequired: true });
+    expect((await cli.json(['org', 'update', org, '--second-factor-required', 'off'])).entities[0]).not.toHaveProperty('secondFactorRequired');
+    expect((await cli.run(['org', 'update', org])).code).toBe(2);
+  });
+
   it("shows application credentials, and a 404 is the server's words with exit code 4", async () => {
     expect((await cli.json(['app', 'credentials', 'sandbox'])).credentials.client_id).toBeTruthy();
     const missing = await cli.run(['app', 'credentials', 'nope']);

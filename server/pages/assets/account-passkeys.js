@@ -9,12 +9,14 @@
   const button = form.querySelector('button[type="submit"]');
   const status = document.getElementById('passkey-status');
   const csrf = form.elements.csrf_token.value;
+  // The sign-in's enrollment step carries its sealed sign-in along (docs/account.md#second-factor-required).
+  const sealed = form.elements.interaction ? { interaction: form.elements.interaction.value } : {};
   button.disabled = false;
   const post = async (url, body) => {
     const response = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ csrf_token: csrf, ...body }),
+      body: JSON.stringify({ csrf_token: csrf, ...sealed, ...body }),
       credentials: 'same-origin',
     });
     const answer = await response.json();

@@ -53,7 +53,8 @@ export function dataLocation(c: Context<Env>, collection?: string): { path: stri
  * canonical path must be permitted without `me` standing for the caller.
  */
 export async function authorizeWithoutMe(c: Context<Env>, verb: Verb, path: string): Promise<void> {
-  await authorizeAppRequest(c.get('deps'), { principal: c.get('principal'), app: c.get('appScope').app, verb, path, selfMatches: false });
+  const { app } = c.get('appScope');
+  await authorizeAppRequest(c.get('deps'), { principal: c.get('principal'), app, verb, path, selfMatches: false, authentication: c.get('authentication') });
 }
 
 export function callerUuid(c: Context<Env>): string | undefined {

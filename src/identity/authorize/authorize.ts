@@ -6,9 +6,9 @@
  * an error.
  */
 import { and, eq } from 'drizzle-orm';
-import { orgAdmins, organizations } from '../../db/schema.js';
+import { applications, orgAdmins, organizations } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
-import { AccessDenied, AppError, ConsentRequired, InteractionRequired, InvalidGrant, LoginRequired } from '../../errors.js';
+import { AccessDenied, AppError, Conflict, ConsentRequired, InteractionRequired, InvalidGrant, LoginRequired } from '../../errors.js';
 import {
   authenticateAdmin,
   authenticateAdminByPasskey,
@@ -17,7 +17,7 @@ import {
   authenticateSecondStep,
   SECOND_STEP_LATER,
 } from '../sign-in/authenticate.js';
-import { listActiveFactors, type Factor } from '../factors/factors.js';
+import { enrollFactor, findFactor, listActiveFactors, totpEnrollmentOf, verifyFactor, type Factor, type FactorOwner } from '../factors/factors.js';
 import { acrOf, acrRank, MFA_ACR, PASSWORD_ONLY, PHR_ACR, withSecondFactor, type SecondFactorProof } from '../factors/second-factor.js';
 import { passkeySignInOptions, type PasskeyProof } from '../factors/passkeys.js';
 import { assertionCredentialId, type AuthenticationOptions } from '../factors/webauthn.js';
@@ -165,10 +165,14 @@ export async function continueAuthorization(
   }
 }
 
-/** A sign-in's first step: the session it starts, unless `secondStepDue` (the user has a factor to give first). */
+/**
+ * A sign-in's first step: the session it starts, unless `secondStepDue` (the user has a factor to
+ * give first) or `enrollmentDue` (the user must enroll one first, second-factor-required.ts).
+ */
 export interface FirstStep {
   session: NewSession;
   secondStepDue: boolean;
+  enrollmentDue: boolean;
 }
 
 function appUserSession(appUuid: string, user: EntityRow, amr: readonly string[]): NewSession {
@@ -187,11 +191,11 @@ async function adminSession(deps: Deps, request: AuthorizeRequest, admin: AdminU
 async function checkPassword(deps: Deps, request: AuthorizeRequest, login: string, password: string, context: LoginContext): Promise<FirstStep> {
   const { client } = request;
   if (client.appUuid !== null) {
-    const { account: user, amr, secondStepDue } = await authenticateAppUser(deps, client.appUuid, login, password, context, SECOND_STEP_LATER);
-    return { session: appUserSession(client.appUuid, user, amr), secondStepDue: secondStepDue === true };
+    const { account: user, amr, secondStepDue, enrollmentDue } = await authenticateAppUser(deps, client.appUuid, login, password, context, SECOND_STEP_LATER);
+    return { session: appUserSession(client.appUuid, user, amr), secondStepDue: secondStepDue === true, enrollmentDue: enrollmentDue === true };
   }
-  const { account: admin, amr, secondStepDue } = await authenticateAdmin(deps, login, password, context, SECOND_STEP_LATER);
-  return { session: await adminSession(deps, request, admin, amr), secondStepDue: secondStepDue === true };
+  const { account: admin, amr, secondStepDue, enrollmentDue } = await authenticateAdmin(deps, login, password, context, SECOND_STEP_LATER);
+  return { session: await adminSession(deps, request, admin, amr), secondStepDue: secondStepDue === true, enrollmentDue: enrollmentDue === true };
 }
 
 async function checkPasskeyAlone(deps: Deps, request: AuthorizeRequest, proof: PasskeyProof, context: LoginContext): Promise<NewSession> {
@@ -243,7 +247,7 @@ export async function authenticateForRequest(
     context,
     login,
     () => checkPassword(deps, request, login, password, context),
-    (step) => [step.secondStepDue ? 'user_password_accepted' : 'user_signed_in', step.session],
+    (step) => [step.secondStepDue || step.enrollmentDue ? 'user_password_accepted' : 'user_signed_in', step.session],
   );
 }
 
@@ -294,5 +298,82 @@ export async function completeSecondStep(
       return { ...pending, amr: added.length > 0 ? withSecondFactor(pending.amr, added[0]) : pending.amr };
     },
     (session) => ['user_signed_in', session],
+  );
+}
+
+/** Whose factor a sign-in enrolls: its user, named in authenticator apps after the application (or idp for admin users). */
+async function enrollingOwner(deps: Deps, pending: NewSession): Promise<FactorOwner> {
+  const app =
+    pending.realm === ADMIN_REALM
+      ? undefined
+      : await deps.db.select({ name: applications.name }).from(applications).where(eq(applications.uuid, pending.realm)).get();
+  return { realm: pending.realm, uuid: pending.principal.userUuid, username: pending.principal.username, issuerName: app?.name ?? 'idp' };
+}
+
+/** An authenticator app being set up in a sign-in: the pending factor, and what the app needs of its secret. */
+export interface SignInEnrollment {
+  factorId: string;
+  secret: string;
+  otpauth_uri: string;
+  qr_svg: string;
+}
+
+/**
+ * The enrollment step of a sign-in held to a second factor (docs/account.md#second-factor-required):
+ * a new pending TOTP factor for `pending`'s user, or, shown again after a wrong code, the one it
+ * started (`factorId`), so that the app already set up keeps working. @throws 409 when the user has
+ * an active factor by now: the sign-in must then ask for it instead.
+ */
+export async function startSignInEnrollment(deps: Deps, pending: NewSession, factorId?: string): Promise<SignInEnrollment> {
+  const owner = await enrollingOwner(deps, pending);
+  if ((await listActiveFactors(deps.db, owner.uuid)).length > 0) throw Conflict('a second factor was added meanwhile: sign in again');
+  const started = factorId === undefined ? undefined : await findFactor(deps.db, owner.uuid, factorId).catch(() => undefined);
+  if (started?.status === 'pending' && started.type === 'totp' && started.secret)
+    return { factorId: started.id, ...(await totpEnrollmentOf(owner, started.secret)) };
+  const enrolled = await enrollFactor(deps, owner, { type: 'totp' });
+  return { factorId: enrolled.id, secret: enrolled.secret!, otpauth_uri: enrolled.otpauth_uri!, qr_svg: enrolled.qr_svg! };
+}
+
+/**
+ * The passkey offered beside the authenticator app in the enrollment step: a new pending passkey
+ * factor for `pending`'s user, and the options of `navigator.credentials.create`. @throws 409 when
+ * the user has an active factor by now.
+ */
+export async function startSignInPasskeyEnrollment(deps: Deps, pending: NewSession, name: unknown): Promise<{ id: string; options: unknown }> {
+  const owner = await enrollingOwner(deps, pending);
+  if ((await listActiveFactors(deps.db, owner.uuid)).length > 0) throw Conflict('a second factor was added meanwhile: sign in again');
+  const enrolled = await enrollFactor(deps, owner, { type: 'webauthn', name });
+  return { id: enrolled.id, options: enrolled.options };
+}
+
+/**
+ * The enrollment step's proof: the code of the authenticator app, or the browser's answer for the
+ * passkey, activates the factor the step started for `pending`'s user; the sign-in is then complete
+ * with `otp` (or the passkey's `hwk`/`swk`) and `mfa` added to its `amr`. Returns the session to
+ * start and the user's recovery codes, to be shown once. @throws 400 for a wrong code or a refused
+ * passkey, 409 when the user has an active factor by now.
+ */
+export async function completeSignInEnrollment(
+  deps: Deps,
+  request: AuthorizeRequest,
+  pending: NewSession,
+  factorId: string,
+  proof: string | { response: unknown },
+  context: LoginContext,
+): Promise<{ session: NewSession; recoveryCodes: string[] }> {
+  return audited(
+    deps,
+    request,
+    context,
+    pending.principal.username,
+    async () => {
+      const owner = await enrollingOwner(deps, pending);
+      if ((await listActiveFactors(deps.db, owner.uuid)).length > 0) throw Conflict('a second factor was added meanwhile: sign in again');
+      const activated = await verifyFactor(deps, owner, factorId, typeof proof === 'string' ? { code: proof } : proof.response);
+      const factor = await findFactor(deps.db, owner.uuid, factorId);
+      const method = factor.type === 'totp' ? 'otp' : factor.credential?.multiDevice ? 'swk' : 'hwk';
+      return { session: { ...pending, amr: withSecondFactor(pending.amr, method) }, recoveryCodes: activated.recovery_codes ?? [] };
+    },
+    (enrolled) => ['user_signed_in', enrolled.session],
   );
 }

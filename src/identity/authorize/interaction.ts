@@ -39,6 +39,8 @@ export interface SealedInteraction {
   /** The `authTime` of the session a sign-in in this flow started. */
   loginAt?: number;
   pending?: PendingSignIn;
+  /** The factor the enrollment step of `pending` started (docs/account.md#second-factor-required). */
+  factor?: string;
   /** The device authorization being allowed at /device (RFC 8628), instead of an authorize request. */
   device?: string;
   passkey?: PasskeyChallenge;

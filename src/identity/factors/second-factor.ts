@@ -9,6 +9,9 @@ import { claimTotpStep, listActiveFactors, type Factor } from './factors.js';
 import { checkPasskey, type PasskeyProof } from './passkeys.js';
 import { useRecoveryCode } from './recovery-codes.js';
 import { looksLikeTotpCode, totpStepOf } from './totp.js';
+import { MFA_ACR, PHR_ACR, PWD_ACR } from '../../acr.js';
+
+export { ACR_VALUES, acrRank, MFA_ACR, PHR_ACR } from '../../acr.js';
 
 /** A password alone (RFC 8176 `pwd`). */
 export const PASSWORD_ONLY: readonly string[] = ['pwd'];
@@ -26,13 +29,6 @@ export function withSecondFactor(amr: readonly string[], method: string = 'otp')
   return [...new Set([...amr, method, 'mfa'])];
 }
 
-/** Our `acr` values (docs/api.md#second-factors), weakest first; discovery lists them. */
-export const ACR_VALUES = ['urn:idp:acr:pwd', 'urn:idp:acr:mfa', 'urn:idp:acr:phr'] as const;
-/** Two factors. */
-export const MFA_ACR = 'urn:idp:acr:mfa';
-/** Phishing-resistant: a passkey, which answers only its own origin. */
-export const PHR_ACR = 'urn:idp:acr:phr';
-
 /**
  * The `acr` an `amr` amounts to: `phr` when a passkey was used (`hwk`/`swk`), `mfa` for two
  * factors, `pwd` for a password; none for what we cannot vouch for (a federated sign-in).
@@ -40,13 +36,8 @@ export const PHR_ACR = 'urn:idp:acr:phr';
 export function acrOf(amr: readonly string[] | null | undefined): string | undefined {
   if (amr?.includes('hwk') || amr?.includes('swk')) return PHR_ACR;
   if (amr?.includes('mfa')) return MFA_ACR;
-  if (amr?.includes('pwd')) return 'urn:idp:acr:pwd';
+  if (amr?.includes('pwd')) return PWD_ACR;
   return undefined;
-}
-
-/** How strong an `acr` value is: its place in ACR_VALUES, -1 for none of ours. */
-export function acrRank(acr: string | undefined): number {
-  return (ACR_VALUES as readonly string[]).indexOf(acr ?? '');
 }
 
 /** A second factor as given: a one-time code (or none), or a passkey's assertion. */

@@ -67,6 +67,7 @@ export async function verifyPasskeyRegistration(rp: RelyingParty, challenge: str
     publicKey: Buffer.from(credential.publicKey).toString('base64url'),
     counter: credential.counter,
     ...(credential.transports && { transports: credential.transports }),
+    ...(verified.registrationInfo.credentialDeviceType === 'multiDevice' && { multiDevice: true }),
   };
 }
 

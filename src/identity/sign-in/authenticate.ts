@@ -22,6 +22,7 @@ import { findPasskeyFactor, listActiveFactors } from '../factors/factors.js';
 import { assertionCredentialId } from '../factors/webauthn.js';
 import { checkPasskey, type PasskeyProof } from '../factors/passkeys.js';
 import { recordFactorEvent } from '../factors/factor-events.js';
+import { ENROLLMENT_REQUIRED, isSecondFactorRequired } from '../factors/second-factor-required.js';
 import { ADMIN_REALM, assertNotThrottled, recordLoginFailure, resetLoginFailures, throttleKeys, UNKNOWN_ADDRESS, type LoginContext } from './throttle.js';
 
 const BAD_LOGIN = 'the username or password is not correct';
@@ -88,7 +89,8 @@ async function checkCode(
  * (docs/api.md#second-factors, checkCode); neither a wrong nor a missing code clears the count, so
  * that a known password does not reopen the guessing of codes. With `SECOND_STEP_LATER` an
  * account with a factor comes back `secondStepDue`, its count untouched, for
- * authenticateSecondStep to finish.
+ * authenticateSecondStep to finish. An account held to a second factor that has none is refused
+ * (a grant) or comes back `enrollmentDue` (second-factor-required.ts).
  */
 async function throttled<T extends { uuid: string }>(
   deps: Deps,
@@ -112,6 +114,12 @@ async function throttled<T extends { uuid: string }>(
     throw refuse();
   }
   let amr = PASSWORD_ONLY;
+  if (signIn && (await enrollmentDue(deps, realm, candidate.uuid))) {
+    // Held to a second factor and without one (second-factor-required.ts): the page enrolls one now, a grant refuses.
+    if (signIn.otp === SECOND_STEP_LATER) return { account: candidate, amr, enrollmentDue: true };
+    signIns.inc({ realm: kind, result: 'second_factor_required' });
+    throw InvalidGrant(ENROLLMENT_REQUIRED);
+  }
   if (signIn?.otp === SECOND_STEP_LATER) {
     if ((await listActiveFactors(deps.db, candidate.uuid)).length > 0) return { account: candidate, amr, secondStepDue: true };
   } else if (signIn) {
@@ -119,6 +127,11 @@ async function throttled<T extends { uuid: string }>(
   }
   await resetLoginFailures(deps, keys.account);
   return { account: candidate, amr };
+}
+
+/** Whether a user must enroll a second factor before signing in: held to one, and without any active. */
+async function enrollmentDue(deps: Deps, realm: string, userUuid: string): Promise<boolean> {
+  return (await isSecondFactorRequired(deps.db, realm, userUuid)) && (await listActiveFactors(deps.db, userUuid)).length === 0;
 }
 
 /** Refuses with 429 while the account or the address waits, counting the refusal. */
@@ -158,6 +171,8 @@ export interface SignedIn<T> {
   amr: readonly string[];
   /** The password was right and the account has a second factor, not yet asked for (SECOND_STEP_LATER). */
   secondStepDue?: boolean;
+  /** The password was right and the account must enroll a second factor before it is signed in (SECOND_STEP_LATER). */
+  enrollmentDue?: boolean;
 }
 
 /** Whose password: an admin user's, or a user's of an application (the throttle keeps them apart). */
