@@ -481,6 +481,38 @@ const TARGETS: Target[] = [
     path: `${B}/${users}/victim/factors/{victimFactor${i}}`,
     refused: DATA,
   })),
+  // An unknown session or client would be 404 to someone allowed, so a refusal shows the check comes
+  // first; ending real sessions and consents is test/management/sign-ins.test.ts's.
+  {
+    route: 'DELETE /management/users/:userId/sessions/:sessionId',
+    name: "end B's admin's browser session",
+    path: '/management/users/bob/sessions/some-session',
+    refused: MANAGEMENT,
+    control: 'skip',
+  },
+  {
+    route: 'DELETE /management/users/:userId/consents/:clientId',
+    name: "revoke B's admin's consent",
+    path: '/management/users/bob/consents/some-client',
+    refused: MANAGEMENT,
+    control: 'skip',
+  },
+  ...spellings('users').flatMap((users): Target[] => [
+    {
+      route: `DELETE /:orgId/:appId/${users}/:entityId/sessions/:sessionId`,
+      name: "end another user's browser session",
+      path: `${B}/${users}/victim/sessions/some-session`,
+      refused: DATA,
+      control: 'skip',
+    },
+    {
+      route: `DELETE /:orgId/:appId/${users}/:entityId/consents/:clientId`,
+      name: "revoke another user's consent",
+      path: `${B}/${users}/victim/consents/some-client`,
+      refused: DATA,
+      control: 'skip',
+    },
+  ]),
   {
     route: 'DELETE /:orgId/:appId/:collection/:entityId/:relation/:entityId2',
     name: 'disconnect two entities',
