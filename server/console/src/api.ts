@@ -42,21 +42,37 @@ export interface Entity {
   name?: string;
   created: number;
   modified: number;
-  metadata?: { path?: string; collections?: Record<string, { name: string; count: number }> };
+  metadata?: {
+    path?: string;
+    collections?: Record<string, { name: string; count: number }>;
+    /** Each relation to its path: `likes` → `/users/{uuid}/likes` (docs/api.md#connections). */
+    connections?: Record<string, string>;
+    /** Each relation others have to this entity: `likes` → `/dogs/{uuid}/connecting/likes`. */
+    connecting?: Record<string, string>;
+  };
   [property: string]: unknown;
 }
 
-/** `/a/{b}` with `{b: 'x y'}` → `/a/x%20y`. */
-function fill(path: string, params: Record<string, string>): string {
-  return path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name]));
+/** What an entity is called: users by username, groups by path, others by name. */
+export function titleOf(entity: Entity): string {
+  return String(entity.name ?? entity.username ?? entity.path ?? entity.uuid);
 }
 
-async function send(method: Method, url: string, body: unknown, retried = false): Promise<Envelope> {
-  const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${await accessToken()}` };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(url, { method: method.toUpperCase(), headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  // An access token revoked or expired early: one refresh, one more try.
-  if (response.status === 401 && !retried && (await refreshTokens())) return send(method, url, body, true);
+/** `/a/{b}` with `{b: 'x y'}` → `/a/x%20y`. */
+function fill(path: string, params: object): string {
+  return path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent((params as Record<string, string>)[name]));
+}
+
+/** A request with the access token; an answer of 401 (a token revoked or expired early) gets one refresh and one more try. */
+async function authorized(method: Method, url: string, init: { headers?: Record<string, string>; body?: BodyInit }, retried = false): Promise<Response> {
+  const headers = { ...init.headers, authorization: `Bearer ${await accessToken()}` };
+  const response = await fetch(url, { method: method.toUpperCase(), headers, body: init.body });
+  if (response.status === 401 && !retried && (await refreshTokens())) return authorized(method, url, init, true);
+  return response;
+}
+
+/** The answer's JSON, or its refusal as an ApiError. */
+async function answerOf(response: Response): Promise<Envelope> {
   const text = await response.text();
   let parsed: unknown;
   try {
@@ -69,6 +85,30 @@ async function send(method: Method, url: string, body: unknown, retried = false)
     throw new ApiError(response.status, error.error ?? 'error', error.error_description ?? `the server answered ${response.status}`, error.fields);
   }
   return parsed as Envelope;
+}
+
+async function send(method: Method, url: string, body: unknown): Promise<Envelope> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  return answerOf(await authorized(method, url, { headers, body: body === undefined ? undefined : JSON.stringify(body) }));
+}
+
+const ENTITY_PATH = '/{orgId}/{appId}/{collection}/{entityId}' satisfies keyof paths;
+/** The path parameters that name one entity. */
+export type EntityParams = PathParams<Operation<typeof ENTITY_PATH, 'get'>>;
+
+/** An entity's file (docs/api.md#assets): asked for by an Accept that is not JSON. */
+export async function downloadAsset(params: EntityParams): Promise<Blob> {
+  const response = await authorized('get', fill(ENTITY_PATH, params), { headers: { accept: 'application/octet-stream' } });
+  if (!response.ok) await answerOf(response);
+  return response.blob();
+}
+
+/** Attaches `file` to the entity, replacing the one it had: multipart, the file in the part `file`. */
+export async function uploadAsset(params: EntityParams, file: File): Promise<Envelope> {
+  const form = new FormData();
+  form.append('file', file);
+  return answerOf(await authorized('post', fill(ENTITY_PATH, params), { headers: { accept: 'application/json' }, body: form }));
 }
 
 export function request<P extends keyof paths, M extends MethodOf<P>>(method: M, path: P, call: Call<Operation<P, M>>): Promise<Envelope> {

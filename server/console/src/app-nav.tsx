@@ -1,18 +1,20 @@
 /** The areas of one application, as links under its heading: the one open is marked current, and still leads back to its list. */
+import { t } from './i18n';
+import type { MessageKey } from './messages';
 import { Link, pathOf } from './router';
 
-const AREAS: [area: string, label: string][] = [
-  ['collections', 'Collections'],
-  ['users', 'Users'],
-  ['groups', 'Groups'],
-  ['roles', 'Roles and permission tester'],
-  ['clients', 'OAuth clients'],
-  ['credentials', 'Credentials'],
+const AREAS: [area: string, label: MessageKey][] = [
+  ['collections', 'nav.collections'],
+  ['users', 'nav.users'],
+  ['groups', 'nav.groups'],
+  ['roles', 'nav.roles_tester'],
+  ['clients', 'nav.clients'],
+  ['credentials', 'nav.credentials'],
 ];
 
 export function AppNav(props: { org: string; app: string; current: string }) {
   return (
-    <nav aria-label="Application" class="tabs">
+    <nav aria-label={t('nav.application')} class="tabs">
       <ul>
         {AREAS.map(([area, label]) => (
           <li key={area}>
@@ -20,7 +22,7 @@ export function AppNav(props: { org: string; app: string; current: string }) {
               to={area === 'collections' ? pathOf('orgs', props.org, 'apps', props.app) : pathOf('orgs', props.org, 'apps', props.app, area)}
               aria-current={area === props.current ? 'page' : undefined}
             >
-              {label}
+              {t(label)}
             </Link>
           </li>
         ))}

@@ -6,6 +6,7 @@
  * sessionStorage across the redirect, and are removed when the code comes back.
  */
 import type { components, paths } from '~openapi';
+import { locale } from './i18n';
 
 const CLIENT_ID = 'idp-console';
 const SCOPE = 'openid api offline_access';
@@ -77,6 +78,8 @@ export async function signIn(returnTo: string): Promise<void> {
     state: pending.state,
     code_challenge: challenge,
     code_challenge_method: 'S256',
+    // The sign-in page speaks the console's language.
+    ui_locales: locale(),
   });
   location.assign(`${AUTHORIZE}?${query}`);
 }

@@ -1,4 +1,5 @@
 /** An admin who administers no organization: say so, and what to do, rather than show an empty console. */
+import { t } from '../i18n';
 import { useState } from 'preact/hooks';
 import { Heading } from '../parts';
 import { navigate, pathOf } from '../router';
@@ -8,11 +9,12 @@ export function NoAccess(props: { admin: Admin }) {
   const [org, setOrg] = useState('');
   return (
     <>
-      <Heading>No access</Heading>
+      <Heading>{t('no_access.title')}</Heading>
       <p>
-        You are signed in as <strong>{props.admin.username}</strong>, but you administer no organization, so there is nothing to show here yet.
+        {t('no_access.signed_in_as')} <strong>{props.admin.username}</strong>
+        {t('no_access.nothing')}
       </p>
-      <p>Ask an administrator of an organization to add you to it, then sign in again.</p>
+      <p>{t('no_access.ask')}</p>
       {props.admin.sysadmin && (
         <form
           class="panel"
@@ -21,13 +23,13 @@ export function NoAccess(props: { admin: Admin }) {
             navigate(pathOf('orgs', org.trim()));
           }}
         >
-          <h2>Open an organization</h2>
-          <p class="muted">As a sysadmin you may open any organization by its name.</p>
+          <h2>{t('no_access.open_title')}</h2>
+          <p class="muted">{t('no_access.open_hint')}</p>
           <div class="field">
-            <label for="org-name">Organization</label>
+            <label for="org-name">{t('no_access.org')}</label>
             <input id="org-name" required value={org} onInput={(event) => setOrg(event.currentTarget.value)} />
           </div>
-          <button type="submit">Open</button>
+          <button type="submit">{t('no_access.open')}</button>
         </form>
       )}
     </>

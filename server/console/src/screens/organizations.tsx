@@ -1,4 +1,5 @@
 /** The organizations the signed-in admin administers. */
+import { t } from '../i18n';
 import { Link, pathOf } from '../router';
 import { Heading } from '../parts';
 import type { Admin } from '../session';
@@ -7,8 +8,8 @@ export function Organizations(props: { admin: Admin }) {
   const names = Object.keys(props.admin.organizations).sort((a, b) => a.localeCompare(b));
   return (
     <>
-      <Heading>Organizations</Heading>
-      <p>The organizations you administer. Open one to see its applications.</p>
+      <Heading>{t('orgs.title')}</Heading>
+      <p>{t('orgs.intro')}</p>
       <ul class="cards">
         {names.map((name) => (
           <li key={name}>
