@@ -2,6 +2,7 @@
  * An application's client credentials (docs/api.md#clients): the client id, the secret on request,
  * and a new secret after a confirmation, when the old one stops working at once.
  */
+import { t } from '../i18n';
 import { useState } from 'preact/hooks';
 import { request, type Envelope } from '../api';
 import { AppNav } from '../app-nav';
@@ -33,40 +34,46 @@ export function Credentials(props: { org: string; app: string }) {
   return (
     <>
       <Heading>
-        Credentials <span class="muted">of {app}</span>
+        {t('credentials.title')} <span class="muted">{t('common.of', { place: app })}</span>
       </Heading>
       <AppNav org={org} app={app} current="credentials" />
       <p>
-        The application's own client: <code class="mono">grant_type=client_credentials</code> at <code class="mono">/connect/token</code> with this pair gives a
-        token with full control of the application's data.
+        {t('credentials.intro_before')} <code class="mono">grant_type=client_credentials</code> {t('credentials.intro_at')}{' '}
+        <code class="mono">/connect/token</code> {t('credentials.intro_after')}
       </p>
-      {rotated && <OnceSecret label="The new client secret" value={rotated.client_secret} />}
+      {rotated && <OnceSecret label={t('credentials.new_secret')} value={rotated.client_secret} />}
       <Waiting loading={credentials.loading && credentials.value === undefined} />
       <Problem error={credentials.error} />
       {credentials.value && (
         <section class="panel">
           <dl class="facts">
-            <dt>Client id</dt>
+            <dt>{t('clients.client_id')}</dt>
             <dd class="mono" id="credentials-client-id">
               {credentials.value.client_id}
             </dd>
-            <dt>Client secret</dt>
+            <dt>{t('credentials.secret')}</dt>
             <dd class="mono" id="credentials-secret">
               {shown ? credentials.value.client_secret : '••••••••••••'}
             </dd>
           </dl>
           <div class="actions">
             <button type="button" aria-controls="credentials-secret" aria-pressed={shown} onClick={() => setShown(!shown)}>
-              {shown ? 'Hide secret' : 'Show secret'}
+              {shown ? t('credentials.hide') : t('credentials.show')}
             </button>
             <button type="button" class="danger" onClick={() => setConfirming(true)}>
-              Generate a new secret…
+              {t('credentials.rotate_ellipsis')}
             </button>
           </div>
         </section>
       )}
-      <Confirm open={confirming} title="Generate a new secret?" action="Generate" onCancel={() => setConfirming(false)} onConfirm={confirmRotate}>
-        <p>The current secret stops working at once: every program that uses it must be given the new one.</p>
+      <Confirm
+        open={confirming}
+        title={t('credentials.rotate_title')}
+        action={t('credentials.rotate')}
+        onCancel={() => setConfirming(false)}
+        onConfirm={confirmRotate}
+      >
+        <p>{t('credentials.rotate_text')}</p>
         <Problem error={rotate.error} />
       </Confirm>
     </>

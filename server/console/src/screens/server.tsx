@@ -3,6 +3,8 @@
  * and is migrated, the signing keys are loaded), and for a sysadmin the signing keys, which are
  * active, and a rotation after a confirmation (docs/api.md#tokens).
  */
+import { t } from '../i18n';
+import type { MessageKey } from '../messages';
 import { useState } from 'preact/hooks';
 import { entitiesOf, request } from '../api';
 import { useLoad } from '../load';
@@ -16,7 +18,7 @@ interface PublishedKey {
   active?: string;
 }
 
-const USES: Record<string, string> = { access_token: 'access tokens', id_token: 'ID tokens' };
+const USES: Record<string, MessageKey> = { access_token: 'keys.use.access_token', id_token: 'keys.use.id_token' };
 
 function SigningKeys() {
   const keys = useLoad(async () => entitiesOf(await request('get', '/management/keys', { params: {} })) as unknown as PublishedKey[], []);
@@ -33,23 +35,23 @@ function SigningKeys() {
   const sorted = [...(keys.value ?? [])].sort((a, b) => Number(b.active !== undefined) - Number(a.active !== undefined));
   return (
     <section class="panel" aria-labelledby="keys-title">
-      <h2 id="keys-title">Signing keys</h2>
+      <h2 id="keys-title">{t('keys.title')}</h2>
       <Waiting loading={keys.loading && keys.value === undefined} />
       <Problem error={keys.error} />
       {rotated && (
         <p class="saved" role="status">
-          Rotated: new tokens are signed with the new keys; the old ones stay published until the tokens they signed expire.
+          {t('keys.rotated')}
         </p>
       )}
       {keys.value && (
         <div class="table-wrap">
           <table>
-            <caption>Published in the JWKS</caption>
+            <caption>{t('keys.caption')}</caption>
             <thead>
               <tr>
-                <th scope="col">Key id</th>
-                <th scope="col">Algorithm</th>
-                <th scope="col">State</th>
+                <th scope="col">{t('keys.kid')}</th>
+                <th scope="col">{t('keys.alg')}</th>
+                <th scope="col">{t('keys.state')}</th>
               </tr>
             </thead>
             <tbody>
@@ -59,7 +61,9 @@ function SigningKeys() {
                     <code class="mono">{key.kid}</code>
                   </td>
                   <td>{key.alg}</td>
-                  <td>{key.active ? <strong>active, signs {USES[key.active] ?? key.active}</strong> : 'retired, verifies until its tokens expire'}</td>
+                  <td>
+                    {key.active ? <strong>{t('keys.active', { use: key.active in USES ? t(USES[key.active]) : key.active })}</strong> : t('keys.retired')}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -68,11 +72,11 @@ function SigningKeys() {
       )}
       <div class="actions">
         <button type="button" class="danger" onClick={() => setConfirming(true)}>
-          Rotate keys…
+          {t('keys.rotate_ellipsis')}
         </button>
       </div>
-      <Confirm open={confirming} title="Rotate the signing keys?" action="Rotate" onCancel={() => setConfirming(false)} onConfirm={confirmRotate}>
-        <p>New keys sign every token from now on. Tokens already issued keep working until they expire: their keys stay published until then.</p>
+      <Confirm open={confirming} title={t('keys.rotate_title')} action={t('keys.rotate')} onCancel={() => setConfirming(false)} onConfirm={confirmRotate}>
+        <p>{t('keys.rotate_text')}</p>
         <Problem error={rotate.error} />
       </Confirm>
     </section>
@@ -84,27 +88,27 @@ export function ServerStatus(props: { admin: Admin }) {
   const ready = useLoad(async () => {
     try {
       await request('get', '/readyz', { params: {} });
-      return 'ready: the database answers and is migrated, the signing keys are loaded';
+      return t('server.ready');
     } catch (error) {
       return (error as Error).message;
     }
   }, []);
   return (
     <>
-      <Heading>Server</Heading>
+      <Heading>{t('server.title')}</Heading>
       <Waiting loading={status.loading && status.value === undefined} />
       <Problem error={status.error} />
       <section class="panel">
         <dl class="facts">
-          <dt>Version</dt>
+          <dt>{t('server.version')}</dt>
           <dd id="server-version">{status.value?.version}</dd>
-          <dt>Readiness</dt>
+          <dt>{t('server.readiness')}</dt>
           <dd id="server-ready">{ready.value}</dd>
-          <dt>Address</dt>
+          <dt>{t('server.address')}</dt>
           <dd class="mono">{location.origin}</dd>
         </dl>
       </section>
-      {props.admin.sysadmin ? <SigningKeys /> : <p class="muted">Signing keys are a sysadmin's to see and rotate.</p>}
+      {props.admin.sysadmin ? <SigningKeys /> : <p class="muted">{t('server.sysadmin_only')}</p>}
     </>
   );
 }
