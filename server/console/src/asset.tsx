@@ -78,11 +78,13 @@ export function Asset(props: { org: string; app: string; collection: string; ent
             <dd>{dateTime(file['last-modified'])}</dd>
           </dl>
           <Problem error={image.error} />
-          {preview && <img class="preview" src={preview} alt={t('asset.preview_alt', { name: titleOf(entity) })} />}
+          {isImage && preview && <img class="preview" src={preview} alt={t('asset.preview_alt', { name: titleOf(entity) })} />}
           <Problem error={download.error} />
-          <button type="button" onClick={save} disabled={download.busy}>
-            {t('asset.download')}
-          </button>
+          <div class="actions">
+            <button type="button" onClick={save} disabled={download.busy}>
+              {t('asset.download')}
+            </button>
+          </div>
         </>
       )}
       <form onSubmit={submit}>

@@ -148,7 +148,7 @@ export function Entities(props: { org: string; app: string; collection: string }
           <button type="submit">{t('entities.run')}</button>
         </div>
       </form>
-      <div class="field inline page-size">
+      <div class="page-size">
         <label for="page-size">{t('entities.page_size')}</label>
         <select
           id="page-size"
