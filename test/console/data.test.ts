@@ -198,6 +198,14 @@ describe.skipIf(!HAS_CHROMIUM)(`the console's data screens${HAS_CHROMIUM ? '' : 
   });
 
   it('speaks German by the browser, French by the switcher, and keeps the choice', async () => {
+    // The sign-in page is asked for in the console's language.
+    const signIn = await (await running.browser.newContext({ locale: 'de-DE' })).newPage();
+    await signIn.goto(`${running.url}/console/`);
+    await signIn.waitForURL(/\/connect\/authorize/);
+    expect(new URL(signIn.url()).searchParams.get('ui_locales')).toBe('de');
+    expect(await signIn.locator('button[type=submit]').textContent()).toContain('Anmelden');
+    await signIn.context().close();
+
     const page = await openPage('de-DE');
     await page.locator('h1', { hasText: 'Organisationen' }).waitFor();
     expect(await page.getAttribute('html', 'lang')).toBe('de');
@@ -209,6 +217,11 @@ describe.skipIf(!HAS_CHROMIUM)(`the console's data screens${HAS_CHROMIUM ? '' : 
     expect(await page.locator('nav.pager button').allTextContents()).toEqual(['Vorherige Seite', 'Nächste Seite']);
     await expectAccessible(page, 'entities in German');
     await page.screenshot({ path: join(SHOTS, 'console-entities-de.png') });
+    await page.goto(`${running.url}${CONSOLE_APP}/users`);
+    expect(await page.locator('nav[aria-label=Anwendung] a[aria-current=page]').textContent()).toBe('Benutzer');
+    await page.locator('h2', { hasText: 'Neuer Benutzer' }).waitFor();
+    expect(await page.locator('label[for=new-username]').textContent()).toBe('Benutzername');
+    await expectAccessible(page, 'users in German');
     await page.goto(`${running.url}${CONSOLE_APP}/collections/dogs/rex`);
     await page.locator('h2', { hasText: 'Verbindungen' }).waitFor();
     expect(await page.locator('#asset-title').textContent()).toBe('Datei');
