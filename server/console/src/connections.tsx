@@ -62,7 +62,7 @@ function ConnectionLists(props: { org: string; app: string; out: Connection[]; i
               aria-label={t('connections.remove_named', { relation: connection.relation, name: titleOf(connection.entity) })}
               onClick={() => props.onRemove(connection)}
             >
-              {t('connections.remove')}
+              {t('common.remove')}
             </button>
           </li>
         ))}
@@ -176,7 +176,7 @@ export function Connections(props: Props) {
       <Confirm
         open={removing !== undefined}
         title={t('connections.confirm_title')}
-        action={t('connections.remove')}
+        action={t('common.remove')}
         onCancel={() => setRemoving(undefined)}
         onConfirm={confirmRemove}
       >
