@@ -21,6 +21,8 @@ const KEYS = [
   'allow_plain_pkce',
   'identity_providers',
   'jwks_uri',
+  'subject_type',
+  'sector_identifier_uri',
 ];
 
 interface ClientFlags {
@@ -37,6 +39,8 @@ interface ClientFlags {
   allowPlainPkce?: boolean;
   identityProvider: string[];
   jwksUri?: string;
+  subjectType?: string;
+  sectorIdentifierUri?: string;
   data?: string;
 }
 
@@ -59,6 +63,8 @@ function metadataOf(flags: ClientFlags): Record<string, unknown> {
     allow_plain_pkce: flags.allowPlainPkce,
     identity_providers: list(flags.identityProvider),
     jwks_uri: flags.jwksUri,
+    subject_type: flags.subjectType,
+    sector_identifier_uri: flags.sectorIdentifierUri,
   };
   return Object.fromEntries(Object.entries(metadata).filter(([, value]) => value !== undefined));
 }
@@ -137,7 +143,7 @@ function metadataOptions(command: Command): Command {
       collect,
       [],
     )
-    .option('--response-type <type>', 'code, id_token, token, … (repeatable)', collect, [])
+    .option('--response-type <type>', 'code, id_token, token, code token, … (repeatable)', collect, [])
     .option('--scope <scopes>', 'space-separated allowed scopes, e.g. "openid profile email api"')
     .option('--auth-method <method>', 'client_secret_basic, client_secret_post, client_secret_jwt, private_key_jwt (with --jwks-uri or jwks in --data) or none')
     .option('--jwks-uri <url>', "where the client's public keys are (https), for private_key_jwt and signed request objects")
@@ -148,6 +154,8 @@ function metadataOptions(command: Command): Command {
     .option('--no-require-consent', 'skip the consent page')
     .option('--allow-plain-pkce', 'accept code_challenge_method=plain')
     .option('--identity-provider <name>', 'external provider allowed with acr_values=idp:NAME (repeatable)', collect, [])
+    .option('--subject-type <type>', "public (the user's id as sub, default) or pairwise (a sub of the client's sector)")
+    .option('--sector-identifier-uri <url>', "https URL of a JSON array of the client's redirect URIs; its host is the pairwise sector")
     .option('-d, --data <json>', 'further RFC 7591 metadata as a JSON object, or @FILE');
 }
 

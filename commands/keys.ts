@@ -5,8 +5,8 @@ import { ConfigError, resolveConfig, type ServeFlags } from '../src/config.js';
 type KeysFlags = Pick<ServeFlags, 'db' | 'databaseUrl' | 'accessTokenTtl' | 'idTokenTtl' | 'accessTokenAlg' | 'idTokenAlg'>;
 
 /**
- * `idp keys rotate --db FILE` (or `--database-url URL`): works on the database directly (a running server picks the
- * new keys up within seconds). Returns what it did so tests can call it.
+ * `idp keys rotate --db FILE` (or `--database-url URL`): works on the database directly (a running server signs its
+ * next token with the new keys). Returns what it did so tests can call it.
  */
 export async function rotateKeysCommand(flags: KeysFlags): Promise<{ kids: string[]; retiredUntil: Record<string, number> }> {
   const config = resolveConfig({ ...flags, logLevel: 'silent' }, process.env);

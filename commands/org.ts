@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { act, examples } from './client/run.js';
 import { needText, passwordOf, passwordOptions, type PasswordFlags } from './client/prompt.js';
-import { nameHint, nameOf } from './client/data.js';
+import { listTable, nameHint, nameOf, pagingOptions, type ListFlags } from './client/data.js';
 import type { Ctx } from './client/context.js';
 import { p } from './client/api.js';
 import { recordOf, tableOf } from './client/output.js';
@@ -36,6 +36,11 @@ async function get(ctx: Ctx, org: string | undefined) {
   ]);
 }
 
+/** GET /management/orgs: every organization, by name (sysadmins). */
+async function list(ctx: Ctx, flags: Pick<ListFlags, 'limit' | 'cursor' | 'all'>) {
+  return listTable(ctx, '/management/orgs', flags, ['name', 'uuid', 'activated', 'created'], 'there is no organization yet');
+}
+
 async function credentials(ctx: Ctx, org: string | undefined, flags: { regenerate?: boolean; yes?: boolean }) {
   return credentialsResult(ctx, p`/management/orgs/${orgOf(ctx, org)}/credentials`, flags.regenerate, flags.yes);
 }
@@ -63,6 +68,10 @@ export function register(noun: Command): void {
   examples(
     org.command('get').description('show an organization').argument('[org]', 'name or uuid (default --org)').action(act(get)),
     'idp org get acme --json',
+  );
+  examples(
+    pagingOptions(org.command('list').description('list every organization on the server, by name (sysadmins only)')).action(act(list)),
+    'idp org list --all',
   );
   examples(
     org

@@ -8,6 +8,7 @@
 import type { Hono } from 'hono';
 import type { Deps } from '../src/deps.js';
 import { NotFound } from '../src/errors.js';
+import { freshener } from '../src/db/open.js';
 import { VERSION } from '../src/version.js';
 import type { Env } from './env.js';
 import { onError } from './errors.js';
@@ -45,6 +46,8 @@ import { relationRoutes } from './routes/data/relations.js';
 import { userTokenRoutes } from './routes/data/user-tokens.js';
 import { userFactorRoutes } from './routes/data/user-factors.js';
 import { adminFactorRoutes } from './routes/admin-factors.js';
+import { adminSignInRoutes } from './routes/admin-sign-ins.js';
+import { userSignInRoutes } from './routes/data/user-sign-ins.js';
 import { userStateRoutes } from './routes/data/user-state.js';
 import { userPermittedRoutes } from './routes/data/user-permitted.js';
 import { adminAccountRoutes, appAccountRoutes } from './routes/account.js';
@@ -67,7 +70,7 @@ export const AREAS: readonly Area[] = [
   // last token along, which may have expired or been revoked meanwhile: no reason to refuse a new one.
   // The account page: the browser's sign-in session (and a CSRF token) is the caller, not a bearer token.
   { prefix: '/management', routes: [managementTokenRoutes, adminAccountRoutes] },
-  { prefix: '/management', middleware: [caller], routes: [managementRoutes, adminFactorRoutes, keyRoutes, adminLifecycleRoutes] },
+  { prefix: '/management', middleware: [caller], routes: [managementRoutes, adminFactorRoutes, adminSignInRoutes, keyRoutes, adminLifecycleRoutes] },
   { prefix: '/management/orgs/{orgId}', middleware: [caller, organizationAdmin], routes: [organizationRoutes] },
   {
     prefix: '/management/orgs/{orgId}/apps/{appId}',
@@ -81,7 +84,7 @@ export const AREAS: readonly Area[] = [
   {
     prefix: '/{orgId}/{appId}',
     middleware: [caller, application, dataAccess],
-    routes: [pushRoutes, entityRoutes, relationRoutes, userTokenRoutes, userFactorRoutes, userStateRoutes, userPermittedRoutes],
+    routes: [pushRoutes, entityRoutes, relationRoutes, userTokenRoutes, userFactorRoutes, userSignInRoutes, userStateRoutes, userPermittedRoutes],
   },
 ];
 
@@ -112,6 +115,7 @@ export function createApp(deps: Deps, areas: readonly Area[] = AREAS): Hono<Env>
   app.use('*', secureHeadersElsewhere({ hsts: sendsHsts(deps.config.issuer) }));
   // First, so that it sees every answer, refusals before routing included.
   app.use('*', observeRequests(deps));
+  const freshen = freshener(deps.db);
   app.use('*', async (c, next) => {
     c.set('startedAt', Date.now());
     c.set('deps', deps);
@@ -119,6 +123,8 @@ export function createApp(deps: Deps, areas: readonly Area[] = AREAS): Hono<Env>
     // Before the body limit, which makes the request anew (middleware/body-limit.ts).
     c.set('sentPath', sentPathOf(c.req.raw) ?? c.req.path);
     refuseInvalidPath(c);
+    // Remembered reads (the token's user, the client, the application) are current as of now.
+    if (freshen) await freshen();
     await limitBodySize(c, next);
   });
 

@@ -108,6 +108,23 @@ export function organizationView(org: Organization, owner: AdminUser | undefined
   };
 }
 
+/** An organization in the list of every organization: its own fields, without its owner and applications. */
+export function organizationListView(org: Organization) {
+  return {
+    uuid: org.uuid,
+    type: 'organization',
+    name: org.name,
+    orgname: org.name,
+    orguuId: org.uuid,
+    orgUuid: org.uuid,
+    activated: org.activated,
+    disabled: org.disabled,
+    created: org.created,
+    modified: org.modified,
+    metadata: { path: `/management/orgs/${org.uuid}` },
+  };
+}
+
 export function credentialView(credential: Credential) {
   return { client_Id: credential.clientId, client_id: credential.clientId, client_secret: credential.clientSecret };
 }

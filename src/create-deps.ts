@@ -5,7 +5,7 @@ import type { Logger } from './logger.js';
 import { Metrics } from './metrics.js';
 import { createKeyStore } from './identity/keys/keys.js';
 import { createMailer } from './mail/mailer.js';
-import { loadMacKey } from './identity/keys/secrets.js';
+import { loadServerSecrets } from './identity/keys/secrets.js';
 import { databaseThrottle, redisThrottle } from './identity/sign-in/throttle.js';
 
 /** The one place Deps are assembled, for `idp serve` and the tests alike. */
@@ -15,6 +15,6 @@ export async function createDeps(db: Db, config: Config, logger: Logger, now: ()
   const metrics = new Metrics();
   observeQueries(db, (seconds) => metrics.dbQueryDuration.observe(seconds));
   const deps = { db, config, logger, keys, mailer: createMailer(config, logger), throttle, metrics, now };
-  await loadMacKey(deps);
+  await loadServerSecrets(deps);
   return deps;
 }

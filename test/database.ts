@@ -58,15 +58,16 @@ export async function openTestDatabase(options: { poolSize?: number } = {}): Pro
 /**
  * A real `idp serve` in this process (a port, the delivery worker) on the test database: its own
  * :memory: SQLite, or its own PostgreSQL schema, dropped when the server closes. `now` is its
- * clock (a test clock's `() => clock.now`).
+ * clock (a test clock's `() => clock.now`); `env` its environment (e.g. `IDP_FCM_URL`).
  */
-export async function startTestServer(flags: ServeFlags, options: { now?: () => number } = {}): Promise<RunningServer> {
+export async function startTestServer(flags: ServeFlags, options: { now?: () => number; env?: Record<string, string> } = {}): Promise<RunningServer> {
   const start = (config: Config) => startServer(config, undefined, options.now);
-  if (TEST_DATABASE_URL === undefined) return start(resolveConfig({ logLevel: 'silent', ...flags, db: ':memory:' }, {}));
+  const env = options.env ?? {};
+  if (TEST_DATABASE_URL === undefined) return start(resolveConfig({ logLevel: 'silent', ...flags, db: ':memory:' }, env));
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const url = new URL(TEST_DATABASE_URL);
   url.searchParams.set('options', `-c search_path=${schema}`);
-  const server = await start(resolveConfig({ logLevel: 'silent', databasePoolSize: '4', ...flags, databaseUrl: url.toString() }, {}));
+  const server = await start(resolveConfig({ logLevel: 'silent', databasePoolSize: '4', ...flags, databaseUrl: url.toString() }, env));
   return {
     ...server,
     async close() {

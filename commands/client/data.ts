@@ -113,13 +113,19 @@ export interface ListFlags {
   explain?: boolean;
 }
 
-export function listOptions(command: Command): Command {
+/** How much of a list read by cursor: --limit, --cursor, --all. */
+export function pagingOptions(command: Command): Command {
   return command
-    .option('-q, --ql <query>', 'Usergrid query, e.g. "select * where age > 3 order by name"')
     .option('-l, --limit <n>', 'at most N rows, following cursors as needed (default one page of 10)')
     .option('--cursor <cursor>', 'continue from the cursor a previous list printed')
-    .addOption(new Option('-a, --all', 'follow cursors to the last page').conflicts(['cursor', 'limit']))
-    .option('--explain', "also print which index found the rows and how many the database read (the first page's; administrators only)");
+    .addOption(new Option('-a, --all', 'follow cursors to the last page').conflicts(['cursor', 'limit']));
+}
+
+export function listOptions(command: Command): Command {
+  return pagingOptions(command.option('-q, --ql <query>', 'Usergrid query, e.g. "select * where age > 3 order by name"')).option(
+    '--explain',
+    "also print which index found the rows and how many the database read (the first page's; administrators only)",
+  );
 }
 
 /** The server's largest page (docs/api.md#queries-and-paging). */

@@ -4,26 +4,31 @@
  * one application's application.ts. Handlers find the resource, check access, hand off to
  * src/management/, and wrap the result in the envelope.
  */
-import { createRoute } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 import { defineRoutes } from '../route-table.js';
 import { jsonOrForm, openapiRoute, responses, type router } from '../openapi.js';
 
 type Router = ReturnType<typeof router>;
 import { ok } from '../envelope.js';
-import { adminUserView, managementActivityView, organizationView } from '../views.js';
+import { adminUserView, managementActivityView, organizationListView, organizationView } from '../views.js';
 import { CreateOrg, CreateAdminUser, AdminUserUpdate, ResetPW } from '../../src/management/schemas.js';
-import { createOrganization } from '../../src/management/organizations.js';
+import { createOrganization, listOrganizations } from '../../src/management/organizations.js';
 import { createAdminUser, findAdminUser, listAdminOrganizations, updateAdminUser } from '../../src/management/admin-users.js';
 import { changeAdminPassword } from '../../src/identity/sign-in/authenticate.js';
 import { loginContextOf } from '../client-address.js';
 import { listUserFeed } from '../../src/management/activities.js';
 import { sendActivationLink } from '../../src/lifecycle/activation.js';
-import { requireSignup, requireAdminUserAccess, requireAdminUserSwitch } from '../access.js';
+import { requireSignup, requireAdminUserAccess, requireAdminUserSwitch, requireSysadmin } from '../access.js';
 import { setAccountActive } from '../../src/lifecycle/account-state.js';
 import { adminEntity } from './organization.js';
 import { FeedQuery, UserParams } from './management-params.js';
 
 const tag = 'Management';
+/** A page of a list read by cursor (docs/api.md#queries-and-paging). */
+const PageQuery = z.object({
+  limit: z.string().optional().openapi({ description: 'at most 1000, default 10' }),
+  cursor: z.string().optional().openapi({ description: "the previous page's cursor" }),
+});
 
 /** Sign-up: a new organization with its first admin, and a new admin user (both follow --signup). */
 function signUpRoutes(app: Router): void {
@@ -50,6 +55,23 @@ function signUpRoutes(app: Router): void {
         organization,
         extra: { data: { owner: adminUserView(owner, [organization]), organization: entity } },
       });
+    },
+  );
+
+  openapiRoute(
+    app,
+    createRoute({
+      method: 'get',
+      path: '/orgs',
+      tags: [tag],
+      summary: 'List every organization, by name (sysadmins only; limit, cursor)',
+      request: { query: PageQuery },
+      responses: responses('Organization'),
+    }),
+    async (c) => {
+      requireSysadmin(c);
+      const page = await listOrganizations(c.get('deps'), c.req.valid('query'));
+      return ok(c, { action: 'get organizations', entities: page.organizations.map(organizationListView), count: true, cursor: page.cursor });
     },
   );
 

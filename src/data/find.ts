@@ -8,16 +8,13 @@ import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { connections, entities } from '../db/schema.js';
 import { dialectOf, type Tx } from '../db/open.js';
-import { IllegalArgument } from '../errors.js';
+import { parseLimit } from './query/limit.js';
 import { compileQuery, encodeCursor, parseQuery, type EntityRecord, type PropertyPath, type Query } from './query/index.js';
 import type { Narrowed } from './query/compile.js';
 import { skippingUnreadable, unreadableProperties, type EntityRow } from '../db/entity-store.js';
 import { countingRows, type Explanation } from '../db/explain.js';
 import type { Logger } from '../logger.js';
 import type { RelationView } from './relations.js';
-
-export const DEFAULT_LIMIT = 10;
-export const MAX_LIMIT = 1000;
 
 export type EntityScope =
   { readonly kind: 'collection'; readonly collection: string } | { readonly kind: 'related'; readonly uuid: string; readonly view: RelationView };
@@ -39,13 +36,6 @@ export interface EntityPage {
   readonly select: readonly PropertyPath[] | null;
   /** With `explain`: the index that found the entities and the rows read. */
   readonly explain?: Explanation;
-}
-
-/** `limit` as given in a query string. @throws AppError `illegal_argument` (400) when not a number. */
-export function parseLimit(text: string | undefined): number {
-  if (text === undefined || text === '') return DEFAULT_LIMIT;
-  if (!/^-?\d+$/.test(text.trim())) throw IllegalArgument(`limit must be a whole number, not '${text}'`, { fields: { limit: 'not a number' } });
-  return Math.min(MAX_LIMIT, Math.max(1, Number(text)));
 }
 
 /** The entity as the query language sees it: columns plus properties. */

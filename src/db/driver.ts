@@ -47,6 +47,11 @@ export interface Driver {
   inTransaction(): boolean;
   /** Reads remembered until their tables change (read-cache.ts); only where every writer is seen. */
   readonly readCache?: ReadCache;
+  /**
+   * Resolves once the read cache knows of every change committed before the call, where changes
+   * by others arrive asynchronously (PostgreSQL's change feed); absent where they cannot.
+   */
+  freshen?(): Promise<void>;
   /** The connection pool's use at this moment, where there is a pool (PostgreSQL). */
   poolUse?(): PoolUse;
   close(): Promise<void>;

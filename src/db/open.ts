@@ -78,6 +78,17 @@ export function remembered<T>(handle: object, key: string, tables: readonly Tabl
   return cache ? cache.get(key, tables, load) : load();
 }
 
+/**
+ * A function that resolves once what `remembered` answers holds every change committed before
+ * its call, by another instance too: a request that waits for it first sees every write
+ * acknowledged before it arrived (docs/design.md#the-read-cache). Undefined where every change
+ * is known at once (SQLite).
+ */
+export function freshener(handle: object): (() => Promise<void>) | undefined {
+  const driver = driverOf(handle);
+  return driver?.freshen === undefined ? undefined : () => driver.freshen!();
+}
+
 type Session = {
   transaction(body: (tx: unknown) => Promise<unknown>, config?: unknown): Promise<unknown>;
 };
@@ -235,6 +246,15 @@ function schemaNameOf(options: { url: string; schema?: string }): string | undef
   return schemaName;
 }
 
+/** The tables of the connection's schema whose changes the change feed reports (postgres/0014_change_feed.sql). */
+async function tablesWithChangeFeed(client: Pick<ClientBase, 'query'>): Promise<Set<string>> {
+  const { rows } = await client.query(
+    `select c.relname as name from pg_trigger t join pg_class c on c.oid = t.tgrelid
+     where t.tgname = 'idp_changed' and c.relnamespace = current_schema()::regnamespace`,
+  );
+  return new Set((rows as { name: string }[]).map((row) => row.name));
+}
+
 async function openPostgresDatabase(options: OpenOptions & { url: string }): Promise<Database_> {
   const { openPostgres } = await import('./postgres.js');
   // The migrations are recorded beside the tables, so each schema is migrated on its own.
@@ -256,6 +276,7 @@ async function openPostgresDatabase(options: OpenOptions & { url: string }): Pro
       } finally {
         await client.query('select pg_advisory_unlock($1, hashtext($2))', [MIGRATION_LOCK, schema]);
       }
+      driver.rememberReads(await tablesWithChangeFeed(client));
     } finally {
       client.release();
     }

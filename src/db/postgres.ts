@@ -9,6 +9,9 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { atomicAlone, TextCache, TransactionScope, type Driver } from './driver.js';
+import { startChangeFeed, type ChangeFeed } from './change-feed.js';
+import { ReadCache, tablesOf, writtenTable } from './read-cache.js';
+import * as schema from './schema.js';
 
 export interface PostgresOptions {
   readonly url: string;
@@ -19,7 +22,16 @@ export interface PostgresOptions {
 export interface PostgresDriver extends Driver {
   readonly dialect: 'postgres';
   readonly pool: pg.Pool;
+  /**
+   * From now on, remembers reads of the `covered` tables (those the change feed reports, see
+   * change-feed.ts) until a change to them is heard or made here. Called once the schema is migrated.
+   */
+  rememberReads(covered: ReadonlySet<string>): void;
 }
+
+/** Commands after which rows may have changed; DDL changes what any read means. */
+const CHANGING = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE', 'TRUNCATE', 'COPY']);
+const DEFINING = new Set(['CREATE', 'ALTER', 'DROP']);
 
 // Row values the storage layer expects as SQLite returns them: 64-bit integers (ms timestamps,
 // counts) as numbers, JSON as its text (drizzle's JSON columns parse it themselves).
@@ -95,6 +107,47 @@ function isRetryable(error: unknown): boolean {
   return false;
 }
 
+/**
+ * The read cache of one pool (docs/design.md#the-read-cache): told of this instance's changes by
+ * `noteChange` after each statement, of everyone else's by the change feed.
+ */
+function trackChanges(url: string, scope: TransactionScope<pg.PoolClient>) {
+  let readCache: ReadCache | undefined;
+  let feed: ChangeFeed | undefined;
+  // The tables each open transaction changed: told again at its commit, since a read by another
+  // connection in between saw them unchanged and may have been remembered as current.
+  const changedIn = new WeakMap<object, Set<string | undefined>>();
+  return {
+    get readCache() {
+      return readCache;
+    },
+    /** A statement of this instance changed rows: forget what was read of its table, now and at commit. */
+    noteChange(source: string, result: pg.QueryResult): void {
+      if (readCache === undefined) return;
+      const transaction = scope.current();
+      if (result.command === 'COMMIT') {
+        for (const table of (transaction && changedIn.get(transaction)) ?? []) readCache.written(table);
+        return;
+      }
+      const defines = DEFINING.has(result.command);
+      if (!defines && !(CHANGING.has(result.command) && (result.rowCount ?? 0) > 0)) return;
+      const table = defines ? undefined : writtenTable(source);
+      readCache.written(table);
+      if (transaction === undefined) return;
+      const tables = changedIn.get(transaction) ?? new Set();
+      tables.add(table);
+      changedIn.set(transaction, tables);
+    },
+    freshen: (): Promise<void> => feed?.sync() ?? Promise.resolve(),
+    rememberReads(covered: ReadonlySet<string>): void {
+      if (feed !== undefined) return;
+      feed = startChangeFeed({ url, changed: (table) => readCache?.written(table) });
+      readCache = new ReadCache(tablesOf(schema), feed.version, () => scope.current() !== undefined, undefined, covered);
+    },
+    close: async (): Promise<void> => feed?.close(),
+  };
+}
+
 export function openPostgres(options: PostgresOptions): PostgresDriver {
   const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10, types });
   // An idle pooled connection that drops (server restart) must not take the process down.
@@ -108,8 +161,12 @@ export function openPostgres(options: PostgresOptions): PostgresDriver {
       const translated = toPostgresSql(text);
       return { text: translated, name: `idp_${createHash('sha1').update(translated).digest('hex').slice(0, 16)}` };
     });
-  const submit = (source: string, params: readonly unknown[], rowMode?: 'array') =>
-    target().query({ ...statement(source), values: params as unknown[], ...(rowMode && { rowMode }) });
+  const changes = trackChanges(options.url, scope);
+  const submit = async (source: string, params: readonly unknown[], rowMode?: 'array') => {
+    const result = await target().query({ ...statement(source), values: params as unknown[], ...(rowMode && { rowMode }) });
+    changes.noteChange(source, result);
+    return result;
+  };
 
   const driver: PostgresDriver = {
     dialect: 'postgres',
@@ -142,8 +199,16 @@ export function openPostgres(options: PostgresOptions): PostgresDriver {
     },
     atomic: (body) => atomicAlone(driver, body),
     inTransaction: () => scope.current() !== undefined,
+    get readCache() {
+      return changes.readCache;
+    },
+    freshen: () => changes.freshen(),
+    rememberReads: (covered) => changes.rememberReads(covered),
     poolUse: () => ({ open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 }),
-    close: () => pool.end(),
+    async close() {
+      await changes.close();
+      await pool.end();
+    },
   };
   return driver;
 }

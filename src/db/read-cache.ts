@@ -13,8 +13,10 @@
  * oncePerTurn) — is seen by the next request. Inside a transaction nothing is remembered or
  * served: the transaction must see its own writes, and they may still be rolled back.
  *
- * Only the SQLite driver has one. On PostgreSQL other instances write where this one cannot see,
- * so every lookup goes to the database. *
+ * On PostgreSQL other instances write where this one cannot see: their changes arrive through
+ * the change feed (change-feed.ts), and only the tables it reports are remembered
+ * (docs/design.md#the-read-cache).
+ *
  * The fast path for authenticated reads, measured on 2026-11-24 against every lookup going to
  * the database (`get-entity` scenario, 3 interleaved pairs,
  * docs/benchmarks.md#speed-ups-and-their-figures): 89 vs 198 µs CPU per request, 6,530 vs 3,296
@@ -116,6 +118,8 @@ export class ReadCache {
     private readonly externalVersion: () => number,
     private readonly inTransaction: () => boolean,
     private readonly limit = DEFAULT_LIMIT,
+    /** The tables whose changes the cache is told of; reads of any other table are not remembered (all when undefined). */
+    private readonly covered?: ReadonlySet<string>,
   ) {
     this.dependents = dependentsOf(tables);
   }
@@ -139,7 +143,7 @@ export class ReadCache {
 
   /** What `load` reads from `tables`, remembered under `key` until one of them changes. */
   async get<T>(key: string, tables: readonly Table[], load: () => Promise<T>): Promise<T> {
-    if (this.inTransaction()) return load();
+    if (this.inTransaction() || (this.covered !== undefined && !tables.every((table) => this.covered!.has(getTableName(table))))) return load();
     const outside = this.externalVersion();
     if (outside !== this.outside) {
       if (this.outside !== undefined) this.epoch++;

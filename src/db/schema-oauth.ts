@@ -41,6 +41,10 @@ export interface StoredClientMetadata {
   require_pushed_authorization_requests?: boolean;
   /** RFC 9449 5.2: token requests of this client must carry a DPoP proof. Absent in rows stored before it existed. */
   dpop_bound_access_tokens?: boolean;
+  /** OIDC Core 8: `pairwise` gives this client's users a `sub` of its sector's own; absent or `public`: the user's id. */
+  subject_type?: 'public' | 'pairwise';
+  /** OIDC Dynamic Client Registration 5: whose host is the pairwise sector, and which lists the client's redirect URIs. */
+  sector_identifier_uri?: string;
 }
 
 /**

@@ -7,9 +7,11 @@ import type { Deps } from '../deps.js';
 import { issuerOf } from './issuer.js';
 import { grants } from './grants/index.js';
 import { SCOPES } from './scopes.js';
-import { PROMPTS, RESPONSE_MODES, RESPONSE_TYPES } from './authorize/authorize-request.js';
+import { PROMPTS, RESPONSE_MODES } from './authorize/authorize-request.js';
+import { RESPONSE_TYPES } from './authorize/response-types.js';
 import { LOCALES } from './authorize/locales.js';
 import { ASYMMETRIC_ALGS, HMAC_ALGS } from './clients/client-keys.js';
+import { SUBJECT_TYPES } from './clients/sector-identifiers.js';
 
 const SECRET_METHODS = ['client_secret_basic', 'client_secret_post'];
 const JWT_METHODS = ['client_secret_jwt', 'private_key_jwt'];
@@ -42,7 +44,8 @@ export function discoveryDocument(deps: Deps): Record<string, unknown> {
     response_modes_supported: RESPONSE_MODES,
     // The token endpoint's grants, and the authorize endpoint's implicit one (RFC 8414 2).
     grant_types_supported: [...grants.keys(), 'implicit'],
-    subject_types_supported: ['public'],
+    // OIDC Core 8: per client, `subject_type` (docs/api.md#pairwise-subject-identifiers).
+    subject_types_supported: SUBJECT_TYPES,
     id_token_signing_alg_values_supported: [deps.config.idTokenAlg],
     // docs/api.md#client-authentication-with-a-jwt: private_key_jwt and client_secret_jwt (RFC 7523).
     token_endpoint_auth_methods_supported: [...SECRET_METHODS, ...JWT_METHODS, 'none'],

@@ -2,12 +2,13 @@
  * Organizations: created together with their first admin user (POST /management/orgs with
  * CreateOrg), addressed by name or uuid.
  */
-import { eq, sql } from 'drizzle-orm';
+import { asc, eq, gt, sql } from 'drizzle-orm';
 import { preparedFor } from '../db/prepared.js';
 import { remembered, type Tx } from '../db/open.js';
 import { organizations } from '../db/schema.js';
 import { newUuid, isUuid } from '../ids.js';
-import { DuplicateUniqueProperty, OrganizationNotFound } from '../errors.js';
+import { DuplicateUniqueProperty, IllegalArgument, OrganizationNotFound } from '../errors.js';
+import { parseLimit } from '../data/query/limit.js';
 import type { Deps } from '../deps.js';
 import type { CreateOrg } from './schemas.js';
 import { addAdminToOrganizationIn, hashAdminPassword, insertAdminUser, type AdminUser } from './admin-users.js';
@@ -39,6 +40,31 @@ export async function findOrganization(deps: Deps, id: string): Promise<Organiza
   const org = await findOrganizationIn(deps.db, id);
   if (!org) throw OrganizationNotFound(`organization '${id}' not found`);
   return org;
+}
+
+/** A page of every organization on the server, by name, with the cursor of the next page (a sysadmin's list). */
+export async function listOrganizations(deps: Deps, options: { limit?: string; cursor?: string }): Promise<{ organizations: Organization[]; cursor?: string }> {
+  const limit = parseLimit(options.limit);
+  const after = decodeNameCursor(options.cursor);
+  const rows = await deps.db
+    .select()
+    .from(organizations)
+    .where(after === undefined ? undefined : gt(organizations.nameKey, after))
+    .orderBy(asc(organizations.nameKey))
+    .limit(limit + 1)
+    .all();
+  const page = rows.slice(0, limit);
+  // Keyset paging on the unique lower-cased name: organizations made between pages are neither repeated nor skipped.
+  return { organizations: page, cursor: rows.length > limit ? Buffer.from(page[page.length - 1].nameKey).toString('base64url') : undefined };
+}
+
+function decodeNameCursor(cursor: string | undefined): string | undefined {
+  if (cursor === undefined || cursor === '') return undefined;
+  const name = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
+  if (name === '' || Buffer.from(name).toString('base64url') !== cursor) {
+    throw IllegalArgument('cursor is not one this endpoint returned', { fields: { cursor: 'malformed' } });
+  }
+  return name;
 }
 
 export async function insertOrganization(tx: Tx, now: number, name: string, owner: AdminUser, activated = true): Promise<Organization> {

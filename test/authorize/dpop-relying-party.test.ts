@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as oidc from 'openid-client';
 import { decodeJwt } from 'jose';
-import { authorizeAsUser, Browser, createClient, createFixture, REDIRECT, startIdp, type Fixture, type RegisteredClient } from './support.js';
+import { createClient, createFixture, discover, signInWithOpenidClient, startIdp, type Fixture, type RegisteredClient } from './support.js';
 
 let fixture: Fixture;
 let confidential: RegisteredClient;
@@ -19,34 +19,12 @@ beforeAll(async () => {
 });
 afterAll(() => fixture.server.close());
 
-async function discover(client: RegisteredClient): Promise<oidc.Configuration> {
-  const auth = client.client_secret === undefined ? oidc.None() : oidc.ClientSecretBasic(client.client_secret);
-  return oidc.discovery(new URL(fixture.url), client.client_id, undefined, auth, { execute: [oidc.allowInsecureRequests] });
-}
-
-/** A code flow as `config`'s client, its tokens bound to `dpop`'s key. */
-async function signInWithDpop(config: oidc.Configuration, dpop: oidc.DPoPHandle, scope: string) {
-  const verifier = oidc.randomPKCECodeVerifier();
-  const nonce = oidc.randomNonce();
-  const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: REDIRECT,
-    scope,
-    nonce,
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-  });
-  const response = await authorizeAsUser(new Browser(fixture.url), url.toString());
-  return oidc.authorizationCodeGrant(config, new URL(response.headers.get('location')!), { pkceCodeVerifier: verifier, expectedNonce: nonce }, undefined, {
-    DPoP: dpop,
-  });
-}
-
 describe('openid-client with DPoP', () => {
   it('binds the tokens of a code exchange; userinfo and the data API take them with proofs', async () => {
-    const config = await discover(confidential);
+    const config = await discover(fixture, confidential);
     expect(config.serverMetadata().dpop_signing_alg_values_supported).toContain('ES256');
     const dpop = oidc.getDPoPHandle(config, await oidc.randomDPoPKeyPair());
-    const tokens = await signInWithDpop(config, dpop, 'openid profile api');
+    const tokens = await signInWithOpenidClient(fixture, config, { scope: 'openid profile api', DPoP: dpop });
     expect(tokens.token_type).toBe('dpop');
     expect(decodeJwt(tokens.access_token).cnf).toEqual({ jkt: expect.any(String) });
     const sub = tokens.claims()!.sub;
@@ -64,9 +42,9 @@ describe('openid-client with DPoP', () => {
   });
 
   it("binds a public client's refresh token to its key: refreshing needs a proof of that key", async () => {
-    const config = await discover(publicClient);
+    const config = await discover(fixture, publicClient);
     const dpop = oidc.getDPoPHandle(config, await oidc.randomDPoPKeyPair());
-    const tokens = await signInWithDpop(config, dpop, 'openid api offline_access');
+    const tokens = await signInWithOpenidClient(fixture, config, { scope: 'openid api offline_access', DPoP: dpop });
     expect(tokens.refresh_token).toEqual(expect.any(String));
     const withOtherKey = oidc.getDPoPHandle(config, await oidc.randomDPoPKeyPair());
     await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!, undefined, { DPoP: withOtherKey })).rejects.toMatchObject({ error: 'invalid_grant' });

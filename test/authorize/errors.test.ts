@@ -65,8 +65,8 @@ describe('errors sent back to the client', () => {
     { name: 'response_type missing', params: () => ({ ...base(), response_type: undefined }), error: 'invalid_request' },
     { name: 'response_type unknown', params: () => ({ ...base(), response_type: 'magic' }), error: 'unsupported_response_type' },
     {
-      name: 'response_type code token (not a supported combination)',
-      params: () => ({ ...base(), response_type: 'code token', nonce: 'n' }),
+      name: 'response_type code token token (a word twice)',
+      params: () => ({ ...base(), response_type: 'code token token', nonce: 'n' }),
       error: 'unsupported_response_type',
       mode: 'fragment',
     },

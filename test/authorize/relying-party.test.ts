@@ -53,7 +53,7 @@ describe('openid-client as relying party', () => {
     expect(metadata.issuer).toBe(fixture.url);
     expect(metadata.authorization_endpoint).toBe(`${fixture.url}/connect/authorize`);
     expect(metadata.end_session_endpoint).toBe(`${fixture.url}/connect/endsession`);
-    expect(metadata.response_types_supported).toEqual(['code', 'id_token', 'token', 'id_token token', 'code id_token', 'code id_token token']);
+    expect(metadata.response_types_supported).toEqual(['code', 'id_token', 'token', 'id_token token', 'code id_token', 'code token', 'code id_token token']);
     expect(metadata.response_modes_supported).toEqual(['query', 'fragment', 'form_post']);
     expect(metadata.authorization_response_iss_parameter_supported).toBe(true);
   });

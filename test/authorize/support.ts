@@ -3,6 +3,7 @@
  * browser need a socket), an organization with an application, users and OAuth clients, and a
  * small cookie-keeping "browser" that fills in the pages' forms with fetch.
  */
+import * as oidc from 'openid-client';
 import type { RunningServer } from '../../server/serve.js';
 import { startTestServer } from '../database.js';
 import { insertEntity } from '../../src/db/entity-store.js';
@@ -106,6 +107,8 @@ export interface ClientOptions {
   identity_providers?: string[];
   client_name?: string;
   require_pushed_authorization_requests?: boolean;
+  subject_type?: 'public' | 'pairwise';
+  sector_identifier_uri?: string;
 }
 
 export const REDIRECT = 'https://rp.example/callback';
@@ -259,4 +262,48 @@ export async function authorizeAsUser(browser: Browser, authorizeUrl: string, us
     else return new Response(html, { status: response.status, headers: response.headers });
   }
   return response;
+}
+
+/** openid-client's view of `client`, from the discovery document: HTTP Basic for a confidential client. */
+export async function discover(fixture: Pick<Fixture, 'url'>, client: RegisteredClient): Promise<oidc.Configuration> {
+  const auth = client.client_secret === undefined ? oidc.None() : oidc.ClientSecretBasic(client.client_secret);
+  return oidc.discovery(new URL(fixture.url), client.client_id, undefined, auth, { execute: [oidc.allowInsecureRequests] });
+}
+
+/**
+ * The code flow with S256 PKCE and a nonce, openid-client as the relying party and the user
+ * signing in on the pages; openid-client checks the answer. `DPoP` binds the tokens to its key.
+ */
+export async function signInWithOpenidClient(
+  fixture: Pick<Fixture, 'url'>,
+  config: oidc.Configuration,
+  options: { scope: string; redirect_uri?: string; DPoP?: oidc.DPoPHandle },
+) {
+  const verifier = oidc.randomPKCECodeVerifier();
+  const nonce = oidc.randomNonce();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: options.redirect_uri ?? REDIRECT,
+    scope: options.scope,
+    nonce,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  });
+  const response = await authorizeAsUser(new Browser(fixture.url), url.toString());
+  return oidc.authorizationCodeGrant(config, new URL(response.headers.get('location')!), { pkceCodeVerifier: verifier, expectedNonce: nonce }, undefined, {
+    ...(options.DPoP && { DPoP: options.DPoP }),
+  });
+}
+
+/** A token of the application's own credentials (regenerated): an initial access token for /connect/register. */
+export async function applicationCredentialsToken(fixture: Pick<Fixture, 'url' | 'adminToken'>): Promise<string> {
+  const { credentials } = await api(fixture, 'POST', '/management/orgs/acme/apps/shop/credentials');
+  const { client_id, client_secret } = credentials as { client_id: string; client_secret: string };
+  const answer = await json(
+    await fetch(`${fixture.url}/connect/token`, {
+      method: 'POST',
+      headers: { authorization: basic(client_id, client_secret), 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials',
+    }),
+  );
+  return String(answer.access_token);
 }

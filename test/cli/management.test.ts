@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loginDemo, startCli, type Cli } from './helpers.js';
+import { DEMO_FIXTURES, loginDemo, startCli, type Cli } from './helpers.js';
 
 let cli: Cli;
 beforeAll(async () => {
@@ -93,6 +93,28 @@ describe('organizations', () => {
     const feed = await cli.json(['org', 'feed', '--limit', '3']);
     expect(feed.entities).toHaveLength(3);
     expect((await cli.run(['org', 'feed'])).stdout).toMatch(/^UUID +PUBLISHED +CATEGORY +VERB +TITLE/);
+  });
+
+  it('lists every organization for a sysadmin, by name, following cursors with --all; refuses an admin', async () => {
+    const refused = await cli.run(['org', 'list']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('error: only a sysadmin may do this');
+    const root = await startCli(['--fixtures', DEMO_FIXTURES, '--superuser', 'root:root-password-1']);
+    try {
+      expect((await root.run(['login', '--username', 'root', '--password-stdin'], { input: 'root-password-1\n' })).code).toBe(0);
+      for (const name of ['beta', 'alpha']) {
+        await root.json(['org', 'create', name, '--username', `${name}-owner`, '--name', 'Owner', '--email', `${name}@example.com`, '--password-stdin'], {
+          input: 'owners-password-1\n',
+        });
+      }
+      const first = await root.json(['org', 'list', '--limit', '2']);
+      expect(first.entities.map((org: { name: string }) => org.name)).toEqual(['alpha', 'beta']);
+      const all = await root.json(['org', 'list', '--all']);
+      expect(all.entities.map((org: { name: string }) => org.name)).toEqual(['alpha', 'beta', 'demo']);
+      expect((await root.run(['org', 'list'])).stdout).toMatch(/^NAME +UUID +ACTIVATED +CREATED\nalpha /);
+    } finally {
+      await root.stop();
+    }
   });
 });
 

@@ -89,6 +89,37 @@ describe('OAuth commands', () => {
     expect((await cli.run(['client', 'get', id])).code).toBe(4);
   });
 
+  it('creates a pairwise client with code token; a second redirect host without a sector_identifier_uri is refused', async () => {
+    const created = await cli.json([
+      'client',
+      'create',
+      'hybrid',
+      '--redirect-uri',
+      'https://app.example.com/cb',
+      '--grant-type',
+      'authorization_code',
+      '--grant-type',
+      'implicit',
+      '--response-type',
+      'code token',
+      '--subject-type',
+      'pairwise',
+    ]);
+    const client = created.entities?.[0] ?? created;
+    expect(client).toMatchObject({ response_types: ['code token'], subject_type: 'pairwise' });
+    const refused = await cli.run([
+      'client',
+      'update',
+      client.client_id,
+      '--redirect-uri',
+      'https://app.example.com/cb',
+      '--redirect-uri',
+      'https://other.example/cb',
+    ]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/needs a sector_identifier_uri/);
+  });
+
   it('registers a private_key_jwt client with its jwks_uri', async () => {
     const created = await cli.json([
       'client',

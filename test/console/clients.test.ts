@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { HAS_CHROMIUM } from '../chromium.js';
 import { DEMO, expectAccessible, SHOTS, useConsoleServer } from './console-helpers.js';
+import { TEST_DATABASE_URL } from '../database.js';
 
 const ROOT = { username: 'root', password: 'root-password-1' };
 const harness = useConsoleServer({ superuser: `${ROOT.username}:${ROOT.password}` });
@@ -155,12 +156,22 @@ describe.skipIf(!HAS_CHROMIUM)(`admin console: OAuth clients, credentials, serve
     await page.locator('#server-version', { hasText: version }).waitFor();
     await page.locator('#server-ready', { hasText: 'ready' }).waitFor();
     expect(await page.locator('main').textContent()).toContain("Signing keys are a sysadmin's");
+    // The database kind, the uptime and the figures are a sysadmin's too.
+    expect(await page.locator('#server-database, #server-uptime, #figures-title').count()).toBe(0);
     await expectAccessible(page, 'server');
     await page.context().close();
 
     const root = await openPage();
     await signIn(root, ROOT);
     await root.goto(`${harness.url}/console/server`);
+    await root.locator('#server-database', { hasText: TEST_DATABASE_URL === undefined ? 'SQLite' : 'PostgreSQL' }).waitFor();
+    expect(await root.locator('#server-uptime').textContent()).toMatch(/^\d+ (s|min|h|d)\b/);
+    // Figures from /metrics: the requests this test made, the tokens it got.
+    await root.locator('#figure-requests').waitFor();
+    const figure = async (id: string) => Number((await root.locator(`#figure-${id}`).textContent())!.replace(/[^\d]/g, ''));
+    expect(await figure('requests')).toBeGreaterThan(10);
+    expect(await figure('tokens')).toBeGreaterThanOrEqual(2);
+    expect(await figure('memory')).toBeGreaterThan(0);
     const active = root.locator('tbody tr', { hasText: 'active' });
     await active.nth(1).waitFor();
     const activeKids = async () => (await active.locator('td:first-child').allTextContents()).sort();
@@ -173,6 +184,7 @@ describe.skipIf(!HAS_CHROMIUM)(`admin console: OAuth clients, credentials, serve
         .sort(),
     );
     await expectAccessible(root, 'server, sysadmin');
+    await root.screenshot({ path: join(SHOTS, 'console-server.png'), fullPage: true });
 
     await root.click('text=Rotate keys…');
     await root.locator('dialog[open]').waitFor();

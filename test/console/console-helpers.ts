@@ -33,19 +33,26 @@ export interface ConsoleHarness {
   signIn(page: Page, user: User): Promise<void>;
 }
 
-/** A server with the demo data (and `flags`) and a browser for the file's tests. */
-export function useConsoleServer(flags: ServeFlags = {}): ConsoleHarness {
+/**
+ * A server with the demo data (and `flags`) and a browser for the file's tests. `env` gives the
+ * server's environment when it starts (after the file's earlier `beforeAll`s, so a local push
+ * provider started there can be named).
+ */
+export function useConsoleServer(flags: ServeFlags = {}, env: () => Record<string, string> = () => ({})): ConsoleHarness {
   let server: RunningServer | undefined;
   let browser: Browser | undefined;
   beforeAll(async () => {
     if (!HAS_CHROMIUM) return;
     mkdirSync(SHOTS, { recursive: true });
-    server = await startTestServer({
-      host: '127.0.0.1',
-      port: '0',
-      fixtures: fileURLToPath(new URL('../../fixtures/demo.json', import.meta.url)),
-      ...flags,
-    });
+    server = await startTestServer(
+      {
+        host: '127.0.0.1',
+        port: '0',
+        fixtures: fileURLToPath(new URL('../../fixtures/demo.json', import.meta.url)),
+        ...flags,
+      },
+      { env: env() },
+    );
     browser = await launchChromium();
   });
   afterAll(async () => {

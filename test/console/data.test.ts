@@ -222,6 +222,19 @@ describe.skipIf(!HAS_CHROMIUM)(`the console's data screens${HAS_CHROMIUM ? '' : 
     await page.locator('h2', { hasText: 'Neuer Benutzer' }).waitFor();
     expect(await page.locator('label[for=new-username]').textContent()).toBe('Benutzername');
     await expectAccessible(page, 'users in German');
+    // An organization's admins, push and activity speak it too.
+    await page.goto(`${running.url}/console/orgs/demo/admins`);
+    await page.locator('h2', { hasText: 'Einen Administrator hinzufügen' }).waitFor();
+    expect(await page.locator('nav[aria-label=Organisation] a').allTextContents()).toEqual(['Anwendungen', 'Administratoren', 'Zugangsdaten']);
+    expect(await page.locator('thead th').allTextContents()).toEqual(['Benutzername', 'Name', 'E-Mail', 'Aktionen']);
+    await page.goto(`${running.url}${CONSOLE_APP}/push`);
+    await page.locator('h2', { hasText: 'Eine Testbenachrichtigung senden' }).waitFor();
+    expect(await page.locator('#new-notifier-title').textContent()).toBe('Neuer Notifier');
+    expect(await page.locator('label[for=send-kind]').textContent()).toBe('An');
+    await expectAccessible(page, 'push in German');
+    await page.goto(`${running.url}${CONSOLE_APP}/activity`);
+    await page.locator('h2', { hasText: 'Ereignisse und Audit' }).waitFor();
+    expect(await page.locator('form[aria-label="Filtern: Aktivitäten"] button').textContent()).toBe('Filtern');
     await page.goto(`${running.url}${CONSOLE_APP}/collections/dogs/rex`);
     await page.locator('h2', { hasText: 'Verbindungen' }).waitFor();
     expect(await page.locator('#asset-title').textContent()).toBe('Datei');

@@ -175,5 +175,6 @@ describe.skipIf(!HAS_CHROMIUM)(`users, groups and roles in the console${HAS_CHRO
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await expectAccessible(page, 'roles, phone, dark');
     await context.close();
-  });
+    // One walk through a dozen screens, each checked by axe: more than the default 30 s on a busy machine.
+  }, 60_000);
 });

@@ -5,6 +5,7 @@
  * tests run on PostgreSQL whatever the environment says; where none answers they are skipped.
  */
 import { randomBytes } from 'node:crypto';
+import { beforeEach } from 'vitest';
 import pg from 'pg';
 import { Agent, fetch as fetchVia } from 'undici';
 import { startIdp, type RunningIdp } from '../spawn.js';
@@ -80,6 +81,18 @@ export interface InstanceOptions {
 export function startInstance(schema: Schema, options: InstanceOptions = {}): Promise<RunningIdp> {
   const args = ['--port', '0', '--database-url', schema.url, '--database-pool-size', '4', '--issuer', ISSUER, '--log-level', 'warn', ...(options.args ?? [])];
   return startIdp(args, options.env, 30_000);
+}
+
+/** On a failed test, prints the last lines each instance logged (warnings and errors): they help explain it. */
+export function logInstancesOnFailure(instances: () => Record<string, RunningIdp | undefined>): void {
+  beforeEach(({ onTestFailed }) => {
+    onTestFailed(() => {
+      for (const [name, instance] of Object.entries(instances())) {
+        const log = instance?.stderr().trim();
+        if (log) console.log(`stderr of instance ${name}:\n${log.split('\n').slice(-20).join('\n')}`);
+      }
+    });
+  });
 }
 
 /** Stops what is still running: SIGTERM, then SIGKILL after a few seconds. */

@@ -6,7 +6,7 @@
  * finishes it. Each instance is a child process on its own port; all publish one issuer. Skipped
  * with a message where no PostgreSQL server (or, for the Redis test, no Redis) answers.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -26,6 +26,7 @@ import {
   postgresProblem,
   REDIS_URL,
   redisProblem,
+  logInstancesOnFailure,
   startInstance,
   stopAll,
   waitFor,
@@ -106,17 +107,7 @@ describe.skipIf(postgres !== undefined)(
     }, 90_000);
 
     // What the instances logged (warnings and errors) helps explain a failure.
-    beforeEach(({ onTestFailed }) => {
-      onTestFailed(() => {
-        for (const [name, instance] of [
-          ['A', a],
-          ['B', b],
-        ] as const) {
-          const log = instance?.stderr().trim();
-          if (log) console.log(`stderr of instance ${name}:\n${log.split('\n').slice(-20).join('\n')}`);
-        }
-      });
-    });
+    logInstancesOnFailure(() => ({ A: a, B: b }));
 
     afterAll(async () => {
       await stopAll([a, b]);

@@ -97,7 +97,7 @@ describe('OAuth clients of an application', () => {
       'invalid_client_metadata',
       'response_types',
     ],
-    ['an unknown response type', { redirect_uris: ['https://a.example/cb'], response_types: ['code token'] }, 'invalid_client_metadata', 'response_types'],
+    ['an unknown response type', { redirect_uris: ['https://a.example/cb'], response_types: ['code magic'] }, 'invalid_client_metadata', 'response_types'],
     ['a bad auth method', { token_endpoint_auth_method: 'tls_client_auth' }, 'illegal_argument', 'token_endpoint_auth_method'],
     ['a non-boolean flag', { grant_types: ['password'], require_pkce: 'yes' }, 'illegal_argument', 'require_pkce'],
     ['a client_id chosen by the caller', { client_id: 'mine', grant_types: ['password'] }, 'illegal_argument', 'client_id'],

@@ -133,7 +133,7 @@ describe('discovery', () => {
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt', 'none'],
       token_endpoint_auth_signing_alg_values_supported: expect.arrayContaining(['ES256', 'RS256', 'PS256', 'EdDSA', 'HS256']),
       code_challenge_methods_supported: ['S256', 'plain'],
-      subject_types_supported: ['public'],
+      subject_types_supported: ['public', 'pairwise'],
     });
     expect(res.body.authorization_endpoint).toBe('http://idp.test/connect/authorize');
     expect(res.body.end_session_endpoint).toBe('http://idp.test/connect/endsession');

@@ -72,26 +72,40 @@ async function authorized(method: Method, url: string, init: { headers?: Record<
   return response;
 }
 
+/** A refusal's error body as an ApiError (docs/api.md#errors). */
+function refusalOf(status: number, text: string): ApiError {
+  let error: Partial<ErrorBody>;
+  try {
+    error = JSON.parse(text) as Partial<ErrorBody>;
+  } catch {
+    return new ApiError(status, 'bad_response', t('errors.not_json', { status }));
+  }
+  return new ApiError(status, error.error ?? 'error', error.error_description ?? t('errors.status', { status }), error.fields);
+}
+
 /** The answer's JSON, or its refusal as an ApiError. */
 async function answerOf(response: Response): Promise<Envelope> {
   const text = await response.text();
-  let parsed: unknown;
+  if (!response.ok) throw refusalOf(response.status, text);
   try {
-    parsed = JSON.parse(text);
+    return JSON.parse(text) as Envelope;
   } catch {
     throw new ApiError(response.status, 'bad_response', t('errors.not_json', { status: response.status }));
   }
-  if (!response.ok) {
-    const error = parsed as Partial<ErrorBody>;
-    throw new ApiError(response.status, error.error ?? 'error', error.error_description ?? t('errors.status', { status: response.status }), error.fields);
-  }
-  return parsed as Envelope;
 }
 
 async function send(method: Method, url: string, body: unknown): Promise<Envelope> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   return answerOf(await authorized(method, url, { headers, body: body === undefined ? undefined : JSON.stringify(body) }));
+}
+
+/** The Prometheus text of GET /metrics (docs/operations.md), which a sysadmin's token reads. */
+export async function requestMetrics(): Promise<string> {
+  const path: keyof paths = '/metrics';
+  const response = await authorized('get', path, { headers: { accept: 'text/plain' } });
+  if (!response.ok) throw refusalOf(response.status, await response.text());
+  return response.text();
 }
 
 const ENTITY_PATH = '/{orgId}/{appId}/{collection}/{entityId}' satisfies keyof paths;
@@ -101,7 +115,7 @@ export type EntityParams = PathParams<Operation<typeof ENTITY_PATH, 'get'>>;
 /** An entity's file (docs/api.md#assets): asked for by an Accept that is not JSON. */
 export async function downloadAsset(params: EntityParams): Promise<Blob> {
   const response = await authorized('get', fill(ENTITY_PATH, params), { headers: { accept: 'application/octet-stream' } });
-  if (!response.ok) await answerOf(response);
+  if (!response.ok) throw refusalOf(response.status, await response.text());
   return response.blob();
 }
 

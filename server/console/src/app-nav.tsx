@@ -1,27 +1,37 @@
-/** The areas of one application, as links under its heading: the one open is marked current, and still leads back to its list. */
+/** The areas of an organization or an application, as links under its heading: the one open is marked current, and still leads back to its list. */
 import { t } from './i18n';
 import type { MessageKey } from './messages';
 import { Link, pathOf } from './router';
 
-const AREAS: [area: string, label: MessageKey][] = [
+type Area = [area: string, label: MessageKey];
+
+const APP_AREAS: Area[] = [
   ['collections', 'nav.collections'],
   ['users', 'nav.users'],
   ['groups', 'nav.groups'],
   ['roles', 'nav.roles_tester'],
   ['clients', 'nav.clients'],
+  ['identity-providers', 'nav.identity_providers'],
+  ['credentials', 'nav.credentials'],
+  ['devices', 'nav.devices'],
+  ['push', 'nav.push'],
+  ['activity', 'nav.activity'],
+];
+
+const ORG_AREAS: Area[] = [
+  ['apps', 'nav.applications'],
+  ['admins', 'nav.admins'],
   ['credentials', 'nav.credentials'],
 ];
 
-export function AppNav(props: { org: string; app: string; current: string }) {
+/** `home` is the area whose list is the owner's own address. */
+function AreaNav(props: { label: MessageKey; base: string[]; areas: Area[]; home: string; current: string }) {
   return (
-    <nav aria-label={t('nav.application')} class="tabs">
+    <nav aria-label={t(props.label)} class="tabs">
       <ul>
-        {AREAS.map(([area, label]) => (
+        {props.areas.map(([area, label]) => (
           <li key={area}>
-            <Link
-              to={area === 'collections' ? pathOf('orgs', props.org, 'apps', props.app) : pathOf('orgs', props.org, 'apps', props.app, area)}
-              aria-current={area === props.current ? 'page' : undefined}
-            >
+            <Link to={area === props.home ? pathOf(...props.base) : pathOf(...props.base, area)} aria-current={area === props.current ? 'page' : undefined}>
               {t(label)}
             </Link>
           </li>
@@ -29,4 +39,12 @@ export function AppNav(props: { org: string; app: string; current: string }) {
       </ul>
     </nav>
   );
+}
+
+export function AppNav(props: { org: string; app: string; current: string }) {
+  return <AreaNav label="nav.application" base={['orgs', props.org, 'apps', props.app]} areas={APP_AREAS} home="collections" current={props.current} />;
+}
+
+export function OrgNav(props: { org: string; current: string }) {
+  return <AreaNav label="nav.organization" base={['orgs', props.org]} areas={ORG_AREAS} home="apps" current={props.current} />;
 }

@@ -18,24 +18,40 @@ import { Applications } from './screens/applications';
 import { OAuthClientScreen } from './screens/client';
 import { OAuthClients } from './screens/clients';
 import { Collections } from './screens/collections';
-import { Credentials } from './screens/credentials';
+import { Credentials, OrgCredentials } from './screens/credentials';
+import { Activity } from './screens/activity';
+import { DeviceScreen, Devices } from './screens/devices';
+import { Push } from './screens/push';
 import { Entities } from './screens/entities';
 import { EntityScreen } from './screens/entity';
+import { IdentityProviders } from './screens/identity-providers';
 import { NoAccess } from './screens/no-access';
+import { OrgAdmins } from './screens/org-admins';
 import { Organizations } from './screens/organizations';
 import { ServerStatus } from './screens/server';
 
 function Screen(props: { segments: string[]; admin: Admin }) {
   const [orgs, org, apps, app, collections, collection, id] = props.segments;
   if (orgs === undefined) {
-    return Object.keys(props.admin.organizations).length === 0 ? <NoAccess admin={props.admin} /> : <Organizations admin={props.admin} />;
+    return Object.keys(props.admin.organizations).length === 0 && !props.admin.sysadmin ? (
+      <NoAccess admin={props.admin} />
+    ) : (
+      <Organizations admin={props.admin} />
+    );
   }
   if (orgs === 'server' && org === undefined) return <ServerStatus admin={props.admin} />;
   if (orgs === 'orgs' && org !== undefined && apps === undefined) return <Applications org={org} />;
+  if (orgs === 'orgs' && apps === 'admins' && app === undefined) return <OrgAdmins org={org} />;
+  if (orgs === 'orgs' && apps === 'credentials' && app === undefined) return <OrgCredentials org={org} />;
   if (apps === 'apps' && app !== undefined && collections === undefined) return <Collections org={org} app={app} />;
   if (collections === 'clients' && collection === undefined) return <OAuthClients org={org} app={app} />;
   if (collections === 'clients' && collection !== undefined && id === undefined) return <OAuthClientScreen org={org} app={app} clientId={collection} />;
   if (collections === 'credentials' && collection === undefined) return <Credentials org={org} app={app} />;
+  if (collections === 'identity-providers' && collection === undefined) return <IdentityProviders org={org} app={app} />;
+  if (collections === 'devices' && collection === undefined) return <Devices org={org} app={app} />;
+  if (collections === 'devices' && id === undefined) return <DeviceScreen org={org} app={app} id={collection} />;
+  if (collections === 'push' && collection === undefined) return <Push org={org} app={app} />;
+  if (collections === 'activity' && collection === undefined) return <Activity org={org} app={app} />;
   if (apps === 'apps' && ACCESS_SECTIONS.includes(collections as AccessCollection) && props.segments.length <= 6) {
     const section = collections as AccessCollection;
     return collection === undefined ? (
@@ -72,15 +88,22 @@ const AREA_LABELS: Record<string, MessageKey> = {
   groups: 'nav.groups',
   roles: 'nav.roles',
   clients: 'nav.clients',
+  'identity-providers': 'nav.identity_providers',
   credentials: 'nav.credentials',
+  admins: 'nav.admins',
+  devices: 'nav.devices',
+  push: 'nav.push',
+  activity: 'nav.activity',
 };
 
 /** Where you are: each level a link to its screen. */
 function Breadcrumbs(props: { segments: string[] }) {
-  const [top, org, , app, area, item, id] = props.segments;
+  const [top, org, orgArea, app, area, item, id] = props.segments;
   const trail: [string, string][] = [[t('orgs.title'), '/']];
   if (top === 'server') trail.push([t('bar.server'), '/server']);
   if (org) trail.push([org, pathOf('orgs', org)]);
+  // The organization's own areas (its admins, its credentials); `apps` leads on to an application.
+  if (orgArea && orgArea !== 'apps') trail.push([orgArea in AREA_LABELS ? t(AREA_LABELS[orgArea]) : orgArea, pathOf('orgs', org, orgArea)]);
   if (app) trail.push([app, pathOf('orgs', org, 'apps', app)]);
   // An application's collections are its own screen; its other areas have one of their own.
   if (area && area !== 'collections') trail.push([area in AREA_LABELS ? t(AREA_LABELS[area]) : area, pathOf('orgs', org, 'apps', app, area)]);

@@ -1,4 +1,4 @@
-/** Pieces every screen uses: its heading, an error, a wait, a JSON editor, a confirmation. */
+/** Pieces every screen uses: its heading, an error, a wait, a JSON editor, a confirmation, a table. */
 import { t } from './i18n';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
@@ -149,5 +149,74 @@ export function OnceSecret(props: { label: string; value: string; children?: Com
         </p>
       )}
     </section>
+  );
+}
+
+/** An item to remove after a confirmation: `ask` opens the question for it, `confirm` removes it, `cancel` forgets it (and the error). */
+export function useRemoval<T>(remove: (item: T) => Promise<void>) {
+  const [item, setItem] = useState<T>();
+  const action = useAction();
+  return {
+    item,
+    error: action.error,
+    ask: (chosen: T) => setItem(chosen),
+    confirm: () =>
+      void action.run(async () => {
+        if (item === undefined) return;
+        await remove(item);
+        setItem(undefined);
+      }),
+    cancel: () => {
+      setItem(undefined);
+      action.clear();
+    },
+  };
+}
+
+export interface Column<T> {
+  label: string;
+  value: (row: T) => ComponentChildren;
+  /** Left out at a phone's width. */
+  wideOnly?: boolean;
+  /** Said to screen readers only (a column of buttons). */
+  hiddenLabel?: boolean;
+  /** In a monospace font (ids, keys). */
+  mono?: boolean;
+}
+
+/**
+ * Rows in columns, in a wrapper that scrolls sideways at a phone's width. The wrapper takes the
+ * focus, so a table without links or buttons still scrolls from the keyboard, and is a region
+ * named by the caption.
+ */
+export function Table<T>(props: { caption: string; hiddenCaption?: boolean; columns: readonly Column<T>[]; rows: readonly T[]; keyOf: (row: T) => string }) {
+  const wide = (column: Column<T>) => (column.wideOnly ? 'wide-only' : undefined);
+  const cell = (column: Column<T>) => [column.mono && 'mono', column.wideOnly && 'wide-only'].filter(Boolean).join(' ') || undefined;
+  return (
+    <div class="table-wrap" tabIndex={0} role="region" aria-label={props.caption}>
+      <table>
+        <caption class={props.hiddenCaption ? 'visually-hidden' : undefined}>{props.caption}</caption>
+        <thead>
+          <tr>
+            {props.columns.map((column) => (
+              <th scope="col" key={column.label} class={wide(column)}>
+                {column.hiddenLabel ? <span class="visually-hidden">{column.label}</span> : column.label}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.map((row) => (
+            <tr key={props.keyOf(row)}>
+              {props.columns.map((column) => (
+                <td key={column.label} class={cell(column)}>
+                  {column.value(row)}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

@@ -23,16 +23,10 @@ import { parseScope, resolveScope, type Scope } from '../scopes.js';
 import { findIdentityProviderByName } from '../federation/identity-providers.js';
 import { readRequestObject } from './request-object.js';
 import { parseClaimsRequest, type ClaimsRequest } from './claims-request.js';
+import { canonicalResponseType, RESPONSE_TYPES, type ResponsePart } from './response-types.js';
 
 export type ResponseMode = 'query' | 'fragment' | 'form_post';
 export const RESPONSE_MODES: readonly ResponseMode[] = ['query', 'fragment', 'form_post'];
-
-/**
- * The response types this server supports, each written in canonical order (code, id_token, token).
- */
-export const RESPONSE_TYPES: readonly string[] = ['code', 'id_token', 'token', 'id_token token', 'code id_token', 'code id_token token'];
-const PARTS = ['code', 'id_token', 'token'] as const;
-type ResponsePart = (typeof PARTS)[number];
 
 const IDENTITY_SCOPES: readonly string[] = ['openid', 'profile', 'email', 'address', 'phone'];
 const RESOURCE_SCOPES: readonly string[] = ['api'];
@@ -153,16 +147,9 @@ const NO_RESPONSE = 'none';
 function parseResponseType(text: string | undefined): { responseType: string; parts: Set<ResponsePart> } {
   if (!text) throw InvalidRequest('response_type is missing');
   if (text === NO_RESPONSE) return { responseType: NO_RESPONSE, parts: new Set() };
-  const words = text.split(' ').filter((word) => word !== '');
-  const parts = new Set(words);
-  if (parts.size !== words.length || ![...parts].every((part) => (PARTS as readonly string[]).includes(part))) {
-    throw UnsupportedResponseType(`response_type '${text}' is not supported; use one of ${RESPONSE_TYPES.join(', ')}`);
-  }
-  const responseType = PARTS.filter((part) => parts.has(part)).join(' ');
-  if (!RESPONSE_TYPES.includes(responseType)) {
-    throw UnsupportedResponseType(`response_type '${text}' is not supported; use one of ${RESPONSE_TYPES.join(', ')}`);
-  }
-  return { responseType, parts: parts as Set<ResponsePart> };
+  const canonical = canonicalResponseType(text);
+  if (!canonical) throw UnsupportedResponseType(`response_type '${text}' is not supported; use one of ${RESPONSE_TYPES.join(', ')}`);
+  return canonical;
 }
 
 /** OAuth 2.0 Multiple Response Types 2.1: query for `code` alone, fragment for anything with a token. */

@@ -63,7 +63,7 @@ export async function issueAuthorizationResponse(deps: Deps, request: AuthorizeR
   }
   if (parts.has('token')) {
     const claims = { ...authenticationClaims(authTime, amr), ...requestedUserinfoClaims(request.claims) };
-    const issued = await signAccessToken(deps, { principal, clientId: client.clientId, scope, claims });
+    const issued = await signAccessToken(deps, { principal, clientId: client.clientId, scope, claims, sector: client.pairwiseSector });
     Object.assign(params, { access_token: issued.token, token_type: 'Bearer', expires_in: String(issued.expiresIn), scope: scope.join(' ') });
   }
   if (parts.has('id_token')) {
@@ -79,6 +79,7 @@ export async function issueAuthorizationResponse(deps: Deps, request: AuthorizeR
       code: params.code,
       alone: request.responseType === 'id_token',
       requested: request.claims.id_token,
+      sector: client.pairwiseSector,
     });
   }
   return withStateAndIssuer(deps, request, params);

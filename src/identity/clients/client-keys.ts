@@ -21,8 +21,8 @@ export interface ClientJwks {
 /** Members of a JWK that hold private or symmetric key material (RFC 7518 6.2.2, 6.3.2, 6.4; RFC 8037 2). */
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 const MAX_KEYS = 20;
-/** How large a fetched JWK Set may be: twenty 4096-bit RSA keys fit with room to spare. */
-const MAX_JWKS_BYTES = 64 * 1024;
+/** How large a fetched document may be: a JWK Set of twenty 4096-bit RSA keys fits with room to spare. */
+const MAX_DOCUMENT_BYTES = 64 * 1024;
 const FETCH_TIMEOUT_MS = 5000;
 /** A fetched set is used this long before it is fetched again; a JWT with an unknown kid refetches it at most every COOLDOWN_MS. */
 const JWKS_TTL_MS = 10 * 60_000;
@@ -69,8 +69,9 @@ export function checkClientJwks(value: unknown): ClientJwks {
 }
 
 /**
- * Fetches a client's JWK Set: no redirects (jose asks for none), the time limit jose sets, and at
- * most MAX_JWKS_BYTES read, so a slow or endless answer cannot tie up the server.
+ * Fetches a document a client registered the URL of (its JWK Set, its sector identifier
+ * document): no redirects, the caller's time limit, and at most MAX_DOCUMENT_BYTES read, so a slow
+ * or endless answer cannot tie up the server.
  */
 async function fetchLimited(url: string, init: RequestInit): Promise<Response> {
   const response = await fetch(url, { ...init, redirect: 'manual' });
@@ -81,13 +82,37 @@ async function fetchLimited(url: string, init: RequestInit): Promise<Response> {
     const next = reader ? await reader.read() : { done: true as const };
     if (next.done) break;
     size += next.value.byteLength;
-    if (size > MAX_JWKS_BYTES) {
+    if (size > MAX_DOCUMENT_BYTES) {
       await reader?.cancel();
-      throw new Error(`the JWK Set is larger than ${MAX_JWKS_BYTES} bytes`);
+      throw new Error(`the document is larger than ${MAX_DOCUMENT_BYTES} bytes`);
     }
     chunks.push(next.value);
   }
   return new Response(Buffer.concat(chunks), { status: response.status, headers: response.headers });
+}
+
+/**
+ * The JSON document at a client's URL, fetched as fetchLimited does within FETCH_TIMEOUT_MS.
+ * @throws Error saying why, in words for the client's developer, when it cannot be had.
+ */
+export async function fetchClientJson(url: string): Promise<unknown> {
+  let response: Response;
+  try {
+    response = await fetchLimited(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), headers: { accept: 'application/json' } });
+  } catch (error) {
+    if (error instanceof DOMException && error.name === 'TimeoutError')
+      throw new Error(`no answer within ${FETCH_TIMEOUT_MS / 1000} seconds`, { cause: error });
+    // fetch says only "fetch failed"; its cause says why (ECONNREFUSED, ENOTFOUND, a certificate error).
+    const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+    const reason = cause?.code ?? cause?.message;
+    throw new Error(typeof reason === 'string' ? `it could not be reached (${reason})` : (error as Error).message, { cause: error });
+  }
+  if (response.status !== 200) throw new Error(`the answer was HTTP ${response.status}, not 200`);
+  try {
+    return JSON.parse(await response.text()) as unknown;
+  } catch (error) {
+    throw new Error('the answer is not JSON', { cause: error });
+  }
 }
 
 const remoteSets = new Map<string, JWTVerifyGetKey>();

@@ -15,6 +15,7 @@ import { InvalidClient } from '../../errors.js';
 import type { JWK } from 'jose';
 import { SCOPES, type Scope } from '../scopes.js';
 import { issuerOf } from '../issuer.js';
+import { sectorOf } from './sector-identifiers.js';
 
 /** The built-in public client of admin tools (docs/api.md#clients). */
 export const ADMIN_CLI = 'admin-cli';
@@ -60,6 +61,8 @@ export interface Client {
   requirePushedRequests: boolean;
   /** RFC 9449 5.2: tokens only with a DPoP proof, so always DPoP-bound. */
   dpopBoundAccessTokens: boolean;
+  /** The sector of a client with pairwise subject identifiers (OIDC Core 8.1); undefined: its users' `sub` is their id. */
+  pairwiseSector?: string;
 }
 
 // Their secret is kept as it is, so it can also key client_secret_jwt's HMAC (RFC 7523 2.2).
@@ -174,6 +177,7 @@ export function clientOfRow(row: typeof oauthClients.$inferSelect): Client {
     requestObjectSigningAlg: meta.request_object_signing_alg,
     requirePushedRequests: meta.require_pushed_authorization_requests ?? false,
     dpopBoundAccessTokens: meta.dpop_bound_access_tokens ?? false,
+    pairwiseSector: sectorOf(meta),
   };
 }
 

@@ -16,14 +16,14 @@ import { DEVICE_CODE_GRANT, TOKEN_EXCHANGE, type AuthMethod } from './find.js';
 import { ASYMMETRIC_ALGS, checkClientJwks, HMAC_ALGS } from './client-keys.js';
 import { revokeTokenFamily } from '../tokens/revocations.js';
 import { isScope, SCOPES } from '../scopes.js';
+import { canonicalResponseType, RESPONSE_TYPES } from '../authorize/response-types.js';
+import { checkSector, SUBJECT_TYPES, verifySectorIdentifier } from './sector-identifiers.js';
 
 export type OAuthClientRow = typeof oauthClients.$inferSelect;
 
 const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt', 'none'] as const;
 // `implicit` is registered for the authorize endpoint's token and id_token responses (RFC 7591 2.1).
 const GRANT_TYPES = ['authorization_code', 'implicit', 'refresh_token', 'password', 'client_credentials', TOKEN_EXCHANGE, DEVICE_CODE_GRANT];
-const RESPONSE_TYPES = ['code', 'id_token', 'token', 'id_token token', 'code id_token', 'code id_token token'];
-const RESPONSE_WORDS = ['code', 'id_token', 'token'];
 const IDP_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 const list = (field: string) =>
@@ -53,6 +53,8 @@ export const ClientMetadataInput = z.object({
   jwks: z.unknown().optional(),
   jwks_uri: z.string({ error: 'jwks_uri must be a string' }).optional(),
   request_object_signing_alg: z.string({ error: 'request_object_signing_alg must be a string' }).optional(),
+  subject_type: z.enum(SUBJECT_TYPES, { error: `subject_type must be one of ${SUBJECT_TYPES.join(', ')}` }).optional(),
+  sector_identifier_uri: z.string({ error: 'sector_identifier_uri must be a string' }).optional(),
 });
 export type ClientMetadataInput = z.infer<typeof ClientMetadataInput>;
 
@@ -95,21 +97,19 @@ function checkRedirectUris(field: string, uris: readonly string[], policy: Metad
 }
 
 /** A response type's words in canonical order ("token id_token" is "id_token token"). */
-function canonicalResponseType(value: string): string {
-  const words = value.split(' ').filter((word) => word !== '');
-  const canonical = RESPONSE_WORDS.filter((word) => words.includes(word)).join(' ');
-  if (words.some((word) => !RESPONSE_WORDS.includes(word)) || !RESPONSE_TYPES.includes(canonical)) {
-    throw invalidMetadata('response_types', `response type '${value}' is not supported; use ${RESPONSE_TYPES.join(', ')}`);
-  }
-  return canonical;
+function registeredResponseType(value: string): string {
+  const canonical = canonicalResponseType(value);
+  if (!canonical) throw invalidMetadata('response_types', `response type '${value}' is not supported; use ${RESPONSE_TYPES.join(', ')}`);
+  return canonical.responseType;
 }
 
 /**
- * A `jwks_uri` the server will fetch: https, without credentials or fragment. An application's
- * administrators may also name plain http on the loopback address (development and tests); a
- * program at /connect/register may not, so that it cannot make the server probe its own host.
+ * A URL the server will fetch (`jwks_uri`, `sector_identifier_uri`): https, without credentials
+ * or fragment. An application's administrators may also name plain http on the loopback address
+ * (development and tests); a program at /connect/register may not, so that it cannot make the
+ * server probe its own host.
  */
-function checkJwksUri(uri: string, policy: MetadataPolicy): string {
+function checkFetchedUri(field: string, uri: string, policy: MetadataPolicy): string {
   let url: URL | undefined;
   try {
     url = new URL(uri);
@@ -119,7 +119,7 @@ function checkJwksUri(uri: string, policy: MetadataPolicy): string {
   const local = policy === 'admin' && url?.protocol === 'http:' && LOOPBACK_HOSTS.includes(url.hostname);
   if (!url || (url.protocol !== 'https:' && !local) || url.hash || url.username || url.password || uri.length > 2000) {
     const http = policy === 'admin' ? ' (http only on the loopback address)' : '';
-    throw invalidMetadata('jwks_uri', `jwks_uri must be an https URL without fragment or credentials${http}`);
+    throw invalidMetadata(field, `${field} must be an https URL without fragment or credentials${http}`);
   }
   return url.href;
 }
@@ -134,7 +134,7 @@ function clientKeysOf(input: ClientMetadataInput, method: AuthMethod, policy: Me
     throw invalidMetadata('jwks', 'token_endpoint_auth_method private_key_jwt needs the public keys: register jwks or jwks_uri');
   }
   if (input.jwks !== undefined) return { jwks: checkClientJwks(input.jwks) };
-  if (input.jwks_uri !== undefined) return { jwks_uri: checkJwksUri(input.jwks_uri, policy) };
+  if (input.jwks_uri !== undefined) return { jwks_uri: checkFetchedUri('jwks_uri', input.jwks_uri, policy) };
   return {};
 }
 
@@ -174,8 +174,11 @@ function signingAlgsOf(input: ClientMetadataInput, method: AuthMethod, keys: Pic
   };
 }
 
-/** Input → the stored metadata, with the defaults and consistency rules of docs/api.md#clients. */
-export function normalizeClientMetadata(input: ClientMetadataInput, policy: MetadataPolicy = 'admin'): StoredClientMetadata {
+/**
+ * Input → the stored metadata, with the defaults and consistency rules of docs/api.md#clients;
+ * a sector identifier document is fetched and checked.
+ */
+export async function normalizeClientMetadata(input: ClientMetadataInput, policy: MetadataPolicy = 'admin'): Promise<StoredClientMetadata> {
   const method = input.token_endpoint_auth_method ?? 'client_secret_basic';
   const keys = clientKeysOf(input, method, policy);
   const isPublic = method === 'none';
@@ -186,7 +189,7 @@ export function normalizeClientMetadata(input: ClientMetadataInput, policy: Meta
       throw invalidMetadata('grant_types', `a public client (token_endpoint_auth_method none) cannot use ${grant}`);
     }
   }
-  const responseTypes = [...new Set((input.response_types ?? (grantTypes.includes('authorization_code') ? ['code'] : [])).map(canonicalResponseType))];
+  const responseTypes = [...new Set((input.response_types ?? (grantTypes.includes('authorization_code') ? ['code'] : [])).map(registeredResponseType))];
   for (const type of responseTypes) {
     // RFC 7591 2.1: code needs the authorization_code grant, token and id_token the implicit one.
     if (type.includes('code') && !grantTypes.includes('authorization_code'))
@@ -202,9 +205,16 @@ export function normalizeClientMetadata(input: ClientMetadataInput, policy: Meta
   for (const scope of scopes) if (!isScope(scope)) throw invalidMetadata('scope', `unknown scope '${scope}'; known scopes are ${SCOPES.join(', ')}`);
   const identityProviders = [...new Set(input.identity_providers ?? [])];
   for (const name of identityProviders) if (!IDP_NAME.test(name)) throw invalidMetadata('identity_providers', `'${name}' is not an identity provider name`);
+  const subject = {
+    redirect_uris: redirectUris,
+    ...(input.subject_type !== undefined && { subject_type: input.subject_type }),
+    ...(input.sector_identifier_uri !== undefined && { sector_identifier_uri: checkFetchedUri('sector_identifier_uri', input.sector_identifier_uri, policy) }),
+  };
+  checkSector(subject);
+  await verifySectorIdentifier(subject);
   return {
     client_name: input.client_name ?? '',
-    redirect_uris: redirectUris,
+    ...subject,
     post_logout_redirect_uris: checkRedirectUris('post_logout_redirect_uris', input.post_logout_redirect_uris ?? [], policy),
     grant_types: grantTypes,
     response_types: responseTypes,
@@ -265,7 +275,7 @@ export async function insertOAuthClient(tx: Tx, now: number, app: Pick<Applicati
 
 export async function createOAuthClient(deps: Deps, app: Application, input: ClientMetadataInput): Promise<SavedClient> {
   if (input.client_id !== undefined) throw IllegalArgument('client_id is assigned by the server', { fields: { client_id: 'assigned by the server' } });
-  return await insertOAuthClient(deps.db, deps.now(), app, normalizeClientMetadata(input));
+  return await insertOAuthClient(deps.db, deps.now(), app, await normalizeClientMetadata(input));
 }
 
 export async function listOAuthClients(deps: Deps, app: Application): Promise<OAuthClientRow[]> {
@@ -287,7 +297,7 @@ export async function updateOAuthClient(deps: Deps, app: Application, clientId: 
   const existing = await findOAuthClient(deps, app, clientId);
   if (input.client_id !== undefined && input.client_id !== clientId)
     throw IllegalArgument('client_id cannot be changed', { fields: { client_id: 'cannot be changed' } });
-  return await replaceClientMetadata(deps, existing, normalizeClientMetadata(input));
+  return await replaceClientMetadata(deps, existing, await normalizeClientMetadata(input));
 }
 
 /**

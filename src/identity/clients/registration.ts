@@ -114,8 +114,8 @@ function refuseBeyondOpenRegistration(metadata: StoredClientMetadata): void {
   if (!metadata.require_consent) throw invalidMetadata('require_consent', 'a client registered without an initial access token must ask for consent');
 }
 
-function registrationMetadata(input: RegistrationInput, anonymous: boolean): StoredClientMetadata {
-  const metadata = normalizeClientMetadata(input, 'registration');
+async function registrationMetadata(input: RegistrationInput, anonymous: boolean): Promise<StoredClientMetadata> {
+  const metadata = await normalizeClientMetadata(input, 'registration');
   if (anonymous) refuseBeyondOpenRegistration(metadata);
   return metadata;
 }
@@ -124,7 +124,7 @@ function registrationMetadata(input: RegistrationInput, anonymous: boolean): Sto
 export async function registerClient(deps: Deps, access: RegistrationAccess, input: RegistrationInput): Promise<RegisteredClient> {
   if (input.client_id !== undefined) throw invalidMetadata('client_id', 'client_id is assigned by the server');
   if (input.client_secret !== undefined) throw invalidMetadata('client_secret', 'client_secret is issued by the server');
-  const metadata = registrationMetadata(input, access.anonymous);
+  const metadata = await registrationMetadata(input, access.anonymous);
   const registrationAccessToken = newOpaqueToken();
   const now = deps.now();
   const saved = await deps.db.transaction(async (tx) => {
@@ -168,7 +168,7 @@ export async function updateRegisteredClient(deps: Deps, clientId: string, beare
   }
   const app = await findApplicationByUuid(deps, row.appUuid);
   if (app) await refuseOtherApplication(deps, input.application, app, 'a client stays in the application it was registered in');
-  return await replaceClientMetadata(deps, row, registrationMetadata(input, anonymous));
+  return await replaceClientMetadata(deps, row, await registrationMetadata(input, anonymous));
 }
 
 /** DELETE /connect/register/{client_id} (RFC 7592 2.3): the client goes, and every token it holds stops working. */

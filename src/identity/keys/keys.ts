@@ -7,15 +7,15 @@ import { and, desc, eq, isNull, or, gt } from 'drizzle-orm';
 import { exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
 import { createPrivateKey, randomBytes, type JsonWebKey } from 'node:crypto';
 import { signingKeys } from '../../db/schema.js';
-import type { Db } from '../../db/open.js';
+import { remembered, type Db } from '../../db/open.js';
 import type { SigningAlg } from '../../config.js';
 import type { KeyStore, KeyUse, SigningKey } from '../../deps.js';
 
 type Row = typeof signingKeys.$inferSelect;
 
 /**
- * How long an instance keeps signing with the key it has cached before asking the database which
- * key is active: rotation by another instance or by `idp keys rotate` takes effect within this.
+ * How long an instance keeps a key it verified with as unretired before asking the database
+ * again; retired keys stay published this much longer than the tokens they signed live.
  */
 export const KEY_RECHECK_MS = 10_000;
 
@@ -64,7 +64,7 @@ async function generateKey(db: Db, alg: SigningAlg, use: KeyUse, created: number
 }
 
 export function createKeyStore(db: Db, algs: Record<KeyUse, SigningAlg>, now: () => number): KeyStore {
-  const signing = new Map<KeyUse, SigningKey & { checkedAt: number }>();
+  const signing = new Map<KeyUse, SigningKey>();
   const verifying = new Map<string, { alg: string; key: CryptoKey; expiresAt: number | null; checkedAt: number }>();
   const generate = (use: KeyUse, onlyIfNone = false) => generateKey(db, algs[use], use, now(), onlyIfNone);
   const activeRow = (use: KeyUse) => findActiveKey(db, use, algs[use]);
@@ -82,18 +82,17 @@ export function createKeyStore(db: Db, algs: Record<KeyUse, SigningAlg>, now: ()
 
   const store: KeyStore = {
     async signingKey(use) {
+      // Which key is active is remembered until the table changes here, in another process on the
+      // same SQLite file, or through another instance on PostgreSQL (src/db/read-cache.ts), so a
+      // rotation anywhere signs the next token with the new key.
+      const active = await remembered(db, `signing-key:${use}:${algs[use]}`, [signingKeys], async () => (await activeRow(use)) ?? null);
+      const row = active ?? (await generateOnce(use));
       const cached = signing.get(use);
-      if (cached && now() - cached.checkedAt < KEY_RECHECK_MS) return cached;
-      const row = (await activeRow(use)) ?? (await generateOnce(use));
-      if (cached && cached.kid === row.kid) {
-        cached.checkedAt = now();
-        return cached;
-      }
+      if (cached && cached.kid === row.kid) return cached;
       const key = {
         kid: row.kid,
         alg: row.alg as SigningAlg,
         privateKey: createPrivateKey({ key: row.privateJwk as JsonWebKey, format: 'jwk' }),
-        checkedAt: now(),
       };
       signing.set(use, key);
       return key;

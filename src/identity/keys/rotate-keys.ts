@@ -32,10 +32,7 @@ export interface PublishedKey {
   active?: KeyUse;
 }
 
-/**
- * The keys the JWKS publishes, the active ones marked. An instance learns of a rotation by another
- * within KEY_RECHECK_MS, as it does for signing.
- */
+/** The keys the JWKS publishes, the active ones marked, as the database has them now. */
 export async function listSigningKeys(deps: Deps): Promise<PublishedKey[]> {
   const active = new Map<string, KeyUse>();
   for (const use of ['access_token', 'id_token'] as const) active.set((await deps.keys.signingKey(use)).kid, use);

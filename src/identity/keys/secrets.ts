@@ -9,27 +9,37 @@ import { eq } from 'drizzle-orm';
 import { serverSecrets } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 
-const KEY_NAME = 'browser_mac_key';
-const keys = new WeakMap<Deps['db'], Buffer>();
+/**
+ * The server's secrets, each 256 random bits: `browser_mac_key` keys the MACs below;
+ * `pairwise_salt` salts pairwise subject identifiers (tokens/subjects.ts, OIDC Core 8.1).
+ */
+export type SecretName = 'browser_mac_key' | 'pairwise_salt';
+const SECRET_NAMES: readonly SecretName[] = ['browser_mac_key', 'pairwise_salt'];
+const loaded = new WeakMap<Deps['db'], Map<SecretName, Buffer>>();
 
-function macKey(deps: Deps): Buffer {
-  const key = keys.get(deps.db);
-  if (!key) throw new Error('the browser MAC key is not loaded: createDeps loads it');
-  return key;
+/** A server secret, as loadServerSecrets read it. */
+export function serverSecret(deps: Pick<Deps, 'db'>, name: SecretName): Buffer {
+  const secret = loaded.get(deps.db)?.get(name);
+  if (!secret) throw new Error(`the server secret ${name} is not loaded: createDeps loads it`);
+  return secret;
 }
 
-/** Reads (or on first start stores) the key, once per database, before anything is signed. */
-export async function loadMacKey(deps: Pick<Deps, 'db' | 'now'>): Promise<void> {
-  if (keys.has(deps.db)) return;
-  // Insert-or-keep: two instances starting at once agree on whichever key landed first.
-  await deps.db
-    .insert(serverSecrets)
-    .values({ name: KEY_NAME, value: randomBytes(32).toString('base64url'), created: deps.now() })
-    .onConflictDoNothing()
-    .run();
-  const row = await deps.db.select().from(serverSecrets).where(eq(serverSecrets.name, KEY_NAME)).get();
-  if (!row) throw new Error('the browser MAC key could not be stored');
-  keys.set(deps.db, Buffer.from(row.value, 'base64url'));
+/** Reads (or on first start stores) the server's secrets, once per database, before any is used. */
+export async function loadServerSecrets(deps: Pick<Deps, 'db' | 'now'>): Promise<void> {
+  if (loaded.has(deps.db)) return;
+  const secrets = new Map<SecretName, Buffer>();
+  for (const name of SECRET_NAMES) {
+    // Insert-or-keep: two instances starting at once agree on whichever secret landed first.
+    await deps.db
+      .insert(serverSecrets)
+      .values({ name, value: randomBytes(32).toString('base64url'), created: deps.now() })
+      .onConflictDoNothing()
+      .run();
+    const row = await deps.db.select().from(serverSecrets).where(eq(serverSecrets.name, name)).get();
+    if (!row) throw new Error(`the server secret ${name} could not be stored`);
+    secrets.set(name, Buffer.from(row.value, 'base64url'));
+  }
+  loaded.set(deps.db, secrets);
 }
 
 // `link`: mailed activation and reset links; `captcha`: the proof-of-work challenges' HMAC key;
@@ -37,7 +47,7 @@ export async function loadMacKey(deps: Pick<Deps, 'db' | 'now'>): Promise<void> 
 export type MacPurpose = 'session' | 'csrf' | 'interaction' | 'link' | 'captcha' | 'dpop_nonce';
 
 export function macOf(deps: Deps, purpose: MacPurpose, value: string): string {
-  return createHmac('sha256', macKey(deps)).update(`${purpose}\n${value}`).digest('base64url');
+  return createHmac('sha256', serverSecret(deps, 'browser_mac_key')).update(`${purpose}\n${value}`).digest('base64url');
 }
 
 /** Constant-time comparison of two strings (CSRF tokens, MACs). */

@@ -16,6 +16,7 @@ import { ExpiredToken, Unauthorized } from '../../errors.js';
 import { isAccessTokenRevoked } from './revocations.js';
 import { findClient } from '../clients/find.js';
 import { issuerOf } from '../issuer.js';
+import { SEALED_USER_CLAIM, sealUserId, subjectFor, unsealUserId } from './subjects.js';
 
 export type TokenPrincipal = Exclude<Principal, { kind: 'guest' }>;
 
@@ -29,6 +30,8 @@ export interface AccessTokenRequest {
   ttl?: number;
   /** Extra claims (e.g. RFC 8693 `act`). */
   claims?: Record<string, unknown>;
+  /** The client's pairwise sector (subjects.ts): a user's `sub` is then the sector's own. */
+  sector?: string;
 }
 
 export interface IssuedAccessToken {
@@ -55,15 +58,20 @@ export interface AccessTokenClaims {
   [claim: string]: unknown;
 }
 
-function subjectOf(principal: TokenPrincipal): string {
+/**
+ * `sub` (RFC 9068 2.2): the user, as the client sees them (OIDC Core 8), or the client acting for
+ * itself. A pairwise `sub` comes with the user's id sealed, for principalOfClaims.
+ */
+function subjectClaimsOf(deps: Deps, principal: TokenPrincipal, sector: string | undefined): Record<string, string> {
   switch (principal.kind) {
     case 'sysadmin':
     case 'admin':
     case 'app-user':
-      return principal.userUuid;
+      if (sector === undefined) return { sub: principal.userUuid };
+      return { sub: subjectFor(deps, principal.userUuid, sector), [SEALED_USER_CLAIM]: sealUserId(deps, principal.userUuid) };
     case 'organization':
     case 'application':
-      return principal.clientId;
+      return { sub: principal.clientId };
   }
 }
 
@@ -85,7 +93,7 @@ export async function signAccessToken(deps: Deps, request: AccessTokenRequest): 
     ...(request.familyId && { gid: request.familyId }),
   };
   const issuer = issuerOf(deps);
-  const payload = { ...claims, iss: issuer, sub: subjectOf(principal), aud: issuer, iat, exp: iat + ttl, jti };
+  const payload = { ...claims, iss: issuer, ...subjectClaimsOf(deps, principal, request.sector), aud: issuer, iat, exp: iat + ttl, jti };
   const token = await signTokenOnThreadPool(key.alg, key.privateKey, { kid: key.kid, typ: 'at+jwt' }, payload);
   return { token, expiresIn: ttl, jti, expiresAt: (iat + ttl) * 1000 };
 }
@@ -207,14 +215,20 @@ export async function currentPrincipal(deps: Deps, principal: TokenPrincipal): P
   }
 }
 
+/** The id of the user a token speaks for: its `sub`, or with a pairwise `sub` the id sealed beside it. */
+function userIdOf(deps: Deps, claims: AccessTokenClaims): string | undefined {
+  return claims[SEALED_USER_CLAIM] === undefined ? claims.sub : unsealUserId(deps, claims[SEALED_USER_CLAIM]);
+}
+
 /** The principal a token speaks for, as it is now; null when that principal no longer may act. */
 export async function principalOfClaims(deps: Deps, claims: AccessTokenClaims): Promise<TokenPrincipal | null> {
+  const userUuid = userIdOf(deps, claims);
   switch (claims.idp_kind) {
     case 'admin':
     case 'sysadmin':
-      return currentPrincipal(deps, { kind: 'admin', userUuid: claims.sub, username: '' });
+      return userUuid === undefined ? null : currentPrincipal(deps, { kind: 'admin', userUuid, username: '' });
     case 'app-user':
-      return claims.app ? currentPrincipal(deps, { kind: 'app-user', appUuid: claims.app, userUuid: claims.sub, username: '' }) : null;
+      return claims.app && userUuid !== undefined ? currentPrincipal(deps, { kind: 'app-user', appUuid: claims.app, userUuid, username: '' }) : null;
     case 'organization':
       return claims.org ? currentPrincipal(deps, { kind: 'organization', orgUuid: claims.org, clientId: claims.client_id }) : null;
     case 'application':

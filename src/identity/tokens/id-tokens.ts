@@ -11,6 +11,7 @@ import type { Deps } from '../../deps.js';
 import { issuerOf } from '../issuer.js';
 import { ID_TOKEN_SCOPE_CLAIMS, userClaims, type UserPrincipal } from './user-claims.js';
 import { acrOf } from '../factors/second-factor.js';
+import { subjectFor } from './subjects.js';
 
 export interface IdTokenRequest {
   principal: UserPrincipal;
@@ -32,6 +33,8 @@ export interface IdTokenRequest {
   alone?: boolean;
   /** Claims the `claims` parameter asked the ID token for (OIDC Core 5.5), whatever the scope. */
   requested?: readonly string[];
+  /** The client's pairwise sector (subjects.ts), for a `sub` of its own. */
+  sector?: string;
 }
 
 /**
@@ -49,6 +52,7 @@ export async function signIdToken(deps: Deps, request: IdTokenRequest): Promise<
   const key = await deps.keys.signingKey('id_token');
   const iat = Math.floor(deps.now() / 1000);
   const { sub, ...claims } = await userClaims(deps, request.principal, request.scope, {
+    subject: subjectFor(deps, request.principal.userUuid, request.sector),
     scopeClaims: request.alone ? undefined : ID_TOKEN_SCOPE_CLAIMS,
     requested: request.requested,
   });

@@ -15,6 +15,7 @@ import { findTokenFamily, findRefreshToken, type TokenFamily, type RefreshTokenR
 import { revokeAccessToken, revokeTokenFamily } from './revocations.js';
 import { isUserPrincipal } from './user-claims.js';
 import { authenticationClaims } from './issue.js';
+import { subjectFor } from './subjects.js';
 
 type Hint = 'access_token' | 'refresh_token';
 
@@ -90,7 +91,7 @@ export async function introspectToken(deps: Deps, client: Client, params: Readon
         token_type: 'refresh_token',
         client_id: live.family.clientId,
         scope: live.row.scope,
-        sub: isUserPrincipal(principal) ? principal.userUuid : principal.clientId,
+        sub: isUserPrincipal(principal) ? subjectFor(deps, principal.userUuid, client.pairwiseSector) : principal.clientId,
         ...(isUserPrincipal(principal) && { username: principal.username }),
         ...(isUserPrincipal(principal) && authenticationClaims(live.family.authTime, live.family.amr)),
         iat: Math.floor(live.row.created / 1000),

@@ -77,6 +77,7 @@ export async function issueTokens(deps: Deps, request: IssueRequest): Promise<Is
     scope,
     familyId: family?.id ?? request.familyId,
     ttl: request.ttl,
+    sector: client.pairwiseSector,
     claims: {
       ...(isUserPrincipal(principal) && authenticationClaims(family?.authTime, amr)),
       ...requestedUserinfoClaims(family?.claims),
@@ -100,6 +101,7 @@ export async function issueTokens(deps: Deps, request: IssueRequest): Promise<Is
       nonce: request.nonce,
       amr: amr ?? undefined,
       requested: family?.claims?.id_token,
+      sector: client.pairwiseSector,
     });
   }
   return {

@@ -101,18 +101,19 @@ async function findUserClaims(deps: Deps, principal: UserPrincipal): Promise<Rec
 
 /**
  * The claims of `principal` that the granted `scope` asks for (only those of `scopeClaims`, when
- * given) and those named in `requested`, each when the user's record has it.
+ * given) and those named in `requested`, each when the user's record has it; `sub` is `subject`,
+ * the user as the client sees them (subjects.ts).
  */
 export async function userClaims(
   deps: Deps,
   principal: UserPrincipal,
   scope: readonly string[],
-  options: { requested?: readonly string[]; scopeClaims?: readonly string[] } = {},
+  options: { subject: string; requested?: readonly string[]; scopeClaims?: readonly string[] },
 ): Promise<Record<string, unknown>> {
   const wanted = new Set([
     ...scope.flatMap((item) => CLAIMS_BY_SCOPE[item] ?? []).filter((claim) => options.scopeClaims?.includes(claim) ?? true),
     ...(options.requested ?? []),
   ]);
   const all = await findUserClaims(deps, principal);
-  return { sub: principal.userUuid, ...Object.fromEntries(Object.entries(all ?? {}).filter(([claim]) => wanted.has(claim))) };
+  return { sub: options.subject, ...Object.fromEntries(Object.entries(all ?? {}).filter(([claim]) => wanted.has(claim))) };
 }

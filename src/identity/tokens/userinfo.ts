@@ -36,5 +36,9 @@ export async function findUserinfo(deps: Deps, presented: PresentedToken | undef
     });
   }
   const requested = claims[USERINFO_CLAIMS];
-  return userClaims(deps, principal, scope, { requested: Array.isArray(requested) ? requested.filter((name) => typeof name === 'string') : [] });
+  // The token's `sub` is the user as its client sees them, pairwise or not (OIDC Core 5.3.2: as in the ID token).
+  return userClaims(deps, principal, scope, {
+    subject: claims.sub,
+    requested: Array.isArray(requested) ? requested.filter((name) => typeof name === 'string') : [],
+  });
 }

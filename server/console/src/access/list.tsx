@@ -1,12 +1,12 @@
 /**
- * The list of an application's users, groups or roles, a page at a time, with a form that creates
- * one (docs/api.md#entities): what the three screens share.
+ * The list of an application's users, groups, roles or devices, a page at a time, with a form that creates
+ * one (docs/api.md#entities) where the screen has one: what those screens share.
  */
 import { t } from '../i18n';
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { entitiesOf, request, type Entity } from '../api';
-import { Heading, Problem, useAction, Waiting } from '../parts';
+import { Heading, Problem, Table, useAction, Waiting, type Column as PartsColumn } from '../parts';
 import { Pager, usePages } from '../paging';
 import { Link, pathOf } from '../router';
 import { AppNav } from '../app-nav';
@@ -14,11 +14,8 @@ import { type AccessCollection } from './sections';
 
 const PAGE_SIZE = '20';
 
-export interface Column {
-  label: string;
+export interface Column extends PartsColumn<Entity> {
   value: (entity: Entity) => string;
-  /** Left out at a phone's width. */
-  wideOnly?: boolean;
 }
 
 export interface Field {
@@ -32,11 +29,11 @@ export interface Field {
 export interface ListProps {
   org: string;
   app: string;
-  collection: AccessCollection;
+  collection: AccessCollection | 'devices';
   title: string;
   /** The first column links to the entity's screen. */
   columns: readonly Column[];
-  /** The form's fields, sent as the new entity's properties (empty ones are left out). */
+  /** The form's fields, sent as the new entity's properties (empty ones are left out); none, no form. */
   fields: readonly Field[];
   children?: ComponentChildren;
 }
@@ -97,37 +94,19 @@ export function AccessList(props: ListProps) {
       <Problem error={pages.error} />
       {pages.value && entities.length === 0 && <p>{t(`access.${collection}.none` as const)}</p>}
       {entities.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">{props.title}</caption>
-            <thead>
-              <tr>
-                {props.columns.map((column) => (
-                  <th scope="col" key={column.label} class={column.wideOnly ? 'wide-only' : undefined}>
-                    {column.label}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {entities.map((entity) => (
-                <tr key={entity.uuid}>
-                  <td>
-                    <Link to={pathOf('orgs', org, 'apps', app, collection, entity.uuid)}>{first.value(entity)}</Link>
-                  </td>
-                  {rest.map((column) => (
-                    <td key={column.label} class={column.wideOnly ? 'wide-only' : undefined}>
-                      {column.value(entity)}
-                    </td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          caption={props.title}
+          hiddenCaption
+          columns={[
+            { ...first, value: (entity: Entity) => <Link to={pathOf('orgs', org, 'apps', app, collection, entity.uuid)}>{first.value(entity)}</Link> },
+            ...rest,
+          ]}
+          rows={entities}
+          keyOf={(entity) => entity.uuid}
+        />
       )}
       <Pager pages={pages} />
-      <CreateForm {...props} onCreated={pages.first} />
+      {props.fields.length > 0 && <CreateForm {...props} onCreated={pages.first} />}
       {props.children}
     </>
   );

@@ -3,14 +3,22 @@ import { t } from '../i18n';
 import type { ComponentChildren } from 'preact';
 import { Problem } from '../parts';
 
-export function TextField(props: { id: string; label: string; value: string; onInput: (text: string) => void; placeholder?: string; code?: boolean }) {
+export function TextField(props: {
+  id: string;
+  label: string;
+  value: string;
+  onInput: (text: string) => void;
+  placeholder?: string;
+  code?: boolean;
+  optional?: boolean;
+}) {
   return (
     <div class="field">
       <label for={props.id}>{props.label}</label>
       <input
         id={props.id}
         class={props.code ? 'mono' : undefined}
-        required
+        required={!props.optional}
         value={props.value}
         placeholder={props.placeholder}
         autocomplete="off"

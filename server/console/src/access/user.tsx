@@ -1,7 +1,8 @@
 /**
  * What an administrator does to one app user besides editing it: set a new password
  * (docs/api.md#users), deactivate or activate (docs/api.md#account-state), see and remove second
- * factors (docs/api.md#second-factors), and see the groups and roles the user is in.
+ * factors (docs/api.md#second-factors), end sessions and revoke consents (access/sign-ins.tsx), and
+ * see the groups and roles the user is in.
  */
 import { t } from '../i18n';
 import { useState } from 'preact/hooks';
@@ -10,6 +11,7 @@ import { useLoad } from '../load';
 import { Confirm, Problem, useAction, Waiting } from '../parts';
 import { Link, pathOf } from '../router';
 import { RemovableList } from './parts';
+import { ConsentsPanel, SessionsPanel } from './sign-ins';
 
 interface Factor {
   id: string;
@@ -186,6 +188,8 @@ export function UserPanels(props: UserProps) {
       <StatePanel {...props} />
       <PasswordPanel {...props} />
       <FactorsPanel {...props} />
+      <SessionsPanel org={props.org} app={props.app} userId={props.user.uuid} />
+      <ConsentsPanel org={props.org} app={props.app} userId={props.user.uuid} />
       <MembershipPanel {...props} />
     </>
   );

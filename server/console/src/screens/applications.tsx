@@ -2,6 +2,7 @@
 import { locale, t } from '../i18n';
 import { useState } from 'preact/hooks';
 import { entitiesOf, request } from '../api';
+import { OrgNav } from '../app-nav';
 import { useLoad } from '../load';
 import { Heading, Problem, useAction, Waiting } from '../parts';
 import { Link, navigate, pathOf } from '../router';
@@ -31,6 +32,7 @@ export function Applications(props: { org: string }) {
   return (
     <>
       <Heading>{t('apps.title', { org })}</Heading>
+      <OrgNav org={org} current="apps" />
       <Waiting loading={apps.loading && apps.value === undefined} />
       <Problem error={apps.error} />
       {apps.value?.length === 0 && <p>{t('apps.none')}</p>}

@@ -1,12 +1,16 @@
 /**
  * The server: its version (GET /status), whether it can serve (GET /readyz: the database answers
- * and is migrated, the signing keys are loaded), and for a sysadmin the signing keys, which are
- * active, and a rotation after a confirmation (docs/api.md#tokens).
+ * and is migrated, the signing keys are loaded), and for a sysadmin the database kind and the
+ * uptime (GET /status answers them to a sysadmin only), the signing keys, which are active, and a
+ * rotation after a confirmation (docs/api.md#tokens).
  */
-import { t } from '../i18n';
+import { Fragment } from 'preact';
+import { locale, t } from '../i18n';
 import type { MessageKey } from '../messages';
 import { useState } from 'preact/hooks';
-import { entitiesOf, request } from '../api';
+import type { components } from '~openapi';
+import { entitiesOf, request, requestMetrics } from '../api';
+import { parseMetrics, sumOf } from '../metrics';
 import { useLoad } from '../load';
 import { Confirm, Heading, Problem, useAction, Waiting } from '../parts';
 import type { Admin } from '../session';
@@ -16,6 +20,20 @@ interface PublishedKey {
   alg: string;
   kty: string;
   active?: string;
+}
+
+/** 93784 → `1 d 2 h 3 min` (seconds left out past a minute; the unit symbols are the same in every language). */
+function durationOf(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  const parts: [number, string][] = [
+    [Math.floor(seconds / 86400), 'd'],
+    [Math.floor((seconds % 86400) / 3600), 'h'],
+    [Math.floor((seconds % 3600) / 60), 'min'],
+  ];
+  return parts
+    .filter(([value]) => value > 0)
+    .map(([value, unit]) => `${value} ${unit}`)
+    .join(' ');
 }
 
 const USES: Record<string, MessageKey> = { access_token: 'keys.use.access_token', id_token: 'keys.use.id_token' };
@@ -83,8 +101,42 @@ function SigningKeys() {
   );
 }
 
+/** A few figures since the server started, from GET /metrics (read once, when the screen opens). */
+function Figures() {
+  const metrics = useLoad(async () => parseMetrics(await requestMetrics()), []);
+  const samples = metrics.value ?? [];
+  const count = (name: string, where?: (labels: Record<string, string>) => boolean) => Math.round(sumOf(samples, name, where)).toLocaleString(locale());
+  const figures: [id: string, label: MessageKey, value: string][] = [
+    ['requests', 'figures.requests', count('idp_http_request_duration_seconds_count')],
+    ['tokens', 'figures.tokens', count('idp_tokens_issued_total')],
+    ['sign-ins-refused', 'figures.sign_ins_refused', count('idp_sign_ins_total', (labels) => labels.result !== 'success')],
+    ['push-sent', 'figures.push_sent', count('idp_push_deliveries_total', (labels) => labels.outcome === 'sent')],
+    ['push-failed', 'figures.push_failed', count('idp_push_deliveries_total', (labels) => labels.outcome === 'unregistered' || labels.outcome === 'rejected')],
+    ['push-queue', 'figures.push_queue', count('idp_push_queue_depth')],
+    ['memory', 'figures.memory', `${Math.round(sumOf(samples, 'process_resident_memory_bytes') / 1048576).toLocaleString(locale())} MiB`],
+  ];
+  return (
+    <section class="panel" aria-labelledby="figures-title">
+      <h2 id="figures-title">{t('figures.title')}</h2>
+      <Waiting loading={metrics.loading && metrics.value === undefined} />
+      <Problem error={metrics.error} />
+      {metrics.value && (
+        <dl class="facts">
+          {figures.map(([id, label, value]) => (
+            <Fragment key={id}>
+              <dt>{t(label)}</dt>
+              <dd id={`figure-${id}`}>{value}</dd>
+            </Fragment>
+          ))}
+        </dl>
+      )}
+      <p class="muted">{t('figures.source')}</p>
+    </section>
+  );
+}
+
 export function ServerStatus(props: { admin: Admin }) {
-  const status = useLoad(async () => (await request('get', '/status', { params: {} })) as unknown as { version: string }, []);
+  const status = useLoad(async () => (await request('get', '/status', { params: {} })) as unknown as components['schemas']['Status'], []);
   const ready = useLoad(async () => {
     try {
       await request('get', '/readyz', { params: {} });
@@ -106,8 +158,21 @@ export function ServerStatus(props: { admin: Admin }) {
           <dd id="server-ready">{ready.value}</dd>
           <dt>{t('server.address')}</dt>
           <dd class="mono">{location.origin}</dd>
+          {status.value?.database !== undefined && (
+            <>
+              <dt>{t('server.database')}</dt>
+              <dd id="server-database">{status.value.database === 'postgres' ? 'PostgreSQL' : 'SQLite'}</dd>
+            </>
+          )}
+          {status.value?.uptime !== undefined && (
+            <>
+              <dt>{t('server.uptime')}</dt>
+              <dd id="server-uptime">{durationOf(status.value.uptime)}</dd>
+            </>
+          )}
         </dl>
       </section>
+      {props.admin.sysadmin && <Figures />}
       {props.admin.sysadmin ? <SigningKeys /> : <p class="muted">{t('server.sysadmin_only')}</p>}
     </>
   );
