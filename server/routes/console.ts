@@ -26,7 +26,8 @@ export const CONSOLE_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' data:",
+  // blob: for an entity's image, read with the access token and shown from memory.
+  "img-src 'self' data: blob:",
   "connect-src 'self'",
   "font-src 'self'",
   "base-uri 'none'",

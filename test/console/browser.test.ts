@@ -113,7 +113,7 @@ describe.skipIf(!HAS_CHROMIUM)(`admin console in a real browser${HAS_CHROMIUM ? 
     await page.locator('dialog[open]').waitFor({ state: 'detached' });
     expect((await api('GET', '/demo/kennel/dogs/fido')).status).toBe(200);
     await page.click('text=Delete…');
-    await page.click('dialog button.danger');
+    await page.click('dialog[open] button.danger');
     await page.waitForURL(/\/collections\/dogs$/);
     expect((await api('GET', '/demo/kennel/dogs/fido')).status).toBe(404);
 

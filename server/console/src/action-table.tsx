@@ -1,4 +1,5 @@
 /** A table whose rows each have buttons (edit, remove, end, revoke): the columns, then the row's actions, each named for a screen reader. */
+import { t } from './i18n';
 import type { ComponentChildren } from 'preact';
 import { Table, type Column as TableColumn } from './parts';
 
@@ -29,7 +30,7 @@ export function ActionTable<T>(props: {
   const columns: TableColumn<T>[] = [
     ...props.columns.map((column) => ({ label: column.label, value: column.cell, wideOnly: column.wideOnly, mono: column.mono })),
     {
-      label: 'Actions',
+      label: t('table.actions'),
       hiddenLabel: true,
       value: (row: T) => (
         <div class="actions">
@@ -38,7 +39,7 @@ export function ActionTable<T>(props: {
               type="button"
               key={action.label}
               class={action.danger ? 'danger' : undefined}
-              aria-label={`${action.label.replace(/…$/, '')} ${action.name(row)}`}
+              aria-label={t('table.action_named', { action: action.label.replace(/…$/, ''), name: action.name(row) })}
               disabled={props.busy}
               onClick={() => action.onClick(row)}
             >

@@ -1,36 +1,38 @@
 /** The areas of an organization or an application, as links under its heading: the one open is marked current, and still leads back to its list. */
+import { t } from './i18n';
+import type { MessageKey } from './messages';
 import { Link, pathOf } from './router';
 
-type Area = [area: string, label: string];
+type Area = [area: string, label: MessageKey];
 
 const APP_AREAS: Area[] = [
-  ['collections', 'Collections'],
-  ['users', 'Users'],
-  ['groups', 'Groups'],
-  ['roles', 'Roles and permission tester'],
-  ['clients', 'OAuth clients'],
-  ['identity-providers', 'Identity providers'],
-  ['credentials', 'Credentials'],
-  ['devices', 'Devices'],
-  ['push', 'Push'],
-  ['activity', 'Activity'],
+  ['collections', 'nav.collections'],
+  ['users', 'nav.users'],
+  ['groups', 'nav.groups'],
+  ['roles', 'nav.roles_tester'],
+  ['clients', 'nav.clients'],
+  ['identity-providers', 'nav.identity_providers'],
+  ['credentials', 'nav.credentials'],
+  ['devices', 'nav.devices'],
+  ['push', 'nav.push'],
+  ['activity', 'nav.activity'],
 ];
 
 const ORG_AREAS: Area[] = [
-  ['apps', 'Applications'],
-  ['admins', 'Admins'],
-  ['credentials', 'Credentials'],
+  ['apps', 'nav.applications'],
+  ['admins', 'nav.admins'],
+  ['credentials', 'nav.credentials'],
 ];
 
 /** `home` is the area whose list is the owner's own address. */
-function AreaNav(props: { label: string; base: string[]; areas: Area[]; home: string; current: string }) {
+function AreaNav(props: { label: MessageKey; base: string[]; areas: Area[]; home: string; current: string }) {
   return (
-    <nav aria-label={props.label} class="tabs">
+    <nav aria-label={t(props.label)} class="tabs">
       <ul>
         {props.areas.map(([area, label]) => (
           <li key={area}>
             <Link to={area === props.home ? pathOf(...props.base) : pathOf(...props.base, area)} aria-current={area === props.current ? 'page' : undefined}>
-              {label}
+              {t(label)}
             </Link>
           </li>
         ))}
@@ -40,9 +42,9 @@ function AreaNav(props: { label: string; base: string[]; areas: Area[]; home: st
 }
 
 export function AppNav(props: { org: string; app: string; current: string }) {
-  return <AreaNav label="Application" base={['orgs', props.org, 'apps', props.app]} areas={APP_AREAS} home="collections" current={props.current} />;
+  return <AreaNav label="nav.application" base={['orgs', props.org, 'apps', props.app]} areas={APP_AREAS} home="collections" current={props.current} />;
 }
 
 export function OrgNav(props: { org: string; current: string }) {
-  return <AreaNav label="Organization" base={['orgs', props.org]} areas={ORG_AREAS} home="apps" current={props.current} />;
+  return <AreaNav label="nav.organization" base={['orgs', props.org]} areas={ORG_AREAS} home="apps" current={props.current} />;
 }

@@ -4,12 +4,16 @@
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { LOCALE_NAMES, LOCALES, locale, setLocale, t, useLocale, type Locale } from './i18n';
+import type { MessageKey } from './messages';
 import { completeSignIn, isSignedIn, signIn, signOut } from './auth';
 import { Heading, Problem, Waiting } from './parts';
 import { Link, navigate, pathOf, segmentsOf, usePath } from './router';
 import { findAdmin, type Admin } from './session';
 import { ACCESS_SECTIONS, type AccessCollection } from './access/sections';
 import { AccessEntityScreen, AccessListScreen } from './screens/access';
+import { Asset } from './asset';
+import { Connections } from './connections';
 import { Applications } from './screens/applications';
 import { OAuthClientScreen } from './screens/client';
 import { OAuthClients } from './screens/clients';
@@ -59,45 +63,54 @@ function Screen(props: { segments: string[]; admin: Admin }) {
   if (collections === 'collections' && collection !== undefined && id === undefined)
     return <Entities key={collection} org={org} app={app} collection={collection} />;
   if (collections === 'collections' && id !== undefined && props.segments.length === 7)
-    return <EntityScreen org={org} app={app} collection={collection} id={id} />;
+    return (
+      <EntityScreen org={org} app={app} collection={collection} id={id}>
+        {(entity, reload) => (
+          <>
+            <Asset org={org} app={app} collection={collection} entity={entity} reload={reload} />
+            <Connections org={org} app={app} collection={collection} entity={entity} reload={reload} />
+          </>
+        )}
+      </EntityScreen>
+    );
   return (
     <>
-      <Heading>Not found</Heading>
+      <Heading>{t('not_found.title')}</Heading>
       <p>
-        The console has no page at this address. <Link to="/">Go to your organizations.</Link>
+        {t('not_found.text')} <Link to="/">{t('not_found.link')}</Link>
       </p>
     </>
   );
 }
 
-const AREA_LABELS: Record<string, string> = {
-  users: 'Users',
-  groups: 'Groups',
-  roles: 'Roles',
-  clients: 'OAuth clients',
-  'identity-providers': 'Identity providers',
-  credentials: 'Credentials',
-  admins: 'Admins',
-  devices: 'Devices',
-  push: 'Push',
-  activity: 'Activity',
+const AREA_LABELS: Record<string, MessageKey> = {
+  users: 'nav.users',
+  groups: 'nav.groups',
+  roles: 'nav.roles',
+  clients: 'nav.clients',
+  'identity-providers': 'nav.identity_providers',
+  credentials: 'nav.credentials',
+  admins: 'nav.admins',
+  devices: 'nav.devices',
+  push: 'nav.push',
+  activity: 'nav.activity',
 };
 
 /** Where you are: each level a link to its screen. */
 function Breadcrumbs(props: { segments: string[] }) {
   const [top, org, orgArea, app, area, item, id] = props.segments;
-  const trail: [string, string][] = [['Organizations', '/']];
-  if (top === 'server') trail.push(['Server', '/server']);
+  const trail: [string, string][] = [[t('orgs.title'), '/']];
+  if (top === 'server') trail.push([t('bar.server'), '/server']);
   if (org) trail.push([org, pathOf('orgs', org)]);
   // The organization's own areas (its admins, its credentials); `apps` leads on to an application.
-  if (orgArea && orgArea !== 'apps') trail.push([AREA_LABELS[orgArea] ?? orgArea, pathOf('orgs', org, orgArea)]);
+  if (orgArea && orgArea !== 'apps') trail.push([orgArea in AREA_LABELS ? t(AREA_LABELS[orgArea]) : orgArea, pathOf('orgs', org, orgArea)]);
   if (app) trail.push([app, pathOf('orgs', org, 'apps', app)]);
   // An application's collections are its own screen; its other areas have one of their own.
-  if (area && area !== 'collections') trail.push([AREA_LABELS[area] ?? area, pathOf('orgs', org, 'apps', app, area)]);
+  if (area && area !== 'collections') trail.push([area in AREA_LABELS ? t(AREA_LABELS[area]) : area, pathOf('orgs', org, 'apps', app, area)]);
   if (item) trail.push([item, pathOf('orgs', org, 'apps', app, area, item)]);
   if (id) trail.push([id, pathOf('orgs', org, 'apps', app, area, item, id)]);
   return (
-    <nav aria-label="Breadcrumb" class="crumbs">
+    <nav aria-label={t('bar.breadcrumb')} class="crumbs">
       <ol>
         {trail.map(([label, to], index) => (
           <li key={to}>{index === trail.length - 1 ? <span aria-current="page">{label}</span> : <Link to={to}>{label}</Link>}</li>
@@ -111,22 +124,23 @@ function Shell(props: { admin?: Admin; segments?: string[]; children: ComponentC
   return (
     <>
       <a class="skip" href="#main">
-        Skip to content
+        {t('bar.skip')}
       </a>
       <header class="bar">
         <Link to="/" class="brand">
           idp console
         </Link>
         {props.segments && props.segments.length > 0 && <Breadcrumbs segments={props.segments} />}
-        {props.admin && (
-          <div class="who">
-            <Link to="/server">Server</Link>
-            <span class="muted">{props.admin.username}</span>
+        <div class="who">
+          {props.admin && <Link to="/server">{t('bar.server')}</Link>}
+          {props.admin && <span class="muted">{props.admin.username}</span>}
+          <LocaleSwitcher />
+          {props.admin && (
             <button type="button" onClick={() => void signOut()}>
-              Sign out
+              {t('bar.sign_out')}
             </button>
-          </div>
-        )}
+          )}
+        </div>
       </header>
       <main id="main">{props.children}</main>
     </>
@@ -136,16 +150,36 @@ function Shell(props: { admin?: Admin; segments?: string[]; children: ComponentC
 function SignedOut() {
   return (
     <Shell>
-      <Heading>Signed out</Heading>
-      <p>You have signed out of the console.</p>
+      <Heading>{t('signed_out.title')}</Heading>
+      <p>{t('signed_out.text')}</p>
       <button type="button" onClick={() => void signIn('/')}>
-        Sign in
+        {t('signed_out.sign_in')}
       </button>
     </Shell>
   );
 }
 
+/** The language of the console, kept for the next visit. */
+function LocaleSwitcher() {
+  return (
+    <>
+      <label for="locale" class="visually-hidden">
+        {t('bar.language')}
+      </label>
+      <select id="locale" value={locale()} onChange={(event) => setLocale(event.currentTarget.value as Locale)}>
+        {LOCALES.map((code) => (
+          <option key={code} value={code} lang={code}>
+            {LOCALE_NAMES[code]}
+          </option>
+        ))}
+      </select>
+    </>
+  );
+}
+
 export function App() {
+  // Every text is read again in the language chosen.
+  useLocale();
   const path = usePath();
   const [admin, setAdmin] = useState<Admin>();
   const [error, setError] = useState<Error>();
@@ -164,10 +198,10 @@ export function App() {
   if (error) {
     return (
       <Shell>
-        <Heading>Sign-in failed</Heading>
+        <Heading>{t('sign_in_failed.title')}</Heading>
         <Problem error={error} />
         <button type="button" onClick={() => void signIn('/')}>
-          Sign in again
+          {t('sign_in_failed.again')}
         </button>
       </Shell>
     );

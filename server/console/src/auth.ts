@@ -6,6 +6,7 @@
  * sessionStorage across the redirect, and are removed when the code comes back.
  */
 import type { components, paths } from '~openapi';
+import { locale, t } from './i18n';
 
 const CLIENT_ID = 'idp-console';
 const SCOPE = 'openid api offline_access';
@@ -77,6 +78,8 @@ export async function signIn(returnTo: string): Promise<void> {
     state: pending.state,
     code_challenge: challenge,
     code_challenge_method: 'S256',
+    // The sign-in page speaks the console's language.
+    ui_locales: locale(),
   });
   location.assign(`${AUTHORIZE}?${query}`);
 }
@@ -88,7 +91,7 @@ async function tokenRequest(form: TokenRequest): Promise<TokenResponse> {
     body: new URLSearchParams(form as Record<string, string>),
   });
   const body = (await response.json()) as TokenResponse & { error?: string; error_description?: string };
-  if (!response.ok) throw new Error(body.error_description ?? body.error ?? `the token endpoint answered ${response.status}`);
+  if (!response.ok) throw new Error(body.error_description ?? body.error ?? t('errors.token_endpoint', { status: response.status }));
   return body;
 }
 
@@ -100,12 +103,11 @@ function keep(response: TokenResponse): void {
 export async function completeSignIn(url: URL): Promise<string> {
   const pending = JSON.parse(sessionStorage.getItem(PENDING) ?? 'null') as Pending | null;
   sessionStorage.removeItem(PENDING);
-  if (pending === null || url.searchParams.get('state') !== pending.state)
-    throw new Error('this sign-in was not started here, or was already used; sign in again');
+  if (pending === null || url.searchParams.get('state') !== pending.state) throw new Error(t('errors.not_started_here'));
   const error = url.searchParams.get('error');
   if (error !== null) throw new Error(url.searchParams.get('error_description') ?? error);
   const code = url.searchParams.get('code');
-  if (code === null) throw new Error('the sign-in came back without a code');
+  if (code === null) throw new Error(t('errors.no_code'));
   keep(await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id: CLIENT_ID, code_verifier: pending.verifier }));
   return pending.returnTo;
 }
@@ -135,14 +137,14 @@ export async function accessToken(): Promise<string> {
   if (tokens !== undefined && tokens.expiresAt - EARLY_MS < Date.now()) await refreshTokens();
   if (tokens === undefined) {
     await signIn(location.pathname + location.search);
-    throw new Error('signing in again');
+    throw new Error(t('errors.signing_in_again'));
   }
   return tokens.access;
 }
 
 export async function findSignedInUser(): Promise<SignedInUser> {
   const response = await fetch(USERINFO, { headers: { authorization: `Bearer ${await accessToken()}` } });
-  if (!response.ok) throw new Error(`who signed in could not be read (${response.status})`);
+  if (!response.ok) throw new Error(t('errors.userinfo', { status: response.status }));
   return (await response.json()) as SignedInUser;
 }
 

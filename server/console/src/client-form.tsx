@@ -3,6 +3,8 @@
  * one per line, grant types, how it authenticates at the token endpoint and its scopes. Register
  * and edit share it; what the form does not show is kept as it was.
  */
+import { t } from './i18n';
+import type { MessageKey } from './messages';
 import { useState } from 'preact/hooks';
 import type { components } from '~openapi';
 import { Problem } from './parts';
@@ -12,19 +14,19 @@ export type ClientMetadata = components['schemas']['ClientMetadata'];
 /** A client as the API answers it: its metadata, its id, and its secret only when just made. */
 export type OAuthClient = ClientMetadata & { client_id: string; client_id_issued_at: number; client_secret?: string };
 
-const GRANTS: [grant: string, label: string][] = [
-  ['authorization_code', 'Authorization code'],
-  ['refresh_token', 'Refresh token'],
-  ['client_credentials', 'Client credentials'],
-  ['password', 'Password'],
-  ['urn:ietf:params:oauth:grant-type:token-exchange', 'Token exchange'],
-  ['urn:ietf:params:oauth:grant-type:device_code', 'Device code'],
+const GRANTS: [grant: string, label: MessageKey][] = [
+  ['authorization_code', 'form.grant.authorization_code'],
+  ['refresh_token', 'form.grant.refresh_token'],
+  ['client_credentials', 'form.grant.client_credentials'],
+  ['password', 'form.grant.password'],
+  ['urn:ietf:params:oauth:grant-type:token-exchange', 'form.grant.token_exchange'],
+  ['urn:ietf:params:oauth:grant-type:device_code', 'form.grant.device_code'],
 ];
 
-const AUTH_METHODS: [method: string, label: string][] = [
-  ['client_secret_basic', 'Secret, HTTP Basic (client_secret_basic)'],
-  ['client_secret_post', 'Secret in the form (client_secret_post)'],
-  ['none', 'None: a public client, PKCE (none)'],
+const AUTH_METHODS: [method: string, label: MessageKey][] = [
+  ['client_secret_basic', 'form.auth.basic'],
+  ['client_secret_post', 'form.auth.post'],
+  ['none', 'form.auth.none'],
 ];
 
 // What the API shows about a client but does not take back in its metadata.
@@ -80,11 +82,11 @@ export function ClientForm(props: { client?: OAuthClient; action: string; busy: 
   return (
     <form class="panel" onSubmit={submit}>
       <div class="field">
-        <label for="client-name">Name</label>
+        <label for="client-name">{t('form.name')}</label>
         <input id="client-name" required value={name} onInput={(event) => setName(event.currentTarget.value)} autocomplete="off" />
       </div>
       <div class="field">
-        <label for="client-redirects">Redirect URIs, one per line</label>
+        <label for="client-redirects">{t('form.redirects')}</label>
         <textarea
           id="client-redirects"
           class="json"
@@ -96,7 +98,7 @@ export function ClientForm(props: { client?: OAuthClient; action: string; busy: 
         />
       </div>
       <fieldset class="field">
-        <legend>Grant types</legend>
+        <legend>{t('form.grants')}</legend>
         {GRANTS.map(([grant, label]) => (
           <label key={grant} class="check">
             <input
@@ -106,23 +108,23 @@ export function ClientForm(props: { client?: OAuthClient; action: string; busy: 
               checked={grants.includes(grant)}
               onChange={(event) => toggle(grant, event.currentTarget.checked)}
             />
-            {label}
+            {t(label)}
           </label>
         ))}
       </fieldset>
       <div class="field">
-        <label for="client-auth">Authentication at the token endpoint</label>
+        <label for="client-auth">{t('form.auth')}</label>
         <select id="client-auth" value={method} onChange={(event) => setMethod(event.currentTarget.value)}>
           {AUTH_METHODS.map(([value, label]) => (
             <option key={value} value={value}>
-              {label}
+              {t(label)}
             </option>
           ))}
           {!AUTH_METHODS.some(([value]) => value === method) && <option value={method}>{method}</option>}
         </select>
       </div>
       <div class="field">
-        <label for="client-scope">Allowed scopes, space separated (empty: the defaults)</label>
+        <label for="client-scope">{t('form.scope')}</label>
         <input id="client-scope" value={scope} onInput={(event) => setScope(event.currentTarget.value)} autocomplete="off" />
       </div>
       <Problem error={props.error} />

@@ -2,6 +2,7 @@
  * The form that creates entities from JSON (an object, or an array of objects): in the collection
  * given, or in the one it names, which its first entities create (docs/api.md#entities).
  */
+import { t } from './i18n';
 import { useState } from 'preact/hooks';
 import { entitiesOf, request } from './api';
 import { JsonField, parseJson, useAction } from './parts';
@@ -26,26 +27,26 @@ export function CreateEntities(props: { org: string; app: string; collection?: s
   };
   return (
     <form class="panel" onSubmit={submit}>
-      <h2>{named ? 'New collection' : 'New entity'}</h2>
+      <h2>{named ? t('create.new_collection') : t('create.new_entity')}</h2>
       {named && (
         <>
-          <p class="muted">A collection starts with its first entity.</p>
+          <p class="muted">{t('create.collection_hint')}</p>
           <div class="field">
-            <label for="collection-name">Collection</label>
+            <label for="collection-name">{t('create.collection')}</label>
             <input id="collection-name" required value={name} placeholder="dogs" onInput={(event) => setName(event.currentTarget.value)} autocomplete="off" />
           </div>
         </>
       )}
       <JsonField
         id={named ? 'collection-first' : 'new-entity'}
-        label={named ? 'First entity (JSON: an object, or an array of objects)' : 'Entity (JSON: an object, or an array of objects)'}
+        label={named ? t('create.first_entity') : t('create.entity')}
         value={json}
         onInput={setJson}
         rows={5}
         problem={create.error}
       />
       <button type="submit" disabled={create.busy}>
-        {named ? 'Create collection' : 'Create'}
+        {named ? t('create.create_collection') : t('create.create')}
       </button>
     </form>
   );

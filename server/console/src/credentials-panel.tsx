@@ -4,6 +4,7 @@
  * working at once, shown once.
  */
 import { useState } from 'preact/hooks';
+import { t } from './i18n';
 import type { Envelope } from './api';
 import { useLoad } from './load';
 import { Confirm, OnceSecret, Problem, useAction, Waiting } from './parts';
@@ -31,33 +32,39 @@ export function CredentialsPanel(props: { read: () => Promise<Envelope>; rotate:
     });
   return (
     <>
-      {rotated && <OnceSecret label="The new client secret" value={rotated.client_secret} />}
+      {rotated && <OnceSecret label={t('credentials.new_secret')} value={rotated.client_secret} />}
       <Waiting loading={credentials.loading && credentials.value === undefined} />
       <Problem error={credentials.error} />
       {credentials.value && (
         <section class="panel">
           <dl class="facts">
-            <dt>Client id</dt>
+            <dt>{t('clients.client_id')}</dt>
             <dd class="mono" id="credentials-client-id">
               {credentials.value.client_id}
             </dd>
-            <dt>Client secret</dt>
+            <dt>{t('credentials.secret')}</dt>
             <dd class="mono" id="credentials-secret">
               {shown ? credentials.value.client_secret : '••••••••••••'}
             </dd>
           </dl>
           <div class="actions">
             <button type="button" aria-controls="credentials-secret" aria-pressed={shown} onClick={() => setShown(!shown)}>
-              {shown ? 'Hide secret' : 'Show secret'}
+              {shown ? t('credentials.hide') : t('credentials.show')}
             </button>
             <button type="button" class="danger" onClick={() => setConfirming(true)}>
-              Generate a new secret…
+              {t('credentials.rotate_ellipsis')}
             </button>
           </div>
         </section>
       )}
-      <Confirm open={confirming} title="Generate a new secret?" action="Generate" onCancel={() => setConfirming(false)} onConfirm={confirmRotate}>
-        <p>The current secret stops working at once: every program that uses it must be given the new one.</p>
+      <Confirm
+        open={confirming}
+        title={t('credentials.rotate_title')}
+        action={t('credentials.rotate')}
+        onCancel={() => setConfirming(false)}
+        onConfirm={confirmRotate}
+      >
+        <p>{t('credentials.rotate_text')}</p>
         <Problem error={rotate.error} />
       </Confirm>
     </>

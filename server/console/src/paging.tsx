@@ -1,4 +1,5 @@
 /** A list read a page at a time by cursor (docs/api.md#queries-and-paging), with previous and next. */
+import { t } from './i18n';
 import { useState } from 'preact/hooks';
 import type { Envelope } from './api';
 import { useLoad, type Loaded } from './load';
@@ -32,12 +33,12 @@ export function usePages(load: (cursor: string | undefined) => Promise<Envelope>
 export function Pager(props: { pages: Pages }) {
   const { pages } = props;
   return (
-    <nav class="pager" aria-label="Pages">
+    <nav class="pager" aria-label={t('pager.pages')}>
       <button type="button" disabled={!pages.hasPrevious} onClick={pages.previous}>
-        Previous page
+        {t('pager.previous')}
       </button>
       <button type="button" disabled={pages.value?.cursor === undefined} onClick={pages.next}>
-        Next page
+        {t('pager.next')}
       </button>
     </nav>
   );

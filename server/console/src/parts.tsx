@@ -1,6 +1,7 @@
 /** Pieces every screen uses: its heading, an error, a wait, a JSON editor, a confirmation, a table. */
+import { t } from './i18n';
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 
 /**
  * The screen's title. It takes the focus when the screen opens, so a keyboard or screen-reader
@@ -28,7 +29,7 @@ export function Problem(props: { error?: Error; id?: string }) {
 export function Waiting(props: { loading: boolean }) {
   return props.loading ? (
     <p class="waiting" role="status">
-      Loading…
+      {t('common.loading')}
     </p>
   ) : null;
 }
@@ -41,12 +42,12 @@ export function parseJson(text: string, many = false): JsonObject | JsonObject[]
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new Error(`not JSON: ${(error as Error).message}`, { cause: error });
+    throw new Error(t('json.not_json', { reason: (error as Error).message }), { cause: error });
   }
   const isObject = (item: unknown) => typeof item === 'object' && item !== null && !Array.isArray(item);
   if (isObject(value)) return value as JsonObject;
   if (many && Array.isArray(value) && value.length > 0 && value.every(isObject)) return value as JsonObject[];
-  throw new Error(many ? 'write a JSON object, or an array of objects' : 'write a JSON object');
+  throw new Error(many ? t('json.objects') : t('json.object'));
 }
 
 /** A labelled textarea for JSON; `problem` is shown under it and tied to it for screen readers. */
@@ -73,6 +74,8 @@ export function JsonField(props: { id: string; label: string; value: string; onI
 /** A modal question (the browser's <dialog>: focus kept inside, Escape cancels). */
 export function Confirm(props: { open: boolean; title: string; children: ComponentChildren; action: string; onCancel: () => void; onConfirm: () => void }) {
   const dialog = useRef<HTMLDialogElement>(null);
+  // A screen may have more than one.
+  const titleId = useId();
   useEffect(() => {
     const element = dialog.current;
     if (element === null) return;
@@ -80,12 +83,12 @@ export function Confirm(props: { open: boolean; title: string; children: Compone
     if (!props.open && element.open) element.close();
   }, [props.open]);
   return (
-    <dialog ref={dialog} aria-labelledby="confirm-title" onClose={props.onCancel}>
-      <h2 id="confirm-title">{props.title}</h2>
+    <dialog ref={dialog} aria-labelledby={titleId} onClose={props.onCancel}>
+      <h2 id={titleId}>{props.title}</h2>
       {props.children}
       <div class="actions">
         <button type="button" onClick={props.onCancel} autofocus>
-          Cancel
+          {t('common.cancel')}
         </button>
         <button type="button" class="danger" onClick={props.onConfirm}>
           {props.action}
@@ -129,7 +132,7 @@ export function OnceSecret(props: { label: string; value: string; children?: Com
         {props.label}
       </h2>
       <p>
-        <strong>Copy it now: you will not see it again.</strong>
+        <strong>{t('secret.copy_now')}</strong>
       </p>
       {props.children}
       <div class="inline">
@@ -137,12 +140,12 @@ export function OnceSecret(props: { label: string; value: string; children?: Com
           {props.value}
         </code>
         <button type="button" onClick={copy}>
-          Copy
+          {t('secret.copy')}
         </button>
       </div>
       {copied && (
         <p class="saved" role="status">
-          Copied.
+          {t('secret.copied')}
         </p>
       )}
     </section>

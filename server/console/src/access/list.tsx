@@ -2,6 +2,7 @@
  * The list of an application's users, groups, roles or devices, a page at a time, with a form that creates
  * one (docs/api.md#entities) where the screen has one: what those screens share.
  */
+import { t } from '../i18n';
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { entitiesOf, request, type Entity } from '../api';
@@ -34,7 +35,6 @@ export interface ListProps {
   columns: readonly Column[];
   /** The form's fields, sent as the new entity's properties (empty ones are left out); none, no form. */
   fields: readonly Field[];
-  noun: string;
   children?: ComponentChildren;
 }
 
@@ -53,7 +53,7 @@ function CreateForm(props: ListProps & { onCreated: () => void }) {
   };
   return (
     <form class="panel" onSubmit={submit}>
-      <h2>New {props.noun}</h2>
+      <h2>{t(`access.${props.collection}.new` as const)}</h2>
       {props.fields.map((field) => (
         <div class="field" key={field.name}>
           <label for={`new-${field.name}`}>{field.label}</label>
@@ -70,7 +70,7 @@ function CreateForm(props: ListProps & { onCreated: () => void }) {
       ))}
       <Problem error={create.error} />
       <button type="submit" disabled={create.busy}>
-        Create {props.noun}
+        {t(`access.${props.collection}.create` as const)}
       </button>
     </form>
   );
@@ -87,12 +87,12 @@ export function AccessList(props: ListProps) {
   return (
     <>
       <Heading>
-        {props.title} <span class="muted">in {app}</span>
+        {props.title} <span class="muted">{t('common.in', { place: app })}</span>
       </Heading>
       <AppNav org={org} app={app} current={collection} />
       <Waiting loading={pages.loading} />
       <Problem error={pages.error} />
-      {pages.value && entities.length === 0 && <p>No {props.noun} yet.</p>}
+      {pages.value && entities.length === 0 && <p>{t(`access.${collection}.none` as const)}</p>}
       {entities.length > 0 && (
         <Table
           caption={props.title}

@@ -1,4 +1,5 @@
 /** The users (or groups) of a group or role (docs/api.md#groups): list, add by name or uuid, remove. */
+import { t } from '../i18n';
 import { useState } from 'preact/hooks';
 import { entitiesOf, request, type Entity } from '../api';
 import { useLoad } from '../load';
@@ -25,15 +26,14 @@ export function MembersPanel(props: { org: string; app: string; collection: 'gro
       if (method === 'post') setDraft('');
       members.reload();
     });
-  const noun = relation === 'users' ? 'user' : 'group';
   const label = (member: Entity) => String(member.username ?? member.path ?? member.name ?? member.uuid);
   const titleId = `${relation}-title`;
   return (
     <section class="panel" aria-labelledby={titleId}>
-      <h2 id={titleId}>{relation === 'users' ? 'Users' : 'Groups'}</h2>
+      <h2 id={titleId}>{relation === 'users' ? t('nav.users') : t('nav.groups')}</h2>
       <Waiting loading={members.loading && members.value === undefined} />
       <Problem error={members.error} />
-      {members.value?.length === 0 && <p>No {noun}.</p>}
+      {members.value?.length === 0 && <p>{relation === 'users' ? t('members.no_users') : t('members.no_groups')}</p>}
       <RemovableList
         items={members.value?.map((member) => ({
           key: member.uuid,
@@ -44,8 +44,13 @@ export function MembersPanel(props: { org: string; app: string; collection: 'gro
         onRemove={(uuid) => void connect('delete', uuid)}
       />
       <AddForm
-        field={{ id: `add-${relation}`, label: `Add a ${noun} (${relation === 'users' ? 'username' : 'path'} or uuid)`, value: draft, onInput: setDraft }}
-        action={`Add ${noun}`}
+        field={{
+          id: `add-${relation}`,
+          label: relation === 'users' ? t('members.add_user_label') : t('members.add_group_label'),
+          value: draft,
+          onInput: setDraft,
+        }}
+        action={relation === 'users' ? t('members.add_user') : t('members.add_group')}
         busy={change.busy}
         error={change.error}
         onSubmit={() => void connect('post', draft.trim())}

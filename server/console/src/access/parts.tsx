@@ -1,4 +1,5 @@
 /** Pieces the users, groups and roles screens share: a text field, a list whose items remove, a one-field form that adds. */
+import { t } from '../i18n';
 import type { ComponentChildren } from 'preact';
 import { Problem } from '../parts';
 
@@ -41,8 +42,14 @@ export function RemovableList(props: { items?: readonly Item[]; busy: boolean; o
       {props.items?.map((item) => (
         <li key={item.key}>
           {item.content}
-          <button type="button" class="danger" aria-label={`Remove ${item.name}`} disabled={props.busy} onClick={() => props.onRemove(item.key)}>
-            Remove
+          <button
+            type="button"
+            class="danger"
+            aria-label={t('common.remove_named', { name: item.name })}
+            disabled={props.busy}
+            onClick={() => props.onRemove(item.key)}
+          >
+            {t('common.remove')}
           </button>
         </li>
       ))}

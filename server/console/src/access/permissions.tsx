@@ -2,6 +2,7 @@
  * The permission rules a role, group or user holds (docs/api.md#permissions): list, add
  * (`get,put:/dogs/*`), remove; and the tester that asks the server whether a user may make a request.
  */
+import { t } from '../i18n';
 import { useState } from 'preact/hooks';
 import { request, type Envelope } from '../api';
 import { useLoad } from '../load';
@@ -32,14 +33,14 @@ export function PermissionsPanel(props: { org: string; app: string; collection: 
     });
   return (
     <section class="panel" aria-labelledby="permissions-title">
-      <h2 id="permissions-title">Permissions</h2>
+      <h2 id="permissions-title">{t('permissions.title')}</h2>
       <Waiting loading={rules.loading && rules.value === undefined} />
       <Problem error={rules.error} />
-      {rules.value?.length === 0 && <p>No permission.</p>}
+      {rules.value?.length === 0 && <p>{t('permissions.none')}</p>}
       <RemovableList items={rules.value?.map((rule) => ({ key: rule, name: rule, content: <code>{rule}</code> }))} busy={change.busy} onRemove={remove} />
       <AddForm
-        field={{ id: 'new-permission', label: 'Permission (verbs:path pattern)', value: draft, onInput: setDraft, placeholder: 'get,put:/dogs/*', code: true }}
-        action="Add permission"
+        field={{ id: 'new-permission', label: t('permissions.label'), value: draft, onInput: setDraft, placeholder: 'get,put:/dogs/*', code: true }}
+        action={t('permissions.add')}
         busy={change.busy}
         error={change.error}
         onSubmit={add}
@@ -80,12 +81,12 @@ export function PermissionTester(props: { org: string; app: string; user?: strin
   };
   return (
     <form class="panel" onSubmit={submit} aria-labelledby="tester-title">
-      <h2 id="tester-title">Permission tester</h2>
-      <p class="muted">Would this user's own request be allowed, by their roles, groups and permissions?</p>
+      <h2 id="tester-title">{t('tester.title')}</h2>
+      <p class="muted">{t('tester.intro')}</p>
       <div class="tester">
-        {props.user === undefined && <TextField id="tester-user" label="User (username or uuid)" value={user} onInput={setUser} />}
+        {props.user === undefined && <TextField id="tester-user" label={t('tester.user')} value={user} onInput={setUser} />}
         <div class="field">
-          <label for="tester-verb">Verb</label>
+          <label for="tester-verb">{t('tester.verb')}</label>
           <select id="tester-verb" value={verb} onChange={(event) => setVerb(event.currentTarget.value)}>
             {VERBS.map((name) => (
               <option key={name} value={name}>
@@ -94,10 +95,10 @@ export function PermissionTester(props: { org: string; app: string; user?: strin
             ))}
           </select>
         </div>
-        <TextField id="tester-path" label="Path" value={path} onInput={setPath} placeholder="/dogs/fido" code />
+        <TextField id="tester-path" label={t('tester.path')} value={path} onInput={setPath} placeholder="/dogs/fido" code />
       </div>
       <button type="submit" disabled={check.busy}>
-        Test
+        {t('tester.test')}
       </button>
       <Problem error={check.error} />
       <div role="status" class="verdict">
@@ -114,16 +115,16 @@ function Verdict(props: { answer: PermissionCheck }) {
     <>
       {answer.permitted ? (
         <p class="allowed">
-          <strong>Allowed:</strong> {answer.username} may {request}, by <code>{answer.rule}</code>.
+          <strong>{t('verdict.allowed')}</strong> {t('verdict.may', { user: answer.username ?? '', request })} <code>{answer.rule}</code>.
         </p>
       ) : (
         <p class="denied">
-          <strong>Denied:</strong> {answer.username} may not {request}
-          {answer.disabled ? ': the user is disabled.' : ': no permission they hold allows it.'}
+          <strong>{t('verdict.denied')}</strong> {t('verdict.may_not', { user: answer.username ?? '', request })}
+          {answer.disabled ? t('verdict.disabled') : t('verdict.no_rule')}
         </p>
       )}
       <details>
-        <summary>Every permission {answer.username} holds</summary>
+        <summary>{t('verdict.every', { user: answer.username ?? '' })}</summary>
         <ul>
           {answer.permissions.map((rule) => (
             <li key={rule}>

@@ -3,6 +3,7 @@
  * as the account page shows them to the user themself: "End" signs that browser out at once,
  * "Revoke" forgets the consent and the client's tokens of the user.
  */
+import { dateTime, t } from '../i18n';
 import { ActionTable } from '../action-table';
 import { entitiesOf, request } from '../api';
 import { useLoad } from '../load';
@@ -29,8 +30,6 @@ interface Props {
   userId: string;
 }
 
-const when = (ms: number) => new Date(ms).toLocaleString();
-
 export function SessionsPanel(props: Props) {
   const params = { orgId: props.org, appId: props.app, entityId: props.userId };
   const sessions = useLoad(
@@ -45,25 +44,25 @@ export function SessionsPanel(props: Props) {
     });
   return (
     <section class="panel" aria-labelledby="sessions-title">
-      <h2 id="sessions-title">Signed-in browsers</h2>
+      <h2 id="sessions-title">{t('sessions.title')}</h2>
       <Waiting loading={sessions.loading && sessions.value === undefined} />
       <Problem error={sessions.error ?? end.error} />
-      {sessions.value?.length === 0 && <p>Not signed in in any browser.</p>}
+      {sessions.value?.length === 0 && <p>{t('sessions.none')}</p>}
       {sessions.value !== undefined && sessions.value.length > 0 && (
         <ActionTable
-          caption="Signed-in browsers"
+          caption={t('sessions.title')}
           columns={[
-            { label: 'Browser', cell: (session) => session.user_agent ?? 'unknown' },
-            { label: 'Address', cell: (session) => session.address ?? 'unknown' },
-            { label: 'Signed in', cell: (session) => when(session.created), wideOnly: true },
-            { label: 'Last active', cell: (session) => when(session.last_seen) },
+            { label: t('sessions.browser'), cell: (session) => session.user_agent ?? t('sessions.unknown') },
+            { label: t('sessions.address'), cell: (session) => session.address ?? t('sessions.unknown') },
+            { label: t('sessions.signed_in'), cell: (session) => dateTime(session.created), wideOnly: true },
+            { label: t('sessions.last_active'), cell: (session) => dateTime(session.last_seen) },
           ]}
           rows={sessions.value}
           keyOf={(session) => session.id}
           actions={[
             {
-              label: 'End',
-              name: (session) => `the session of ${session.user_agent ?? 'an unknown browser'} last active ${when(session.last_seen)}`,
+              label: t('sessions.end'),
+              name: (session) => t('sessions.end_name', { browser: session.user_agent ?? t('sessions.unknown_browser'), when: dateTime(session.last_seen) }),
               danger: true,
               onClick: endSession,
             },
@@ -89,21 +88,21 @@ export function ConsentsPanel(props: Props) {
     });
   return (
     <section class="panel" aria-labelledby="consents-title">
-      <h2 id="consents-title">Applications allowed</h2>
+      <h2 id="consents-title">{t('consents.title')}</h2>
       <Waiting loading={consents.loading && consents.value === undefined} />
       <Problem error={consents.error ?? revoke.error} />
-      {consents.value?.length === 0 && <p>The user has allowed no application.</p>}
+      {consents.value?.length === 0 && <p>{t('consents.none')}</p>}
       {consents.value !== undefined && consents.value.length > 0 && (
         <ActionTable
-          caption="Applications allowed"
+          caption={t('consents.title')}
           columns={[
-            { label: 'Application', cell: (consent) => consent.client_name },
-            { label: 'Scopes', cell: (consent) => consent.scope, mono: true },
-            { label: 'Allowed', cell: (consent) => when(consent.modified), wideOnly: true },
+            { label: t('consents.application'), cell: (consent) => consent.client_name },
+            { label: t('consents.scopes'), cell: (consent) => consent.scope, mono: true },
+            { label: t('consents.allowed'), cell: (consent) => dateTime(consent.modified), wideOnly: true },
           ]}
           rows={consents.value}
           keyOf={(consent) => consent.client_id}
-          actions={[{ label: 'Revoke', name: (consent) => consent.client_name, danger: true, onClick: revokeConsent }]}
+          actions={[{ label: t('consents.revoke'), name: (consent) => consent.client_name, danger: true, onClick: revokeConsent }]}
           busy={revoke.busy}
         />
       )}

@@ -4,6 +4,7 @@
  * factors (docs/api.md#second-factors), end sessions and revoke consents (access/sign-ins.tsx), and
  * see the groups and roles the user is in.
  */
+import { t } from '../i18n';
 import { useState } from 'preact/hooks';
 import { entitiesOf, request, type Entity } from '../api';
 import { useLoad } from '../load';
@@ -43,9 +44,9 @@ function PasswordPanel(props: UserProps) {
   };
   return (
     <form class="panel" onSubmit={submit} aria-labelledby="password-title">
-      <h2 id="password-title">Password</h2>
+      <h2 id="password-title">{t('user.password_title')}</h2>
       <div class="field">
-        <label for="new-password">New password</label>
+        <label for="new-password">{t('user.new_password')}</label>
         <input
           id="new-password"
           type="password"
@@ -58,11 +59,11 @@ function PasswordPanel(props: UserProps) {
       <Problem error={save.error} />
       {done && (
         <p class="saved" role="status">
-          Password set.
+          {t('user.password_set')}
         </p>
       )}
       <button type="submit" disabled={save.busy}>
-        Set password
+        {t('user.set_password')}
       </button>
     </form>
   );
@@ -79,11 +80,11 @@ function StatePanel(props: UserProps) {
     });
   return (
     <section class="panel" aria-labelledby="state-title">
-      <h2 id="state-title">State</h2>
-      <p>{disabled ? 'Deactivated: the user cannot sign in and holds no token.' : 'Active. Deactivating ends every sign-in and token of the user at once.'}</p>
+      <h2 id="state-title">{t('user.state_title')}</h2>
+      <p>{disabled ? t('user.deactivated') : t('user.active')}</p>
       <Problem error={change.error} />
       <button type="button" class={disabled ? undefined : 'danger'} disabled={change.busy} onClick={toggle}>
-        {disabled ? 'Activate' : 'Deactivate'}
+        {disabled ? t('user.activate') : t('user.deactivate')}
       </button>
     </section>
   );
@@ -106,10 +107,10 @@ function FactorsPanel(props: UserProps) {
   const list = factors.value ?? [];
   return (
     <section class="panel" aria-labelledby="factors-title">
-      <h2 id="factors-title">Second factors</h2>
+      <h2 id="factors-title">{t('user.factors_title')}</h2>
       <Waiting loading={factors.loading && factors.value === undefined} />
       <Problem error={factors.error} />
-      {factors.value?.length === 0 && <p>No second factor.</p>}
+      {factors.value?.length === 0 && <p>{t('user.no_factor')}</p>}
       <RemovableList
         items={list.map((factor) => ({
           key: factor.id,
@@ -128,18 +129,18 @@ function FactorsPanel(props: UserProps) {
       />
       {list.length > 0 && (
         <button type="button" class="danger" onClick={() => setConfirming(true)}>
-          Reset factors…
+          {t('user.reset_factors_ellipsis')}
         </button>
       )}
       <Problem error={change.error} />
       <Confirm
         open={confirming}
-        title="Reset every second factor?"
-        action="Reset factors"
+        title={t('user.reset_title')}
+        action={t('user.reset_factors')}
         onCancel={() => setConfirming(false)}
         onConfirm={() => remove(list.map((factor) => factor.id))}
       >
-        <p>The user signs in with the password alone until they enroll a factor again.</p>
+        <p>{t('user.reset_text')}</p>
       </Confirm>
     </section>
   );
@@ -157,7 +158,7 @@ function MembershipPanel(props: UserProps) {
   const roles = useLoad(load('roles'), [props.user.uuid]);
   const links = (relation: 'groups' | 'roles', entities: Entity[] | undefined) =>
     entities?.length === 0 ? (
-      <span class="muted">none</span>
+      <span class="muted">{t('user.none')}</span>
     ) : (
       entities?.map((entity, index) => (
         <span key={entity.uuid}>
@@ -168,11 +169,15 @@ function MembershipPanel(props: UserProps) {
     );
   return (
     <section class="panel" aria-labelledby="membership-title">
-      <h2 id="membership-title">Groups and roles</h2>
+      <h2 id="membership-title">{t('user.membership_title')}</h2>
       <Problem error={groups.error ?? roles.error} />
-      <p>Groups: {links('groups', groups.value)}</p>
-      <p>Roles: {links('roles', roles.value)}</p>
-      <p class="muted">Add the user to a group or role from that group's or role's screen.</p>
+      <p>
+        {t('user.groups')} {links('groups', groups.value)}
+      </p>
+      <p>
+        {t('user.roles')} {links('roles', roles.value)}
+      </p>
+      <p class="muted">{t('user.membership_hint')}</p>
     </section>
   );
 }

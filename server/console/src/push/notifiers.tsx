@@ -4,6 +4,8 @@
  * with its key id, team id and bundle id, or an FCM service-account JSON. The server checks the
  * key and never shows it again.
  */
+import { dateTime, t } from '../i18n';
+import type { MessageKey } from '../messages';
 import { useState } from 'preact/hooks';
 import { request, type Entity } from '../api';
 import { TextField } from '../access/parts';
@@ -26,7 +28,7 @@ function NotifierForm(props: { org: string; app: string; onCreated: () => void }
   const submit = (event: Event) => {
     event.preventDefault();
     void create.run(async () => {
-      if (file === undefined) throw new Error(provider === 'apple' ? 'choose the .p8 key file' : 'choose the service-account JSON file');
+      if (file === undefined) throw new Error(provider === 'apple' ? t('notifiers.choose_p8') : t('notifiers.choose_json'));
       const key = await file.text();
       const credentials = provider === 'apple' ? { p8: key, ...apple } : { credentials: key };
       await request('post', '/{orgId}/{appId}/notifiers', {
@@ -41,33 +43,31 @@ function NotifierForm(props: { org: string; app: string; onCreated: () => void }
       props.onCreated();
     });
   };
-  const appleField = (field: keyof typeof apple, label: string) => (
-    <TextField id={`notifier-${field}`} label={label} value={apple[field]} onInput={(value) => setApple({ ...apple, [field]: value })} code />
+  const appleField = (field: keyof typeof apple, label: MessageKey) => (
+    <TextField id={`notifier-${field}`} label={t(label)} value={apple[field]} onInput={(value) => setApple({ ...apple, [field]: value })} code />
   );
   return (
     <form class="panel" onSubmit={submit} aria-labelledby="new-notifier-title">
-      <h2 id="new-notifier-title">New notifier</h2>
-      <TextField id="notifier-name" label="Name (letters, digits, _ or -; devices hold their token as NAME.notifier.id)" value={name} onInput={setName} code />
+      <h2 id="new-notifier-title">{t('notifiers.new')}</h2>
+      <TextField id="notifier-name" label={t('notifiers.name_hint')} value={name} onInput={setName} code />
       <fieldset class="field">
-        <legend>Provider</legend>
+        <legend>{t('notifiers.provider')}</legend>
         <label class="check">
-          <input type="radio" name="provider" value="apple" checked={provider === 'apple'} onChange={() => setProvider('apple')} /> Apple (APNs, a .p8 token
-          key)
+          <input type="radio" name="provider" value="apple" checked={provider === 'apple'} onChange={() => setProvider('apple')} /> {t('notifiers.apple')}
         </label>
         <label class="check">
-          <input type="radio" name="provider" value="google" checked={provider === 'google'} onChange={() => setProvider('google')} /> Google (FCM, a
-          service-account JSON)
+          <input type="radio" name="provider" value="google" checked={provider === 'google'} onChange={() => setProvider('google')} /> {t('notifiers.google')}
         </label>
       </fieldset>
       <div class="field">
-        <label for="notifier-environment">{provider === 'apple' ? 'APNs environment' : 'Environment'}</label>
+        <label for="notifier-environment">{provider === 'apple' ? t('notifiers.apns_environment') : t('notifiers.environment')}</label>
         <select id="notifier-environment" value={environment} onChange={(event) => setEnvironment(event.currentTarget.value)}>
-          <option value="development">{provider === 'apple' ? 'sandbox (development)' : 'development'}</option>
-          <option value="production">production</option>
+          <option value="development">{provider === 'apple' ? t('notifiers.sandbox') : t('notifiers.development')}</option>
+          <option value="production">{t('notifiers.production')}</option>
         </select>
       </div>
       <div class="field">
-        <label for="notifier-file">{provider === 'apple' ? 'Token key (.p8 file)' : 'Service account (.json file)'}</label>
+        <label for="notifier-file">{provider === 'apple' ? t('notifiers.p8_file') : t('notifiers.json_file')}</label>
         <input
           key={round}
           id="notifier-file"
@@ -79,14 +79,14 @@ function NotifierForm(props: { org: string; app: string; onCreated: () => void }
       </div>
       {provider === 'apple' && (
         <>
-          {appleField('keyId', 'Key id')}
-          {appleField('teamId', 'Team id')}
-          {appleField('topic', 'Bundle id (the topic)')}
+          {appleField('keyId', 'notifiers.key_id')}
+          {appleField('teamId', 'notifiers.team_id')}
+          {appleField('topic', 'notifiers.topic')}
         </>
       )}
       <Problem error={create.error} />
       <button type="submit" disabled={create.busy}>
-        Create notifier
+        {t('notifiers.create')}
       </button>
     </form>
   );
@@ -104,27 +104,32 @@ export function Notifiers(props: { org: string; app: string; notifiers: Loaded<E
     });
   return (
     <>
-      <h2 class="section">Notifiers</h2>
+      <h2 class="section">{t('notifiers.title')}</h2>
       <Waiting loading={notifiers.loading && notifiers.value === undefined} />
       <Problem error={notifiers.error} />
-      {notifiers.value?.length === 0 && <p>This application has no notifier yet.</p>}
+      {notifiers.value?.length === 0 && <p>{t('notifiers.none')}</p>}
       {notifiers.value !== undefined && notifiers.value.length > 0 && (
         <Table
-          caption="Notifiers"
+          caption={t('notifiers.title')}
           hiddenCaption
           rows={notifiers.value}
           keyOf={(notifier) => notifier.uuid}
           columns={[
-            { label: 'Name', value: (notifier) => <span class="mono">{String(notifier.name)}</span> },
-            { label: 'Provider', value: providerOf },
-            { label: 'Environment', value: (notifier) => String(notifier.environment) },
-            { label: 'Created', value: (notifier) => new Date(notifier.created).toLocaleString(), wideOnly: true },
+            { label: t('notifiers.name'), value: (notifier) => <span class="mono">{String(notifier.name)}</span> },
+            { label: t('notifiers.provider'), value: providerOf },
+            { label: t('notifiers.environment'), value: (notifier) => String(notifier.environment) },
+            { label: t('notifiers.created'), value: (notifier) => dateTime(notifier.created), wideOnly: true },
             {
-              label: 'Actions',
+              label: t('table.actions'),
               hiddenLabel: true,
               value: (notifier) => (
-                <button type="button" class="danger" aria-label={`Delete ${String(notifier.name)}…`} onClick={() => setDeleting(notifier)}>
-                  Delete…
+                <button
+                  type="button"
+                  class="danger"
+                  aria-label={t('notifiers.delete_named', { name: String(notifier.name) })}
+                  onClick={() => setDeleting(notifier)}
+                >
+                  {t('common.delete_ellipsis')}
                 </button>
               ),
             },
@@ -134,12 +139,12 @@ export function Notifiers(props: { org: string; app: string; notifiers: Loaded<E
       <NotifierForm org={org} app={app} onCreated={notifiers.reload} />
       <Confirm
         open={deleting !== undefined}
-        title={`Delete the notifier ${String(deleting?.name ?? '')}?`}
-        action="Delete"
+        title={t('notifiers.delete_title', { name: String(deleting?.name ?? '') })}
+        action={t('common.delete')}
         onCancel={() => setDeleting(undefined)}
         onConfirm={confirmDelete}
       >
-        <p>Its key is deleted with it, and nothing more is sent through it. Devices keep their tokens.</p>
+        <p>{t('notifiers.delete_text')}</p>
         <Problem error={remove.error} />
       </Confirm>
     </>

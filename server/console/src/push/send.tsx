@@ -2,6 +2,8 @@
  * A test notification (docs/api.md#push-notifications): a text through one notifier to a user's
  * devices, one device, a group's members' devices or every device; then its state as it goes.
  */
+import { t } from '../i18n';
+import type { MessageKey } from '../messages';
 import { useState } from 'preact/hooks';
 import { entitiesOf, request, type Entity } from '../api';
 import { TextField } from '../access/parts';
@@ -16,7 +18,7 @@ export interface Target {
   id?: string;
 }
 
-const KINDS: Record<TargetKind, string> = { user: 'A user (their devices)', device: 'A device', group: 'A group (its members’ devices)', all: 'Every device' };
+const KINDS: Record<TargetKind, MessageKey> = { user: 'send.to_user', device: 'send.to_device', group: 'send.to_group', all: 'send.to_all' };
 
 function send(org: string, app: string, target: Target, body: { payloads: Record<string, string> }) {
   const orgId = org;
@@ -66,16 +68,16 @@ export function SendForm(props: { org: string; app: string; target?: Target; not
   return (
     <>
       <form class="panel" onSubmit={submit} aria-labelledby="send-title">
-        <h2 id="send-title">Send a test notification</h2>
-        {notifiers.length === 0 && <p>Create a notifier first: a notification goes through one.</p>}
+        <h2 id="send-title">{t('send.title')}</h2>
+        {notifiers.length === 0 && <p>{t('send.no_notifier')}</p>}
         {props.target === undefined && (
           <>
             <div class="field">
-              <label for="send-kind">To</label>
+              <label for="send-kind">{t('send.to')}</label>
               <select id="send-kind" value={kind} onChange={(event) => setKind(event.currentTarget.value as TargetKind)}>
                 {Object.entries(KINDS).map(([value, label]) => (
                   <option key={value} value={value}>
-                    {label}
+                    {t(label)}
                   </option>
                 ))}
               </select>
@@ -83,7 +85,7 @@ export function SendForm(props: { org: string; app: string; target?: Target; not
             {kind !== 'all' && (
               <TextField
                 id="send-target"
-                label={kind === 'user' ? 'Username or uuid' : kind === 'group' ? 'Group path or uuid' : 'Device name or uuid'}
+                label={kind === 'user' ? t('send.user_id') : kind === 'group' ? t('send.group_id') : t('send.device_id')}
                 value={targetId}
                 onInput={setTargetId}
               />
@@ -91,7 +93,7 @@ export function SendForm(props: { org: string; app: string; target?: Target; not
           </>
         )}
         <div class="field">
-          <label for="send-notifier">Notifier</label>
+          <label for="send-notifier">{t('send.notifier')}</label>
           <select id="send-notifier" value={chosen} required onChange={(event) => setNotifier(event.currentTarget.value)}>
             {notifiers.map((entity) => (
               <option key={entity.uuid} value={String(entity.name)}>
@@ -100,10 +102,10 @@ export function SendForm(props: { org: string; app: string; target?: Target; not
             ))}
           </select>
         </div>
-        <TextField id="send-text" label="Text" value={text} onInput={setText} />
+        <TextField id="send-text" label={t('send.text')} value={text} onInput={setText} />
         <Problem error={action.error} />
         <button type="submit" disabled={action.busy || notifiers.length === 0}>
-          Send
+          {t('send.send')}
         </button>
       </form>
       {sent !== undefined && <NotificationState key={sent} org={org} app={app} id={sent} onChange={props.onChange} />}

@@ -3,6 +3,8 @@
  * second until it is final (queued → sent → delivered or failed), its counts, and a receipt per
  * device with when it was sent or the provider's error.
  */
+import { dateTime, t } from '../i18n';
+import type { MessageKey } from '../messages';
 import { useEffect } from 'preact/hooks';
 import { entitiesOf, request, type Entity } from '../api';
 import { useLoad } from '../load';
@@ -13,26 +15,26 @@ const POLL_MS = 1000;
 const RECEIPTS = '50';
 
 /** What each state means to the one who sent it. */
-export const STATES: Record<string, string> = {
-  CREATED: 'queued',
-  SCHEDULED: 'scheduled',
-  STARTED: 'sending',
-  FINISHED: 'delivered',
-  FAILED: 'failed',
-  EXPIRED: 'expired',
-  CANCELED: 'canceled',
+const STATES: Record<string, MessageKey> = {
+  CREATED: 'notification.state.queued',
+  SCHEDULED: 'notification.state.scheduled',
+  STARTED: 'notification.state.sending',
+  FINISHED: 'notification.state.delivered',
+  FAILED: 'notification.state.failed',
+  EXPIRED: 'notification.state.expired',
+  CANCELED: 'notification.state.canceled',
 };
 const FINAL = new Set(['FINISHED', 'FAILED', 'EXPIRED', 'CANCELED']);
 
 /** When a receipt's delivery was sent, or the provider's error. */
 const resultOf = (receipt: Entity) =>
   receipt.errorCode === undefined
-    ? `sent ${new Date(Number(receipt.sent)).toLocaleString()}`
-    : `error ${String(receipt.errorCode)}: ${String(receipt.errorMessage ?? '')}`;
+    ? t('notification.sent_at', { when: dateTime(Number(receipt.sent)) })
+    : t('notification.error', { code: String(receipt.errorCode), message: String(receipt.errorMessage ?? '') });
 
 export function stateOf(notification: Entity): string {
   const state = String(notification.state);
-  return STATES[state] ?? state.toLowerCase();
+  return state in STATES ? t(STATES[state]) : state.toLowerCase();
 }
 
 /** `onChange` is told each new state (a list of notifications shows it too). */
@@ -60,34 +62,34 @@ export function NotificationState(props: { org: string; app: string; id: string;
   return (
     <section class="panel" aria-labelledby="notification-title">
       <h2 id="notification-title">
-        Notification <code class="mono">{id}</code>
+        {t('notification.title')} <code class="mono">{id}</code>
       </h2>
       <Waiting loading={read.value === undefined && read.loading} />
       <Problem error={read.error} />
       {notification && (
         <dl class="facts">
-          <dt>State</dt>
+          <dt>{t('notification.state')}</dt>
           <dd>
             <strong id="notification-state" role="status">
               {stateOf(notification)}
             </strong>{' '}
             <span class="muted">({state})</span>
           </dd>
-          <dt>Devices</dt>
+          <dt>{t('nav.devices')}</dt>
           <dd>
-            {String(notification.expectedCount ?? 0)} to reach, {statistics?.sent ?? 0} sent, {statistics?.errors ?? 0} failed
+            {t('notification.counts', { expected: String(notification.expectedCount ?? 0), sent: statistics?.sent ?? 0, failed: statistics?.errors ?? 0 })}
           </dd>
         </dl>
       )}
       {read.value && read.value.receipts.length > 0 && (
         <Table
-          caption="Receipts"
+          caption={t('notification.receipts')}
           rows={read.value.receipts}
           keyOf={(receipt) => receipt.uuid}
           columns={[
-            { label: 'Device', value: (receipt) => <span class="mono">{String(receipt.device ?? '')}</span> },
-            { label: 'Notifier', value: (receipt) => String(receipt.notifierName ?? receipt.notifier ?? '') },
-            { label: 'Result', value: resultOf },
+            { label: t('notification.device'), value: (receipt) => <span class="mono">{String(receipt.device ?? '')}</span> },
+            { label: t('send.notifier'), value: (receipt) => String(receipt.notifierName ?? receipt.notifier ?? '') },
+            { label: t('notification.result'), value: resultOf },
           ]}
         />
       )}

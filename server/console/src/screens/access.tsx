@@ -3,6 +3,7 @@
  * lists, and one of them with what it holds: a role's permissions and members, a group's
  * permissions and users, a user's password, state, factors, groups and roles, and the permission tester.
  */
+import { locale, t } from '../i18n';
 import { AccessList, type Column, type Field, type ListProps } from '../access/list';
 import { MembersPanel } from '../access/members';
 import { PermissionsPanel, PermissionTester } from '../access/permissions';
@@ -14,20 +15,22 @@ import { pathOf } from '../router';
 import { EntityScreen } from './entity';
 
 const text = (name: string) => (entity: Entity) => (typeof entity[name] === 'string' ? (entity[name] as string) : '');
-const created: Column = { label: 'Created', value: (entity) => new Date(entity.created).toLocaleDateString(), wideOnly: true };
+const created = (): Column => ({ label: t('access.created'), value: (entity) => new Date(entity.created).toLocaleDateString(locale()), wideOnly: true });
 
 /** A group's or role's list: named by `key` (a group's path, a role's name), with a title. */
 function holder(props: { org: string; app: string }, collection: 'groups' | 'roles', key: Field): ListProps {
-  const noun = collection.slice(0, -1);
   return {
     ...props,
     collection,
-    title: collection === 'groups' ? 'Groups' : 'Roles',
-    noun,
-    columns: [{ label: key.name === 'path' ? 'Path' : 'Name', value: text(key.name) }, { label: 'Title', value: text('title') }, created],
+    title: collection === 'groups' ? t('nav.groups') : t('nav.roles'),
+    columns: [
+      { label: key.name === 'path' ? t('access.path') : t('access.name'), value: text(key.name) },
+      { label: t('access.title_field'), value: text('title') },
+      created(),
+    ],
     fields: [
       { ...key, required: true },
-      { name: 'title', label: 'Title' },
+      { name: 'title', label: t('access.title_field') },
     ],
   };
 }
@@ -41,27 +44,29 @@ export function AccessListScreen(props: { org: string; app: string; collection: 
           org={org}
           app={app}
           collection="users"
-          title="Users"
-          noun="user"
+          title={t('nav.users')}
           columns={[
-            { label: 'Username', value: text('username') },
-            { label: 'Name', value: text('name'), wideOnly: true },
-            { label: 'Email', value: text('email') },
-            { label: 'State', value: (user) => (user.disabled === true ? 'disabled' : user.activated === false ? 'not activated' : 'active') },
+            { label: t('access.username'), value: text('username') },
+            { label: t('access.name'), value: text('name'), wideOnly: true },
+            { label: t('access.email'), value: text('email') },
+            {
+              label: t('access.state'),
+              value: (user) => (user.disabled === true ? t('access.disabled') : user.activated === false ? t('access.not_activated') : t('access.active')),
+            },
           ]}
           fields={[
-            { name: 'username', label: 'Username', required: true },
-            { name: 'name', label: 'Name' },
-            { name: 'email', label: 'Email', type: 'email' },
-            { name: 'password', label: 'Password', type: 'password', autocomplete: 'new-password' },
+            { name: 'username', label: t('access.username'), required: true },
+            { name: 'name', label: t('access.name') },
+            { name: 'email', label: t('access.email'), type: 'email' },
+            { name: 'password', label: t('access.password'), type: 'password', autocomplete: 'new-password' },
           ]}
         />
       );
     case 'groups':
-      return <AccessList {...holder(props, 'groups', { name: 'path', label: 'Path (a/b nests b in a)' })} />;
+      return <AccessList {...holder(props, 'groups', { name: 'path', label: t('access.group_path') })} />;
     case 'roles':
       return (
-        <AccessList {...holder(props, 'roles', { name: 'name', label: 'Name' })}>
+        <AccessList {...holder(props, 'roles', { name: 'name', label: t('access.name') })}>
           <PermissionTester org={org} app={app} />
         </AccessList>
       );

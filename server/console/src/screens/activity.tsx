@@ -4,6 +4,8 @@
  * `security`, docs/api.md#second-factors). Each is filtered by a query the form writes
  * (docs/api.md#queries-and-paging) and read by pages, newest first.
  */
+import { dateTime, t } from '../i18n';
+import type { MessageKey } from '../messages';
 import { useState } from 'preact/hooks';
 import { entitiesOf, request, type Entity } from '../api';
 import { TextField } from '../access/parts';
@@ -18,7 +20,7 @@ const quoted = (value: string) => `'${value.replace(/[\\']/g, '\\$&')}'`;
 
 interface Filter {
   name: string;
-  label: string;
+  label: MessageKey;
   /** A time is entered as the browser's local date and time, and compared in ms since the epoch. */
   time?: boolean;
   condition: (value: string) => string;
@@ -47,11 +49,11 @@ function Feed(props: { org: string; app: string; collection: string; title: stri
   return (
     <section class="panel" aria-labelledby={titleId}>
       <h2 id={titleId}>{props.title}</h2>
-      <form class="filters" onSubmit={filter} aria-label={`Filter ${props.title.toLowerCase()}`}>
+      <form class="filters" onSubmit={filter} aria-label={t('activity.filter_named', { title: props.title })}>
         {props.filters.map((field) =>
           field.time ? (
             <div class="field" key={field.name}>
-              <label for={`${collection}-${field.name}`}>{field.label}</label>
+              <label for={`${collection}-${field.name}`}>{t(field.label)}</label>
               <input
                 id={`${collection}-${field.name}`}
                 type="datetime-local"
@@ -63,25 +65,31 @@ function Feed(props: { org: string; app: string; collection: string; title: stri
             <TextField
               key={field.name}
               id={`${collection}-${field.name}`}
-              label={field.label}
+              label={t(field.label)}
               value={draft[field.name] ?? ''}
               onInput={(value) => setDraft({ ...draft, [field.name]: value })}
               optional
             />
           ),
         )}
-        <button type="submit">Filter</button>
+        <button type="submit">{t('activity.filter')}</button>
       </form>
       {ql !== undefined && (
         <p class="muted">
-          Query: <code class="mono">{ql}</code>
+          {t('activity.query')} <code class="mono">{ql}</code>
         </p>
       )}
       <Waiting loading={pages.loading} />
       <Problem error={pages.error} />
-      {pages.value && entities.length === 0 && <p>Nothing {ql === undefined ? 'yet' : 'matches'}.</p>}
+      {pages.value && entities.length === 0 && <p>{ql === undefined ? t('activity.nothing_yet') : t('activity.nothing_matches')}</p>}
       {entities.length > 0 && (
-        <Table caption={`${props.title}, newest first`} hiddenCaption columns={props.columns} rows={entities} keyOf={(entity) => entity.uuid} />
+        <Table
+          caption={t('activity.newest_first', { title: props.title })}
+          hiddenCaption
+          columns={props.columns}
+          rows={entities}
+          keyOf={(entity) => entity.uuid}
+        />
       )}
       <Pager pages={pages} />
     </section>
@@ -90,37 +98,37 @@ function Feed(props: { org: string; app: string; collection: string; title: stri
 
 const since = (property: string): Filter => ({
   name: 'since',
-  label: 'Since',
+  label: 'activity.since',
   time: true,
   condition: (value) => `${property} >= ${new Date(value).getTime()}`,
 });
 const text = (value: unknown) => (value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value));
-const when = (ms: unknown) => (typeof ms === 'number' ? new Date(ms).toLocaleString() : '');
+const when = (ms: unknown) => (typeof ms === 'number' ? dateTime(ms) : '');
 
 const ACTIVITY_FILTERS: readonly Filter[] = [
-  { name: 'verb', label: 'Verb', condition: (value) => `verb = ${quoted(value)}` },
-  { name: 'actor', label: 'Actor (username)', condition: (value) => `actor.username = ${quoted(value)}` },
+  { name: 'verb', label: 'activity.verb', condition: (value) => `verb = ${quoted(value)}` },
+  { name: 'actor', label: 'activity.actor_username', condition: (value) => `actor.username = ${quoted(value)}` },
   since('created'),
 ];
-const ACTIVITY_COLUMNS: readonly Column<Entity>[] = [
-  { label: 'When', value: (activity) => when(activity.published ?? activity.created) },
-  { label: 'Actor', value: (activity) => text((activity.actor as { username?: string; displayName?: string } | undefined)?.username) },
-  { label: 'Verb', value: (activity) => text(activity.verb) },
-  { label: 'Content', value: (activity) => text(activity.content ?? activity.title) },
+const activityColumns = (): Column<Entity>[] => [
+  { label: t('activity.when'), value: (activity) => when(activity.published ?? activity.created) },
+  { label: t('activity.actor'), value: (activity) => text((activity.actor as { username?: string; displayName?: string } | undefined)?.username) },
+  { label: t('activity.verb'), value: (activity) => text(activity.verb) },
+  { label: t('activity.content'), value: (activity) => text(activity.content ?? activity.title) },
 ];
 
 const EVENT_FILTERS: readonly Filter[] = [
-  { name: 'category', label: 'Category (security for second factors)', condition: (value) => `category = ${quoted(value)}` },
-  { name: 'action', label: 'Action (e.g. factor_removed)', condition: (value) => `action = ${quoted(value)}` },
-  { name: 'user', label: 'User (uuid)', condition: (value) => `user = ${quoted(value)}` },
+  { name: 'category', label: 'activity.category_hint', condition: (value) => `category = ${quoted(value)}` },
+  { name: 'action', label: 'activity.action_hint', condition: (value) => `action = ${quoted(value)}` },
+  { name: 'user', label: 'activity.user_uuid', condition: (value) => `user = ${quoted(value)}` },
   since('timestamp'),
 ];
-const EVENT_COLUMNS: readonly Column<Entity>[] = [
-  { label: 'When', value: (event) => when(event.timestamp ?? event.created) },
-  { label: 'Category', value: (event) => text(event.category) },
-  { label: 'Action', value: (event) => text(event.action) },
-  { label: 'What', value: (event) => text(event.title) },
-  { label: 'User', value: (event) => text(event.user) },
+const eventColumns = (): Column<Entity>[] => [
+  { label: t('activity.when'), value: (event) => when(event.timestamp ?? event.created) },
+  { label: t('activity.category'), value: (event) => text(event.category) },
+  { label: t('activity.action'), value: (event) => text(event.action) },
+  { label: t('activity.what'), value: (event) => text(event.title) },
+  { label: t('activity.user'), value: (event) => text(event.user) },
 ];
 
 export function Activity(props: { org: string; app: string }) {
@@ -128,11 +136,11 @@ export function Activity(props: { org: string; app: string }) {
   return (
     <>
       <Heading>
-        Activity <span class="muted">in {app}</span>
+        {t('nav.activity')} <span class="muted">{t('common.in', { place: app })}</span>
       </Heading>
       <AppNav org={org} app={app} current="activity" />
-      <Feed org={org} app={app} collection="activities" title="Activities" filters={ACTIVITY_FILTERS} columns={ACTIVITY_COLUMNS} />
-      <Feed org={org} app={app} collection="events" title="Events and audit" filters={EVENT_FILTERS} columns={EVENT_COLUMNS} />
+      <Feed org={org} app={app} collection="activities" title={t('activity.activities')} filters={ACTIVITY_FILTERS} columns={activityColumns()} />
+      <Feed org={org} app={app} collection="events" title={t('activity.events')} filters={EVENT_FILTERS} columns={eventColumns()} />
     </>
   );
 }

@@ -1,4 +1,5 @@
 /** One organization's applications, and a form to create another. */
+import { locale, t } from '../i18n';
 import { useState } from 'preact/hooks';
 import { entitiesOf, request } from '../api';
 import { OrgNav } from '../app-nav';
@@ -30,28 +31,28 @@ export function Applications(props: { org: string }) {
   };
   return (
     <>
-      <Heading>Applications of {org}</Heading>
+      <Heading>{t('apps.title', { org })}</Heading>
       <OrgNav org={org} current="apps" />
       <Waiting loading={apps.loading && apps.value === undefined} />
       <Problem error={apps.error} />
-      {apps.value?.length === 0 && <p>This organization has no application yet.</p>}
+      {apps.value?.length === 0 && <p>{t('apps.none')}</p>}
       <ul class="cards">
         {apps.value?.map((app) => (
           <li key={app.uuid}>
             <Link to={pathOf('orgs', org, 'apps', app.applicationName)}>{app.applicationName}</Link>
-            <span class="muted"> created {new Date(app.created).toLocaleDateString()}</span>
+            <span class="muted"> {t('apps.created', { date: new Date(app.created).toLocaleDateString(locale()) })}</span>
           </li>
         ))}
       </ul>
       <form class="panel" onSubmit={submit}>
-        <h2>New application</h2>
+        <h2>{t('apps.new')}</h2>
         <div class="field">
-          <label for="app-name">Name</label>
+          <label for="app-name">{t('apps.name')}</label>
           <input id="app-name" required value={name} onInput={(event) => setName(event.currentTarget.value)} autocomplete="off" />
         </div>
         <Problem error={create.error} />
         <button type="submit" disabled={create.busy}>
-          Create application
+          {t('apps.create')}
         </button>
       </form>
     </>

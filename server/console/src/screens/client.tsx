@@ -1,4 +1,5 @@
 /** One OAuth client: its metadata to edit, or delete it (and revoke its grants) after a confirmation. */
+import { dateTime, t } from '../i18n';
 import { useState } from 'preact/hooks';
 import { entitiesOf, request } from '../api';
 import { AppNav } from '../app-nav';
@@ -31,33 +32,47 @@ export function OAuthClientScreen(props: { org: string; app: string; clientId: s
   return (
     <>
       <Heading>
-        {title} <span class="muted">OAuth client of {app}</span>
+        {title} <span class="muted">{t('client.of', { app })}</span>
       </Heading>
       <AppNav org={org} app={app} current="clients" />
       <Waiting loading={client.loading && client.value === undefined} />
       <Problem error={client.error} />
       {saved && save.error === undefined && (
         <p class="saved" role="status">
-          Saved.
+          {t('common.saved')}
         </p>
       )}
       {/* A client that comes to need a secret (public to confidential) gets one, shown here once. */}
-      {saved?.client_secret !== undefined && <OnceSecret label="Its new client secret" value={saved.client_secret} />}
+      {saved?.client_secret !== undefined && <OnceSecret label={t('client.new_secret')} value={saved.client_secret} />}
       {client.value && (
         <>
           <p>
-            Client id <code class="mono">{client.value.client_id}</code>, registered {new Date(client.value.client_id_issued_at * 1000).toLocaleString()}.
+            {t('clients.client_id')} <code class="mono">{client.value.client_id}</code>
+            {t('client.registered_on', { date: dateTime(client.value.client_id_issued_at * 1000) })}
           </p>
-          <ClientForm key={JSON.stringify(client.value)} client={client.value} action="Save" busy={save.busy} error={save.error} onSubmit={submit} />
+          <ClientForm
+            key={JSON.stringify(client.value)}
+            client={client.value}
+            action={t('common.save')}
+            busy={save.busy}
+            error={save.error}
+            onSubmit={submit}
+          />
           <div class="actions">
             <button type="button" class="danger" onClick={() => setConfirming(true)}>
-              Delete…
+              {t('common.delete_ellipsis')}
             </button>
           </div>
         </>
       )}
-      <Confirm open={confirming} title={`Delete ${title}?`} action="Delete" onCancel={() => setConfirming(false)} onConfirm={confirmDelete}>
-        <p>The client is deleted and every grant it holds is revoked: its tokens stop working. This cannot be undone.</p>
+      <Confirm
+        open={confirming}
+        title={t('entity.confirm_title', { name: title })}
+        action={t('common.delete')}
+        onCancel={() => setConfirming(false)}
+        onConfirm={confirmDelete}
+      >
+        <p>{t('client.confirm_text')}</p>
         <Problem error={remove.error} />
       </Confirm>
     </>

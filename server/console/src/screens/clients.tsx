@@ -1,4 +1,5 @@
 /** The OAuth clients of an application (docs/api.md#clients): a list, and a form to register one whose secret is shown once. */
+import { t } from '../i18n';
 import { useState } from 'preact/hooks';
 import { entitiesOf, request } from '../api';
 import { AppNav } from '../app-nav';
@@ -30,35 +31,33 @@ export function OAuthClients(props: { org: string; app: string }) {
   return (
     <>
       <Heading>
-        OAuth clients <span class="muted">of {app}</span>
+        {t('clients.title')} <span class="muted">{t('common.of', { place: app })}</span>
       </Heading>
       <AppNav org={org} app={app} current="clients" />
       {registered && (
         <p role="status">
-          Registered <strong>{registered.client_name ?? registered.client_id}</strong>, client id <code class="mono">{registered.client_id}</code>.
+          {t('clients.registered')} <strong>{registered.client_name ?? registered.client_id}</strong>
+          {t('clients.client_id_is')} <code class="mono">{registered.client_id}</code>.
         </p>
       )}
       {registered?.client_secret !== undefined && (
-        <OnceSecret label="Its client secret" value={registered.client_secret}>
-          <p class="muted">
-            The server keeps only a hash of it. A lost secret cannot be read back: register another client, or make this one public and then confidential again
-            for a new secret.
-          </p>
+        <OnceSecret label={t('clients.its_secret')} value={registered.client_secret}>
+          <p class="muted">{t('clients.hash_only')}</p>
         </OnceSecret>
       )}
       <Waiting loading={clients.loading && clients.value === undefined} />
       <Problem error={clients.error} />
-      {clients.value?.length === 0 && <p>This application has no OAuth client yet.</p>}
+      {clients.value?.length === 0 && <p>{t('clients.none')}</p>}
       {clients.value !== undefined && clients.value.length > 0 && (
         <div class="table-wrap">
           <table>
-            <caption>Clients</caption>
+            <caption>{t('clients.caption')}</caption>
             <thead>
               <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Client id</th>
-                <th scope="col">Grant types</th>
-                <th scope="col">Authentication</th>
+                <th scope="col">{t('clients.name')}</th>
+                <th scope="col">{t('clients.client_id')}</th>
+                <th scope="col">{t('clients.grant_types')}</th>
+                <th scope="col">{t('clients.authentication')}</th>
               </tr>
             </thead>
             <tbody>
@@ -76,8 +75,8 @@ export function OAuthClients(props: { org: string; app: string }) {
           </table>
         </div>
       )}
-      <h2 class="section">Register a client</h2>
-      <ClientForm key={round} action="Register client" busy={register.busy} error={register.error} onSubmit={submit} />
+      <h2 class="section">{t('clients.register_title')}</h2>
+      <ClientForm key={round} action={t('clients.register')} busy={register.busy} error={register.error} onSubmit={submit} />
     </>
   );
 }

@@ -1,4 +1,5 @@
 /** One application's collections with their counts, and a new collection made by its first entity. */
+import { t } from '../i18n';
 import { entitiesOf, request } from '../api';
 import { AppNav } from '../app-nav';
 import { CreateEntities } from '../create-entities';
@@ -13,7 +14,7 @@ export function Collections(props: { org: string; app: string }) {
   return (
     <>
       <Heading>
-        {app} <span class="muted">in {org}</span>
+        {app} <span class="muted">{t('common.in', { place: org })}</span>
       </Heading>
       <AppNav org={org} app={app} current="collections" />
       <Waiting loading={root.loading && root.value === undefined} />
@@ -21,12 +22,12 @@ export function Collections(props: { org: string; app: string }) {
       {root.value && (
         <div class="table-wrap">
           <table>
-            <caption>Collections</caption>
+            <caption>{t('collections.caption')}</caption>
             <thead>
               <tr>
-                <th scope="col">Collection</th>
+                <th scope="col">{t('collections.collection')}</th>
                 <th scope="col" class="number">
-                  Entities
+                  {t('collections.entities')}
                 </th>
               </tr>
             </thead>

@@ -1,5 +1,6 @@
 /** The client credentials of an application and of an organization (docs/api.md#clients), each on its own screen. */
 import { request } from '../api';
+import { t } from '../i18n';
 import { AppNav, OrgNav } from '../app-nav';
 import { CredentialsPanel } from '../credentials-panel';
 import { Heading } from '../parts';
@@ -10,12 +11,12 @@ export function Credentials(props: { org: string; app: string }) {
   return (
     <>
       <Heading>
-        Credentials <span class="muted">of {app}</span>
+        {t('credentials.title')} <span class="muted">{t('common.of', { place: app })}</span>
       </Heading>
       <AppNav org={org} app={app} current="credentials" />
       <p>
-        The application's own client: <code class="mono">grant_type=client_credentials</code> at <code class="mono">/connect/token</code> with this pair gives a
-        token with full control of the application's data.
+        {t('credentials.intro_before')} <code class="mono">grant_type=client_credentials</code> {t('credentials.intro_at')}{' '}
+        <code class="mono">/connect/token</code> {t('credentials.intro_after')}
       </p>
       <CredentialsPanel
         read={() => request('get', '/management/orgs/{orgId}/apps/{appId}/credentials', { params })}
@@ -31,12 +32,12 @@ export function OrgCredentials(props: { org: string }) {
   return (
     <>
       <Heading>
-        Credentials <span class="muted">of {props.org}</span>
+        {t('credentials.title')} <span class="muted">{t('common.of', { place: props.org })}</span>
       </Heading>
       <OrgNav org={props.org} current="credentials" />
       <p>
-        The organization's own client: <code class="mono">grant_type=client_credentials</code> at <code class="mono">/connect/token</code> with this pair gives
-        a token that acts as an administrator of the organization and every one of its applications.
+        {t('credentials.org_intro_before')} <code class="mono">grant_type=client_credentials</code> {t('credentials.intro_at')}{' '}
+        <code class="mono">/connect/token</code> {t('credentials.org_intro_after')}
       </p>
       <CredentialsPanel
         read={() => request('get', '/management/orgs/{orgId}/credentials', { params })}

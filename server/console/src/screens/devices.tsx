@@ -3,6 +3,7 @@
  * with its properties (its push tokens are `{notifier}.notifier.id`), the users it belongs to,
  * a test notification to it, and its deletion after a confirmation.
  */
+import { dateTime, t } from '../i18n';
 import { entitiesOf, request, type Entity } from '../api';
 import { AccessList } from '../access/list';
 import { AppNav } from '../app-nav';
@@ -26,12 +27,11 @@ export function Devices(props: { org: string; app: string }) {
       org={props.org}
       app={props.app}
       collection="devices"
-      title="Devices"
-      noun="device"
+      title={t('nav.devices')}
       columns={[
-        { label: 'Name', value: (device) => String(device.name ?? device.uuid) },
-        { label: 'Push tokens for', value: notifiersOf },
-        { label: 'Created', value: (device) => new Date(device.created).toLocaleString(), wideOnly: true },
+        { label: t('devices.name'), value: (device) => String(device.name ?? device.uuid) },
+        { label: t('devices.tokens_for'), value: notifiersOf },
+        { label: t('devices.created'), value: (device) => dateTime(device.created), wideOnly: true },
       ]}
       fields={[]}
     />
@@ -52,10 +52,10 @@ function DeviceUsers(props: { org: string; app: string; device: string }) {
   );
   return (
     <section class="panel" aria-labelledby="device-users-title">
-      <h2 id="device-users-title">Users</h2>
+      <h2 id="device-users-title">{t('nav.users')}</h2>
       <Waiting loading={users.loading && users.value === undefined} />
       <Problem error={users.error} />
-      {users.value?.length === 0 && <p>No user has this device.</p>}
+      {users.value?.length === 0 && <p>{t('devices.no_user')}</p>}
       <ul class="rules">
         {users.value?.map((user) => (
           <li key={user.uuid}>

@@ -4,7 +4,8 @@
  */
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { entitiesOf, request, type Entity } from '../api';
+import { entitiesOf, request, titleOf, type Entity, type EntityParams } from '../api';
+import { t } from '../i18n';
 import { useLoad } from '../load';
 import { Confirm, Heading, JsonField, parseJson, Problem, useAction, Waiting, type JsonObject } from '../parts';
 import { navigate, pathOf } from '../router';
@@ -35,29 +36,22 @@ function EntityEditor(props: { entity: Entity; params: EntityParams; onSaved: ()
   };
   return (
     <form class="panel" onSubmit={submit}>
-      <JsonField id="entity-json" label="Entity (JSON)" value={text} onInput={setText} rows={16} problem={save.error} />
+      <JsonField id="entity-json" label={t('entity.json')} value={text} onInput={setText} rows={16} problem={save.error} />
       {props.saved && save.error === undefined && (
         <p class="saved" role="status">
-          Saved.
+          {t('common.saved')}
         </p>
       )}
       <div class="actions">
         <button type="submit" disabled={save.busy}>
-          Save
+          {t('common.save')}
         </button>
         <button type="button" class="danger" onClick={props.onDelete}>
-          Delete…
+          {t('common.delete_ellipsis')}
         </button>
       </div>
     </form>
   );
-}
-
-interface EntityParams {
-  orgId: string;
-  appId: string;
-  collection: string;
-  entityId: string;
 }
 
 export function EntityScreen(props: {
@@ -82,12 +76,11 @@ export function EntityScreen(props: {
       setConfirming(false);
       navigate(props.back ?? pathOf('orgs', org, 'apps', app, 'collections', collection));
     });
-  // Users are named by their username, groups by their path.
-  const title = String(entity.value?.name ?? entity.value?.username ?? entity.value?.path ?? id);
+  const title = entity.value ? titleOf(entity.value) : id;
   return (
     <>
       <Heading>
-        {title} <span class="muted">in {collection}</span>
+        {title} <span class="muted">{t('common.in', { place: collection })}</span>
       </Heading>
       <Waiting loading={entity.loading && entity.value === undefined} />
       <Problem error={entity.error} />
@@ -105,8 +98,14 @@ export function EntityScreen(props: {
         />
       )}
       {entity.value && props.children?.(entity.value, entity.reload)}
-      <Confirm open={confirming} title={`Delete ${title}?`} action="Delete" onCancel={() => setConfirming(false)} onConfirm={confirmDelete}>
-        <p>The entity, its connections and its file are deleted from {collection}. This cannot be undone.</p>
+      <Confirm
+        open={confirming}
+        title={t('entity.confirm_title', { name: title })}
+        action={t('common.delete')}
+        onCancel={() => setConfirming(false)}
+        onConfirm={confirmDelete}
+      >
+        <p>{t('entity.confirm_text', { collection })}</p>
         <Problem error={remove.error} />
       </Confirm>
     </>

@@ -3,6 +3,7 @@
  * that adds one or edits the one chosen, and remove after a confirmation. The client secret is
  * write-only: the API never returns it, and an edit that leaves the field empty keeps it.
  */
+import { t } from '../i18n';
 import { useState } from 'preact/hooks';
 import type { components } from '~openapi';
 import { ActionTable } from '../action-table';
@@ -43,12 +44,12 @@ function ProviderForm(props: { provider?: Provider; busy: boolean; error?: Error
   };
   return (
     <form class="panel" onSubmit={submit} aria-labelledby="provider-form-title">
-      <h2 id="provider-form-title">{provider ? `Edit ${provider.name}` : 'Add a provider'}</h2>
-      <TextField id="provider-name" label="Name (acr_values=idp:NAME)" value={name} onInput={setName} code />
-      <TextField id="provider-issuer" label="Issuer" value={issuer} onInput={setIssuer} placeholder="https://accounts.example.com" code />
-      <TextField id="provider-client-id" label="Client id at the provider" value={clientId} onInput={setClientId} code />
+      <h2 id="provider-form-title">{provider ? t('idps.edit_named', { name: provider.name }) : t('idps.add_title')}</h2>
+      <TextField id="provider-name" label={t('idps.name_hint')} value={name} onInput={setName} code />
+      <TextField id="provider-issuer" label={t('idps.issuer')} value={issuer} onInput={setIssuer} placeholder="https://accounts.example.com" code />
+      <TextField id="provider-client-id" label={t('idps.client_id_at')} value={clientId} onInput={setClientId} code />
       <div class="field">
-        <label for="provider-secret">Client secret at the provider</label>
+        <label for="provider-secret">{t('idps.secret_at')}</label>
         <input
           id="provider-secret"
           type="password"
@@ -58,18 +59,18 @@ function ProviderForm(props: { provider?: Provider; busy: boolean; error?: Error
           onInput={(event) => setSecret(event.currentTarget.value)}
         />
         <p class="muted" id="provider-secret-hint">
-          {provider?.has_client_secret ? 'A secret is stored and never shown: leave this empty to keep it.' : 'Never shown again once saved.'}
+          {provider?.has_client_secret ? t('idps.secret_kept') : t('idps.secret_never_shown')}
         </p>
       </div>
-      <TextField id="provider-scope" label="Scope" value={scope} onInput={setScope} code />
+      <TextField id="provider-scope" label={t('idps.scope')} value={scope} onInput={setScope} code />
       <Problem error={props.error} />
       <div class="actions">
         <button type="submit" disabled={props.busy}>
-          {provider ? 'Save provider' : 'Add provider'}
+          {provider ? t('idps.save') : t('idps.add')}
         </button>
         {props.onCancel && (
           <button type="button" onClick={props.onCancel}>
-            Cancel
+            {t('common.cancel')}
           </button>
         )}
       </div>
@@ -83,27 +84,27 @@ function ProviderList(props: { providers: Loaded<Provider[]>; onEdit: (provider:
     <>
       <Waiting loading={props.providers.loading && props.providers.value === undefined} />
       <Problem error={props.providers.error} />
-      {props.providers.value?.length === 0 && <p>This application has no identity provider yet.</p>}
+      {props.providers.value?.length === 0 && <p>{t('idps.none')}</p>}
       {props.providers.value !== undefined && props.providers.value.length > 0 && (
         <ActionTable
-          caption="Identity providers"
+          caption={t('nav.identity_providers')}
           columns={[
-            { label: 'Name', cell: (provider) => provider.name, mono: true },
-            { label: 'Issuer', cell: (provider) => provider.issuer, mono: true },
-            { label: 'Client id', cell: (provider) => provider.client_id, mono: true, wideOnly: true },
-            { label: 'Secret', cell: (provider) => (provider.has_client_secret ? 'stored' : 'none'), wideOnly: true },
+            { label: t('idps.name'), cell: (provider) => provider.name, mono: true },
+            { label: t('idps.issuer'), cell: (provider) => provider.issuer, mono: true },
+            { label: t('clients.client_id'), cell: (provider) => provider.client_id, mono: true, wideOnly: true },
+            { label: t('idps.secret'), cell: (provider) => (provider.has_client_secret ? t('idps.secret_stored') : t('idps.secret_none')), wideOnly: true },
           ]}
           rows={props.providers.value}
           keyOf={(provider) => provider.uuid}
           actions={[
-            { label: 'Edit', name: (provider) => provider.name, onClick: props.onEdit },
-            { label: 'Remove…', name: (provider) => provider.name, danger: true, onClick: props.onRemove },
+            { label: t('idps.edit'), name: (provider) => provider.name, onClick: props.onEdit },
+            { label: t('common.remove_ellipsis'), name: (provider) => provider.name, danger: true, onClick: props.onRemove },
           ]}
         />
       )}
       {props.providers.value?.[0] && (
         <p class="muted">
-          Register this redirect URI at each provider: <code class="mono">{props.providers.value[0].redirect_uri}</code>
+          {t('idps.register_redirect')} <code class="mono">{props.providers.value[0].redirect_uri}</code>
         </p>
       )}
     </>
@@ -131,7 +132,7 @@ export function IdentityProviders(props: { org: string; app: string }) {
       } else {
         await request('post', '/management/orgs/{orgId}/apps/{appId}/identity-providers', { params, body: input });
       }
-      setSaved(editing ? `Saved ${input.name}.` : `Added ${input.name}.`);
+      setSaved(editing ? t('common.saved_named', { name: input.name }) : t('common.added_named', { name: input.name }));
       setEditing(undefined);
       setRound((value) => value + 1);
       providers.reload();
@@ -144,12 +145,11 @@ export function IdentityProviders(props: { org: string; app: string }) {
   return (
     <>
       <Heading>
-        Identity providers <span class="muted">of {app}</span>
+        {t('nav.identity_providers')} <span class="muted">{t('common.of', { place: app })}</span>
       </Heading>
       <AppNav org={org} app={app} current="identity-providers" />
       <p>
-        External OpenID Connect providers the application's users may sign in with: a client allowed to use one sends{' '}
-        <code class="mono">acr_values=idp:NAME</code>.
+        {t('idps.intro')} <code class="mono">acr_values=idp:NAME</code>.
       </p>
       {saved && (
         <p class="saved" role="status">
@@ -167,12 +167,12 @@ export function IdentityProviders(props: { org: string; app: string }) {
       />
       <Confirm
         open={removal.item !== undefined}
-        title={`Remove ${removal.item?.name ?? ''}?`}
-        action="Remove"
+        title={t('common.remove_title', { name: removal.item?.name ?? '' })}
+        action={t('common.remove')}
         onCancel={removal.cancel}
         onConfirm={removal.confirm}
       >
-        <p>Users can no longer sign in through it. Users who signed in with it before keep their accounts.</p>
+        <p>{t('idps.remove_text')}</p>
         <Problem error={removal.error} />
       </Confirm>
     </>

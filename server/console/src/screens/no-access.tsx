@@ -1,15 +1,17 @@
 /** An admin who administers no organization: say so, and what to do, rather than show an empty console. (A sysadmin sees every organization instead.) */
+import { t } from '../i18n';
 import { Heading } from '../parts';
 import type { Admin } from '../session';
 
 export function NoAccess(props: { admin: Admin }) {
   return (
     <>
-      <Heading>No access</Heading>
+      <Heading>{t('no_access.title')}</Heading>
       <p>
-        You are signed in as <strong>{props.admin.username}</strong>, but you administer no organization, so there is nothing to show here yet.
+        {t('no_access.signed_in_as')} <strong>{props.admin.username}</strong>
+        {t('no_access.nothing')}
       </p>
-      <p>Ask an administrator of an organization to add you to it, then sign in again.</p>
+      <p>{t('no_access.ask')}</p>
     </>
   );
 }

@@ -3,6 +3,7 @@
  * by username, email or uuid, and one removed after a confirmation (the last one stays: the API
  * refuses, and says why).
  */
+import { t } from '../i18n';
 import { useState } from 'preact/hooks';
 import { ActionTable } from '../action-table';
 import { entitiesOf, request } from '../api';
@@ -42,36 +43,36 @@ export function OrgAdmins(props: { org: string }) {
   return (
     <>
       <Heading>
-        Admins <span class="muted">of {org}</span>
+        {t('nav.admins')} <span class="muted">{t('common.of', { place: org })}</span>
       </Heading>
       <OrgNav org={org} current="admins" />
-      <p>Admin users of the organization have full control of it and of its applications.</p>
+      <p>{t('admins.intro')}</p>
       {added && (
         <p class="saved" role="status">
-          Added {added}.
+          {t('common.added_named', { name: added })}
         </p>
       )}
       <Waiting loading={admins.loading && admins.value === undefined} />
       <Problem error={admins.error} />
       {admins.value !== undefined && admins.value.length > 0 && (
         <ActionTable
-          caption="Admins"
+          caption={t('nav.admins')}
           columns={[
-            { label: 'Username', cell: (admin) => (admin.disabled ? `${admin.username} (deactivated)` : admin.username) },
-            { label: 'Name', cell: (admin) => admin.name },
-            { label: 'Email', cell: (admin) => admin.email, wideOnly: true },
+            { label: t('admins.username'), cell: (admin) => (admin.disabled ? t('admins.deactivated', { name: admin.username }) : admin.username) },
+            { label: t('admins.name'), cell: (admin) => admin.name },
+            { label: t('admins.email'), cell: (admin) => admin.email, wideOnly: true },
           ]}
           rows={admins.value}
           keyOf={(admin) => admin.uuid}
-          actions={[{ label: 'Remove…', name: (admin) => admin.username, danger: true, onClick: removal.ask }]}
+          actions={[{ label: t('common.remove_ellipsis'), name: (admin) => admin.username, danger: true, onClick: removal.ask }]}
         />
       )}
       <section class="panel" aria-labelledby="add-admin-title">
-        <h2 id="add-admin-title">Add an admin</h2>
-        <p class="muted">An admin user who already has an account (made by signing up or with idp admin create): their username, email or uuid.</p>
+        <h2 id="add-admin-title">{t('admins.add_title')}</h2>
+        <p class="muted">{t('admins.add_hint')}</p>
         <AddForm
-          field={{ id: 'admin-name', label: 'Username, email or uuid', value: name, onInput: setName }}
-          action="Add admin"
+          field={{ id: 'admin-name', label: t('admins.add_field'), value: name, onInput: setName }}
+          action={t('admins.add')}
           busy={add.busy}
           error={add.error}
           onSubmit={submit}
@@ -79,12 +80,12 @@ export function OrgAdmins(props: { org: string }) {
       </section>
       <Confirm
         open={removal.item !== undefined}
-        title={`Remove ${removal.item?.username ?? ''}?`}
-        action="Remove"
+        title={t('common.remove_title', { name: removal.item?.username ?? '' })}
+        action={t('common.remove')}
         onCancel={removal.cancel}
         onConfirm={removal.confirm}
       >
-        <p>They can no longer administer {org} or its applications. Their account stays.</p>
+        <p>{t('admins.remove_text', { org })}</p>
         <Problem error={removal.error} />
       </Confirm>
     </>

@@ -3,6 +3,7 @@
  * organization on the server (GET /management/orgs, docs/api.md#organizations), a page at a time.
  */
 import { entitiesOf, request } from '../api';
+import { t } from '../i18n';
 import { Pager, usePages } from '../paging';
 import { Link, pathOf } from '../router';
 import { Heading, Problem, Waiting } from '../parts';
@@ -27,11 +28,11 @@ function EveryOrganization() {
   const names = pages.value ? entitiesOf(pages.value).map((org) => String(org.name)) : [];
   return (
     <section aria-labelledby="every-org-title">
-      <h2 id="every-org-title">Every organization</h2>
-      <p class="muted">As a sysadmin you see every organization on this server, by name.</p>
+      <h2 id="every-org-title">{t('orgs.every')}</h2>
+      <p class="muted">{t('orgs.every_hint')}</p>
       <Waiting loading={pages.loading} />
       <Problem error={pages.error} />
-      {pages.value && names.length === 0 && <p>There is no organization yet.</p>}
+      {pages.value && names.length === 0 && <p>{t('orgs.none')}</p>}
       <OrganizationLinks names={names} />
       <Pager pages={pages} />
     </section>
@@ -42,10 +43,10 @@ export function Organizations(props: { admin: Admin }) {
   const names = Object.keys(props.admin.organizations).sort((a, b) => a.localeCompare(b));
   return (
     <>
-      <Heading>Organizations</Heading>
+      <Heading>{t('orgs.title')}</Heading>
       {names.length > 0 && (
         <>
-          <p>The organizations you administer. Open one to see its applications.</p>
+          <p>{t('orgs.intro')}</p>
           <OrganizationLinks names={names} />
         </>
       )}

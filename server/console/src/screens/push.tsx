@@ -2,6 +2,7 @@
  * Push notifications of an application (docs/api.md#push-notifications): its notifiers, a test
  * notification whose state is watched as it goes, and the notifications sent before, by pages.
  */
+import { dateTime, t } from '../i18n';
 import { useState } from 'preact/hooks';
 import { entitiesOf, request, type Entity } from '../api';
 import { AppNav } from '../app-nav';
@@ -30,26 +31,26 @@ function Notifications(props: { org: string; app: string; round: number }) {
   const notifications = pages.value ? entitiesOf(pages.value) : [];
   return (
     <>
-      <h2 class="section">Notifications sent</h2>
+      <h2 class="section">{t('notifications.title')}</h2>
       <Waiting loading={pages.loading && pages.value === undefined} />
       <Problem error={pages.error} />
-      {pages.value && notifications.length === 0 && <p>No notification yet.</p>}
+      {pages.value && notifications.length === 0 && <p>{t('notifications.none')}</p>}
       {notifications.length > 0 && (
         <Table
-          caption="Notifications, newest first"
+          caption={t('notifications.caption')}
           hiddenCaption
           rows={notifications}
           keyOf={(notification) => notification.uuid}
           columns={[
-            { label: 'Created', value: (notification) => new Date(notification.created).toLocaleString() },
-            { label: 'Message', value: messageOf },
-            { label: 'State', value: stateOf },
+            { label: t('notifiers.created'), value: (notification) => dateTime(notification.created) },
+            { label: t('notifications.message'), value: messageOf },
+            { label: t('notification.state'), value: stateOf },
             {
-              label: 'Details',
+              label: t('notifications.details'),
               hiddenLabel: true,
               value: (notification) => (
                 <button type="button" onClick={() => setWatched(notification.uuid)} aria-pressed={watched === notification.uuid}>
-                  Receipts
+                  {t('notification.receipts')}
                 </button>
               ),
             },
@@ -70,7 +71,7 @@ export function Push(props: { org: string; app: string }) {
   return (
     <>
       <Heading>
-        Push <span class="muted">in {app}</span>
+        {t('nav.push')} <span class="muted">{t('common.in', { place: app })}</span>
       </Heading>
       <AppNav org={org} app={app} current="push" />
       <Notifiers org={org} app={app} notifiers={notifiers} />

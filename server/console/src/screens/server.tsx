@@ -5,6 +5,8 @@
  * rotation after a confirmation (docs/api.md#tokens).
  */
 import { Fragment } from 'preact';
+import { locale, t } from '../i18n';
+import type { MessageKey } from '../messages';
 import { useState } from 'preact/hooks';
 import type { components } from '~openapi';
 import { entitiesOf, request, requestMetrics } from '../api';
@@ -20,7 +22,7 @@ interface PublishedKey {
   active?: string;
 }
 
-/** 93784 → `1 d 2 h 3 min` (seconds left out past a minute). */
+/** 93784 → `1 d 2 h 3 min` (seconds left out past a minute; the unit symbols are the same in every language). */
 function durationOf(seconds: number): string {
   if (seconds < 60) return `${seconds} s`;
   const parts: [number, string][] = [
@@ -34,7 +36,7 @@ function durationOf(seconds: number): string {
     .join(' ');
 }
 
-const USES: Record<string, string> = { access_token: 'access tokens', id_token: 'ID tokens' };
+const USES: Record<string, MessageKey> = { access_token: 'keys.use.access_token', id_token: 'keys.use.id_token' };
 
 function SigningKeys() {
   const keys = useLoad(async () => entitiesOf(await request('get', '/management/keys', { params: {} })) as unknown as PublishedKey[], []);
@@ -51,23 +53,23 @@ function SigningKeys() {
   const sorted = [...(keys.value ?? [])].sort((a, b) => Number(b.active !== undefined) - Number(a.active !== undefined));
   return (
     <section class="panel" aria-labelledby="keys-title">
-      <h2 id="keys-title">Signing keys</h2>
+      <h2 id="keys-title">{t('keys.title')}</h2>
       <Waiting loading={keys.loading && keys.value === undefined} />
       <Problem error={keys.error} />
       {rotated && (
         <p class="saved" role="status">
-          Rotated: new tokens are signed with the new keys; the old ones stay published until the tokens they signed expire.
+          {t('keys.rotated')}
         </p>
       )}
       {keys.value && (
         <div class="table-wrap">
           <table>
-            <caption>Published in the JWKS</caption>
+            <caption>{t('keys.caption')}</caption>
             <thead>
               <tr>
-                <th scope="col">Key id</th>
-                <th scope="col">Algorithm</th>
-                <th scope="col">State</th>
+                <th scope="col">{t('keys.kid')}</th>
+                <th scope="col">{t('keys.alg')}</th>
+                <th scope="col">{t('keys.state')}</th>
               </tr>
             </thead>
             <tbody>
@@ -77,7 +79,9 @@ function SigningKeys() {
                     <code class="mono">{key.kid}</code>
                   </td>
                   <td>{key.alg}</td>
-                  <td>{key.active ? <strong>active, signs {USES[key.active] ?? key.active}</strong> : 'retired, verifies until its tokens expire'}</td>
+                  <td>
+                    {key.active ? <strong>{t('keys.active', { use: key.active in USES ? t(USES[key.active]) : key.active })}</strong> : t('keys.retired')}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -86,11 +90,11 @@ function SigningKeys() {
       )}
       <div class="actions">
         <button type="button" class="danger" onClick={() => setConfirming(true)}>
-          Rotate keys…
+          {t('keys.rotate_ellipsis')}
         </button>
       </div>
-      <Confirm open={confirming} title="Rotate the signing keys?" action="Rotate" onCancel={() => setConfirming(false)} onConfirm={confirmRotate}>
-        <p>New keys sign every token from now on. Tokens already issued keep working until they expire: their keys stay published until then.</p>
+      <Confirm open={confirming} title={t('keys.rotate_title')} action={t('keys.rotate')} onCancel={() => setConfirming(false)} onConfirm={confirmRotate}>
+        <p>{t('keys.rotate_text')}</p>
         <Problem error={rotate.error} />
       </Confirm>
     </section>
@@ -101,36 +105,32 @@ function SigningKeys() {
 function Figures() {
   const metrics = useLoad(async () => parseMetrics(await requestMetrics()), []);
   const samples = metrics.value ?? [];
-  const count = (name: string, where?: (labels: Record<string, string>) => boolean) => Math.round(sumOf(samples, name, where)).toLocaleString();
-  const figures: [id: string, label: string, value: string][] = [
-    ['requests', 'Requests answered', count('idp_http_request_duration_seconds_count')],
-    ['tokens', 'Tokens issued', count('idp_tokens_issued_total')],
-    ['sign-ins-refused', 'Password sign-ins refused', count('idp_sign_ins_total', (labels) => labels.result !== 'success')],
-    ['push-sent', 'Push deliveries sent', count('idp_push_deliveries_total', (labels) => labels.outcome === 'sent')],
-    [
-      'push-failed',
-      'Push deliveries refused',
-      count('idp_push_deliveries_total', (labels) => labels.outcome === 'unregistered' || labels.outcome === 'rejected'),
-    ],
-    ['push-queue', 'Push deliveries waiting', count('idp_push_queue_depth')],
-    ['memory', 'Memory (resident)', `${Math.round(sumOf(samples, 'process_resident_memory_bytes') / 1048576)} MiB`],
+  const count = (name: string, where?: (labels: Record<string, string>) => boolean) => Math.round(sumOf(samples, name, where)).toLocaleString(locale());
+  const figures: [id: string, label: MessageKey, value: string][] = [
+    ['requests', 'figures.requests', count('idp_http_request_duration_seconds_count')],
+    ['tokens', 'figures.tokens', count('idp_tokens_issued_total')],
+    ['sign-ins-refused', 'figures.sign_ins_refused', count('idp_sign_ins_total', (labels) => labels.result !== 'success')],
+    ['push-sent', 'figures.push_sent', count('idp_push_deliveries_total', (labels) => labels.outcome === 'sent')],
+    ['push-failed', 'figures.push_failed', count('idp_push_deliveries_total', (labels) => labels.outcome === 'unregistered' || labels.outcome === 'rejected')],
+    ['push-queue', 'figures.push_queue', count('idp_push_queue_depth')],
+    ['memory', 'figures.memory', `${Math.round(sumOf(samples, 'process_resident_memory_bytes') / 1048576).toLocaleString(locale())} MiB`],
   ];
   return (
     <section class="panel" aria-labelledby="figures-title">
-      <h2 id="figures-title">Since it started</h2>
+      <h2 id="figures-title">{t('figures.title')}</h2>
       <Waiting loading={metrics.loading && metrics.value === undefined} />
       <Problem error={metrics.error} />
       {metrics.value && (
         <dl class="facts">
           {figures.map(([id, label, value]) => (
             <Fragment key={id}>
-              <dt>{label}</dt>
+              <dt>{t(label)}</dt>
               <dd id={`figure-${id}`}>{value}</dd>
             </Fragment>
           ))}
         </dl>
       )}
-      <p class="muted">From GET /metrics, which Prometheus reads too.</p>
+      <p class="muted">{t('figures.source')}</p>
     </section>
   );
 }
@@ -140,40 +140,40 @@ export function ServerStatus(props: { admin: Admin }) {
   const ready = useLoad(async () => {
     try {
       await request('get', '/readyz', { params: {} });
-      return 'ready: the database answers and is migrated, the signing keys are loaded';
+      return t('server.ready');
     } catch (error) {
       return (error as Error).message;
     }
   }, []);
   return (
     <>
-      <Heading>Server</Heading>
+      <Heading>{t('server.title')}</Heading>
       <Waiting loading={status.loading && status.value === undefined} />
       <Problem error={status.error} />
       <section class="panel">
         <dl class="facts">
-          <dt>Version</dt>
+          <dt>{t('server.version')}</dt>
           <dd id="server-version">{status.value?.version}</dd>
-          <dt>Readiness</dt>
+          <dt>{t('server.readiness')}</dt>
           <dd id="server-ready">{ready.value}</dd>
-          <dt>Address</dt>
+          <dt>{t('server.address')}</dt>
           <dd class="mono">{location.origin}</dd>
           {status.value?.database !== undefined && (
             <>
-              <dt>Database</dt>
+              <dt>{t('server.database')}</dt>
               <dd id="server-database">{status.value.database === 'postgres' ? 'PostgreSQL' : 'SQLite'}</dd>
             </>
           )}
           {status.value?.uptime !== undefined && (
             <>
-              <dt>Up for</dt>
+              <dt>{t('server.uptime')}</dt>
               <dd id="server-uptime">{durationOf(status.value.uptime)}</dd>
             </>
           )}
         </dl>
       </section>
       {props.admin.sysadmin && <Figures />}
-      {props.admin.sysadmin ? <SigningKeys /> : <p class="muted">Signing keys are a sysadmin's to see and rotate.</p>}
+      {props.admin.sysadmin ? <SigningKeys /> : <p class="muted">{t('server.sysadmin_only')}</p>}
     </>
   );
 }
