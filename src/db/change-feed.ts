@@ -9,6 +9,10 @@
  * every remembered read is dropped (`version` moves on), since changes made meanwhile were not
  * heard. What is left is the time a notification takes to arrive, a millisecond or so on one
  * network: a change committed by another instance is seen by the requests that start after.
+ *
+ * What it buys (2026-11-25, docs/benchmarks.md#postgresql, against every lookup going to the
+ * database): `get-entity` 7,773 vs 400 req/s, 66 vs 768 µs CPU per request; 2.99 statements per
+ * `GET` of an entity instead of 13.56.
  */
 import pg from 'pg';
 
