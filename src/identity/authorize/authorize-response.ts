@@ -70,7 +70,14 @@ export async function issueAuthorizationResponse(deps: Deps, request: AuthorizeR
   }
   if (parts.has('token')) {
     const claims = { ...authenticationClaims(authTime, amr), ...requestedUserinfoClaims(request.claims) };
-    const issued = await signAccessToken(deps, { principal, clientId: client.clientId, scope, claims, sector: client.pairwiseSector, resources: request.resources });
+    const issued = await signAccessToken(deps, {
+      principal,
+      clientId: client.clientId,
+      scope,
+      claims,
+      sector: client.pairwiseSector,
+      resources: request.resources,
+    });
     Object.assign(params, { access_token: issued.token, token_type: 'Bearer', expires_in: String(issued.expiresIn), scope: scope.join(' ') });
   }
   if (parts.has('id_token')) {
