@@ -9,6 +9,7 @@ import { TOTP } from 'otpauth';
 import type { RunningServer } from '../../server/serve.js';
 import { startTestServer } from '../database.js';
 import { findAppUserByLogin } from '../../src/identity/sign-in/authenticate.js';
+import { SoftAuthenticator } from './soft-authenticator.js';
 import {
   api,
   authorizeAsUser,
@@ -18,6 +19,7 @@ import {
   createFixture,
   decodeEntities,
   exchangeCode,
+  passkeyEnrollmentOf,
   redirectOf,
   REDIRECT,
   startIdp,
@@ -201,6 +203,21 @@ describe('federation when the application requires a second factor', () => {
     expect(hasSessionCookie(wrong)).toBe(false);
     const passed = await next.submit(await wrong.text(), { otp: codes[0]! }, '/connect/authorize/otp');
     expect(await idTokenOf(passed)).toMatchObject({ sub: user!.uuid, amr: ['fed', 'otp', 'mfa'], acr: 'urn:idp:acr:mfa' });
+  });
+
+  it('takes a passkey instead of the app after the provider: fed, hwk, mfa and acr phr', async () => {
+    const GRACE = { username: 'grace', email: 'grace@partner.example', name: 'Grace External', password: 'graces-password-1' };
+    await createAppUser(partner, GRACE);
+    const browser = new Browser(home.url);
+    const back = await federate(browser, GRACE);
+    expect(back.status).toBe(200);
+    const passkey = passkeyEnrollmentOf(browser, await back.text());
+    const started = (await (await passkey.start({ name: 'Key' })).json()) as { id: string; options: Record<string, unknown> };
+    const verified = await passkey.verify({ id: started.id, response: new SoftAuthenticator(home.url).create(started.options) });
+    expect(verified.status).toBe(200);
+    const { next } = (await verified.json()) as { next: string };
+    const user = await findAppUserByLogin(home.server.deps, home.appUuid, 'grace');
+    expect(await idTokenOf(await browser.get(next))).toMatchObject({ sub: user!.uuid, amr: ['fed', 'hwk', 'mfa'], acr: 'urn:idp:acr:phr' });
   });
 
   it("leaves the provider's sign-in as it is once the application no longer requires a factor", async () => {
