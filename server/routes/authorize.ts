@@ -31,6 +31,7 @@ import {
   secondFactorChoices,
   startSignInEnrollment,
   type AuthorizeOutcome,
+  type FirstStep,
 } from '../../src/identity/authorize/authorize.js';
 import { denyAuthorization, errorResponse, type AuthorizationResponse } from '../../src/identity/authorize/authorize-response.js';
 import { openDeviceRequest } from '../../src/identity/authorize/device-authorizations.js';
@@ -342,17 +343,24 @@ function signInAlert(error: AppError): NonNullable<SignInPage['alert']> {
   return { key: 'sign_in.failed' };
 }
 
+/**
+ * After a sign-in's first step (a password, or an external provider's return): the second-factor
+ * page or the enrollment step when one is due, else the session starts and the flow goes on.
+ */
+async function afterFirstStep(c: C, request: AuthorizeRequest, step: FirstStep): Promise<Response> {
+  if (step.secondStepDue) return secondFactorPage(c, request, step.session);
+  if (step.enrollmentDue) return enrollmentPage(c, request, step.session);
+  const session = await startSession(c, step.session);
+  return render(c, await continueAuthorization(c.get('deps'), request, session, { freshLogin: true, consented: false }), session.authTime);
+}
+
 async function signIn(c: C, form: z.infer<typeof LoginForm>): Promise<Response> {
   const posted = await pageForm(c, form);
   if (posted instanceof Response) return posted;
   return withPosted(c, posted, async (request) => {
     const login = form.login?.trim() ?? '';
     try {
-      const step = await authenticateForRequest(c.get('deps'), request, login, form.password ?? '', loginContextOf(c));
-      if (step.secondStepDue) return secondFactorPage(c, request, step.session);
-      if (step.enrollmentDue) return enrollmentPage(c, request, step.session);
-      const session = await startSession(c, step.session);
-      return render(c, await continueAuthorization(c.get('deps'), request, session, { freshLogin: true, consented: false }), session.authTime);
+      return await afterFirstStep(c, request, await authenticateForRequest(c.get('deps'), request, login, form.password ?? '', loginContextOf(c)));
     } catch (error) {
       return refusedStep(c, error, (alert, status) => signInPage(c, request, { alert, loginHint: login }, status));
     }
@@ -535,8 +543,7 @@ async function federationReturn(c: C, query: z.infer<typeof CallbackQuery>): Pro
   return withRequest(c, new URLSearchParams(pending.resume), async (request) => {
     if (query.error) return deliver(c, errorResponse(c.get('deps'), request, AccessDenied(`the identity provider answered ${query.error}`)), request.uiLocales);
     try {
-      const session = await startSession(c, await finishFederation(c.get('deps'), pending, callbackUrl));
-      return render(c, await continueAuthorization(c.get('deps'), request, session, { freshLogin: true, consented: false }), session.authTime);
+      return await afterFirstStep(c, request, await finishFederation(c.get('deps'), pending, callbackUrl));
     } catch (error) {
       c.get('logger').warn({ err: error, idp: request.acr.idp }, 'external sign-in failed');
       return deliver(c, errorResponse(c.get('deps'), request, AccessDenied(`signing in with '${request.acr.idp}' failed`)), request.uiLocales);

@@ -17,6 +17,7 @@ import {
   createClient,
   decodeEntities,
   exchangeCode,
+  passkeyEnrollmentOf,
   redirectOf,
   REDIRECT,
   startSignInFixture,
@@ -176,21 +177,16 @@ describe('an application that requires a second factor', () => {
     const browser = new Browser(fixture.url);
     const signIn = await (await browser.get(authorizeUrl())).text();
     const page = await (await browser.submit(signIn, { login: person.username, password: person.password }, '/connect/authorize/login')).text();
-    const form = /<form id="add-passkey" data-start="([^"]+)" data-verify="([^"]+)"[^>]*>([\s\S]*?)<\/form>/.exec(page)!;
-    const fields = Object.fromEntries(
-      [...form[3]!.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map((m) => [m[1]!, decodeEntities(m[2]!)]),
-    );
-    const postJson = (path: string, body: Record<string, unknown>) =>
-      browser.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...fields, ...body }) });
+    const passkey = passkeyEnrollmentOf(browser, page);
 
     // Without the page's CSRF token nothing starts.
-    expect((await postJson(form[1]!, { csrf_token: 'forged', name: 'Key' })).status).toBe(403);
-    const startedResponse = await postJson(form[1]!, { name: 'Key' });
+    expect((await passkey.start({ csrf_token: 'forged', name: 'Key' })).status).toBe(403);
+    const startedResponse = await passkey.start({ name: 'Key' });
     const startedText = await startedResponse.text();
     expect(startedResponse.status, startedText).toBe(200);
     const started = JSON.parse(startedText) as { id: string; options: Record<string, unknown> };
     const authenticator = new SoftAuthenticator(fixture.url);
-    const verified = await postJson(form[2]!, { id: started.id, response: authenticator.create(started.options) });
+    const verified = await passkey.verify({ id: started.id, response: authenticator.create(started.options) });
     expect(verified.status).toBe(200);
     expect(hasSessionCookie(verified)).toBe(true);
     const { next, recovery_codes: codes } = (await verified.json()) as { next: string; recovery_codes: string[] };

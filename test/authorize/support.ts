@@ -246,6 +246,20 @@ export class Browser {
   }
 }
 
+/**
+ * The enrollment step's "Add a passkey" of `page`, posted as its script posts it: JSON to the
+ * form's start and verify addresses, with the form's hidden fields (the CSRF token, the sealed
+ * sign-in) unless `body` overrides them.
+ */
+export function passkeyEnrollmentOf(browser: Browser, page: string) {
+  const form = /<form id="add-passkey" data-start="([^"]+)" data-verify="([^"]+)"[^>]*>([\s\S]*?)<\/form>/.exec(page);
+  if (!form) throw new Error(`no passkey form in page: ${page.slice(0, 400)}`);
+  const fields = Object.fromEntries([...form[3]!.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map((m) => [m[1]!, decodeEntities(m[2]!)]));
+  const post = (path: string, body: Record<string, unknown>) =>
+    browser.request(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...fields, ...body }) });
+  return { start: (body: Record<string, unknown>) => post(form[1]!, body), verify: (body: Record<string, unknown>) => post(form[2]!, body) };
+}
+
 /** Where a redirect goes, with its query and fragment parameters. */
 export function redirectOf(response: Response): { url: URL; query: URLSearchParams; fragment: URLSearchParams } {
   const location = response.headers.get('location');

@@ -19,6 +19,9 @@ import { findAppUserByLogin } from '../sign-in/authenticate.js';
 import type { AuthorizeRequest } from '../authorize/authorize-request.js';
 import { findIdentityProviderByName, findIdentityProviderByUuid, type IdentityProviderRow } from './identity-providers.js';
 import type { NewSession } from '../sessions/sessions.js';
+import type { FirstStep } from '../authorize/authorize.js';
+import { isSecondFactorRequired } from '../factors/second-factor-required.js';
+import { listActiveFactors } from '../factors/factors.js';
 
 export const FEDERATION_CALLBACK_PATH = '/connect/federation/callback';
 /** How long the user may take at the external provider (ms). */
@@ -158,10 +161,24 @@ async function linkUser(deps: Deps, appUuid: string, claims: oidc.IDToken): Prom
 }
 
 /**
- * Finishes the external sign-in at the callback: exchanges the code (PKCE), validates the ID token
- * (issuer, audience, nonce, signature), and returns the session to start for the linked user.
+ * What an external sign-in still needs when the application holds its users to a second factor
+ * (second-factor-required.ts), as a brokered login asks for a configured OTP: the user's factor,
+ * or, for a user without one, its enrollment. An application that does not leaves the provider's
+ * sign-in as it is, whatever factors the user has.
  */
-export async function finishFederation(deps: Deps, pending: FederationRequest, callbackUrl: URL): Promise<NewSession> {
+async function secondStepAfterProvider(deps: Deps, session: NewSession): Promise<FirstStep> {
+  const { realm, principal } = session;
+  if (!(await isSecondFactorRequired(deps.db, realm, principal.userUuid))) return { session, secondStepDue: false, enrollmentDue: false };
+  const hasFactor = (await listActiveFactors(deps.db, principal.userUuid)).length > 0;
+  return { session, secondStepDue: hasFactor, enrollmentDue: !hasFactor };
+}
+
+/**
+ * Finishes the external sign-in at the callback: exchanges the code (PKCE), validates the ID token
+ * (issuer, audience, nonce, signature), and returns the session to start for the linked user,
+ * unless, as after a password, a second step is due first (secondStepAfterProvider).
+ */
+export async function finishFederation(deps: Deps, pending: FederationRequest, callbackUrl: URL): Promise<FirstStep> {
   const provider = await findIdentityProviderByUuid(deps, pending.providerUuid);
   if (!provider) throw InvalidRequest('the identity provider of this sign-in no longer exists');
   const config = await discover(provider);
@@ -175,10 +192,10 @@ export async function finishFederation(deps: Deps, pending: FederationRequest, c
   const claims = tokens.claims();
   if (!claims) throw InvalidRequest('the identity provider returned no ID token');
   const user = await linkUser(deps, provider.appUuid, claims);
-  return {
+  return secondStepAfterProvider(deps, {
     realm: provider.appUuid,
     principal: { kind: 'app-user', appUuid: provider.appUuid, userUuid: user.uuid, username: user.username },
     amr: ['fed'],
     provider: provider.name,
-  };
+  });
 }
