@@ -3,7 +3,9 @@
  * /connect/deviceauthorization and its refusals, the /device pages driven by the cookie-keeping
  * browser of the authorize tests (code entry, sign-in, second factor, consent, allow or deny),
  * and the token endpoint's answers to the polling device: authorization_pending, slow_down,
- * expired_token, access_denied, then tokens once, as the authorization code path issues them.
+ * expired_token, access_denied, then tokens once, as the authorization code path issues them;
+ * resource indicators (RFC 8707) asked for at the device authorization and narrowed at the poll,
+ * and a DPoP proof (RFC 9449) at the poll binding the tokens.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { calculateJwkThumbprint, decodeJwt, exportJWK } from 'jose';
