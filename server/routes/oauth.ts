@@ -58,7 +58,8 @@ const TokenForm = z
 // `token` is required (RFC 7662 2.1, RFC 7009 2.1), and checked after the client is authenticated.
 const TokenHintForm = z.object({ token: formParam(), token_type_hint: formParam(), ...ClientForm }).openapi('TokenHintRequest');
 const UserinfoForm = z.object({ access_token: formParam() }).openapi('UserinfoRequest');
-const DeviceAuthorizationForm = z.object({ scope: formParam(), ...ClientForm }).openapi('DeviceAuthorizationRequest');
+// RFC 8707 2: as at the token endpoint, as often as there are resources.
+const DeviceAuthorizationForm = z.object({ scope: formParam(), resource: repeatableParam(), ...ClientForm }).openapi('DeviceAuthorizationRequest');
 
 /** RFC 9126 2.1: the authorization request's parameters, with the client's authentication. */
 const PushedRequestForm = z.looseObject({ ...paramsShape(AUTHORIZE_PARAMETERS, REPEATABLE_PARAMETERS), ...ClientForm }).openapi('PushedAuthorizationRequest');
@@ -149,7 +150,7 @@ export const tokenEndpointRoutes = defineRoutes('server/routes/oauth.ts', (app) 
   oauthRoute(app, 'post', '/deviceauthorization', 'Device authorization endpoint (RFC 8628 3.1)', DeviceAuthorizationForm, async (c) => {
     const request = await clientRequest(c);
     const client = await authenticateRequestClient(c.get('deps'), request);
-    return c.json(await startDeviceAuthorization(c.get('deps'), client, request.params));
+    return c.json(await startDeviceAuthorization(c.get('deps'), client, request.params, request.resources));
   });
 
   oauthRoute(

@@ -217,6 +217,8 @@ export const deviceAuthorizations = sqliteTable(
     principal: text('principal', { mode: 'json' }).$type<TokenPrincipal>(),
     authTime: integer('auth_time'),
     amr: text('amr', { mode: 'json' }).$type<string[]>(),
+    /** The resources (RFC 8707) the device authorization request named, which the token request may narrow. */
+    resources: text('resources', { mode: 'json' }).$type<string[]>(),
     /** Seconds the device must wait between polls, and when it last polled (ms). */
     interval: integer('interval').notNull(),
     lastPolledAt: integer('last_polled_at'),

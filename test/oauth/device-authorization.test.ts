@@ -3,10 +3,13 @@
  * /connect/deviceauthorization and its refusals, the /device pages driven by the cookie-keeping
  * browser of the authorize tests (code entry, sign-in, second factor, consent, allow or deny),
  * and the token endpoint's answers to the polling device: authorization_pending, slow_down,
- * expired_token, access_denied, then tokens once, as the authorization code path issues them.
+ * expired_token, access_denied, then tokens once, as the authorization code path issues them;
+ * resource indicators (RFC 8707) asked for at the device authorization and narrowed at the poll,
+ * and a DPoP proof (RFC 9449) at the poll binding the tokens.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeJwt } from 'jose';
+import { calculateJwkThumbprint, decodeJwt, exportJWK } from 'jose';
+import * as oidc from 'openid-client';
 import { TOTP } from 'otpauth';
 import { expectOAuthError, expectRefusedUnchanged, readResponse, snapshot, type Clock, type TestResponse } from '../helpers.js';
 import { api, Browser, createClient, createFixture, startIdp, USER, type Fixture, type RegisteredClient } from '../authorize/support.js';
@@ -34,7 +37,7 @@ beforeAll(async () => {
 });
 afterAll(() => fixture.server.close());
 
-async function post(path: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<TestResponse> {
+async function post(path: string, form: Record<string, string> | URLSearchParams, headers: Record<string, string> = {}): Promise<TestResponse> {
   const response = await fetch(`${fixture.url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
@@ -43,20 +46,28 @@ async function post(path: string, form: Record<string, string>, headers: Record<
   return readResponse(response);
 }
 
-/** What a client sends: its client_id in the form when public, HTTP Basic when confidential. */
-function asClient(client: RegisteredClient, form: Record<string, string>): [Record<string, string>, Record<string, string>] {
-  if (client.client_secret === undefined) return [{ ...form, client_id: client.client_id }, {}];
-  return [form, { authorization: basic(client.client_id, client.client_secret) }];
+/**
+ * What a client sends: its client_id in the form when public, HTTP Basic when confidential; each
+ * of `resources` as a `resource` parameter of its own (RFC 8707 2).
+ */
+function asClient(client: RegisteredClient, form: Record<string, string>, resources: readonly string[] = []): [URLSearchParams, Record<string, string>] {
+  const body = new URLSearchParams(client.client_secret === undefined ? { ...form, client_id: client.client_id } : form);
+  for (const resource of resources) body.append('resource', resource);
+  return [body, client.client_secret === undefined ? {} : { authorization: basic(client.client_id, client.client_secret) }];
 }
 
-async function startDevice(client: RegisteredClient = tv, scope = 'openid profile offline_access api'): Promise<DeviceAuthorization> {
-  const res = await post('/connect/deviceauthorization', ...asClient(client, { scope }));
+async function startDevice(
+  client: RegisteredClient = tv,
+  scope = 'openid profile offline_access api',
+  resources: readonly string[] = [],
+): Promise<DeviceAuthorization> {
+  const res = await post('/connect/deviceauthorization', ...asClient(client, { scope }, resources));
   expect(res.status, res.text).toBe(200);
   return res.body as DeviceAuthorization;
 }
 
-function poll(device: DeviceAuthorization, client: RegisteredClient = tv): Promise<TestResponse> {
-  return post('/connect/token', ...asClient(client, { grant_type: DEVICE_GRANT, device_code: device.device_code }));
+function poll(device: DeviceAuthorization, client: RegisteredClient = tv, resources: readonly string[] = []): Promise<TestResponse> {
+  return post('/connect/token', ...asClient(client, { grant_type: DEVICE_GRANT, device_code: device.device_code }, resources));
 }
 
 /** The code the entry page shows filled in. */
@@ -123,7 +134,7 @@ describe('POST /connect/deviceauthorization', () => {
     ['a wrong secret', () => asClient({ ...box, client_secret: 'guess' }, {}), 401, 'invalid_client'],
     ['no client at all', () => [{ scope: 'openid' }, {}], 401, 'invalid_client'],
   ] as const)('refuses %s, storing nothing', async (_, request, status, error) => {
-    const [form, headers] = request() as [Record<string, string>, Record<string, string>];
+    const [form, headers] = request() as [URLSearchParams | Record<string, string>, Record<string, string>];
     const res = await expectRefusedUnchanged(fixture.server, () => post('/connect/deviceauthorization', form, headers), status, error);
     expectOAuthError(res, status, error);
   });
@@ -291,6 +302,88 @@ describe('the /device pages', () => {
     clock.now += 60_000;
     const later = await browser.submit(page, { user_code: device.user_code }, '/device');
     expect(await later.text()).toContain('action="/connect/authorize/login"');
+  });
+});
+
+const ORDERS = 'https://orders.example/api';
+const BILLING = 'urn:example:billing';
+const OTHER = 'https://other.example/';
+
+/** A device the user allowed at /device, asking for `resources`. */
+async function allowedDevice(resources: readonly string[], client = tv): Promise<DeviceAuthorization> {
+  const device = await startDevice(client, 'openid offline_access api', resources);
+  const browser = new Browser(fixture.url);
+  expect((await decide(browser, await enterCodeAndSignIn(browser, device), 'allow')).status).toBe(200);
+  clock.now += 5_000;
+  return device;
+}
+
+describe('resource indicators (RFC 8707)', () => {
+  it('the resources of the device authorization are the aud; the token request narrows them, never widens, and the refresh token keeps them', async () => {
+    const device = await startDevice(tv, 'openid offline_access api', [ORDERS, BILLING]);
+    // A resource the device did not ask for is refused at once, before the user decides.
+    const early = await poll(device, tv, [OTHER]);
+    expectOAuthError(early, 400, 'invalid_target');
+    expect(early.body.error_description).toContain(OTHER);
+    const browser = new Browser(fixture.url);
+    await decide(browser, await enterCodeAndSignIn(browser, device), 'allow');
+    clock.now += 5_000;
+    // Refused, the authorization is not spent: the device may ask again within what it asked for.
+    expectOAuthError(await poll(device, tv, [ORDERS, OTHER]), 400, 'invalid_target');
+    const res = await poll(device, tv, [ORDERS]);
+    expect(res.status, res.text).toBe(200);
+    expect(decodeJwt(res.body.access_token).aud).toBe(ORDERS);
+    // The refresh token may have any of the authorization's resources, and no other.
+    const refresh = (resources: string[]) => {
+      const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: res.body.refresh_token, client_id: tv.client_id });
+      for (const resource of resources) body.append('resource', resource);
+      return post('/connect/token', body);
+    };
+    expectOAuthError(await refresh([OTHER]), 400, 'invalid_target');
+    const billing = await refresh([BILLING]);
+    expect(billing.status, billing.text).toBe(200);
+    expect(decodeJwt(billing.body.access_token).aud).toBe(BILLING);
+  });
+
+  it("a token request naming none gets all the device authorization named; a device authorization naming none takes the token request's", async () => {
+    const named = await poll(await allowedDevice([ORDERS, BILLING]));
+    expect(named.status, named.text).toBe(200);
+    expect(decodeJwt(named.body.access_token).aud).toEqual([ORDERS, BILLING]);
+    const unnamed = await poll(await allowedDevice([]), tv, [OTHER]);
+    expect(unnamed.status, unnamed.text).toBe(200);
+    expect(decodeJwt(unnamed.body.access_token).aud).toBe(OTHER);
+  });
+
+  it.each([
+    ['a relative resource', ['/orders']],
+    ['a resource with a fragment', [`${ORDERS}#top`]],
+    ['more than ten resources', Array.from({ length: 11 }, (_, i) => `https://r${i}.example/`)],
+  ])('refuses %s with invalid_target, storing nothing', async (_, resources) => {
+    const res = await expectRefusedUnchanged(
+      fixture.server,
+      () => post('/connect/deviceauthorization', ...asClient(tv, { scope: 'openid' }, resources)),
+      400,
+      'invalid_target',
+    );
+    expectOAuthError(res, 400, 'invalid_target');
+  });
+});
+
+describe('DPoP (RFC 9449)', () => {
+  it("a proof at the token request binds the device's tokens to its key, and the refresh token to that key", async () => {
+    const device = await allowedDevice([]);
+    // openid-client makes the proofs, on the server's test clock, and answers its use_dpop_nonce.
+    const metadata = { client_id: tv.client_id, [oidc.clockSkew]: Math.round((clock.now - Date.now()) / 1000) };
+    const config = await oidc.discovery(new URL(fixture.url), tv.client_id, metadata, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+    const keyPair = await oidc.randomDPoPKeyPair();
+    const tokens = await oidc.genericGrantRequest(config, DEVICE_GRANT, { device_code: device.device_code }, { DPoP: oidc.getDPoPHandle(config, keyPair) });
+    expect(tokens.token_type).toBe('dpop');
+    const jkt = await calculateJwkThumbprint(await exportJWK(keyPair.publicKey));
+    expect(decodeJwt(tokens.access_token).cnf).toEqual({ jkt });
+    const withOtherKey = oidc.getDPoPHandle(config, await oidc.randomDPoPKeyPair());
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!, undefined, { DPoP: withOtherKey })).rejects.toMatchObject({ error: 'invalid_grant' });
+    const bearer = await post('/connect/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: tv.client_id });
+    expectOAuthError(bearer, 400, 'invalid_grant');
   });
 });
 

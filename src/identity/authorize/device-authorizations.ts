@@ -20,6 +20,7 @@ import { issuerOf } from '../issuer.js';
 import { assertNotThrottled, recordLoginFailure, type LoginContext } from '../sign-in/throttle.js';
 import type { AuthorizeRequest } from './authorize-request.js';
 import { parseClaimsRequest } from './claims-request.js';
+import { parseResources } from '../tokens/resources.js';
 
 export const DEVICE_VERIFICATION_PATH = '/device';
 /** RFC 8628 3.2: five seconds between polls unless the server says otherwise. */
@@ -63,11 +64,19 @@ export function normalizeUserCode(text: string): string | undefined {
 
 /**
  * POST /connect/deviceauthorization (RFC 8628 3.1): for a client allowed the device_code grant;
- * scope omitted is every scope the client may have, as at the token endpoint.
+ * scope omitted is every scope the client may have, as at the token endpoint. The `resource`
+ * values (RFC 8707 2) are those the tokens may be for: the token request may narrow them.
+ * @throws 400 unauthorized_client, invalid_scope or invalid_target, storing nothing
  */
-export async function startDeviceAuthorization(deps: Deps, client: Client, params: { scope?: string }): Promise<DeviceAuthorizationResponse> {
+export async function startDeviceAuthorization(
+  deps: Deps,
+  client: Client,
+  params: { scope?: string },
+  resourceValues: readonly string[] = [],
+): Promise<DeviceAuthorizationResponse> {
   if (!client.grantTypes.includes(DEVICE_CODE_GRANT)) throw UnauthorizedClient(`this client may not use grant_type '${DEVICE_CODE_GRANT}'`);
   const scope = resolveScope(parseScope(params.scope), scopesFor(client, DEVICE_CODE_GRANT), 'this client');
+  const resources = parseResources(resourceValues);
   const deviceCode = newOpaqueToken();
   const now = deps.now();
   const ttl = deps.config.deviceCodeTtl;
@@ -99,6 +108,7 @@ export async function startDeviceAuthorization(deps: Deps, client: Client, param
         principal: null,
         authTime: null,
         amr: null,
+        resources: resources.length > 0 ? resources : null,
         interval: DEVICE_POLL_INTERVAL,
         lastPolledAt: null,
         created: now,
@@ -197,7 +207,7 @@ export async function openDeviceRequest(deps: Deps, id: string, uiLocales: strin
     uiLocales,
     acr: { classes: [] },
     claims: parseClaimsRequest(undefined),
-    resources: [],
+    resources: row.resources ?? [],
     query: uiLocales === undefined ? '' : new URLSearchParams({ ui_locales: uiLocales }).toString(),
     device: row.id,
   };

@@ -16,6 +16,7 @@ import { issueTokens } from '../tokens/issue.js';
 import { insertTokenFamily, type TokenFamily } from '../sessions/token-families.js';
 import { revokeTokenFamily } from '../tokens/revocations.js';
 import { isScope } from '../scopes.js';
+import { narrowResources } from '../tokens/resources.js';
 import { requireParam, type GrantHandler } from './types.js';
 
 // RFC 8628 3.5: each slow_down adds five seconds to the interval.
@@ -55,20 +56,25 @@ async function consume(deps: Deps, row: DeviceAuthorizationRow, resources: reado
 export const deviceCodeGrant: GrantHandler = {
   grantType: DEVICE_CODE_GRANT,
   parameters: ['device_code'],
-  async handle(deps, { client, params, resources }) {
+  async handle(deps, { client, params, jkt, resources: requested }) {
     const row = await findDeviceAuthorizationByDeviceCode(deps, requireParam(params, 'device_code'));
     if (!row) throw InvalidGrant('the device code is not valid');
     if (row.clientId !== client.clientId) throw InvalidGrant('the device code was issued to another client');
     if (row.status === 'consumed') throw InvalidGrant('the device code was already used');
     if (row.expiresAt <= deps.now()) throw DeviceCodeExpired('the device code has expired; start a new device authorization');
     if (row.status === 'denied') throw AccessDenied('the user denied this device');
+    // RFC 8707 2.2: the resources of the device authorization request, narrowed; any, when it named
+    // none. Checked before the user decides, so a device that asks too much hears it at once.
+    const granted = row.resources ?? requested;
+    const resources = narrowResources(requested, granted);
     if (row.status === 'pending') return refusePoll(deps, row);
-    const family = await consume(deps, row, resources);
+    const family = await consume(deps, row, granted);
     if (!family) throw InvalidGrant('the device code was already used');
     try {
       const principal = await currentPrincipal(deps, family.principal);
       if (!principal) throw InvalidGrant('the account that allowed this device no longer exists or is disabled');
-      return await issueTokens(deps, { client, principal, scope: family.scope.split(' ').filter(isScope), family, resources });
+      // RFC 9449 5: a DPoP proof binds the tokens, and a public client's refresh tokens, as for every grant.
+      return await issueTokens(deps, { client, principal, scope: family.scope.split(' ').filter(isScope), family, jkt, resources });
     } catch (error) {
       await revokeTokenFamily(deps, family.id);
       throw error;
