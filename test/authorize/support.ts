@@ -9,6 +9,7 @@ import { startTestServer } from '../database.js';
 import { insertEntity } from '../../src/db/entity-store.js';
 import { setAppUserPassword } from '../../src/identity/sign-in/app-user-passwords.js';
 import { basic } from '../oauth/fixtures.js';
+import type { StoredClientMetadata } from '../../src/db/schema-oauth.js';
 
 export const ADMIN = { organization: 'acme', username: 'alice', name: 'Alice Admin', email: 'alice@example.com', password: 'correct-horse' };
 export const USER = { username: 'bob', email: 'bob@example.com', name: 'Bob Builder', password: 'bobs-password-1' };
@@ -92,30 +93,8 @@ export async function createAppUser(fixture: Fixture, user: typeof USER): Promis
   return row.uuid;
 }
 
-export interface ClientOptions {
-  redirect_uris?: string[];
-  post_logout_redirect_uris?: string[];
-  grant_types?: string[];
-  response_types?: string[];
-  scope?: string;
-  token_endpoint_auth_method?: 'client_secret_basic' | 'client_secret_post' | 'client_secret_jwt' | 'private_key_jwt' | 'none';
-  jwks?: { keys: object[] };
-  request_object_signing_alg?: string;
-  require_pkce?: boolean;
-  require_consent?: boolean;
-  allow_plain_pkce?: boolean;
-  identity_providers?: string[];
-  client_name?: string;
-  require_pushed_authorization_requests?: boolean;
-  subject_type?: 'public' | 'pairwise';
-  sector_identifier_uri?: string;
-  backchannel_logout_uri?: string;
-  backchannel_logout_session_required?: boolean;
-  frontchannel_logout_uri?: string;
-  frontchannel_logout_session_required?: boolean;
-  require_signed_request_object?: boolean;
-  dpop_bound_access_tokens?: boolean;
-}
+/** Client metadata a test registers: any of what the server stores, the keys as plain objects. */
+export type ClientOptions = Partial<Omit<StoredClientMetadata, 'jwks'>> & { jwks?: { keys: object[] } };
 
 export const REDIRECT = 'https://rp.example/callback';
 
