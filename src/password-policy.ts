@@ -56,12 +56,14 @@ const CLASS_PATTERNS: Record<CharacterClass, { pattern: RegExp; noun: string }> 
 };
 
 // About 49,000 entries (zxcvbn-ts's passwords-common: leaked-password frequency lists), loaded on
-// the first check so that starting the server and the CLI does not pay for it.
+// the first check so that starting the server and the CLI does not pay for it. A CommonJS
+// package: its `default` is its exports under Node's loader and inside the bundle alike, where
+// its chunk exports nothing else (scripts/build-bundle.js).
 let commonPasswords: Promise<ReadonlySet<string>> | undefined;
 
 function loadCommonPasswords(): Promise<ReadonlySet<string>> {
   commonPasswords ??= import('@zxcvbn-ts/language-common').then(
-    ({ dictionary }) => new Set(dictionary['passwords-common'].map((entry) => entry.toLowerCase())),
+    ({ default: { dictionary } }) => new Set(dictionary['passwords-common'].map((entry) => entry.toLowerCase())),
   );
   return commonPasswords;
 }

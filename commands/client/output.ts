@@ -100,10 +100,9 @@ export async function printResult(result: Result, mode: OutputMode, stdout: Node
     return;
   }
   if (mode.format === 'yaml') {
-    // Loaded only for this output: most commands never print YAML. In the bundle this CommonJS
-    // package is a chunk whose one export is its default (scripts/build-bundle.js).
-    const yaml: typeof import('yaml') & { default?: typeof import('yaml') } = await import('yaml');
-    const { stringify } = yaml.default ?? yaml;
+    // Loaded only for this output: most commands never print YAML. A CommonJS package: its
+    // `default` is its exports under Node's loader and in the bundle alike (scripts/build-bundle.js).
+    const { stringify } = (await import('yaml')).default;
     stdout.write(stringify(result.json ?? null));
     return;
   }

@@ -6,7 +6,8 @@
  * chunk is then searched for the `// node_modules/<package>/…` comments esbuild writes above
  * the code of each bundled module.
  */
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -63,6 +64,32 @@ describe('the bundles bin/idp.js runs', () => {
       expect((await fetch(`${idp.url}/status`)).status).toBe(200);
     } finally {
       await idp.stop();
+    }
+  });
+
+  it('serves from dist/bundle/idp.js when serve.cjs has no cache that fits it, and checks passwords there too', async () => {
+    // An installed copy whose files got new modification times (npm's packages carry one fixed
+    // date) has no cache that fits: bin/ beside a dist/bundle/ holding idp.js alone.
+    const copy = mkdtempSync(join(tmpdir(), 'idp-esm-serve-'));
+    cpSync(join(root, 'bin'), join(copy, 'bin'), { recursive: true });
+    mkdirSync(join(copy, 'dist', 'bundle'), { recursive: true });
+    symlinkSync(join(root, 'dist', 'bundle', 'idp.js'), join(copy, 'dist', 'bundle', 'idp.js'));
+    const idp = await startIdp(['--port', '0', '--db', ':memory:'], env, 15_000, [process.execPath, join(copy, 'bin', 'idp.js')]);
+    try {
+      expect(bundledPackages(loaded(idp.stderr()))).toContain('hono');
+      const create = (password: string) =>
+        fetch(`${idp.url}/management/orgs`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ organization: 'esm', username: 'esm-admin', name: 'Esm Admin', email: 'esm@example.com', password }),
+        });
+      const common = await create('password1');
+      expect(common.status).toBe(400);
+      expect(await common.json()).toMatchObject({ error: 'illegal_argument' });
+      expect((await create('Correct-horse-battery-9')).status).toBe(200);
+    } finally {
+      await idp.stop();
+      rmSync(copy, { recursive: true, force: true });
     }
   });
 
