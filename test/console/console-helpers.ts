@@ -31,6 +31,8 @@ export interface ConsoleHarness {
   api(method: string, path: string, body?: unknown, user?: User): Promise<{ status: number; body: any }>;
   /** Opens the console and signs in as `user` on the sign-in page; returns on the console's first screen. */
   signIn(page: Page, user: User): Promise<void>;
+  /** A page of its own (a new browser context: no session shared) at 1280×800. */
+  openPage(): Promise<Page>;
 }
 
 /**
@@ -86,6 +88,12 @@ export function useConsoleServer(flags: ServeFlags = {}, env: () => Record<strin
       await page.fill('#password', user.password);
       await page.click('button[type=submit]');
       await page.waitForURL((url) => url.pathname.startsWith('/console/') && url.pathname !== '/console/callback');
+    },
+    async openPage() {
+      const context = await harness.browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const page = await context.newPage();
+      page.setDefaultTimeout(10_000);
+      return page;
     },
   };
   return harness;

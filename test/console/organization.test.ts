@@ -8,21 +8,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { HAS_CHROMIUM } from '../chromium.js';
 import { DEMO, expectAccessible, SHOTS, useConsoleServer } from './console-helpers.js';
 import { authorizeAsUser, Browser, redirectOf } from '../authorize/support.js';
 
 const ROOT = { username: 'root', password: 'root-password-1' };
 const harness = useConsoleServer({ superuser: `${ROOT.username}:${ROOT.password}` });
-const { api, signIn } = harness;
-
-async function openPage(): Promise<Page> {
-  const context = await harness.browser.newContext({ viewport: { width: 1280, height: 800 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  return page;
-}
+const { api, openPage, signIn } = harness;
 
 async function newOrganization(name: string): Promise<void> {
   const made = await fetch(`${harness.url}/management/orgs`, {

@@ -29,6 +29,7 @@ import { NoAccess } from './screens/no-access';
 import { OrgAdmins } from './screens/org-admins';
 import { Organizations } from './screens/organizations';
 import { ServerStatus } from './screens/server';
+import { AppSettings, OrgSettings } from './screens/settings';
 
 function Screen(props: { segments: string[]; admin: Admin }) {
   const [orgs, org, apps, app, collections, collection, id] = props.segments;
@@ -43,6 +44,7 @@ function Screen(props: { segments: string[]; admin: Admin }) {
   if (orgs === 'orgs' && org !== undefined && apps === undefined) return <Applications org={org} />;
   if (orgs === 'orgs' && apps === 'admins' && app === undefined) return <OrgAdmins org={org} />;
   if (orgs === 'orgs' && apps === 'credentials' && app === undefined) return <OrgCredentials org={org} />;
+  if (orgs === 'orgs' && apps === 'settings' && app === undefined) return <OrgSettings org={org} />;
   if (apps === 'apps' && app !== undefined && collections === undefined) return <Collections org={org} app={app} />;
   if (collections === 'clients' && collection === undefined) return <OAuthClients org={org} app={app} />;
   if (collections === 'clients' && collection !== undefined && id === undefined) return <OAuthClientScreen org={org} app={app} clientId={collection} />;
@@ -52,6 +54,7 @@ function Screen(props: { segments: string[]; admin: Admin }) {
   if (collections === 'devices' && id === undefined) return <DeviceScreen org={org} app={app} id={collection} />;
   if (collections === 'push' && collection === undefined) return <Push org={org} app={app} />;
   if (collections === 'activity' && collection === undefined) return <Activity org={org} app={app} />;
+  if (collections === 'settings' && collection === undefined) return <AppSettings org={org} app={app} />;
   if (apps === 'apps' && ACCESS_SECTIONS.includes(collections as AccessCollection) && props.segments.length <= 6) {
     const section = collections as AccessCollection;
     return collection === undefined ? (
@@ -94,6 +97,7 @@ const AREA_LABELS: Record<string, MessageKey> = {
   devices: 'nav.devices',
   push: 'nav.push',
   activity: 'nav.activity',
+  settings: 'nav.settings',
 };
 
 /** Where you are: each level a link to its screen. */
