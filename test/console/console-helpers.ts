@@ -102,3 +102,13 @@ export function useConsoleServer(flags: ServeFlags = {}, env: () => Record<strin
 export async function heading(page: Page): Promise<string> {
   return ((await page.locator('h1').textContent()) ?? '').trim();
 }
+
+/** Tabs from the screen's heading until the element `#id` has the focus: it must be reached by the keyboard. */
+export async function tabTo(page: Page, id: string): Promise<void> {
+  await page.locator('h1').focus();
+  for (let step = 0; step < 60; step++) {
+    await page.keyboard.press('Tab');
+    if (await page.evaluate((wanted) => document.activeElement?.id === wanted, id)) return;
+  }
+  throw new Error(`#${id} is not reached by Tab`);
+}

@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { HAS_CHROMIUM } from '../chromium.js';
-import { DEMO, expectAccessible, SHOTS, useConsoleServer } from './console-helpers.js';
+import { DEMO, expectAccessible, SHOTS, tabTo, useConsoleServer } from './console-helpers.js';
 import { authorizeAsUser, Browser, redirectOf } from '../authorize/support.js';
 
 const ROOT = { username: 'root', password: 'root-password-1' };
@@ -106,6 +106,64 @@ describe.skipIf(!HAS_CHROMIUM)(
       expect(await clientCredentials(clientId, newSecret)).toBe(200);
       expect(await clientCredentials(clientId, oldSecret)).toBe(401);
       await expectAccessible(page, 'organization credentials');
+      await page.context().close();
+    });
+
+    it("shows what the organization's admins did, a page at a time, filtered", async () => {
+      for (let round = 0; round < 21; round++) expect((await api('POST', '/management/orgs/demo/credentials')).status).toBe(200);
+      expect((await api('POST', '/management/orgs/demo/apps', { name: 'kennel' })).status).toBe(200);
+      const feed = async (query: string) => (await api('GET', `/management/orgs/demo/feed?${query}`)).body;
+      const page = await openPage();
+      await signIn(page, DEMO);
+      await page.click('.cards a:text("demo")');
+      await page.click('nav[aria-label=Organization] a:text("Activity")');
+      await page.locator('h1', { hasText: 'Activity' }).waitFor();
+      const rows = page.locator('#org-feed-title ~ .table-wrap tbody tr');
+      const cells = async (column: number) => rows.locator(`td:nth-child(${column})`).allTextContents();
+      await rows.first().waitFor();
+      // When, actor, category, verb, what: the newest first, the actor by username.
+      expect(await rows.count()).toBe(20);
+      expect(await rows.first().locator('td').allTextContents()).toEqual([
+        expect.any(String),
+        'demo',
+        'application',
+        'create',
+        expect.stringContaining('kennel'),
+      ]);
+      const firstPage = await feed('limit=20');
+      expect(await cells(5)).toEqual(firstPage.entities.map((activity: { title: string }) => activity.title));
+      await expectAccessible(page, 'organization activity');
+      await page.screenshot({ path: join(SHOTS, 'console-org-activity.png') });
+
+      await page.click('#org-feed-title ~ .pager button:text("Next page")');
+      await page.waitForFunction(
+        (first) => document.querySelector('#org-feed-title ~ .table-wrap tbody td:nth-child(5)')?.textContent !== first,
+        firstPage.entities[0].title,
+      );
+      const secondPage = await feed(`limit=20&cursor=${firstPage.cursor}`);
+      expect(await cells(5)).toEqual(secondPage.entities.map((activity: { title: string }) => activity.title));
+
+      // Filters by the keyboard: typed, then Enter.
+      await tabTo(page, 'org-feed-category');
+      await page.keyboard.type('application');
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(() =>
+        [...document.querySelectorAll('#org-feed-title ~ .table-wrap tbody td:nth-child(3)')].every((cell) => cell.textContent === 'application'),
+      );
+      expect(await cells(5)).toEqual((await feed('limit=20&category=application')).entities.map((activity: { title: string }) => activity.title));
+      expect(await cells(5)).toContainEqual(expect.stringContaining('kennel'));
+
+      await page.fill('#org-feed-category', '');
+      await page.fill('#org-feed-actor', 'nobody');
+      await page.click('#org-feed-title ~ form button:text("Filter")');
+      await page.locator('#org-feed-title ~ p', { hasText: 'Nothing matches.' }).waitFor();
+
+      // A category the API does not have: its refusal, in place.
+      await page.fill('#org-feed-actor', '');
+      await page.fill('#org-feed-category', 'bogus');
+      await page.click('#org-feed-title ~ form button:text("Filter")');
+      expect(await page.locator('#org-feed-title ~ [role=alert]').textContent()).toContain('must be organization, application, admin or credentials');
+      await expectAccessible(page, 'organization activity refused');
       await page.context().close();
     });
 

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { HAS_CHROMIUM } from '../chromium.js';
-import { DEMO, expectAccessible, SHOTS, useConsoleServer } from './console-helpers.js';
+import { DEMO, expectAccessible, SHOTS, tabTo, useConsoleServer } from './console-helpers.js';
 
 const ROOT = { username: 'root', password: 'root-password-1' };
 const harness = useConsoleServer({ superuser: `${ROOT.username}:${ROOT.password}` });
@@ -21,17 +21,10 @@ async function openPage(): Promise<Page> {
   return page;
 }
 
-/** Tabs from the screen's heading until the switch has the focus (it must be reached), then turns it with Space. */
+/** Reaches the switch by Tab and turns it with Space. */
 async function toggleByKeyboard(page: Page, id: string): Promise<void> {
-  await page.locator('h1').focus();
-  for (let step = 0; step < 40; step++) {
-    await page.keyboard.press('Tab');
-    if (await page.evaluate((wanted) => document.activeElement?.id === wanted, id)) {
-      await page.keyboard.press('Space');
-      return;
-    }
-  }
-  throw new Error(`#${id} is not reached by Tab`);
+  await tabTo(page, id);
+  await page.keyboard.press('Space');
 }
 
 const switchOf = (page: Page, name: string): Locator => page.locator(`#setting-${name}`);

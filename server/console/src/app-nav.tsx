@@ -23,6 +23,7 @@ const ORG_AREAS: Area[] = [
   ['apps', 'nav.applications'],
   ['admins', 'nav.admins'],
   ['credentials', 'nav.credentials'],
+  ['activity', 'nav.activity'],
   ['settings', 'nav.settings'],
 ];
 

@@ -19,7 +19,7 @@ import { OAuthClientScreen } from './screens/client';
 import { OAuthClients } from './screens/clients';
 import { Collections } from './screens/collections';
 import { Credentials, OrgCredentials } from './screens/credentials';
-import { Activity } from './screens/activity';
+import { Activity, OrgActivity } from './screens/activity';
 import { DeviceScreen, Devices } from './screens/devices';
 import { Push } from './screens/push';
 import { Entities } from './screens/entities';
@@ -44,6 +44,7 @@ function Screen(props: { segments: string[]; admin: Admin }) {
   if (orgs === 'orgs' && org !== undefined && apps === undefined) return <Applications org={org} />;
   if (orgs === 'orgs' && apps === 'admins' && app === undefined) return <OrgAdmins org={org} />;
   if (orgs === 'orgs' && apps === 'credentials' && app === undefined) return <OrgCredentials org={org} />;
+  if (orgs === 'orgs' && apps === 'activity' && app === undefined) return <OrgActivity org={org} />;
   if (orgs === 'orgs' && apps === 'settings' && app === undefined) return <OrgSettings org={org} />;
   if (apps === 'apps' && app !== undefined && collections === undefined) return <Collections org={org} app={app} />;
   if (collections === 'clients' && collection === undefined) return <OAuthClients org={org} app={app} />;

@@ -422,6 +422,10 @@ const en = {
     'Every authorization request of this client comes as a request object it signed (RFC 9101), with its keys or, for a confidential client, its secret.',
   'settings.saved_on': '{setting}: on. Saved.',
   'settings.saved_off': '{setting}: off. Saved.',
+  'org_feed.title': 'What its administrators did',
+  'org_feed.category_hint': 'Category (organization, application, admin, credentials)',
+  'org_feed.verb_hint': 'Verb (e.g. create, update, regenerate)',
+  'org_feed.actor_hint': 'Actor (username, email or uuid)',
 };
 
 export type MessageKey = keyof typeof en;
@@ -848,6 +852,10 @@ const de: Messages = {
     'Jede Autorisierungsanfrage dieses Clients kommt als von ihm signiertes Request-Objekt (RFC 9101), mit seinen Schlüsseln oder, bei einem vertraulichen Client, seinem Geheimnis.',
   'settings.saved_on': '{setting}: an. Gespeichert.',
   'settings.saved_off': '{setting}: aus. Gespeichert.',
+  'org_feed.title': 'Was die Administratoren getan haben',
+  'org_feed.category_hint': 'Kategorie (organization, application, admin, credentials)',
+  'org_feed.verb_hint': 'Verb (z. B. create, update, regenerate)',
+  'org_feed.actor_hint': 'Akteur (Benutzername, E-Mail oder UUID)',
 };
 
 const fr: Messages = {
@@ -1271,6 +1279,10 @@ const fr: Messages = {
     "Chaque demande d'autorisation de ce client arrive sous forme d'objet de requête qu'il a signé (RFC 9101), avec ses clés ou, pour un client confidentiel, son secret.",
   'settings.saved_on': '{setting} : activé. Enregistré.',
   'settings.saved_off': '{setting} : désactivé. Enregistré.',
+  'org_feed.title': 'Ce que ses administrateurs ont fait',
+  'org_feed.category_hint': 'Catégorie (organization, application, admin, credentials)',
+  'org_feed.verb_hint': 'Verbe (p. ex. create, update, regenerate)',
+  'org_feed.actor_hint': "Acteur (nom d'utilisateur, e-mail ou UUID)",
 };
 
 const es: Messages = {
@@ -1693,6 +1705,10 @@ const es: Messages = {
     'Cada solicitud de autorización de este cliente llega como un objeto de solicitud firmado por él (RFC 9101), con sus claves o, para un cliente confidencial, su secreto.',
   'settings.saved_on': '{setting}: activado. Guardado.',
   'settings.saved_off': '{setting}: desactivado. Guardado.',
+  'org_feed.title': 'Lo que hicieron sus administradores',
+  'org_feed.category_hint': 'Categoría (organization, application, admin, credentials)',
+  'org_feed.verb_hint': 'Verbo (p. ej. create, update, regenerate)',
+  'org_feed.actor_hint': 'Actor (nombre de usuario, correo electrónico o UUID)',
 };
 
 export const MESSAGES: Record<Locale, Messages> = { en, de, fr, es };
