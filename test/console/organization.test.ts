@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { HAS_CHROMIUM } from '../chromium.js';
 import { DEMO, expectAccessible, SHOTS, tabTo, useConsoleServer } from './console-helpers.js';
 import { authorizeAsUser, Browser, redirectOf } from '../authorize/support.js';
+import { rememberConsent } from '../../src/identity/authorize/consents.js';
 
 const ROOT = { username: 'root', password: 'root-password-1' };
 const harness = useConsoleServer({ superuser: `${ROOT.username}:${ROOT.password}` });
@@ -144,7 +145,7 @@ describe.skipIf(!HAS_CHROMIUM)(
       expect(await cells(5)).toEqual(secondPage.entities.map((activity: { title: string }) => activity.title));
 
       // Filters by the keyboard: typed, then Enter.
-      await tabTo(page, 'org-feed-category');
+      await tabTo(page, '#org-feed-category');
       await page.keyboard.type('application');
       await page.keyboard.press('Enter');
       await page.waitForFunction(() =>
@@ -247,6 +248,58 @@ describe.skipIf(!HAS_CHROMIUM)(
       await page.locator('text=The user has allowed no application.').waitFor();
       expect((await api('GET', `${APP}/users/walt/consents`)).body.entities).toEqual([]);
       expect((await silently()).get('error')).toBe('consent_required');
+      await page.context().close();
+    });
+
+    it("ends the signed-in admin's other browser and revokes their consent, on their own account screen", async () => {
+      const demo = (await api('GET', '/management/users/demo')).body.entities[0];
+      const client = (
+        await api('POST', '/management/orgs/demo/apps/sandbox/clients', {
+          client_name: 'Kennel tools',
+          redirect_uris: ['https://kennel.example/callback'],
+          grant_types: ['authorization_code'],
+        })
+      ).body.entities[0];
+      // No client of the admin realm asks for consent today; the consent is stored as the authorize endpoint stores one.
+      await rememberConsent(harness.deps, client.client_id, demo.uuid, ['openid', 'profile']);
+      const sessions = async () =>
+        (await api('GET', '/management/users/demo/sessions')).body.entities.map((session: { user_agent: string }) => session.user_agent);
+      // The browsers of the tests before are still signed in (the password tokens of `api` make no session).
+      const before = (await sessions()).length;
+      const other = await openPage({ userAgent: 'Other browser/1.0' });
+      await signIn(other, DEMO);
+      const page = await openPage();
+      await signIn(page, DEMO);
+      expect(await sessions()).toHaveLength(before + 2);
+      expect(await sessions()).toContain('Other browser/1.0');
+
+      await page.click('.who a:has-text("demo")');
+      await page.locator('h1', { hasText: 'Your account' }).waitFor();
+      const rows = page.locator('#sessions-title ~ .table-wrap tbody tr');
+      await rows.nth(before + 1).waitFor();
+      expect(await rows.count()).toBe(before + 2);
+      expect(await page.locator('#sessions-title ~ .table-wrap td', { hasText: 'Other browser/1.0' }).count()).toBe(1);
+      await page.locator('#consents-title ~ .table-wrap td', { hasText: 'Kennel tools' }).waitFor();
+      await expectAccessible(page, 'your account');
+      await page.screenshot({ path: join(SHOTS, 'console-my-account.png') });
+
+      // By the keyboard: Tab to the other browser's End, then Enter.
+      await tabTo(page, 'button[aria-label^="End the session of Other browser/1.0"]');
+      await page.keyboard.press('Enter');
+      await page.locator('#sessions-title ~ .table-wrap td', { hasText: 'Other browser/1.0' }).waitFor({ state: 'detached' });
+      expect(await rows.count()).toBe(before + 1);
+      expect(await sessions()).toHaveLength(before + 1);
+      expect(await sessions()).not.toContain('Other browser/1.0');
+      // That browser signs in again; this one goes on.
+      await other.reload();
+      await other.locator('#login').waitFor();
+      await page.reload();
+      await page.locator('h1', { hasText: 'Your account' }).waitFor();
+
+      await page.click('button[aria-label="Revoke Kennel tools"]');
+      await page.locator('text=You have allowed no application.').waitFor();
+      expect((await api('GET', '/management/users/demo/consents')).body.entities).toEqual([]);
+      await other.context().close();
       await page.context().close();
     });
   },

@@ -23,7 +23,7 @@ async function openPage(): Promise<Page> {
 
 /** Reaches the switch by Tab and turns it with Space. */
 async function toggleByKeyboard(page: Page, id: string): Promise<void> {
-  await tabTo(page, id);
+  await tabTo(page, `#${id}`);
   await page.keyboard.press('Space');
 }
 

@@ -30,6 +30,7 @@ import { OrgAdmins } from './screens/org-admins';
 import { Organizations } from './screens/organizations';
 import { ServerStatus } from './screens/server';
 import { AppSettings, OrgSettings } from './screens/settings';
+import { MyAccount } from './screens/account';
 
 function Screen(props: { segments: string[]; admin: Admin }) {
   const [orgs, org, apps, app, collections, collection, id] = props.segments;
@@ -41,6 +42,7 @@ function Screen(props: { segments: string[]; admin: Admin }) {
     );
   }
   if (orgs === 'server' && org === undefined) return <ServerStatus admin={props.admin} />;
+  if (orgs === 'account' && org === undefined) return <MyAccount admin={props.admin} />;
   if (orgs === 'orgs' && org !== undefined && apps === undefined) return <Applications org={org} />;
   if (orgs === 'orgs' && apps === 'admins' && app === undefined) return <OrgAdmins org={org} />;
   if (orgs === 'orgs' && apps === 'credentials' && app === undefined) return <OrgCredentials org={org} />;
@@ -106,6 +108,7 @@ function Breadcrumbs(props: { segments: string[] }) {
   const [top, org, orgArea, app, area, item, id] = props.segments;
   const trail: [string, string][] = [[t('orgs.title'), '/']];
   if (top === 'server') trail.push([t('bar.server'), '/server']);
+  if (top === 'account') trail.push([t('account.title'), '/account']);
   if (org) trail.push([org, pathOf('orgs', org)]);
   // The organization's own areas (its admins, its credentials); `apps` leads on to an application.
   if (orgArea && orgArea !== 'apps') trail.push([orgArea in AREA_LABELS ? t(AREA_LABELS[orgArea]) : orgArea, pathOf('orgs', org, orgArea)]);
@@ -138,7 +141,12 @@ function Shell(props: { admin?: Admin; segments?: string[]; children: ComponentC
         {props.segments && props.segments.length > 0 && <Breadcrumbs segments={props.segments} />}
         <div class="who">
           {props.admin && <Link to="/server">{t('bar.server')}</Link>}
-          {props.admin && <span class="muted">{props.admin.username}</span>}
+          {props.admin && (
+            <Link to="/account">
+              {props.admin.username}
+              <span class="visually-hidden"> ({t('account.title')})</span>
+            </Link>
+          )}
           <LocaleSwitcher />
           {props.admin && (
             <button type="button" onClick={() => void signOut()}>

@@ -426,6 +426,11 @@ const en = {
   'org_feed.category_hint': 'Category (organization, application, admin, credentials)',
   'org_feed.verb_hint': 'Verb (e.g. create, update, regenerate)',
   'org_feed.actor_hint': 'Actor (username, email or uuid)',
+  'account.title': 'Your account',
+  'account.intro': 'Signed in as {username}. Ending a session signs that browser out at once; ending this one, the next reload asks for your password.',
+  'account.page': 'Your password and second factors: the account page',
+  'sessions.none_self': 'You are signed in in no browser.',
+  'consents.none_self': 'You have allowed no application.',
 };
 
 export type MessageKey = keyof typeof en;
@@ -856,6 +861,12 @@ const de: Messages = {
   'org_feed.category_hint': 'Kategorie (organization, application, admin, credentials)',
   'org_feed.verb_hint': 'Verb (z. B. create, update, regenerate)',
   'org_feed.actor_hint': 'Akteur (Benutzername, E-Mail oder UUID)',
+  'account.title': 'Ihr Konto',
+  'account.intro':
+    'Angemeldet als {username}. Das Beenden einer Sitzung meldet diesen Browser sofort ab; endet diese hier, fragt das nächste Neuladen nach Ihrem Passwort.',
+  'account.page': 'Ihr Passwort und Ihre zweiten Faktoren: die Kontoseite',
+  'sessions.none_self': 'Sie sind in keinem Browser angemeldet.',
+  'consents.none_self': 'Sie haben keine Anwendung erlaubt.',
 };
 
 const fr: Messages = {
@@ -1283,6 +1294,12 @@ const fr: Messages = {
   'org_feed.category_hint': 'Catégorie (organization, application, admin, credentials)',
   'org_feed.verb_hint': 'Verbe (p. ex. create, update, regenerate)',
   'org_feed.actor_hint': "Acteur (nom d'utilisateur, e-mail ou UUID)",
+  'account.title': 'Votre compte',
+  'account.intro':
+    "Connecté en tant que {username}. Mettre fin à une session déconnecte ce navigateur aussitôt ; si c'est celle-ci, le prochain rechargement demande votre mot de passe.",
+  'account.page': 'Votre mot de passe et vos seconds facteurs : la page du compte',
+  'sessions.none_self': "Vous n'êtes connecté dans aucun navigateur.",
+  'consents.none_self': "Vous n'avez autorisé aucune application.",
 };
 
 const es: Messages = {
@@ -1709,6 +1726,12 @@ const es: Messages = {
   'org_feed.category_hint': 'Categoría (organization, application, admin, credentials)',
   'org_feed.verb_hint': 'Verbo (p. ej. create, update, regenerate)',
   'org_feed.actor_hint': 'Actor (nombre de usuario, correo electrónico o UUID)',
+  'account.title': 'Su cuenta',
+  'account.intro':
+    'Sesión iniciada como {username}. Finalizar una sesión cierra la sesión de ese navegador al instante; si es esta, la próxima recarga pedirá su contraseña.',
+  'account.page': 'Su contraseña y sus segundos factores: la página de la cuenta',
+  'sessions.none_self': 'No tiene la sesión iniciada en ningún navegador.',
+  'consents.none_self': 'No ha permitido ninguna aplicación.',
 };
 
 export const MESSAGES: Record<Locale, Messages> = { en, de, fr, es };
