@@ -234,7 +234,7 @@ function OrgFeed(props: { org: string }) {
       title={t('org_feed.title')}
       filters={ORG_FEED_FILTERS}
       columns={columns}
-      read={(cursor, { category, verb, actor, since }) =>
+      read={(cursor, { category, verb, actor, since: from }) =>
         request('get', '/management/orgs/{orgId}/feed', {
           params: { orgId: org },
           // A category the API does not have is its refusal to show, as any other.
@@ -242,7 +242,7 @@ function OrgFeed(props: { org: string }) {
             category: category as OrgFeedQuery['category'],
             verb,
             actor,
-            since: since === undefined ? undefined : Number(since),
+            since: from === undefined ? undefined : Number(from),
             cursor,
             limit: Number(PAGE_SIZE),
           },
