@@ -18,6 +18,7 @@ import { createApplication, listApplications } from '../../src/management/applic
 import {
   addAdminToOrganization,
   findAdminUser,
+  findAdminUserIn,
   listAdminOrganizations,
   listOrganizationAdmins,
   removeAdminFromOrganization,
@@ -28,7 +29,7 @@ import { listOrganizationFeed } from '../../src/management/activities.js';
 import { actorOf } from '../../src/principal.js';
 import { managementActivityView } from '../views.js';
 import { credentialRoutes } from './credentials.js';
-import { FeedQuery, OrgParams, OrgUserParams } from './management-params.js';
+import { OrgFeedQuery, OrgParams, OrgUserParams } from './management-params.js';
 
 const tag = 'Management';
 
@@ -125,8 +126,8 @@ function settingsRoutes(app: Router): void {
   );
 }
 
-/** Its credentials, its admin users and its feed. */
-function adminAndFeedRoutes(app: Router): void {
+/** Its credentials and its admin users. */
+function adminRoutes(app: Router): void {
   credentialRoutes(app, {
     owner: 'organization',
     params: OrgParams,
@@ -192,21 +193,34 @@ function adminAndFeedRoutes(app: Router): void {
       return ok(c, { action: 'remove user from organization', entities: [await adminEntity(c, user)], organization: org });
     },
   );
+}
 
+/** Its feed: what its administrators did (docs/api.md#activities-feeds-and-events). */
+function feedRoutes(app: Router): void {
   openapiRoute(
     app,
     createRoute({
       method: 'get',
       path: '/feed',
       tags: [tag],
-      summary: 'What happened in an organization, newest first',
-      request: { params: OrgParams, query: FeedQuery },
+      summary: 'What happened in an organization, newest first (limit, cursor; verb, category, actor, since)',
+      request: { params: OrgParams, query: OrgFeedQuery },
       responses: responses('ActivityFeed'),
     }),
     async (c) => {
       const org = c.get('organization');
-      const activities = await listOrganizationFeed(c.get('deps'), org.uuid, c.req.valid('query').limit);
-      return ok(c, { action: 'get organization feed', entities: activities.map(managementActivityView), organization: org, count: true });
+      const deps = c.get('deps');
+      const { limit, actor, ...filter } = c.req.valid('query');
+      // An admin user by username or email; any other actor (or none known) by the uuid given, which then matches only its own entries.
+      const actorUuid = actor === undefined ? undefined : ((await findAdminUserIn(deps.db, actor, 'username-email-uuid'))?.uuid ?? actor);
+      const page = await listOrganizationFeed(deps, org.uuid, limit, { ...filter, actorUuid });
+      return ok(c, {
+        action: 'get organization feed',
+        entities: page.activities.map(managementActivityView),
+        organization: org,
+        count: true,
+        cursor: page.cursor,
+      });
     },
   );
 }
@@ -214,5 +228,6 @@ function adminAndFeedRoutes(app: Router): void {
 export const organizationRoutes = defineRoutes('server/routes/organization.ts', (app) => {
   applicationListRoutes(app);
   settingsRoutes(app);
-  adminAndFeedRoutes(app);
+  adminRoutes(app);
+  feedRoutes(app);
 });

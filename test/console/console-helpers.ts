@@ -8,11 +8,12 @@
 import { afterAll, beforeAll } from 'vitest';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { HAS_CHROMIUM, launchChromium, SCREENSHOTS } from '../chromium.js';
 export { expectAccessible } from '../chromium.js';
 import type { RunningServer } from '../../server/serve.js';
 import type { ServeFlags } from '../../src/config.js';
+import type { Deps } from '../../src/deps.js';
 import { startTestServer } from '../database.js';
 
 export const SHOTS = SCREENSHOTS;
@@ -31,6 +32,10 @@ export interface ConsoleHarness {
   api(method: string, path: string, body?: unknown, user?: User): Promise<{ status: number; body: any }>;
   /** Opens the console and signs in as `user` on the sign-in page; returns on the console's first screen. */
   signIn(page: Page, user: User): Promise<void>;
+  /** A page of its own (a new browser context: no session shared) at 1280×800, or as `options` say. */
+  openPage(options?: BrowserContextOptions): Promise<Page>;
+  /** The server's storage, for what no public request makes. */
+  readonly deps: Deps;
 }
 
 /**
@@ -87,10 +92,29 @@ export function useConsoleServer(flags: ServeFlags = {}, env: () => Record<strin
       await page.click('button[type=submit]');
       await page.waitForURL((url) => url.pathname.startsWith('/console/') && url.pathname !== '/console/callback');
     },
+    get deps() {
+      return server!.deps;
+    },
+    async openPage(options = {}) {
+      const context = await harness.browser.newContext({ viewport: { width: 1280, height: 800 }, ...options });
+      const page = await context.newPage();
+      page.setDefaultTimeout(10_000);
+      return page;
+    },
   };
   return harness;
 }
 
 export async function heading(page: Page): Promise<string> {
   return ((await page.locator('h1').textContent()) ?? '').trim();
+}
+
+/** Tabs from the screen's heading until the element `selector` matches has the focus: it must be reached by the keyboard. */
+export async function tabTo(page: Page, selector: string): Promise<void> {
+  await page.locator('h1').focus();
+  for (let step = 0; step < 60; step++) {
+    await page.keyboard.press('Tab');
+    if (await page.evaluate((wanted) => document.activeElement?.matches(wanted) === true, selector)) return;
+  }
+  throw new Error(`${selector} is not reached by Tab`);
 }

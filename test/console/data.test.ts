@@ -225,7 +225,13 @@ describe.skipIf(!HAS_CHROMIUM)(`the console's data screens${HAS_CHROMIUM ? '' : 
     // An organization's admins, push and activity speak it too.
     await page.goto(`${running.url}/console/orgs/demo/admins`);
     await page.locator('h2', { hasText: 'Einen Administrator hinzufügen' }).waitFor();
-    expect(await page.locator('nav[aria-label=Organisation] a').allTextContents()).toEqual(['Anwendungen', 'Administratoren', 'Zugangsdaten']);
+    expect(await page.locator('nav[aria-label=Organisation] a').allTextContents()).toEqual([
+      'Anwendungen',
+      'Administratoren',
+      'Zugangsdaten',
+      'Aktivität',
+      'Einstellungen',
+    ]);
     expect(await page.locator('thead th').allTextContents()).toEqual(['Benutzername', 'Name', 'E-Mail', 'Aktionen']);
     await page.goto(`${running.url}${CONSOLE_APP}/push`);
     await page.locator('h2', { hasText: 'Eine Testbenachrichtigung senden' }).waitFor();

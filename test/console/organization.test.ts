@@ -8,21 +8,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { HAS_CHROMIUM } from '../chromium.js';
-import { DEMO, expectAccessible, SHOTS, useConsoleServer } from './console-helpers.js';
+import { DEMO, expectAccessible, SHOTS, tabTo, useConsoleServer } from './console-helpers.js';
 import { authorizeAsUser, Browser, redirectOf } from '../authorize/support.js';
+import { rememberConsent } from '../../src/identity/authorize/consents.js';
 
 const ROOT = { username: 'root', password: 'root-password-1' };
 const harness = useConsoleServer({ superuser: `${ROOT.username}:${ROOT.password}` });
-const { api, signIn } = harness;
-
-async function openPage(): Promise<Page> {
-  const context = await harness.browser.newContext({ viewport: { width: 1280, height: 800 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  return page;
-}
+const { api, openPage, signIn } = harness;
 
 async function newOrganization(name: string): Promise<void> {
   const made = await fetch(`${harness.url}/management/orgs`, {
@@ -117,6 +110,64 @@ describe.skipIf(!HAS_CHROMIUM)(
       await page.context().close();
     });
 
+    it("shows what the organization's admins did, a page at a time, filtered", async () => {
+      for (let round = 0; round < 21; round++) expect((await api('POST', '/management/orgs/demo/credentials')).status).toBe(200);
+      expect((await api('POST', '/management/orgs/demo/apps', { name: 'kennel' })).status).toBe(200);
+      const feed = async (query: string) => (await api('GET', `/management/orgs/demo/feed?${query}`)).body;
+      const page = await openPage();
+      await signIn(page, DEMO);
+      await page.click('.cards a:text("demo")');
+      await page.click('nav[aria-label=Organization] a:text("Activity")');
+      await page.locator('h1', { hasText: 'Activity' }).waitFor();
+      const rows = page.locator('#org-feed-title ~ .table-wrap tbody tr');
+      const cells = async (column: number) => rows.locator(`td:nth-child(${column})`).allTextContents();
+      await rows.first().waitFor();
+      // When, actor, category, verb, what: the newest first, the actor by username.
+      expect(await rows.count()).toBe(20);
+      expect(await rows.first().locator('td').allTextContents()).toEqual([
+        expect.any(String),
+        'demo',
+        'application',
+        'create',
+        expect.stringContaining('kennel'),
+      ]);
+      const firstPage = await feed('limit=20');
+      expect(await cells(5)).toEqual(firstPage.entities.map((activity: { title: string }) => activity.title));
+      await expectAccessible(page, 'organization activity');
+      await page.screenshot({ path: join(SHOTS, 'console-org-activity.png') });
+
+      await page.click('#org-feed-title ~ .pager button:text("Next page")');
+      await page.waitForFunction(
+        (first) => document.querySelector('#org-feed-title ~ .table-wrap tbody td:nth-child(5)')?.textContent !== first,
+        firstPage.entities[0].title,
+      );
+      const secondPage = await feed(`limit=20&cursor=${firstPage.cursor}`);
+      expect(await cells(5)).toEqual(secondPage.entities.map((activity: { title: string }) => activity.title));
+
+      // Filters by the keyboard: typed, then Enter.
+      await tabTo(page, '#org-feed-category');
+      await page.keyboard.type('application');
+      await page.keyboard.press('Enter');
+      await page.waitForFunction(() =>
+        [...document.querySelectorAll('#org-feed-title ~ .table-wrap tbody td:nth-child(3)')].every((cell) => cell.textContent === 'application'),
+      );
+      expect(await cells(5)).toEqual((await feed('limit=20&category=application')).entities.map((activity: { title: string }) => activity.title));
+      expect(await cells(5)).toContainEqual(expect.stringContaining('kennel'));
+
+      await page.fill('#org-feed-category', '');
+      await page.fill('#org-feed-actor', 'nobody');
+      await page.click('#org-feed-title ~ form button:text("Filter")');
+      await page.locator('#org-feed-title ~ p', { hasText: 'Nothing matches.' }).waitFor();
+
+      // A category the API does not have: its refusal, in place.
+      await page.fill('#org-feed-actor', '');
+      await page.fill('#org-feed-category', 'bogus');
+      await page.click('#org-feed-title ~ form button:text("Filter")');
+      expect(await page.locator('#org-feed-title ~ [role=alert]').textContent()).toContain('must be organization, application, admin or credentials');
+      await expectAccessible(page, 'organization activity refused');
+      await page.context().close();
+    });
+
     it('adds, edits and removes an identity provider; its secret is never shown', async () => {
       const page = await openPage();
       await signIn(page, DEMO);
@@ -197,6 +248,58 @@ describe.skipIf(!HAS_CHROMIUM)(
       await page.locator('text=The user has allowed no application.').waitFor();
       expect((await api('GET', `${APP}/users/walt/consents`)).body.entities).toEqual([]);
       expect((await silently()).get('error')).toBe('consent_required');
+      await page.context().close();
+    });
+
+    it("ends the signed-in admin's other browser and revokes their consent, on their own account screen", async () => {
+      const demo = (await api('GET', '/management/users/demo')).body.entities[0];
+      const client = (
+        await api('POST', '/management/orgs/demo/apps/sandbox/clients', {
+          client_name: 'Kennel tools',
+          redirect_uris: ['https://kennel.example/callback'],
+          grant_types: ['authorization_code'],
+        })
+      ).body.entities[0];
+      // No client of the admin realm asks for consent today; the consent is stored as the authorize endpoint stores one.
+      await rememberConsent(harness.deps, client.client_id, demo.uuid, ['openid', 'profile']);
+      const sessions = async () =>
+        (await api('GET', '/management/users/demo/sessions')).body.entities.map((session: { user_agent: string }) => session.user_agent);
+      // The browsers of the tests before are still signed in (the password tokens of `api` make no session).
+      const before = (await sessions()).length;
+      const other = await openPage({ userAgent: 'Other browser/1.0' });
+      await signIn(other, DEMO);
+      const page = await openPage();
+      await signIn(page, DEMO);
+      expect(await sessions()).toHaveLength(before + 2);
+      expect(await sessions()).toContain('Other browser/1.0');
+
+      await page.click('.who a:has-text("demo")');
+      await page.locator('h1', { hasText: 'Your account' }).waitFor();
+      const rows = page.locator('#sessions-title ~ .table-wrap tbody tr');
+      await rows.nth(before + 1).waitFor();
+      expect(await rows.count()).toBe(before + 2);
+      expect(await page.locator('#sessions-title ~ .table-wrap td', { hasText: 'Other browser/1.0' }).count()).toBe(1);
+      await page.locator('#consents-title ~ .table-wrap td', { hasText: 'Kennel tools' }).waitFor();
+      await expectAccessible(page, 'your account');
+      await page.screenshot({ path: join(SHOTS, 'console-my-account.png') });
+
+      // By the keyboard: Tab to the other browser's End, then Enter.
+      await tabTo(page, 'button[aria-label^="End the session of Other browser/1.0"]');
+      await page.keyboard.press('Enter');
+      await page.locator('#sessions-title ~ .table-wrap td', { hasText: 'Other browser/1.0' }).waitFor({ state: 'detached' });
+      expect(await rows.count()).toBe(before + 1);
+      expect(await sessions()).toHaveLength(before + 1);
+      expect(await sessions()).not.toContain('Other browser/1.0');
+      // That browser signs in again; this one goes on.
+      await other.reload();
+      await other.locator('#login').waitFor();
+      await page.reload();
+      await page.locator('h1', { hasText: 'Your account' }).waitFor();
+
+      await page.click('button[aria-label="Revoke Kennel tools"]');
+      await page.locator('text=You have allowed no application.').waitFor();
+      expect((await api('GET', '/management/users/demo/consents')).body.entities).toEqual([]);
+      await other.context().close();
       await page.context().close();
     });
   },

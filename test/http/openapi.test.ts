@@ -125,7 +125,7 @@ const QUERIES: [string, string[]][] = [
   ['get /{orgId}/{appId}/users/{userId}/activate', ['token', 'confirm_email']],
   ['get /management/users/{userId}/resetpw', ['token']],
   ['get /{orgId}/{appId}/users/{userId}/resetpw', ['token']],
-  ['get /management/orgs/{orgId}/feed', ['limit']],
+  ['get /management/orgs/{orgId}/feed', ['limit', 'cursor', 'verb', 'category', 'actor', 'since']],
   ['get /management/users/{userId}/feed', ['limit']],
   ['put /{orgId}/{appId}/{collection}', ['ql', 'queryStatement', 'limit']],
   ['delete /{orgId}/{appId}/{collection}', ['ql', 'queryStatement', 'limit']],

@@ -318,6 +318,33 @@ const cases: Case[] = [
     error: 'illegal_argument',
     field: 'limit',
   },
+  {
+    name: 'feed: a cursor it never answered',
+    method: 'GET',
+    path: '/management/orgs/acme/feed?cursor=bm90LWEtY3Vyc29y',
+    auth: true,
+    status: 400,
+    error: 'illegal_argument',
+    field: 'cursor',
+  },
+  {
+    name: 'feed: unknown category',
+    method: 'GET',
+    path: '/management/orgs/acme/feed?category=nope',
+    auth: true,
+    status: 400,
+    error: 'illegal_argument',
+    field: 'category',
+  },
+  {
+    name: 'feed: since not a time',
+    method: 'GET',
+    path: '/management/orgs/acme/feed?since=yesterday',
+    auth: true,
+    status: 400,
+    error: 'illegal_argument',
+    field: 'since',
+  },
   { name: 'unknown route', method: 'GET', path: '/management/nothing/here', auth: true, status: 404, error: 'not_found' },
 ];
 

@@ -146,4 +146,43 @@ describe('feeds', () => {
     const userFeed = await t.request('GET', '/management/users/alice/feed', { token });
     expect(userFeed.body.count).toBe(4);
   });
+
+  it("reads an organization's feed by pages and narrows it by verb, category, actor and time", async () => {
+    const token = await signUp(t);
+    for (const name of ['one', 'two', 'three']) await t.request('POST', '/management/orgs/acme/apps', { json: { name }, token });
+    await t.request('POST', '/management/orgs/acme/credentials', { token });
+    const feed = async (query: string) => (await t.request('GET', `/management/orgs/acme/feed?${query}`, { token })).body;
+    const everything = (await feed('limit=100')).entities;
+    expect(everything).toHaveLength(6);
+    expect((await feed('limit=100')).cursor).toBeUndefined();
+
+    // Pages of two, each after the previous page's cursor: every entry once, newest first.
+    const paged: unknown[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await feed(`limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.entities.length).toBeLessThanOrEqual(2);
+      paged.push(...page.entities);
+      cursor = page.cursor;
+    } while (cursor !== undefined);
+    expect(paged).toEqual(everything);
+
+    const summary = (entities: { category: string; verb: string; title: string }[]) => entities.map((a) => `${a.category}:${a.verb}:${a.title}`);
+    expect(summary((await feed('category=application')).entities)).toEqual(
+      summary(everything.filter((a: { category: string }) => a.category === 'application')),
+    );
+    expect((await feed('category=application')).entities).toHaveLength(3);
+    expect(summary((await feed('verb=regenerate')).entities)).toEqual(['credentials:regenerate:client credentials of organization acme regenerated']);
+    const alice = (await t.request('GET', '/management/users/alice', { token })).body.entities[0];
+    const byAlice = everything.filter((a: { actor: { objectUuid: string } | null }) => a.actor?.objectUuid === alice.uuid);
+    expect(byAlice.length).toBeGreaterThan(3);
+    for (const actor of ['alice', 'alice@example.com', alice.uuid]) expect((await feed(`actor=${encodeURIComponent(actor)}`)).entities).toEqual(byAlice);
+    expect((await feed('actor=nobody')).entities).toEqual([]);
+    const newest = everything[0];
+    expect((await feed(`since=${newest.created}`)).entities.map((a: { uuid: string }) => a.uuid)).toContain(newest.uuid);
+    expect((await feed(`since=${newest.created + 1}`)).entities).toEqual([]);
+    expect(summary((await feed('category=application&limit=2')).entities)).toEqual(
+      summary(everything.filter((a: { category: string }) => a.category === 'application').slice(0, 2)),
+    );
+  });
 });

@@ -16,12 +16,15 @@ const APP_AREAS: Area[] = [
   ['devices', 'nav.devices'],
   ['push', 'nav.push'],
   ['activity', 'nav.activity'],
+  ['settings', 'nav.settings'],
 ];
 
 const ORG_AREAS: Area[] = [
   ['apps', 'nav.applications'],
   ['admins', 'nav.admins'],
   ['credentials', 'nav.credentials'],
+  ['activity', 'nav.activity'],
+  ['settings', 'nav.settings'],
 ];
 
 /** `home` is the area whose list is the owner's own address. */

@@ -19,7 +19,7 @@ import { OAuthClientScreen } from './screens/client';
 import { OAuthClients } from './screens/clients';
 import { Collections } from './screens/collections';
 import { Credentials, OrgCredentials } from './screens/credentials';
-import { Activity } from './screens/activity';
+import { Activity, OrgActivity } from './screens/activity';
 import { DeviceScreen, Devices } from './screens/devices';
 import { Push } from './screens/push';
 import { Entities } from './screens/entities';
@@ -29,6 +29,8 @@ import { NoAccess } from './screens/no-access';
 import { OrgAdmins } from './screens/org-admins';
 import { Organizations } from './screens/organizations';
 import { ServerStatus } from './screens/server';
+import { AppSettings, OrgSettings } from './screens/settings';
+import { MyAccount } from './screens/account';
 
 function Screen(props: { segments: string[]; admin: Admin }) {
   const [orgs, org, apps, app, collections, collection, id] = props.segments;
@@ -40,9 +42,12 @@ function Screen(props: { segments: string[]; admin: Admin }) {
     );
   }
   if (orgs === 'server' && org === undefined) return <ServerStatus admin={props.admin} />;
+  if (orgs === 'account' && org === undefined) return <MyAccount admin={props.admin} />;
   if (orgs === 'orgs' && org !== undefined && apps === undefined) return <Applications org={org} />;
   if (orgs === 'orgs' && apps === 'admins' && app === undefined) return <OrgAdmins org={org} />;
   if (orgs === 'orgs' && apps === 'credentials' && app === undefined) return <OrgCredentials org={org} />;
+  if (orgs === 'orgs' && apps === 'activity' && app === undefined) return <OrgActivity org={org} />;
+  if (orgs === 'orgs' && apps === 'settings' && app === undefined) return <OrgSettings org={org} />;
   if (apps === 'apps' && app !== undefined && collections === undefined) return <Collections org={org} app={app} />;
   if (collections === 'clients' && collection === undefined) return <OAuthClients org={org} app={app} />;
   if (collections === 'clients' && collection !== undefined && id === undefined) return <OAuthClientScreen org={org} app={app} clientId={collection} />;
@@ -52,6 +57,7 @@ function Screen(props: { segments: string[]; admin: Admin }) {
   if (collections === 'devices' && id === undefined) return <DeviceScreen org={org} app={app} id={collection} />;
   if (collections === 'push' && collection === undefined) return <Push org={org} app={app} />;
   if (collections === 'activity' && collection === undefined) return <Activity org={org} app={app} />;
+  if (collections === 'settings' && collection === undefined) return <AppSettings org={org} app={app} />;
   if (apps === 'apps' && ACCESS_SECTIONS.includes(collections as AccessCollection) && props.segments.length <= 6) {
     const section = collections as AccessCollection;
     return collection === undefined ? (
@@ -94,6 +100,7 @@ const AREA_LABELS: Record<string, MessageKey> = {
   devices: 'nav.devices',
   push: 'nav.push',
   activity: 'nav.activity',
+  settings: 'nav.settings',
 };
 
 /** Where you are: each level a link to its screen. */
@@ -101,6 +108,7 @@ function Breadcrumbs(props: { segments: string[] }) {
   const [top, org, orgArea, app, area, item, id] = props.segments;
   const trail: [string, string][] = [[t('orgs.title'), '/']];
   if (top === 'server') trail.push([t('bar.server'), '/server']);
+  if (top === 'account') trail.push([t('account.title'), '/account']);
   if (org) trail.push([org, pathOf('orgs', org)]);
   // The organization's own areas (its admins, its credentials); `apps` leads on to an application.
   if (orgArea && orgArea !== 'apps') trail.push([orgArea in AREA_LABELS ? t(AREA_LABELS[orgArea]) : orgArea, pathOf('orgs', org, orgArea)]);
@@ -133,7 +141,12 @@ function Shell(props: { admin?: Admin; segments?: string[]; children: ComponentC
         {props.segments && props.segments.length > 0 && <Breadcrumbs segments={props.segments} />}
         <div class="who">
           {props.admin && <Link to="/server">{t('bar.server')}</Link>}
-          {props.admin && <span class="muted">{props.admin.username}</span>}
+          {props.admin && (
+            <Link to="/account">
+              {props.admin.username}
+              <span class="visually-hidden"> ({t('account.title')})</span>
+            </Link>
+          )}
           <LocaleSwitcher />
           {props.admin && (
             <button type="button" onClick={() => void signOut()}>

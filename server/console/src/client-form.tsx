@@ -44,7 +44,7 @@ const NOT_METADATA = [
 ];
 
 /** The metadata of `client` the API takes back: what a PUT sends for the fields the form leaves alone. */
-function metadataOf(client: OAuthClient | undefined): ClientMetadata {
+export function metadataOf(client: OAuthClient | undefined): ClientMetadata {
   const metadata: Record<string, unknown> = { ...client };
   for (const key of NOT_METADATA) delete metadata[key];
   return metadata as ClientMetadata;

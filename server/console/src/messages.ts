@@ -404,6 +404,33 @@ const en = {
   'admins.add_field': 'Username, email or uuid',
   'admins.add': 'Add admin',
   'admins.remove_text': 'They can no longer administer {org} or its applications. Their account stays.',
+  'nav.settings': 'Settings',
+  'settings.org_title': 'Organization settings',
+  'settings.app_title': 'Application settings',
+  'settings.client_title': 'Authorization requests',
+  'settings.org_second_factor': 'Admin users must use a second factor',
+  'settings.org_second_factor_hint':
+    'An admin user of this organization who has no second factor sets one up right after the password, before the console or any client gets a token.',
+  'settings.app_second_factor': 'Users must use a second factor',
+  'settings.app_second_factor_hint':
+    'A user of this application who has no second factor sets one up right after the password, before any client gets a token.',
+  'settings.open_registration': 'Open client registration',
+  'settings.open_registration_hint':
+    'Clients may register themselves without an initial access token (RFC 7591); they may not have the client credentials grant or skip consent.',
+  'settings.signed_requests': 'Signed request objects required',
+  'settings.signed_requests_hint':
+    'Every authorization request of this client comes as a request object it signed (RFC 9101), with its keys or, for a confidential client, its secret.',
+  'settings.saved_on': '{setting}: on. Saved.',
+  'settings.saved_off': '{setting}: off. Saved.',
+  'org_feed.title': 'What its administrators did',
+  'org_feed.category_hint': 'Category (organization, application, admin, credentials)',
+  'org_feed.verb_hint': 'Verb (e.g. create, update, regenerate)',
+  'org_feed.actor_hint': 'Actor (username, email or uuid)',
+  'account.title': 'Your account',
+  'account.intro': 'Signed in as {username}. Ending a session signs that browser out at once; ending this one, the next reload asks for your password.',
+  'account.page': 'Your password and second factors: the account page',
+  'sessions.none_self': 'You are signed in in no browser.',
+  'consents.none_self': 'You have allowed no application.',
 };
 
 export type MessageKey = keyof typeof en;
@@ -812,6 +839,34 @@ const de: Messages = {
   'admins.add_field': 'Benutzername, E-Mail oder UUID',
   'admins.add': 'Administrator hinzufügen',
   'admins.remove_text': 'Sie können {org} und ihre Anwendungen nicht mehr verwalten. Ihr Konto bleibt bestehen.',
+  'nav.settings': 'Einstellungen',
+  'settings.org_title': 'Einstellungen der Organisation',
+  'settings.app_title': 'Einstellungen der Anwendung',
+  'settings.client_title': 'Autorisierungsanfragen',
+  'settings.org_second_factor': 'Administratoren müssen einen zweiten Faktor verwenden',
+  'settings.org_second_factor_hint':
+    'Ein Administrator dieser Organisation ohne zweiten Faktor richtet direkt nach dem Passwort einen ein, bevor die Konsole oder ein Client ein Token erhält.',
+  'settings.app_second_factor': 'Benutzer müssen einen zweiten Faktor verwenden',
+  'settings.app_second_factor_hint':
+    'Ein Benutzer dieser Anwendung ohne zweiten Faktor richtet direkt nach dem Passwort einen ein, bevor ein Client ein Token erhält.',
+  'settings.open_registration': 'Offene Client-Registrierung',
+  'settings.open_registration_hint':
+    'Clients dürfen sich ohne initiales Zugriffstoken selbst registrieren (RFC 7591); sie erhalten keine Client-Credentials-Berechtigung und können die Zustimmung nicht überspringen.',
+  'settings.signed_requests': 'Signierte Request-Objekte erforderlich',
+  'settings.signed_requests_hint':
+    'Jede Autorisierungsanfrage dieses Clients kommt als von ihm signiertes Request-Objekt (RFC 9101), mit seinen Schlüsseln oder, bei einem vertraulichen Client, seinem Geheimnis.',
+  'settings.saved_on': '{setting}: an. Gespeichert.',
+  'settings.saved_off': '{setting}: aus. Gespeichert.',
+  'org_feed.title': 'Was die Administratoren getan haben',
+  'org_feed.category_hint': 'Kategorie (organization, application, admin, credentials)',
+  'org_feed.verb_hint': 'Verb (z. B. create, update, regenerate)',
+  'org_feed.actor_hint': 'Akteur (Benutzername, E-Mail oder UUID)',
+  'account.title': 'Ihr Konto',
+  'account.intro':
+    'Angemeldet als {username}. Das Beenden einer Sitzung meldet diesen Browser sofort ab; endet diese hier, fragt das nächste Neuladen nach Ihrem Passwort.',
+  'account.page': 'Ihr Passwort und Ihre zweiten Faktoren: die Kontoseite',
+  'sessions.none_self': 'Sie sind in keinem Browser angemeldet.',
+  'consents.none_self': 'Sie haben keine Anwendung erlaubt.',
 };
 
 const fr: Messages = {
@@ -1217,6 +1272,34 @@ const fr: Messages = {
   'admins.add_field': "Nom d'utilisateur, e-mail ou UUID",
   'admins.add': "Ajouter l'administrateur",
   'admins.remove_text': 'Ils ne peuvent plus administrer {org} ni ses applications. Leur compte est conservé.',
+  'nav.settings': 'Paramètres',
+  'settings.org_title': "Paramètres de l'organisation",
+  'settings.app_title': "Paramètres de l'application",
+  'settings.client_title': "Demandes d'autorisation",
+  'settings.org_second_factor': 'Les administrateurs doivent utiliser un second facteur',
+  'settings.org_second_factor_hint':
+    "Un administrateur de cette organisation sans second facteur en configure un juste après le mot de passe, avant que la console ou un client n'obtienne un jeton.",
+  'settings.app_second_factor': 'Les utilisateurs doivent utiliser un second facteur',
+  'settings.app_second_factor_hint':
+    "Un utilisateur de cette application sans second facteur en configure un juste après le mot de passe, avant qu'un client n'obtienne un jeton.",
+  'settings.open_registration': 'Enregistrement ouvert des clients',
+  'settings.open_registration_hint':
+    "Les clients peuvent s'enregistrer eux-mêmes sans jeton d'accès initial (RFC 7591) ; ils n'ont pas droit aux client credentials et ne peuvent pas se passer du consentement.",
+  'settings.signed_requests': 'Objets de requête signés obligatoires',
+  'settings.signed_requests_hint':
+    "Chaque demande d'autorisation de ce client arrive sous forme d'objet de requête qu'il a signé (RFC 9101), avec ses clés ou, pour un client confidentiel, son secret.",
+  'settings.saved_on': '{setting} : activé. Enregistré.',
+  'settings.saved_off': '{setting} : désactivé. Enregistré.',
+  'org_feed.title': 'Ce que ses administrateurs ont fait',
+  'org_feed.category_hint': 'Catégorie (organization, application, admin, credentials)',
+  'org_feed.verb_hint': 'Verbe (p. ex. create, update, regenerate)',
+  'org_feed.actor_hint': "Acteur (nom d'utilisateur, e-mail ou UUID)",
+  'account.title': 'Votre compte',
+  'account.intro':
+    "Connecté en tant que {username}. Mettre fin à une session déconnecte ce navigateur aussitôt ; si c'est celle-ci, le prochain rechargement demande votre mot de passe.",
+  'account.page': 'Votre mot de passe et vos seconds facteurs : la page du compte',
+  'sessions.none_self': "Vous n'êtes connecté dans aucun navigateur.",
+  'consents.none_self': "Vous n'avez autorisé aucune application.",
 };
 
 const es: Messages = {
@@ -1621,6 +1704,34 @@ const es: Messages = {
   'admins.add_field': 'Nombre de usuario, correo electrónico o UUID',
   'admins.add': 'Añadir administrador',
   'admins.remove_text': 'Ya no pueden administrar {org} ni sus aplicaciones. Su cuenta se conserva.',
+  'nav.settings': 'Configuración',
+  'settings.org_title': 'Configuración de la organización',
+  'settings.app_title': 'Configuración de la aplicación',
+  'settings.client_title': 'Solicitudes de autorización',
+  'settings.org_second_factor': 'Los administradores deben usar un segundo factor',
+  'settings.org_second_factor_hint':
+    'Un administrador de esta organización sin segundo factor configura uno justo después de la contraseña, antes de que la consola o cualquier cliente obtenga un token.',
+  'settings.app_second_factor': 'Los usuarios deben usar un segundo factor',
+  'settings.app_second_factor_hint':
+    'Un usuario de esta aplicación sin segundo factor configura uno justo después de la contraseña, antes de que cualquier cliente obtenga un token.',
+  'settings.open_registration': 'Registro abierto de clientes',
+  'settings.open_registration_hint':
+    'Los clientes pueden registrarse sin un token de acceso inicial (RFC 7591); no pueden tener la concesión client credentials ni omitir el consentimiento.',
+  'settings.signed_requests': 'Objetos de solicitud firmados obligatorios',
+  'settings.signed_requests_hint':
+    'Cada solicitud de autorización de este cliente llega como un objeto de solicitud firmado por él (RFC 9101), con sus claves o, para un cliente confidencial, su secreto.',
+  'settings.saved_on': '{setting}: activado. Guardado.',
+  'settings.saved_off': '{setting}: desactivado. Guardado.',
+  'org_feed.title': 'Lo que hicieron sus administradores',
+  'org_feed.category_hint': 'Categoría (organization, application, admin, credentials)',
+  'org_feed.verb_hint': 'Verbo (p. ej. create, update, regenerate)',
+  'org_feed.actor_hint': 'Actor (nombre de usuario, correo electrónico o UUID)',
+  'account.title': 'Su cuenta',
+  'account.intro':
+    'Sesión iniciada como {username}. Finalizar una sesión cierra la sesión de ese navegador al instante; si es esta, la próxima recarga pedirá su contraseña.',
+  'account.page': 'Su contraseña y sus segundos factores: la página de la cuenta',
+  'sessions.none_self': 'No tiene la sesión iniciada en ningún navegador.',
+  'consents.none_self': 'No ha permitido ninguna aplicación.',
 };
 
 export const MESSAGES: Record<Locale, Messages> = { en, de, fr, es };

@@ -188,8 +188,8 @@ export function UserPanels(props: UserProps) {
       <StatePanel {...props} />
       <PasswordPanel {...props} />
       <FactorsPanel {...props} />
-      <SessionsPanel org={props.org} app={props.app} userId={props.user.uuid} />
-      <ConsentsPanel org={props.org} app={props.app} userId={props.user.uuid} />
+      <SessionsPanel owner={{ org: props.org, app: props.app, userId: props.user.uuid }} />
+      <ConsentsPanel owner={{ org: props.org, app: props.app, userId: props.user.uuid }} />
       <MembershipPanel {...props} />
     </>
   );

@@ -3,10 +3,15 @@ import { dateTime, t } from '../i18n';
 import { useState } from 'preact/hooks';
 import { entitiesOf, request } from '../api';
 import { AppNav } from '../app-nav';
-import { ClientForm, type ClientMetadata, type OAuthClient } from '../client-form';
+import { ClientForm, metadataOf, type ClientMetadata, type OAuthClient } from '../client-form';
 import { useLoad } from '../load';
 import { Confirm, Heading, OnceSecret, Problem, useAction, Waiting } from '../parts';
 import { navigate, pathOf } from '../router';
+import { SettingsPanel, type Setting } from '../settings';
+
+const CLIENT_SETTINGS: readonly Setting[] = [
+  { name: 'require_signed_request_object', label: 'settings.signed_requests', hint: 'settings.signed_requests_hint' },
+];
 
 export function OAuthClientScreen(props: { org: string; app: string; clientId: string }) {
   const { org, app, clientId } = props;
@@ -22,6 +27,14 @@ export function OAuthClientScreen(props: { org: string; app: string; clientId: s
       setSaved(await one(request('put', '/management/orgs/{orgId}/apps/{appId}/clients/{clientId}', { params, body: metadata })));
       client.reload();
     });
+  // The whole metadata goes back with the one setting changed (PUT replaces it, RFC 7592 2.2).
+  const saveSetting = async (name: string, on: boolean) => {
+    const answer = await one(
+      request('put', '/management/orgs/{orgId}/apps/{appId}/clients/{clientId}', { params, body: { ...metadataOf(client.value), [name]: on } }),
+    );
+    client.reload();
+    return answer;
+  };
   const confirmDelete = () =>
     void remove.run(async () => {
       await request('delete', '/management/orgs/{orgId}/apps/{appId}/clients/{clientId}', { params });
@@ -58,6 +71,7 @@ export function OAuthClientScreen(props: { org: string; app: string; clientId: s
             error={save.error}
             onSubmit={submit}
           />
+          <SettingsPanel title={t('settings.client_title')} settings={CLIENT_SETTINGS} stored={client.value} save={saveSetting} />
           <div class="actions">
             <button type="button" class="danger" onClick={() => setConfirming(true)}>
               {t('common.delete_ellipsis')}
