@@ -442,6 +442,13 @@ function sideBySideRows(scenario, sqliteFigures, postgresFigures) {
   });
 }
 
+/** The row of a run that failed, its message as the detail. */
+function failedRow(scenario, backend, error) {
+  if (!SIDE_BY_SIDE) return [scenario.name, 'failed', '', '', error.message];
+  const mark = (column) => (column === backend ? 'failed' : '');
+  return [scenario.name, mark('SQLite'), mark('PostgreSQL'), '', '', '', `${backend}: ${error.message}`];
+}
+
 function printTable(header, rows) {
   const widths = header.map((_, i) => Math.max(header[i].length, ...rows.map((line) => line[i].length)));
   for (const line of [header, widths.map((w) => '-'.repeat(w)), ...rows])
@@ -479,10 +486,7 @@ for (const scenario of selected) {
   const failed = results.filter((result) => result.error);
   failures += failed.length + rows.filter((row) => row.short).length;
   table.push(...rows.map((row) => row.cells));
-  for (const { backend, error } of failed) {
-    const cells = SIDE_BY_SIDE ? [scenario.name, ...(backend === 'SQLite' ? ['failed', ''] : ['', 'failed']), '', '', ''] : [scenario.name, 'failed', '', ''];
-    table.push([...cells, `${SIDE_BY_SIDE ? `${backend}: ` : ''}${error.message}`]);
-  }
+  for (const { backend, error } of failed) table.push(failedRow(scenario, backend, error));
 }
 // What a scenario stopped at its time limit left on the PostgreSQL server.
 if (OPTIONS.databaseUrl !== undefined) await dropLeftoverSchemas(OPTIONS.databaseUrl);
