@@ -8,8 +8,10 @@
 //   npm run bench -- token get-entity      a subset, by name
 //   npm run bench -- push                  a name also selects every `push-…` scenario
 //   npm run bench -- --database-url postgres://postgres@127.0.0.1:5432/test token get-entity
-//                                          on PostgreSQL (or BENCH_DATABASE_URL): each scenario
-//                                          in a schema of its own, dropped afterwards
+//                                          SQLite and PostgreSQL side by side (or
+//                                          BENCH_DATABASE_URL): each scenario on a SQLite file,
+//                                          then in a schema of its own on that server, dropped
+//                                          afterwards; judged by the PostgreSQL targets
 //   npm run bench -- --database-url … --instances 2 token
 //                                          two `idp serve` on that one schema (or BENCH_INSTANCES)
 //
@@ -19,6 +21,10 @@
 // HTTP scenarios report req/s and the server's CPU time per request (Linux /proc): the machine
 // is shared, so req/s moves with everyone else's load while CPU per request does not. The token
 // scenario also reports the bytes idp serve writes (its logs) per 10,000 tokens issued.
+//
+// With --database-url every scenario runs on SQLite and then on PostgreSQL before the next one
+// starts, so the machine's load of the moment weighs on both alike; what it compares against (its
+// peers) is measured once, beside the SQLite run, and both are compared with that one figure.
 //
 // With several instances the load is split by running one autocannon per instance at once, each
 // with its share of the connections, and summing: that is what a load balancer spreading
@@ -30,7 +36,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { measureColdStart } from './cold-start.js';
 import { PUSH_SCENARIOS, runPushScenario, setupPushBench } from './push.js';
-import { basic, call, cpuSeconds, dropLeftoverSchemas, redacted, setUpApplication, startChild, withIdp as withIdpAt } from './servers.js';
+import { basic, call, cpuSeconds, dropLeftoverSchemas, redacted, setUpApplication, startChild, withIdp as withIdpOn } from './servers.js';
 
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const WARM_UP_SECONDS = 2;
@@ -64,8 +70,12 @@ function usage(message) {
 
 const OPTIONS = parseArguments(process.argv.slice(2));
 
-/** `idp serve` on a fresh database as the options ask (bench/servers.js), run with `use(cluster)`. */
-const withIdp = (use) => withIdpAt({ databaseUrl: OPTIONS.databaseUrl, instances: OPTIONS.instances, nodeArgs: NODE_ARGS }, use);
+/** Where `idp serve` keeps its data: a SQLite file, and with --database-url PostgreSQL beside it. */
+const BACKENDS = [
+  { name: 'SQLite', options: {} },
+  ...(OPTIONS.databaseUrl === undefined ? [] : [{ name: 'PostgreSQL', options: { databaseUrl: OPTIONS.databaseUrl, instances: OPTIONS.instances } }]),
+];
+const SIDE_BY_SIDE = BACKENDS.length > 1;
 
 /**
  * bench/bare-server.js (hono + better-sqlite3, nothing else) on a temporary file: the baseline
@@ -153,9 +163,15 @@ function tokenRequest(clientId, secret) {
   };
 }
 
+// A scenario's `run({ withIdp, peer })` resolves with its figures. It runs once per backend:
+// `withIdp(use)` starts `idp serve` on that backend's fresh database (bench/servers.js), and
+// `peer(name, measure)` measures a server it compares against once per scenario, the first time.
+// `postgresTarget` is what the PostgreSQL figure of that label must reach beside SQLite's.
 const SCENARIOS = [
   {
     name: 'cold-start',
+    // bench/cold-start.js starts its servers on SQLite files.
+    sqliteOnly: true,
     title: '`idp serve --port 0` on a fresh database file, spawn to its `listening on` line, 7 times (bench/cold-start.js); target median < 300 ms',
     limitSeconds: 120,
     async run() {
@@ -168,20 +184,24 @@ const SCENARIOS = [
     name: 'token',
     title: `client_credentials at /connect/token, ${CONNECTIONS} connections, ${SECONDS} s, vs panva's oidc-provider (ES256 JWT access tokens)`,
     limitSeconds: 90,
-    async run() {
+    postgresTarget: { label: 'req/s vs oidc-provider', atLeast: 1 },
+    async run({ withIdp, peer }) {
       const ours = await withIdp(async (idp) => {
         const { credentials } = await setUpApplication(idp.url);
         return measureLoad(idp, '/connect/token', tokenRequest(credentials.client_id, credentials.client_secret));
       });
       const secret = 'bench-secret-bench-secret-bench-secret';
-      const provider = await startChild(['bench/oidc-provider-server.js', 'bench-client', secret], 'oidc-provider');
-      let theirs;
-      try {
-        theirs = await measureLoad(provider, '/token', tokenRequest('bench-client', secret));
-      } finally {
-        await provider.stop();
-      }
-      const bare = await withBare((server) => measureLoad(server, '/connect/token', tokenRequest('bench-client', secret)), ['bench-client', secret]);
+      const theirs = await peer('oidc-provider', async () => {
+        const provider = await startChild(['bench/oidc-provider-server.js', 'bench-client', secret], 'oidc-provider');
+        try {
+          return await measureLoad(provider, '/token', tokenRequest('bench-client', secret));
+        } finally {
+          await provider.stop();
+        }
+      });
+      const bare = await peer('bare', () =>
+        withBare((server) => measureLoad(server, '/connect/token', tokenRequest('bench-client', secret)), ['bench-client', secret]),
+      );
       const detail = `idp ${perRequest(ours)}; oidc-provider ${perRequest(theirs)}`;
       const rows = [atLeast('req/s vs oidc-provider', ours.rps / theirs.rps, 2, '×', detail)];
       // What an operator pays in log volume at the default level (docs/operations.md#logs).
@@ -204,7 +224,8 @@ const SCENARIOS = [
     name: 'create-entity',
     title: `POST /{org}/{app}/items (1 KB JSON, admin token), ${CONNECTIONS} connections, ${SECONDS} s; target 60% of 4,500 inserts/s, and 60% of a bare hono + better-sqlite3 insert measured now`,
     limitSeconds: 90,
-    async run() {
+    postgresTarget: { label: 'req/s', shareOfSqlite: 0.3 },
+    async run({ withIdp, peer }) {
       const itemRequest = (headers) => {
         let n = 0;
         return {
@@ -219,7 +240,7 @@ const SCENARIOS = [
         const { token } = await setUpApplication(idp.url);
         return measureLoad(idp, '/bench/app/items', itemRequest({ authorization: `Bearer ${token}` }));
       });
-      const bare = await withBare((server) => measureLoad(server, '/items', itemRequest({})));
+      const bare = await peer('bare', () => withBare((server) => measureLoad(server, '/items', itemRequest({}))));
       return [
         atLeast('req/s', result.rps, 0.6 * 4500, ' req/s', perRequest(result)),
         atLeast('vs bare hono + better-sqlite3', result.rps / bare.rps, 0.6, '×', `bare ${perRequest(bare)}`),
@@ -230,16 +251,19 @@ const SCENARIOS = [
     name: 'get-entity',
     title: `GET /{org}/{app}/pets/rex (by name, admin token), ${CONNECTIONS} connections, ${SECONDS} s; target 60% of 11,700 selects/s, and 60% of a bare hono + better-sqlite3 select measured now`,
     limitSeconds: 90,
-    async run() {
+    postgresTarget: { label: 'req/s', shareOfSqlite: 0.5 },
+    async run({ withIdp, peer }) {
       const result = await withIdp(async (idp) => {
         const { token } = await setUpApplication(idp.url);
         await call(idp.url, 'POST', '/bench/app/pets', { json: { name: 'rex', ...KILOBYTE_OF_PROPERTIES }, token });
         return measureLoad(idp, '/bench/app/pets/rex', { method: 'GET', headers: { authorization: `Bearer ${token}` } });
       });
-      const bare = await withBare(async (server) => {
-        await call(server.url, 'POST', '/pets', { json: { name: 'rex', ...KILOBYTE_OF_PROPERTIES } });
-        return measureLoad(server, '/pets/rex', { method: 'GET' });
-      });
+      const bare = await peer('bare', () =>
+        withBare(async (server) => {
+          await call(server.url, 'POST', '/pets', { json: { name: 'rex', ...KILOBYTE_OF_PROPERTIES } });
+          return measureLoad(server, '/pets/rex', { method: 'GET' });
+        }),
+      );
       return [
         atLeast('req/s', result.rps, 0.6 * 11700, ' req/s', perRequest(result)),
         atLeast('vs bare hono + better-sqlite3', result.rps / bare.rps, 0.6, '×', `bare ${perRequest(bare)}`),
@@ -251,7 +275,7 @@ const SCENARIOS = [
     title:
       "`where age > N and city = 'X' order by created desc`, limit 50, over 100,000 entities of one collection (50 queries); and selective ones the property index answers, `name = 'pN'` and `name = 'pN*'` (50 each)",
     limitSeconds: 300,
-    run: () =>
+    run: ({ withIdp }) =>
       withIdp(async (idp) => {
         const { token } = await setUpApplication(idp.url);
         const cities = ['Berlin', 'Paris', 'Madrid', 'Rome', 'Oslo', 'Vienna', 'Prague', 'Lisbon', 'Dublin', 'Athens'];
@@ -337,12 +361,36 @@ function stopOwnChildren() {
   }
 }
 
-function withinLimit(scenario) {
+function withinLimit(scenario, context) {
   let timer;
   const limit = new Promise((_, reject) => {
     timer = setTimeout(() => reject(new Error(`did not finish within ${scenario.limitSeconds} s`)), scenario.limitSeconds * 1000);
   });
-  return Promise.race([scenario.run(), limit]).finally(() => clearTimeout(timer));
+  return Promise.race([scenario.run(context), limit]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Runs `scenario` on each backend in turn, its peers measured once (see the top); resolves with
+ * `{ backend, figures }` or `{ backend, error }` per backend.
+ */
+async function runOnBackends(scenario) {
+  const peers = new Map();
+  const peer = (name, measure) => {
+    if (!peers.has(name)) peers.set(name, measure());
+    return peers.get(name);
+  };
+  const results = [];
+  for (const backend of scenario.sqliteOnly ? BACKENDS.slice(0, 1) : BACKENDS) {
+    const withIdp = (use) => withIdpOn({ ...backend.options, nodeArgs: NODE_ARGS }, use);
+    try {
+      results.push({ backend: backend.name, figures: await withinLimit(scenario, { withIdp, peer }) });
+    } catch (error) {
+      results.push({ backend: backend.name, error });
+      // What a failed or timed-out run left running would load the next one's measurement.
+      stopOwnChildren();
+    }
+  }
+  return results;
 }
 
 function format(value, unit) {
@@ -350,11 +398,60 @@ function format(value, unit) {
   return `${value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })}${unit}`;
 }
 
-function printTable(rows) {
-  const header = ['scenario', 'figure', 'target', 'ratio to target', 'detail'];
-  const cells = rows.map((row) => [row.scenario, row.figure, row.target, row.ratio, row.detail ?? '']);
-  const widths = header.map((_, i) => Math.max(header[i].length, ...cells.map((line) => line[i].length)));
-  for (const line of [header, widths.map((w) => '-'.repeat(w)), ...cells])
+/** A figure's ratio to its target (below 1 is short), as printed. */
+const ratioText = (ratio) => `${Number.isFinite(ratio) ? ratio.toFixed(2) : '∞'}${ratio < 1 ? '  short' : ''}`;
+
+/** One backend's figures, each against its own target: `{ cells, short }` per figure. */
+function figureRows(scenario, figures) {
+  return figures.map((figure) => {
+    const ratio = figure.higherIsBetter ? figure.value / figure.target : figure.target / figure.value;
+    const target = `${figure.higherIsBetter ? '≥' : '<'} ${format(figure.target, figure.unit)}`;
+    return { short: ratio < 1, cells: [`${scenario.name} ${figure.label}`, format(figure.value, figure.unit), target, ratioText(ratio), figure.detail ?? ''] };
+  });
+}
+
+/** The judgement of a PostgreSQL figure by the scenario's postgresTarget: { text, ratio }. */
+function postgresJudgement(target, sqlite, postgres) {
+  if (target.shareOfSqlite !== undefined)
+    return { text: `≥ ${format(target.shareOfSqlite, '×')} SQLite`, ratio: postgres.value / sqlite.value / target.shareOfSqlite };
+  return { text: `≥ ${format(target.atLeast, postgres.unit)}`, ratio: postgres.value / target.atLeast };
+}
+
+/** SQLite's and PostgreSQL's figures of a scenario side by side, one row per label, judged by its postgresTarget. */
+function sideBySideRows(scenario, sqliteFigures, postgresFigures) {
+  const labels = [...new Set([...sqliteFigures, ...postgresFigures].map((figure) => figure.label))];
+  return labels.map((label) => {
+    const sqlite = sqliteFigures.find((figure) => figure.label === label);
+    const postgres = postgresFigures.find((figure) => figure.label === label);
+    const both = sqlite && postgres;
+    const judged = both && scenario.postgresTarget?.label === label ? postgresJudgement(scenario.postgresTarget, sqlite, postgres) : undefined;
+    const missing = scenario.sqliteOnly ? 'not run' : '—';
+    const detail = [sqlite?.detail && `SQLite ${sqlite.detail}`, postgres?.detail && `PostgreSQL ${postgres.detail}`].filter(Boolean).join('; ');
+    return {
+      short: judged !== undefined && judged.ratio < 1,
+      cells: [
+        `${scenario.name} ${label}`,
+        sqlite ? format(sqlite.value, sqlite.unit) : missing,
+        postgres ? format(postgres.value, postgres.unit) : missing,
+        both && sqlite.value !== 0 ? format(postgres.value / sqlite.value, '×') : '',
+        judged?.text ?? '',
+        judged ? ratioText(judged.ratio) : '',
+        detail,
+      ],
+    };
+  });
+}
+
+/** The row of a run that failed, its message as the detail. */
+function failedRow(scenario, backend, error) {
+  if (!SIDE_BY_SIDE) return [scenario.name, 'failed', '', '', error.message];
+  const mark = (column) => (column === backend ? 'failed' : '');
+  return [scenario.name, mark('SQLite'), mark('PostgreSQL'), '', '', '', `${backend}: ${error.message}`];
+}
+
+function printTable(header, rows) {
+  const widths = header.map((_, i) => Math.max(header[i].length, ...rows.map((line) => line[i].length)));
+  for (const line of [header, widths.map((w) => '-'.repeat(w)), ...rows])
     console.log(
       line
         .map((cell, i) => cell.padEnd(widths[i]))
@@ -371,10 +468,9 @@ if (unknown.length > 0) {
 }
 const selected = SCENARIOS.filter((scenario) => wanted.length === 0 || wanted.some((name) => scenario.name === name || scenario.name.startsWith(`${name}-`)));
 
-const setup =
-  OPTIONS.databaseUrl === undefined
-    ? 'SQLite (a temporary file), 1 instance'
-    : `PostgreSQL ${redacted(OPTIONS.databaseUrl)} (a schema per scenario), ${OPTIONS.instances} instance${OPTIONS.instances > 1 ? 's' : ''}`;
+const setup = SIDE_BY_SIDE
+  ? `SQLite (a temporary file), 1 instance, then PostgreSQL ${redacted(OPTIONS.databaseUrl)} (a schema per scenario), ${OPTIONS.instances} instance${OPTIONS.instances > 1 ? 's' : ''}, per scenario`
+  : 'SQLite (a temporary file), 1 instance';
 console.log(
   `${new Date().toISOString()}, ${setup}, load average ${loadavg()
     .map((n) => n.toFixed(2))
@@ -384,28 +480,13 @@ const table = [];
 let failures = 0;
 for (const scenario of selected) {
   console.log(`${scenario.name}: ${scenario.title}`);
-  if (scenario.sqliteOnly && OPTIONS.databaseUrl !== undefined) {
-    table.push({ scenario: scenario.name, figure: 'skipped', target: '', ratio: '', detail: 'runs on SQLite only (bench/push.js starts its own server)' });
-    continue;
-  }
-  try {
-    for (const figure of await withinLimit(scenario)) {
-      const ratio = figure.higherIsBetter ? figure.value / figure.target : figure.target / figure.value;
-      if (ratio < 1) failures += 1;
-      table.push({
-        scenario: `${scenario.name} ${figure.label}`,
-        figure: format(figure.value, figure.unit),
-        target: `${figure.higherIsBetter ? '≥' : '<'} ${format(figure.target, figure.unit)}`,
-        ratio: `${Number.isFinite(ratio) ? ratio.toFixed(2) : '∞'}${ratio < 1 ? '  short' : ''}`,
-        detail: figure.detail,
-      });
-    }
-  } catch (error) {
-    failures += 1;
-    table.push({ scenario: scenario.name, figure: 'failed', target: '', ratio: '', detail: error.message });
-    // What a failed or timed-out scenario left running would load the next one's measurement.
-    stopOwnChildren();
-  }
+  const results = await runOnBackends(scenario);
+  const figures = (backend) => results.find((result) => result.backend === backend)?.figures ?? [];
+  const rows = SIDE_BY_SIDE ? sideBySideRows(scenario, figures('SQLite'), figures('PostgreSQL')) : figureRows(scenario, figures('SQLite'));
+  const failed = results.filter((result) => result.error);
+  failures += failed.length + rows.filter((row) => row.short).length;
+  table.push(...rows.map((row) => row.cells));
+  for (const { backend, error } of failed) table.push(failedRow(scenario, backend, error));
 }
 // What a scenario stopped at its time limit left on the PostgreSQL server.
 if (OPTIONS.databaseUrl !== undefined) await dropLeftoverSchemas(OPTIONS.databaseUrl);
@@ -414,6 +495,12 @@ console.log(
     .map((n) => n.toFixed(2))
     .join(' ')} at the end`,
 );
-printTable(table);
+const postgresColumn = `PostgreSQL${OPTIONS.instances > 1 ? `, ${OPTIONS.instances} instances` : ''}`;
+printTable(
+  SIDE_BY_SIDE
+    ? ['scenario', 'SQLite', postgresColumn, 'PG/SQLite', 'PostgreSQL target', 'ratio to target', 'detail']
+    : ['scenario', 'figure', 'target', 'ratio to target', 'detail'],
+  table,
+);
 // A timed-out scenario may still hold sockets or timers; the table is the last word.
 process.exit(failures === 0 ? 0 : 1);
