@@ -4,11 +4,13 @@
  * start-up, a batch at a time in uuid order, while the triggers index every new write. The one
  * row of `property_index_backfill` (migrations/…_property_index_backfill.sql) holds how far it
  * got and which instance holds the lease to go on; this module only reads and writes it. Until it
- * is done, queries do not trust the index (data/find.ts).
+ * is done, queries do not trust the index (data/find.ts). Also the paths a collection's settings
+ * leave out of the index.
  */
-import { sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { changes } from './changes.js';
-import { clientOf, dialectOf, type Db, type Tx } from './open.js';
+import { clientOf, dialectOf, remembered, type Db, type Tx } from './open.js';
+import { unindexedPaths } from './schema.js';
 
 const STATE = sql.identifier('property_index_backfill');
 
@@ -92,4 +94,53 @@ function insertRows(tx: Tx, after: string, last: string) {
                WHERE e.uuid > ${after} AND e.uuid <= ${last} ON CONFLICT DO NOTHING`;
   }
   return sql`INSERT OR IGNORE INTO entity_values SELECT * FROM entity_values_source WHERE entity_uuid > ${after} AND entity_uuid <= ${last}`;
+}
+
+/**
+ * The property paths a collection leaves out of the index (docs/api.md#collection-settings),
+ * remembered until they change (read-cache.ts).
+ */
+export function findUnindexedPaths(tx: Tx, appUuid: string, collection: string): Promise<readonly string[]> {
+  return remembered(tx, `unindexed:${appUuid}:${collection}`, [unindexedPaths], async () => {
+    const rows = await tx
+      .select({ path: unindexedPaths.path })
+      .from(unindexedPaths)
+      .where(and(eq(unindexedPaths.appUuid, appUuid), eq(unindexedPaths.collection, collection)))
+      .orderBy(asc(unindexedPaths.path))
+      .all();
+    return rows.map((row) => row.path);
+  });
+}
+
+/**
+ * Makes `paths` the collection's unindexed paths, in the caller's transaction: the index rows of
+ * a path newly left out are deleted, those of a path taken back in are written from the
+ * collection's entities (the triggers read the table from then on).
+ */
+export async function replaceUnindexedPaths(tx: Tx, appUuid: string, collection: string, paths: readonly string[]): Promise<void> {
+  const current = await findUnindexedPaths(tx, appUuid, collection);
+  const leftOut = paths.filter((path) => !current.includes(path));
+  const takenBack = current.filter((path) => !paths.includes(path));
+  const scope = and(eq(unindexedPaths.appUuid, appUuid), eq(unindexedPaths.collection, collection));
+  for (const path of leftOut) {
+    await tx.run(sql`DELETE FROM entity_values WHERE app_uuid = ${appUuid} AND collection = ${collection} AND ${underPath(path)}`);
+    await tx.insert(unindexedPaths).values({ appUuid, collection, path }).run();
+  }
+  for (const path of takenBack) {
+    await tx
+      .delete(unindexedPaths)
+      .where(and(scope, eq(unindexedPaths.path, path)))
+      .run();
+    await tx.run(
+      dialectOf(tx) === 'postgres'
+        ? sql`INSERT INTO entity_values SELECT v.* FROM entities e, idp_entity_values(e.uuid, e.app_uuid, e.collection, e.properties) v
+              WHERE e.app_uuid = ${appUuid} AND e.collection = ${collection} AND ${underPath(path)} ON CONFLICT DO NOTHING`
+        : sql`INSERT OR IGNORE INTO entity_values SELECT * FROM entity_values_source WHERE app_uuid = ${appUuid} AND collection = ${collection} AND ${underPath(path)}`,
+    );
+  }
+}
+
+/** `path` is the given one or below it (paths are ASCII identifiers joined by dots). */
+function underPath(path: string) {
+  return sql`(path = ${path} OR substr(path, 1, ${sql.raw(String(path.length + 1))}) = ${`${path}.`})`;
 }
