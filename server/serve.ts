@@ -26,6 +26,7 @@ import { startDeliveryWorker } from '../src/push/worker.js';
 import { startLogoutWorker } from '../src/identity/sessions/logout-worker.js';
 import { postLogoutToken } from './logout-post.js';
 import { startHousekeeping } from '../src/operations/housekeeping.js';
+import { startPropertyIndexBackfill } from '../src/data/property-index-backfill.js';
 
 export interface RunningServer {
   url: string;
@@ -34,6 +35,8 @@ export interface RunningServer {
   deps: Deps;
   /** Resolves once the delivery worker has found nothing more to do (see DeliveryWorker.idle). */
   deliveriesIdle(): Promise<void>;
+  /** Resolves once the property index holds every entity (or the server is closing). */
+  propertyIndexBuilt(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -136,16 +139,19 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     });
     const logoutWorker = startLogoutWorker(deps, postLogoutToken);
     const housekeeping = startHousekeeping(deps);
+    // After listening: an older database is answered (without the index) while it is filled.
+    const backfill = startPropertyIndexBackfill(deps, config.propertyIndexBatch);
     let closing: Promise<void> | undefined;
     return {
       url,
       metricsUrl: metricsServer && urlOf(config.host, metricsServer),
       deps,
       deliveriesIdle: () => worker.idle(),
+      propertyIndexBuilt: () => backfill.finished(),
       close() {
         closing ??= (async () => {
           // Sends in flight finish and are recorded while the last requests are answered.
-          const drained = Promise.all([worker.stop(), logoutWorker.stop(), housekeeping.stop()]);
+          const drained = Promise.all([worker.stop(), logoutWorker.stop(), housekeeping.stop(), backfill.stop()]);
           await Promise.all([closeServer(server), closeServer(metricsServer)]);
           await drained;
           // Mail already handed over (a reset link, say) goes out before the process ends.

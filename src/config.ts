@@ -48,6 +48,8 @@ export interface Config {
   fcmUrl?: string;
   /** How long the push worker holds a delivery it is sending; a killed worker's leases run out. */
   pushLeaseMs: number;
+  /** Entities per transaction of the property index's backfill (docs/design.md#filling-the-index-of-an-older-database). */
+  propertyIndexBatch: number;
   /** Largest request body accepted, in bytes. */
   bodyLimit: number;
   /** What a JSON body may hold: nested levels, keys in one object, characters in one key. */
@@ -124,6 +126,8 @@ export const DEFAULTS = {
   logLevel: 'info',
   // Twice the push request time-out, so an answer always lands before another worker may resend.
   pushLeaseMs: 30_000,
+  // A few thousand entities: a transaction of tens of milliseconds, so writes wait little.
+  propertyIndexBatch: 2000,
   // Per instance; PostgreSQL's default max_connections (100) leaves room for several instances.
   databasePoolSize: 10,
   // 1 MiB: entity documents are small; larger bodies are refused with 413 before parsing.
@@ -273,6 +277,7 @@ export function resolveConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): Config
     apnsUrl: emptyToUndefined(env.IDP_APNS_URL),
     fcmUrl: emptyToUndefined(env.IDP_FCM_URL),
     pushLeaseMs: parseSeconds(emptyToUndefined(env.IDP_PUSH_LEASE_MS), DEFAULTS.pushLeaseMs, 'IDP_PUSH_LEASE_MS', 'milliseconds'),
+    propertyIndexBatch: parseSeconds(emptyToUndefined(env.IDP_PROPERTY_INDEX_BATCH), DEFAULTS.propertyIndexBatch, 'IDP_PROPERTY_INDEX_BATCH', 'entities'),
     bodyLimit: DEFAULTS.bodyLimit,
     json: { ...DEFAULTS.json, maxDepth: parseJsonDepth(pick(flags.maxJsonDepth, 'IDP_MAX_JSON_DEPTH')) },
     maxAssetSize: parseSize(pick(flags.maxAssetSize, 'IDP_MAX_ASSET_SIZE'), DEFAULTS.maxAssetSize, '--max-asset-size'),

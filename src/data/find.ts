@@ -13,6 +13,7 @@ import { compileQuery, encodeCursor, parseQuery, type EntityRecord, type Propert
 import type { Narrowed } from './query/compile.js';
 import { skippingUnreadable, unreadableProperties, type EntityRow } from '../db/entity-store.js';
 import { countingRows, type Explanation } from '../db/explain.js';
+import { findUnindexedPaths, isPropertyIndexComplete } from '../db/property-index-store.js';
 import type { Logger } from '../logger.js';
 import type { RelationView } from './relations.js';
 
@@ -101,6 +102,29 @@ async function chooseNarrowing(tx: Tx, narrowings: readonly Narrowed[]): Promise
   return best?.narrowing;
 }
 
+/**
+ * The narrowings the property index can be trusted with, and why it cannot when it has none of
+ * them left (for `explain`): until the entities stored before the index existed are in it, it
+ * may miss some (docs/design.md#filling-the-index-of-an-older-database); and it holds no rows of
+ * the paths the collection's settings leave out (docs/api.md#collection-settings).
+ */
+async function usableNarrowings(
+  tx: Tx,
+  appUuid: string,
+  scope: EntityScope,
+  narrowings: readonly Narrowed[],
+): Promise<{ narrowings: readonly Narrowed[]; skipped?: string }> {
+  if (narrowings.length === 0 || scope.kind !== 'collection') return { narrowings };
+  if (!(await isPropertyIndexComplete(tx))) return { narrowings: [], skipped: 'the property index is still being built' };
+  const unindexed = await findUnindexedPaths(tx, appUuid, scope.collection);
+  if (unindexed.length === 0) return { narrowings };
+  const isUnindexed = (path: string): boolean => unindexed.some((out) => path === out || path.startsWith(`${out}.`));
+  const usable = narrowings.filter((narrowing) => !narrowing.paths.some(isUnindexed));
+  if (usable.length > 0) return { narrowings: usable };
+  const paths = [...new Set(narrowings.flatMap((narrowing) => narrowing.paths.filter(isUnindexed)))];
+  return { narrowings: [], skipped: `the collection's settings leave ${paths.join(', ')} out of the property index` };
+}
+
 // Candidates from which reading the collection in created order is preferred (chooseNarrowing).
 const BROAD = 1000;
 
@@ -112,7 +136,8 @@ export async function findEntities(tx: Tx, appUuid: string, scope: EntityScope, 
     cursor: options.cursor || undefined,
     index: scope.kind === 'collection' ? { appUuid, collection: scope.collection } : undefined,
   });
-  const narrowed = await chooseNarrowing(tx, compiled.narrowed);
+  const usable = await usableNarrowings(tx, appUuid, scope, compiled.narrowed);
+  const narrowed = await chooseNarrowing(tx, usable.narrowings);
   const counting = options.explain ? countingRows(tx) : undefined;
   let ran: { sql: string; params: unknown[] } | undefined;
   const { result: rows, skipped } = await skippingUnreadable((guard) => {
@@ -124,7 +149,10 @@ export async function findEntities(tx: Tx, appUuid: string, scope: EntityScope, 
     return select.all();
   });
   if (skipped) await reportUnreadable(tx, appUuid, scope, options.logger);
-  const explain = counting === undefined || ran === undefined ? undefined : await counting.explain(ran, narrowed?.paths ?? []);
+  const explain =
+    counting === undefined || ran === undefined
+      ? undefined
+      : { ...(await counting.explain(ran, narrowed?.paths ?? [])), ...(usable.skipped !== undefined && { skipped: usable.skipped }) };
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
   return {

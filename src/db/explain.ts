@@ -21,6 +21,8 @@ export interface Explanation {
   /** `property NAME[, property NAME…]` when the property index found the entities; null for a read of the collection. */
   readonly index: string | null;
   readonly rows_read: number;
+  /** Why the property index was not used though it has candidates for the query. */
+  readonly skipped?: string;
 }
 
 /** A query being explained: run it with `condition` among its conditions, then ask `explain`. */

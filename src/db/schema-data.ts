@@ -42,3 +42,20 @@ export const appUserLogins = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.appUuid, t.loginKey] }), index('app_user_logins_user').on(t.userUuid)],
 );
+
+/**
+ * A collection's settings (docs/api.md#collection-settings): the property paths it leaves out
+ * of the property index (large blobs), each with everything below it. The index's triggers read
+ * this table (migrations/…_collection_settings.sql); queries on such a path read the collection.
+ */
+export const unindexedPaths = sqliteTable(
+  'unindexed_paths',
+  {
+    appUuid: text('app_uuid')
+      .notNull()
+      .references(() => applications.uuid, { onDelete: 'cascade' }),
+    collection: text('collection').notNull(),
+    path: text('path').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.appUuid, t.collection, t.path] })],
+);

@@ -237,6 +237,13 @@ const TARGETS: Target[] = [
     refused: DATA,
   },
   { route: 'PUT /:orgId/:appId/:collection/:entityId', name: 'update an entity', path: `${B}/dogs/rex`, body: { color: 'black' }, refused: DATA },
+  {
+    route: 'PUT /:orgId/:appId/:collection/_settings',
+    name: "leave a collection's property out of the index",
+    path: `${B}/dogs/_settings`,
+    body: { unindexed: ['color'] },
+    refused: DATA,
+  },
   { route: 'POST /:orgId/:appId/:collection/:entityId', name: 'attach a file to an entity', path: `${B}/dogs/rex`, body: UPLOAD, refused: DATA },
   {
     route: 'PUT /:orgId/:appId/:collection/:entityId',

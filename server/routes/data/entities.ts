@@ -26,6 +26,7 @@ import { assetResponse, readEntityUpload, wantsAsset } from './assets.js';
 import { bodyFormatOf } from '../../request-input.js';
 import { attachingAsset, removeUnlinkedAssets } from '../../../src/data/assets.js';
 import { UnsupportedMediaType } from '../../../src/errors.js';
+import { collectionSettingsRoutes } from './collection-settings.js';
 import { collectionForWrite, listCollections, requireCollection } from '../../../src/data/collections.js';
 import {
   createEntities,
@@ -242,6 +243,9 @@ export const entityRoutes = defineRoutes('server/routes/data/entities.ts', (app)
   );
   define(app, 'delete', COLLECTION, 'Delete every entity a query matches (up to limit)', deleteMatches, { query: FindQuery });
   otherMethodsNotAllowed(app, COLLECTION, ['get', 'post', 'put', 'delete']);
+
+  // Before the entity routes, which would take `_settings` for an entity's name.
+  collectionSettingsRoutes(app);
 
   define(app, 'get', ENTITY, 'Get an entity by uuid or name; with an Accept header that asks for its type, the bytes of its asset', getEntity);
   define(

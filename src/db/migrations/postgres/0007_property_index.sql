@@ -4,7 +4,8 @@
 -- same rows as SQLite's (migrations/sqlite/0009_property_index.sql, where each column is
 -- explained): `kind` 1 number, 2 string, 3 boolean; `num` double precision (1/0 for booleans);
 -- `text` idp_fold of the string, its first 200 characters; `path` through objects only, identifier
--- segments, at most 3 deep. Kept by a trigger in the statement that writes the entity.
+-- segments, at most 3 deep. Kept by a trigger in the statement that writes the entity; the
+-- entities stored before are indexed after start-up (…_property_index_backfill.sql).
 CREATE TABLE "entity_values" (
   "entity_uuid" text NOT NULL REFERENCES "entities"("uuid") ON DELETE CASCADE,
   "path" text NOT NULL,
@@ -57,5 +58,3 @@ FOR EACH ROW EXECUTE FUNCTION idp_index_entity_values();
 --> statement-breakpoint
 CREATE TRIGGER "entity_values_update" AFTER UPDATE OF "uuid", "app_uuid", "collection", "properties" ON "entities"
 FOR EACH ROW EXECUTE FUNCTION idp_index_entity_values();
---> statement-breakpoint
-INSERT INTO "entity_values" SELECT v.* FROM "entities" e, idp_entity_values(e.uuid, e.app_uuid, e.collection, e.properties) v;

@@ -14,7 +14,8 @@
 -- its properties, which is how the triggers below delete them. Not part of the drizzle schema: it
 -- is derived from `entities`, like an index, by the triggers, which run in the statement that
 -- writes the entity, whichever code wrote it. Rows whose stored JSON SQLite cannot read
--- (docs/api.md#limits) get none.
+-- (docs/api.md#limits) get none. The entities stored before are indexed after start-up
+-- (…_property_index_backfill.sql, src/db/property-index-store.ts).
 CREATE TABLE `entity_values` (
   `app_uuid` text NOT NULL,
   `collection` text NOT NULL,
@@ -55,5 +56,3 @@ CREATE TRIGGER `entity_values_delete` BEFORE DELETE ON `entities`
 BEGIN
   DELETE FROM `entity_values` WHERE (`app_uuid`, `collection`, `path`, `kind`, `value`, `entity_uuid`) IN (SELECT * FROM `entity_values_source` WHERE `entity_uuid` = old.`uuid`);
 END;
---> statement-breakpoint
-INSERT OR IGNORE INTO `entity_values` SELECT * FROM `entity_values_source`;

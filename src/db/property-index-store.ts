@@ -1,0 +1,146 @@
+/**
+ * The property index's backfill (docs/design.md#filling-the-index-of-an-older-database): the
+ * entities stored before the property index existed get their `entity_values` rows after
+ * start-up, a batch at a time in uuid order, while the triggers index every new write. The one
+ * row of `property_index_backfill` (migrations/…_property_index_backfill.sql) holds how far it
+ * got and which instance holds the lease to go on; this module only reads and writes it. Until it
+ * is done, queries do not trust the index (data/find.ts). Also the paths a collection's settings
+ * leave out of the index.
+ */
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { changes } from './changes.js';
+import { clientOf, dialectOf, remembered, type Db, type Tx } from './open.js';
+import { unindexedPaths } from './schema.js';
+
+const STATE = sql.identifier('property_index_backfill');
+
+/** Databases whose backfill is done: it never becomes undone, so each is read until then only. */
+const complete = new WeakSet<object>();
+
+/** Whether every stored entity has its property index rows. */
+export async function isPropertyIndexComplete(tx: Tx): Promise<boolean> {
+  const driver = clientOf(tx);
+  if (complete.has(driver)) return true;
+  const row = await tx.get<[number]>(sql`SELECT done FROM ${STATE} WHERE id = 1`);
+  const done = row === undefined || Number(row[0]) === 1;
+  if (done) complete.add(driver);
+  return done;
+}
+
+export interface BackfillPosition {
+  /** Entities indexed so far, over every run. */
+  readonly indexed: number;
+  /** Entities still to index, counted when the lease was taken. */
+  readonly remaining: number;
+}
+
+/**
+ * Takes the backfill's lease for `owner` until `now + leaseMs` when nobody holds it or its
+ * holder's ran out (it stopped, or died), and says where it stands; null when the backfill is
+ * done or another instance holds it.
+ */
+export async function leasePropertyIndexBackfill(db: Db, owner: string, now: number, leaseMs: number): Promise<BackfillPosition | null> {
+  const leased = await db.run(
+    sql`UPDATE ${STATE} SET lease_owner = ${owner}, lease_until = ${now + leaseMs}
+        WHERE id = 1 AND done = 0 AND (lease_owner IS NULL OR lease_owner = ${owner} OR lease_until < ${now})`,
+  );
+  if (changes(leased) !== 1) return null;
+  const [after, indexed] = (await db.get<[string | null, number]>(sql`SELECT after_uuid, indexed FROM ${STATE} WHERE id = 1`)) ?? [null, 0];
+  const [remaining] = (await db.get<[number]>(sql`SELECT count(*) FROM entities WHERE uuid > ${after ?? ''}`)) ?? [0];
+  return { indexed: Number(indexed), remaining: Number(remaining) };
+}
+
+/** Gives the lease up, so another instance (or this one, restarted) goes on at once. */
+export async function releasePropertyIndexBackfill(db: Db, owner: string): Promise<void> {
+  await db.run(sql`UPDATE ${STATE} SET lease_owner = NULL, lease_until = NULL WHERE id = 1 AND lease_owner = ${owner}`);
+}
+
+export type BackfillStep =
+  { readonly state: 'indexed'; readonly entities: number; readonly indexed: number } | { readonly state: 'done' } | { readonly state: 'lost' };
+
+/**
+ * Indexes the next `batchSize` entities after the stored position in one transaction, moves the
+ * position past them and renews the lease; `done` once no entity is left, `lost` when `owner` no
+ * longer holds the lease. Rows an entity already has (written by its triggers since) are kept: a
+ * row is what the entity's properties give, whoever writes it, so running a batch twice, or
+ * beside a write of one of its entities, leaves the same rows (PostgreSQL runs the transaction
+ * serializable, and again when a concurrent write conflicts: db/postgres.ts).
+ */
+export async function indexNextEntities(db: Db, owner: string, batchSize: number, now: number, leaseMs: number): Promise<BackfillStep> {
+  return await db.transaction(async (tx) => {
+    const state = await tx.get<[string | null]>(sql`SELECT after_uuid FROM ${STATE} WHERE id = 1 AND done = 0 AND lease_owner = ${owner}`);
+    if (state === undefined) return { state: 'lost' as const };
+    const after = state[0] ?? '';
+    const [count, last] = (await tx.get<[number, string | null]>(
+      sql`SELECT count(*), max(b.uuid) FROM (SELECT uuid FROM entities WHERE uuid > ${after} ORDER BY uuid LIMIT ${batchSize}) AS b`,
+    )) ?? [0, null];
+    if (last === null) {
+      await tx.run(sql`UPDATE ${STATE} SET done = 1, lease_owner = NULL, lease_until = NULL WHERE id = 1`);
+      return { state: 'done' as const };
+    }
+    await tx.run(insertRows(tx, after, last));
+    const entities = Number(count);
+    const [indexed] = (await tx.get<[number]>(
+      sql`UPDATE ${STATE} SET after_uuid = ${last}, indexed = indexed + ${entities}, lease_until = ${now + leaseMs} WHERE id = 1 RETURNING indexed`,
+    )) ?? [0];
+    return { state: 'indexed' as const, entities, indexed: Number(indexed) };
+  });
+}
+
+/** The index rows of the entities whose uuid is in (after, last], as the triggers write them. */
+function insertRows(tx: Tx, after: string, last: string) {
+  if (dialectOf(tx) === 'postgres') {
+    return sql`INSERT INTO entity_values SELECT v.* FROM entities e, idp_entity_values(e.uuid, e.app_uuid, e.collection, e.properties) v
+               WHERE e.uuid > ${after} AND e.uuid <= ${last} ON CONFLICT DO NOTHING`;
+  }
+  return sql`INSERT OR IGNORE INTO entity_values SELECT * FROM entity_values_source WHERE entity_uuid > ${after} AND entity_uuid <= ${last}`;
+}
+
+/**
+ * The property paths a collection leaves out of the index (docs/api.md#collection-settings),
+ * remembered until they change (read-cache.ts).
+ */
+export function findUnindexedPaths(tx: Tx, appUuid: string, collection: string): Promise<readonly string[]> {
+  return remembered(tx, `unindexed:${appUuid}:${collection}`, [unindexedPaths], async () => {
+    const rows = await tx
+      .select({ path: unindexedPaths.path })
+      .from(unindexedPaths)
+      .where(and(eq(unindexedPaths.appUuid, appUuid), eq(unindexedPaths.collection, collection)))
+      .orderBy(asc(unindexedPaths.path))
+      .all();
+    return rows.map((row) => row.path);
+  });
+}
+
+/**
+ * Makes `paths` the collection's unindexed paths, in the caller's transaction: the index rows of
+ * a path newly left out are deleted, those of a path taken back in are written from the
+ * collection's entities (the triggers read the table from then on).
+ */
+export async function replaceUnindexedPaths(tx: Tx, appUuid: string, collection: string, paths: readonly string[]): Promise<void> {
+  const current = await findUnindexedPaths(tx, appUuid, collection);
+  const leftOut = paths.filter((path) => !current.includes(path));
+  const takenBack = current.filter((path) => !paths.includes(path));
+  const scope = and(eq(unindexedPaths.appUuid, appUuid), eq(unindexedPaths.collection, collection));
+  for (const path of leftOut) {
+    await tx.run(sql`DELETE FROM entity_values WHERE app_uuid = ${appUuid} AND collection = ${collection} AND ${underPath(path)}`);
+    await tx.insert(unindexedPaths).values({ appUuid, collection, path }).run();
+  }
+  for (const path of takenBack) {
+    await tx
+      .delete(unindexedPaths)
+      .where(and(scope, eq(unindexedPaths.path, path)))
+      .run();
+    await tx.run(
+      dialectOf(tx) === 'postgres'
+        ? sql`INSERT INTO entity_values SELECT v.* FROM entities e, idp_entity_values(e.uuid, e.app_uuid, e.collection, e.properties) v
+              WHERE e.app_uuid = ${appUuid} AND e.collection = ${collection} AND ${underPath(path)} ON CONFLICT DO NOTHING`
+        : sql`INSERT OR IGNORE INTO entity_values SELECT * FROM entity_values_source WHERE app_uuid = ${appUuid} AND collection = ${collection} AND ${underPath(path)}`,
+    );
+  }
+}
+
+/** `path` is the given one or below it (paths are ASCII identifiers joined by dots). */
+function underPath(path: string) {
+  return sql`(path = ${path} OR substr(path, 1, ${sql.raw(String(path.length + 1))}) = ${`${path}.`})`;
+}

@@ -1,0 +1,181 @@
+/**
+ * The property index of a database from before it existed
+ * (docs/design.md#filling-the-index-of-an-older-database), on SQLite, or PostgreSQL when
+ * IDP_TEST_DATABASE_URL is set: the migration leaves the older entities to a backfill after
+ * start-up, queries read the collection (and `explain` says why) until it is done, it logs its
+ * progress, carries on after a stop where it stopped, only one instance runs it, and writes made
+ * meanwhile end up indexed as they are.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import type { Database_ } from '../../src/db/open.js';
+import { findEntities } from '../../src/data/find.js';
+import { startPropertyIndexBackfill, type Backfill } from '../../src/data/property-index-backfill.js';
+import { isPropertyIndexComplete, leasePropertyIndexBackfill } from '../../src/db/property-index-store.js';
+import { resolveConfig } from '../../src/config.js';
+import { startServer } from '../../server/serve.js';
+import { APP } from './database.js';
+import { createOlderDatabase, type OlderDatabase } from './older-database.js';
+
+/** Seven dogs of ages 0…6, uuids in age order. */
+const DOGS = Array.from({ length: 7 }, (_, i) => [`00000000-0000-4000-8000-00000000010${i}`, { name: `dog${i}`, age: i }] as const);
+
+let older: OlderDatabase | undefined;
+let handle: Database_ | undefined;
+afterEach(async () => {
+  if (older !== undefined && handle !== undefined) await older.remove(handle);
+  older = undefined;
+  handle = undefined;
+});
+
+async function openOlder(): Promise<Database_> {
+  older = await createOlderDatabase(DOGS);
+  handle = await older.open();
+  return handle;
+}
+
+/** A logger that keeps the message of every line; `next()` resolves with the next one. */
+function capturingLogger() {
+  const lines: string[] = [];
+  let waiting: ((line: string) => void) | undefined;
+  const logger = pino(
+    { level: 'info' },
+    {
+      write(text: string) {
+        const line = (JSON.parse(text) as { msg: string }).msg;
+        lines.push(line);
+        waiting?.(line);
+      },
+    },
+  );
+  return {
+    logger,
+    lines,
+    next: () =>
+      new Promise((resolve) => {
+        waiting = resolve;
+      }),
+  };
+}
+
+function startCapturing(db: Database_, options: { pauseMs?: number } = {}) {
+  const capturing = capturingLogger();
+  const backfill: Backfill = startPropertyIndexBackfill({ db: db.db, logger: capturing.logger, now: Date.now }, 2, options);
+  return { ...capturing, backfill };
+}
+
+async function query(db: Database_, ql: string) {
+  const page = await findEntities(db.db, APP, { kind: 'collection', collection: 'dogs' }, { ql, explain: true, limit: '100' });
+  return { names: page.rows.map((row) => row.properties.name), explain: page.explain! };
+}
+
+async function indexRows(db: Database_): Promise<number> {
+  const [{ rows }] = await db.driver.query<{ rows: number }>('SELECT count(*) AS rows FROM entity_values WHERE app_uuid = ?', [APP]);
+  return Number(rows);
+}
+
+const SKIPPED = 'the property index is still being built';
+
+describe('the property index of an older database', () => {
+  it('is left to the backfill by the migration; queries read the collection meanwhile and say so', async () => {
+    const db = await openOlder();
+    expect(await isPropertyIndexComplete(db.db)).toBe(false);
+    expect(await indexRows(db)).toBe(0);
+    const answer = await query(db, 'age >= 5');
+    expect(answer.names).toEqual(['dog6', 'dog5']);
+    expect(answer.explain).toMatchObject({ index: null, skipped: SKIPPED });
+    // A query the index could not help with has nothing to say about it.
+    expect((await query(db, "name contains 'dog1'")).explain.skipped).toBeUndefined();
+  });
+
+  it('logs its progress, carries on where a stopped one stopped, then queries use the index', async () => {
+    const db = await openOlder();
+    // A long pause between batches: the test stops it after its first.
+    const first = startCapturing(db, { pauseMs: 60_000 });
+    expect(await first.next()).toBe('property index: indexing the 7 entities stored before it existed');
+    expect(await first.next()).toBe('property index: 2 of 7 entities (28%)');
+    await first.backfill.stop();
+    expect(await isPropertyIndexComplete(db.db)).toBe(false);
+    expect(await indexRows(db)).toBe(2 * 2);
+    // Still read from the collection, and right: four of the matches have no rows yet.
+    expect((await query(db, 'age >= 2')).names).toEqual(['dog6', 'dog5', 'dog4', 'dog3', 'dog2']);
+
+    // Written while it is under way: an entity not yet indexed changed, another added.
+    await db.driver.run('UPDATE entities SET properties = ? WHERE uuid = ?', [JSON.stringify({ name: 'dog5', age: 50 }), DOGS[5][0]]);
+    await db.driver.run(`INSERT INTO entities (uuid, app_uuid, collection, type, properties, created, modified) VALUES (?, ?, 'dogs', 'dog', ?, 9, 9)`, [
+      '00000000-0000-4000-8000-000000000200',
+      APP,
+      JSON.stringify({ name: 'dog7', age: 7 }),
+    ]);
+
+    const second = startCapturing(db);
+    await second.backfill.finished();
+    expect(second.lines).toEqual([
+      'property index: indexing the 8 entities stored before it existed',
+      'property index: 4 of 8 entities (50%)',
+      'property index: 6 of 8 entities (75%)',
+      'property index: 8 of 8 entities (100%)',
+      'property index: complete; queries use it from now on',
+    ]);
+    expect(await isPropertyIndexComplete(db.db)).toBe(true);
+    // Two rows for each of the eight dogs, and for dog5 its new age only.
+    expect(await indexRows(db)).toBe(16);
+    const [{ age }] = await db.driver.query<{ age: number }>(
+      db.driver.dialect === 'sqlite'
+        ? "SELECT value AS age FROM entity_values WHERE entity_uuid = ? AND path = 'age'"
+        : "SELECT num AS age FROM entity_values WHERE entity_uuid = ? AND path = 'age'",
+      [DOGS[5][0]],
+    );
+    expect(Number(age)).toBe(50);
+    const answer = await query(db, 'age >= 7');
+    expect(answer.names).toEqual(['dog7', 'dog5']);
+    expect(answer.explain.skipped).toBeUndefined();
+    if (db.driver.dialect === 'sqlite') expect(answer.explain.index).toBe('property age');
+  });
+
+  it('is filled by `idp serve` after it listens, IDP_PROPERTY_INDEX_BATCH entities at a time', async () => {
+    older = await createOlderDatabase(DOGS);
+    const { logger, lines } = capturingLogger();
+    const server = await startServer(resolveConfig({ port: '0', ...older.flags }, { IDP_PROPERTY_INDEX_BATCH: '3' }), logger);
+    try {
+      await server.propertyIndexBuilt();
+    } finally {
+      await server.close();
+    }
+    expect(lines.filter((line) => line.startsWith('property index:'))).toEqual([
+      'property index: indexing the 7 entities stored before it existed',
+      'property index: 3 of 7 entities (42%)',
+      'property index: 6 of 7 entities (85%)',
+      'property index: 7 of 7 entities (100%)',
+      'property index: complete; queries use it from now on',
+    ]);
+    handle = await older.open();
+    expect(await indexRows(handle)).toBe(DOGS.length * 2);
+  });
+
+  it('runs on one instance at a time: another takes over once the lease is given up or runs out', async () => {
+    const db = await openOlder();
+    const first = startCapturing(db, { pauseMs: 60_000 });
+    await first.next();
+    await first.next();
+    const now = Date.now();
+    expect(await leasePropertyIndexBackfill(db.db, 'another instance', now, 60_000)).toBeNull();
+    // A lease that ran out (its instance died) is taken over.
+    expect(await leasePropertyIndexBackfill(db.db, 'another instance', now + 61_000, 60_000)).toEqual({ indexed: 2, remaining: 5 });
+    await first.backfill.stop();
+    expect(await leasePropertyIndexBackfill(db.db, 'a third instance', now + 62_000, 60_000)).toBeNull();
+  });
+
+  it('marks a database whose index is complete — filled by its migration, or no entities — as such', async () => {
+    // The property index migration ran before it left the filling to the backfill: rows for all.
+    older = await createOlderDatabase(DOGS, '_property_index_backfill');
+    handle = await older.open();
+    expect(await indexRows(handle)).toBe(DOGS.length * 2);
+    expect(await isPropertyIndexComplete(handle.db)).toBe(true);
+    expect((await query(handle, 'age >= 5')).explain.skipped).toBeUndefined();
+    await older.remove(handle);
+    older = await createOlderDatabase([]);
+    handle = await older.open();
+    expect(await isPropertyIndexComplete(handle.db)).toBe(true);
+  });
+});
