@@ -42,7 +42,6 @@ async function reachable() {
 const NOT_AGAIN = {
   'test/db/backup.test.ts': 'SQLite only: `idp db backup` copies the SQLite file (PostgreSQL has pg_dump)',
   'test/bin/runtime.test.ts': 'the move onto the shipped Node.js, before any database is opened',
-  'test/bin/single-executable.test.ts': 'the single executable starting and serving on a SQLite file; the bundle runs on PostgreSQL in bundle.test.ts',
   'test/cli/readme.test.ts': "the README and docs/cli.md against each command's --help; no server",
   'test/query/parse.test.ts': 'the query parser alone; no database',
   'test/multi/coherence.test.ts': 'on PostgreSQL already in the SQLite run (test/multi/cluster.ts)',

@@ -26,6 +26,8 @@ export interface RunningIdp {
 export interface TestDatabase {
   /** The flags that put a server on it. */
   readonly args: string[];
+  /** The same as environment variables (IDP_DB or IDP_DATABASE_URL). */
+  readonly env: Record<string, string>;
   /** The rows of a query, read apart from the server (after it stopped, say). */
   rows(sql: string): Promise<Record<string, unknown>[]>;
   /** Removes it (a PostgreSQL schema; the test removes its own files). */
@@ -41,6 +43,7 @@ export function testDatabase(file: string): TestDatabase {
   if (TEST_DATABASE_URL === undefined) {
     return {
       args: ['--db', file],
+      env: { IDP_DB: file },
       async rows(sql) {
         const db = new Database(file, { readonly: true });
         try {
@@ -55,6 +58,7 @@ export function testDatabase(file: string): TestDatabase {
   const schema = createTestSchema();
   return {
     args: ['--database-url', schema.url, '--database-pool-size', '4'],
+    env: { IDP_DATABASE_URL: schema.url, IDP_DATABASE_POOL_SIZE: '4' },
     async rows(sql) {
       const client = new pg.Client({ connectionString: schema.url });
       await client.connect();

@@ -89,17 +89,14 @@ describe('idp serve', () => {
   });
 
   it('takes its settings from IDP_* variables, and flags beat variables', async () => {
-    const db = join(dir, 'closed.db');
-    const server = await startIdp(['--port', '0'], { IDP_PORT: '1', IDP_DB: db, IDP_SIGNUP: 'closed', IDP_LOG_LEVEL: 'warn' });
+    const database = testDatabase(join(dir, 'closed.db'));
+    const server = await startIdp(['--port', '0'], { IDP_PORT: '1', ...database.env, IDP_SIGNUP: 'closed', IDP_LOG_LEVEL: 'warn' });
     expectRefusal(await readResponse(await fetch(`${server.url}/management/orgs`, post(ORG))), 401, 'unauthorized');
     expect(await server.stop()).toBe(0);
-    // The refused sign-up created neither the organization nor its admin, in the database IDP_DB named.
-    const check = new Database(db, { readonly: true });
-    expect(check.prepare('select (select count(*) from organizations) organizations, (select count(*) from admin_users) admins').get()).toEqual({
-      organizations: 0,
-      admins: 0,
-    });
-    check.close();
+    // The refused sign-up created neither the organization nor its admin, in the database the variables named.
+    expect(await database.rows('select name from organizations')).toEqual([]);
+    expect(await database.rows('select username from admin_users')).toEqual([]);
+    await database.drop();
   });
 
   it('token lifetimes and algorithms come from flags, which beat their variables', async () => {
