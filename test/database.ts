@@ -45,7 +45,7 @@ async function postgresConnectProblem(url: string): Promise<string | undefined> 
 /** A fresh schema on a PostgreSQL server, for one test database; nothing is created until it is opened. */
 export interface TestSchema {
   readonly name: string;
-  /** The server's URL with the schema as every connection's search_path (README, "PostgreSQL"). */
+  /** The server's URL with the schema as every connection's search_path (README, "Running more than one instance"). */
   readonly url: string;
   drop(): Promise<void>;
 }
