@@ -42,14 +42,44 @@ async function postgresConnectProblem(url: string): Promise<string | undefined> 
   }
 }
 
+/** A fresh schema on a PostgreSQL server, for one test database; nothing is created until it is opened. */
+export interface TestSchema {
+  readonly name: string;
+  /** The server's URL with the schema as every connection's search_path (README, "Running more than one instance"). */
+  readonly url: string;
+  drop(): Promise<void>;
+}
+
+/** A random `t_…` schema on `base` (the test server by default), so test files can share one server. */
+export function createTestSchema(base: string = POSTGRES_URL): TestSchema {
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  const url = new URL(base);
+  url.searchParams.set('options', `-c search_path=${name}`);
+  return {
+    name,
+    url: url.toString(),
+    async drop() {
+      // A bare client on the base URL: opening the database would migrate the schema on the way.
+      const client = new pg.Client({ connectionString: base });
+      await client.connect();
+      try {
+        await client.query(`drop schema if exists "${name}" cascade`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
 export async function openTestDatabase(options: { poolSize?: number } = {}): Promise<Database_> {
   if (TEST_DATABASE_URL === undefined) return openDatabase({ path: ':memory:' });
-  const schema = `t_${randomBytes(6).toString('hex')}`;
-  const database = await openDatabase({ url: TEST_DATABASE_URL, schema, poolSize: options.poolSize ?? 4 });
+  const schema = createTestSchema();
+  const database = await openDatabase({ url: schema.url, poolSize: options.poolSize ?? 4 });
   return {
     ...database,
     async close() {
-      await database.driver.run(`drop schema if exists "${schema}" cascade`).catch(() => 0);
+      // On its own pool: quicker than the bare client drop() opens.
+      await database.driver.run(`drop schema if exists "${schema.name}" cascade`).catch(() => 0);
       await database.close();
     },
   };
@@ -58,32 +88,23 @@ export async function openTestDatabase(options: { poolSize?: number } = {}): Pro
 /**
  * A real `idp serve` in this process (a port, the delivery worker) on the test database: its own
  * :memory: SQLite, or its own PostgreSQL schema, dropped when the server closes. `now` is its
- * clock (a test clock's `() => clock.now`); `env` its environment (e.g. `IDP_FCM_URL`).
+ * clock (a test clock's `() => clock.now`); `env` its environment (e.g. `IDP_FCM_URL`); `config`
+ * sets what no flag does (a smaller body limit, a quick captcha).
  */
-export async function startTestServer(flags: ServeFlags, options: { now?: () => number; env?: Record<string, string> } = {}): Promise<RunningServer> {
-  const start = (config: Config) => startServer(config, undefined, options.now);
+export async function startTestServer(
+  flags: ServeFlags,
+  options: { now?: () => number; env?: Record<string, string>; config?: Partial<Config> } = {},
+): Promise<RunningServer> {
+  const start = (resolved: Config) => startServer({ ...resolved, ...options.config }, undefined, options.now);
   const env = options.env ?? {};
   if (TEST_DATABASE_URL === undefined) return start(resolveConfig({ logLevel: 'silent', ...flags, db: ':memory:' }, env));
-  const schema = `t_${randomBytes(6).toString('hex')}`;
-  const url = new URL(TEST_DATABASE_URL);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  const server = await start(resolveConfig({ logLevel: 'silent', databasePoolSize: '4', ...flags, databaseUrl: url.toString() }, env));
+  const schema = createTestSchema();
+  const server = await start(resolveConfig({ logLevel: 'silent', databasePoolSize: '4', ...flags, databaseUrl: schema.url }, env));
   return {
     ...server,
     async close() {
       await server.close();
-      await dropSchema(schema);
+      await schema.drop();
     },
   };
-}
-
-async function dropSchema(schema: string): Promise<void> {
-  // A bare client: opening the database would migrate the default schema on the way.
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await client.connect();
-  try {
-    await client.query(`drop schema if exists "${schema}" cascade`);
-  } finally {
-    await client.end();
-  }
 }

@@ -3,8 +3,11 @@
  * process, for tests of start-up, flags, signals and the CLI.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import Database from 'better-sqlite3';
+import pg from 'pg';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { createTestSchema, TEST_DATABASE_URL } from './database.js';
 
 export const BIN = fileURLToPath(new URL('../bin/idp.js', import.meta.url));
 
@@ -19,17 +22,87 @@ export interface RunningIdp {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** `command` is what runs `idp`: node over bin/idp.js by default, or a single executable. */
+/** The database of `idp serve` children that a test starts, stops and reads. */
+export interface TestDatabase {
+  /** The flags that put a server on it. */
+  readonly args: string[];
+  /** The same as environment variables (IDP_DB or IDP_DATABASE_URL). */
+  readonly env: Record<string, string>;
+  /** The rows of a query, read apart from the server (after it stopped, say). */
+  rows(sql: string): Promise<Record<string, unknown>[]>;
+  /** Removes it (a PostgreSQL schema; the test removes its own files). */
+  drop(): Promise<void>;
+}
+
+/**
+ * The SQLite database `file` (`:memory:` for a throwaway one), or — under IDP_TEST_DATABASE_URL
+ * (scripts/test-postgres.js) — a fresh PostgreSQL schema instead, as test/database.ts gives the
+ * servers started in the test's own process.
+ */
+export function testDatabase(file: string): TestDatabase {
+  if (TEST_DATABASE_URL === undefined) {
+    return {
+      args: ['--db', file],
+      env: { IDP_DB: file },
+      async rows(sql) {
+        const db = new Database(file, { readonly: true });
+        try {
+          return db.prepare(sql).all() as Record<string, unknown>[];
+        } finally {
+          db.close();
+        }
+      },
+      drop: async () => undefined,
+    };
+  }
+  const schema = createTestSchema();
+  return {
+    args: ['--database-url', schema.url, '--database-pool-size', '4'],
+    env: { IDP_DATABASE_URL: schema.url, IDP_DATABASE_POOL_SIZE: '4' },
+    async rows(sql) {
+      const client = new pg.Client({ connectionString: schema.url });
+      await client.connect();
+      try {
+        return (await client.query(sql)).rows as Record<string, unknown>[];
+      } finally {
+        await client.end();
+      }
+    },
+    drop: () => schema.drop(),
+  };
+}
+
+/**
+ * `--db :memory:` in `startIdp`'s arguments asks for a throwaway database: under
+ * IDP_TEST_DATABASE_URL a schema of the server's own, dropped when it exits. A file path stays:
+ * those tests are about the file, or start and read it with testDatabase().
+ */
+function throwawayDatabase(args: string[]): { args: string[]; drop(): Promise<void> } {
+  const at = args.findIndex((arg, index) => arg === '--db' && args[index + 1] === ':memory:');
+  if (TEST_DATABASE_URL === undefined || at === -1) return { args, drop: async () => undefined };
+  const database = testDatabase(':memory:');
+  return { args: [...args.slice(0, at), ...database.args, ...args.slice(at + 2)], drop: () => database.drop() };
+}
+
+/**
+ * `idp serve ARGS` until it listens (`--db :memory:` on the test database: throwawayDatabase). `command` is
+ * what runs `idp`: node over bin/idp.js by default, or a single executable.
+ */
 export function startIdp(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 15_000, command: string[] = [process.execPath, BIN]): Promise<RunningIdp> {
   const [file, ...prefix] = command;
-  const child = spawn(file, [...prefix, 'serve', ...args], {
+  const database = throwawayDatabase(args);
+  const child = spawn(file, [...prefix, 'serve', ...database.args], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   let err = '';
   child.stderr!.on('data', (chunk) => (err += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code))).then(async (code) => {
+    // A schema left behind is litter on the test server, not the test's failure.
+    await database.drop().catch(() => undefined);
+    return code;
+  });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

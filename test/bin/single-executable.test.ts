@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startIdp, type RunningIdp } from '../spawn.js';
+import { startIdp, testDatabase, type RunningIdp } from '../spawn.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const binary = join(root, 'dist', 'bin', `idp-${process.platform}-${process.arch}`);
@@ -73,8 +73,10 @@ describe('single executable', () => {
     // TMPDIR in the test's own folder: the addon and migrations are unpacked from scratch each run.
     const env = { PATH: [binDir, '/usr/bin/nonexistent'].join(delimiter), HOME: dataDir, TMPDIR: dataDir };
     expect(env.PATH.split(delimiter).some((dir) => existsSync(join(dir, 'node')))).toBe(false);
-    const db = join(dataDir, 'idp.db');
-    const server: RunningIdp = await startIdp(['--port', '0', '--db', db, '--log-level', 'warn'], env, 30_000, [executable]);
+    // A SQLite file, or a PostgreSQL schema in the PostgreSQL run: the driver and the migrations
+    // of either come from inside the binary.
+    const database = testDatabase(join(dataDir, 'idp.db'));
+    const server: RunningIdp = await startIdp(['--port', '0', ...database.args, '--log-level', 'warn'], env, 30_000, [executable]);
     const { url } = server;
     let stopped = false;
     try {
@@ -127,6 +129,7 @@ describe('single executable', () => {
     } finally {
       if (!stopped) server.child.kill('SIGKILL');
     }
-    expect(statSync(db).size).toBeGreaterThan(0);
+    expect(await database.rows('select name from organizations')).toEqual([{ name: ORG.organization }]);
+    await database.drop();
   }, 300_000);
 });

@@ -5,8 +5,8 @@
  * create nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../server/serve.js';
+import type { RunningServer } from '../../server/serve.js';
+import { startTestServer } from '../database.js';
 import { expectRefusedUnchanged, ORG, readResponse } from '../helpers.js';
 import { findOrganization } from '../../src/management/organizations.js';
 
@@ -25,7 +25,7 @@ function chunked(text: string): ReadableStream<Uint8Array> {
 describe('body size limit over HTTP', () => {
   let server: RunningServer;
   beforeAll(async () => {
-    server = await startServer({ ...resolveConfig({ logLevel: 'silent', db: ':memory:', port: '0' }, {}), bodyLimit: LIMIT });
+    server = await startTestServer({ port: '0' }, { config: { bodyLimit: LIMIT } });
   });
   afterAll(() => server.close());
 

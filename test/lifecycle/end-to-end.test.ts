@@ -3,8 +3,8 @@
  * 127.0.0.1: mail arrives and its links work, in a browser with cookies and forms.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { resolveConfig } from '../../src/config.js';
-import { startServer, type RunningServer } from '../../server/serve.js';
+import type { RunningServer } from '../../server/serve.js';
+import { startTestServer } from '../database.js';
 import { Browser, formOf } from '../authorize/support.js';
 import { ORG } from '../helpers.js';
 import { linksIn, startSmtpServer, subjectOf, type TestSmtpServer } from './mail-helpers.js';
@@ -20,11 +20,7 @@ afterEach(async () => {
 
 async function start(flags: { requireActivation?: boolean } = {}) {
   smtp = await startSmtpServer();
-  const config = {
-    ...resolveConfig({ host: '127.0.0.1', port: '0', db: ':memory:', logLevel: 'silent', smtpUrl: smtp.url, ...flags }, {}),
-    captcha: QUICK_CAPTCHA,
-  };
-  server = await startServer(config);
+  server = await startTestServer({ host: '127.0.0.1', port: '0', smtpUrl: smtp.url, ...flags }, { config: { captcha: QUICK_CAPTCHA } });
   return { url: server.url, smtp };
 }
 

@@ -4,12 +4,11 @@
  * PostgreSQL server is IDP_TEST_DATABASE_URL's, or the local one when that is not set, so these
  * tests run on PostgreSQL whatever the environment says; where none answers they are skipped.
  */
-import { randomBytes } from 'node:crypto';
 import { beforeEach } from 'vitest';
 import pg from 'pg';
 import { Agent, fetch as fetchVia } from 'undici';
 import { startIdp, type RunningIdp } from '../spawn.js';
-import { POSTGRES_URL, postgresProblem } from '../database.js';
+import { createTestSchema, POSTGRES_URL, postgresProblem, type TestSchema } from '../database.js';
 import { readResponse, type TestResponse } from '../helpers.js';
 
 export const DATABASE_URL = POSTGRES_URL;
@@ -40,34 +39,25 @@ export async function redisProblem(): Promise<string | undefined> {
   }
 }
 
-/** A random schema on the test server; `sql` runs statements on it; `drop` removes it. */
-export interface Schema {
-  readonly name: string;
-  /** The database URL every instance is given: its connections work in this schema. */
-  readonly url: string;
+/** A random schema on the test server (every instance is given its `url`); `sql` runs statements on it. */
+export interface Schema extends TestSchema {
   sql<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
-  drop(): Promise<void>;
 }
 
 export async function createSchema(): Promise<Schema> {
-  const name = `t_${randomBytes(6).toString('hex')}`;
-  const url = new URL(DATABASE_URL);
-  url.searchParams.set('options', `-c search_path=${name}`);
+  const schema = createTestSchema(DATABASE_URL);
   // One connection for the test's own reads; the instances create the schema and migrate it.
-  const client = new pg.Client({ connectionString: url.toString(), connectionTimeoutMillis: 5000 });
+  const client = new pg.Client({ connectionString: schema.url, connectionTimeoutMillis: 5000 });
   await client.connect();
   return {
-    name,
-    url: url.toString(),
+    name: schema.name,
+    url: schema.url,
     async sql<T>(text: string, params: unknown[] = []) {
       return (await client.query(text, params)).rows as T[];
     },
     async drop() {
-      try {
-        await client.query(`drop schema if exists "${name}" cascade`);
-      } finally {
-        await client.end().catch(() => undefined);
-      }
+      await client.end().catch(() => undefined);
+      await schema.drop();
     },
   };
 }

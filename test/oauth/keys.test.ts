@@ -12,6 +12,7 @@ import { resolveConfig } from '../../src/config.js';
 import { signingKeys } from '../../src/db/schema.js';
 import { main } from '../../commands/index.js';
 import { KEY_RECHECK_MS } from '../../src/identity/keys/keys.js';
+import { createTestSchema, TEST_DATABASE_URL } from '../database.js';
 import { createTenantApp, token, type Tenant } from './fixtures.js';
 
 let t: TestApp;
@@ -85,17 +86,20 @@ describe('signing keys', () => {
     expect((await jwks()).keys).toHaveLength(2);
   });
 
-  it('`idp keys rotate --db FILE` rotates the keys of a database file', async () => {
+  it('`idp keys rotate` rotates the keys of the database it names: --db FILE, or --database-url in the PostgreSQL run', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'idp-keys-'));
+    const file = join(dir, 'idp.db');
+    const schema = TEST_DATABASE_URL === undefined ? undefined : createTestSchema();
+    const target =
+      schema === undefined ? { flags: ['--db', file], open: { path: file } } : { flags: ['--database-url', schema.url], open: { url: schema.url } };
     try {
-      const file = join(dir, 'idp.db');
-      const database = await openDatabase({ path: file });
+      const database = await openDatabase(target.open);
       const deps = await createDeps(database.db, resolveConfig({ db: file }, {}), createLogger('silent'));
       const first = await deps.keys.signingKey('access_token');
       await deps.keys.signingKey('id_token');
       await database.close();
-      expect(await main(['node', 'idp', 'keys', 'rotate', '--db', file, '--json'])).toBe(0);
-      const reopened = await openDatabase({ path: file });
+      expect(await main(['node', 'idp', 'keys', 'rotate', ...target.flags, '--json'])).toBe(0);
+      const reopened = await openDatabase(target.open);
       const rows = await reopened.db.select().from(signingKeys).all();
       await reopened.close();
       expect(rows).toHaveLength(4);
@@ -103,6 +107,7 @@ describe('signing keys', () => {
       expect(await main(['node', 'idp', 'keys', 'rotate', '--db', join(dir, 'missing.db')])).toBe(2);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+      await schema?.drop();
     }
   });
 });

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startIdp, type RunningIdp } from '../spawn.js';
+import { startIdp, testDatabase, type RunningIdp, type TestDatabase } from '../spawn.js';
 import { callServer } from '../helpers.js';
 import { startLocalApns, type LocalApns } from './apns-server.js';
 import { appleKey } from './setup.js';
@@ -19,6 +19,7 @@ const TOPIC = 'com.example.crash';
 let dir: string;
 let apns: LocalApns;
 let idp: RunningIdp | undefined;
+let database: TestDatabase | undefined;
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'idp-push-crash-'));
@@ -26,6 +27,7 @@ beforeAll(() => {
 afterAll(async () => {
   await idp?.stop('SIGKILL');
   await apns?.close();
+  await database?.drop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -41,9 +43,9 @@ it('SIGKILL in the middle of a large send, then restart: every device gets exact
   apns.answer = () => (apns.requests.length <= DEVICES / 3 ? { status: 200 } : { status: 200, after: kill });
   const ca = join(dir, 'apns-ca.pem');
   writeFileSync(ca, apns.cert);
-  const db = join(dir, 'idp.db');
+  database = testDatabase(join(dir, 'idp.db'));
   const env = { IDP_APNS_URL: apns.url, NODE_EXTRA_CA_CERTS: ca, IDP_PUSH_LEASE_MS: '8000', IDP_LOG_LEVEL: 'warn' };
-  idp = await startIdp(['--port', '0', '--db', db, '--issuer', 'http://idp.crash.test'], env);
+  idp = await startIdp(['--port', '0', ...database.args, '--issuer', 'http://idp.crash.test'], env);
 
   await call(idp.url, 'POST', '/management/orgs', undefined, {
     organization: 'acme',
@@ -79,7 +81,7 @@ it('SIGKILL in the middle of a large send, then restart: every device gets exact
   const atKill = apns.requests.length;
   expect(atKill).toBeLessThan(DEVICES);
 
-  idp = await startIdp(['--port', '0', '--db', db, '--issuer', 'http://idp.crash.test'], env);
+  idp = await startIdp(['--port', '0', ...database.args, '--issuer', 'http://idp.crash.test'], env);
   let notification: { state: string; statistics: { sent: number; errors: number } };
   for (;;) {
     notification = (await call(idp.url, 'GET', `/acme/sandbox/notifications/${uuid}`, token)).entities[0];

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request as httpRequest } from 'node:http';
 import Database from 'better-sqlite3';
-import { runIdp, startIdp } from '../spawn.js';
+import { runIdp, startIdp, testDatabase } from '../spawn.js';
 import { openDatabase, defaultMigrationsFolder } from '../../src/db/open.js';
 import { expectRefusal, ORG, readResponse } from '../helpers.js';
 
@@ -36,9 +36,9 @@ const post = (body: unknown, token?: string): RequestInit => ({
 
 describe('idp serve', () => {
   it('listens on --port 0, answers /status, and keeps every acknowledged write across SIGTERM and restart', async () => {
-    const db = join(dir, 'restart.db');
+    const database = testDatabase(join(dir, 'restart.db'));
     // A fixed issuer: with --port 0 the default issuer would change with the port.
-    const args = ['--port', '0', '--db', db, '--log-level', 'warn', '--issuer', 'http://idp.test'];
+    const args = ['--port', '0', ...database.args, '--log-level', 'warn', '--issuer', 'http://idp.test'];
     const first = await startIdp(args);
     expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(await json(`${first.url}/status`)).toEqual({ status: 200, body: { status: 'ok', version: expect.any(String) } });
@@ -56,10 +56,12 @@ describe('idp serve', () => {
     // A token signed before the restart still verifies: the keys live in the database.
     expect((await json(`${second.url}/management/orgs/acme`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
     expect(await second.stop('SIGINT')).toBe(0);
+    await database.drop();
   });
 
   it('finishes an in-flight request before exiting on SIGTERM', async () => {
-    const server = await startIdp(['--port', '0', '--db', join(dir, 'drain.db'), '--log-level', 'info']);
+    const database = testDatabase(join(dir, 'drain.db'));
+    const server = await startIdp(['--port', '0', ...database.args, '--log-level', 'info']);
     // The server has read the request's head and asked for its body (100 Continue) when the
     // signal lands; the body follows once the server has logged that it is shutting down.
     const body = JSON.stringify(ORG);
@@ -82,23 +84,19 @@ describe('idp serve', () => {
     const answer = await pending;
     expect(answer.status, answer.body).toBe(200);
     expect(await exit).toBe(0);
-    const check = new Database(join(dir, 'drain.db'), { readonly: true });
-    expect(check.prepare('select name from organizations').all()).toEqual([{ name: 'acme' }]);
-    check.close();
+    expect(await database.rows('select name from organizations')).toEqual([{ name: 'acme' }]);
+    await database.drop();
   });
 
   it('takes its settings from IDP_* variables, and flags beat variables', async () => {
-    const db = join(dir, 'closed.db');
-    const server = await startIdp(['--port', '0'], { IDP_PORT: '1', IDP_DB: db, IDP_SIGNUP: 'closed', IDP_LOG_LEVEL: 'warn' });
+    const database = testDatabase(join(dir, 'closed.db'));
+    const server = await startIdp(['--port', '0'], { IDP_PORT: '1', ...database.env, IDP_SIGNUP: 'closed', IDP_LOG_LEVEL: 'warn' });
     expectRefusal(await readResponse(await fetch(`${server.url}/management/orgs`, post(ORG))), 401, 'unauthorized');
     expect(await server.stop()).toBe(0);
-    // The refused sign-up created neither the organization nor its admin, in the database IDP_DB named.
-    const check = new Database(db, { readonly: true });
-    expect(check.prepare('select (select count(*) from organizations) organizations, (select count(*) from admin_users) admins').get()).toEqual({
-      organizations: 0,
-      admins: 0,
-    });
-    check.close();
+    // The refused sign-up created neither the organization nor its admin, in the database the variables named.
+    expect(await database.rows('select name from organizations')).toEqual([]);
+    expect(await database.rows('select username from admin_users')).toEqual([]);
+    await database.drop();
   });
 
   it('token lifetimes and algorithms come from flags, which beat their variables', async () => {
@@ -118,8 +116,8 @@ describe('idp serve', () => {
   });
 
   it('applies fixtures idempotently and creates the --superuser', async () => {
-    const db = join(dir, 'fixtures.db');
-    const args = ['--port', '0', '--db', db, '--fixtures', 'fixtures/demo.json', '--superuser', 'root:root-password', '--log-level', 'info'];
+    const database = testDatabase(join(dir, 'fixtures.db'));
+    const args = ['--port', '0', ...database.args, '--fixtures', 'fixtures/demo.json', '--superuser', 'root:root-password', '--log-level', 'info'];
     for (const expected of [
       { created: 3, unchanged: 0 },
       { created: 0, unchanged: 3 },
@@ -134,6 +132,7 @@ describe('idp serve', () => {
       expect(Object.keys(apps.body.data ?? {})).toEqual(['demo/sandbox']);
       expect(await server.stop()).toBe(0);
     }
+    await database.drop();
   });
 
   it('upgrades an older database in place instead of recreating it', async () => {
