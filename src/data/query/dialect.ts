@@ -199,9 +199,10 @@ function comparePostgresInteger(left: SQL, operator: ComparisonOperator, right: 
 }
 
 /**
- * PostgreSQL: jsonb operators on `properties`, and the idp_* SQL functions of the migration
+ * PostgreSQL: jsonb operators on `properties`, and the idp_* SQL functions of the migrations
  * src/db/migrations/postgres/0001_query_functions.sql, which give the results of the JavaScript
- * in functions.ts (the argument is made there, and test/query/postgres.test.ts checks it).
+ * in functions.ts (the argument is made there, and test/query/postgres.test.ts checks it), and
+ * 0018_builtin_distance.sql, whose distance is functions.ts's within rounding (docs/api.md#distances).
  *
  * - A property is `properties #> '{a,b}'` (jsonb; NULL when missing — and when a segment meets an
  *   array, since segments are never integers, so only objects are descended, as readProperty does).
@@ -221,8 +222,8 @@ function comparePostgresInteger(left: SQL, operator: ComparisonOperator, right: 
  *   NUL is rewritten exactly for NUL-free values: with P its part before the first NUL, x = L
  *   never holds, x < L iff x <= P, x > L iff x > P (NUL is the least code point); a prefix with
  *   NUL never matches; a `contains` term is split into words here (NUL is no word character).
- * - `within` tests a latitude band (latitudeBand below) before the exact, but slower, PL/pgSQL
- *   distance; the band holds every match.
+ * - `within` tests a latitude band (latitudeBand below) before the PL/pgSQL distance, which is
+ *   slower; the band holds every match.
  *
  * Indexes (migration 0001_query_functions.sql, beside the btree ones of schema.ts):
  * - `entities_properties`: GIN (properties jsonb_path_ops). `=` on a number or boolean adds
@@ -316,9 +317,9 @@ function createPostgresDialect(table: string): Dialect {
 
 /**
  * How far in latitude (degrees) a point within ±90 can be from one within `meters` of it, with
- * room to spare; null when that spans every latitude. idp_distance is exact but a PL/pgSQL
- * function, so `within` first keeps only this band, which the arithmetic below shows holds
- * every match.
+ * room to spare; null when that spans every latitude. idp_distance is a PL/pgSQL function, so
+ * `within` first keeps only this band, which the arithmetic below shows holds every match (of
+ * distanceMeters, and of idp_distance, which differs from it by rounding far inside the margins).
  *
  * For latitudes φ1, φ2 within ±90 the cosines in distanceMeters are >= 0 (90·(pi/180) rounds
  * below pi/2), so h >= sin²(Δφ/2) and the computed distance is at least 2R·asin(|sin(Δφ/2)|),
