@@ -26,6 +26,14 @@ export interface Operand {
   readonly type: 'number' | 'integer' | 'text';
 }
 
+/** A rectangle of latitudes and longitudes in degrees, south <= north and west <= east (location-index.ts). */
+export interface LocationBox {
+  readonly south: number;
+  readonly north: number;
+  readonly west: number;
+  readonly east: number;
+}
+
 /** One ORDER BY expression of a JSON property's value: the numbers (1/0 for booleans), the folded strings, or both. */
 export interface SortValueColumn {
   readonly operand: Operand;
@@ -83,7 +91,16 @@ export interface Dialect {
   filterOnly(column: SQL, value: string): SQL;
   /** The property index's columns holding numbers (and 1/0 for booleans) and folded text (the migrations). */
   readonly indexColumns: { readonly number: string; readonly text: string };
+  /**
+   * `SELECT entity_uuid …` of the collection's entities whose indexed location meets `box`, from
+   * the location index (location-index.ts, the migrations' …_location_index.sql).
+   */
+  locatedIn(appUuid: string, collection: string, box: LocationBox): SQL;
 }
+
+const LOCATIONS = sql.identifier('entity_locations');
+const location = (name: string): SQL => sql`${LOCATIONS}.${sql.identifier(name)}`;
+const locationScope = (appUuid: string, collection: string): SQL => sql`${location('app_uuid')} = ${appUuid} AND ${location('collection')} = ${collection}`;
 
 const OPERATORS: Readonly<Record<ComparisonOperator, SQL>> = {
   '=': sql.raw('='),
@@ -151,8 +168,15 @@ function createSqliteDialect(table: string): Dialect {
     filterOnly: (column, value) => sql`+${column} = ${value}`,
     // One untyped column: the whole row is the table's key (migrations/sqlite/0009_property_index.sql).
     indexColumns: { number: 'value', text: 'value' },
+    // The R*Tree's box overlap test, which it answers from its index; then the collection, an
+    // auxiliary column it filters by.
+    locatedIn: (appUuid, collection, box) =>
+      sql`SELECT ${location('entity_uuid')} FROM ${LOCATIONS} WHERE ${location('max_latitude')} >= ${box.south} AND ${location('min_latitude')} <= ${box.north} AND ${location('max_longitude')} >= ${box.west} AND ${location('min_longitude')} <= ${box.east} AND ${locationScope(appUuid, collection)}`,
   };
 }
+
+/** A number parameter as a PostgreSQL double (the driver sends parameters as text). */
+const float = (value: number): SQL => sql`CAST(${value} AS double precision)`;
 
 /** A property path segment the grammar allows (tokenize.ts WORD); anything else is refused. */
 const SEGMENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -300,18 +324,19 @@ function createPostgresDialect(table: string): Dialect {
     // only separates words, like a space, and never reaches PostgreSQL).
     contains: (text, term, prefix) => sql`idp_contains_words(${text.sql}, ${splitWords(term).join(' ')}, ${sql.raw(prefix ? 'TRUE' : 'FALSE')})`,
     distance: (latitude, longitude, toLatitude, toLongitude) => ({
-      sql: sql`idp_distance(${latitude.sql}, ${longitude.sql}, CAST(${toLatitude} AS double precision), CAST(${toLongitude} AS double precision))`,
+      sql: sql`idp_distance(${latitude.sql}, ${longitude.sql}, ${float(toLatitude)}, ${float(toLongitude)})`,
       type: 'number',
     }),
     nearLatitude: (latitude, toLatitude, meters) => {
       const band = latitudeBand(meters);
-      return band === null
-        ? null
-        : sql`(abs(${latitude.sql}) > 90 OR abs(${latitude.sql} - CAST(${toLatitude} AS double precision)) <= CAST(${band} AS double precision))`;
+      return band === null ? null : sql`(abs(${latitude.sql}) > 90 OR abs(${latitude.sql} - ${float(toLatitude)}) <= ${float(band)})`;
     },
     // PostgreSQL's planner weighs the candidates against the collection by its statistics.
     filterOnly: (column, value) => sql`${column} = ${value}`,
     indexColumns: { number: 'num', text: 'text' },
+    // Box overlap (&&, inclusive of the edges), which the GiST index serves; x is the longitude.
+    locatedIn: (appUuid, collection, box) =>
+      sql`SELECT ${location('entity_uuid')} FROM ${LOCATIONS} WHERE ${location('bounds')} && box(point(${float(box.west)}, ${float(box.south)}), point(${float(box.east)}, ${float(box.north)})) AND ${locationScope(appUuid, collection)}`,
   };
 }
 
