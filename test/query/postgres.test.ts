@@ -265,9 +265,16 @@ describe.skipIf(TEST_DATABASE_URL === undefined)(
         }),
         { numRuns: 60 },
       );
-      // Underflow, which PostgreSQL reports as an error where IEEE arithmetic rounds to zero.
-      const [row] = await database.driver.query<{ meters: number }>('SELECT idp_distance(5e-324, 1e-300, 0, 0) AS meters');
-      expect(row.meters).toBe(0);
+      // Where products underflow — PostgreSQL reports an error where IEEE arithmetic rounds to
+      // zero — exactly JavaScript's answer, zero or not: the edge of a `within 0`.
+      for (const point of [
+        [5e-324, 1e-300, 0, 0],
+        [0, 0, 0, -1.801067372138143e-160],
+        [1e-200, 0, 0, 1e-170],
+      ]) {
+        const [row] = await database.driver.query<{ meters: number }>('SELECT idp_distance(?, ?, ?, ?) AS meters', point.map(String));
+        expect(row.meters + 0, `idp_distance(${point})`).toBe(distanceMeters(point[0], point[1], point[2], point[3]) + 0);
+      }
     }, 120_000);
 
     it('serves = on a number from the GIN index on properties', async () => {

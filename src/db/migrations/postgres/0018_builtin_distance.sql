@@ -14,19 +14,20 @@ DROP FUNCTION IF EXISTS idp_mul(float8, float8);
 --> statement-breakpoint
 DROP FUNCTION IF EXISTS idp_exponent(float8);
 --> statement-breakpoint
--- a * b, or 0 where the product is below about 1e-307: PostgreSQL raises "underflow" where IEEE
--- arithmetic rounds a product to zero (and JavaScript would give a subnormal). A term of a
--- distance that small moves it by less than 1e-140 meters. The first test passes every product of
--- two numbers of at least 1e-154, which are normal; the others are tested in order, so ln never
--- sees zero.
+-- a * b, as IEEE arithmetic (and JavaScript) gives it: PostgreSQL computes the same product but
+-- raises "underflow" where it rounds to zero, which is where the exact product is at most 2^-1075
+-- (half the least subnormal; the tie rounds to even, zero). A product of two numbers of at least
+-- 2^-511, or with one of at least 1, is never that small. Otherwise both are below 1 and one below
+-- 2^-511: scaled by 2^600 each, their product lies between 2^-948 and 2^689, so it is computed
+-- without underflow or overflow, and it exceeds 2^125 exactly when the product exceeds 2^-1075
+-- (rounding is monotone and 2^125 is a double).
 CREATE FUNCTION idp_product(a float8, b float8) RETURNS float8
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$
   SELECT CASE
-    WHEN abs(a) >= 1e-154::float8 AND abs(b) >= 1e-154::float8 THEN a * b
-    WHEN a = 0 OR b = 0 THEN 0::float8
-    WHEN ln(abs(a)) + ln(abs(b)) < -707 THEN 0::float8
-    ELSE a * b
+    WHEN abs(a) >= 1 OR abs(b) >= 1 OR (abs(a) >= power(2::float8, -511) AND abs(b) >= power(2::float8, -511)) THEN a * b
+    WHEN abs((a * power(2::float8, 600)) * (b * power(2::float8, 600))) > power(2::float8, 125) THEN a * b
+    ELSE 0::float8
   END
 $$;
 --> statement-breakpoint

@@ -3,8 +3,9 @@
 -- `within` reads them — so `location within METERS of LAT, LON` finds its candidates inside a
 -- bounding box (src/data/query/location-index.ts) instead of reading the collection; the exact
 -- distance still decides. The same rows as SQLite's R*Tree (migrations/sqlite/0022_location_index.sql,
--- where they are explained): the point as a box of no size, x the longitude and y the latitude in
--- degrees, or the whole world's box for a point outside -90..90, -180..180. Built-in types only:
+-- where they are explained): the point as a box rounded outward to a fine grid (see
+-- idp_location_bounds), x the longitude and y the latitude in degrees, or the whole world's box
+-- for a point outside -90..90, -180..180. Built-in types only:
 -- no extension is needed. Kept by triggers in the statement that writes the entity; they run only
 -- for writes of located entities.
 CREATE TABLE "entity_locations" (
@@ -16,7 +17,10 @@ CREATE TABLE "entity_locations" (
 --> statement-breakpoint
 CREATE INDEX "entity_locations_bounds" ON "entity_locations" USING gist ("bounds");
 --> statement-breakpoint
--- The box of `properties`' location; NULL when it has none.
+-- The box of `properties`' location; NULL when it has none. Its edges are rounded outward to
+-- multiples of 2^-40 degrees (about 0.1 µm), so the box holds the exact point: the GiST index
+-- multiplies the sides of boxes, and PostgreSQL raises "underflow" where a product of tiny sides
+-- (a point at 1e-200 degrees) would round to zero; on the grid no side is below 2^-40.
 CREATE FUNCTION idp_location_bounds(properties jsonb) RETURNS box
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
 AS $$
@@ -30,7 +34,10 @@ BEGIN
   latitude := CAST(properties #> '{location,latitude}' AS double precision);
   longitude := CAST(properties #> '{location,longitude}' AS double precision);
   IF latitude BETWEEN -90 AND 90 AND longitude BETWEEN -180 AND 180 THEN
-    RETURN box(point(longitude, latitude), point(longitude, latitude));
+    RETURN box(
+      point(floor(longitude * 1099511627776) / 1099511627776, floor(latitude * 1099511627776) / 1099511627776),
+      point(ceil(longitude * 1099511627776) / 1099511627776, ceil(latitude * 1099511627776) / 1099511627776)
+    );
   END IF;
   RETURN box(point(-180, -90), point(180, 90));
 END
