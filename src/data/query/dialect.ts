@@ -334,7 +334,8 @@ function createPostgresDialect(table: string): Dialect {
     // PostgreSQL's planner weighs the candidates against the collection by its statistics.
     filterOnly: (column, value) => sql`${column} = ${value}`,
     indexColumns: { number: 'num', text: 'text' },
-    // Box overlap (&&, inclusive of the edges), which the GiST index serves; x is the longitude.
+    // Box overlap (&&), which the GiST index serves; x is the longitude. Inclusive of the edges,
+    // and loose by 1e-6 like every geometric comparison of PostgreSQL: only ever more candidates.
     locatedIn: (appUuid, collection, box) =>
       sql`SELECT ${location('entity_uuid')} FROM ${LOCATIONS} WHERE ${location('bounds')} && box(point(${float(box.west)}, ${float(box.south)}), point(${float(box.east)}, ${float(box.north)})) AND ${locationScope(appUuid, collection)}`,
   };
