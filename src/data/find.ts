@@ -11,6 +11,7 @@ import { dialectOf, type Tx } from '../db/open.js';
 import { parseLimit } from './query/limit.js';
 import { compileQuery, encodeCursor, parseQuery, type EntityRecord, type PropertyPath, type Query } from './query/index.js';
 import type { Narrowed } from './query/compile.js';
+import { propertyPathsOf } from './query/property-index.js';
 import { skippingUnreadable, unreadableProperties, type EntityRow } from '../db/entity-store.js';
 import { countingRows, type Explanation } from '../db/explain.js';
 import { findUnindexedPaths, isPropertyIndexComplete } from '../db/property-index-store.js';
@@ -119,9 +120,9 @@ async function usableNarrowings(
   const unindexed = await findUnindexedPaths(tx, appUuid, scope.collection);
   if (unindexed.length === 0) return { narrowings };
   const isUnindexed = (path: string): boolean => unindexed.some((out) => path === out || path.startsWith(`${out}.`));
-  const usable = narrowings.filter((narrowing) => !narrowing.paths.some(isUnindexed));
+  const usable = narrowings.filter((narrowing) => !propertyPathsOf(narrowing.indexes).some(isUnindexed));
   if (usable.length > 0) return { narrowings: usable };
-  const paths = [...new Set(narrowings.flatMap((narrowing) => narrowing.paths.filter(isUnindexed)))];
+  const paths = [...new Set(narrowings.flatMap((narrowing) => propertyPathsOf(narrowing.indexes).filter(isUnindexed)))];
   return { narrowings: [], skipped: `the collection's settings leave ${paths.join(', ')} out of the property index` };
 }
 
@@ -152,7 +153,7 @@ export async function findEntities(tx: Tx, appUuid: string, scope: EntityScope, 
   const explain =
     counting === undefined || ran === undefined
       ? undefined
-      : { ...(await counting.explain(ran, narrowed?.paths ?? [])), ...(usable.skipped !== undefined && { skipped: usable.skipped }) };
+      : { ...(await counting.explain(ran, narrowed?.indexes ?? [])), ...(usable.skipped !== undefined && { skipped: usable.skipped }) };
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
   return {

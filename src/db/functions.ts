@@ -3,9 +3,10 @@
  * connection. Their bodies are the same JavaScript the in-memory evaluator runs
  * (src/data/query/functions.ts), so SQL and reference semantics cannot drift apart. SQLite's own
  * lower()/LIKE/instr are not used: they fold ASCII only and stop at NUL characters.
- * PostgreSQL cannot run this JavaScript: its idp_fold, idp_starts_with, idp_contains_words and
- * idp_distance are SQL in migrations/postgres/0001_query_functions.sql, written and tested
- * (test/query/postgres.test.ts) to give these functions' results.
+ * PostgreSQL cannot run this JavaScript: its idp_fold, idp_starts_with and idp_contains_words are
+ * SQL in migrations/postgres/0001_query_functions.sql, written and tested
+ * (test/query/postgres.test.ts) to give these functions' results; its idp_distance
+ * (0020_builtin_distance.sql) gives distanceMeters' within rounding (docs/api.md#distances).
  */
 import type Database from 'better-sqlite3';
 import { containsWords, distanceMeters, foldCase, hasPrefix } from '../data/query/functions.js';

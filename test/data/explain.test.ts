@@ -70,6 +70,33 @@ describe('explain=true on a collection', () => {
     if (!postgres()) expect(narrow.body.explain).toEqual({ index: 'property born', rows_read: 5 });
   });
 
+  it('names the location index for a within on location, and reads only the places inside its box', async () => {
+    // A grid of 100 places a tenth of a degree apart around Oslo, and one at the north pole.
+    const places = Array.from({ length: 100 }, (_, i) => ({
+      name: `place${i}`,
+      location: { latitude: 59 + Math.floor(i / 10) / 10, longitude: 10 + (i % 10) / 10 },
+    }));
+    places.push({ name: 'pole', location: { latitude: 90, longitude: 0 } });
+    expect((await d.t.request('POST', `${APP}/places`, { json: places, token: d.admin })).status).toBe(200);
+    const near = async (ql: string) => {
+      const res = await d.t.request('GET', `${APP}/places?ql=${encodeURIComponent(ql)}&explain=true&limit=1000`, { token: d.admin });
+      expect(res.status, res.text).toBe(200);
+      return { names: res.body.entities.map((place: { name: string }) => place.name).sort(), explain: res.body.explain };
+    };
+    const oslo = await near('location within 1000 of 59.5, 10.5');
+    expect(oslo.names).toEqual(['place55']);
+    const pole = await near('location within 1000 of 89.999, 123');
+    expect(pole.names).toEqual(['pole']);
+    for (const { explain } of [oslo, pole]) {
+      if (postgres() && explain.index === null) continue;
+      expect(explain).toEqual({ index: 'spatial location', rows_read: 1 });
+    }
+    // Farther than any two points are apart: no box narrows it, so the collection is read.
+    const all = await near('location within 21000000 of 0, 0');
+    expect(all.names).toHaveLength(places.length);
+    expect(all.explain.index).toBeNull();
+  });
+
   it('is absent without the parameter, and with explain=false', async () => {
     for (const suffix of ['', '&explain=false']) {
       const res = await d.t.request('GET', `${APP}/dogs?ql=${encodeURIComponent('age = 7')}${suffix}`, { token: d.admin });

@@ -2,7 +2,9 @@
  * The property index (docs/design.md#the-property-index) on a real database — SQLite, or
  * PostgreSQL when IDP_TEST_DATABASE_URL is set: after any sequence of writes (whole and partial
  * property updates, deletes, moves between collections) it holds exactly one row per indexed
- * property of each entity, and queries answered through it give the reference's answer.
+ * property of each entity, the location index one box per located entity
+ * (docs/design.md#the-location-index), and queries answered through them give the reference's
+ * answer.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -71,6 +73,52 @@ async function storedRows(handle: Database_ = database.handle): Promise<IndexRow
   return rows.map((row) => ({ ...row, kind: Number(row.kind), num: row.num === null ? null : Number(row.num) })).sort(byKey);
 }
 
+/** An entity's row in the location index (location-index.ts): its box, in degrees. */
+interface LocationRow {
+  entity_uuid: string;
+  collection: string;
+  south: number;
+  north: number;
+  west: number;
+  east: number;
+}
+
+/** The location index's row for one entity, computed independently of the SQL that writes it: its point, or the world outside ±90/±180. */
+function expectedLocation(uuid: string, collection: string, properties: Record<string, unknown>): LocationRow[] {
+  const location = properties.location;
+  if (!isPlainObject(location) || typeof location.latitude !== 'number' || typeof location.longitude !== 'number') return [];
+  const { latitude, longitude } = location;
+  const row = { entity_uuid: uuid, collection };
+  if (Math.abs(latitude) > 90 || Math.abs(longitude) > 180) return [{ ...row, south: -90, north: 90, west: -180, east: 180 }];
+  return [{ ...row, south: latitude, north: latitude, west: longitude, east: longitude }];
+}
+
+async function storedLocations(handle: Database_ = database.handle): Promise<LocationRow[]> {
+  // SQLite's R*Tree holds each edge as a 32-bit float rounded outward; PostgreSQL's box the doubles.
+  const columns =
+    handle.driver.dialect === 'sqlite'
+      ? 'min_latitude AS south, max_latitude AS north, min_longitude AS west, max_longitude AS east'
+      : '(bounds[1])[1] AS south, (bounds[0])[1] AS north, (bounds[1])[0] AS west, (bounds[0])[0] AS east';
+  const rows = await handle.driver.query<LocationRow>(`SELECT entity_uuid, collection, ${columns} FROM entity_locations WHERE app_uuid = ?`, [APP]);
+  return rows.sort((a, b) => (a.entity_uuid < b.entity_uuid ? -1 : a.entity_uuid > b.entity_uuid ? 1 : 0));
+}
+
+/** The stored box holds the expected one, and is at most a float's rounding wider on each side. */
+function covers(stored: LocationRow, expected: LocationRow): boolean {
+  const tight = (outer: number, inner: number): boolean => Math.abs(outer - inner) <= 1e-5 * Math.max(1, Math.abs(inner));
+  return (
+    stored.entity_uuid === expected.entity_uuid &&
+    stored.collection === expected.collection &&
+    stored.south <= expected.south &&
+    expected.north <= stored.north &&
+    stored.west <= expected.west &&
+    expected.east <= stored.east &&
+    [tight(stored.south, expected.south), tight(stored.north, expected.north), tight(stored.west, expected.west), tight(stored.east, expected.east)].every(
+      Boolean,
+    )
+  );
+}
+
 function reference(query: Query, entities: Iterable<GeneratedEntity>): string[] {
   return [...entities]
     .map((entity) => entity.record)
@@ -83,7 +131,7 @@ function reference(query: Query, entities: Iterable<GeneratedEntity>): string[] 
 type Write =
   | { kind: 'insert'; entity: GeneratedEntity }
   | { kind: 'replace'; pick: number; properties: Record<string, unknown> }
-  | { kind: 'set'; pick: number; key: 'a' | 'name' | 'n'; value: unknown }
+  | { kind: 'set'; pick: number; key: 'a' | 'name' | 'n' | 'location'; value: unknown }
   | { kind: 'delete'; pick: number }
   | { kind: 'move'; pick: number };
 
@@ -93,8 +141,8 @@ const writeArbitrary: fc.Arbitrary<Write> = fc.oneof(
   fc.record({
     kind: fc.constant('set' as const),
     pick: fc.nat(),
-    key: fc.constantFrom('a' as const, 'name' as const, 'n' as const),
-    value: entityProperties.map((properties) => properties.a ?? properties.n ?? 'Fred'),
+    key: fc.constantFrom('a' as const, 'name' as const, 'n' as const, 'location' as const),
+    value: entityProperties.map((properties) => properties.a ?? properties.location ?? properties.n ?? 'Fred'),
   }),
   fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }),
   fc.record({ kind: fc.constant('move' as const), pick: fc.nat() }),
@@ -164,6 +212,12 @@ describe('the property index', () => {
               .flatMap(({ entity, collection }) => expectedRows(entity.record.uuid, collection, entity.properties))
               .sort(byKey);
             expect(await storedRows()).toEqual(expected);
+            const located = [...stored.values()].flatMap(({ entity, collection }) => expectedLocation(entity.record.uuid, collection, entity.properties));
+            const locations = await storedLocations();
+            expect(locations.map((row) => row.entity_uuid)).toEqual(located.map((row) => row.entity_uuid).sort());
+            located
+              .sort((a, b) => (a.entity_uuid < b.entity_uuid ? -1 : 1))
+              .forEach((row, i) => expect(covers(locations[i], row), JSON.stringify([locations[i], row])).toBe(true));
             const dogs = [...stored.values()].filter((entry) => entry.collection === COLLECTION).map((entry) => entry.entity);
             for (const query of queries) {
               for (let narrowing = 0; narrowing < Math.max(1, database.narrowings(query)); narrowing++) {
@@ -220,7 +274,7 @@ describe('the property index', () => {
   it('is built after the migration for the entities already stored', async () => {
     const properties = [
       { name: 'Fred', age: 7, o: { p: { q: true, r: { s: 1 } } }, list: [1, 2], 'not a path': 1 },
-      { name: 'Wilma', age: 8.5 },
+      { name: 'Wilma', age: 8.5, location: { latitude: 59.91, longitude: 10.75 } },
     ];
     const stored: [string, Record<string, unknown> | string][] = properties.map((value, i) => [UUID_POOL[i + 1], value]);
     // SQLite may hold JSON it cannot read, written by an older version (docs/api.md#limits): it gets no rows.
@@ -234,6 +288,8 @@ describe('the property index', () => {
       const expected = properties.flatMap((value, i) => expectedRows(UUID_POOL[i + 1], 'dogs', value)).sort(byKey);
       expect(expected.map((row) => row.path)).toContain('o.p.q');
       expect(await storedRows(after)).toEqual(expected);
+      const [located] = await storedLocations(after);
+      expect(covers(located, expectedLocation(UUID_POOL[2], 'dogs', properties[1])[0])).toBe(true);
     } finally {
       await older.remove(after);
     }

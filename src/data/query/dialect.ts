@@ -26,6 +26,14 @@ export interface Operand {
   readonly type: 'number' | 'integer' | 'text';
 }
 
+/** A rectangle of latitudes and longitudes in degrees, south <= north and west <= east (location-index.ts). */
+export interface LocationBox {
+  readonly south: number;
+  readonly north: number;
+  readonly west: number;
+  readonly east: number;
+}
+
 /** One ORDER BY expression of a JSON property's value: the numbers (1/0 for booleans), the folded strings, or both. */
 export interface SortValueColumn {
   readonly operand: Operand;
@@ -83,7 +91,16 @@ export interface Dialect {
   filterOnly(column: SQL, value: string): SQL;
   /** The property index's columns holding numbers (and 1/0 for booleans) and folded text (the migrations). */
   readonly indexColumns: { readonly number: string; readonly text: string };
+  /**
+   * `SELECT entity_uuid …` of the collection's entities whose indexed location meets `box`, from
+   * the location index (location-index.ts, the migrations' …_location_index.sql).
+   */
+  locatedIn(appUuid: string, collection: string, box: LocationBox): SQL;
 }
+
+const LOCATIONS = sql.identifier('entity_locations');
+const location = (name: string): SQL => sql`${LOCATIONS}.${sql.identifier(name)}`;
+const locationScope = (appUuid: string, collection: string): SQL => sql`${location('app_uuid')} = ${appUuid} AND ${location('collection')} = ${collection}`;
 
 const OPERATORS: Readonly<Record<ComparisonOperator, SQL>> = {
   '=': sql.raw('='),
@@ -151,8 +168,15 @@ function createSqliteDialect(table: string): Dialect {
     filterOnly: (column, value) => sql`+${column} = ${value}`,
     // One untyped column: the whole row is the table's key (migrations/sqlite/0009_property_index.sql).
     indexColumns: { number: 'value', text: 'value' },
+    // The R*Tree's box overlap test, which it answers from its index; then the collection, an
+    // auxiliary column it filters by.
+    locatedIn: (appUuid, collection, box) =>
+      sql`SELECT ${location('entity_uuid')} FROM ${LOCATIONS} WHERE ${location('max_latitude')} >= ${box.south} AND ${location('min_latitude')} <= ${box.north} AND ${location('max_longitude')} >= ${box.west} AND ${location('min_longitude')} <= ${box.east} AND ${locationScope(appUuid, collection)}`,
   };
 }
+
+/** A number parameter as a PostgreSQL double (the driver sends parameters as text). */
+const float = (value: number): SQL => sql`CAST(${value} AS double precision)`;
 
 /** A property path segment the grammar allows (tokenize.ts WORD); anything else is refused. */
 const SEGMENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -199,9 +223,10 @@ function comparePostgresInteger(left: SQL, operator: ComparisonOperator, right: 
 }
 
 /**
- * PostgreSQL: jsonb operators on `properties`, and the idp_* SQL functions of the migration
+ * PostgreSQL: jsonb operators on `properties`, and the idp_* SQL functions of the migrations
  * src/db/migrations/postgres/0001_query_functions.sql, which give the results of the JavaScript
- * in functions.ts (the argument is made there, and test/query/postgres.test.ts checks it).
+ * in functions.ts (the argument is made there, and test/query/postgres.test.ts checks it), and
+ * 0020_builtin_distance.sql, whose distance is functions.ts's within rounding (docs/api.md#distances).
  *
  * - A property is `properties #> '{a,b}'` (jsonb; NULL when missing — and when a segment meets an
  *   array, since segments are never integers, so only objects are descended, as readProperty does).
@@ -221,8 +246,8 @@ function comparePostgresInteger(left: SQL, operator: ComparisonOperator, right: 
  *   NUL is rewritten exactly for NUL-free values: with P its part before the first NUL, x = L
  *   never holds, x < L iff x <= P, x > L iff x > P (NUL is the least code point); a prefix with
  *   NUL never matches; a `contains` term is split into words here (NUL is no word character).
- * - `within` tests a latitude band (latitudeBand below) before the exact, but slower, PL/pgSQL
- *   distance; the band holds every match.
+ * - `within` tests a latitude band (latitudeBand below) before the PL/pgSQL distance, which is
+ *   slower; the band holds every match.
  *
  * Indexes (migration 0001_query_functions.sql, beside the btree ones of schema.ts):
  * - `entities_properties`: GIN (properties jsonb_path_ops). `=` on a number or boolean adds
@@ -299,26 +324,28 @@ function createPostgresDialect(table: string): Dialect {
     // only separates words, like a space, and never reaches PostgreSQL).
     contains: (text, term, prefix) => sql`idp_contains_words(${text.sql}, ${splitWords(term).join(' ')}, ${sql.raw(prefix ? 'TRUE' : 'FALSE')})`,
     distance: (latitude, longitude, toLatitude, toLongitude) => ({
-      sql: sql`idp_distance(${latitude.sql}, ${longitude.sql}, CAST(${toLatitude} AS double precision), CAST(${toLongitude} AS double precision))`,
+      sql: sql`idp_distance(${latitude.sql}, ${longitude.sql}, ${float(toLatitude)}, ${float(toLongitude)})`,
       type: 'number',
     }),
     nearLatitude: (latitude, toLatitude, meters) => {
       const band = latitudeBand(meters);
-      return band === null
-        ? null
-        : sql`(abs(${latitude.sql}) > 90 OR abs(${latitude.sql} - CAST(${toLatitude} AS double precision)) <= CAST(${band} AS double precision))`;
+      return band === null ? null : sql`(abs(${latitude.sql}) > 90 OR abs(${latitude.sql} - ${float(toLatitude)}) <= ${float(band)})`;
     },
     // PostgreSQL's planner weighs the candidates against the collection by its statistics.
     filterOnly: (column, value) => sql`${column} = ${value}`,
     indexColumns: { number: 'num', text: 'text' },
+    // Box overlap (&&), which the GiST index serves; x is the longitude. Inclusive of the edges,
+    // and loose by 1e-6 like every geometric comparison of PostgreSQL: only ever more candidates.
+    locatedIn: (appUuid, collection, box) =>
+      sql`SELECT ${location('entity_uuid')} FROM ${LOCATIONS} WHERE ${location('bounds')} && box(point(${float(box.west)}, ${float(box.south)}), point(${float(box.east)}, ${float(box.north)})) AND ${locationScope(appUuid, collection)}`,
   };
 }
 
 /**
  * How far in latitude (degrees) a point within ±90 can be from one within `meters` of it, with
- * room to spare; null when that spans every latitude. idp_distance is exact but a PL/pgSQL
- * function, so `within` first keeps only this band, which the arithmetic below shows holds
- * every match.
+ * room to spare; null when that spans every latitude. idp_distance is a PL/pgSQL function, so
+ * `within` first keeps only this band, which the arithmetic below shows holds every match (of
+ * distanceMeters, and of idp_distance, which differs from it by rounding far inside the margins).
  *
  * For latitudes φ1, φ2 within ±90 the cosines in distanceMeters are >= 0 (90·(pi/180) rounds
  * below pi/2), so h >= sin²(Δφ/2) and the computed distance is at least 2R·asin(|sin(Δφ/2)|),

@@ -2,8 +2,9 @@
  * The JavaScript behind the query language's string and geo semantics. The in-memory evaluator
  * calls these directly and src/db/functions.ts registers them as SQLite functions, so a query
  * gives the same answer in both places by construction, not by two implementations agreeing.
- * PostgreSQL has SQL ports (src/db/migrations/postgres/0001_query_functions.sql), held to these
- * by test/query/postgres.test.ts: a change here needs the same change there.
+ * PostgreSQL has SQL ports (src/db/migrations/postgres/0001_query_functions.sql, and
+ * 0020_builtin_distance.sql for distanceMeters), held to these by test/query/postgres.test.ts —
+ * the strings exactly, distances within rounding: a change here needs the same change there.
  */
 
 /** Case folding for Usergrid's case-insensitive string comparisons. */

@@ -6,8 +6,9 @@
  * (src/db/migrations/*\/…_property_index.sql).
  *
  * `candidatesOf` turns a condition into a subquery of entity uuids that holds every entity the
- * condition matches, or null when the index cannot say (`not`, `contains`, `within`, columns,
- * paths it does not hold). compile.ts adds `uuid IN (candidates)` beside the exact condition,
+ * condition matches, or null when the index cannot say (`not`, `contains`, columns, paths it does
+ * not hold); a `within` on `location` has its candidates from the location index
+ * (location-index.ts). compile.ts adds `uuid IN (candidates)` beside the exact condition,
  * which still decides: the index only narrows what the database reads, so an answer through it is
  * the reference's answer (evaluate.ts) by construction — what the subquery must never do is miss
  * a match, and each case below says why it does not.
@@ -16,6 +17,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { ComparisonOperator, Condition, Literal } from './ast.js';
 import type { Dialect } from './dialect.js';
 import { foldCase } from './functions.js';
+import { locationCandidates } from './location-index.js';
 import { TYPE_RANK } from './order.js';
 import { literalType, resolveProperty } from './properties.js';
 
@@ -34,8 +36,8 @@ export interface IndexScope {
 export interface Candidates {
   /** `SELECT entity_uuid FROM entity_values …`: a superset of the matches. */
   readonly sql: SQL;
-  /** The property paths looked up, for `explain` (docs/api.md#explain). */
-  readonly paths: readonly string[];
+  /** The indexes looked up, for `explain` (docs/api.md#explain): `property PATH`, `spatial PATH`. */
+  readonly indexes: readonly string[];
 }
 
 /** Text cut as the index cuts it: the first INDEXED_TEXT_LENGTH code points. */
@@ -46,6 +48,14 @@ export function indexedText(text: string): string {
   let end = 0;
   for (let points = 0; points < INDEXED_TEXT_LENGTH && end < text.length; points++) end += text.codePointAt(end)! > 0xffff ? 2 : 1;
   return text.slice(0, end);
+}
+
+// How `explain` names a lookup of the property index: this, then the path.
+const PROPERTY_LABEL = 'property ';
+
+/** The property paths among a narrowing's `indexes` labels (the ones collection settings can leave out). */
+export function propertyPathsOf(indexes: readonly string[]): string[] {
+  return indexes.filter((label) => label.startsWith(PROPERTY_LABEL)).map((label) => label.slice(PROPERTY_LABEL.length));
 }
 
 export function candidatesOf(condition: Condition, scope: IndexScope, dialect: Dialect): Candidates | null {
@@ -67,9 +77,10 @@ export function candidatesOf(condition: Condition, scope: IndexScope, dialect: D
       const parts = condition.conditions.map((part) => candidatesOf(part, scope, dialect));
       return parts.some((part) => part === null) ? null : union(parts as Candidates[]);
     }
+    case 'within':
+      return locationCandidates(condition, scope, dialect);
     case 'not':
     case 'contains':
-    case 'within':
       return null;
   }
 }
@@ -98,7 +109,7 @@ function union(parts: readonly Candidates[]): Candidates {
     const middle = Math.ceil(list.length / 2);
     return sql`SELECT ${COMPOUND}.entity_uuid FROM (${tree(list.slice(0, middle))} UNION ${tree(list.slice(middle))}) AS ${COMPOUND}`;
   };
-  return { sql: tree(parts.map((part) => part.sql)), paths: [...new Set(parts.flatMap((part) => part.paths))] };
+  return { sql: tree(parts.map((part) => part.sql)), indexes: [...new Set(parts.flatMap((part) => part.indexes))] };
 }
 
 const COMPOUND = sql.identifier('candidates');
@@ -113,7 +124,7 @@ function indexedPath(property: string): string | null {
 function lookup(scope: IndexScope, path: string, test: SQL): Candidates {
   return {
     sql: sql`SELECT ${VALUES}.entity_uuid FROM ${VALUES} WHERE ${VALUES}.app_uuid = ${scope.appUuid} AND ${VALUES}.collection = ${scope.collection} AND ${VALUES}.path = ${path} AND ${test}`,
-    paths: [path],
+    indexes: [`${PROPERTY_LABEL}${path}`],
   };
 }
 
