@@ -124,7 +124,7 @@ export async function findEntities(tx: Tx, appUuid: string, scope: EntityScope, 
     return select.all();
   });
   if (skipped) await reportUnreadable(tx, appUuid, scope, options.logger);
-  const explain = counting === undefined || ran === undefined ? undefined : await counting.explain(ran, narrowed?.paths ?? []);
+  const explain = counting === undefined || ran === undefined ? undefined : await counting.explain(ran, narrowed?.indexes ?? []);
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
   return {

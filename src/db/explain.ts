@@ -18,7 +18,7 @@ import { countedRows } from './functions.js';
 import { clientOf, dialectOf, type Tx } from './open.js';
 
 export interface Explanation {
-  /** `property NAME[, property NAME…]` when the property index found the entities; null for a read of the collection. */
+  /** `property NAME` or `full-text NAME` (several joined by `, `) when an index found the entities; null for a read of the collection. */
   readonly index: string | null;
   readonly rows_read: number;
 }
@@ -51,7 +51,7 @@ export function countingRows(tx: Tx): RowCount {
 }
 
 function describeIndex(indexed: readonly string[]): string | null {
-  return indexed.length === 0 ? null : indexed.map((path) => `property ${path}`).join(', ');
+  return indexed.length === 0 ? null : indexed.join(', ');
 }
 
 interface PlanNode {

@@ -1,23 +1,19 @@
 /**
  * The property index (docs/design.md#the-property-index) on a real database — SQLite, or
- * PostgreSQL when IDP_TEST_DATABASE_URL is set: after any sequence of writes (whole and partial
- * property updates, deletes, moves between collections) it holds exactly one row per indexed
+ * PostgreSQL when IDP_TEST_DATABASE_URL is set: after any sequence of writes (writes.ts: whole
+ * and partial property updates, deletes, moves between collections) it holds exactly one row per indexed
  * property of each entity, and queries answered through it give the reference's answer.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { defaultMigrationsFolder, openDatabase, type Database_ } from '../../src/db/open.js';
-import { compareEntities, matchesQuery } from '../../src/data/query/evaluate.js';
+import type { Database_ } from '../../src/db/open.js';
 import { parseQuery } from '../../src/data/query/parse.js';
 import { foldCase } from '../../src/data/query/functions.js';
 import { successor } from '../../src/data/query/property-index.js';
 import { isPlainObject } from '../../src/data/query/properties.js';
-import type { Query } from '../../src/data/query/ast.js';
-import { APP, COLLECTION, openQueryDatabase, type QueryDatabase } from './database.js';
+import { APP, COLLECTION, openQueryDatabase, reference, type QueryDatabase } from './database.js';
+import { acrossMigration } from './migrations.js';
+import { applyWrite, emptyCollections, type Write } from './writes.js';
 import { entityArbitrary, entityProperties, queryArbitrary, UUID_POOL, type GeneratedEntity } from './arbitraries.js';
 import { TEST_DATABASE_URL } from '../database.js';
 
@@ -72,81 +68,18 @@ async function storedRows(handle: Database_ = database.handle): Promise<IndexRow
   return rows.map((row) => ({ ...row, kind: Number(row.kind), num: row.num === null ? null : Number(row.num) })).sort(byKey);
 }
 
-function reference(query: Query, entities: Iterable<GeneratedEntity>): string[] {
-  return [...entities]
-    .map((entity) => entity.record)
-    .filter((record) => matchesQuery(query, record))
-    .sort(compareEntities(query))
-    .map((record) => record.uuid);
-}
-
-/** One write, as the storage layer makes them: whole properties, one property set in SQL (push-store.ts), a delete, a move. */
-type Write =
-  | { kind: 'insert'; entity: GeneratedEntity }
-  | { kind: 'replace'; pick: number; properties: Record<string, unknown> }
-  | { kind: 'set'; pick: number; key: 'a' | 'name' | 'n'; value: unknown }
-  | { kind: 'delete'; pick: number }
-  | { kind: 'move'; pick: number };
-
 const writeArbitrary: fc.Arbitrary<Write> = fc.oneof(
   entityArbitrary(fc.constantFrom(...UUID_POOL)).map((entity): Write => ({ kind: 'insert', entity })),
   fc.record({ kind: fc.constant('replace' as const), pick: fc.nat(), properties: entityProperties }),
   fc.record({
     kind: fc.constant('set' as const),
     pick: fc.nat(),
-    key: fc.constantFrom('a' as const, 'name' as const, 'n' as const),
+    key: fc.constantFrom('a', 'name', 'n'),
     value: entityProperties.map((properties) => properties.a ?? properties.n ?? 'Fred'),
   }),
   fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }),
   fc.record({ kind: fc.constant('move' as const), pick: fc.nat() }),
 );
-
-const setProperty = TEST_DATABASE_URL === undefined ? `json_set(properties, ?, json(?))` : `jsonb_set(properties, CAST(? AS text[]), CAST(? AS jsonb))`;
-
-/** Applies `write` to the database and to `stored` (uuid → entity, with the collection it is in). */
-async function apply(write: Write, stored: Map<string, { entity: GeneratedEntity; collection: string }>): Promise<void> {
-  const driver = database.handle.driver;
-  const uuids = [...stored.keys()];
-  const picked = write.kind === 'insert' || uuids.length === 0 ? undefined : uuids[write.pick % uuids.length];
-  const current = picked === undefined ? undefined : stored.get(picked)!;
-  switch (write.kind) {
-    case 'insert':
-      if (stored.has(write.entity.record.uuid)) return;
-      await database.insertEntity(write.entity);
-      stored.set(write.entity.record.uuid, { entity: write.entity, collection: COLLECTION });
-      return;
-    case 'replace': {
-      if (current === undefined) return;
-      await driver.run('UPDATE entities SET properties = ? WHERE uuid = ?', [JSON.stringify(write.properties), picked]);
-      stored.set(picked!, { ...current, entity: withProperties(current.entity, write.properties) });
-      return;
-    }
-    case 'set': {
-      if (current === undefined) return;
-      const path = TEST_DATABASE_URL === undefined ? `$.${write.key}` : `{${write.key}}`;
-      await driver.run(`UPDATE entities SET properties = ${setProperty} WHERE uuid = ?`, [path, JSON.stringify(write.value), picked]);
-      stored.set(picked!, { ...current, entity: withProperties(current.entity, { ...current.entity.properties, [write.key]: write.value }) });
-      return;
-    }
-    case 'delete':
-      if (current === undefined) return;
-      await database.deleteEntity(picked!);
-      stored.delete(picked!);
-      return;
-    case 'move': {
-      if (current === undefined) return;
-      const collection = current.collection === COLLECTION ? 'cats' : COLLECTION;
-      await driver.run('UPDATE entities SET collection = ? WHERE uuid = ?', [collection, picked]);
-      stored.set(picked!, { ...current, collection });
-      return;
-    }
-  }
-}
-
-function withProperties(entity: GeneratedEntity, properties: Record<string, unknown>): GeneratedEntity {
-  const { uuid, type, created, modified } = entity.record;
-  return { properties, record: { ...properties, uuid, type, created, modified } };
-}
 
 describe('the property index', () => {
   it(
@@ -157,10 +90,8 @@ describe('the property index', () => {
           fc.array(writeArbitrary, { minLength: 1, maxLength: 25 }),
           fc.array(queryArbitrary, { minLength: 1, maxLength: 4 }),
           async (writes, queries) => {
-            await database.replaceEntities([]);
-            await database.handle.driver.run('DELETE FROM entities WHERE app_uuid = ? AND collection = ?', [APP, 'cats']);
-            const stored = new Map<string, { entity: GeneratedEntity; collection: string }>();
-            for (const write of writes) await apply(write, stored);
+            const stored = await emptyCollections(database);
+            for (const write of writes) await applyWrite(database, write, stored);
             const expected = [...stored.values()]
               .flatMap(({ entity, collection }) => expectedRows(entity.record.uuid, collection, entity.properties))
               .sort(byKey);
@@ -219,57 +150,32 @@ describe('the property index', () => {
   });
 
   it('is built by the migration for the entities already stored', async () => {
-    const dialect = TEST_DATABASE_URL === undefined ? 'sqlite' : 'postgres';
-    const dir = mkdtempSync(join(tmpdir(), 'idp-property-index-'));
-    const older = join(dir, 'migrations');
-    cpSync(defaultMigrationsFolder(dialect), older, { recursive: true });
-    const journalPath = join(older, 'meta', '_journal.json');
-    const journal = JSON.parse(readFileSync(journalPath, 'utf8'));
-    const at = journal.entries.findIndex((entry: { tag: string }) => entry.tag.endsWith('_property_index'));
-    expect(at).toBeGreaterThan(0);
-    journal.entries = journal.entries.slice(0, at);
-    writeFileSync(journalPath, JSON.stringify(journal));
-    const schema = `t_${randomBytes(6).toString('hex')}`;
-    const open = (migrationsFolder?: string): Promise<Database_> =>
-      TEST_DATABASE_URL === undefined
-        ? openDatabase({ path: join(dir, 'idp.db'), migrationsFolder })
-        : openDatabase({ url: TEST_DATABASE_URL, schema, migrationsFolder });
-    try {
-      const before = await open(older);
-      await before.driver.run(`INSERT INTO organizations (uuid, name, name_key, created, modified) VALUES (?, 'Org', 'org', 0, 0)`, [UUID_POOL[0]]);
-      await before.driver.run(`INSERT INTO applications (uuid, org_uuid, name, name_key, created, modified) VALUES (?, ?, 'App', 'app', 0, 0)`, [
-        APP,
-        UUID_POOL[0],
-      ]);
-      const properties = [
-        { name: 'Fred', age: 7, o: { p: { q: true, r: { s: 1 } } }, list: [1, 2], 'not a path': 1 },
-        { name: 'Wilma', age: 8.5 },
-      ];
-      for (const [i, value] of properties.entries()) {
-        await before.driver.run(
-          `INSERT INTO entities (uuid, app_uuid, collection, type, properties, created, modified) VALUES (?, ?, 'dogs', 'dog', ?, 0, 0)`,
-          [UUID_POOL[i + 1], APP, JSON.stringify(value)],
-        );
-      }
-      // SQLite may hold JSON it cannot read, written by an older version (docs/api.md#limits): it gets no rows.
-      if (dialect === 'sqlite') {
-        await before.driver.run(
-          `INSERT INTO entities (uuid, app_uuid, collection, type, properties, created, modified) VALUES (?, ?, 'dogs', 'dog', ?, 0, 0)`,
-          [UUID_POOL[9], APP, '{"name": '],
-        );
-      }
-      await before.close();
-      const after = await open();
-      try {
+    const properties = [
+      { name: 'Fred', age: 7, o: { p: { q: true, r: { s: 1 } } }, list: [1, 2], 'not a path': 1 },
+      { name: 'Wilma', age: 8.5 },
+    ];
+    await acrossMigration(
+      '_property_index',
+      async (before) => {
+        for (const [i, value] of properties.entries()) {
+          await before.driver.run(
+            `INSERT INTO entities (uuid, app_uuid, collection, type, properties, created, modified) VALUES (?, ?, 'dogs', 'dog', ?, 0, 0)`,
+            [UUID_POOL[i + 1], APP, JSON.stringify(value)],
+          );
+        }
+        // SQLite may hold JSON it cannot read, written by an older version (docs/api.md#limits): it gets no rows.
+        if (TEST_DATABASE_URL === undefined) {
+          await before.driver.run(
+            `INSERT INTO entities (uuid, app_uuid, collection, type, properties, created, modified) VALUES (?, ?, 'dogs', 'dog', ?, 0, 0)`,
+            [UUID_POOL[9], APP, '{"name": '],
+          );
+        }
+      },
+      async (after) => {
         const expected = properties.flatMap((value, i) => expectedRows(UUID_POOL[i + 1], 'dogs', value)).sort(byKey);
         expect(expected.map((row) => row.path)).toContain('o.p.q');
         expect(await storedRows(after)).toEqual(expected);
-      } finally {
-        if (dialect === 'postgres') await after.driver.run(`drop schema if exists "${schema}" cascade`);
-        await after.close();
-      }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+      },
+    );
   });
 });

@@ -50,8 +50,8 @@ export interface CompiledQuery {
 export interface Narrowed {
   /** `SELECT entity_uuid …`: every entity `where` matches, and maybe others. */
   readonly candidates: SQL;
-  /** The property paths looked up. */
-  readonly paths: readonly PropertyPath[];
+  /** The indexes looked up, for `explain`: `property PATH`, `full-text PATH`. */
+  readonly indexes: readonly string[];
   /**
    * The collection's condition and `uuid IN (candidates)`, written so the plan starts from the
    * candidates; use it in place of selecting the collection.
@@ -88,7 +88,7 @@ function narrowingsOf(condition: Condition, index: IndexScope, table: SQL, diale
   const collection = sql`${dialect.filterOnly(column('app_uuid'), index.appUuid)} AND ${dialect.filterOnly(column('collection'), index.collection)}`;
   return alternativesOf(condition, index, dialect).map((candidates) => ({
     candidates: candidates.sql,
-    paths: candidates.paths,
+    indexes: candidates.indexes,
     scope: sql`${collection} AND ${column('uuid')} IN (${candidates.sql})`,
   }));
 }

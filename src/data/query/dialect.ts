@@ -14,6 +14,7 @@ import type { ComparisonOperator, Direction } from './ast.js';
 import { splitWords } from './functions.js';
 import { TYPE_RANK } from './order.js';
 import type { ColumnName, ValueType } from './properties.js';
+import type { WordLookup } from './word-index.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -83,6 +84,8 @@ export interface Dialect {
   filterOnly(column: SQL, value: string): SQL;
   /** The property index's columns holding numbers (and 1/0 for booleans) and folded text (the migrations). */
   readonly indexColumns: { readonly number: string; readonly text: string };
+  /** `SELECT entity_uuid …` of the word index's rows (word-index.ts) that answer `lookup`. */
+  wordMatch(lookup: WordLookup): SQL;
 }
 
 const OPERATORS: Readonly<Record<ComparisonOperator, SQL>> = {
@@ -151,6 +154,10 @@ function createSqliteDialect(table: string): Dialect {
     filterOnly: (column, value) => sql`+${column} = ${value}`,
     // One untyped column: the whole row is the table's key (migrations/sqlite/0009_property_index.sql).
     indexColumns: { number: 'value', text: 'value' },
+    // An FTS5 query: quoted tokens, all required; `"…"*` is a prefix (sqlite.org/fts5.html#full_text_query_syntax).
+    // SQLite stores no `any` token: its rows have no size limit.
+    wordMatch: ({ all, lastIsPrefix }) =>
+      sql`SELECT entity_words.entity_uuid FROM entity_words WHERE entity_words MATCH ${all.map((token) => `"${token}"`).join(' ') + (lastIsPrefix ? '*' : '')}`,
   };
 }
 
@@ -311,6 +318,10 @@ function createPostgresDialect(table: string): Dialect {
     // PostgreSQL's planner weighs the candidates against the collection by its statistics.
     filterOnly: (column, value) => sql`${column} = ${value}`,
     indexColumns: { number: 'num', text: 'text' },
+    // A tsquery of quoted lexemes, taken as written: `&` all, `:*` a prefix, `|` the row of an
+    // entity with too many words (the migration).
+    wordMatch: ({ all, lastIsPrefix, any }) =>
+      sql`SELECT entity_words.entity_uuid FROM entity_words WHERE entity_words.words @@ CAST(${`${all.map((token) => `'${token}'`).join(' & ')}${lastIsPrefix ? ':*' : ''} | '${any}'`} AS tsquery)`,
   };
 }
 

@@ -6,11 +6,12 @@
  * (src/db/migrations/*\/…_property_index.sql).
  *
  * `candidatesOf` turns a condition into a subquery of entity uuids that holds every entity the
- * condition matches, or null when the index cannot say (`not`, `contains`, `within`, columns,
- * paths it does not hold). compile.ts adds `uuid IN (candidates)` beside the exact condition,
- * which still decides: the index only narrows what the database reads, so an answer through it is
- * the reference's answer (evaluate.ts) by construction — what the subquery must never do is miss
- * a match, and each case below says why it does not.
+ * condition matches, or null when the index cannot say (`not`, `within`, columns, paths it does
+ * not hold); for `contains` the word index (word-index.ts) gives them. compile.ts adds
+ * `uuid IN (candidates)` beside the exact condition, which still decides: the index only narrows
+ * what the database reads, so an answer through it is the reference's answer (evaluate.ts) by
+ * construction — what the subquery must never do is miss a match, and each case below says why
+ * it does not.
  */
 import { sql, type SQL } from 'drizzle-orm';
 import type { ComparisonOperator, Condition, Literal } from './ast.js';
@@ -18,6 +19,7 @@ import type { Dialect } from './dialect.js';
 import { foldCase } from './functions.js';
 import { TYPE_RANK } from './order.js';
 import { literalType, resolveProperty } from './properties.js';
+import { wordCandidates } from './word-index.js';
 
 /** Strings are indexed by their folded text's first this many characters (code points). */
 export const INDEXED_TEXT_LENGTH = 200;
@@ -32,10 +34,10 @@ export interface IndexScope {
 }
 
 export interface Candidates {
-  /** `SELECT entity_uuid FROM entity_values …`: a superset of the matches. */
+  /** `SELECT entity_uuid FROM entity_values …` (or `entity_words`): a superset of the matches. */
   readonly sql: SQL;
-  /** The property paths looked up, for `explain` (docs/api.md#explain). */
-  readonly paths: readonly string[];
+  /** The indexes looked up, for `explain` (docs/api.md#explain): `property PATH`, `full-text PATH`. */
+  readonly indexes: readonly string[];
 }
 
 /** Text cut as the index cuts it: the first INDEXED_TEXT_LENGTH code points. */
@@ -67,8 +69,12 @@ export function candidatesOf(condition: Condition, scope: IndexScope, dialect: D
       const parts = condition.conditions.map((part) => candidatesOf(part, scope, dialect));
       return parts.some((part) => part === null) ? null : union(parts as Candidates[]);
     }
+    case 'contains': {
+      // The word index (word-index.ts) holds every entity whose words can match.
+      const words = wordCandidates(condition, scope.appUuid, scope.collection, dialect);
+      return words === null ? null : { sql: words, indexes: [`full-text ${condition.property}`] };
+    }
     case 'not':
-    case 'contains':
     case 'within':
       return null;
   }
@@ -98,7 +104,7 @@ function union(parts: readonly Candidates[]): Candidates {
     const middle = Math.ceil(list.length / 2);
     return sql`SELECT ${COMPOUND}.entity_uuid FROM (${tree(list.slice(0, middle))} UNION ${tree(list.slice(middle))}) AS ${COMPOUND}`;
   };
-  return { sql: tree(parts.map((part) => part.sql)), paths: [...new Set(parts.flatMap((part) => part.paths))] };
+  return { sql: tree(parts.map((part) => part.sql)), indexes: [...new Set(parts.flatMap((part) => part.indexes))] };
 }
 
 const COMPOUND = sql.identifier('candidates');
@@ -113,7 +119,7 @@ function indexedPath(property: string): string | null {
 function lookup(scope: IndexScope, path: string, test: SQL): Candidates {
   return {
     sql: sql`SELECT ${VALUES}.entity_uuid FROM ${VALUES} WHERE ${VALUES}.app_uuid = ${scope.appUuid} AND ${VALUES}.collection = ${scope.collection} AND ${VALUES}.path = ${path} AND ${test}`,
-    paths: [path],
+    indexes: [`property ${path}`],
   };
 }
 
