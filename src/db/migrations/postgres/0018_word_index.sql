@@ -15,12 +15,14 @@ CREATE TABLE "entity_words" (
 --> statement-breakpoint
 CREATE INDEX "entity_words_words" ON "entity_words" USING gin ("words");
 --> statement-breakpoint
--- The tokens of one entity's string properties; NULL when it has no word.
+-- The tokens of one entity's string properties; NULL when it has no word. PL/pgSQL keeps the
+-- query's plan for the session; an SQL function would plan it again for every entity written.
 CREATE OR REPLACE FUNCTION idp_entity_words(text, text, jsonb)
 RETURNS tsvector
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 AS $$
-  WITH RECURSIVE tree(path, depth, value) AS (
+BEGIN
+  RETURN (WITH RECURSIVE tree(path, depth, value) AS (
     SELECT e.key, 1, e.value FROM jsonb_each(CASE WHEN jsonb_typeof($3) = 'object' THEN $3 ELSE '{}'::jsonb END) e
     WHERE e.key ~ '^[A-Za-z_][A-Za-z0-9_]*$'
     UNION ALL
@@ -37,7 +39,8 @@ AS $$
     WHEN sum(octet_length(token)) < 1000000 THEN array_to_tsvector(array_agg(token))
     ELSE array_to_tsvector(ARRAY['a' || left(md5($1 || '/' || $2), 12)])
   END
-  FROM tokens
+  FROM tokens);
+END
 $$;
 --> statement-breakpoint
 CREATE OR REPLACE FUNCTION idp_index_entity_words() RETURNS trigger
