@@ -18,7 +18,7 @@ import { countedRows } from './functions.js';
 import { clientOf, dialectOf, type Tx } from './open.js';
 
 export interface Explanation {
-  /** `property NAME` or `spatial location` (several joined by `, `) when the property or location index found the entities; null for a read of the collection. */
+  /** `property NAME`, `spatial location` or `full-text NAME` (several joined by `, `) when an index found the entities; null for a read of the collection. */
   readonly index: string | null;
   readonly rows_read: number;
   /** Why the property index was not used though it has candidates for the query. */

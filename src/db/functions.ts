@@ -11,6 +11,7 @@
 import type Database from 'better-sqlite3';
 import { containsWords, distanceMeters, foldCase, hasPrefix } from '../data/query/functions.js';
 import { indexedText } from '../data/query/property-index.js';
+import { entityToken, entityWords } from '../data/query/word-index.js';
 
 /** Rows counted by idp_count_row, by the token of the query that counts (explain.ts). */
 export const countedRows = new Map<string, number>();
@@ -32,6 +33,15 @@ export function registerSqlFunctions(sqlite: Database.Database): void {
   // idp_index_text(text): what the property index keeps of a string (property-index.ts):
   // folded and cut in JavaScript, as SQLite's substr stops at a NUL.
   sqlite.function('idp_index_text', options, (value: unknown) => (typeof value === 'string' ? indexedText(foldCase(value)) : null));
+  // idp_entity_words(uuid, app, collection, properties): the word index's row of an entity, or
+  // NULL when it has no word; idp_entity_word_match(uuid): the FTS5 query finding that row again
+  // (word-index.ts, migrations/sqlite/0025_word_index.sql).
+  sqlite.function('idp_entity_words', options, (uuid: unknown, app: unknown, collection: unknown, properties: unknown) =>
+    typeof uuid === 'string' && typeof app === 'string' && typeof collection === 'string' && typeof properties === 'string'
+      ? entityWords(uuid, app, collection, properties)
+      : null,
+  );
+  sqlite.function('idp_entity_word_match', options, (uuid: unknown) => (typeof uuid === 'string' ? `"${entityToken(uuid)}"` : null));
   // idp_contains(text, term, isPrefix): 1 when the words of term occur in text (`contains`).
   sqlite.function('idp_contains', options, (text: unknown, term: unknown, prefix: unknown) =>
     typeof text === 'string' && typeof term === 'string' && containsWords(text, term, prefix === 1) ? 1 : 0,

@@ -36,7 +36,10 @@ describe('explain=true on a collection', () => {
     { ql: 'age >= 18', index: 'property age', matches: 6 },
     { ql: "name = 'dog1*' and age >= 10", index: 'property name', matches: 10 },
     { ql: "age = 7 or name = 'dog5*'", index: 'property age, property name', matches: 14 },
-  ])('names the property index for $ql and reads only its candidates', async ({ ql, index, matches }) => {
+    { ql: "name contains 'DOG7'", index: 'full-text name', matches: 1 },
+    { ql: "name contains 'dog1*'", index: 'full-text name', matches: 11 },
+    { ql: "name contains 'dog7' or age = 8", index: 'full-text name, property age', matches: 4 },
+  ])('names the index for $ql for $ql and reads only its candidates', async ({ ql, index, matches }) => {
     const res = await d.t.request('GET', list(ql), { token: d.admin });
     expect(res.status, res.text).toBe(200);
     expect(res.body.entities).toHaveLength(matches);
@@ -49,7 +52,7 @@ describe('explain=true on a collection', () => {
     expect(res.body.explain.rows_read).toBeLessThanOrEqual(14);
   });
 
-  it.each(["name contains 'dog7'", 'not age = 7', ''])('reads the collection for %j, which the index cannot answer', async (ql) => {
+  it.each(["name contains '*'", "type contains 'dog'", 'not age = 7', ''])('reads the collection for %j, which the index cannot answer', async (ql) => {
     const res = await d.t.request('GET', list(ql), { token: d.admin });
     expect(res.status, res.text).toBe(200);
     expect(res.body.explain.index).toBeNull();

@@ -9,6 +9,7 @@ import type { Database_ } from '../../src/db/open.js';
 import { dialectOf } from '../../src/db/open.js';
 import { compileQuery } from '../../src/data/query/compile.js';
 import type { Query } from '../../src/data/query/ast.js';
+import { compareEntities, matchesQuery } from '../../src/data/query/evaluate.js';
 import type { EntityRecord } from '../../src/data/query/properties.js';
 import { openTestDatabase } from '../database.js';
 import type { GeneratedEntity } from './arbitraries.js';
@@ -101,4 +102,13 @@ export async function openQueryDatabase(): Promise<QueryDatabase> {
     narrowings: (query) => compileQuery(query, { dialect: dialectOf(db), index: { appUuid: APP, collection: COLLECTION } }).narrowed.length,
     close: () => handle.close(),
   };
+}
+
+/** The reference's answer (evaluate.ts): the uuids of the matching entities, in the query's order. */
+export function reference(query: Query, entities: Iterable<GeneratedEntity>): string[] {
+  return [...entities]
+    .map((entity) => entity.record)
+    .filter((record) => matchesQuery(query, record))
+    .sort(compareEntities(query))
+    .map((record) => record.uuid);
 }

@@ -1,7 +1,7 @@
 /**
  * The property index (docs/design.md#the-property-index) on a real database — SQLite, or
- * PostgreSQL when IDP_TEST_DATABASE_URL is set: after any sequence of writes (whole and partial
- * property updates, deletes, moves between collections) it holds exactly one row per indexed
+ * PostgreSQL when IDP_TEST_DATABASE_URL is set: after any sequence of writes (writes.ts: whole and
+ * partial property updates, deletes, moves between collections) it holds exactly one row per indexed
  * property of each entity, the location index one box per located entity
  * (docs/design.md#the-location-index), and queries answered through them give the reference's
  * answer.
@@ -11,13 +11,12 @@ import fc from 'fast-check';
 import { pino } from 'pino';
 import type { Database_ } from '../../src/db/open.js';
 import { startPropertyIndexBackfill } from '../../src/data/property-index-backfill.js';
-import { compareEntities, matchesQuery } from '../../src/data/query/evaluate.js';
 import { parseQuery } from '../../src/data/query/parse.js';
 import { foldCase } from '../../src/data/query/functions.js';
 import { successor } from '../../src/data/query/property-index.js';
 import { isPlainObject } from '../../src/data/query/properties.js';
-import type { Query } from '../../src/data/query/ast.js';
-import { APP, COLLECTION, openQueryDatabase, type QueryDatabase } from './database.js';
+import { APP, COLLECTION, openQueryDatabase, reference, type QueryDatabase } from './database.js';
+import { applyWrite, emptyCollections, type Write } from './writes.js';
 import { entityArbitrary, entityProperties, queryArbitrary, UUID_POOL, type GeneratedEntity } from './arbitraries.js';
 import { TEST_DATABASE_URL } from '../database.js';
 import { createOlderDatabase } from './older-database.js';
@@ -119,22 +118,6 @@ function covers(stored: LocationRow, expected: LocationRow): boolean {
   );
 }
 
-function reference(query: Query, entities: Iterable<GeneratedEntity>): string[] {
-  return [...entities]
-    .map((entity) => entity.record)
-    .filter((record) => matchesQuery(query, record))
-    .sort(compareEntities(query))
-    .map((record) => record.uuid);
-}
-
-/** One write, as the storage layer makes them: whole properties, one property set in SQL (push-store.ts), a delete, a move. */
-type Write =
-  | { kind: 'insert'; entity: GeneratedEntity }
-  | { kind: 'replace'; pick: number; properties: Record<string, unknown> }
-  | { kind: 'set'; pick: number; key: 'a' | 'name' | 'n' | 'location'; value: unknown }
-  | { kind: 'delete'; pick: number }
-  | { kind: 'move'; pick: number };
-
 const writeArbitrary: fc.Arbitrary<Write> = fc.oneof(
   entityArbitrary(fc.constantFrom(...UUID_POOL)).map((entity): Write => ({ kind: 'insert', entity })),
   fc.record({ kind: fc.constant('replace' as const), pick: fc.nat(), properties: entityProperties }),
@@ -148,53 +131,6 @@ const writeArbitrary: fc.Arbitrary<Write> = fc.oneof(
   fc.record({ kind: fc.constant('move' as const), pick: fc.nat() }),
 );
 
-const setProperty = TEST_DATABASE_URL === undefined ? `json_set(properties, ?, json(?))` : `jsonb_set(properties, CAST(? AS text[]), CAST(? AS jsonb))`;
-
-/** Applies `write` to the database and to `stored` (uuid → entity, with the collection it is in). */
-async function apply(write: Write, stored: Map<string, { entity: GeneratedEntity; collection: string }>): Promise<void> {
-  const driver = database.handle.driver;
-  const uuids = [...stored.keys()];
-  const picked = write.kind === 'insert' || uuids.length === 0 ? undefined : uuids[write.pick % uuids.length];
-  const current = picked === undefined ? undefined : stored.get(picked)!;
-  switch (write.kind) {
-    case 'insert':
-      if (stored.has(write.entity.record.uuid)) return;
-      await database.insertEntity(write.entity);
-      stored.set(write.entity.record.uuid, { entity: write.entity, collection: COLLECTION });
-      return;
-    case 'replace': {
-      if (current === undefined) return;
-      await driver.run('UPDATE entities SET properties = ? WHERE uuid = ?', [JSON.stringify(write.properties), picked]);
-      stored.set(picked!, { ...current, entity: withProperties(current.entity, write.properties) });
-      return;
-    }
-    case 'set': {
-      if (current === undefined) return;
-      const path = TEST_DATABASE_URL === undefined ? `$.${write.key}` : `{${write.key}}`;
-      await driver.run(`UPDATE entities SET properties = ${setProperty} WHERE uuid = ?`, [path, JSON.stringify(write.value), picked]);
-      stored.set(picked!, { ...current, entity: withProperties(current.entity, { ...current.entity.properties, [write.key]: write.value }) });
-      return;
-    }
-    case 'delete':
-      if (current === undefined) return;
-      await database.deleteEntity(picked!);
-      stored.delete(picked!);
-      return;
-    case 'move': {
-      if (current === undefined) return;
-      const collection = current.collection === COLLECTION ? 'cats' : COLLECTION;
-      await driver.run('UPDATE entities SET collection = ? WHERE uuid = ?', [collection, picked]);
-      stored.set(picked!, { ...current, collection });
-      return;
-    }
-  }
-}
-
-function withProperties(entity: GeneratedEntity, properties: Record<string, unknown>): GeneratedEntity {
-  const { uuid, type, created, modified } = entity.record;
-  return { properties, record: { ...properties, uuid, type, created, modified } };
-}
-
 describe('the property index', () => {
   it(
     'holds exactly the indexed properties of every entity after any writes, and answers queries as the reference does',
@@ -204,10 +140,8 @@ describe('the property index', () => {
           fc.array(writeArbitrary, { minLength: 1, maxLength: 25 }),
           fc.array(queryArbitrary, { minLength: 1, maxLength: 4 }),
           async (writes, queries) => {
-            await database.replaceEntities([]);
-            await database.handle.driver.run('DELETE FROM entities WHERE app_uuid = ? AND collection = ?', [APP, 'cats']);
-            const stored = new Map<string, { entity: GeneratedEntity; collection: string }>();
-            for (const write of writes) await apply(write, stored);
+            const stored = await emptyCollections(database);
+            for (const write of writes) await applyWrite(database, write, stored);
             const expected = [...stored.values()]
               .flatMap(({ entity, collection }) => expectedRows(entity.record.uuid, collection, entity.properties))
               .sort(byKey);

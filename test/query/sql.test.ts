@@ -7,12 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { compileQuery } from '../../src/data/query/compile.js';
-import { compareEntities, matchesQuery } from '../../src/data/query/evaluate.js';
 import { parseQuery } from '../../src/data/query/parse.js';
-import type { Query } from '../../src/data/query/ast.js';
 import type { EntityRecord } from '../../src/data/query/properties.js';
 import { entitiesArbitrary, queryArbitrary, type GeneratedEntity } from './arbitraries.js';
-import { openQueryDatabase, type QueryDatabase } from './database.js';
+import { openQueryDatabase, reference, type QueryDatabase } from './database.js';
 
 let database: QueryDatabase;
 // Hundreds of generated cases, each a round of statements on the database (PostgreSQL included).
@@ -21,14 +19,6 @@ beforeAll(async () => {
   database = await openQueryDatabase();
 });
 afterAll(async () => database.close());
-
-function reference(query: Query, entities: readonly GeneratedEntity[]): string[] {
-  return entities
-    .map((entity) => entity.record)
-    .filter((record) => matchesQuery(query, record))
-    .sort(compareEntities(query))
-    .map((record) => record.uuid);
-}
 
 const uuids = (records: readonly EntityRecord[]): string[] => records.map((record) => record.uuid);
 

@@ -50,7 +50,7 @@ export interface CompiledQuery {
 export interface Narrowed {
   /** `SELECT entity_uuid …`: every entity `where` matches, and maybe others. */
   readonly candidates: SQL;
-  /** The indexes looked up, for `explain`: `property PATH`, `spatial PATH` (property-index.ts). */
+  /** The indexes looked up, for `explain`: `property PATH`, `spatial PATH`, `full-text PATH` (property-index.ts). */
   readonly indexes: readonly string[];
   /**
    * The collection's condition and `uuid IN (candidates)`, written so the plan starts from the

@@ -14,6 +14,7 @@ import type { ComparisonOperator, Direction } from './ast.js';
 import { splitWords } from './functions.js';
 import { TYPE_RANK } from './order.js';
 import type { ColumnName, ValueType } from './properties.js';
+import type { WordLookup } from './word-index.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -96,6 +97,8 @@ export interface Dialect {
    * the location index (location-index.ts, the migrations' …_location_index.sql).
    */
   locatedIn(appUuid: string, collection: string, box: LocationBox): SQL;
+  /** `SELECT entity_uuid …` of the word index's rows (word-index.ts) that answer `lookup`. */
+  wordMatch(lookup: WordLookup): SQL;
 }
 
 const LOCATIONS = sql.identifier('entity_locations');
@@ -172,6 +175,10 @@ function createSqliteDialect(table: string): Dialect {
     // auxiliary column it filters by.
     locatedIn: (appUuid, collection, box) =>
       sql`SELECT ${location('entity_uuid')} FROM ${LOCATIONS} WHERE ${location('max_latitude')} >= ${box.south} AND ${location('min_latitude')} <= ${box.north} AND ${location('max_longitude')} >= ${box.west} AND ${location('min_longitude')} <= ${box.east} AND ${locationScope(appUuid, collection)}`,
+    // An FTS5 query: quoted tokens, all required; `"…"*` is a prefix (sqlite.org/fts5.html#full_text_query_syntax).
+    // SQLite stores no `any` token: its rows have no size limit.
+    wordMatch: ({ all, lastIsPrefix }) =>
+      sql`SELECT entity_words.entity_uuid FROM entity_words WHERE entity_words MATCH ${all.map((token) => `"${token}"`).join(' ') + (lastIsPrefix ? '*' : '')}`,
   };
 }
 
@@ -338,6 +345,10 @@ function createPostgresDialect(table: string): Dialect {
     // and loose by 1e-6 like every geometric comparison of PostgreSQL: only ever more candidates.
     locatedIn: (appUuid, collection, box) =>
       sql`SELECT ${location('entity_uuid')} FROM ${LOCATIONS} WHERE ${location('bounds')} && box(point(${float(box.west)}, ${float(box.south)}), point(${float(box.east)}, ${float(box.north)})) AND ${locationScope(appUuid, collection)}`,
+    // A tsquery of quoted lexemes, taken as written: `&` all, `:*` a prefix, `|` the row of an
+    // entity with too many words (the migration).
+    wordMatch: ({ all, lastIsPrefix, any }) =>
+      sql`SELECT entity_words.entity_uuid FROM entity_words WHERE entity_words.words @@ CAST(${`${all.map((token) => `'${token}'`).join(' & ')}${lastIsPrefix ? ':*' : ''} | '${any}'`} AS tsquery)`,
   };
 }
 

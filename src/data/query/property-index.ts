@@ -6,12 +6,12 @@
  * (src/db/migrations/*\/…_property_index.sql).
  *
  * `candidatesOf` turns a condition into a subquery of entity uuids that holds every entity the
- * condition matches, or null when the index cannot say (`not`, `contains`, columns, paths it does
- * not hold); a `within` on `location` has its candidates from the location index
- * (location-index.ts). compile.ts adds `uuid IN (candidates)` beside the exact condition,
- * which still decides: the index only narrows what the database reads, so an answer through it is
- * the reference's answer (evaluate.ts) by construction — what the subquery must never do is miss
- * a match, and each case below says why it does not.
+ * condition matches, or null when the index cannot say (`not`, columns, paths it does not hold);
+ * a `within` on `location` has its candidates from the location index (location-index.ts), a
+ * `contains` from the word index (word-index.ts). compile.ts adds `uuid IN (candidates)` beside
+ * the exact condition, which still decides: the index only narrows what the database reads, so an
+ * answer through it is the reference's answer (evaluate.ts) by construction — what the subquery
+ * must never do is miss a match, and each case below says why it does not.
  */
 import { sql, type SQL } from 'drizzle-orm';
 import type { ComparisonOperator, Condition, Literal } from './ast.js';
@@ -20,6 +20,7 @@ import { foldCase } from './functions.js';
 import { locationCandidates } from './location-index.js';
 import { TYPE_RANK } from './order.js';
 import { literalType, resolveProperty } from './properties.js';
+import { wordCandidates } from './word-index.js';
 
 /** Strings are indexed by their folded text's first this many characters (code points). */
 export const INDEXED_TEXT_LENGTH = 200;
@@ -34,9 +35,9 @@ export interface IndexScope {
 }
 
 export interface Candidates {
-  /** `SELECT entity_uuid FROM entity_values …`: a superset of the matches. */
+  /** `SELECT entity_uuid FROM entity_values …` (or `entity_words`): a superset of the matches. */
   readonly sql: SQL;
-  /** The indexes looked up, for `explain` (docs/api.md#explain): `property PATH`, `spatial PATH`. */
+  /** The indexes looked up, for `explain` (docs/api.md#explain): `property PATH`, `spatial PATH`, `full-text PATH`. */
   readonly indexes: readonly string[];
 }
 
@@ -79,8 +80,12 @@ export function candidatesOf(condition: Condition, scope: IndexScope, dialect: D
     }
     case 'within':
       return locationCandidates(condition, scope, dialect);
+    case 'contains': {
+      // The word index (word-index.ts) holds every entity whose words can match.
+      const words = wordCandidates(condition, scope.appUuid, scope.collection, dialect);
+      return words === null ? null : { sql: words, indexes: [`full-text ${condition.property}`] };
+    }
     case 'not':
-    case 'contains':
       return null;
   }
 }

@@ -1,0 +1,217 @@
+/**
+ * The word index (docs/design.md#the-word-index) on a real database — SQLite FTS5, or PostgreSQL
+ * tsvector when IDP_TEST_DATABASE_URL is set: after any sequence of writes (inserts, whole and
+ * partial property updates, removed properties, deletes, moves between collections) it holds a
+ * row for exactly the entities with a word, and `contains` answered through it gives the
+ * reference's answer — words, prefixes, case, long words, any script.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { splitWords } from '../../src/data/query/functions.js';
+import { isPlainObject } from '../../src/data/query/properties.js';
+import { parseQuery } from '../../src/data/query/parse.js';
+import type { Condition, Query } from '../../src/data/query/ast.js';
+import { APP, COLLECTION, openQueryDatabase, reference, type QueryDatabase } from './database.js';
+import { applyWrite, emptyCollections, type Write } from './writes.js';
+import { acrossMigration } from './migrations.js';
+import { compileQuery } from '../../src/data/query/compile.js';
+import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
+import { UUID_POOL, type GeneratedEntity } from './arbitraries.js';
+import { TEST_DATABASE_URL } from '../database.js';
+
+let database: QueryDatabase;
+const DATABASE_PROPERTY_TIMEOUT = 300_000;
+beforeAll(async () => {
+  database = await openQueryDatabase();
+});
+afterAll(async () => database.close());
+
+// Words that are prefixes of each other, differ in case or only past the 64 characters a word is
+// kept by, fold beyond ASCII (İ, Σ, ß, the Kelvin sign), carry marks, are astral; separators
+// that are punctuation, NUL (on SQLite: PostgreSQL text holds none), and non-ASCII spaces.
+const LONG = 'q'.repeat(63);
+const WORDS = [
+  'alpha',
+  'Alphabet',
+  'ALP',
+  'beta',
+  'bé',
+  'be\u0301',
+  'İstanbul',
+  'ΣΟΦΟΣ',
+  'σοφος',
+  'straße',
+  '\u212Aelvin',
+  'x1',
+  '😀',
+  '𝒜b',
+  `${LONG}a`,
+  `${LONG}ab`,
+  `${LONG}A`,
+];
+const SEPARATORS = [' ', ', ', '-', '\u00a0', '. ', TEST_DATABASE_URL === undefined ? '\u0000' : '\u3000'];
+
+const word = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...WORDS) }, { weight: 1, arbitrary: fc.string({ maxLength: 3, unit: 'grapheme' }) });
+const storable = (text: string): string => (TEST_DATABASE_URL === undefined ? text : text.replaceAll('\u0000', ' '));
+const text = fc.tuple(fc.array(word, { maxLength: 6 }), fc.constantFrom(...SEPARATORS)).map(([words, separator]) => storable(words.join(separator)));
+const value: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 5, arbitrary: text },
+  { weight: 1, arbitrary: fc.constantFrom(7, true, null, ['alpha'], { title: 'alpha' }) },
+);
+
+const properties: fc.Arbitrary<Record<string, unknown>> = fc.record(
+  {
+    title: value,
+    body: value,
+    // n.y.w is three segments, the deepest indexed; n.y.w.v is deeper.
+    n: fc.record({ x: value, y: fc.record({ w: fc.oneof(value, fc.record({ v: value })) }, { requiredKeys: [] }) }, { requiredKeys: [] }),
+    'not a path': value,
+  },
+  { requiredKeys: [] },
+);
+
+const entityArbitrary: fc.Arbitrary<GeneratedEntity> = fc
+  .record({ uuid: fc.constantFrom(...UUID_POOL.slice(0, 24)), created: fc.integer({ min: 0, max: 5 }), properties })
+  .map(({ uuid, created, properties }) => ({ properties, record: { ...properties, uuid, type: 'dog', created, modified: created } }));
+
+const contains: fc.Arbitrary<Condition> = fc.record({
+  kind: fc.constant('contains' as const),
+  property: fc.constantFrom('title', 'body', 'n.x', 'n.y.w', 'n.y.w.v', 'missing', 'type'),
+  // Whole words, their starts, several words, a word's case variants, words beyond the 64 kept characters.
+  term: fc.oneof(
+    fc.constantFrom(...WORDS),
+    fc.constantFrom(...WORDS).map((w) => Array.from(w).slice(0, 2).join('')),
+    fc.constantFrom(...WORDS).map((w) => w.toUpperCase()),
+    fc.array(fc.constantFrom(...WORDS), { minLength: 2, maxLength: 3 }).map((words) => words.join(' ')),
+    fc.constantFrom(`${LONG}abc`, LONG, '', '-', 'alpha, BETA'),
+    fc.string({ maxLength: 3, unit: 'grapheme' }),
+  ),
+  prefix: fc.boolean(),
+});
+const condition: fc.Arbitrary<Condition> = fc.oneof(
+  { weight: 4, arbitrary: contains },
+  { weight: 1, arbitrary: fc.array(contains, { minLength: 2, maxLength: 3 }).map((conditions): Condition => ({ kind: 'and', conditions })) },
+  { weight: 1, arbitrary: fc.array(contains, { minLength: 2, maxLength: 3 }).map((conditions): Condition => ({ kind: 'or', conditions })) },
+);
+
+const writeArbitrary: fc.Arbitrary<Write> = fc.oneof(
+  { weight: 3, arbitrary: entityArbitrary.map((entity): Write => ({ kind: 'insert', entity })) },
+  fc.record({ kind: fc.constant('replace' as const), pick: fc.nat(), properties }),
+  fc.record({ kind: fc.constant('set' as const), pick: fc.nat(), key: fc.constant('title'), value }),
+  fc.record({ kind: fc.constant('remove' as const), pick: fc.nat(), key: fc.constant('title') }),
+  fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }),
+  fc.record({ kind: fc.constant('move' as const), pick: fc.nat() }),
+);
+
+/** Whether an entity has a word in a property the index holds (identifier paths through objects, at most three deep). */
+function hasWord(properties: Record<string, unknown>, depth = 1): boolean {
+  return Object.entries(properties).some(([key, inner]) =>
+    !/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)
+      ? false
+      : isPlainObject(inner)
+        ? depth < 3 && hasWord(inner, depth + 1)
+        : typeof inner === 'string' && splitWords(inner).length > 0,
+  );
+}
+
+async function indexedEntities(): Promise<string[]> {
+  const rows = await database.handle.driver.query<{ entity_uuid: string }>('SELECT entity_uuid FROM entity_words');
+  return rows.map((row) => row.entity_uuid).sort();
+}
+
+async function answers(query: Query): Promise<string[][]> {
+  const ways = Math.max(1, database.narrowings(query));
+  const answers: string[][] = [];
+  for (let narrowing = 0; narrowing < ways; narrowing++) answers.push((await database.select(query, { narrowing })).map((row) => row.uuid));
+  return answers;
+}
+
+describe('the word index', () => {
+  it(
+    'holds a row for exactly the entities with a word after any writes, and answers contains as the reference does',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(writeArbitrary, { minLength: 1, maxLength: 25 }),
+          fc.array(condition, { minLength: 1, maxLength: 4 }),
+          async (writes, conditions) => {
+            const stored = await emptyCollections(database);
+            for (const write of writes) await applyWrite(database, write, stored);
+            // The test database's other cat (database.ts) has the word 'fred'.
+            const expected = [...stored.values()].filter(({ entity }) => hasWord(entity.properties)).map(({ entity }) => entity.record.uuid);
+            expect((await indexedEntities()).filter((uuid) => uuid !== 'ffffffff-0000-4000-8000-000000000000')).toEqual(expected.sort());
+            const dogs = [...stored.values()].filter((entry) => entry.collection === COLLECTION).map((entry) => entry.entity);
+            for (const where of conditions) {
+              const query: Query = { select: null, where, orderBy: [] };
+              const expectedAnswer = reference(query, dogs);
+              for (const answer of await answers(query)) expect(answer).toEqual(expectedAnswer);
+            }
+          },
+        ),
+        { numRuns: 120 },
+      );
+    },
+    DATABASE_PROPERTY_TIMEOUT,
+  );
+
+  const fixture: GeneratedEntity[] = [
+    'The Quick brown fox',
+    'quickly, quickest!',
+    'İSTANBUL straße',
+    'ΣΟΦΟΣ σοφός',
+    `${LONG}ab ${LONG}AC`,
+    'caf\u00e9 cafe\u0301',
+    'no match here',
+  ].map((title, i) => ({ properties: { title }, record: { title, uuid: UUID_POOL[i], type: 'dog', created: i, modified: i } }));
+
+  it.each([
+    ["title contains 'quick'", 1],
+    ["title contains 'QUICK*'", 2],
+    ["title contains 'brown fox'", 1],
+    ["title contains 'fox brown'", 0],
+    ["title contains 'quick fox'", 0],
+    ["title contains 'i̇stanbul'", 1],
+    ["title contains 'STRASSE'", 0],
+    ["title contains 'σοφος'", 1],
+    ["title contains 'σοφός'", 1],
+    [`title contains '${LONG}ab'`, 1],
+    [`title contains '${LONG}a'`, 0],
+    [`title contains '${LONG}a*'`, 1],
+    [`title contains '${LONG}ac'`, 1],
+    ["title contains 'café'", 1],
+    ["title contains 'cafe*'", 1],
+    ["title contains 'quick' or title contains 'here'", 2],
+  ] as const)('answers %s through the index as the reference does (%i matches)', async (ql, count) => {
+    // The writes above may have left entities with these uuids in `cats`.
+    await emptyCollections(database);
+    await database.replaceEntities(fixture);
+    const query = parseQuery(ql);
+    const expected = reference(query, fixture);
+    expect(expected).toHaveLength(count);
+    expect(database.narrowings(query)).toBe(1);
+    expect(await answers(query)).toEqual([expected]);
+  });
+
+  it('is built by the migration for the entities already stored', async () => {
+    const titles = ['Zebra crossing', 'no words here? yes', '', '!?'];
+    await acrossMigration(
+      '_word_index',
+      async (before) => {
+        for (const [i, title] of titles.entries()) {
+          await before.driver.run(
+            `INSERT INTO entities (uuid, app_uuid, collection, type, properties, created, modified) VALUES (?, ?, 'dogs', 'dog', ?, 0, 0)`,
+            [UUID_POOL[i], APP, JSON.stringify({ title })],
+          );
+        }
+      },
+      async (after) => {
+        const rows = await after.driver.query<{ entity_uuid: string }>('SELECT entity_uuid FROM entity_words');
+        expect(rows.map((row) => row.entity_uuid).sort()).toEqual([UUID_POOL[0], UUID_POOL[1]].sort());
+        const compiled = compileQuery(parseQuery("title contains 'zebra'"), { dialect: after.driver.dialect, index: { appUuid: APP, collection: 'dogs' } });
+        const candidates = new SQLiteSyncDialect().sqlToQuery(compiled.narrowed[0].candidates);
+        const found = await after.driver.query<{ entity_uuid: string }>(candidates.sql, candidates.params);
+        expect(found.map((row) => row.entity_uuid)).toEqual([UUID_POOL[0]]);
+      },
+    );
+  });
+});
