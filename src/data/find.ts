@@ -116,13 +116,18 @@ async function usableNarrowings(
   narrowings: readonly Narrowed[],
 ): Promise<{ narrowings: readonly Narrowed[]; skipped?: string }> {
   if (narrowings.length === 0 || scope.kind !== 'collection') return { narrowings };
-  if (!(await isPropertyIndexComplete(tx))) return { narrowings: [], skipped: 'the property index is still being built' };
+  let complete = narrowings;
+  if (!(await isPropertyIndexComplete(tx))) {
+    // The word and location indexes are filled by their migrations: only the property index waits.
+    complete = narrowings.filter((narrowing) => propertyPathsOf(narrowing.indexes).length === 0);
+    if (complete.length === 0) return { narrowings: [], skipped: 'the property index is still being built' };
+  }
   const unindexed = await findUnindexedPaths(tx, appUuid, scope.collection);
-  if (unindexed.length === 0) return { narrowings };
+  if (unindexed.length === 0) return { narrowings: complete };
   const isUnindexed = (path: string): boolean => unindexed.some((out) => path === out || path.startsWith(`${out}.`));
-  const usable = narrowings.filter((narrowing) => !propertyPathsOf(narrowing.indexes).some(isUnindexed));
+  const usable = complete.filter((narrowing) => !propertyPathsOf(narrowing.indexes).some(isUnindexed));
   if (usable.length > 0) return { narrowings: usable };
-  const paths = [...new Set(narrowings.flatMap((narrowing) => propertyPathsOf(narrowing.indexes).filter(isUnindexed)))];
+  const paths = [...new Set(complete.flatMap((narrowing) => propertyPathsOf(narrowing.indexes).filter(isUnindexed)))];
   return { narrowings: [], skipped: `the collection's settings leave ${paths.join(', ')} out of the property index` };
 }
 

@@ -84,8 +84,15 @@ describe('the property index of an older database', () => {
     const answer = await query(db, 'age >= 5');
     expect(answer.names).toEqual(['dog6', 'dog5']);
     expect(answer.explain).toMatchObject({ index: null, skipped: SKIPPED });
-    // A query the index could not help with has nothing to say about it.
-    expect((await query(db, "name contains 'dog1'")).explain.skipped).toBeUndefined();
+    // The word index is filled by its migration, so `contains` uses it meanwhile.
+    const words = await query(db, "name contains 'dog1'");
+    expect(words.names).toEqual(['dog1']);
+    // PostgreSQL's planner may read a collection this small whole (null), never the property index.
+    if (db.driver.dialect === 'sqlite') expect(words.explain.index).toBe('full-text name');
+    else expect([null, 'full-text name']).toContain(words.explain.index);
+    expect(words.explain.skipped).toBeUndefined();
+    // A query no index could help with has nothing to say about it.
+    expect((await query(db, 'not age >= 5')).explain.skipped).toBeUndefined();
   });
 
   it('logs its progress, carries on where a stopped one stopped, then queries use the index', async () => {
