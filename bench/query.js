@@ -16,7 +16,7 @@ const RUNS_PER_FORM = 200;
 /** A form slower than this gets fewer runs: the whole scenario stays bounded at a million. */
 const SECONDS_PER_FORM = 15;
 const PAGE = 10;
-// 'Rome' is at 7: the person `age = 7` first names (i = 7) lives there.
+// 'Rome' is at 7: person 7, the first with `age = 7`, lives there.
 const CITIES = ['Berlin', 'Paris', 'Madrid', 'Oslo', 'Vienna', 'Prague', 'Lisbon', 'Rome', 'Dublin', 'Athens'];
 const CENTRE = { latitude: 45, longitude: 5 };
 const RADIUS_METERS = 5000;
@@ -81,9 +81,13 @@ async function loadPeople(url, token, from, to) {
   const worker = async () => {
     while (next < to) {
       const start = next;
-      next = Math.min(to, next + LOAD_BATCH);
-      const people = Array.from({ length: next - start }, (_, k) => person(start + k));
-      const answer = await call(url, 'POST', '/bench/app/people', { json: people, token });
+      const end = Math.min(to, next + LOAD_BATCH);
+      next = end;
+      const people = Array.from({ length: end - start }, (_, k) => person(start + k));
+      const answer = await call(url, 'POST', '/bench/app/people', { json: people, token }).catch((error) => {
+        // fetch's own message is "fetch failed"; what failed is in its cause.
+        throw new Error(`POST of people ${start}–${end - 1}: ${error.message}${error.cause ? ` (${error.cause.code ?? error.cause.message})` : ''}`);
+      });
       answer.entities.forEach((entity, k) => (uuids[start - from + k] = entity.uuid));
     }
   };
@@ -167,7 +171,7 @@ export async function runQueryScenario({ sizes, postgres, withIdp: withServer, f
   ];
   const rows = perSize[0].forms.map((form, i) => [form.label, ...perSize.map(({ forms }) => formCell(forms[i]))]);
   rows.push([
-    'bulk load (POST of 1,000-person arrays, 2 at once)',
+    `bulk load (POST of ${LOAD_BATCH.toLocaleString('en-US')}-person arrays, ${LOAD_CONCURRENCY} at once)`,
     ...perSize.map(({ loadRate, loadSeconds }) => `${loadRate.toFixed(0)} people/s (${loadSeconds.toFixed(1)} s)`),
   ]);
   printGrid(`query on ${postgres ? 'PostgreSQL' : 'SQLite'}`, columns, rows);
