@@ -15,6 +15,9 @@
 //   npm run bench -- --database-url … --instances 2 token
 //                                          two `idp serve` on that one schema (or BENCH_INSTANCES)
 //
+//   npm run bench -- --sizes 10000,100000,1000000 query
+//                                          the collection sizes of `query` (default 10000,100000)
+//
 //   BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' npm run bench -- get-entity
 //                                          Node flags for the `idp serve` children (a profile)
 //
@@ -36,8 +39,11 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { measureColdStart } from './cold-start.js';
 import { PUSH_SCENARIOS, runPushScenario, setupPushBench } from './push.js';
+import { DEFAULT_QUERY_SIZES, queryScenarioSeconds, runParseScenario, runQueryScenario } from './query.js';
 import { basic, call, cpuSeconds, dropLeftoverSchemas, redacted, setUpApplication, startChild, withIdp as withIdpOn } from './servers.js';
 
+// The PostgreSQL server of `parse` when --database-url names none (docs/testing.md).
+const LOCAL_POSTGRESQL = 'postgres://postgres@127.0.0.1:5432/postgres';
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const WARM_UP_SECONDS = 2;
 const CONNECTIONS = 50;
@@ -47,16 +53,24 @@ const KILOBYTE_OF_PROPERTIES = { description: 'x'.repeat(900), tags: ['a', 'b', 
 
 /** Where the servers keep their data, and how many run: from the command line or the environment. */
 function parseArguments(argv) {
-  const options = { databaseUrl: process.env.BENCH_DATABASE_URL || undefined, instances: Number(process.env.BENCH_INSTANCES || 1), scenarios: [] };
+  const options = {
+    databaseUrl: process.env.BENCH_DATABASE_URL || undefined,
+    instances: Number(process.env.BENCH_INSTANCES || 1),
+    sizes: DEFAULT_QUERY_SIZES,
+    scenarios: [],
+  };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i].split(/=(.*)/s);
     const value = () => inline ?? argv[++i];
     if (flag === '--database-url') options.databaseUrl = value();
     else if (flag === '--instances') options.instances = Number(value());
+    else if (flag === '--sizes') options.sizes = value().split(',').map(Number);
     else if (flag.startsWith('--')) usage(`unknown option ${flag}`);
     else options.scenarios.push(argv[i]);
   }
   if (!Number.isInteger(options.instances) || options.instances < 1 || options.instances > 8) usage('--instances must be a whole number from 1 to 8');
+  if (!options.sizes.every((size) => Number.isInteger(size) && size >= 1000 && size <= 10_000_000))
+    usage('--sizes takes whole numbers from 1,000 to 10,000,000, comma-separated: 10000,100000,1000000');
   if (options.databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(options.databaseUrl)) usage('--database-url must be a postgres:// URL');
   if (options.instances > 1 && options.databaseUrl === undefined)
     usage('--instances above 1 needs --database-url: instances share a PostgreSQL database, never a SQLite file');
@@ -64,7 +78,7 @@ function parseArguments(argv) {
 }
 
 function usage(message) {
-  console.error(`${message}\nusage: npm run bench -- [--database-url postgres://…] [--instances N] [scenario…]`);
+  console.error(`${message}\nusage: npm run bench -- [--database-url postgres://…] [--instances N] [--sizes N,N,…] [scenario…]`);
   process.exit(2);
 }
 
@@ -163,7 +177,8 @@ function tokenRequest(clientId, secret) {
   };
 }
 
-// A scenario's `run({ withIdp, peer })` resolves with its figures. It runs once per backend:
+// A scenario's `run({ withIdp, peer, backend })` resolves with its figures. It runs once per backend
+// (`backend` its name; `once`: only the first, for a scenario that starts what it compares itself):
 // `withIdp(use)` starts `idp serve` on that backend's fresh database (bench/servers.js), and
 // `peer(name, measure)` measures a server it compares against once per scenario, the first time.
 // `postgresTarget` is what the PostgreSQL figure of that label must reach beside SQLite's.
@@ -272,47 +287,18 @@ const SCENARIOS = [
   },
   {
     name: 'query',
-    title:
-      "`where age > N and city = 'X' order by created desc`, limit 50, over 100,000 entities of one collection (50 queries); and selective ones the property index answers, `name = 'pN'` and `name = 'pN*'` (50 each)",
-    limitSeconds: 300,
-    run: ({ withIdp }) =>
-      withIdp(async (idp) => {
-        const { token } = await setUpApplication(idp.url);
-        const cities = ['Berlin', 'Paris', 'Madrid', 'Rome', 'Oslo', 'Vienna', 'Prague', 'Lisbon', 'Dublin', 'Athens'];
-        for (let batch = 0; batch < 100; batch++) {
-          const people = Array.from({ length: 1000 }, (_, i) => ({
-            name: `p${batch * 1000 + i}`,
-            age: (batch * 7 + i) % 90,
-            city: cities[(batch + i) % cities.length],
-          }));
-          await call(idp.url, 'POST', '/bench/app/people', { json: people, token });
-        }
-        const times = [];
-        for (let i = 0; i < 50; i++) {
-          const ql = encodeURIComponent(`where age > ${20 + (i % 40)} and city = '${cities[i % cities.length]}' order by created desc`);
-          const started = performance.now();
-          const page = await call(idp.url, 'GET', `/bench/app/people?ql=${ql}&limit=50`, { token });
-          times.push(performance.now() - started);
-          if (page.count !== 50) throw new Error(`expected 50 results, got ${page.count}`);
-        }
-        times.sort((a, b) => a - b);
-        // A predicate matching 0.001% (one name) and 0.011% (a prefix): a read of the collection
-        // cannot stop early there, so these measure the property index (docs/design.md).
-        const selective = [];
-        for (let i = 0; i < 100; i++) {
-          const n = (i * 7919) % 10000;
-          const ql = encodeURIComponent(i % 2 === 0 ? `where name = 'P${n * 10}'` : `where name = 'p${n}*'`);
-          const started = performance.now();
-          const page = await call(idp.url, 'GET', `/bench/app/people?ql=${ql}&limit=50`, { token });
-          selective.push(performance.now() - started);
-          if (page.count < 1) throw new Error(`expected a match for ${decodeURIComponent(ql)}`);
-        }
-        selective.sort((a, b) => a - b);
-        return [
-          atMost('median', times[times.length >> 1], 20, ' ms', `p90 ${times[Math.floor(times.length * 0.9)].toFixed(1)} ms`),
-          atMost('selective median', selective[selective.length >> 1], 5, ' ms', `p90 ${selective[Math.floor(selective.length * 0.9)].toFixed(1)} ms`),
-        ];
-      }),
+    title: `selective queries over one collection of ${OPTIONS.sizes.map((size) => size.toLocaleString('en-US')).join(', ')} people (--sizes), loaded in bulk, each form timed in sequential requests (bench/query.js); target median < 5 ms (PostgreSQL 10 ms), p99 < 20 ms, bulk load > 15,000/s`,
+    limitSeconds: queryScenarioSeconds(OPTIONS.sizes),
+    run: ({ withIdp, backend }) => runQueryScenario({ sizes: OPTIONS.sizes, postgres: backend === 'PostgreSQL', withIdp, figures: { atLeast, atMost } }),
+  },
+  {
+    name: 'parse',
+    title: `Parse Server 9 on PostgreSQL (installed on first use into bench/peers/parse/) against idp on the same PostgreSQL and on SQLite, 10,000 people each: create, get and \`age = 7\`, ${CONNECTIONS} connections, ${SECONDS} s, and every query form of \`query\` in sequential requests (bench/query.js); target 1.5× Parse on PostgreSQL, 3× on SQLite`,
+    // It starts idp on both databases itself, beside Parse: it runs once, whatever the backends.
+    once: true,
+    // Installing Parse Server (first use) and loading it through /batch are the slow parts.
+    limitSeconds: 600,
+    run: () => runParseScenario({ databaseUrl: OPTIONS.databaseUrl ?? LOCAL_POSTGRESQL, measureLoad, figures: { atLeast, atMost } }),
   },
   {
     name: 'push',
@@ -380,10 +366,10 @@ async function runOnBackends(scenario) {
     return peers.get(name);
   };
   const results = [];
-  for (const backend of scenario.sqliteOnly ? BACKENDS.slice(0, 1) : BACKENDS) {
+  for (const backend of scenario.sqliteOnly || scenario.once ? BACKENDS.slice(0, 1) : BACKENDS) {
     const withIdp = (use) => withIdpOn({ ...backend.options, nodeArgs: NODE_ARGS }, use);
     try {
-      results.push({ backend: backend.name, figures: await withinLimit(scenario, { withIdp, peer }) });
+      results.push({ backend: backend.name, figures: await withinLimit(scenario, { withIdp, peer, backend: backend.name }) });
     } catch (error) {
       results.push({ backend: backend.name, error });
       // What a failed or timed-out run left running would load the next one's measurement.
