@@ -169,7 +169,7 @@ function createSqliteDialect(table: string): Dialect {
     // created order rather than look up the candidates; a unary + takes the column out of its
     // index choices (sqlite.org/optoverview.html#disqualifying_where_clause_terms_using_unary_).
     filterOnly: (column, value) => sql`+${column} = ${value}`,
-    // One untyped column: the whole row is the table's key (migrations/sqlite/0009_property_index.sql).
+    // One untyped column: the whole row is the table's key (migrations/sqlite/0012_property_index.sql).
     indexColumns: { number: 'value', text: 'value' },
     // The R*Tree's box overlap test, which it answers from its index; then the collection, an
     // auxiliary column it filters by.

@@ -1,7 +1,7 @@
 -- The property index (docs/design.md#the-property-index): one row per scalar property of every
 -- entity, so a query's `=`, range and prefix conditions on a property find their entities through
 -- an index instead of reading the collection (src/data/query/compile.ts adds the lookup). The
--- same rows as SQLite's (migrations/sqlite/0009_property_index.sql, where each column is
+-- same rows as SQLite's (migrations/sqlite/0012_property_index.sql, where each column is
 -- explained): `kind` 1 number, 2 string, 3 boolean; `num` double precision (1/0 for booleans);
 -- `text` idp_fold of the string, its first 200 characters; `path` through objects only, identifier
 -- segments, at most 3 deep. Kept by a trigger in the statement that writes the entity; the
