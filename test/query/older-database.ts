@@ -26,11 +26,13 @@ export interface OlderDatabase {
 
 /**
  * `entities`: uuid → properties, stored in collection `dogs` of APP, in that order, by the
- * migrations before the one whose tag ends with `before` (by default: before the property index).
+ * migrations before the one whose tag ends with `before` (by default: before the property index);
+ * then `write`, for anything else the older database should hold.
  */
 export async function createOlderDatabase(
   entities: readonly (readonly [string, Record<string, unknown> | string])[],
   before = '_property_index',
+  write: (previous: Database_) => Promise<void> = async () => undefined,
 ): Promise<OlderDatabase> {
   const dialect = TEST_DATABASE_URL === undefined ? 'sqlite' : 'postgres';
   const dir = mkdtempSync(join(tmpdir(), 'idp-property-index-'));
@@ -59,6 +61,7 @@ export async function createOlderDatabase(
       i,
     ]);
   }
+  await write(previous);
   await previous.close();
   const url = TEST_DATABASE_URL === undefined ? undefined : new URL(TEST_DATABASE_URL);
   url?.searchParams.set('options', `-c search_path=${schema}`);
@@ -71,4 +74,18 @@ export async function createOlderDatabase(
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Runs `write` on a database migrated up to the migration whose tag ends with `tag` (excluded),
+ * holding the test application, then `check` on the same database opened with every migration.
+ */
+export async function acrossMigration(tag: string, write: (before: Database_) => Promise<void>, check: (after: Database_) => Promise<void>): Promise<void> {
+  const older = await createOlderDatabase([], tag, write);
+  const after = await older.open();
+  try {
+    await check(after);
+  } finally {
+    await older.remove(after);
+  }
 }

@@ -13,7 +13,7 @@ import { parseQuery } from '../../src/data/query/parse.js';
 import type { Condition, Query } from '../../src/data/query/ast.js';
 import { APP, COLLECTION, openQueryDatabase, reference, type QueryDatabase } from './database.js';
 import { applyWrite, emptyCollections, type Write } from './writes.js';
-import { acrossMigration } from './migrations.js';
+import { acrossMigration } from './older-database.js';
 import { compileQuery } from '../../src/data/query/compile.js';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { UUID_POOL, type GeneratedEntity } from './arbitraries.js';
