@@ -12,10 +12,10 @@
  * string array, written only through …/permissions endpoints).
  */
 import { and, eq, inArray } from 'drizzle-orm';
-import { connections, entities } from '../db/schema.js';
+
 import { Forbidden, stepUpRequired, Unauthorized, type AppError } from '../errors.js';
 import type { Deps } from '../deps.js';
-import type { Tx } from '../db/open.js';
+import { type Tx, schemaOf } from '../db/open.js';
 import { findEntityByName, findEntityByUuid, type EntityRow } from '../db/entity-store.js';
 import { GUEST_ROLE, SIGNED_IN_ROLE } from './default-roles.js';
 import { isPermitted, permissionsForCaller, permittingRule, stepUpRule, type Caller, type HeldPermissions, type Permission, type Verb } from './permissions.js';
@@ -86,13 +86,13 @@ async function rolePermissions(tx: Tx, appUuid: string, name: string): Promise<s
 
 /** Entities of `collection` that point at any of `targets` through `relation`. */
 async function sourcesOf(tx: Tx, collection: string, relation: string, targets: string[]) {
+  const { connections, entities } = schemaOf(tx);
   if (targets.length === 0) return [];
   return await tx
     .select({ uuid: entities.uuid, properties: entities.properties })
     .from(connections)
     .innerJoin(entities, eq(entities.uuid, connections.sourceUuid))
-    .where(and(inArray(connections.targetUuid, targets), eq(connections.relation, relation), eq(entities.collection, collection)))
-    .all();
+    .where(and(inArray(connections.targetUuid, targets), eq(connections.relation, relation), eq(entities.collection, collection)));
 }
 
 async function heldPermissionsOf(tx: Tx, principal: Principal, appUuid: string): Promise<{ held: HeldPermissions; caller: Caller }> {

@@ -5,21 +5,25 @@
  * to an application's data is decided by roles and permissions (permissions.ts).
  */
 import { and, eq, sql } from 'drizzle-orm';
-import { orgAdmins } from '../db/schema.js';
+
 import { preparedFor } from '../db/prepared.js';
-import { remembered } from '../db/open.js';
+import { remembered, schemaOf } from '../db/open.js';
 import type { Deps } from '../deps.js';
 import type { Principal } from '../principal.js';
+import { prepare } from '../db/run.js';
 
-const membership = preparedFor((db) =>
-  db
-    .select({ orgUuid: orgAdmins.orgUuid })
-    .from(orgAdmins)
-    .where(and(eq(orgAdmins.orgUuid, sql.placeholder('org')), eq(orgAdmins.userUuid, sql.placeholder('user'))))
-    .prepare(),
-);
+const membership = preparedFor((db) => {
+  const { orgAdmins } = schemaOf(db);
+  return prepare(
+    db
+      .select({ orgUuid: orgAdmins.orgUuid })
+      .from(orgAdmins)
+      .where(and(eq(orgAdmins.orgUuid, sql.placeholder('org')), eq(orgAdmins.userUuid, sql.placeholder('user')))),
+  );
+});
 
 export async function isOrganizationAdmin(deps: Deps, principal: Principal, orgUuid: string): Promise<boolean> {
+  const { orgAdmins } = schemaOf(deps.db);
   switch (principal.kind) {
     case 'sysadmin':
       return true;

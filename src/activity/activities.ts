@@ -6,10 +6,10 @@
  * member's. Feeds are read newest first like any relation (src/data/find.ts).
  */
 import { and, eq } from 'drizzle-orm';
-import { connections } from '../db/schema.js';
+
 import { IllegalArgument } from '../errors.js';
 import type { Deps } from '../deps.js';
-import type { Tx } from '../db/open.js';
+import { type Tx, schemaOf } from '../db/open.js';
 import { entityBodies, insertEntityFromBody, type CollectionRef } from '../data/entities.js';
 import { connectIn } from '../data/connections.js';
 import type { EntityRow } from '../db/entity-store.js';
@@ -46,6 +46,7 @@ function requireText(body: Record<string, unknown>, field: string): string {
 }
 
 async function audienceOf(tx: Tx, owner: EntityRow): Promise<string[]> {
+  const { connections } = schemaOf(tx);
   const relation = AUDIENCE.get(owner.collection);
   if (relation === undefined) return [];
   return (
@@ -53,7 +54,6 @@ async function audienceOf(tx: Tx, owner: EntityRow): Promise<string[]> {
       .select({ uuid: connections.targetUuid })
       .from(connections)
       .where(and(eq(connections.sourceUuid, owner.uuid), eq(connections.relation, relation)))
-      .all()
   ).map((row) => row.uuid);
 }
 

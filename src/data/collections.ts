@@ -5,12 +5,13 @@
  */
 import { and, count, eq, or, sql } from 'drizzle-orm';
 import { preparedFor } from '../db/prepared.js';
-import { remembered, type Tx } from '../db/open.js';
-import { collections, entities } from '../db/schema.js';
+import { remembered, type Tx, schemaOf } from '../db/open.js';
+
 import { EntityNotFound, IllegalArgument } from '../errors.js';
 import type { Deps } from '../deps.js';
 import { checkCollectionName, isPlural, pluralize, singularize } from './names.js';
 import type { CollectionRef } from './entities.js';
+import { prepare } from '../db/run.js';
 
 export const BUILT_IN_COLLECTIONS: readonly CollectionRef[] = [
   { name: 'users', type: 'user' },
@@ -25,16 +26,21 @@ export interface CollectionSummary extends CollectionRef {
   readonly count: number;
 }
 
-const collectionBy = preparedFor((db) =>
-  db
-    .select({ name: collections.name, type: collections.type })
-    .from(collections)
-    .where(and(eq(collections.appUuid, sql.placeholder('app')), or(eq(collections.name, sql.placeholder('key')), eq(collections.type, sql.placeholder('key')))))
-    .prepare(),
-);
+const collectionBy = preparedFor((db) => {
+  const { collections } = schemaOf(db);
+  return prepare(
+    db
+      .select({ name: collections.name, type: collections.type })
+      .from(collections)
+      .where(
+        and(eq(collections.appUuid, sql.placeholder('app')), or(eq(collections.name, sql.placeholder('key')), eq(collections.type, sql.placeholder('key')))),
+      ),
+  );
+});
 
 /** The collection a path segment names, by collection name or entity type, if it exists. */
 export async function findCollectionIn(tx: Tx, appUuid: string, segment: string): Promise<CollectionRef | undefined> {
+  const { collections } = schemaOf(tx);
   const key = segment.toLowerCase();
   const builtIn = BUILT_IN_COLLECTIONS.find((collection) => collection.name === key || collection.type === key);
   if (builtIn !== undefined) return builtIn;
@@ -79,18 +85,14 @@ export async function collectionForWrite(tx: Tx, appUuid: string, segment: strin
 
 /** Every collection of the application with its entity count, built-in ones first. */
 export async function listCollections(deps: Deps, appUuid: string): Promise<CollectionSummary[]> {
+  const { collections, entities } = schemaOf(deps.db);
   const counts = new Map(
-    (
-      await deps.db.select({ name: entities.collection, count: count() }).from(entities).where(eq(entities.appUuid, appUuid)).groupBy(entities.collection).all()
-    ).map((row) => [row.name, row.count]),
+    (await deps.db.select({ name: entities.collection, count: count() }).from(entities).where(eq(entities.appUuid, appUuid)).groupBy(entities.collection)).map(
+      (row) => [row.name, row.count],
+    ),
   );
   const created = (
-    await deps.db
-      .select({ name: collections.name, type: collections.type })
-      .from(collections)
-      .where(eq(collections.appUuid, appUuid))
-      .orderBy(collections.name)
-      .all()
+    await deps.db.select({ name: collections.name, type: collections.type }).from(collections).where(eq(collections.appUuid, appUuid)).orderBy(collections.name)
   ).filter((row) => !BUILT_IN_COLLECTIONS.some((builtIn) => builtIn.name === row.name));
   return [...BUILT_IN_COLLECTIONS, ...created].map((collection) => ({ ...collection, count: counts.get(collection.name) ?? 0 }));
 }

@@ -4,12 +4,13 @@
  * entity removes its connections (store.ts `deleteEntityRows`).
  */
 import { and, eq } from 'drizzle-orm';
-import { connections } from '../db/schema.js';
+
 import { EntityNotFound } from '../errors.js';
 import type { Deps } from '../deps.js';
-import type { Tx } from '../db/open.js';
+import { type Tx, schemaOf } from '../db/open.js';
 import type { EntityRow } from '../db/entity-store.js';
 import { RECIPROCAL, type RelationView } from './relations.js';
+import { first } from '../db/run.js';
 
 interface Edge {
   sourceUuid: string;
@@ -27,12 +28,12 @@ function edgesOf(entity: EntityRow, view: RelationView, other: EntityRow): Edge[
 }
 
 export async function connectIn(tx: Tx, appUuid: string, edges: readonly Edge[], now: number): Promise<void> {
+  const { connections } = schemaOf(tx);
   for (const edge of edges)
     await tx
       .insert(connections)
       .values({ appUuid, ...edge, created: now })
-      .onConflictDoNothing()
-      .run();
+      .onConflictDoNothing();
 }
 
 export async function connectEntities(deps: Deps, entity: EntityRow, view: RelationView, other: EntityRow): Promise<void> {
@@ -42,6 +43,7 @@ export async function connectEntities(deps: Deps, entity: EntityRow, view: Relat
 /** @throws AppError `entity_not_found` (404) when the two are not connected that way. */
 export async function disconnectEntities(deps: Deps, entity: EntityRow, view: RelationView, other: EntityRow): Promise<void> {
   await deps.db.transaction(async (tx) => {
+    const { connections } = schemaOf(tx);
     const [main, ...rest] = edgesOf(entity, view, other);
     if (!(await isConnectedIn(tx, main))) {
       throw EntityNotFound(`'${entity.name ?? entity.uuid}' has no '${view.relation}' connection to '${other.name ?? other.uuid}'`, {
@@ -51,19 +53,20 @@ export async function disconnectEntities(deps: Deps, entity: EntityRow, view: Re
     for (const edge of [main, ...rest]) {
       await tx
         .delete(connections)
-        .where(and(eq(connections.sourceUuid, edge.sourceUuid), eq(connections.relation, edge.relation), eq(connections.targetUuid, edge.targetUuid)))
-        .run();
+        .where(and(eq(connections.sourceUuid, edge.sourceUuid), eq(connections.relation, edge.relation), eq(connections.targetUuid, edge.targetUuid)));
     }
   });
 }
 
 export async function isConnectedIn(tx: Tx, edge: Edge): Promise<boolean> {
+  const { connections } = schemaOf(tx);
   return (
-    (await tx
-      .select({ relation: connections.relation })
-      .from(connections)
-      .where(and(eq(connections.sourceUuid, edge.sourceUuid), eq(connections.relation, edge.relation), eq(connections.targetUuid, edge.targetUuid)))
-      .get()) !== undefined
+    (await first(
+      tx
+        .select({ relation: connections.relation })
+        .from(connections)
+        .where(and(eq(connections.sourceUuid, edge.sourceUuid), eq(connections.relation, edge.relation), eq(connections.targetUuid, edge.targetUuid))),
+    )) !== undefined
   );
 }
 

@@ -3,8 +3,7 @@
  * …/{collection}/{entityId}; docs/api.md#entities). Every write runs in one transaction, so a
  * request that fails on its tenth entity stores none of them.
  */
-import { remembered, type Tx } from '../db/open.js';
-import { connections } from '../db/schema.js';
+import { remembered, type Tx, schemaOf } from '../db/open.js';
 import { EntityNotFound, IllegalArgument, DuplicateUniqueProperty } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { Deps } from '../deps.js';
@@ -256,6 +255,7 @@ async function readRelations(tx: Tx, rows: readonly EntityRow[]): Promise<Map<st
 
 /** Rows with the relation names Usergrid shows in metadata, for a page of entities at once. */
 export async function describeEntities(tx: Tx, rows: readonly EntityRow[]): Promise<EntityDescription[]> {
+  const { connections } = schemaOf(tx);
   if (rows.length === 0) return [];
   if (rows.length === 1) {
     // One entity's relations (a GET of it, the answer to a PUT) are remembered until a connection

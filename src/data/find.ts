@@ -6,14 +6,14 @@
  */
 import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
-import { connections, entities } from '../db/schema.js';
-import { dialectOf, type Tx } from '../db/open.js';
+import { dialectOf, type Tx, schemaOf } from '../db/open.js';
 import { parseLimit } from './query/limit.js';
 import { compileQuery, encodeCursor, parseQuery, type EntityRecord, type PropertyPath, type Query } from './query/index.js';
 import type { Narrowed } from './query/compile.js';
 import { propertyPathsOf } from './query/property-index.js';
 import { skippingUnreadable, unreadableProperties, type EntityRow } from '../db/entity-store.js';
 import { countingRows, type Explanation } from '../db/explain.js';
+import { rows } from '../db/run.js';
 import { findUnindexedPaths, isPropertyIndexComplete } from '../db/property-index-store.js';
 import type { Logger } from '../logger.js';
 import type { RelationView } from './relations.js';
@@ -45,7 +45,8 @@ export function entityRecord(row: EntityRow): EntityRecord {
   return { ...row.properties, uuid: row.uuid, type: row.type, created: row.created, modified: row.modified };
 }
 
-function scopeCondition(appUuid: string, scope: EntityScope): SQL | undefined {
+function scopeCondition(tx: Tx, appUuid: string, scope: EntityScope): SQL | undefined {
+  const { connections, entities } = schemaOf(tx);
   if (scope.kind === 'collection') return and(eq(entities.appUuid, appUuid), eq(entities.collection, scope.collection));
   const { view, uuid } = scope;
   const anchor = view.direction === 'out' ? connections.sourceUuid : connections.targetUuid;
@@ -59,6 +60,7 @@ function scopeCondition(appUuid: string, scope: EntityScope): SQL | undefined {
 
 /** Entities of the scope (joined to their connections for a relation), selecting `columns`. */
 function fromScope<Columns extends Record<string, SQLiteColumn>>(tx: Tx, scope: EntityScope, columns: Columns) {
+  const { connections, entities } = schemaOf(tx);
   const base = tx.select(columns).from(entities);
   return scope.kind === 'collection'
     ? base
@@ -74,10 +76,10 @@ const NAMED_IN_WARNING = 10;
  * for an operator to repair or delete (a deep one is still read whole by uuid).
  */
 async function reportUnreadable(tx: Tx, appUuid: string, scope: EntityScope, logger: FindOptions['logger']): Promise<void> {
+  const { entities } = schemaOf(tx);
   const rows = await fromScope(tx, scope, { uuid: entities.uuid })
-    .where(and(scopeCondition(appUuid, scope), unreadableProperties()))
-    .limit(NAMED_IN_WARNING)
-    .all();
+    .where(and(scopeCondition(tx, appUuid, scope), unreadableProperties()))
+    .limit(NAMED_IN_WARNING);
   const where = scope.kind === 'collection' ? { collection: scope.collection } : { entity: scope.uuid, relation: scope.view.relation };
   logger?.warn(
     { app: appUuid, ...where, skipped: rows.map((row) => row.uuid) },
@@ -97,7 +99,7 @@ async function chooseNarrowing(tx: Tx, narrowings: readonly Narrowed[]): Promise
   if (dialectOf(tx) !== 'sqlite') return narrowings[0];
   let best: { narrowing: Narrowed; count: number } | undefined;
   for (const narrowing of narrowings) {
-    const [[count]] = await tx.all<[number]>(sql`SELECT count(*) FROM (SELECT 1 FROM (${narrowing.candidates}) AS c LIMIT ${BROAD}) AS p`);
+    const [[count]] = await rows<[number]>(tx, sql`SELECT count(*) FROM (SELECT 1 FROM (${narrowing.candidates}) AS c LIMIT ${BROAD}) AS p`);
     if (count < BROAD && (best === undefined || count < best.count)) best = { narrowing, count };
   }
   return best?.narrowing;
@@ -135,6 +137,7 @@ async function usableNarrowings(
 const BROAD = 1000;
 
 export async function findEntities(tx: Tx, appUuid: string, scope: EntityScope, options: FindOptions): Promise<EntityPage> {
+  const { entities } = schemaOf(tx);
   const query: Query = parseQuery(options.ql);
   const limit = parseLimit(options.limit);
   const compiled = compileQuery(query, {
@@ -148,11 +151,11 @@ export async function findEntities(tx: Tx, appUuid: string, scope: EntityScope, 
   let ran: { sql: string; params: unknown[] } | undefined;
   const { result: rows, skipped } = await skippingUnreadable((guard) => {
     const select = fromScope(tx, scope, getTableColumns(entities))
-      .where(and(counting?.condition, narrowed?.scope ?? scopeCondition(appUuid, scope), guard(compiled.where)))
+      .where(and(counting?.condition, narrowed?.scope ?? scopeCondition(tx, appUuid, scope), guard(compiled.where)))
       .orderBy(compiled.orderBy)
       .limit(limit + 1);
     ran = select.toSQL();
-    return select.all();
+    return select;
   });
   if (skipped) await reportUnreadable(tx, appUuid, scope, options.logger);
   const explain =

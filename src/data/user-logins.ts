@@ -4,9 +4,10 @@
  * email (docs/api.md#entities: users are unique by username and by email).
  */
 import { and, eq } from 'drizzle-orm';
-import { appUserLogins } from '../db/schema.js';
+
 import { DuplicateUniqueProperty } from '../errors.js';
-import type { Tx } from '../db/open.js';
+import { type Tx, schemaOf } from '../db/open.js';
+import { first } from '../db/run.js';
 
 export interface UserLogins {
   username: string;
@@ -15,12 +16,14 @@ export interface UserLogins {
 
 /** The user (uuid) who signs in with `login`, a username or an email, in any case. */
 export async function findUserUuidByLogin(tx: Tx, appUuid: string, login: string): Promise<string | undefined> {
+  const { appUserLogins } = schemaOf(tx);
   return (
-    await tx
-      .select({ userUuid: appUserLogins.userUuid })
-      .from(appUserLogins)
-      .where(and(eq(appUserLogins.appUuid, appUuid), eq(appUserLogins.loginKey, login.toLowerCase())))
-      .get()
+    await first(
+      tx
+        .select({ userUuid: appUserLogins.userUuid })
+        .from(appUserLogins)
+        .where(and(eq(appUserLogins.appUuid, appUuid), eq(appUserLogins.loginKey, login.toLowerCase()))),
+    )
   )?.userUuid;
 }
 
@@ -29,6 +32,7 @@ export async function findUserUuidByLogin(tx: Tx, appUuid: string, login: string
  * `duplicate_unique_property_exists` (400) naming the field when another user holds one.
  */
 export async function writeUserLogins(tx: Tx, appUuid: string, userUuid: string, logins: UserLogins): Promise<void> {
+  const { appUserLogins } = schemaOf(tx);
   const keys: { kind: 'username' | 'email'; value: string }[] = [{ kind: 'username', value: logins.username }];
   if (logins.email !== undefined) keys.push({ kind: 'email', value: logins.email });
   for (const { kind, value } of keys) {
@@ -37,8 +41,8 @@ export async function writeUserLogins(tx: Tx, appUuid: string, userUuid: string,
       throw DuplicateUniqueProperty(`${kind} '${value}' is already taken by another user`, { fields: { [kind]: 'already taken' } });
     }
   }
-  await tx.delete(appUserLogins).where(eq(appUserLogins.userUuid, userUuid)).run();
+  await tx.delete(appUserLogins).where(eq(appUserLogins.userUuid, userUuid));
   for (const { kind, value } of keys) {
-    await tx.insert(appUserLogins).values({ appUuid, loginKey: value.toLowerCase(), kind, userUuid }).onConflictDoNothing().run();
+    await tx.insert(appUserLogins).values({ appUuid, loginKey: value.toLowerCase(), kind, userUuid }).onConflictDoNothing();
   }
 }

@@ -1,10 +1,11 @@
 /**
- * The seam between drizzle and a database driver. All storage code builds its queries with one
- * drizzle query builder (drizzle's SQLite dialect over its async "proxy" session, see open.ts),
- * and a Driver runs the SQL on the database the configuration names: the embedded SQLite file
- * (sqlite.ts) or PostgreSQL (postgres.ts). The SQL drizzle writes for the storage layer is the
- * common subset of both; what differs (JSON functions, the query language, queue leases) asks
- * `dialectOf` and writes each database's own SQL.
+ * The seam between drizzle and a database driver. A Driver runs SQL on the database the
+ * configuration names: the embedded SQLite file (sqlite.ts) or PostgreSQL (postgres.ts). Each
+ * has its own drizzle dialect and schema (open.ts): drizzle's SQLite dialect over its async
+ * "proxy" session with schema.ts, or drizzle's node-postgres session with schema-postgres.ts.
+ * The storage code is written once against the query builder both share, with the tables of the
+ * handle's database (`schemaOf`); what differs beyond the builder (JSON functions, the query
+ * language, queue leases, SQL written as text) asks `dialectOf` and writes each database's own SQL.
  *
  * Transactions follow the async call chain, not a handle: inside `transaction(body)` every query
  * `body` makes, through the transaction's handle or through the database's, runs in that
@@ -15,6 +16,11 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ReadCache } from './read-cache.js';
 
 export type DialectName = 'sqlite' | 'postgres';
+
+/** The `n`th parameter's placeholder (from 1) in SQL text written for `dialect`. */
+export function placeholder(dialect: DialectName, n: number): string {
+  return dialect === 'postgres' ? `$${n}` : '?';
+}
 
 /** What drizzle's proxy session asks for: all rows, one row, or only the effect. */
 export type Method = 'run' | 'all' | 'get' | 'values';
@@ -27,11 +33,9 @@ export interface ProxyResult {
 
 export interface Driver {
   readonly dialect: DialectName;
-  /** drizzle's proxy callback. `sql` uses `?` placeholders. */
-  execute(sql: string, params: readonly unknown[], method: Method): Promise<ProxyResult>;
-  /** Raw SQL with `?` placeholders; rows as objects keyed by column name. */
+  /** SQL text in the database's own syntax (placeholders `?` in SQLite, `$1…$n` in PostgreSQL); rows as objects keyed by column name. */
   query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
-  /** Raw SQL run for its effect; how many rows it changed. */
+  /** SQL text run for its effect, placeholders as for `query`; how many rows it changed. */
   run(sql: string, params?: readonly unknown[]): Promise<number>;
   /**
    * Holds one connection for `body`, which opens and ends the transaction itself (`begin` …

@@ -28,7 +28,7 @@ import { is } from 'drizzle-orm';
 import { parentsOf } from './read-cache.js';
 import { getTableConfig, SQLiteBaseInteger, SQLiteTable, type SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { ConfigError } from '../config.js';
-import { atomicAlone, type Driver } from './driver.js';
+import { atomicAlone, placeholder, type Driver } from './driver.js';
 import type { Database_ } from './open.js';
 import * as schema from './schema.js';
 
@@ -358,8 +358,9 @@ function isDataError(error: unknown): boolean {
 }
 
 async function insert(driver: Driver, pending: Pending, source: string): Promise<void> {
-  const slots = `(${pending.columns.map(() => '?').join(', ')})`;
-  const text = `insert into ${quote(pending.table.name)} (${pending.columns.map(quote).join(', ')}) values ${pending.rows.map(() => slots).join(', ')}`;
+  const width = pending.columns.length;
+  const slots = pending.rows.map((_, row) => `(${pending.columns.map((_, column) => placeholder(driver.dialect, row * width + column + 1)).join(', ')})`);
+  const text = `insert into ${quote(pending.table.name)} (${pending.columns.map(quote).join(', ')}) values ${slots.join(', ')}`;
   try {
     await driver.run(text, pending.rows.flat());
   } catch (error) {
@@ -435,7 +436,7 @@ async function moveSequences(driver: Driver, tables: Iterable<DumpTable>): Promi
   for (const table of tables) {
     if (table.serial === undefined) continue;
     const column = quote(table.serial);
-    await driver.query(`select setval(pg_get_serial_sequence(?, ?), coalesce(max(${column}), 0) + 1, false) from ${quote(table.name)}`, [
+    await driver.query(`select setval(pg_get_serial_sequence($1, $2), coalesce(max(${column}), 0) + 1, false) from ${quote(table.name)}`, [
       quote(table.name),
       table.serial,
     ]);

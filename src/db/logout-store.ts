@@ -5,9 +5,9 @@
  * only rows still `queued`, so two instances that find the same due rows lease each of them once.
  */
 import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
-import { changes } from './changes.js';
-import type { Db } from './open.js';
-import { logoutDeliveries } from './schema.js';
+import { type Db, schemaOf } from './open.js';
+import type { logoutDeliveries } from './schema.js';
+import { changes, execute, first } from './run.js';
 
 export type LogoutDelivery = typeof logoutDeliveries.$inferSelect;
 
@@ -19,21 +19,22 @@ export interface LogoutNotice {
 }
 
 export async function queueLogoutDeliveries(db: Db, notices: readonly LogoutNotice[], now: number): Promise<void> {
+  const { logoutDeliveries } = schemaOf(db);
   if (notices.length === 0) return;
   // The columns named: PostgreSQL's identity column takes no explicit null for `id`.
   const rows = notices.map((notice) => sql`(${notice.clientId}, ${notice.sub}, ${notice.sid}, 'queued', 0, ${now}, ${now})`);
-  await db.run(sql`insert into ${logoutDeliveries} (client_id, sub, sid, state, attempts, due_at, created) values ${sql.join(rows, sql`, `)}`);
+  await execute(db, sql`insert into ${logoutDeliveries} (client_id, sub, sid, state, attempts, due_at, created) values ${sql.join(rows, sql`, `)}`);
 }
 
 /** Leases up to `limit` due deliveries for `leaseMs`, each attempt counted. */
 export async function leaseLogoutDeliveries(db: Db, limit: number, now: number, leaseMs: number): Promise<LogoutDelivery[]> {
+  const { logoutDeliveries } = schemaOf(db);
   const due = await db
     .select({ id: logoutDeliveries.id })
     .from(logoutDeliveries)
     .where(and(eq(logoutDeliveries.state, 'queued'), lte(logoutDeliveries.dueAt, now)))
     .orderBy(asc(logoutDeliveries.dueAt))
-    .limit(limit)
-    .all();
+    .limit(limit);
   if (due.length === 0) return [];
   return await db
     .update(logoutDeliveries)
@@ -47,8 +48,7 @@ export async function leaseLogoutDeliveries(db: Db, limit: number, now: number, 
         eq(logoutDeliveries.state, 'queued'),
       ),
     )
-    .returning()
-    .all();
+    .returning();
 }
 
 /**
@@ -62,6 +62,7 @@ export async function recordLogoutAttempt(
   answer: { state: 'sent' | 'failed' | 'queued'; error: string | null; retryAt?: number },
   now: number,
 ): Promise<boolean> {
+  const { logoutDeliveries } = schemaOf(db);
   const final = answer.state !== 'queued';
   const updated = await db
     .update(logoutDeliveries)
@@ -72,44 +73,42 @@ export async function recordLogoutAttempt(
       leaseUntil: null,
       ...(final ? { finished: now } : { dueAt: answer.retryAt ?? now }),
     })
-    .where(and(eq(logoutDeliveries.id, delivery.id), eq(logoutDeliveries.state, 'leased'), eq(logoutDeliveries.attempts, delivery.attempts)))
-    .run();
+    .where(and(eq(logoutDeliveries.id, delivery.id), eq(logoutDeliveries.state, 'leased'), eq(logoutDeliveries.attempts, delivery.attempts)));
   return changes(updated) === 1;
 }
 
 /** Leases that ran out (their worker died or hung) go back to the queue. */
 export async function recoverLogoutLeases(db: Db, now: number): Promise<number> {
+  const { logoutDeliveries } = schemaOf(db);
   return changes(
     await db
       .update(logoutDeliveries)
       .set({ state: 'queued', leaseUntil: null })
-      .where(and(eq(logoutDeliveries.state, 'leased'), lte(logoutDeliveries.leaseUntil, now)))
-      .run(),
+      .where(and(eq(logoutDeliveries.state, 'leased'), lte(logoutDeliveries.leaseUntil, now))),
   );
 }
 
 /** Whether anything is queued or leased: an idle worker asks this and nothing more. */
 export async function hasUnfinishedLogoutDeliveries(db: Db): Promise<boolean> {
-  const row = await db
-    .select({ id: logoutDeliveries.id })
-    .from(logoutDeliveries)
-    .where(inArray(logoutDeliveries.state, ['queued', 'leased']))
-    .limit(1)
-    .get();
+  const { logoutDeliveries } = schemaOf(db);
+  const row = await first(
+    db
+      .select({ id: logoutDeliveries.id })
+      .from(logoutDeliveries)
+      .where(inArray(logoutDeliveries.state, ['queued', 'leased']))
+      .limit(1),
+  );
   return row !== undefined;
 }
 
 /** Deliveries finished before `before` (sent or failed) are forgotten; returns how many. */
 export async function pruneLogoutDeliveries(db: Db, before: number): Promise<number> {
-  return changes(
-    await db
-      .delete(logoutDeliveries)
-      .where(and(inArray(logoutDeliveries.state, ['sent', 'failed']), lte(logoutDeliveries.finished, before)))
-      .run(),
-  );
+  const { logoutDeliveries } = schemaOf(db);
+  return changes(await db.delete(logoutDeliveries).where(and(inArray(logoutDeliveries.state, ['sent', 'failed']), lte(logoutDeliveries.finished, before))));
 }
 
 /** The deliveries to one client, in the order they were queued (tests and operators). */
 export async function listLogoutDeliveries(db: Db, clientId: string): Promise<LogoutDelivery[]> {
-  return await db.select().from(logoutDeliveries).where(eq(logoutDeliveries.clientId, clientId)).orderBy(asc(logoutDeliveries.id)).all();
+  const { logoutDeliveries } = schemaOf(db);
+  return await db.select().from(logoutDeliveries).where(eq(logoutDeliveries.clientId, clientId)).orderBy(asc(logoutDeliveries.id));
 }

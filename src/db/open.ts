@@ -3,7 +3,8 @@
  * (`--database-url`) — applies that database's versioned migrations in place (recorded in
  * drizzle's __drizzle_migrations, so an older database is upgraded, never recreated; one instance
  * at a time; a database a newer idp upgraded is refused, see schema-version.ts), and hands back
- * one drizzle handle for both (see driver.ts). The only module that knows which drivers exist.
+ * a drizzle handle in that database's own dialect (see driver.ts). The only module that knows
+ * which drivers exist.
  */
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
@@ -11,8 +12,10 @@ import type { Table } from 'drizzle-orm';
 import type { ClientBase } from 'pg';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { drizzle, type SqliteRemoteDatabase } from 'drizzle-orm/sqlite-proxy';
-import type { DialectName, Driver, Method, ProxyResult } from './driver.js';
+import type { DialectName, Driver } from './driver.js';
+import type { PostgresDriver, QueryClient } from './postgres.js';
 import { defaultMigrationsFolder, journalOf, refuseNewer, schemaVersionOf, type SchemaVersion } from './schema-version.js';
+import * as sqliteSchema from './schema.js';
 import { nativeBinding, openSqlite, type SqliteDriver } from './sqlite.js';
 
 export { defaultMigrationsFolder };
@@ -21,8 +24,16 @@ export { defaultMigrationsFolder };
  * drizzle's handle; the driver under `$client` runs the statements drizzle cannot build. Without
  * drizzle's relational queries (`db.query.…`, unused): given the schema, drizzle builds one
  * query builder per table for every transaction it opens, a tenth of the CPU time of a POST.
+ *
+ * The type is drizzle's SQLite handle; on PostgreSQL the handle is drizzle's node-postgres one,
+ * whose query builder has the same methods, given PostgreSQL's tables by `schemaOf`. What only
+ * one dialect's builder has is used through the functions of run.ts (`first`, `execute`,
+ * `prepare`), which ask the handle's dialect.
  */
 export type Db = SqliteRemoteDatabase & { $client: Driver };
+
+/** The tables, as storage code names them (schema.ts); each handle has its database's own. */
+export type Schema = typeof sqliteSchema;
 
 /** A drizzle handle inside or outside a transaction: storage helpers accept either. */
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
@@ -48,12 +59,25 @@ export interface OpenOptions {
   migrationsFolder?: string;
 }
 
-/** The driver under each drizzle session; a transaction's handle shares its database's session. */
-const drivers = new WeakMap<object, Driver>();
+/** The driver and tables under each drizzle session; a transaction's handle shares its database's session. */
+const sessions = new WeakMap<object, { driver: Driver; schema: Schema }>();
+
+function sessionOf(handle: object) {
+  const session: unknown = Reflect.get(handle, 'session');
+  return sessions.get(typeof session === 'object' && session !== null ? session : handle);
+}
 
 function driverOf(handle: object): Driver | undefined {
-  const session: unknown = Reflect.get(handle, 'session');
-  return drivers.get(typeof session === 'object' && session !== null ? session : handle);
+  return sessionOf(handle)?.driver;
+}
+
+/**
+ * The tables of the database a handle (or a transaction's handle) runs on: schema.ts on SQLite,
+ * schema-postgres.ts on PostgreSQL. Storage code takes its tables from here, so one query
+ * builder chain builds each database's own SQL.
+ */
+export function schemaOf(handle: object): Schema {
+  return sessionOf(handle)?.schema ?? sqliteSchema;
 }
 
 /** The driver a handle (or a transaction's handle) runs on, for statements written as SQL text. */
@@ -99,7 +123,7 @@ type Session = {
  * transaction of their async call chain). drizzle's own transaction would build `begin` and
  * `commit` statements and a transaction object each time, some 3% of the CPU time of a POST; the
  * SQLite driver also lets units share a commit. One opened inside another becomes a savepoint,
- * as better-sqlite3 would make it. (PostgreSQL's driver turns `begin` into a serializable one.)
+ * as better-sqlite3 would make it. (PostgreSQL's transactions are serializable, see postgres.ts.)
  */
 function bindTransactions(db: Db, driver: Driver): void {
   const session = Reflect.get(db, 'session') as Session;
@@ -134,28 +158,32 @@ export function observeQueries(db: Db, observe: QueryObserver): void {
   if (slot !== undefined) slot.observe = observe;
 }
 
-async function timed(driver: Driver, slot: { observe?: QueryObserver }, text: string, params: unknown[], method: Method): Promise<ProxyResult> {
+function timed<T>(slot: { observe?: QueryObserver }, run: () => Promise<T>): Promise<T> {
+  if (slot.observe === undefined) return run();
   const started = performance.now();
-  try {
-    return await driver.execute(text, params, method);
-  } finally {
-    slot.observe?.((performance.now() - started) / 1000);
-  }
+  return run().finally(() => slot.observe?.((performance.now() - started) / 1000));
 }
 
-function handleFor(driver: Driver): Db {
+/** Registers a new drizzle handle of `driver` with its tables; what both dialects' handles share. */
+function register<H extends object>(db: H, driver: Driver, schema: Schema, slot: { observe?: QueryObserver }): Db {
+  const handle = Object.assign(db, { $client: driver }) as unknown as Db;
+  observers.set(handle, slot);
+  sessions.set(Reflect.get(handle, 'session') as object, { driver, schema });
+  bindTransactions(handle, driver);
+  return handle;
+}
+
+function sqliteHandle(driver: SqliteDriver): Db {
   const slot: { observe?: QueryObserver } = {};
-  const db = Object.assign(
-    drizzle(
-      (text, params, method) =>
-        (slot.observe === undefined ? driver.execute(text, params, method) : timed(driver, slot, text, params, method)) as Promise<{ rows: never[] }>,
-    ),
-    { $client: driver },
-  );
-  observers.set(db, slot);
-  drivers.set(Reflect.get(db, 'session') as object, driver);
-  bindTransactions(db, driver);
-  return db;
+  const db = drizzle((text, params, method) => timed(slot, () => driver.execute(text, params, method)) as Promise<{ rows: never[] }>);
+  return register(db, driver, sqliteSchema, slot);
+}
+
+async function postgresHandle(driver: PostgresDriver): Promise<Db> {
+  const [{ drizzle: nodePostgres }, { tables }] = await Promise.all([import('drizzle-orm/node-postgres'), import('./schema-postgres.js')]);
+  const slot: { observe?: QueryObserver } = {};
+  const client: QueryClient = { query: (config, values) => timed(slot, () => driver.client.query(config, values)) };
+  return register(nodePostgres({ client: client as never }), driver, tables as unknown as Schema, slot);
 }
 
 // drizzle's own table, so that databases migrated by earlier idp releases (drizzle's migrator) carry on.
@@ -280,7 +308,7 @@ async function openPostgresDatabase(options: OpenOptions & { url: string }): Pro
     } finally {
       client.release();
     }
-    return { db: handleFor(driver), driver, location: redactUrl(options.url), close: () => driver.close() };
+    return { db: await postgresHandle(driver), driver, location: redactUrl(options.url), close: () => driver.close() };
   } catch (error) {
     await driver.close().catch(() => undefined);
     throw error;
@@ -295,7 +323,7 @@ export async function openDatabase(options: OpenOptions): Promise<Database_> {
     const migrationsFolder = options.migrationsFolder ?? defaultMigrationsFolder('sqlite');
     if (!existsSync(migrationsFolder)) throw new Error(`migrations folder not found: ${migrationsFolder}`);
     migrateSqlite(driver, migrationsFolder, path);
-    return { db: handleFor(driver), driver, location: path, close: () => driver.close() };
+    return { db: sqliteHandle(driver), driver, location: path, close: () => driver.close() };
   } catch (error) {
     await driver.close();
     throw error;

@@ -1,6 +1,8 @@
 /**
- * The PostgreSQL driver: node-postgres (`pg`) with a connection pool. The storage layer's SQL
- * arrives with `?` placeholders (drizzle's SQLite dialect, see driver.ts) and is numbered here.
+ * The PostgreSQL driver: node-postgres (`pg`) with a connection pool. drizzle's node-postgres
+ * session builds the storage layer's SQL in PostgreSQL's own dialect and sends it through
+ * `client` (see open.ts); statements written as text use `$1…$n` placeholders. Nothing here
+ * changes a statement's text.
  *
  * Transactions run SERIALIZABLE, so code written for SQLite's one writer at a time keeps its
  * guarantees when several instances write at once (a refresh token rotates once, a code is used
@@ -19,9 +21,19 @@ export interface PostgresOptions {
   readonly poolSize?: number;
 }
 
+/** What drizzle's node-postgres session sends its statements to: `pg`'s `query(config, values)`. */
+export interface QueryClient {
+  query(config: pg.QueryConfig | pg.QueryArrayConfig, values?: unknown[]): Promise<pg.QueryResult>;
+}
+
 export interface PostgresDriver extends Driver {
   readonly dialect: 'postgres';
   readonly pool: pg.Pool;
+  /**
+   * The client drizzle's session is given: each statement runs on the connection of the
+   * transaction of its async call chain, or on any pooled one (driver.ts).
+   */
+  readonly client: QueryClient;
   /**
    * From now on, remembers reads of the `covered` tables (those the change feed reports, see
    * change-feed.ts) until a change to them is heard or made here. Called once the schema is migrated.
@@ -55,36 +67,6 @@ const SERIALIZATION_FAILURE = '40001';
 const DEADLOCK = '40P01';
 const MAX_ATTEMPTS = 10;
 const RETRY_MAX_DELAY_MS = 250;
-
-/**
- * `?` placeholders become `$1…$n`, skipping quoted text and identifiers; SQLite's `begin
- * deferred|immediate` becomes a serializable transaction; the columns of an `on conflict`
- * target lose the table name SQLite allows there.
- */
-export function toPostgresSql(source: string): string {
-  if (/^\s*begin\b/i.test(source)) return 'begin isolation level serializable';
-  return numberPlaceholders(source).replace(/\bon conflict \(([^)]*)\)/g, (_, target: string) => `on conflict (${target.replace(/"[^"]+"\./g, '')})`);
-}
-
-function numberPlaceholders(source: string): string {
-  let out = '';
-  let index = 0;
-  let quote: string | null = null;
-  for (const char of source) {
-    if (quote !== null) {
-      if (char === quote) quote = null;
-      out += char;
-    } else if (char === "'" || char === '"') {
-      quote = char;
-      out += char;
-    } else if (char === '?') {
-      out += `$${++index}`;
-    } else {
-      out += char;
-    }
-  }
-  return out;
-}
 
 /**
  * How long to wait before running a transaction again: exponential with full jitter, so that
@@ -152,35 +134,28 @@ export function openPostgres(options: PostgresOptions): PostgresDriver {
   const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10, types });
   // An idle pooled connection that drops (server restart) must not take the process down.
   pool.on('error', () => undefined);
-  const texts = new TextCache<{ text: string; name: string }>(2000);
+  const texts = new TextCache<string>(2000);
   const scope = new TransactionScope<pg.PoolClient>();
   const target = (): pg.Pool | pg.PoolClient => scope.current()?.connection ?? pool;
   // Named statements: PostgreSQL parses and plans each text once per connection, not per query.
-  const statement = (source: string) =>
-    texts.get(source, (text) => {
-      const translated = toPostgresSql(text);
-      return { text: translated, name: `idp_${createHash('sha1').update(translated).digest('hex').slice(0, 16)}` };
-    });
+  const nameOf = (source: string) => texts.get(source, (text) => `idp_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`);
   const changes = trackChanges(options.url, scope);
-  const submit = async (source: string, params: readonly unknown[], rowMode?: 'array') => {
-    const result = await target().query({ ...statement(source), values: params as unknown[], ...(rowMode && { rowMode }) });
-    changes.noteChange(source, result);
+  const submit = async (config: pg.QueryConfig | pg.QueryArrayConfig, values?: unknown[]) => {
+    // drizzle passes type parsers of its own; the pool's (above) are what the storage layer reads.
+    const result = await target().query({ ...config, name: config.name || nameOf(config.text), values: values ?? config.values, types });
+    changes.noteChange(config.text, result);
     return result;
   };
 
   const driver: PostgresDriver = {
     dialect: 'postgres',
     pool,
-    async execute(source, params, method) {
-      const result = await submit(source, params, 'array');
-      if (method === 'run') return { rows: [], changes: result.rowCount ?? 0 };
-      return { rows: method === 'get' ? result.rows[0] : result.rows };
-    },
+    client: { query: submit },
     async query<T>(source: string, params: readonly unknown[] = []): Promise<T[]> {
-      return (await submit(source, params)).rows as T[];
+      return (await submit({ text: source, values: params as unknown[] })).rows as T[];
     },
     async run(source, params = []) {
-      return (await submit(source, params)).rowCount ?? 0;
+      return (await submit({ text: source, values: params as unknown[] })).rowCount ?? 0;
     },
     async transaction(body) {
       const connection = await pool.connect();
@@ -197,7 +172,7 @@ export function openPostgres(options: PostgresOptions): PostgresDriver {
         connection.release();
       }
     },
-    atomic: (body) => atomicAlone(driver, body),
+    atomic: (body) => atomicAlone(driver, body, 'begin isolation level serializable'),
     inTransaction: () => scope.current() !== undefined,
     get readCache() {
       return changes.readCache;

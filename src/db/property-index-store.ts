@@ -8,9 +8,9 @@
  * leave out of the index.
  */
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { changes } from './changes.js';
-import { clientOf, dialectOf, remembered, type Db, type Tx } from './open.js';
-import { unindexedPaths } from './schema.js';
+import { clientOf, dialectOf, remembered, type Db, type Tx, schemaOf } from './open.js';
+
+import { execute, row } from './run.js';
 
 const STATE = sql.identifier('property_index_backfill');
 
@@ -21,8 +21,8 @@ const complete = new WeakSet<object>();
 export async function isPropertyIndexComplete(tx: Tx): Promise<boolean> {
   const driver = clientOf(tx);
   if (complete.has(driver)) return true;
-  const row = await tx.get<[number]>(sql`SELECT done FROM ${STATE} WHERE id = 1`);
-  const done = row === undefined || Number(row[0]) === 1;
+  const state = await row<[number]>(tx, sql`SELECT done FROM ${STATE} WHERE id = 1`);
+  const done = state === undefined || Number(state[0]) === 1;
   if (done) complete.add(driver);
   return done;
 }
@@ -40,19 +40,20 @@ export interface BackfillPosition {
  * done or another instance holds it.
  */
 export async function leasePropertyIndexBackfill(db: Db, owner: string, now: number, leaseMs: number): Promise<BackfillPosition | null> {
-  const leased = await db.run(
+  const leased = await execute(
+    db,
     sql`UPDATE ${STATE} SET lease_owner = ${owner}, lease_until = ${now + leaseMs}
         WHERE id = 1 AND done = 0 AND (lease_owner IS NULL OR lease_owner = ${owner} OR lease_until < ${now})`,
   );
-  if (changes(leased) !== 1) return null;
-  const [after, indexed] = (await db.get<[string | null, number]>(sql`SELECT after_uuid, indexed FROM ${STATE} WHERE id = 1`)) ?? [null, 0];
-  const [remaining] = (await db.get<[number]>(sql`SELECT count(*) FROM entities WHERE uuid > ${after ?? ''}`)) ?? [0];
+  if (leased !== 1) return null;
+  const [after, indexed] = (await row<[string | null, number]>(db, sql`SELECT after_uuid, indexed FROM ${STATE} WHERE id = 1`)) ?? [null, 0];
+  const [remaining] = (await row<[number]>(db, sql`SELECT count(*) FROM entities WHERE uuid > ${after ?? ''}`)) ?? [0];
   return { indexed: Number(indexed), remaining: Number(remaining) };
 }
 
 /** Gives the lease up, so another instance (or this one, restarted) goes on at once. */
 export async function releasePropertyIndexBackfill(db: Db, owner: string): Promise<void> {
-  await db.run(sql`UPDATE ${STATE} SET lease_owner = NULL, lease_until = NULL WHERE id = 1 AND lease_owner = ${owner}`);
+  await execute(db, sql`UPDATE ${STATE} SET lease_owner = NULL, lease_until = NULL WHERE id = 1 AND lease_owner = ${owner}`);
 }
 
 export type BackfillStep =
@@ -68,19 +69,21 @@ export type BackfillStep =
  */
 export async function indexNextEntities(db: Db, owner: string, batchSize: number, now: number, leaseMs: number): Promise<BackfillStep> {
   return await db.transaction(async (tx) => {
-    const state = await tx.get<[string | null]>(sql`SELECT after_uuid FROM ${STATE} WHERE id = 1 AND done = 0 AND lease_owner = ${owner}`);
+    const state = await row<[string | null]>(tx, sql`SELECT after_uuid FROM ${STATE} WHERE id = 1 AND done = 0 AND lease_owner = ${owner}`);
     if (state === undefined) return { state: 'lost' as const };
     const after = state[0] ?? '';
-    const [count, last] = (await tx.get<[number, string | null]>(
+    const [count, last] = (await row<[number, string | null]>(
+      tx,
       sql`SELECT count(*), max(b.uuid) FROM (SELECT uuid FROM entities WHERE uuid > ${after} ORDER BY uuid LIMIT ${batchSize}) AS b`,
     )) ?? [0, null];
     if (last === null) {
-      await tx.run(sql`UPDATE ${STATE} SET done = 1, lease_owner = NULL, lease_until = NULL WHERE id = 1`);
+      await execute(tx, sql`UPDATE ${STATE} SET done = 1, lease_owner = NULL, lease_until = NULL WHERE id = 1`);
       return { state: 'done' as const };
     }
-    await tx.run(insertRows(tx, after, last));
+    await execute(tx, insertRows(tx, after, last));
     const entities = Number(count);
-    const [indexed] = (await tx.get<[number]>(
+    const [indexed] = (await row<[number]>(
+      tx,
       sql`UPDATE ${STATE} SET after_uuid = ${last}, indexed = indexed + ${entities}, lease_until = ${now + leaseMs} WHERE id = 1 RETURNING indexed`,
     )) ?? [0];
     return { state: 'indexed' as const, entities, indexed: Number(indexed) };
@@ -101,13 +104,13 @@ function insertRows(tx: Tx, after: string, last: string) {
  * remembered until they change (read-cache.ts).
  */
 export function findUnindexedPaths(tx: Tx, appUuid: string, collection: string): Promise<readonly string[]> {
+  const { unindexedPaths } = schemaOf(tx);
   return remembered(tx, `unindexed:${appUuid}:${collection}`, [unindexedPaths], async () => {
     const rows = await tx
       .select({ path: unindexedPaths.path })
       .from(unindexedPaths)
       .where(and(eq(unindexedPaths.appUuid, appUuid), eq(unindexedPaths.collection, collection)))
-      .orderBy(asc(unindexedPaths.path))
-      .all();
+      .orderBy(asc(unindexedPaths.path));
     return rows.map((row) => row.path);
   });
 }
@@ -118,20 +121,19 @@ export function findUnindexedPaths(tx: Tx, appUuid: string, collection: string):
  * collection's entities (the triggers read the table from then on).
  */
 export async function replaceUnindexedPaths(tx: Tx, appUuid: string, collection: string, paths: readonly string[]): Promise<void> {
+  const { unindexedPaths } = schemaOf(tx);
   const current = await findUnindexedPaths(tx, appUuid, collection);
   const leftOut = paths.filter((path) => !current.includes(path));
   const takenBack = current.filter((path) => !paths.includes(path));
   const scope = and(eq(unindexedPaths.appUuid, appUuid), eq(unindexedPaths.collection, collection));
   for (const path of leftOut) {
-    await tx.run(sql`DELETE FROM entity_values WHERE app_uuid = ${appUuid} AND collection = ${collection} AND ${underPath(path)}`);
-    await tx.insert(unindexedPaths).values({ appUuid, collection, path }).run();
+    await execute(tx, sql`DELETE FROM entity_values WHERE app_uuid = ${appUuid} AND collection = ${collection} AND ${underPath(path)}`);
+    await tx.insert(unindexedPaths).values({ appUuid, collection, path });
   }
   for (const path of takenBack) {
-    await tx
-      .delete(unindexedPaths)
-      .where(and(scope, eq(unindexedPaths.path, path)))
-      .run();
-    await tx.run(
+    await tx.delete(unindexedPaths).where(and(scope, eq(unindexedPaths.path, path)));
+    await execute(
+      tx,
       dialectOf(tx) === 'postgres'
         ? sql`INSERT INTO entity_values SELECT v.* FROM entities e, idp_entity_values(e.uuid, e.app_uuid, e.collection, e.properties) v
               WHERE e.app_uuid = ${appUuid} AND e.collection = ${collection} AND ${underPath(path)} ON CONFLICT DO NOTHING`

@@ -10,22 +10,12 @@
  */
 import { and, asc, eq, getTableColumns, gt, inArray, isNotNull, lte, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
-import { changes } from './changes.js';
 import type { DialectName } from './driver.js';
 import { skippingUnreadable, type EntityRow, type Guard } from './entity-store.js';
-import { dialectOf, type Db, type Tx } from './open.js';
-import {
-  connections,
-  entities,
-  pushDeliveries,
-  pushNotifierSecrets,
-  RECEIPTS,
-  RECEIPTS_RELATION,
-  UNSENT_STATES,
-  type DeliveryState,
-  type NotificationState,
-} from './schema.js';
+import { dialectOf, type Db, type Tx, schemaOf } from './open.js';
+import { RECEIPTS, RECEIPTS_RELATION, UNSENT_STATES, type pushDeliveries, type DeliveryState, type NotificationState } from './schema.js';
 import { isJsonText, jsonText, jsonWith, jsonWithout } from './sql.js';
+import { changes, execute, first } from './run.js';
 
 export type Delivery = typeof pushDeliveries.$inferSelect;
 
@@ -40,7 +30,8 @@ const DELIVERY_COLUMNS = `id, app_uuid as "appUuid", notification_uuid as "notif
  * receipts hundreds of deliveries per transaction, and one statement per batch (its rows in a
  * JSON parameter, unpacked by json_each) costs a fraction of one statement per delivery, and of
  * building the SQL each time. The texts are constants, so the driver compiles each once and
- * keeps it. Parameters are positional (`?`); the comment above each names them in order.
+ * keeps it. Parameters are positional (`?` here, `$1…$n` in PostgreSQL's); the comment above
+ * each names them in order.
  */
 const SQLITE = {
   // Whether anything is queued or leased: each half a lookup in its state's partial index.
@@ -105,32 +96,35 @@ type Statements = { readonly [Name in keyof typeof SQLITE]: string };
 const POSTGRES: Statements = {
   unfinished: SQLITE.unfinished,
   due: `select id from push_deliveries
-      where state = 'queued' and provider = ? and due_at <= ? and (expire_at is null or expire_at > ?)
-      order by due_at limit ?
+      where state = 'queued' and provider = $1 and due_at <= $2 and (expire_at is null or expire_at > $3)
+      order by due_at limit $4
       for update skip locked`,
   lease: `update push_deliveries
-      set state = 'leased', lease_owner = ?, lease_until = ?, attempts = attempts + 1
-      where id in (select jsonb_array_elements_text(?::jsonb)::bigint) and state = 'queued'
+      set state = 'leased', lease_owner = $1, lease_until = $2, attempts = attempts + 1
+      where id in (select jsonb_array_elements_text($3::jsonb)::bigint) and state = 'queued'
       returning ${DELIVERY_COLUMNS}`,
   finish: `update push_deliveries
-      set state = answer.value ->> 1, lease_owner = null, lease_until = null, finished = ?
-      from jsonb_array_elements(?::jsonb) as answer(value)
+      set state = answer.value ->> 1, lease_owner = null, lease_until = null, finished = $1
+      from jsonb_array_elements($2::jsonb) as answer(value)
       where push_deliveries.id = (answer.value ->> 0)::bigint and push_deliveries.state in ('leased', 'queued')
       returning push_deliveries.id`,
-  retry: SQLITE.retry,
+  retry: `update push_deliveries
+      set state = 'queued', due_at = $1, lease_owner = null, lease_until = null
+      where id = $2 and state in ('leased', 'queued') and attempts = $3`,
   receipts: `insert into entities (uuid, app_uuid, collection, type, name, name_key, properties, created, modified)
-      select value ->> 0, value ->> 1, '${RECEIPTS.name}', '${RECEIPTS.type}', null, null, value -> 4, ?::bigint, ?::bigint
-      from jsonb_array_elements(?::jsonb) as receipt(value)`,
+      select value ->> 0, value ->> 1, '${RECEIPTS.name}', '${RECEIPTS.type}', null, null, value -> 4, $1::bigint, $2::bigint
+      from jsonb_array_elements($3::jsonb) as receipt(value)`,
   started: `update entities
-      set properties = properties || jsonb_build_object('state', 'STARTED', 'started', ?::bigint), modified = ?
-      where uuid in (select jsonb_array_elements_text(?::jsonb))
+      set properties = properties || jsonb_build_object('state', 'STARTED', 'started', $1::bigint), modified = $2
+      where uuid in (select jsonb_array_elements_text($3::jsonb))
         and properties ->> 'state' in (${UNSENT_STATES.map((state) => `'${state}'`).join(', ')})`,
-  collection: SQLITE.collection,
-  pending: SQLITE.pending,
+  collection: `insert into collections (app_uuid, name, type, created)
+      values ($1, '${RECEIPTS.name}', '${RECEIPTS.type}', $2) on conflict do nothing`,
+  pending: `select 1 from push_deliveries where notification_uuid = $1 and state in ('queued', 'leased') limit 1`,
   connections: `insert into connections (app_uuid, source_uuid, relation, target_uuid, created)
-      select value ->> 1, value ->> 2, '${RECEIPTS_RELATION}', value ->> 0, ?::bigint from jsonb_array_elements(?::jsonb) as receipt(value)
+      select value ->> 1, value ->> 2, '${RECEIPTS_RELATION}', value ->> 0, $1::bigint from jsonb_array_elements($2::jsonb) as receipt(value)
       union all
-      select value ->> 1, value ->> 3, '${RECEIPTS_RELATION}', value ->> 0, ?::bigint from jsonb_array_elements(?::jsonb) as receipt(value)
+      select value ->> 1, value ->> 3, '${RECEIPTS_RELATION}', value ->> 0, $3::bigint from jsonb_array_elements($4::jsonb) as receipt(value)
       on conflict do nothing`,
 };
 
@@ -148,19 +142,24 @@ async function firstValue(db: Db, text: string, params: readonly unknown[]): Pro
 
 /** Stores a notifier's credentials, replacing those it had. */
 export async function writeNotifierSecret(tx: Tx, notifierUuid: string, secret: Record<string, string>): Promise<void> {
-  await tx.insert(pushNotifierSecrets).values({ notifierUuid, secret }).onConflictDoUpdate({ target: pushNotifierSecrets.notifierUuid, set: { secret } }).run();
+  const { pushNotifierSecrets } = schemaOf(tx);
+  await tx.insert(pushNotifierSecrets).values({ notifierUuid, secret }).onConflictDoUpdate({ target: pushNotifierSecrets.notifierUuid, set: { secret } });
 }
 
 /** A notifier's credentials; empty when it has none. */
 export async function readNotifierSecret(tx: Tx, notifierUuid: string): Promise<Record<string, string>> {
-  return (await tx.select().from(pushNotifierSecrets).where(eq(pushNotifierSecrets.notifierUuid, notifierUuid)).get())?.secret ?? {};
+  const { pushNotifierSecrets } = schemaOf(tx);
+  return (await first(tx.select().from(pushNotifierSecrets).where(eq(pushNotifierSecrets.notifierUuid, notifierUuid))))?.secret ?? {};
 }
 
 // Devices are entities of this collection, connected from their user by a relation of this name.
 const DEVICES = 'devices';
 
 // What the fan-out reads of a device: its id and the properties that hold its push tokens.
-const DEVICE_COLUMNS = { uuid: entities.uuid, properties: entities.properties };
+function deviceColumns(tx: Tx) {
+  const { entities } = schemaOf(tx);
+  return { uuid: entities.uuid, properties: entities.properties };
+}
 
 /**
  * The target devices of a send as a query of (uuid, properties) for the fan-out to select from,
@@ -171,14 +170,16 @@ export type DeviceQuery = (guard: Guard) => SQL;
 
 /** One device. */
 export function selectDevice(tx: Tx, uuid: string): DeviceQuery {
-  return () => tx.select(DEVICE_COLUMNS).from(entities).where(eq(entities.uuid, uuid)).getSQL();
+  const { entities } = schemaOf(tx);
+  return () => tx.select(deviceColumns(tx)).from(entities).where(eq(entities.uuid, uuid)).getSQL();
 }
 
 /** Every device of an application, or those `where` (a query's condition on their properties) matches. */
 export function selectAppDevices(tx: Tx, appUuid: string, where: SQL | undefined): DeviceQuery {
+  const { entities } = schemaOf(tx);
   return (guard) =>
     tx
-      .select(DEVICE_COLUMNS)
+      .select(deviceColumns(tx))
       .from(entities)
       .where(and(eq(entities.appUuid, appUuid), eq(entities.collection, DEVICES), where && guard(where)))
       .getSQL();
@@ -186,10 +187,11 @@ export function selectAppDevices(tx: Tx, appUuid: string, where: SQL | undefined
 
 /** The devices of one user, or of every member of one group, each once. */
 export function selectDevicesOf(tx: Tx, appUuid: string, owner: { user: string } | { group: string }): DeviceQuery {
+  const { connections, entities } = schemaOf(tx);
   const owned = alias(connections, 'owned');
   const member = alias(connections, 'member');
   const isDevice = and(eq(owned.relation, DEVICES), eq(entities.appUuid, appUuid), eq(entities.collection, DEVICES));
-  const query = tx.selectDistinct(DEVICE_COLUMNS);
+  const query = tx.selectDistinct(deviceColumns(tx));
   if ('user' in owner) {
     const statement = query
       .from(owned)
@@ -227,6 +229,7 @@ export interface FanOut {
  * Returns how many were queued.
  */
 export async function queueDeliveries(tx: Tx, fanOut: FanOut): Promise<number> {
+  const { pushDeliveries } = schemaOf(tx);
   const properties = sql`device.properties`;
   const token = jsonText(tx, properties, fanOut.tokenProperty);
   const isText = isJsonText(tx, properties, fanOut.tokenProperty);
@@ -237,44 +240,49 @@ export async function queueDeliveries(tx: Tx, fanOut: FanOut): Promise<number> {
       : [sql`${fanOut.dueAt}`, sql`${fanOut.expireAt ?? null}`];
   // A device whose stored JSON SQLite cannot read is passed over, not a failure of the whole send.
   const { result } = await skippingUnreadable((guard) =>
-    tx.run(sql`insert into ${pushDeliveries} (app_uuid, notification_uuid, device_uuid, notifier_uuid, provider, token, state, due_at, expire_at)
+    execute(
+      tx,
+      sql`insert into ${pushDeliveries} (app_uuid, notification_uuid, device_uuid, notifier_uuid, provider, token, state, due_at, expire_at)
     select ${fanOut.appUuid}, ${fanOut.notificationUuid}, device.uuid, ${fanOut.notifierUuid}, ${fanOut.provider}, ${token}, 'queued', ${due}, ${expireAt}
     from (${fanOut.devices(guard)}) as device
-    where ${guard(sql`${isText} and ${token} <> ''`, properties)}`),
+    where ${guard(sql`${isText} and ${token} <> ''`, properties)}`,
+    ),
   );
-  return changes(result);
+  return result;
 }
 
 /** Drops the deliveries of a notification still queued (it was canceled). */
 export async function cancelQueuedDeliveries(tx: Tx, notificationUuid: string, now: number): Promise<void> {
+  const { pushDeliveries } = schemaOf(tx);
   await tx
     .update(pushDeliveries)
     .set({ state: 'canceled', finished: now })
-    .where(and(eq(pushDeliveries.notificationUuid, notificationUuid), eq(pushDeliveries.state, 'queued')))
-    .run();
+    .where(and(eq(pushDeliveries.notificationUuid, notificationUuid), eq(pushDeliveries.state, 'queued')));
 }
 
 /** Whether any delivery of a notification was sent or is being sent. */
 export async function hasSentDeliveries(tx: Tx, notificationUuid: string): Promise<boolean> {
-  const sent = await tx
-    .select({ one: sql<number>`1` })
-    .from(pushDeliveries)
-    .where(and(eq(pushDeliveries.notificationUuid, notificationUuid), inArray(pushDeliveries.state, ['sent', 'leased'])))
-    .limit(1)
-    .get();
+  const { pushDeliveries } = schemaOf(tx);
+  const sent = await first(
+    tx
+      .select({ one: sql<number>`1` })
+      .from(pushDeliveries)
+      .where(and(eq(pushDeliveries.notificationUuid, notificationUuid), inArray(pushDeliveries.state, ['sent', 'leased'])))
+      .limit(1),
+  );
   return sent !== undefined;
 }
 
 /** Up to `limit` deliveries of a notification still to be sent after the one with id `after`, in queue order, with their devices. */
 export async function findUnsentDeliveries(tx: Tx, notificationUuid: string, after: number, limit: number): Promise<{ id: number; entity: EntityRow }[]> {
+  const { entities, pushDeliveries } = schemaOf(tx);
   return await tx
     .select({ id: pushDeliveries.id, entity: getTableColumns(entities) })
     .from(pushDeliveries)
     .innerJoin(entities, eq(entities.uuid, pushDeliveries.deviceUuid))
     .where(and(eq(pushDeliveries.notificationUuid, notificationUuid), inArray(pushDeliveries.state, ['queued', 'leased']), gt(pushDeliveries.id, after)))
     .orderBy(asc(pushDeliveries.id))
-    .limit(limit)
-    .all();
+    .limit(limit);
 }
 
 /**
@@ -314,6 +322,7 @@ export interface QueueCount {
 
 /** The queue as an operator watches it (metrics): what waits or is being sent, per provider. */
 export async function countQueuedDeliveries(db: Db, now: number): Promise<QueueCount[]> {
+  const { pushDeliveries } = schemaOf(db);
   const rows = await db
     .select({
       provider: pushDeliveries.provider,
@@ -323,8 +332,7 @@ export async function countQueuedDeliveries(db: Db, now: number): Promise<QueueC
     })
     .from(pushDeliveries)
     .where(inArray(pushDeliveries.state, ['queued', 'leased']))
-    .groupBy(pushDeliveries.provider, pushDeliveries.state)
-    .all();
+    .groupBy(pushDeliveries.provider, pushDeliveries.state);
   // PostgreSQL's count and min come back as text (bigint).
   return rows.map((row) => ({
     provider: row.provider,
@@ -336,12 +344,12 @@ export async function countQueuedDeliveries(db: Db, now: number): Promise<QueueC
 
 /** Leases that ran out (their worker was killed or hung) go back to the queue. */
 export async function recoverExpiredLeases(tx: Tx, now: number): Promise<number> {
+  const { pushDeliveries } = schemaOf(tx);
   return changes(
     await tx
       .update(pushDeliveries)
       .set({ state: 'queued', leaseOwner: null, leaseUntil: null })
-      .where(and(eq(pushDeliveries.state, 'leased'), lte(pushDeliveries.leaseUntil, now)))
-      .run(),
+      .where(and(eq(pushDeliveries.state, 'leased'), lte(pushDeliveries.leaseUntil, now))),
   );
 }
 
@@ -358,12 +366,12 @@ export async function finishDeliveries(db: Db, final: readonly (readonly [id: nu
 
 /** Deliveries still queued when their notification's `expire` passed become `expired`; returns them. */
 export async function expireDueDeliveries(db: Db, now: number): Promise<Delivery[]> {
+  const { pushDeliveries } = schemaOf(db);
   return await db
     .update(pushDeliveries)
     .set({ state: 'expired', finished: now })
     .where(and(eq(pushDeliveries.state, 'queued'), isNotNull(pushDeliveries.expireAt), lte(pushDeliveries.expireAt, now)))
-    .returning()
-    .all();
+    .returning();
 }
 
 export type ReceiptRow = [uuid: string, appUuid: string, notificationUuid: string, deviceUuid: string, properties: Record<string, unknown>];
@@ -385,11 +393,11 @@ export async function insertReceipts(db: Db, rows: readonly ReceiptRow[], now: n
 
 /** Removes a push token from a device's property, if the device still holds that token there. */
 export async function removeDeviceToken(db: Db, deviceUuid: string, property: string, token: string, now: number): Promise<void> {
+  const { entities } = schemaOf(db);
   await db
     .update(entities)
     .set({ properties: jsonWithout(db, entities.properties, property), modified: now })
-    .where(and(eq(entities.uuid, deviceUuid), eq(jsonText(db, entities.properties, property), token)))
-    .run();
+    .where(and(eq(entities.uuid, deviceUuid), eq(jsonText(db, entities.properties, property), token)));
 }
 
 /** Whether a notification has a delivery still queued or leased. */
@@ -400,12 +408,12 @@ export async function hasPendingDeliveries(db: Db, notificationUuid: string): Pr
 
 /** How many deliveries of a notification are in each state. */
 export async function countDeliveriesByState(db: Db, notificationUuid: string): Promise<Map<string, number>> {
+  const { pushDeliveries } = schemaOf(db);
   const rows = await db
     .select({ state: pushDeliveries.state, count: sql<number>`count(*)` })
     .from(pushDeliveries)
     .where(eq(pushDeliveries.notificationUuid, notificationUuid))
-    .groupBy(pushDeliveries.state)
-    .all();
+    .groupBy(pushDeliveries.state);
   return new Map(rows.map((row) => [row.state as string, row.count]));
 }
 
@@ -419,12 +427,12 @@ export async function closeNotification(
   close: { state: NotificationState; statistics: Record<string, number> },
   now: number,
 ): Promise<void> {
+  const { entities } = schemaOf(db);
   await db
     .update(entities)
     .set({
       properties: jsonWith(db, entities.properties, { state: close.state, finished: now, statistics: close.statistics }),
       modified: now,
     })
-    .where(and(eq(entities.uuid, uuid), inArray(jsonText(db, entities.properties, 'state'), [...OPEN_STATES])))
-    .run();
+    .where(and(eq(entities.uuid, uuid), inArray(jsonText(db, entities.properties, 'state'), [...OPEN_STATES])));
 }

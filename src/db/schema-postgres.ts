@@ -2,11 +2,12 @@
  * The PostgreSQL schema, derived table by table from the SQLite schema (schema.ts), so the two
  * cannot drift: same tables, columns, keys, indexes and foreign keys, with PostgreSQL's types.
  * `npm run db:generate` turns changes into a new versioned migration under
- * src/db/migrations/postgres/ as it does for SQLite. Only drizzle-kit reads this file; at run
- * time the storage layer builds its SQL from schema.ts (see driver.ts).
+ * src/db/migrations/postgres/ as it does for SQLite. At run time a PostgreSQL handle builds its
+ * SQL from these tables (open.ts `schemaOf`), with values read and written as the storage layer
+ * knows them from schema.ts.
  *
- * Types: integers (ms timestamps, counters) are bigint; booleans stay 0/1 integers, as the
- * storage layer writes them; JSON columns are jsonb, so entity properties can be queried and
+ * Types: integers (ms timestamps, counters) are bigint; booleans stay 0/1 integers, read as
+ * booleans as in SQLite; JSON columns are jsonb, so entity properties can be queried and
  * indexed; the autoincrement key is an identity column; bytes (blob) are bytea, which node-postgres
  * reads and writes as Buffers, as better-sqlite3 does blobs.
  */
@@ -17,7 +18,6 @@ import {
   doublePrecision,
   foreignKey,
   index,
-  integer,
   jsonb,
   pgTable,
   primaryKey,
@@ -29,6 +29,13 @@ import { is, SQL } from 'drizzle-orm';
 import * as sqlite from './schema.js';
 
 const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
+
+/** A boolean stored as 0 or 1, as SQLite's `integer({ mode: 'boolean' })` stores it. */
+const integerBoolean = customType<{ data: boolean; driverData: number }>({
+  dataType: () => 'integer',
+  toDriver: (value) => (value ? 1 : 0),
+  fromDriver: (value) => Number(value) !== 0,
+});
 
 function columnOf(column: SQLiteColumn): PgColumnBuilderBase {
   const name = column.name;
@@ -42,7 +49,7 @@ function columnOf(column: SQLiteColumn): PgColumnBuilderBase {
       builder = jsonb(name);
       break;
     case 'SQLiteBoolean':
-      builder = integer(name);
+      builder = integerBoolean(name);
       break;
     case 'SQLiteInteger':
     case 'SQLiteTimestamp':

@@ -26,6 +26,8 @@ export function nativeBinding(): string | undefined {
 
 export interface SqliteDriver extends Driver {
   readonly dialect: 'sqlite';
+  /** drizzle's proxy callback (open.ts). */
+  execute(sql: string, params: readonly unknown[], method: Method): Promise<ProxyResult>;
   /** The connection itself, for the migrator and for tests that inspect the file. */
   readonly sqlite: Database.Database;
 }

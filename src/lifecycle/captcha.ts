@@ -15,12 +15,13 @@ import { createHash } from 'node:crypto';
 import { createChallenge, verifySolution, extractParams } from 'altcha-lib';
 import type { Payload } from 'altcha-lib/types';
 import { lt } from 'drizzle-orm';
-import { changes } from '../db/changes.js';
-import { captchaSolutions } from '../db/schema.js';
+
 import type { CaptchaConfig } from '../config.js';
 import type { Deps } from '../deps.js';
 import { CaptchaFailed, CaptchaUnavailable } from '../errors.js';
 import { macOf } from '../identity/keys/secrets.js';
+import { schemaOf } from '../db/open.js';
+import { changes } from '../db/run.js';
 
 // Long enough to fill in a form, short enough that solved challenges cannot be stockpiled.
 const CHALLENGE_TTL_MS = 10 * 60 * 1000;
@@ -94,12 +95,12 @@ async function verifyAltcha(deps: Deps, response: string): Promise<void> {
   }
   const now = deps.now();
   const spent = await deps.db.transaction(async (tx) => {
-    await tx.delete(captchaSolutions).where(lt(captchaSolutions.expiresAt, now)).run();
+    const { captchaSolutions } = schemaOf(tx);
+    await tx.delete(captchaSolutions).where(lt(captchaSolutions.expiresAt, now));
     return await tx
       .insert(captchaSolutions)
       .values({ signatureHash: createHash('sha256').update(payload.signature).digest('base64url'), expiresAt: expires })
-      .onConflictDoNothing()
-      .run();
+      .onConflictDoNothing();
   });
   if (changes(spent) !== 1)
     throw CaptchaFailed('this captcha solution was already used; solve a new challenge', { fields: { captcha_response: 'already used' } });

@@ -8,13 +8,13 @@
  * one wins.
  */
 import { and, eq, isNull, lt } from 'drizzle-orm';
-import { changes } from '../db/changes.js';
-import { lifecycleTokens, verifiedEmails } from '../db/schema.js';
+import type { lifecycleTokens } from '../db/schema.js';
 import type { Deps } from '../deps.js';
-import type { Tx } from '../db/open.js';
+import { type Tx, schemaOf } from '../db/open.js';
 import { InvalidLink, LinkAlreadyUsed, LinkExpired } from '../errors.js';
 import { hashToken } from '../identity/sessions/token-families.js';
 import { macOf, randomToken, safeEqual } from '../identity/keys/secrets.js';
+import { changes, first } from '../db/run.js';
 
 export type LinkPurpose = 'activate' | 'resetpw';
 
@@ -39,44 +39,43 @@ function ttlOf(deps: Deps, purpose: LinkPurpose): number {
  * account stop working.
  */
 export async function issueLinkToken(tx: Tx, deps: Deps, purpose: LinkPurpose, subject: Subject, email: string): Promise<string> {
+  const { lifecycleTokens } = schemaOf(tx);
   const now = deps.now();
   const random = randomToken();
   const token = `${random}.${macOfLink(deps, purpose, subject, random)}`;
   // Expired rows are swept here, so the table holds only links that could still be used.
-  await tx.delete(lifecycleTokens).where(lt(lifecycleTokens.expiresAt, now)).run();
+  await tx.delete(lifecycleTokens).where(lt(lifecycleTokens.expiresAt, now));
   await tx
     .delete(lifecycleTokens)
-    .where(and(eq(lifecycleTokens.subjectUuid, subject.uuid), eq(lifecycleTokens.purpose, purpose), isNull(lifecycleTokens.usedAt)))
-    .run();
-  await tx
-    .insert(lifecycleTokens)
-    .values({
-      tokenHash: hashToken(token),
-      purpose,
-      subjectType: subject.type,
-      subjectUuid: subject.uuid,
-      appUuid: subject.type === 'app_user' ? subject.appUuid : null,
-      created: now,
-      expiresAt: now + ttlOf(deps, purpose),
-      usedAt: null,
-      email,
-    })
-    .run();
+    .where(and(eq(lifecycleTokens.subjectUuid, subject.uuid), eq(lifecycleTokens.purpose, purpose), isNull(lifecycleTokens.usedAt)));
+  await tx.insert(lifecycleTokens).values({
+    tokenHash: hashToken(token),
+    purpose,
+    subjectType: subject.type,
+    subjectUuid: subject.uuid,
+    appUuid: subject.type === 'app_user' ? subject.appUuid : null,
+    created: now,
+    expiresAt: now + ttlOf(deps, purpose),
+    usedAt: null,
+    email,
+  });
   return token;
 }
 
 /** The stored link of a token that is genuine, meant for this purpose and account, unused and unexpired. */
 export async function checkLinkToken(tx: Tx, deps: Deps, purpose: LinkPurpose, subject: Subject, token: string): Promise<LinkRow> {
+  const { lifecycleTokens } = schemaOf(tx);
   const dot = token.indexOf('.');
   const random = token.slice(0, dot);
   if (dot <= 0 || !safeEqual(token.slice(dot + 1), macOfLink(deps, purpose, subject, random))) {
     throw InvalidLink('this link is not valid for this account; ask for a new one', { fields: { token: 'not valid' } });
   }
-  const row = await tx
-    .select()
-    .from(lifecycleTokens)
-    .where(eq(lifecycleTokens.tokenHash, hashToken(token)))
-    .get();
+  const row = await first(
+    tx
+      .select()
+      .from(lifecycleTokens)
+      .where(eq(lifecycleTokens.tokenHash, hashToken(token))),
+  );
   if (!row || row.expiresAt <= deps.now()) {
     // A genuine token whose row is gone expired and was swept, or was replaced by a newer link.
     throw LinkExpired('this link has expired or was replaced by a newer one; ask for a new one', { fields: { token: 'expired' } });
@@ -90,18 +89,17 @@ export async function checkLinkToken(tx: Tx, deps: Deps, purpose: LinkPurpose, s
  * it proved the address it was mailed to: that address becomes their verified email (`email_verified`).
  */
 export async function redeemLinkToken(tx: Tx, deps: Deps, purpose: LinkPurpose, subject: Subject, token: string): Promise<void> {
+  const { lifecycleTokens, verifiedEmails } = schemaOf(tx);
   const row = await checkLinkToken(tx, deps, purpose, subject, token);
   const spent = await tx
     .update(lifecycleTokens)
     .set({ usedAt: deps.now() })
-    .where(and(eq(lifecycleTokens.tokenHash, row.tokenHash), isNull(lifecycleTokens.usedAt)))
-    .run();
+    .where(and(eq(lifecycleTokens.tokenHash, row.tokenHash), isNull(lifecycleTokens.usedAt)));
   if (changes(spent) !== 1) throw LinkAlreadyUsed('this link was already used; ask for a new one', { fields: { token: 'already used' } });
   if (row.email === null || subject.type === 'organization') return;
   const verified = { email: row.email.toLowerCase(), verifiedAt: deps.now() };
   await tx
     .insert(verifiedEmails)
     .values({ subjectUuid: subject.uuid, ...verified })
-    .onConflictDoUpdate({ target: verifiedEmails.subjectUuid, set: verified })
-    .run();
+    .onConflictDoUpdate({ target: verifiedEmails.subjectUuid, set: verified });
 }

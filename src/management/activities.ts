@@ -4,10 +4,10 @@
  */
 import { and, desc, eq, gte, inArray, lt, or } from 'drizzle-orm';
 import { IllegalArgument } from '../errors.js';
-import { managementActivities } from '../db/schema.js';
+import type { managementActivities } from '../db/schema.js';
 import { newUuid } from '../ids.js';
 import type { Deps } from '../deps.js';
-import type { Tx } from '../db/open.js';
+import { type Tx, schemaOf } from '../db/open.js';
 
 export type ManagementActivity = typeof managementActivities.$inferSelect;
 
@@ -23,10 +23,8 @@ export interface ActivityInput {
 }
 
 export async function recordActivity(tx: Tx, now: number, input: ActivityInput): Promise<void> {
-  await tx
-    .insert(managementActivities)
-    .values({ uuid: newUuid(), created: now, ...input })
-    .run();
+  const { managementActivities } = schemaOf(tx);
+  await tx.insert(managementActivities).values({ uuid: newUuid(), created: now, ...input });
 }
 
 /** What an organization's feed is narrowed to; `cursor` is the one the previous page answered. */
@@ -48,6 +46,7 @@ export async function listOrganizationFeed(
   limit: number,
   filter: FeedFilter = {},
 ): Promise<{ activities: ManagementActivity[]; cursor?: string }> {
+  const { managementActivities } = schemaOf(deps.db);
   const after = decodeFeedCursor(filter.cursor);
   const rows = await deps.db
     .select()
@@ -68,8 +67,7 @@ export async function listOrganizationFeed(
       ),
     )
     .orderBy(desc(managementActivities.created), desc(managementActivities.uuid))
-    .limit(limit + 1)
-    .all();
+    .limit(limit + 1);
   const activities = rows.slice(0, limit);
   const last = activities.at(-1);
   return { activities, cursor: rows.length > limit && last ? Buffer.from(`${last.created}:${last.uuid}`).toString('base64url') : undefined };
@@ -87,6 +85,7 @@ function decodeFeedCursor(cursor: string | undefined): { created: number; uuid: 
 
 /** A user's feed: what they did, and what happened to them or in their organizations. */
 export async function listUserFeed(deps: Deps, userUuid: string, orgUuids: string[], limit: number): Promise<ManagementActivity[]> {
+  const { managementActivities } = schemaOf(deps.db);
   const conditions = [eq(managementActivities.actorUuid, userUuid), eq(managementActivities.objectUuid, userUuid)];
   if (orgUuids.length > 0) conditions.push(inArray(managementActivities.orgUuid, orgUuids));
   return await deps.db
@@ -94,6 +93,5 @@ export async function listUserFeed(deps: Deps, userUuid: string, orgUuids: strin
     .from(managementActivities)
     .where(or(...conditions))
     .orderBy(desc(managementActivities.created), desc(managementActivities.uuid))
-    .limit(limit)
-    .all();
+    .limit(limit);
 }

@@ -3,15 +3,16 @@
  * Looked up by username, email, real name or uuid (docs/api.md#identifiers).
  */
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { adminUsers, orgAdmins, organizations } from '../db/schema.js';
+import type { adminUsers } from '../db/schema.js';
 import { newUuid, isUuid } from '../ids.js';
 import { hashPassword } from '../passwords.js';
 import { assertPasswordAllowed, type PasswordOwner } from '../password-policy.js';
 import { BadRequest, DuplicateUniqueProperty, UserNotFound } from '../errors.js';
 import type { Deps } from '../deps.js';
-import type { Tx } from '../db/open.js';
+import { type Tx, schemaOf } from '../db/open.js';
 import type { AdminUserUpdate, CreateAdminUser } from './schemas.js';
 import { recordActivity } from './activities.js';
+import { first } from '../db/run.js';
 
 export type AdminUser = typeof adminUsers.$inferSelect;
 
@@ -37,32 +38,36 @@ export async function findAdminUser(deps: Deps, id: string, lookup: AdminLookup 
 }
 
 export async function findAdminUserIn(tx: Tx, id: string, lookup: AdminLookup = 'any'): Promise<AdminUser | undefined> {
-  if (isUuid(id)) return await tx.select().from(adminUsers).where(eq(adminUsers.uuid, id.toLowerCase())).get();
+  const { adminUsers } = schemaOf(tx);
+  if (isUuid(id)) return await first(tx.select().from(adminUsers).where(eq(adminUsers.uuid, id.toLowerCase())));
   const key = id.toLowerCase();
-  const byKey = await tx
-    .select()
-    .from(adminUsers)
-    .where(id.includes('@') ? eq(adminUsers.emailKey, key) : eq(adminUsers.usernameKey, key))
-    .get();
+  const byKey = await first(
+    tx
+      .select()
+      .from(adminUsers)
+      .where(id.includes('@') ? eq(adminUsers.emailKey, key) : eq(adminUsers.usernameKey, key)),
+  );
   if (byKey || lookup !== 'any') return byKey;
   // Real names are not unique; the oldest account with that name answers, as Usergrid's index did.
-  return await tx
-    .select()
-    .from(adminUsers)
-    .where(sql`lower(${adminUsers.name}) = ${key}`)
-    .orderBy(asc(adminUsers.created))
-    .get();
+  return await first(
+    tx
+      .select()
+      .from(adminUsers)
+      .where(sql`lower(${adminUsers.name}) = ${key}`)
+      .orderBy(asc(adminUsers.created)),
+  );
 }
 
 export async function assertAdminUnique(tx: Tx, fields: { username?: string; email?: string | null }, exceptUuid?: string): Promise<void> {
+  const { adminUsers } = schemaOf(tx);
   if (fields.username !== undefined) {
-    const other = await tx.select().from(adminUsers).where(eq(adminUsers.usernameKey, fields.username.toLowerCase())).get();
+    const other = await first(tx.select().from(adminUsers).where(eq(adminUsers.usernameKey, fields.username.toLowerCase())));
     if (other && other.uuid !== exceptUuid) {
       throw DuplicateUniqueProperty(`username '${fields.username}' is already taken`, { fields: { username: 'already taken' } });
     }
   }
   if (fields.email) {
-    const other = await tx.select().from(adminUsers).where(eq(adminUsers.emailKey, fields.email.toLowerCase())).get();
+    const other = await first(tx.select().from(adminUsers).where(eq(adminUsers.emailKey, fields.email.toLowerCase())));
     if (other && other.uuid !== exceptUuid) {
       throw DuplicateUniqueProperty(`email '${fields.email}' is already taken`, { fields: { email: 'already taken' } });
     }
@@ -75,6 +80,7 @@ export async function insertAdminUser(
   now: number,
   input: { username: string; email?: string | null; name?: string; passwordHash: string | null; sysadmin?: boolean; activated?: boolean },
 ): Promise<AdminUser> {
+  const { adminUsers } = schemaOf(tx);
   await assertAdminUnique(tx, input);
   const row: AdminUser = {
     uuid: newUuid(),
@@ -91,7 +97,7 @@ export async function insertAdminUser(
     created: now,
     modified: now,
   };
-  await tx.insert(adminUsers).values(row).run();
+  await tx.insert(adminUsers).values(row);
   return row;
 }
 
@@ -104,6 +110,7 @@ export async function createAdminUser(deps: Deps, input: CreateAdminUser): Promi
 
 export async function updateAdminUser(deps: Deps, user: AdminUser, update: AdminUserUpdate): Promise<AdminUser> {
   return await deps.db.transaction(async (tx) => {
+    const { adminUsers } = schemaOf(tx);
     await assertAdminUnique(tx, update, user.uuid);
     const { username, email, name, ...profile } = update;
     const changes = {
@@ -113,17 +120,19 @@ export async function updateAdminUser(deps: Deps, user: AdminUser, update: Admin
       properties: { ...user.properties, ...profile },
       modified: deps.now(),
     };
-    await tx.update(adminUsers).set(changes).where(eq(adminUsers.uuid, user.uuid)).run();
-    return (await tx.select().from(adminUsers).where(eq(adminUsers.uuid, user.uuid)).get())!;
+    await tx.update(adminUsers).set(changes).where(eq(adminUsers.uuid, user.uuid));
+    return (await first(tx.select().from(adminUsers).where(eq(adminUsers.uuid, user.uuid))))!;
   });
 }
 
 /** Stores an admin user's new password, already hashed (hashAdminPassword). */
 export async function storeAdminPasswordHash(deps: Deps, user: AdminUser, passwordHash: string): Promise<void> {
-  await deps.db.update(adminUsers).set({ passwordHash, modified: deps.now() }).where(eq(adminUsers.uuid, user.uuid)).run();
+  const { adminUsers } = schemaOf(deps.db);
+  await deps.db.update(adminUsers).set({ passwordHash, modified: deps.now() }).where(eq(adminUsers.uuid, user.uuid));
 }
 
 export async function listOrganizationAdmins(deps: Deps, orgUuid: string): Promise<AdminUser[]> {
+  const { adminUsers, orgAdmins } = schemaOf(deps.db);
   return (
     await deps.db
       .select({ user: adminUsers })
@@ -131,11 +140,11 @@ export async function listOrganizationAdmins(deps: Deps, orgUuid: string): Promi
       .innerJoin(adminUsers, eq(orgAdmins.userUuid, adminUsers.uuid))
       .where(eq(orgAdmins.orgUuid, orgUuid))
       .orderBy(asc(orgAdmins.created), asc(adminUsers.uuid))
-      .all()
   ).map((row) => row.user);
 }
 
 export async function listAdminOrganizations(deps: Deps, userUuid: string) {
+  const { orgAdmins, organizations } = schemaOf(deps.db);
   return (
     await deps.db
       .select({ org: organizations })
@@ -143,18 +152,19 @@ export async function listAdminOrganizations(deps: Deps, userUuid: string) {
       .innerJoin(organizations, eq(orgAdmins.orgUuid, organizations.uuid))
       .where(eq(orgAdmins.userUuid, userUuid))
       .orderBy(asc(orgAdmins.created))
-      .all()
   ).map((row) => row.org);
 }
 
 export async function addAdminToOrganizationIn(tx: Tx, now: number, orgUuid: string, user: AdminUser, actorUuid: string | null): Promise<boolean> {
-  const existing = await tx
-    .select()
-    .from(orgAdmins)
-    .where(and(eq(orgAdmins.orgUuid, orgUuid), eq(orgAdmins.userUuid, user.uuid)))
-    .get();
+  const { orgAdmins } = schemaOf(tx);
+  const existing = await first(
+    tx
+      .select()
+      .from(orgAdmins)
+      .where(and(eq(orgAdmins.orgUuid, orgUuid), eq(orgAdmins.userUuid, user.uuid))),
+  );
   if (existing) return false;
-  await tx.insert(orgAdmins).values({ orgUuid, userUuid: user.uuid, created: now }).run();
+  await tx.insert(orgAdmins).values({ orgUuid, userUuid: user.uuid, created: now });
   await recordActivity(tx, now, {
     orgUuid,
     actorUuid,
@@ -175,17 +185,15 @@ export async function addAdminToOrganization(deps: Deps, orgUuid: string, user: 
 /** Removes an admin from an organization; the last admin stays, so no organization is orphaned. */
 export async function removeAdminFromOrganization(deps: Deps, orgUuid: string, user: AdminUser, actorUuid: string | null): Promise<void> {
   await deps.db.transaction(async (tx) => {
-    const members = await tx.select({ userUuid: orgAdmins.userUuid }).from(orgAdmins).where(eq(orgAdmins.orgUuid, orgUuid)).all();
+    const { orgAdmins } = schemaOf(tx);
+    const members = await tx.select({ userUuid: orgAdmins.userUuid }).from(orgAdmins).where(eq(orgAdmins.orgUuid, orgUuid));
     if (!members.some((m) => m.userUuid === user.uuid)) {
       throw UserNotFound(`'${user.username}' is not an administrator of this organization`);
     }
     if (members.length === 1) {
       throw BadRequest('an organization must keep at least one administrator', { fields: { userId: 'last administrator' } });
     }
-    await tx
-      .delete(orgAdmins)
-      .where(and(eq(orgAdmins.orgUuid, orgUuid), eq(orgAdmins.userUuid, user.uuid)))
-      .run();
+    await tx.delete(orgAdmins).where(and(eq(orgAdmins.orgUuid, orgUuid), eq(orgAdmins.userUuid, user.uuid)));
     await recordActivity(tx, deps.now(), {
       orgUuid,
       actorUuid,
@@ -206,9 +214,10 @@ export async function removeAdminFromOrganization(deps: Deps, orgUuid: string, u
 export async function ensureSuperuser(deps: Deps, username: string, password: string): Promise<AdminUser> {
   const passwordHash = await hashPassword(password);
   return await deps.db.transaction(async (tx) => {
+    const { adminUsers } = schemaOf(tx);
     const existing = await findAdminUserIn(tx, username, 'username-email-uuid');
     if (!existing) return await insertAdminUser(tx, deps.now(), { username, passwordHash, sysadmin: true, name: username });
-    await tx.update(adminUsers).set({ passwordHash, sysadmin: true, modified: deps.now() }).where(eq(adminUsers.uuid, existing.uuid)).run();
+    await tx.update(adminUsers).set({ passwordHash, sysadmin: true, modified: deps.now() }).where(eq(adminUsers.uuid, existing.uuid));
     return { ...existing, passwordHash, sysadmin: true };
   });
 }

@@ -4,8 +4,8 @@
  */
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { preparedFor } from '../db/prepared.js';
-import { remembered, type Tx } from '../db/open.js';
-import { applications } from '../db/schema.js';
+import { remembered, type Tx, schemaOf } from '../db/open.js';
+import type { applications } from '../db/schema.js';
 import { newUuid, isUuid } from '../ids.js';
 import { ApplicationNotFound, DuplicateUniqueProperty } from '../errors.js';
 import type { Deps } from '../deps.js';
@@ -16,6 +16,7 @@ import { deleteCredentialIn, insertCredential, regenerateCredential, type Creden
 import { recordActivity } from './activities.js';
 import type { Organization } from './organizations.js';
 import { storeSettings } from './settings.js';
+import { first, prepare } from '../db/run.js';
 
 export type Application = typeof applications.$inferSelect;
 
@@ -28,20 +29,26 @@ export interface ApplicationSettings {
   secondFactorRequired?: boolean | null;
 }
 
-const applicationBy = preparedFor((db) => ({
-  uuid: db
-    .select()
-    .from(applications)
-    .where(and(eq(applications.orgUuid, sql.placeholder('org')), eq(applications.uuid, sql.placeholder('key'))))
-    .prepare(),
-  name: db
-    .select()
-    .from(applications)
-    .where(and(eq(applications.orgUuid, sql.placeholder('org')), eq(applications.nameKey, sql.placeholder('key'))))
-    .prepare(),
-}));
+const applicationBy = preparedFor((db) => {
+  const { applications } = schemaOf(db);
+  return {
+    uuid: prepare(
+      db
+        .select()
+        .from(applications)
+        .where(and(eq(applications.orgUuid, sql.placeholder('org')), eq(applications.uuid, sql.placeholder('key')))),
+    ),
+    name: prepare(
+      db
+        .select()
+        .from(applications)
+        .where(and(eq(applications.orgUuid, sql.placeholder('org')), eq(applications.nameKey, sql.placeholder('key')))),
+    ),
+  };
+});
 
 export async function findApplicationIn(tx: Tx, org: Organization, id: string): Promise<Application | undefined> {
+  const { applications } = schemaOf(tx);
   const by = isUuid(id) ? 'uuid' : 'name';
   const key = id.toLowerCase();
   return remembered(tx, `application:${org.uuid}:${by}:${key}`, [applications], () => applicationBy(tx)[by].get({ org: org.uuid, key }));
@@ -55,19 +62,22 @@ export async function findApplication(deps: Deps, org: Organization, id: string)
 
 /** An application by its uuid alone, as tokens name it; undefined when it is gone. */
 export async function findApplicationByUuid(deps: Deps, uuid: string): Promise<Application | undefined> {
-  return await deps.db.select().from(applications).where(eq(applications.uuid, uuid)).get();
+  const { applications } = schemaOf(deps.db);
+  return await first(deps.db.select().from(applications).where(eq(applications.uuid, uuid)));
 }
 
 export async function listApplications(deps: Deps, org: Organization): Promise<Application[]> {
-  return await deps.db.select().from(applications).where(eq(applications.orgUuid, org.uuid)).orderBy(asc(applications.created)).all();
+  const { applications } = schemaOf(deps.db);
+  return await deps.db.select().from(applications).where(eq(applications.orgUuid, org.uuid)).orderBy(asc(applications.created));
 }
 
 export async function insertApplication(tx: Tx, now: number, org: Organization, name: string, actorUuid: string | null): Promise<Application> {
+  const { applications } = schemaOf(tx);
   if (await findApplicationIn(tx, org, name)) {
     throw DuplicateUniqueProperty(`application '${name}' already exists in organization '${org.name}'`, { fields: { name: 'already taken' } });
   }
   const app: Application = { uuid: newUuid(), orgUuid: org.uuid, name, nameKey: name.toLowerCase(), properties: {}, created: now, modified: now };
-  await tx.insert(applications).values(app).run();
+  await tx.insert(applications).values(app);
   await insertCredential(tx, now, 'application', app.uuid);
   for (const role of DEFAULT_ROLES) {
     await insertEntity(tx, {
@@ -99,8 +109,9 @@ export async function createApplication(deps: Deps, org: Organization, name: str
 /** Deletes the application with all its data (entities and connections cascade). */
 export async function deleteApplication(deps: Deps, org: Organization, app: Application, actorUuid: string | null): Promise<void> {
   await deps.db.transaction(async (tx) => {
+    const { applications } = schemaOf(tx);
     await deleteCredentialIn(tx, 'application', app.uuid);
-    await tx.delete(applications).where(eq(applications.uuid, app.uuid)).run();
+    await tx.delete(applications).where(eq(applications.uuid, app.uuid));
     await recordActivity(tx, deps.now(), {
       orgUuid: org.uuid,
       actorUuid,
@@ -130,7 +141,8 @@ export function allowsOpenClientRegistration(app: Pick<Application, 'properties'
 
 /** The policy an application's users' new passwords follow: the server's, with the application's settings on top. */
 export async function findAppPasswordPolicy(deps: Deps, appUuid: string): Promise<PasswordPolicy> {
-  const app = await deps.db.select({ properties: applications.properties }).from(applications).where(eq(applications.uuid, appUuid)).get();
+  const { applications } = schemaOf(deps.db);
+  const app = await first(deps.db.select({ properties: applications.properties }).from(applications).where(eq(applications.uuid, appUuid)));
   return mergePasswordPolicy(deps.config.passwordPolicy, app && passwordPolicySettingsOf(app));
 }
 

@@ -5,10 +5,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import { credentials } from '../db/schema.js';
+import type { credentials } from '../db/schema.js';
 import type { Deps } from '../deps.js';
-import type { Tx } from '../db/open.js';
+import { type Tx, schemaOf } from '../db/open.js';
 import { recordActivity } from './activities.js';
+import { first } from '../db/run.js';
 
 export type OwnerType = 'organization' | 'application';
 export type Credential = typeof credentials.$inferSelect;
@@ -25,6 +26,7 @@ function newSecret(ownerType: OwnerType): string {
 }
 
 export async function insertCredential(tx: Tx, now: number, ownerType: OwnerType, ownerUuid: string): Promise<Credential> {
+  const { credentials } = schemaOf(tx);
   const row: Credential = {
     clientId: newClientId(ownerType, ownerUuid),
     ownerType,
@@ -32,16 +34,18 @@ export async function insertCredential(tx: Tx, now: number, ownerType: OwnerType
     clientSecret: newSecret(ownerType),
     created: now,
   };
-  await tx.insert(credentials).values(row).run();
+  await tx.insert(credentials).values(row);
   return row;
 }
 
 async function findCredentialIn(tx: Tx, ownerType: OwnerType, ownerUuid: string): Promise<Credential | undefined> {
-  return await tx
-    .select()
-    .from(credentials)
-    .where(and(eq(credentials.ownerType, ownerType), eq(credentials.ownerUuid, ownerUuid)))
-    .get();
+  const { credentials } = schemaOf(tx);
+  return await first(
+    tx
+      .select()
+      .from(credentials)
+      .where(and(eq(credentials.ownerType, ownerType), eq(credentials.ownerUuid, ownerUuid))),
+  );
 }
 
 export async function getCredential(deps: Deps, ownerType: OwnerType, ownerUuid: string): Promise<Credential> {
@@ -56,10 +60,11 @@ export async function getCredential(deps: Deps, ownerType: OwnerType, ownerUuid:
 }
 
 async function regenerateCredentialIn(tx: Tx, now: number, ownerType: OwnerType, ownerUuid: string): Promise<Credential> {
+  const { credentials } = schemaOf(tx);
   const existing = await findCredentialIn(tx, ownerType, ownerUuid);
   if (!existing) return await insertCredential(tx, now, ownerType, ownerUuid);
   const clientSecret = newSecret(ownerType);
-  await tx.update(credentials).set({ clientSecret, created: now }).where(eq(credentials.clientId, existing.clientId)).run();
+  await tx.update(credentials).set({ clientSecret, created: now }).where(eq(credentials.clientId, existing.clientId));
   return { ...existing, clientSecret, created: now };
 }
 
@@ -90,8 +95,6 @@ export async function regenerateCredential(deps: Deps, orgUuid: string, owner: C
 }
 
 export async function deleteCredentialIn(tx: Tx, ownerType: OwnerType, ownerUuid: string): Promise<void> {
-  await tx
-    .delete(credentials)
-    .where(and(eq(credentials.ownerType, ownerType), eq(credentials.ownerUuid, ownerUuid)))
-    .run();
+  const { credentials } = schemaOf(tx);
+  await tx.delete(credentials).where(and(eq(credentials.ownerType, ownerType), eq(credentials.ownerUuid, ownerUuid)));
 }

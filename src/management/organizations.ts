@@ -4,8 +4,8 @@
  */
 import { asc, eq, gt, sql } from 'drizzle-orm';
 import { preparedFor } from '../db/prepared.js';
-import { remembered, type Tx } from '../db/open.js';
-import { organizations } from '../db/schema.js';
+import { remembered, type Tx, schemaOf } from '../db/open.js';
+import type { organizations } from '../db/schema.js';
 import { newUuid, isUuid } from '../ids.js';
 import { DuplicateUniqueProperty, IllegalArgument, OrganizationNotFound } from '../errors.js';
 import { parseLimit } from '../data/query/limit.js';
@@ -15,23 +15,30 @@ import { storeSettings } from './settings.js';
 import { addAdminToOrganizationIn, hashAdminPassword, insertAdminUser, type AdminUser } from './admin-users.js';
 import { insertCredential, regenerateCredential, type Credential } from './credentials.js';
 import { recordActivity } from './activities.js';
+import { prepare } from '../db/run.js';
 
 export type Organization = typeof organizations.$inferSelect;
 
-const organizationBy = preparedFor((db) => ({
-  uuid: db
-    .select()
-    .from(organizations)
-    .where(eq(organizations.uuid, sql.placeholder('key')))
-    .prepare(),
-  name: db
-    .select()
-    .from(organizations)
-    .where(eq(organizations.nameKey, sql.placeholder('key')))
-    .prepare(),
-}));
+const organizationBy = preparedFor((db) => {
+  const { organizations } = schemaOf(db);
+  return {
+    uuid: prepare(
+      db
+        .select()
+        .from(organizations)
+        .where(eq(organizations.uuid, sql.placeholder('key'))),
+    ),
+    name: prepare(
+      db
+        .select()
+        .from(organizations)
+        .where(eq(organizations.nameKey, sql.placeholder('key'))),
+    ),
+  };
+});
 
 export async function findOrganizationIn(tx: Tx, id: string): Promise<Organization | undefined> {
+  const { organizations } = schemaOf(tx);
   const by = isUuid(id) ? 'uuid' : 'name';
   const key = id.toLowerCase();
   return remembered(tx, `organization:${by}:${key}`, [organizations], () => organizationBy(tx)[by].get({ key }));
@@ -45,6 +52,7 @@ export async function findOrganization(deps: Deps, id: string): Promise<Organiza
 
 /** A page of every organization on the server, by name, with the cursor of the next page (a sysadmin's list). */
 export async function listOrganizations(deps: Deps, options: { limit?: string; cursor?: string }): Promise<{ organizations: Organization[]; cursor?: string }> {
+  const { organizations } = schemaOf(deps.db);
   const limit = parseLimit(options.limit);
   const after = decodeNameCursor(options.cursor);
   const rows = await deps.db
@@ -52,8 +60,7 @@ export async function listOrganizations(deps: Deps, options: { limit?: string; c
     .from(organizations)
     .where(after === undefined ? undefined : gt(organizations.nameKey, after))
     .orderBy(asc(organizations.nameKey))
-    .limit(limit + 1)
-    .all();
+    .limit(limit + 1);
   const page = rows.slice(0, limit);
   // Keyset paging on the unique lower-cased name: organizations made between pages are neither repeated nor skipped.
   return { organizations: page, cursor: rows.length > limit ? Buffer.from(page[page.length - 1].nameKey).toString('base64url') : undefined };
@@ -69,6 +76,7 @@ function decodeNameCursor(cursor: string | undefined): string | undefined {
 }
 
 export async function insertOrganization(tx: Tx, now: number, name: string, owner: AdminUser, activated = true): Promise<Organization> {
+  const { organizations } = schemaOf(tx);
   if (await findOrganizationIn(tx, name)) {
     throw DuplicateUniqueProperty(`organization '${name}' already exists`, { fields: { organization: 'already taken' } });
   }
@@ -82,7 +90,7 @@ export async function insertOrganization(tx: Tx, now: number, name: string, owne
     created: now,
     modified: now,
   };
-  await tx.insert(organizations).values(org).run();
+  await tx.insert(organizations).values(org);
   await insertCredential(tx, now, 'organization', org.uuid);
   await recordActivity(tx, now, {
     orgUuid: org.uuid,

@@ -3,9 +3,10 @@
  * (PUT /management/orgs/{org}[/apps/{app}]; docs/api.md#passwords, docs/api.md#second-factors).
  */
 import { eq } from 'drizzle-orm';
-import { applications, organizations } from '../db/schema.js';
+
 import type { Deps } from '../deps.js';
 import { recordActivity } from './activities.js';
+import { schemaOf } from '../db/open.js';
 
 interface Settled {
   uuid: string;
@@ -41,11 +42,12 @@ export async function storeSettings<T extends Settled>(
   settings: object,
   actorUuid: string | null,
 ): Promise<T> {
+  const { applications, organizations } = schemaOf(deps.db);
   const properties = withSettings(target.properties, settings);
   const now = deps.now();
   const table = kind === 'organization' ? organizations : applications;
   await deps.db.transaction(async (tx) => {
-    await tx.update(table).set({ properties, modified: now }).where(eq(table.uuid, target.uuid)).run();
+    await tx.update(table).set({ properties, modified: now }).where(eq(table.uuid, target.uuid));
     await recordActivity(tx, now, {
       orgUuid,
       actorUuid,

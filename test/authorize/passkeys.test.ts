@@ -8,6 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
+import { schemaOf } from '../../src/db/open.js';
+import { first } from '../../src/db/run.js';
 import { decodeJwt } from 'jose';
 import { TOTP } from 'otpauth';
 import {
@@ -23,7 +25,6 @@ import {
   type RegisteredClient,
 } from './support.js';
 import { SoftAuthenticator } from './soft-authenticator.js';
-import { userFactors } from '../../src/db/schema.js';
 import type { Clock } from '../helpers.js';
 
 let fixture: Fixture;
@@ -86,7 +87,9 @@ async function eventsOf(person: Person): Promise<string[]> {
 }
 
 async function storedFactor(person: Person) {
-  return await fixture.server.deps.db.select().from(userFactors).where(eq(userFactors.id, person.factorId)).get();
+  const { db } = fixture.server.deps;
+  const { userFactors } = schemaOf(db);
+  return await first(db.select().from(userFactors).where(eq(userFactors.id, person.factorId)));
 }
 
 const PHR = { amr: ['hwk'], acr: 'urn:idp:acr:phr' };

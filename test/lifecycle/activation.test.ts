@@ -1,13 +1,19 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { adminToken, expectOAuthError, expectRefusedUnchanged, ORG, snapshot, type TestApp } from '../helpers.js';
-import { adminUsers } from '../../src/db/schema.js';
 import { createLifecycleApp, mailsOf, pathOf } from './support.js';
+import { schemaOf, type Db } from '../../src/db/open.js';
 
 let t: TestApp;
 let clock = Date.UTC(2026, 0, 1);
 const now = () => clock;
 afterEach(() => t?.close());
+
+/** Disables the organization's administrator in storage, as another instance or an operator would. */
+async function disableAdmin(db: Db): Promise<void> {
+  const { adminUsers } = schemaOf(db);
+  await db.update(adminUsers).set({ disabled: true }).where(eq(adminUsers.username, ORG.username));
+}
 
 async function signUpPending(): Promise<{ adminLink: string; orgLink: string }> {
   const res = await t.request('POST', '/management/orgs', { json: ORG });
@@ -85,7 +91,7 @@ describe('activation with --require-activation', () => {
   it('refuses a token to a disabled admin, whatever the password', async () => {
     t = await createLifecycleApp({}, now);
     await t.request('POST', '/management/orgs', { json: ORG });
-    await t.deps.db.update(adminUsers).set({ disabled: true }).where(eq(adminUsers.username, ORG.username)).run();
+    await disableAdmin(t.deps.db);
     const res = await expectRefusedUnchanged(
       t,
       () => t.request('POST', '/management/token', { json: { grant_type: 'password', username: ORG.username, password: ORG.password } }),
@@ -163,7 +169,7 @@ describe('activation: bad links change nothing', () => {
     const flooded = await expectRefusedUnchanged(t, () => t.request('GET', `${orgPath}/reactivate`), 429, 'too_many_requests');
     expect(flooded.headers.get('retry-after')).toMatch(/^\d+$/);
 
-    await t.deps.db.update(adminUsers).set({ disabled: true }).where(eq(adminUsers.username, ORG.username)).run();
+    await disableAdmin(t.deps.db);
     await expectRefusedUnchanged(t, () => t.request('GET', '/management/users/alice/reactivate'), 403, 'forbidden');
   });
 });

@@ -4,9 +4,9 @@
  * a fresh PostgreSQL schema when IDP_TEST_DATABASE_URL is set (test/database.ts).
  */
 import { sql } from 'drizzle-orm';
-import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import type { Database_ } from '../../src/db/open.js';
 import { dialectOf } from '../../src/db/open.js';
+import { execute, sqlOf } from '../../src/db/run.js';
 import { compileQuery } from '../../src/data/query/compile.js';
 import type { Query } from '../../src/data/query/ast.js';
 import { compareEntities, matchesQuery } from '../../src/data/query/evaluate.js';
@@ -43,54 +43,41 @@ interface Row {
   properties: string;
 }
 
-// The storage layer's SQL builder (driver.ts): `?` placeholders, which the PostgreSQL driver numbers.
-const builder = new SQLiteSyncDialect();
-
-const INSERT = 'INSERT INTO entities (uuid, app_uuid, collection, type, properties, created, modified) VALUES (?, ?, ?, ?, ?, ?, ?)';
+const INSERT = sql`INSERT INTO entities (uuid, app_uuid, collection, type, properties, created, modified) VALUES `;
 
 export async function openQueryDatabase(): Promise<QueryDatabase> {
   const handle = await openTestDatabase();
   const { driver, db } = handle;
-  await driver.run('INSERT INTO organizations (uuid, name, name_key, created, modified) VALUES (?, ?, ?, 0, 0)', [ORG, 'Org', 'org']);
-  await driver.run('INSERT INTO applications (uuid, org_uuid, name, name_key, created, modified) VALUES (?, ?, ?, ?, 0, 0)', [APP, ORG, 'App', 'app']);
+  await execute(db, sql`INSERT INTO organizations (uuid, name, name_key, created, modified) VALUES (${ORG}, 'Org', 'org', 0, 0)`);
+  await execute(db, sql`INSERT INTO applications (uuid, org_uuid, name, name_key, created, modified) VALUES (${APP}, ${ORG}, 'App', 'app', 0, 0)`);
   // Another collection of the same app: a query must never see it.
-  await driver.run(INSERT, ['ffffffff-0000-4000-8000-000000000000', APP, 'cats', 'cat', JSON.stringify({ a: 1, name: 'fred' }), 0, 0]);
+  await execute(db, sql`${INSERT}('ffffffff-0000-4000-8000-000000000000', ${APP}, 'cats', 'cat', ${JSON.stringify({ a: 1, name: 'fred' })}, 0, 0)`);
+  const values = ({ record, properties }: GeneratedEntity) =>
+    sql`(${record.uuid}, ${APP}, ${COLLECTION}, ${record.type}, ${JSON.stringify(properties)}, ${record.created}, ${record.modified})`;
   const insertEntity = async (entity: GeneratedEntity): Promise<void> => {
-    const { uuid, type, created, modified } = entity.record;
-    await driver.run(INSERT, [uuid, APP, COLLECTION, type, JSON.stringify(entity.properties), created, modified]);
+    await execute(db, sql`${INSERT}${values(entity)}`);
   };
   return {
     handle,
     async replaceEntities(entities) {
       await db.transaction(async () => {
-        await driver.run('DELETE FROM entities WHERE collection = ?', [COLLECTION]);
+        await execute(db, sql`DELETE FROM entities WHERE collection = ${COLLECTION}`);
         if (entities.length === 0) return;
         // One statement for all rows: a round trip each would dominate the property tests on PostgreSQL.
-        const rows = entities.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ');
-        await driver.run(
-          `INSERT INTO entities (uuid, app_uuid, collection, type, properties, created, modified) VALUES ${rows}`,
-          entities.flatMap(({ record, properties }) => [
-            record.uuid,
-            APP,
-            COLLECTION,
-            record.type,
-            JSON.stringify(properties),
-            record.created,
-            record.modified,
-          ]),
-        );
+        await execute(db, sql`${INSERT}${sql.join(entities.map(values), sql`, `)}`);
       });
     },
     insertEntity,
     async deleteEntity(uuid) {
-      await driver.run('DELETE FROM entities WHERE uuid = ?', [uuid]);
+      await execute(db, sql`DELETE FROM entities WHERE uuid = ${uuid}`);
     },
     async select(query, options = {}) {
       const index = options.index === false ? undefined : { appUuid: APP, collection: COLLECTION };
       const compiled = compileQuery(query, { dialect: dialectOf(db), cursor: options.cursor, index });
       const limit = options.limit === undefined ? sql`` : sql` LIMIT ${options.limit}`;
       const scope = compiled.narrowed[options.narrowing ?? 0]?.scope ?? sql`app_uuid = ${APP} AND collection = ${COLLECTION}`;
-      const statement = builder.sqlToQuery(
+      const statement = sqlOf(
+        db,
         sql`SELECT uuid, type, created, modified, properties FROM entities WHERE ${scope} AND ${compiled.where} ORDER BY ${compiled.orderBy}${limit}`,
       );
       const rows = await driver.query<Row>(statement.sql, statement.params);

@@ -3,6 +3,8 @@
  * schema (IDP_TEST_DATABASE_URL) — holding one application's entities, for the tests of what
  * the property index migration and its backfill make of it (docs/design.md#the-property-index).
  */
+import { execute } from '../../src/db/run.js';
+import { sql } from 'drizzle-orm';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,16 +52,15 @@ export async function createOlderDatabase(
       ? openDatabase({ path: join(dir, 'idp.db'), migrationsFolder })
       : openDatabase({ url: TEST_DATABASE_URL, schema, migrationsFolder, poolSize: 4 });
   const previous = await open(older);
-  await previous.driver.run(`INSERT INTO organizations (uuid, name, name_key, created, modified) VALUES (?, 'Org', 'org', 0, 0)`, [ORG]);
-  await previous.driver.run(`INSERT INTO applications (uuid, org_uuid, name, name_key, created, modified) VALUES (?, ?, 'App', 'app', 0, 0)`, [APP, ORG]);
+  const { db } = previous;
+  await execute(db, sql`INSERT INTO organizations (uuid, name, name_key, created, modified) VALUES (${ORG}, 'Org', 'org', 0, 0)`);
+  await execute(db, sql`INSERT INTO applications (uuid, org_uuid, name, name_key, created, modified) VALUES (${APP}, ${ORG}, 'App', 'app', 0, 0)`);
   for (const [i, [uuid, properties]] of entities.entries()) {
-    await previous.driver.run(`INSERT INTO entities (uuid, app_uuid, collection, type, properties, created, modified) VALUES (?, ?, 'dogs', 'dog', ?, ?, ?)`, [
-      uuid,
-      APP,
-      typeof properties === 'string' ? properties : JSON.stringify(properties),
-      i,
-      i,
-    ]);
+    const json = typeof properties === 'string' ? properties : JSON.stringify(properties);
+    await execute(
+      db,
+      sql`INSERT INTO entities (uuid, app_uuid, collection, type, properties, created, modified) VALUES (${uuid}, ${APP}, 'dogs', 'dog', ${json}, ${i}, ${i})`,
+    );
   }
   await write(previous);
   await previous.close();

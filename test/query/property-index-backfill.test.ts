@@ -6,6 +6,8 @@
  * progress, carries on after a stop where it stopped, only one instance runs it, and writes made
  * meanwhile end up indexed as they are.
  */
+import { execute } from '../../src/db/run.js';
+import { sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import type { Database_ } from '../../src/db/open.js';
@@ -108,12 +110,12 @@ describe('the property index of an older database', () => {
     expect((await query(db, 'age >= 2')).names).toEqual(['dog6', 'dog5', 'dog4', 'dog3', 'dog2']);
 
     // Written while it is under way: an entity not yet indexed changed, another added.
-    await db.driver.run('UPDATE entities SET properties = ? WHERE uuid = ?', [JSON.stringify({ name: 'dog5', age: 50 }), DOGS[5][0]]);
-    await db.driver.run(`INSERT INTO entities (uuid, app_uuid, collection, type, properties, created, modified) VALUES (?, ?, 'dogs', 'dog', ?, 9, 9)`, [
-      '00000000-0000-4000-8000-000000000200',
-      APP,
-      JSON.stringify({ name: 'dog7', age: 7 }),
-    ]);
+    await execute(db.db, sql`UPDATE entities SET properties = ${JSON.stringify({ name: 'dog5', age: 50 })} WHERE uuid = ${DOGS[5][0]}`);
+    await execute(
+      db.db,
+      sql`INSERT INTO entities (uuid, app_uuid, collection, type, properties, created, modified)
+          VALUES ('00000000-0000-4000-8000-000000000200', ${APP}, 'dogs', 'dog', ${JSON.stringify({ name: 'dog7', age: 7 })}, 9, 9)`,
+    );
 
     const second = startCapturing(db);
     await second.backfill.finished();

@@ -5,6 +5,8 @@
  * row for exactly the entities with a word, and `contains` answered through it gives the
  * reference's answer — words, prefixes, case, long words, any script.
  */
+import { execute } from '../../src/db/run.js';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { splitWords } from '../../src/data/query/functions.js';
@@ -198,9 +200,9 @@ describe('the word index', () => {
       '_word_index',
       async (before) => {
         for (const [i, title] of titles.entries()) {
-          await before.driver.run(
-            `INSERT INTO entities (uuid, app_uuid, collection, type, properties, created, modified) VALUES (?, ?, 'dogs', 'dog', ?, 0, 0)`,
-            [UUID_POOL[i], APP, JSON.stringify({ title })],
+          await execute(
+            before.db,
+            sql`INSERT INTO entities (uuid, app_uuid, collection, type, properties, created, modified) VALUES (${UUID_POOL[i]}, ${APP}, 'dogs', 'dog', ${JSON.stringify({ title })}, 0, 0)`,
           );
         }
       },

@@ -7,6 +7,8 @@
 import type { QueryDatabase } from './database.js';
 import { APP, COLLECTION } from './database.js';
 import type { GeneratedEntity } from './arbitraries.js';
+import { sql } from 'drizzle-orm';
+import { execute } from '../../src/db/run.js';
 import { TEST_DATABASE_URL } from '../database.js';
 
 /** One write; `pick` chooses among the stored entities (modulo their count). */
@@ -22,19 +24,22 @@ export type Write =
 export type StoredEntities = Map<string, { entity: GeneratedEntity; collection: string }>;
 
 const postgres = TEST_DATABASE_URL !== undefined;
-const setProperty = postgres ? `jsonb_set(properties, CAST(? AS text[]), CAST(? AS jsonb))` : `json_set(properties, ?, json(?))`;
-const removeProperty = postgres ? `properties #- CAST(? AS text[])` : `json_remove(properties, ?)`;
 const jsonPath = (key: string): string => (postgres ? `{${key}}` : `$.${key}`);
+const setProperty = (key: string, value: unknown) =>
+  postgres
+    ? sql`jsonb_set(properties, CAST(${jsonPath(key)} AS text[]), CAST(${JSON.stringify(value)} AS jsonb))`
+    : sql`json_set(properties, ${jsonPath(key)}, json(${JSON.stringify(value)}))`;
+const removeProperty = (key: string) => (postgres ? sql`properties #- CAST(${jsonPath(key)} AS text[])` : sql`json_remove(properties, ${jsonPath(key)})`);
 
 /** Empties the test collection and `cats`, and returns an empty model. */
 export async function emptyCollections(database: QueryDatabase): Promise<StoredEntities> {
   await database.replaceEntities([]);
-  await database.handle.driver.run('DELETE FROM entities WHERE app_uuid = ? AND collection = ?', [APP, 'cats']);
+  await execute(database.handle.db, sql`DELETE FROM entities WHERE app_uuid = ${APP} AND collection = 'cats'`);
   return new Map();
 }
 
 export async function applyWrite(database: QueryDatabase, write: Write, stored: StoredEntities): Promise<void> {
-  const driver = database.handle.driver;
+  const { db } = database.handle;
   const uuids = [...stored.keys()];
   const picked = write.kind === 'insert' || uuids.length === 0 ? undefined : uuids[write.pick % uuids.length];
   const current = picked === undefined ? undefined : stored.get(picked)!;
@@ -50,17 +55,17 @@ export async function applyWrite(database: QueryDatabase, write: Write, stored: 
       return;
     case 'replace':
       if (current === undefined) return;
-      await driver.run('UPDATE entities SET properties = ? WHERE uuid = ?', [JSON.stringify(write.properties), picked]);
+      await execute(db, sql`UPDATE entities SET properties = ${JSON.stringify(write.properties)} WHERE uuid = ${picked}`);
       update(write.properties);
       return;
     case 'set':
       if (current === undefined) return;
-      await driver.run(`UPDATE entities SET properties = ${setProperty} WHERE uuid = ?`, [jsonPath(write.key), JSON.stringify(write.value), picked]);
+      await execute(db, sql`UPDATE entities SET properties = ${setProperty(write.key, write.value)} WHERE uuid = ${picked}`);
       update({ ...current.entity.properties, [write.key]: write.value });
       return;
     case 'remove': {
       if (current === undefined) return;
-      await driver.run(`UPDATE entities SET properties = ${removeProperty} WHERE uuid = ?`, [jsonPath(write.key), picked]);
+      await execute(db, sql`UPDATE entities SET properties = ${removeProperty(write.key)} WHERE uuid = ${picked}`);
       const rest = { ...current.entity.properties };
       delete rest[write.key];
       update(rest);
@@ -74,7 +79,7 @@ export async function applyWrite(database: QueryDatabase, write: Write, stored: 
     case 'move': {
       if (current === undefined) return;
       const collection = current.collection === COLLECTION ? 'cats' : COLLECTION;
-      await driver.run('UPDATE entities SET collection = ? WHERE uuid = ?', [collection, picked]);
+      await execute(db, sql`UPDATE entities SET collection = ${collection} WHERE uuid = ${picked}`);
       stored.set(picked!, { ...current, collection });
       return;
     }

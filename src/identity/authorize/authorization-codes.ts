@@ -4,10 +4,12 @@
  * Only the code's SHA-256 is stored.
  */
 import { eq } from 'drizzle-orm';
-import { authorizationCodes, type RequestedClaims } from '../../db/schema.js';
+import type { authorizationCodes, RequestedClaims } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { hashToken, newOpaqueToken } from '../sessions/token-families.js';
 import type { TokenPrincipal } from '../tokens/access-tokens.js';
+import { first } from '../../db/run.js';
+import { schemaOf } from '../../db/open.js';
 
 export type AuthorizationCodeRow = typeof authorizationCodes.$inferSelect;
 
@@ -38,36 +40,36 @@ export interface NewAuthorizationCode {
 
 /** Stores a new one-time code living `codeTtl` seconds; returns the code itself. */
 export async function createAuthorizationCode(deps: Deps, input: NewAuthorizationCode): Promise<string> {
+  const { authorizationCodes } = schemaOf(deps.db);
   const code = newOpaqueToken();
   const now = deps.now();
-  await deps.db
-    .insert(authorizationCodes)
-    .values({
-      codeHash: hashToken(code),
-      clientId: input.clientId,
-      principal: input.principal,
-      redirectUri: input.redirectUri,
-      scope: input.scope.join(' '),
-      codeChallenge: input.codeChallenge ?? null,
-      codeChallengeMethod: input.codeChallenge ? (input.codeChallengeMethod ?? 'plain') : null,
-      nonce: input.nonce ?? null,
-      authTime: input.authTime,
-      amr: input.amr ? [...input.amr] : null,
-      claims: input.claims && (input.claims.userinfo.length > 0 || input.claims.id_token.length > 0) ? input.claims : null,
-      sid: input.sid ?? null,
-      resources: input.resources?.length ? [...input.resources] : null,
-      dpopJkt: input.dpopJkt ?? null,
-      created: now,
-      expiresAt: now + deps.config.codeTtl * 1000,
-    })
-    .run();
+  await deps.db.insert(authorizationCodes).values({
+    codeHash: hashToken(code),
+    clientId: input.clientId,
+    principal: input.principal,
+    redirectUri: input.redirectUri,
+    scope: input.scope.join(' '),
+    codeChallenge: input.codeChallenge ?? null,
+    codeChallengeMethod: input.codeChallenge ? (input.codeChallengeMethod ?? 'plain') : null,
+    nonce: input.nonce ?? null,
+    authTime: input.authTime,
+    amr: input.amr ? [...input.amr] : null,
+    claims: input.claims && (input.claims.userinfo.length > 0 || input.claims.id_token.length > 0) ? input.claims : null,
+    sid: input.sid ?? null,
+    resources: input.resources?.length ? [...input.resources] : null,
+    dpopJkt: input.dpopJkt ?? null,
+    created: now,
+    expiresAt: now + deps.config.codeTtl * 1000,
+  });
   return code;
 }
 
 export async function findAuthorizationCode(deps: Deps, code: string): Promise<AuthorizationCodeRow | undefined> {
-  return await deps.db
-    .select()
-    .from(authorizationCodes)
-    .where(eq(authorizationCodes.codeHash, hashToken(code)))
-    .get();
+  const { authorizationCodes } = schemaOf(deps.db);
+  return await first(
+    deps.db
+      .select()
+      .from(authorizationCodes)
+      .where(eq(authorizationCodes.codeHash, hashToken(code))),
+  );
 }

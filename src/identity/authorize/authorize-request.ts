@@ -5,7 +5,7 @@
  * the client at that redirect URI in the response mode it asked for.
  */
 import { eq } from 'drizzle-orm';
-import { organizations } from '../../db/schema.js';
+
 import type { Deps } from '../../deps.js';
 import {
   AppError,
@@ -25,6 +25,8 @@ import { readRequestObject } from './request-object.js';
 import { parseClaimsRequest, type ClaimsRequest } from './claims-request.js';
 import { canonicalResponseType, RESPONSE_TYPES, type ResponsePart } from './response-types.js';
 import { parseResources } from '../tokens/resources.js';
+import { first } from '../../db/run.js';
+import { schemaOf } from '../../db/open.js';
 
 export type ResponseMode = 'query' | 'fragment' | 'form_post';
 export const RESPONSE_MODES: readonly ResponseMode[] = ['query', 'fragment', 'form_post'];
@@ -247,6 +249,7 @@ function parsePkce(
 }
 
 async function checkAcr(deps: Deps, client: Client, acr: AcrValues): Promise<void> {
+  const { organizations } = schemaOf(deps.db);
   if (acr.idp !== undefined) {
     if (!client.appUuid || !client.identityProviders.includes(acr.idp)) throw InvalidRequest(`identity provider '${acr.idp}' is not allowed for this client`);
     if (!(await findIdentityProviderByName(deps, client.appUuid, acr.idp)))
@@ -254,7 +257,7 @@ async function checkAcr(deps: Deps, client: Client, acr: AcrValues): Promise<voi
   }
   // tenant:NAME limits admin sign-in to an organization, which must exist.
   if (acr.tenant !== undefined && client.appUuid === null) {
-    const org = await deps.db.select({ uuid: organizations.uuid }).from(organizations).where(eq(organizations.nameKey, acr.tenant.toLowerCase())).get();
+    const org = await first(deps.db.select({ uuid: organizations.uuid }).from(organizations).where(eq(organizations.nameKey, acr.tenant.toLowerCase())));
     if (!org) throw InvalidRequest(`no organization '${acr.tenant}' (acr_values tenant)`);
   }
 }

@@ -6,7 +6,7 @@
  * an error.
  */
 import { and, eq } from 'drizzle-orm';
-import { applications, orgAdmins, organizations } from '../../db/schema.js';
+
 import type { Deps } from '../../deps.js';
 import { AccessDenied, AppError, Conflict, ConsentRequired, InteractionRequired, InvalidGrant, LoginRequired } from '../../errors.js';
 import {
@@ -30,6 +30,8 @@ import { scopesNotConsented } from './consents.js';
 import { amrOf, type NewSession, type SessionRow } from '../sessions/sessions.js';
 import type { UserPrincipal } from '../tokens/user-claims.js';
 import { ADMIN_REALM, type LoginContext } from '../sign-in/throttle.js';
+import { first } from '../../db/run.js';
+import { schemaOf } from '../../db/open.js';
 
 /** Whose users sign in through a client: an application's, or the admin users. */
 export function realmOf(client: Client): string {
@@ -54,13 +56,15 @@ export type AuthorizeOutcome =
 
 /** Sign-in to an admin client with `tenant:NAME` is for members of that organization only. */
 async function isTenantMember(deps: Deps, principal: UserPrincipal, tenant: string): Promise<boolean> {
+  const { orgAdmins, organizations } = schemaOf(deps.db);
   if (principal.kind === 'sysadmin') return true;
-  const row = await deps.db
-    .select({ userUuid: orgAdmins.userUuid })
-    .from(orgAdmins)
-    .innerJoin(organizations, eq(organizations.uuid, orgAdmins.orgUuid))
-    .where(and(eq(organizations.nameKey, tenant.toLowerCase()), eq(orgAdmins.userUuid, principal.userUuid)))
-    .get();
+  const row = await first(
+    deps.db
+      .select({ userUuid: orgAdmins.userUuid })
+      .from(orgAdmins)
+      .innerJoin(organizations, eq(organizations.uuid, orgAdmins.orgUuid))
+      .where(and(eq(organizations.nameKey, tenant.toLowerCase()), eq(orgAdmins.userUuid, principal.userUuid))),
+  );
   return row !== undefined;
 }
 
@@ -303,10 +307,11 @@ export async function completeSecondStep(
 
 /** Whose factor a sign-in enrolls: its user, named in authenticator apps after the application (or idp for admin users). */
 async function enrollingOwner(deps: Deps, pending: NewSession): Promise<FactorOwner> {
+  const { applications } = schemaOf(deps.db);
   const app =
     pending.realm === ADMIN_REALM
       ? undefined
-      : await deps.db.select({ name: applications.name }).from(applications).where(eq(applications.uuid, pending.realm)).get();
+      : await first(deps.db.select({ name: applications.name }).from(applications).where(eq(applications.uuid, pending.realm)));
   return { realm: pending.realm, uuid: pending.principal.userUuid, username: pending.principal.username, issuerName: app?.name ?? 'idp' };
 }
 

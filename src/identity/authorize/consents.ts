@@ -4,18 +4,20 @@
  * may revoke it on the account page, which also ends what the client holds for them.
  */
 import { and, desc, eq } from 'drizzle-orm';
-import { changes } from '../../db/changes.js';
 import { revokeAllTokens } from '../sessions/end-sign-ins.js';
-import { consents } from '../../db/schema.js';
+import type { consents } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
-import type { Tx } from '../../db/open.js';
+import { type Tx, schemaOf } from '../../db/open.js';
+import { changes, first } from '../../db/run.js';
 
 async function findConsent(tx: Tx, clientId: string, userUuid: string) {
-  return await tx
-    .select()
-    .from(consents)
-    .where(and(eq(consents.clientId, clientId), eq(consents.userUuid, userUuid)))
-    .get();
+  const { consents } = schemaOf(tx);
+  return await first(
+    tx
+      .select()
+      .from(consents)
+      .where(and(eq(consents.clientId, clientId), eq(consents.userUuid, userUuid))),
+  );
 }
 
 /** The requested scopes the user has not yet allowed this client. */
@@ -28,13 +30,13 @@ export async function rememberConsent(deps: Deps, clientId: string, userUuid: st
   const now = deps.now();
   // Read, merge and write in one transaction: two consents given at once both stay remembered.
   await deps.db.transaction(async (tx) => {
+    const { consents } = schemaOf(tx);
     const existing = await findConsent(tx, clientId, userUuid);
     const merged = [...new Set([...(existing?.scope.split(' ') ?? []), ...scope])].filter((item) => item !== '').join(' ');
     await tx
       .insert(consents)
       .values({ clientId, userUuid, scope: merged, created: now, modified: now })
-      .onConflictDoUpdate({ target: [consents.clientId, consents.userUuid], set: { scope: merged, modified: now } })
-      .run();
+      .onConflictDoUpdate({ target: [consents.clientId, consents.userUuid], set: { scope: merged, modified: now } });
   });
 }
 
@@ -42,7 +44,8 @@ export type Consent = typeof consents.$inferSelect;
 
 /** The clients a user allowed, the most recent first. */
 export async function listConsents(deps: Deps, userUuid: string): Promise<Consent[]> {
-  return await deps.db.select().from(consents).where(eq(consents.userUuid, userUuid)).orderBy(desc(consents.modified)).all();
+  const { consents } = schemaOf(deps.db);
+  return await deps.db.select().from(consents).where(eq(consents.userUuid, userUuid)).orderBy(desc(consents.modified));
 }
 
 /**
@@ -50,10 +53,8 @@ export async function listConsents(deps: Deps, userUuid: string): Promise<Consen
  * working at once): the client must ask again. False when there was no such consent.
  */
 export async function revokeConsent(deps: Deps, clientId: string, userUuid: string): Promise<boolean> {
-  const removed = await deps.db
-    .delete(consents)
-    .where(and(eq(consents.clientId, clientId), eq(consents.userUuid, userUuid)))
-    .run();
+  const { consents } = schemaOf(deps.db);
+  const removed = await deps.db.delete(consents).where(and(eq(consents.clientId, clientId), eq(consents.userUuid, userUuid)));
   if (changes(removed) === 0) return false;
   await revokeAllTokens(deps, userUuid, clientId);
   return true;

@@ -8,8 +8,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { and, eq, gt, lt } from 'drizzle-orm';
-import { changes } from '../../db/changes.js';
-import { deviceAuthorizations } from '../../db/schema.js';
+import type { deviceAuthorizations } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { InvalidGrant, UnauthorizedClient } from '../../errors.js';
 import { DEVICE_CODE_GRANT, findClient, scopesFor, type Client } from '../clients/find.js';
@@ -21,6 +20,8 @@ import { assertNotThrottled, recordLoginFailure, type LoginContext } from '../si
 import type { AuthorizeRequest } from './authorize-request.js';
 import { parseClaimsRequest } from './claims-request.js';
 import { parseResources } from '../tokens/resources.js';
+import { changes, first } from '../../db/run.js';
+import { schemaOf } from '../../db/open.js';
 
 export const DEVICE_VERIFICATION_PATH = '/device';
 /** RFC 8628 3.2: five seconds between polls unless the server says otherwise. */
@@ -81,40 +82,36 @@ export async function startDeviceAuthorization(
   const now = deps.now();
   const ttl = deps.config.deviceCodeTtl;
   const userCode = await deps.db.transaction(async (tx) => {
-    await tx
-      .delete(deviceAuthorizations)
-      .where(lt(deviceAuthorizations.expiresAt, now - KEEP_EXPIRED_MS))
-      .run();
+    const { deviceAuthorizations } = schemaOf(tx);
+    await tx.delete(deviceAuthorizations).where(lt(deviceAuthorizations.expiresAt, now - KEEP_EXPIRED_MS));
     // A user code names one authorization: draw again on the rare collision with a kept one.
     let code = newUserCode();
     while (
-      await tx
-        .select({ id: deviceAuthorizations.id })
-        .from(deviceAuthorizations)
-        .where(eq(deviceAuthorizations.userCodeHash, hashToken(code)))
-        .get()
+      await first(
+        tx
+          .select({ id: deviceAuthorizations.id })
+          .from(deviceAuthorizations)
+          .where(eq(deviceAuthorizations.userCodeHash, hashToken(code))),
+      )
     ) {
       code = newUserCode();
     }
-    await tx
-      .insert(deviceAuthorizations)
-      .values({
-        id: newTokenFamilyId(),
-        deviceCodeHash: hashToken(deviceCode),
-        userCodeHash: hashToken(code),
-        clientId: client.clientId,
-        scope: scope.join(' '),
-        status: 'pending',
-        principal: null,
-        authTime: null,
-        amr: null,
-        resources: resources.length > 0 ? resources : null,
-        interval: DEVICE_POLL_INTERVAL,
-        lastPolledAt: null,
-        created: now,
-        expiresAt: now + ttl * 1000,
-      })
-      .run();
+    await tx.insert(deviceAuthorizations).values({
+      id: newTokenFamilyId(),
+      deviceCodeHash: hashToken(deviceCode),
+      userCodeHash: hashToken(code),
+      clientId: client.clientId,
+      scope: scope.join(' '),
+      status: 'pending',
+      principal: null,
+      authTime: null,
+      amr: null,
+      resources: resources.length > 0 ? resources : null,
+      interval: DEVICE_POLL_INTERVAL,
+      lastPolledAt: null,
+      created: now,
+      expiresAt: now + ttl * 1000,
+    });
     return code;
   });
   const verificationUri = `${issuerOf(deps)}${DEVICE_VERIFICATION_PATH}`;
@@ -128,7 +125,10 @@ export async function startDeviceAuthorization(
   };
 }
 
-const isWaiting = (deps: Deps) => and(eq(deviceAuthorizations.status, 'pending'), gt(deviceAuthorizations.expiresAt, deps.now()));
+const isWaiting = (deps: Deps) => {
+  const { deviceAuthorizations } = schemaOf(deps.db);
+  return and(eq(deviceAuthorizations.status, 'pending'), gt(deviceAuthorizations.expiresAt, deps.now()));
+};
 
 /**
  * The authorization a user code entered at /device names, while it waits for the user. A code
@@ -136,15 +136,17 @@ const isWaiting = (deps: Deps) => and(eq(deviceAuthorizations.status, 'pending')
  * @throws 400 invalid_grant for a wrong or expired code, 429 while the throttle waits.
  */
 export async function findDeviceAuthorizationByUserCode(deps: Deps, typed: string, context: LoginContext): Promise<DeviceAuthorizationRow> {
+  const { deviceAuthorizations } = schemaOf(deps.db);
   const keys = [{ key: `user_code:${context.address}`, free: USER_CODE_FREE_FAILURES }];
   await assertNotThrottled(deps, keys, 'user_code');
   const code = normalizeUserCode(typed);
   const row = code
-    ? await deps.db
-        .select()
-        .from(deviceAuthorizations)
-        .where(and(eq(deviceAuthorizations.userCodeHash, hashToken(code)), isWaiting(deps)))
-        .get()
+    ? await first(
+        deps.db
+          .select()
+          .from(deviceAuthorizations)
+          .where(and(eq(deviceAuthorizations.userCodeHash, hashToken(code)), isWaiting(deps))),
+      )
     : undefined;
   if (row) return row;
   await recordLoginFailure(deps, keys);
@@ -153,38 +155,42 @@ export async function findDeviceAuthorizationByUserCode(deps: Deps, typed: strin
 
 /** The authorization of a verification page's sealed form, while it still waits for the user. */
 export async function findWaitingDeviceAuthorization(deps: Deps, id: string): Promise<DeviceAuthorizationRow | undefined> {
-  return await deps.db
-    .select()
-    .from(deviceAuthorizations)
-    .where(and(eq(deviceAuthorizations.id, id), isWaiting(deps)))
-    .get();
+  const { deviceAuthorizations } = schemaOf(deps.db);
+  return await first(
+    deps.db
+      .select()
+      .from(deviceAuthorizations)
+      .where(and(eq(deviceAuthorizations.id, id), isWaiting(deps))),
+  );
 }
 
 export async function findDeviceAuthorizationByDeviceCode(deps: Deps, deviceCode: string): Promise<DeviceAuthorizationRow | undefined> {
-  return await deps.db
-    .select()
-    .from(deviceAuthorizations)
-    .where(eq(deviceAuthorizations.deviceCodeHash, hashToken(deviceCode)))
-    .get();
+  const { deviceAuthorizations } = schemaOf(deps.db);
+  return await first(
+    deps.db
+      .select()
+      .from(deviceAuthorizations)
+      .where(eq(deviceAuthorizations.deviceCodeHash, hashToken(deviceCode))),
+  );
 }
 
 /** The user of `session` allows the device: its next poll gets tokens that say how they signed in. */
 export async function approveDeviceAuthorization(deps: Deps, id: string, session: SessionRow): Promise<void> {
+  const { deviceAuthorizations } = schemaOf(deps.db);
   const approved = await deps.db
     .update(deviceAuthorizations)
     .set({ status: 'approved', principal: session.principal, authTime: Math.floor(session.authTime / 1000), amr: amrOf(session) })
-    .where(and(eq(deviceAuthorizations.id, id), isWaiting(deps)))
-    .run();
+    .where(and(eq(deviceAuthorizations.id, id), isWaiting(deps)));
   if (changes(approved) !== 1) throw InvalidGrant('the code has expired, or was already used');
 }
 
 /** The user refuses the device: its next poll gets access_denied (RFC 8628 3.5). */
 export async function denyDeviceAuthorization(deps: Deps, id: string): Promise<void> {
+  const { deviceAuthorizations } = schemaOf(deps.db);
   await deps.db
     .update(deviceAuthorizations)
     .set({ status: 'denied' })
-    .where(and(eq(deviceAuthorizations.id, id), isWaiting(deps)))
-    .run();
+    .where(and(eq(deviceAuthorizations.id, id), isWaiting(deps)));
 }
 
 /**

@@ -4,26 +4,25 @@
  * request's validation, so that housekeeping can prune them without loading it.
  */
 import { eq, lt } from 'drizzle-orm';
-import { changes } from '../../db/changes.js';
-import { pushedAuthorizationRequests } from '../../db/schema.js';
+
 import type { Deps } from '../../deps.js';
 import { hashToken } from '../sessions/token-families.js';
+import { changes, first } from '../../db/run.js';
+import { schemaOf } from '../../db/open.js';
 
 /** Stores `params` under `requestUri` for `ttl` seconds, and drops the requests that expired. */
 export async function storePushedRequest(deps: Deps, pushed: { requestUri: string; clientId: string; params: URLSearchParams; ttl: number }): Promise<void> {
   const now = deps.now();
   await deps.db.transaction(async (tx) => {
-    await tx.delete(pushedAuthorizationRequests).where(lt(pushedAuthorizationRequests.expiresAt, now)).run();
-    await tx
-      .insert(pushedAuthorizationRequests)
-      .values({
-        requestUriHash: hashToken(pushed.requestUri),
-        clientId: pushed.clientId,
-        params: pushed.params.toString(),
-        created: now,
-        expiresAt: now + pushed.ttl * 1000,
-      })
-      .run();
+    const { pushedAuthorizationRequests } = schemaOf(tx);
+    await tx.delete(pushedAuthorizationRequests).where(lt(pushedAuthorizationRequests.expiresAt, now));
+    await tx.insert(pushedAuthorizationRequests).values({
+      requestUriHash: hashToken(pushed.requestUri),
+      clientId: pushed.clientId,
+      params: pushed.params.toString(),
+      created: now,
+      expiresAt: now + pushed.ttl * 1000,
+    });
   });
 }
 
@@ -36,9 +35,10 @@ export async function takePushedRequest(deps: Deps, clientId: string, requestUri
   // Read and delete in one transaction: of two requests with the same URI, only the one whose
   // delete removed the row has it.
   const row = await deps.db.transaction(async (tx) => {
-    const found = await tx.select().from(pushedAuthorizationRequests).where(eq(pushedAuthorizationRequests.requestUriHash, requestUriHash)).get();
+    const { pushedAuthorizationRequests } = schemaOf(tx);
+    const found = await first(tx.select().from(pushedAuthorizationRequests).where(eq(pushedAuthorizationRequests.requestUriHash, requestUriHash)));
     if (!found || found.clientId !== clientId) return undefined;
-    const deleted = changes(await tx.delete(pushedAuthorizationRequests).where(eq(pushedAuthorizationRequests.requestUriHash, requestUriHash)).run());
+    const deleted = changes(await tx.delete(pushedAuthorizationRequests).where(eq(pushedAuthorizationRequests.requestUriHash, requestUriHash)));
     return deleted > 0 ? found : undefined;
   });
   return row && row.expiresAt > deps.now() ? new URLSearchParams(row.params) : undefined;
@@ -46,5 +46,6 @@ export async function takePushedRequest(deps: Deps, clientId: string, requestUri
 
 /** Housekeeping: forgets pushed requests past their expiry; returns how many. */
 export async function prunePushedRequests(deps: Deps, now: number): Promise<number> {
-  return changes(await deps.db.delete(pushedAuthorizationRequests).where(lt(pushedAuthorizationRequests.expiresAt, now)).run());
+  const { pushedAuthorizationRequests } = schemaOf(deps.db);
+  return changes(await deps.db.delete(pushedAuthorizationRequests).where(lt(pushedAuthorizationRequests.expiresAt, now)));
 }

@@ -8,14 +8,15 @@
  */
 import { eq, sql } from 'drizzle-orm';
 import { preparedFor } from '../../db/prepared.js';
-import { remembered } from '../../db/open.js';
-import { applications, credentials, oauthClients, type StoredClientMetadata } from '../../db/schema.js';
+import { remembered, schemaOf } from '../../db/open.js';
+import type { oauthClients, StoredClientMetadata } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { InvalidClient } from '../../errors.js';
 import type { JWK } from 'jose';
 import { SCOPES, type Scope } from '../scopes.js';
 import { issuerOf } from '../issuer.js';
 import { sectorOf } from './sector-identifiers.js';
+import { prepare } from '../../db/run.js';
 
 /** The built-in public client of admin tools (docs/api.md#clients). */
 export const ADMIN_CLI = 'admin-cli';
@@ -208,26 +209,33 @@ export function isPublicClient(client: Client): boolean {
   return client.authMethods.includes('none');
 }
 
-const lookups = preparedFor((db) => ({
-  credential: db
-    .select({ secret: credentials.clientSecret, ownerType: credentials.ownerType, ownerUuid: credentials.ownerUuid, appOrg: applications.orgUuid })
-    .from(credentials)
-    .leftJoin(applications, eq(applications.uuid, credentials.ownerUuid))
-    .where(eq(credentials.clientId, sql.placeholder('id')))
-    .prepare(),
-  oauthClient: db
-    .select()
-    .from(oauthClients)
-    .where(eq(oauthClients.clientId, sql.placeholder('id')))
-    .prepare(),
-  application: db
-    .select({ uuid: applications.uuid, orgUuid: applications.orgUuid, name: applications.name })
-    .from(applications)
-    .where(eq(applications.uuid, sql.placeholder('uuid')))
-    .prepare(),
-}));
+const lookups = preparedFor((db) => {
+  const { applications, credentials, oauthClients } = schemaOf(db);
+  return {
+    credential: prepare(
+      db
+        .select({ secret: credentials.clientSecret, ownerType: credentials.ownerType, ownerUuid: credentials.ownerUuid, appOrg: applications.orgUuid })
+        .from(credentials)
+        .leftJoin(applications, eq(applications.uuid, credentials.ownerUuid))
+        .where(eq(credentials.clientId, sql.placeholder('id'))),
+    ),
+    oauthClient: prepare(
+      db
+        .select()
+        .from(oauthClients)
+        .where(eq(oauthClients.clientId, sql.placeholder('id'))),
+    ),
+    application: prepare(
+      db
+        .select({ uuid: applications.uuid, orgUuid: applications.orgUuid, name: applications.name })
+        .from(applications)
+        .where(eq(applications.uuid, sql.placeholder('uuid'))),
+    ),
+  };
+});
 
 export async function findClient(deps: Deps, clientId: string): Promise<Client | undefined> {
+  const { applications, credentials, oauthClients } = schemaOf(deps.db);
   if (clientId === ADMIN_CLI) return ADMIN_CLI_CLIENT;
   if (clientId === CONSOLE) return consoleClient(deps);
   if (clientId === ACCOUNT_CLIENT) return accountClient(deps);

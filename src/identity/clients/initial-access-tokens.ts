@@ -6,13 +6,14 @@
  * is deleted (docs/api.md#dynamic-client-registration).
  */
 import { and, asc, eq, gt, lte, sql } from 'drizzle-orm';
-import { initialAccessTokens } from '../../db/schema.js';
-import type { Tx } from '../../db/open.js';
+import type { initialAccessTokens } from '../../db/schema.js';
+import { type Tx, schemaOf } from '../../db/open.js';
 import type { Deps } from '../../deps.js';
 import { InvalidToken, NotFound } from '../../errors.js';
 import { newUuid } from '../../ids.js';
 import type { Application } from '../../management/applications.js';
 import { hashToken, newOpaqueToken } from '../sessions/token-families.js';
+import { first } from '../../db/run.js';
 
 export type InitialAccessTokenRow = typeof initialAccessTokens.$inferSelect;
 
@@ -51,41 +52,38 @@ export async function mintInitialAccessToken(deps: Deps, app: Application, reque
     expiresAt: now + (request.expiration ?? DEFAULT_EXPIRATION_SECONDS) * 1000,
   };
   await deps.db.transaction(async (tx) => {
+    const { initialAccessTokens } = schemaOf(tx);
     // The application's expired tokens go as a new one comes: they can no longer be used.
-    await tx
-      .delete(initialAccessTokens)
-      .where(and(eq(initialAccessTokens.appUuid, app.uuid), lte(initialAccessTokens.expiresAt, now)))
-      .run();
-    await tx.insert(initialAccessTokens).values(row).run();
+    await tx.delete(initialAccessTokens).where(and(eq(initialAccessTokens.appUuid, app.uuid), lte(initialAccessTokens.expiresAt, now)));
+    await tx.insert(initialAccessTokens).values(row);
   });
   return { row, token };
 }
 
 export async function listInitialAccessTokens(deps: Deps, app: Application): Promise<MintedInitialAccessToken[]> {
-  const rows = await deps.db
-    .select()
-    .from(initialAccessTokens)
-    .where(eq(initialAccessTokens.appUuid, app.uuid))
-    .orderBy(asc(initialAccessTokens.created))
-    .all();
+  const { initialAccessTokens } = schemaOf(deps.db);
+  const rows = await deps.db.select().from(initialAccessTokens).where(eq(initialAccessTokens.appUuid, app.uuid)).orderBy(asc(initialAccessTokens.created));
   return rows.map((row) => ({ row }));
 }
 
 export async function revokeInitialAccessToken(deps: Deps, app: Application, id: string): Promise<MintedInitialAccessToken> {
+  const { initialAccessTokens } = schemaOf(deps.db);
   const where = and(eq(initialAccessTokens.appUuid, app.uuid), eq(initialAccessTokens.id, id));
-  const row = await deps.db.select().from(initialAccessTokens).where(where).get();
+  const row = await first(deps.db.select().from(initialAccessTokens).where(where));
   if (!row) throw NotFound(`initial access token '${id}' not found in application '${app.name}'`);
-  await deps.db.delete(initialAccessTokens).where(where).run();
+  await deps.db.delete(initialAccessTokens).where(where);
   return { row };
 }
 
 /** The live token a bearer value is, if it is one: not expired, with a use left. */
 export async function findInitialAccessToken(deps: Deps, token: string): Promise<InitialAccessTokenRow | undefined> {
-  return await deps.db
-    .select()
-    .from(initialAccessTokens)
-    .where(and(eq(initialAccessTokens.tokenHash, hashToken(token)), gt(initialAccessTokens.remaining, 0), gt(initialAccessTokens.expiresAt, deps.now())))
-    .get();
+  const { initialAccessTokens } = schemaOf(deps.db);
+  return await first(
+    deps.db
+      .select()
+      .from(initialAccessTokens)
+      .where(and(eq(initialAccessTokens.tokenHash, hashToken(token)), gt(initialAccessTokens.remaining, 0), gt(initialAccessTokens.expiresAt, deps.now()))),
+  );
 }
 
 /**
@@ -93,12 +91,12 @@ export async function findInitialAccessToken(deps: Deps, token: string): Promise
  * registrations at once cannot both spend a token's last use.
  */
 export async function spendInitialAccessToken(tx: Tx, id: string, now: number): Promise<void> {
+  const { initialAccessTokens } = schemaOf(tx);
   const spent = await tx
     .update(initialAccessTokens)
     .set({ remaining: sql`${initialAccessTokens.remaining} - 1` })
     .where(and(eq(initialAccessTokens.id, id), gt(initialAccessTokens.remaining, 0), gt(initialAccessTokens.expiresAt, now)))
-    .returning({ remaining: initialAccessTokens.remaining })
-    .all();
+    .returning({ remaining: initialAccessTokens.remaining });
   if (spent.length === 0) throw invalidBearer('the initial access token has been used up or has expired');
-  if (spent[0].remaining <= 0) await tx.delete(initialAccessTokens).where(eq(initialAccessTokens.id, id)).run();
+  if (spent[0].remaining <= 0) await tx.delete(initialAccessTokens).where(eq(initialAccessTokens.id, id));
 }

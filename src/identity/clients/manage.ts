@@ -7,9 +7,9 @@
 import { randomBytes, createHash } from 'node:crypto';
 import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { oauthClients, tokenFamilies, type StoredClientMetadata } from '../../db/schema.js';
+import type { oauthClients, StoredClientMetadata } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
-import type { Tx } from '../../db/open.js';
+import { type Tx, schemaOf } from '../../db/open.js';
 import { IllegalArgument, InvalidClientMetadata, InvalidRedirectUri, NotFound } from '../../errors.js';
 import type { Application } from '../../management/applications.js';
 import { DEVICE_CODE_GRANT, TOKEN_EXCHANGE, type AuthMethod } from './find.js';
@@ -18,6 +18,7 @@ import { revokeTokenFamily } from '../tokens/revocations.js';
 import { isScope, SCOPES } from '../scopes.js';
 import { canonicalResponseType, RESPONSE_TYPES } from '../authorize/response-types.js';
 import { checkSector, SUBJECT_TYPES, verifySectorIdentifier } from './sector-identifiers.js';
+import { first } from '../../db/run.js';
 
 export type OAuthClientRow = typeof oauthClients.$inferSelect;
 
@@ -305,6 +306,7 @@ function hasSecret(metadata: StoredClientMetadata): boolean {
 
 /** Stores a new client of `app` with its metadata; a confidential one gets its secret. */
 export async function insertOAuthClient(tx: Tx, now: number, app: Pick<Application, 'uuid' | 'orgUuid'>, metadata: StoredClientMetadata): Promise<SavedClient> {
+  const { oauthClients } = schemaOf(tx);
   const made = hasSecret(metadata) ? newSecret() : undefined;
   const row: OAuthClientRow = {
     clientId: randomBytes(16).toString('hex'),
@@ -316,7 +318,7 @@ export async function insertOAuthClient(tx: Tx, now: number, app: Pick<Applicati
     created: now,
     modified: now,
   };
-  await tx.insert(oauthClients).values(row).run();
+  await tx.insert(oauthClients).values(row);
   return { row, secret: made?.secret };
 }
 
@@ -326,15 +328,18 @@ export async function createOAuthClient(deps: Deps, app: Application, input: Cli
 }
 
 export async function listOAuthClients(deps: Deps, app: Application): Promise<OAuthClientRow[]> {
-  return await deps.db.select().from(oauthClients).where(eq(oauthClients.appUuid, app.uuid)).orderBy(asc(oauthClients.created)).all();
+  const { oauthClients } = schemaOf(deps.db);
+  return await deps.db.select().from(oauthClients).where(eq(oauthClients.appUuid, app.uuid)).orderBy(asc(oauthClients.created));
 }
 
 export async function findOAuthClient(deps: Deps, app: Application, clientId: string): Promise<OAuthClientRow> {
-  const row = await deps.db
-    .select()
-    .from(oauthClients)
-    .where(and(eq(oauthClients.appUuid, app.uuid), eq(oauthClients.clientId, clientId)))
-    .get();
+  const { oauthClients } = schemaOf(deps.db);
+  const row = await first(
+    deps.db
+      .select()
+      .from(oauthClients)
+      .where(and(eq(oauthClients.appUuid, app.uuid), eq(oauthClients.clientId, clientId))),
+  );
   if (!row) throw NotFound(`client '${clientId}' not found in application '${app.name}'`);
   return row;
 }
@@ -353,13 +358,14 @@ export async function updateOAuthClient(deps: Deps, app: Application, clientId: 
  * needs one (public, private_key_jwt) loses it.
  */
 export async function replaceClientMetadata(deps: Deps, existing: OAuthClientRow, metadata: StoredClientMetadata): Promise<SavedClient> {
+  const { oauthClients } = schemaOf(deps.db);
   const secretless = !hasSecret(metadata);
   const keyed = usesSecretAsKey(metadata);
   const made = !secretless && (existing.secretHash === null || (keyed && existing.secret === null)) ? newSecret() : undefined;
   const secretHash = secretless ? null : (made?.hash ?? existing.secretHash);
   const secret = secretless || !keyed ? null : (made?.secret ?? existing.secret);
   const row: OAuthClientRow = { ...existing, metadata, secretHash, secret, modified: deps.now() };
-  await deps.db.update(oauthClients).set({ metadata, secretHash, secret, modified: row.modified }).where(eq(oauthClients.clientId, existing.clientId)).run();
+  await deps.db.update(oauthClients).set({ metadata, secretHash, secret, modified: row.modified }).where(eq(oauthClients.clientId, existing.clientId));
   return { row, secret: made?.secret };
 }
 
@@ -374,8 +380,9 @@ export async function deleteOAuthClient(deps: Deps, app: Application, clientId: 
 export async function removeOAuthClient(deps: Deps, clientId: string): Promise<void> {
   // One transaction, as when this ran without pausing: no token family of the client escapes revocation.
   await deps.db.transaction(async (tx) => {
-    const families = await tx.select({ id: tokenFamilies.id }).from(tokenFamilies).where(eq(tokenFamilies.clientId, clientId)).all();
+    const { oauthClients, tokenFamilies } = schemaOf(tx);
+    const families = await tx.select({ id: tokenFamilies.id }).from(tokenFamilies).where(eq(tokenFamilies.clientId, clientId));
     for (const family of families) await revokeTokenFamily(deps, family.id);
-    await tx.delete(oauthClients).where(eq(oauthClients.clientId, clientId)).run();
+    await tx.delete(oauthClients).where(eq(oauthClients.clientId, clientId));
   });
 }

@@ -8,7 +8,7 @@
  * token, kept only as its SHA-256, which alone reads, replaces and deletes that client.
  */
 import { eq } from 'drizzle-orm';
-import { clientRegistrations, oauthClients, type StoredClientMetadata } from '../../db/schema.js';
+import type { StoredClientMetadata } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { isAppError } from '../../errors.js';
 import { allowsOpenClientRegistration, findApplicationByUuid, findApplicationIn, type Application } from '../../management/applications.js';
@@ -28,6 +28,8 @@ import {
   type OAuthClientRow,
   type SavedClient,
 } from './manage.js';
+import { first } from '../../db/run.js';
+import { schemaOf } from '../../db/open.js';
 
 /** RFC 7591 2 metadata, with the application to join (open registration) and, on PUT, the secret (RFC 7592 2.2). */
 export interface RegistrationInput extends ClientMetadataInput {
@@ -128,12 +130,12 @@ export async function registerClient(deps: Deps, access: RegistrationAccess, inp
   const registrationAccessToken = newOpaqueToken();
   const now = deps.now();
   const saved = await deps.db.transaction(async (tx) => {
+    const { clientRegistrations } = schemaOf(tx);
     if (access.initialAccessTokenId !== undefined) await spendInitialAccessToken(tx, access.initialAccessTokenId, now);
     const made = await insertOAuthClient(tx, now, access.app, metadata);
     await tx
       .insert(clientRegistrations)
-      .values({ clientId: made.row.clientId, tokenHash: hashToken(registrationAccessToken), anonymous: access.anonymous, created: now })
-      .run();
+      .values({ clientId: made.row.clientId, tokenHash: hashToken(registrationAccessToken), anonymous: access.anonymous, created: now });
     return made;
   });
   return { ...saved, registrationAccessToken };
@@ -144,12 +146,14 @@ export async function registerClient(deps: Deps, access: RegistrationAccess, inp
  * registered here, and another client's token are all 401 invalid_token, alike.
  */
 export async function findRegisteredClient(deps: Deps, clientId: string, bearer: string | undefined): Promise<{ row: OAuthClientRow; anonymous: boolean }> {
-  const found = await deps.db
-    .select({ row: oauthClients, tokenHash: clientRegistrations.tokenHash, anonymous: clientRegistrations.anonymous })
-    .from(clientRegistrations)
-    .innerJoin(oauthClients, eq(oauthClients.clientId, clientRegistrations.clientId))
-    .where(eq(clientRegistrations.clientId, clientId))
-    .get();
+  const { clientRegistrations, oauthClients } = schemaOf(deps.db);
+  const found = await first(
+    deps.db
+      .select({ row: oauthClients, tokenHash: clientRegistrations.tokenHash, anonymous: clientRegistrations.anonymous })
+      .from(clientRegistrations)
+      .innerJoin(oauthClients, eq(oauthClients.clientId, clientRegistrations.clientId))
+      .where(eq(clientRegistrations.clientId, clientId)),
+  );
   // Compared as hashes in constant time; a missing client costs the same comparison.
   const matches = safeEqual(hashToken(bearer ?? ''), found?.tokenHash ?? hashToken(newOpaqueToken()));
   if (!found || bearer === undefined || !matches) throw invalidBearer('the registration access token is not valid for this client');

@@ -9,9 +9,8 @@
  */
 import { and, eq, isNull, lt, or } from 'drizzle-orm';
 import QRCode from 'qrcode';
-import { changes } from '../../db/changes.js';
-import { userFactors } from '../../db/schema.js';
-import type { Tx } from '../../db/open.js';
+import type { userFactors } from '../../db/schema.js';
+import { type Tx, schemaOf } from '../../db/open.js';
 import type { Deps } from '../../deps.js';
 import { Conflict, EntityNotFound, IllegalArgument, RequiredProperty } from '../../errors.js';
 import { newUuid } from '../../ids.js';
@@ -20,6 +19,7 @@ import { deleteRecoveryCodes, replaceRecoveryCodes } from './recovery-codes.js';
 import { recordFactorEvent } from './factor-events.js';
 import { newTotpSecret, otpauthUri, totpStepOf } from './totp.js';
 import { passkeyRegistrationOptions, verifyPasskeyRegistration, type RegistrationOptions, type RelyingParty } from './webauthn.js';
+import { changes, first } from '../../db/run.js';
 
 export type Factor = typeof userFactors.$inferSelect;
 export type FactorType = Factor['type'];
@@ -89,7 +89,8 @@ function relyingParty(deps: Deps, owner: FactorOwner): RelyingParty {
 }
 
 export async function listFactors(tx: Tx, userUuid: string): Promise<Factor[]> {
-  return await tx.select().from(userFactors).where(eq(userFactors.userUuid, userUuid)).orderBy(userFactors.created, userFactors.id).all();
+  const { userFactors } = schemaOf(tx);
+  return await tx.select().from(userFactors).where(eq(userFactors.userUuid, userUuid)).orderBy(userFactors.created, userFactors.id);
 }
 
 /** The active factors of a user: what a password sign-in must be followed by. */
@@ -99,20 +100,24 @@ export async function listActiveFactors(tx: Tx, userUuid: string): Promise<Facto
 
 /** The active passkey with this credential id, whoever's it is. */
 export async function findPasskeyFactor(tx: Tx, credentialId: string): Promise<Factor | undefined> {
-  return await tx
-    .select()
-    .from(userFactors)
-    .where(and(eq(userFactors.credentialId, credentialId), eq(userFactors.status, 'active')))
-    .get();
+  const { userFactors } = schemaOf(tx);
+  return await first(
+    tx
+      .select()
+      .from(userFactors)
+      .where(and(eq(userFactors.credentialId, credentialId), eq(userFactors.status, 'active'))),
+  );
 }
 
 /** One of the user's factors by id. @throws 404 `entity_not_found`, also for another user's. */
 export async function findFactor(tx: Tx, userUuid: string, id: string): Promise<Factor> {
-  const factor = await tx
-    .select()
-    .from(userFactors)
-    .where(and(eq(userFactors.id, id), eq(userFactors.userUuid, userUuid)))
-    .get();
+  const { userFactors } = schemaOf(tx);
+  const factor = await first(
+    tx
+      .select()
+      .from(userFactors)
+      .where(and(eq(userFactors.id, id), eq(userFactors.userUuid, userUuid))),
+  );
   if (!factor) throw EntityNotFound(`factor '${id}' not found`, { fields: { factor: id } });
   return factor;
 }
@@ -177,11 +182,9 @@ export async function enrollFactor(deps: Deps, owner: FactorOwner, body: unknown
     shown = { options };
   }
   await deps.db.transaction(async (tx) => {
-    await tx
-      .delete(userFactors)
-      .where(and(eq(userFactors.userUuid, owner.uuid), eq(userFactors.type, type), eq(userFactors.status, 'pending')))
-      .run();
-    await tx.insert(userFactors).values(factor).run();
+    const { userFactors } = schemaOf(tx);
+    await tx.delete(userFactors).where(and(eq(userFactors.userUuid, owner.uuid), eq(userFactors.type, type), eq(userFactors.status, 'pending')));
+    await tx.insert(userFactors).values(factor);
   });
   await recordFactorEvent(deps, 'factor_enrolled', { realm: owner.realm, userUuid: owner.uuid, factor });
   return { ...factorView(factor), ...shown };
@@ -218,12 +221,12 @@ export async function verifyFactor(deps: Deps, owner: FactorOwner, id: string, b
     }
   }
   const activation = await deps.db.transaction(async (tx) => {
+    const { userFactors } = schemaOf(tx);
     const first = (await listActiveFactors(tx, owner.uuid)).length === 0;
     const done = await tx
       .update(userFactors)
       .set(activated)
-      .where(and(eq(userFactors.id, id), eq(userFactors.status, 'pending')))
-      .run();
+      .where(and(eq(userFactors.id, id), eq(userFactors.status, 'pending')));
     if (changes(done) !== 1) throw Conflict(`factor '${id}' is already active`, { fields: { factor: 'already active' } });
     const view = factorView({ ...factor, ...activated } as Factor);
     return first ? { ...view, recovery_codes: await replaceRecoveryCodes(tx, owner.uuid, now) } : view;
@@ -236,7 +239,8 @@ export async function verifyFactor(deps: Deps, owner: FactorOwner, id: string, b
 export async function deleteFactor(deps: Deps, owner: FactorOwner, id: string): Promise<Factor> {
   const factor = await findFactor(deps.db, owner.uuid, id);
   await deps.db.transaction(async (tx) => {
-    await tx.delete(userFactors).where(eq(userFactors.id, id)).run();
+    const { userFactors } = schemaOf(tx);
+    await tx.delete(userFactors).where(eq(userFactors.id, id));
     if ((await listActiveFactors(tx, owner.uuid)).length === 0) await deleteRecoveryCodes(tx, owner.uuid);
   });
   await recordFactorEvent(deps, 'factor_removed', { realm: owner.realm, userUuid: owner.uuid, factor });
@@ -245,7 +249,8 @@ export async function deleteFactor(deps: Deps, owner: FactorOwner, id: string): 
 
 /** Removes every factor and recovery code of a user (an administrator's reset, a deleted user); returns how many factors. */
 export async function deleteAllFactors(tx: Tx, userUuid: string): Promise<number> {
-  const removed = await tx.delete(userFactors).where(eq(userFactors.userUuid, userUuid)).run();
+  const { userFactors } = schemaOf(tx);
+  const removed = await tx.delete(userFactors).where(eq(userFactors.userUuid, userUuid));
   await deleteRecoveryCodes(tx, userUuid);
   return changes(removed);
 }
@@ -271,10 +276,10 @@ export async function regenerateRecoveryCodes(deps: Deps, owner: FactorOwner): P
  * The factor's last use is then `now`.
  */
 export async function claimTotpStep(tx: Tx, factor: Factor, step: number, now: number): Promise<boolean> {
+  const { userFactors } = schemaOf(tx);
   const claimed = await tx
     .update(userFactors)
     .set({ lastStep: step, lastUsed: now })
-    .where(and(eq(userFactors.id, factor.id), or(isNull(userFactors.lastStep), lt(userFactors.lastStep, step))))
-    .run();
+    .where(and(eq(userFactors.id, factor.id), or(isNull(userFactors.lastStep), lt(userFactors.lastStep, step))));
   return changes(claimed) === 1;
 }

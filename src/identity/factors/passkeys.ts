@@ -8,12 +8,13 @@
  */
 import { createHash } from 'node:crypto';
 import { eq, lt } from 'drizzle-orm';
-import { changes } from '../../db/changes.js';
-import { passkeyChallenges, userFactors } from '../../db/schema.js';
+
 import type { Deps } from '../../deps.js';
 import { issuerOf } from '../issuer.js';
 import type { Factor } from './factors.js';
 import { assertionCredentialId, passkeyAuthenticationOptions, verifyPasskeyAssertion, type AuthenticationOptions, type RelyingParty } from './webauthn.js';
+import { schemaOf } from '../../db/open.js';
+import { changes } from '../../db/run.js';
 
 /** How long a page's passkey challenge may be answered (ms). */
 export const PASSKEY_CHALLENGE_TTL_MS = 5 * 60 * 1000;
@@ -51,12 +52,12 @@ export async function passkeySignInOptions(deps: Deps, factors: readonly Factor[
 async function spendChallenge(deps: Deps, proof: PasskeyProof): Promise<boolean> {
   const now = deps.now();
   const spent = await deps.db.transaction(async (tx) => {
-    await tx.delete(passkeyChallenges).where(lt(passkeyChallenges.expiresAt, now)).run();
+    const { passkeyChallenges } = schemaOf(tx);
+    await tx.delete(passkeyChallenges).where(lt(passkeyChallenges.expiresAt, now));
     return await tx
       .insert(passkeyChallenges)
       .values({ challengeHash: createHash('sha256').update(proof.challenge).digest('base64url'), expiresAt: proof.issuedAt + PASSKEY_CHALLENGE_TTL_MS })
-      .onConflictDoNothing()
-      .run();
+      .onConflictDoNothing();
   });
   return changes(spent) === 1;
 }
@@ -72,6 +73,7 @@ export async function checkPasskey(
   proof: PasskeyProof,
   requireUserVerification: boolean,
 ): Promise<PassedPasskey | undefined> {
+  const { userFactors } = schemaOf(deps.db);
   if (!(await spendChallenge(deps, proof))) return undefined;
   const id = assertionCredentialId(proof.response);
   const factor = factors.find((candidate) => candidate.type === 'webauthn' && candidate.status === 'active' && candidate.credential?.id === id);
@@ -82,7 +84,6 @@ export async function checkPasskey(
   await deps.db
     .update(userFactors)
     .set({ credential: { ...factor.credential, counter: verified.newCounter }, lastUsed: now })
-    .where(eq(userFactors.id, factor.id))
-    .run();
+    .where(eq(userFactors.id, factor.id));
   return { factor, method: verified.method, userVerified: verified.userVerified };
 }

@@ -5,9 +5,9 @@
  */
 import { createHash, randomInt } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import { changes } from '../../db/changes.js';
-import { recoveryCodes } from '../../db/schema.js';
-import type { Tx } from '../../db/open.js';
+
+import { type Tx, schemaOf } from '../../db/open.js';
+import { changes } from '../../db/run.js';
 
 const COUNT = 10;
 // No 0/o, 1/l/i: a code is read off paper and typed.
@@ -30,24 +30,21 @@ function newCode(): string {
 
 /** Replaces a user's recovery codes with ten new ones; returns them (only their hashes are kept). */
 export async function replaceRecoveryCodes(tx: Tx, userUuid: string, now: number): Promise<string[]> {
+  const { recoveryCodes } = schemaOf(tx);
   const codes = Array.from({ length: COUNT }, newCode);
   await deleteRecoveryCodes(tx, userUuid);
-  await tx
-    .insert(recoveryCodes)
-    .values(codes.map((code) => ({ userUuid, codeHash: hashOf(code), created: now })))
-    .run();
+  await tx.insert(recoveryCodes).values(codes.map((code) => ({ userUuid, codeHash: hashOf(code), created: now })));
   return codes;
 }
 
 export async function deleteRecoveryCodes(tx: Tx, userUuid: string): Promise<void> {
-  await tx.delete(recoveryCodes).where(eq(recoveryCodes.userUuid, userUuid)).run();
+  const { recoveryCodes } = schemaOf(tx);
+  await tx.delete(recoveryCodes).where(eq(recoveryCodes.userUuid, userUuid));
 }
 
 /** Spends one of the user's recovery codes: true when it was theirs and unused (atomic: of two uses one wins). */
 export async function useRecoveryCode(tx: Tx, userUuid: string, code: string): Promise<boolean> {
-  const used = await tx
-    .delete(recoveryCodes)
-    .where(and(eq(recoveryCodes.userUuid, userUuid), eq(recoveryCodes.codeHash, hashOf(code))))
-    .run();
+  const { recoveryCodes } = schemaOf(tx);
+  const used = await tx.delete(recoveryCodes).where(and(eq(recoveryCodes.userUuid, userUuid), eq(recoveryCodes.codeHash, hashOf(code))));
   return changes(used) === 1;
 }

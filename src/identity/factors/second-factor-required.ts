@@ -5,10 +5,11 @@
  * same sign-in, and the password grants refuse until they have.
  */
 import { eq } from 'drizzle-orm';
-import { applications, orgAdmins, organizations } from '../../db/schema.js';
-import type { Tx } from '../../db/open.js';
+
+import { type Tx, schemaOf } from '../../db/open.js';
 import { requiresSecondFactor } from '../../management/settings.js';
 import { ADMIN_REALM } from '../sign-in/throttle.js';
+import { first } from '../../db/run.js';
 
 /** What the password grants answer such a user (400 `invalid_grant`). */
 export const ENROLLMENT_REQUIRED =
@@ -19,15 +20,15 @@ export const ENROLLMENT_REQUIRED =
  * the application says so, an admin user when any of their organizations does.
  */
 export async function isSecondFactorRequired(tx: Tx, realm: string, userUuid: string): Promise<boolean> {
+  const { applications, orgAdmins, organizations } = schemaOf(tx);
   if (realm !== ADMIN_REALM) {
-    const app = await tx.select({ properties: applications.properties }).from(applications).where(eq(applications.uuid, realm)).get();
+    const app = await first(tx.select({ properties: applications.properties }).from(applications).where(eq(applications.uuid, realm)));
     return app !== undefined && requiresSecondFactor(app);
   }
   const orgs = await tx
     .select({ properties: organizations.properties })
     .from(orgAdmins)
     .innerJoin(organizations, eq(organizations.uuid, orgAdmins.orgUuid))
-    .where(eq(orgAdmins.userUuid, userUuid))
-    .all();
+    .where(eq(orgAdmins.userUuid, userUuid));
   return orgs.some(requiresSecondFactor);
 }

@@ -8,10 +8,9 @@
 import { createHash } from 'node:crypto';
 import { and, eq, lt } from 'drizzle-orm';
 import type * as oidc from 'openid-client';
-import { changes } from '../../db/changes.js';
-import { entities, federatedIdentities, federationRequests } from '../../db/schema.js';
+
 import type { Deps } from '../../deps.js';
-import type { Tx } from '../../db/open.js';
+import { type Tx, schemaOf } from '../../db/open.js';
 import { InvalidRequest } from '../../errors.js';
 import { findEntityByName, insertEntity } from '../../db/entity-store.js';
 import { issuerOf } from '../issuer.js';
@@ -22,6 +21,7 @@ import type { NewSession } from '../sessions/sessions.js';
 import type { FirstStep } from '../authorize/authorize.js';
 import { isSecondFactorRequired } from '../factors/second-factor-required.js';
 import { listActiveFactors } from '../factors/factors.js';
+import { changes, first } from '../../db/run.js';
 
 export const FEDERATION_CALLBACK_PATH = '/connect/federation/callback';
 /** How long the user may take at the external provider (ms). */
@@ -61,19 +61,17 @@ export async function startFederation(deps: Deps, request: AuthorizeRequest): Pr
   const codeVerifier = oidc.randomPKCECodeVerifier();
   const now = deps.now();
   await deps.db.transaction(async (tx) => {
-    await tx.delete(federationRequests).where(lt(federationRequests.expiresAt, now)).run();
-    await tx
-      .insert(federationRequests)
-      .values({
-        stateHash: hashState(state),
-        providerUuid: provider.uuid,
-        codeVerifier,
-        nonce,
-        resume: request.query,
-        created: now,
-        expiresAt: now + REQUEST_TTL,
-      })
-      .run();
+    const { federationRequests } = schemaOf(tx);
+    await tx.delete(federationRequests).where(lt(federationRequests.expiresAt, now));
+    await tx.insert(federationRequests).values({
+      stateHash: hashState(state),
+      providerUuid: provider.uuid,
+      codeVerifier,
+      nonce,
+      resume: request.query,
+      created: now,
+      expiresAt: now + REQUEST_TTL,
+    });
   });
   return oidc.buildAuthorizationUrl(config, {
     redirect_uri: `${issuerOf(deps)}${FEDERATION_CALLBACK_PATH}`,
@@ -95,9 +93,10 @@ export async function takeFederationRequest(deps: Deps, state: string | undefine
   // Read and delete in one transaction, and only the caller whose delete removed the row has it:
   // two callbacks with the same state cannot both use it.
   const row = await deps.db.transaction(async (tx) => {
-    const found = await tx.select().from(federationRequests).where(eq(federationRequests.stateHash, stateHash)).get();
+    const { federationRequests } = schemaOf(tx);
+    const found = await first(tx.select().from(federationRequests).where(eq(federationRequests.stateHash, stateHash)));
     if (!found) return undefined;
-    const deleted = changes(await tx.delete(federationRequests).where(eq(federationRequests.stateHash, stateHash)).run());
+    const deleted = changes(await tx.delete(federationRequests).where(eq(federationRequests.stateHash, stateHash)));
     return deleted > 0 ? found : undefined;
   });
   if (!row) return undefined;
@@ -122,20 +121,21 @@ function textClaim(claims: oidc.IDToken, name: string): string | undefined {
 /** The app user linked to an external account, created on its first sign-in. */
 async function linkUser(deps: Deps, appUuid: string, claims: oidc.IDToken): Promise<{ uuid: string; username: string }> {
   return await deps.db.transaction(async (tx) => {
-    const link = await tx
-      .select()
-      .from(federatedIdentities)
-      .where(and(eq(federatedIdentities.appUuid, appUuid), eq(federatedIdentities.issuer, claims.iss), eq(federatedIdentities.subject, claims.sub)))
-      .get();
+    const { entities, federatedIdentities } = schemaOf(tx);
+    const link = await first(
+      tx
+        .select()
+        .from(federatedIdentities)
+        .where(and(eq(federatedIdentities.appUuid, appUuid), eq(federatedIdentities.issuer, claims.iss), eq(federatedIdentities.subject, claims.sub))),
+    );
     const now = deps.now();
     if (link) {
-      const user = await tx.select({ uuid: entities.uuid, name: entities.name }).from(entities).where(eq(entities.uuid, link.userUuid)).get();
+      const user = await first(tx.select({ uuid: entities.uuid, name: entities.name }).from(entities).where(eq(entities.uuid, link.userUuid)));
       if (user) return { uuid: user.uuid, username: user.name ?? '' };
       // The linked user was deleted: the account starts over as a new user.
       await tx
         .delete(federatedIdentities)
-        .where(and(eq(federatedIdentities.appUuid, appUuid), eq(federatedIdentities.issuer, claims.iss), eq(federatedIdentities.subject, claims.sub)))
-        .run();
+        .where(and(eq(federatedIdentities.appUuid, appUuid), eq(federatedIdentities.issuer, claims.iss), eq(federatedIdentities.subject, claims.sub)));
     }
     const email = textClaim(claims, 'email');
     const username = await freeUsername(tx, appUuid, textClaim(claims, 'preferred_username') ?? email?.split('@')[0] ?? claims.sub, claims.iss, claims.sub);
@@ -155,7 +155,7 @@ async function linkUser(deps: Deps, appUuid: string, claims: oidc.IDToken): Prom
       },
       now,
     });
-    await tx.insert(federatedIdentities).values({ appUuid, issuer: claims.iss, subject: claims.sub, userUuid: user.uuid, created: now }).run();
+    await tx.insert(federatedIdentities).values({ appUuid, issuer: claims.iss, subject: claims.sub, userUuid: user.uuid, created: now });
     return { uuid: user.uuid, username };
   });
 }

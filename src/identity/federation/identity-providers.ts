@@ -5,13 +5,15 @@
  */
 import { and, asc, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { identityProviders } from '../../db/schema.js';
+import type { identityProviders } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { DuplicateUniqueProperty, EntityNotFound } from '../../errors.js';
 import { newUuid, isUuid } from '../../ids.js';
 import { resourceName, str } from '../../management/schemas.js';
 import type { Application } from '../../management/applications.js';
 import type { Client } from '../clients/find.js';
+import { first } from '../../db/run.js';
+import { schemaOf } from '../../db/open.js';
 
 export type IdentityProviderRow = typeof identityProviders.$inferSelect;
 
@@ -45,12 +47,14 @@ export const IdentityProviderInput = z.object({
 export type IdentityProviderInput = z.infer<typeof IdentityProviderInput>;
 
 async function findIn(deps: Deps, app: Application, id: string): Promise<IdentityProviderRow | undefined> {
+  const { identityProviders } = schemaOf(deps.db);
   const key = isUuid(id) ? eq(identityProviders.uuid, id) : eq(identityProviders.nameKey, id.toLowerCase());
-  return await deps.db
-    .select()
-    .from(identityProviders)
-    .where(and(eq(identityProviders.appUuid, app.uuid), key))
-    .get();
+  return await first(
+    deps.db
+      .select()
+      .from(identityProviders)
+      .where(and(eq(identityProviders.appUuid, app.uuid), key)),
+  );
 }
 
 export async function findIdentityProvider(deps: Deps, app: Application, id: string): Promise<IdentityProviderRow> {
@@ -61,31 +65,35 @@ export async function findIdentityProvider(deps: Deps, app: Application, id: str
 
 /** The provider `acr_values=idp:NAME` names for an application. */
 export async function findIdentityProviderByName(deps: Deps, appUuid: string, name: string): Promise<IdentityProviderRow | undefined> {
-  return await deps.db
-    .select()
-    .from(identityProviders)
-    .where(and(eq(identityProviders.appUuid, appUuid), eq(identityProviders.nameKey, name.toLowerCase())))
-    .get();
+  const { identityProviders } = schemaOf(deps.db);
+  return await first(
+    deps.db
+      .select()
+      .from(identityProviders)
+      .where(and(eq(identityProviders.appUuid, appUuid), eq(identityProviders.nameKey, name.toLowerCase()))),
+  );
 }
 
 /** The provider by its uuid, for the federation callback. */
 export async function findIdentityProviderByUuid(deps: Deps, uuid: string): Promise<IdentityProviderRow | undefined> {
-  return await deps.db.select().from(identityProviders).where(eq(identityProviders.uuid, uuid)).get();
+  const { identityProviders } = schemaOf(deps.db);
+  return await first(deps.db.select().from(identityProviders).where(eq(identityProviders.uuid, uuid)));
 }
 
 export async function listIdentityProviders(deps: Deps, app: Application): Promise<IdentityProviderRow[]> {
-  return await deps.db.select().from(identityProviders).where(eq(identityProviders.appUuid, app.uuid)).orderBy(asc(identityProviders.nameKey)).all();
+  const { identityProviders } = schemaOf(deps.db);
+  return await deps.db.select().from(identityProviders).where(eq(identityProviders.appUuid, app.uuid)).orderBy(asc(identityProviders.nameKey));
 }
 
 /** The providers a client may send its users to: allowed by the client and configured for its app. */
 export async function listIdentityProviderNames(deps: Deps, client: Client): Promise<string[]> {
+  const { identityProviders } = schemaOf(deps.db);
   if (client.appUuid === null || client.identityProviders.length === 0) return [];
   const allowed = new Set(client.identityProviders.map((name) => name.toLowerCase()));
   const rows = await deps.db
     .select({ name: identityProviders.name, nameKey: identityProviders.nameKey })
     .from(identityProviders)
-    .where(eq(identityProviders.appUuid, client.appUuid))
-    .all();
+    .where(eq(identityProviders.appUuid, client.appUuid));
   return rows.filter((row) => allowed.has(row.nameKey)).map((row) => row.name);
 }
 
@@ -97,6 +105,7 @@ async function assertNameFree(deps: Deps, app: Application, name: string, except
 }
 
 export async function createIdentityProvider(deps: Deps, app: Application, input: IdentityProviderInput): Promise<IdentityProviderRow> {
+  const { identityProviders } = schemaOf(deps.db);
   await assertNameFree(deps, app, input.name);
   const now = deps.now();
   const row: IdentityProviderRow = {
@@ -111,12 +120,13 @@ export async function createIdentityProvider(deps: Deps, app: Application, input
     created: now,
     modified: now,
   };
-  await deps.db.insert(identityProviders).values(row).run();
+  await deps.db.insert(identityProviders).values(row);
   return row;
 }
 
 /** PUT replaces the settings; a PUT without client_secret keeps the stored one. */
 export async function updateIdentityProvider(deps: Deps, app: Application, id: string, input: IdentityProviderInput): Promise<IdentityProviderRow> {
+  const { identityProviders } = schemaOf(deps.db);
   const current = await findIdentityProvider(deps, app, id);
   await assertNameFree(deps, app, input.name, current.uuid);
   const next: IdentityProviderRow = {
@@ -129,12 +139,13 @@ export async function updateIdentityProvider(deps: Deps, app: Application, id: s
     scope: input.scope,
     modified: deps.now(),
   };
-  await deps.db.update(identityProviders).set(next).where(eq(identityProviders.uuid, current.uuid)).run();
+  await deps.db.update(identityProviders).set(next).where(eq(identityProviders.uuid, current.uuid));
   return next;
 }
 
 export async function deleteIdentityProvider(deps: Deps, app: Application, id: string): Promise<IdentityProviderRow> {
+  const { identityProviders } = schemaOf(deps.db);
   const current = await findIdentityProvider(deps, app, id);
-  await deps.db.delete(identityProviders).where(eq(identityProviders.uuid, current.uuid)).run();
+  await deps.db.delete(identityProviders).where(eq(identityProviders.uuid, current.uuid));
   return current;
 }

@@ -5,8 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { and, eq, isNull } from 'drizzle-orm';
-import { changes } from '../../db/changes.js';
-import { authorizationCodes } from '../../db/schema.js';
+
 import type { Deps } from '../../deps.js';
 import { InvalidGrant } from '../../errors.js';
 import { currentPrincipal } from '../tokens/access-tokens.js';
@@ -19,6 +18,8 @@ import { revokeTokenFamily } from '../tokens/revocations.js';
 import { isScope } from '../scopes.js';
 import { narrowResources } from '../tokens/resources.js';
 import { requireParam, type GrantHandler } from './types.js';
+import { schemaOf } from '../../db/open.js';
+import { changes } from '../../db/run.js';
 
 // RFC 7636 4.1: 43 to 128 unreserved characters.
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
@@ -49,11 +50,11 @@ async function consume(deps: Deps, code: AuthorizationCodeRow, resources: readon
   const familyId = newTokenFamilyId();
   const now = deps.now();
   return await deps.db.transaction(async (tx) => {
+    const { authorizationCodes } = schemaOf(tx);
     const claimed = await tx
       .update(authorizationCodes)
       .set({ consumedAt: now, familyId })
-      .where(and(eq(authorizationCodes.codeHash, code.codeHash), isNull(authorizationCodes.consumedAt)))
-      .run();
+      .where(and(eq(authorizationCodes.codeHash, code.codeHash), isNull(authorizationCodes.consumedAt)));
     if (changes(claimed) !== 1) return null;
     await insertTokenFamily(tx, now, {
       id: familyId,

@@ -5,8 +5,7 @@
  * exchanged once, for tokens that say how the user signed in, as the authorization code's do.
  */
 import { and, eq } from 'drizzle-orm';
-import { changes } from '../../db/changes.js';
-import { deviceAuthorizations } from '../../db/schema.js';
+
 import type { Deps } from '../../deps.js';
 import { AccessDenied, AuthorizationPending, DeviceCodeExpired, InvalidGrant, SlowDown } from '../../errors.js';
 import { currentPrincipal } from '../tokens/access-tokens.js';
@@ -18,16 +17,19 @@ import { revokeTokenFamily } from '../tokens/revocations.js';
 import { isScope } from '../scopes.js';
 import { narrowResources } from '../tokens/resources.js';
 import { requireParam, type GrantHandler } from './types.js';
+import { schemaOf } from '../../db/open.js';
+import { changes } from '../../db/run.js';
 
 // RFC 8628 3.5: each slow_down adds five seconds to the interval.
 const SLOW_DOWN_STEP = 5;
 
 /** A poll before the user decided: pending, or slow_down for a device that did not wait. */
 async function refusePoll(deps: Deps, row: DeviceAuthorizationRow): Promise<never> {
+  const { deviceAuthorizations } = schemaOf(deps.db);
   const now = deps.now();
   const early = row.lastPolledAt !== null && now - row.lastPolledAt < row.interval * 1000;
   const interval = early ? row.interval + SLOW_DOWN_STEP : row.interval;
-  await deps.db.update(deviceAuthorizations).set({ lastPolledAt: now, interval }).where(eq(deviceAuthorizations.id, row.id)).run();
+  await deps.db.update(deviceAuthorizations).set({ lastPolledAt: now, interval }).where(eq(deviceAuthorizations.id, row.id));
   if (early) throw SlowDown(`polling too fast: wait ${interval} s between requests`);
   throw AuthorizationPending('the user has not yet allowed or denied this device');
 }
@@ -36,11 +38,11 @@ async function refusePoll(deps: Deps, row: DeviceAuthorizationRow): Promise<neve
 async function consume(deps: Deps, row: DeviceAuthorizationRow, resources: readonly string[]): Promise<TokenFamily | null> {
   const now = deps.now();
   return await deps.db.transaction(async (tx) => {
+    const { deviceAuthorizations } = schemaOf(tx);
     const claimed = await tx
       .update(deviceAuthorizations)
       .set({ status: 'consumed' })
-      .where(and(eq(deviceAuthorizations.id, row.id), eq(deviceAuthorizations.status, 'approved')))
-      .run();
+      .where(and(eq(deviceAuthorizations.id, row.id), eq(deviceAuthorizations.status, 'approved')));
     if (changes(claimed) !== 1) return null;
     return await insertTokenFamily(tx, now, {
       clientId: row.clientId,

@@ -5,7 +5,7 @@
  * external provider needs a browser (use /connect/authorize).
  */
 import { and, eq } from 'drizzle-orm';
-import { orgAdmins } from '../../db/schema.js';
+
 import type { Deps } from '../../deps.js';
 import { InvalidGrant, InvalidRequest, UnauthorizedClient } from '../../errors.js';
 import { findOrganizationIn } from '../../management/organizations.js';
@@ -18,8 +18,11 @@ import { parseScope, resolveScope } from '../scopes.js';
 import type { TokenPrincipal } from '../tokens/access-tokens.js';
 import type { LoginContext } from '../sign-in/throttle.js';
 import { requireParam, type GrantHandler } from './types.js';
+import { first } from '../../db/run.js';
+import { schemaOf } from '../../db/open.js';
 
 async function signIn(deps: Deps, client: Client, params: Readonly<Record<string, string>>, context: LoginContext): Promise<SignedIn<TokenPrincipal>> {
+  const { orgAdmins } = schemaOf(deps.db);
   const username = requireParam(params, 'username');
   const password = requireParam(params, 'password');
   const acr = parseAcrValues(params.acr_values);
@@ -30,11 +33,12 @@ async function signIn(deps: Deps, client: Client, params: Readonly<Record<string
       const org = await findOrganizationIn(deps.db, acr.tenant);
       const member =
         org &&
-        (await deps.db
-          .select()
-          .from(orgAdmins)
-          .where(and(eq(orgAdmins.orgUuid, org.uuid), eq(orgAdmins.userUuid, admin.uuid)))
-          .get());
+        (await first(
+          deps.db
+            .select()
+            .from(orgAdmins)
+            .where(and(eq(orgAdmins.orgUuid, org.uuid), eq(orgAdmins.userUuid, admin.uuid))),
+        ));
       if (!member) throw InvalidGrant(`this account is not an administrator of organization '${acr.tenant}'`);
     }
     return { account: { kind: admin.sysadmin ? 'sysadmin' : 'admin', userUuid: admin.uuid, username: admin.username }, amr };

@@ -4,8 +4,7 @@
  * token family is revoked: its refresh tokens and every access token issued under it.
  */
 import { and, eq } from 'drizzle-orm';
-import { changes } from '../../db/changes.js';
-import { refreshTokens } from '../../db/schema.js';
+
 import type { Deps } from '../../deps.js';
 import { InvalidGrant } from '../../errors.js';
 import { currentPrincipal } from '../tokens/access-tokens.js';
@@ -15,6 +14,8 @@ import { revokeTokenFamily } from '../tokens/revocations.js';
 import { parseScope, resolveScope, type Scope } from '../scopes.js';
 import { narrowResources } from '../tokens/resources.js';
 import { requireParam, type GrantHandler } from './types.js';
+import { schemaOf } from '../../db/open.js';
+import { changes } from '../../db/run.js';
 
 /**
  * A retired refresh token presented again: one of its holders copied it. The family is revoked,
@@ -38,6 +39,7 @@ export const refreshTokenGrant: GrantHandler = {
   grantType: 'refresh_token',
   parameters: ['refresh_token', 'scope'],
   async handle(deps, { client, params, jkt, resources: requested }) {
+    const { refreshTokens } = schemaOf(deps.db);
     const row = await findRefreshToken(deps, requireParam(params, 'refresh_token'));
     const family = row && (await findTokenFamily(deps, row.familyId));
     if (!row || !family) throw InvalidGrant('the refresh token is not valid');
@@ -62,8 +64,7 @@ export const refreshTokenGrant: GrantHandler = {
     const retired = await deps.db
       .update(refreshTokens)
       .set({ status: 'rotated' })
-      .where(and(eq(refreshTokens.tokenHash, row.tokenHash), eq(refreshTokens.status, 'active')))
-      .run();
+      .where(and(eq(refreshTokens.tokenHash, row.tokenHash), eq(refreshTokens.status, 'active')));
     if (changes(retired) !== 1) await revokeReusedFamily(deps, family);
     return await issueTokens(deps, { client, principal, scope, family, jkt, resources });
   },

@@ -7,7 +7,7 @@
  * clients those of their organization.
  */
 import { eq } from 'drizzle-orm';
-import { applications } from '../../db/schema.js';
+
 import type { Deps } from '../../deps.js';
 import { InvalidRequest, InvalidTarget, isAppError } from '../../errors.js';
 import { principalOfClaims, verifyAccessTokenClaims, type AccessTokenClaims, type TokenPrincipal } from '../tokens/access-tokens.js';
@@ -16,6 +16,8 @@ import { scopesFor, TOKEN_EXCHANGE, type Client } from '../clients/find.js';
 import { issueTokens } from '../tokens/issue.js';
 import { parseScope, resolveScope, type Scope } from '../scopes.js';
 import { requireParam, type GrantHandler } from './types.js';
+import { first } from '../../db/run.js';
+import { schemaOf } from '../../db/open.js';
 
 export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 // Our access tokens are JWTs, so they may also be presented under the JWT type (RFC 8693 3).
@@ -38,11 +40,12 @@ function appOfPrincipal(principal: TokenPrincipal): string | null {
 }
 
 async function mayActFor(deps: Deps, client: Client, principal: TokenPrincipal): Promise<boolean> {
+  const { applications } = schemaOf(deps.db);
   if (client.appUuid) return appOfPrincipal(principal) === client.appUuid;
   if (principal.kind === 'organization') return principal.orgUuid === client.orgUuid;
   const appUuid = appOfPrincipal(principal);
   if (!appUuid) return false;
-  return (await deps.db.select({ orgUuid: applications.orgUuid }).from(applications).where(eq(applications.uuid, appUuid)).get())?.orgUuid === client.orgUuid;
+  return (await first(deps.db.select({ orgUuid: applications.orgUuid }).from(applications).where(eq(applications.uuid, appUuid))))?.orgUuid === client.orgUuid;
 }
 
 export const tokenExchangeGrant: GrantHandler = {

@@ -6,10 +6,11 @@
 import { and, desc, eq, isNull, or, gt } from 'drizzle-orm';
 import { exportJWK, generateKeyPair, importJWK, type JWK, type CryptoKey } from 'jose';
 import { createPrivateKey, randomBytes, type JsonWebKey } from 'node:crypto';
-import { signingKeys } from '../../db/schema.js';
-import { remembered, type Db } from '../../db/open.js';
+import type { signingKeys } from '../../db/schema.js';
+import { remembered, type Db, schemaOf } from '../../db/open.js';
 import type { SigningAlg } from '../../config.js';
 import type { KeyStore, KeyUse, SigningKey } from '../../deps.js';
+import { first } from '../../db/run.js';
 
 type Row = typeof signingKeys.$inferSelect;
 
@@ -36,12 +37,14 @@ async function newKeyRow(alg: SigningAlg, use: KeyUse, created: number): Promise
 }
 
 async function findActiveKey(db: Db, use: KeyUse, alg: SigningAlg): Promise<Row | undefined> {
-  return await db
-    .select()
-    .from(signingKeys)
-    .where(and(eq(signingKeys.use, use), isNull(signingKeys.retiredAt), eq(signingKeys.alg, alg)))
-    .orderBy(desc(signingKeys.created))
-    .get();
+  const { signingKeys } = schemaOf(db);
+  return await first(
+    db
+      .select()
+      .from(signingKeys)
+      .where(and(eq(signingKeys.use, use), isNull(signingKeys.retiredAt), eq(signingKeys.alg, alg)))
+      .orderBy(desc(signingKeys.created)),
+  );
 }
 
 /**
@@ -50,20 +53,22 @@ async function findActiveKey(db: Db, use: KeyUse, alg: SigningAlg): Promise<Row 
  * PostgreSQL, so the second is run again and finds the first's key).
  */
 async function generateKey(db: Db, alg: SigningAlg, use: KeyUse, created: number, onlyIfNone: boolean): Promise<Row> {
+  const { signingKeys } = schemaOf(db);
   const row = await newKeyRow(alg, use, created);
   if (!onlyIfNone) {
-    await db.insert(signingKeys).values(row).run();
+    await db.insert(signingKeys).values(row);
     return row;
   }
   return await db.transaction(async () => {
     const active = await findActiveKey(db, use, alg);
     if (active) return active;
-    await db.insert(signingKeys).values(row).run();
+    await db.insert(signingKeys).values(row);
     return row;
   });
 }
 
 export function createKeyStore(db: Db, algs: Record<KeyUse, SigningAlg>, now: () => number): KeyStore {
+  const { signingKeys } = schemaOf(db);
   const signing = new Map<KeyUse, SigningKey>();
   const verifying = new Map<string, { alg: string; key: CryptoKey; expiresAt: number | null; checkedAt: number }>();
   const generate = (use: KeyUse, onlyIfNone = false) => generateKey(db, algs[use], use, now(), onlyIfNone);
@@ -105,7 +110,7 @@ export function createKeyStore(db: Db, algs: Record<KeyUse, SigningAlg>, now: ()
         // A key that was active when cached: learn of its retirement within KEY_RECHECK_MS.
         if (now() - cached.checkedAt < KEY_RECHECK_MS) return cached;
       }
-      const row = await db.select().from(signingKeys).where(eq(signingKeys.kid, kid)).get();
+      const row = await first(db.select().from(signingKeys).where(eq(signingKeys.kid, kid)));
       if (!row || (row.expiresAt !== null && row.expiresAt <= now())) {
         verifying.delete(kid);
         return null;
@@ -123,8 +128,7 @@ export function createKeyStore(db: Db, algs: Record<KeyUse, SigningAlg>, now: ()
       const rows = await db
         .select()
         .from(signingKeys)
-        .where(or(isNull(signingKeys.expiresAt), gt(signingKeys.expiresAt, now())))
-        .all();
+        .where(or(isNull(signingKeys.expiresAt), gt(signingKeys.expiresAt, now())));
       return rows.map((row) => row.publicJwk as JWK);
     },
 
@@ -135,8 +139,7 @@ export function createKeyStore(db: Db, algs: Record<KeyUse, SigningAlg>, now: ()
         await db
           .update(signingKeys)
           .set({ retiredAt: at, expiresAt: publishUntil(use) })
-          .where(and(eq(signingKeys.use, use), isNull(signingKeys.retiredAt)))
-          .run();
+          .where(and(eq(signingKeys.use, use), isNull(signingKeys.retiredAt)));
         signing.delete(use);
         kids.push((await generate(use)).kid);
       }

@@ -6,8 +6,10 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { serverSecrets } from '../../db/schema.js';
+
 import type { Deps } from '../../deps.js';
+import { first } from '../../db/run.js';
+import { schemaOf } from '../../db/open.js';
 
 /**
  * The server's secrets, each 256 random bits: `browser_mac_key` keys the MACs below;
@@ -26,6 +28,7 @@ export function serverSecret(deps: Pick<Deps, 'db'>, name: SecretName): Buffer {
 
 /** Reads (or on first start stores) the server's secrets, once per database, before any is used. */
 export async function loadServerSecrets(deps: Pick<Deps, 'db' | 'now'>): Promise<void> {
+  const { serverSecrets } = schemaOf(deps.db);
   if (loaded.has(deps.db)) return;
   const secrets = new Map<SecretName, Buffer>();
   for (const name of SECRET_NAMES) {
@@ -33,9 +36,8 @@ export async function loadServerSecrets(deps: Pick<Deps, 'db' | 'now'>): Promise
     await deps.db
       .insert(serverSecrets)
       .values({ name, value: randomBytes(32).toString('base64url'), created: deps.now() })
-      .onConflictDoNothing()
-      .run();
-    const row = await deps.db.select().from(serverSecrets).where(eq(serverSecrets.name, name)).get();
+      .onConflictDoNothing();
+    const row = await first(deps.db.select().from(serverSecrets).where(eq(serverSecrets.name, name)));
     if (!row) throw new Error(`the server secret ${name} could not be stored`);
     secrets.set(name, Buffer.from(row.value, 'base64url'));
   }

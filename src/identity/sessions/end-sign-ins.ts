@@ -7,10 +7,11 @@
  */
 import { and, eq, isNull } from 'drizzle-orm';
 import { jsonText } from '../../db/sql.js';
-import { tokenFamilies } from '../../db/schema.js';
+
 import type { Deps } from '../../deps.js';
 import { revokeTokenFamily } from '../tokens/revocations.js';
 import { endUserSessionsAndLogout } from './logout.js';
+import { schemaOf } from '../../db/open.js';
 
 /**
  * Revokes every token family of the user still live (of one client, when `clientId` is given):
@@ -18,6 +19,7 @@ import { endUserSessionsAndLogout } from './logout.js';
  */
 export async function revokeAllTokens(deps: Deps, userUuid: string, clientId?: string): Promise<number> {
   return await deps.db.transaction(async (tx) => {
+    const { tokenFamilies } = schemaOf(tx);
     const families = await tx
       .select({ id: tokenFamilies.id })
       .from(tokenFamilies)
@@ -27,8 +29,7 @@ export async function revokeAllTokens(deps: Deps, userUuid: string, clientId?: s
           isNull(tokenFamilies.revokedAt),
           clientId === undefined ? undefined : eq(tokenFamilies.clientId, clientId),
         ),
-      )
-      .all();
+      );
     for (const family of families) await revokeTokenFamily(deps, family.id);
     return families.length;
   });

@@ -8,13 +8,14 @@
  */
 import { createHash } from 'node:crypto';
 import { and, eq, inArray, isNull, notInArray } from 'drizzle-orm';
-import { browserSessions, sessionClients, tokenFamilies } from '../../db/schema.js';
+
 import { queueLogoutDeliveries, type LogoutNotice } from '../../db/logout-store.js';
 import { jsonText } from '../../db/sql.js';
 import type { Deps } from '../../deps.js';
 import { findClient } from '../clients/find.js';
 import { issuerOf } from '../issuer.js';
 import { hashSessionId, type SessionRow } from './sessions.js';
+import { schemaOf } from '../../db/open.js';
 
 /**
  * The `sid` of a session (OIDC Front-Channel Logout 1.0 3): stable for as long as the session
@@ -26,7 +27,8 @@ export function sidOf(session: Pick<SessionRow, 'idHash'>): string {
 
 /** Remembers that a session signed the user in to a client, to tell the client when it ends. */
 export async function rememberSessionClient(deps: Deps, session: Pick<SessionRow, 'idHash'>, clientId: string): Promise<void> {
-  await deps.db.insert(sessionClients).values({ sessionIdHash: session.idHash, clientId, created: deps.now() }).onConflictDoNothing().run();
+  const { sessionClients } = schemaOf(deps.db);
+  await deps.db.insert(sessionClients).values({ sessionIdHash: session.idHash, clientId, created: deps.now() }).onConflictDoNothing();
 }
 
 /** A page to load in an iframe of the page the browser sees next (OIDC Front-Channel Logout 1.0 2). */
@@ -44,6 +46,7 @@ export interface FrontChannelLogout {
  * list goes with them).
  */
 async function announceLogout(deps: Deps, sessions: readonly SessionRow[], userUuid?: string): Promise<FrontChannelLogout[]> {
+  const { sessionClients, tokenFamilies } = schemaOf(deps.db);
   const notices: { clientId: string; sub: string; sid: string | null }[] = [];
   if (sessions.length > 0) {
     const rows = await deps.db
@@ -54,8 +57,7 @@ async function announceLogout(deps: Deps, sessions: readonly SessionRow[], userU
           sessionClients.sessionIdHash,
           sessions.map((session) => session.idHash),
         ),
-      )
-      .all();
+      );
     const byHash = new Map(sessions.map((session) => [session.idHash, session]));
     for (const row of rows) {
       const session = byHash.get(row.sessionIdHash)!;
@@ -73,8 +75,7 @@ async function announceLogout(deps: Deps, sessions: readonly SessionRow[], userU
           isNull(tokenFamilies.revokedAt),
           told.length > 0 ? notInArray(tokenFamilies.clientId, told) : undefined,
         ),
-      )
-      .all();
+      );
     for (const { clientId } of families) notices.push({ clientId, sub: userUuid, sid: null });
   }
   const back: LogoutNotice[] = [];
@@ -102,22 +103,24 @@ async function announceLogout(deps: Deps, sessions: readonly SessionRow[], userU
  * the page the browser sees next.
  */
 export async function endSessionAndLogout(deps: Deps, id: string): Promise<FrontChannelLogout[]> {
+  const { browserSessions } = schemaOf(deps.db);
   const where = eq(browserSessions.idHash, hashSessionId(id));
   return await deps.db.transaction(async () => {
-    const sessions = await deps.db.select().from(browserSessions).where(where).all();
+    const sessions = await deps.db.select().from(browserSessions).where(where);
     const front = await announceLogout(deps, sessions);
-    await deps.db.delete(browserSessions).where(where).run();
+    await deps.db.delete(browserSessions).where(where);
     return front;
   });
 }
 
 /** Ends one of a user's sessions by its stored key (the account page), telling its clients; false when it is not theirs. */
 export async function endUserSessionAndLogout(deps: Deps, realm: string, userUuid: string, key: string): Promise<boolean> {
+  const { browserSessions } = schemaOf(deps.db);
   const where = and(eq(browserSessions.idHash, key), eq(browserSessions.realm, realm), eq(jsonText(deps.db, browserSessions.principal, 'userUuid'), userUuid));
   return await deps.db.transaction(async () => {
-    const sessions = await deps.db.select().from(browserSessions).where(where).all();
+    const sessions = await deps.db.select().from(browserSessions).where(where);
     await announceLogout(deps, sessions);
-    await deps.db.delete(browserSessions).where(where).run();
+    await deps.db.delete(browserSessions).where(where);
     return sessions.length === 1;
   });
 }
@@ -127,9 +130,10 @@ export async function endUserSessionAndLogout(deps: Deps, realm: string, userUui
  * without a browser; returns how many sessions ended. Runs in the caller's transaction.
  */
 export async function endUserSessionsAndLogout(deps: Deps, userUuid: string): Promise<number> {
+  const { browserSessions } = schemaOf(deps.db);
   const where = eq(jsonText(deps.db, browserSessions.principal, 'userUuid'), userUuid);
-  const sessions = await deps.db.select().from(browserSessions).where(where).all();
+  const sessions = await deps.db.select().from(browserSessions).where(where);
   await announceLogout(deps, sessions, userUuid);
-  await deps.db.delete(browserSessions).where(where).run();
+  await deps.db.delete(browserSessions).where(where);
   return sessions.length;
 }

@@ -5,11 +5,13 @@
  */
 import { createHash } from 'node:crypto';
 import { and, desc, eq, gt, lt } from 'drizzle-orm';
-import { browserSessions } from '../../db/schema.js';
+import type { browserSessions } from '../../db/schema.js';
 import { jsonText } from '../../db/sql.js';
 import type { Deps } from '../../deps.js';
 import { randomToken } from '../keys/secrets.js';
 import type { UserPrincipal } from '../tokens/user-claims.js';
+import { first } from '../../db/run.js';
+import { schemaOf } from '../../db/open.js';
 
 export type SessionRow = typeof browserSessions.$inferSelect;
 
@@ -56,26 +58,24 @@ export async function createSession(
     expiresAt: now + deps.config.sessionTtl * 1000,
   };
   await deps.db.transaction(async (tx) => {
-    if (previousId)
-      await tx
-        .delete(browserSessions)
-        .where(eq(browserSessions.idHash, hashSessionId(previousId)))
-        .run();
+    const { browserSessions } = schemaOf(tx);
+    if (previousId) await tx.delete(browserSessions).where(eq(browserSessions.idHash, hashSessionId(previousId)));
     // Expired sessions are swept when new ones start, so the table does not grow without bound.
-    await tx.delete(browserSessions).where(lt(browserSessions.expiresAt, now)).run();
-    await tx.insert(browserSessions).values(session).run();
+    await tx.delete(browserSessions).where(lt(browserSessions.expiresAt, now));
+    await tx.insert(browserSessions).values(session);
   });
   return { id, session };
 }
 
 /** The live session of a cookie's id, extended by this use; undefined when unknown or expired. */
 export async function findSession(deps: Deps, id: string): Promise<SessionRow | undefined> {
+  const { browserSessions } = schemaOf(deps.db);
   const idHash = hashSessionId(id);
-  const session = await deps.db.select().from(browserSessions).where(eq(browserSessions.idHash, idHash)).get();
+  const session = await first(deps.db.select().from(browserSessions).where(eq(browserSessions.idHash, idHash)));
   const now = deps.now();
   if (!session || session.expiresAt <= now) return undefined;
   const expiresAt = now + deps.config.sessionTtl * 1000;
-  await deps.db.update(browserSessions).set({ lastSeen: now, expiresAt }).where(eq(browserSessions.idHash, idHash)).run();
+  await deps.db.update(browserSessions).set({ lastSeen: now, expiresAt }).where(eq(browserSessions.idHash, idHash));
   return { ...session, lastSeen: now, expiresAt };
 }
 
@@ -86,12 +86,12 @@ export function amrOf(session: SessionRow): string[] {
 
 /** A user's live sessions in one realm, the most recently used first (the account page's list). */
 export async function listUserSessions(deps: Deps, realm: string, userUuid: string): Promise<SessionRow[]> {
+  const { browserSessions } = schemaOf(deps.db);
   return await deps.db
     .select()
     .from(browserSessions)
     .where(
       and(eq(browserSessions.realm, realm), eq(jsonText(deps.db, browserSessions.principal, 'userUuid'), userUuid), gt(browserSessions.expiresAt, deps.now())),
     )
-    .orderBy(desc(browserSessions.lastSeen))
-    .all();
+    .orderBy(desc(browserSessions.lastSeen));
 }

@@ -7,11 +7,11 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, isNull, lt, notExists, or, sql } from 'drizzle-orm';
-import { changes } from '../../db/changes.js';
-import { authorizationCodes, tokenFamilies, refreshTokens, type RequestedClaims } from '../../db/schema.js';
+import type { tokenFamilies, refreshTokens, RequestedClaims } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
-import type { Tx } from '../../db/open.js';
+import { type Tx, schemaOf } from '../../db/open.js';
 import type { TokenPrincipal } from '../tokens/access-tokens.js';
+import { changes, first } from '../../db/run.js';
 
 export type TokenFamily = typeof tokenFamilies.$inferSelect;
 export type RefreshTokenRow = typeof refreshTokens.$inferSelect;
@@ -46,6 +46,7 @@ export interface NewTokenFamily {
 }
 
 export async function insertTokenFamily(tx: Tx, now: number, family: NewTokenFamily): Promise<TokenFamily> {
+  const { tokenFamilies } = schemaOf(tx);
   const row: TokenFamily = {
     id: family.id ?? newTokenFamilyId(),
     clientId: family.clientId,
@@ -60,40 +61,41 @@ export async function insertTokenFamily(tx: Tx, now: number, family: NewTokenFam
     sid: family.sid ?? null,
     resources: family.resources?.length ? [...family.resources] : null,
   };
-  await tx.insert(tokenFamilies).values(row).run();
+  await tx.insert(tokenFamilies).values(row);
   return row;
 }
 
 export async function findTokenFamily(deps: Deps, id: string): Promise<TokenFamily | undefined> {
-  return await deps.db.select().from(tokenFamilies).where(eq(tokenFamilies.id, id)).get();
+  const { tokenFamilies } = schemaOf(deps.db);
+  return await first(deps.db.select().from(tokenFamilies).where(eq(tokenFamilies.id, id)));
 }
 
 /** Binds a token family's refresh tokens to a DPoP key (RFC 9449 5), unless it is bound already. */
 export async function bindTokenFamily(deps: Deps, familyId: string, jkt: string): Promise<void> {
+  const { tokenFamilies } = schemaOf(deps.db);
   await deps.db
     .update(tokenFamilies)
     .set({ dpopJkt: jkt })
-    .where(and(eq(tokenFamilies.id, familyId), isNull(tokenFamilies.dpopJkt)))
-    .run();
+    .where(and(eq(tokenFamilies.id, familyId), isNull(tokenFamilies.dpopJkt)));
 }
 
 /** A new refresh token of a token family; returns the token itself (only its hash is stored). */
 export async function insertRefreshToken(tx: Tx, now: number, ttlSeconds: number, family: TokenFamily): Promise<{ token: string; expiresAt: number }> {
+  const { refreshTokens } = schemaOf(tx);
   const token = newOpaqueToken();
   const expiresAt = now + ttlSeconds * 1000;
-  await tx
-    .insert(refreshTokens)
-    .values({ tokenHash: hashToken(token), familyId: family.id, status: 'active', scope: family.scope, created: now, expiresAt })
-    .run();
+  await tx.insert(refreshTokens).values({ tokenHash: hashToken(token), familyId: family.id, status: 'active', scope: family.scope, created: now, expiresAt });
   return { token, expiresAt };
 }
 
 export async function findRefreshToken(deps: Deps, token: string): Promise<RefreshTokenRow | undefined> {
-  return await deps.db
-    .select()
-    .from(refreshTokens)
-    .where(eq(refreshTokens.tokenHash, hashToken(token)))
-    .get();
+  const { refreshTokens } = schemaOf(deps.db);
+  return await first(
+    deps.db
+      .select()
+      .from(refreshTokens)
+      .where(eq(refreshTokens.tokenHash, hashToken(token))),
+  );
 }
 
 /**
@@ -110,41 +112,35 @@ export async function pruneTokenFamilies(
   now: number,
   accessTtlMs: number,
 ): Promise<{ refreshTokens: number; tokenFamilies: number; authorizationCodes: number }> {
+  const { authorizationCodes, refreshTokens, tokenFamilies } = schemaOf(tx);
   const lastUseBefore = now - accessTtlMs;
   const refreshed = await tx
     .delete(refreshTokens)
-    .where(or(eq(refreshTokens.status, 'revoked'), and(lt(refreshTokens.expiresAt, now), lt(refreshTokens.created, lastUseBefore))))
-    .run();
-  const families = await tx
-    .delete(tokenFamilies)
-    .where(
-      and(
-        lt(tokenFamilies.created, lastUseBefore),
+    .where(or(eq(refreshTokens.status, 'revoked'), and(lt(refreshTokens.expiresAt, now), lt(refreshTokens.created, lastUseBefore))));
+  const families = await tx.delete(tokenFamilies).where(
+    and(
+      lt(tokenFamilies.created, lastUseBefore),
+      notExists(
+        tx
+          .select({ one: sql`1` })
+          .from(refreshTokens)
+          .where(eq(refreshTokens.familyId, tokenFamilies.id)),
+      ),
+    ),
+  );
+  const codes = await tx.delete(authorizationCodes).where(
+    and(
+      lt(authorizationCodes.expiresAt, now),
+      or(
+        isNull(authorizationCodes.familyId),
         notExists(
           tx
             .select({ one: sql`1` })
-            .from(refreshTokens)
-            .where(eq(refreshTokens.familyId, tokenFamilies.id)),
+            .from(tokenFamilies)
+            .where(eq(tokenFamilies.id, authorizationCodes.familyId)),
         ),
       ),
-    )
-    .run();
-  const codes = await tx
-    .delete(authorizationCodes)
-    .where(
-      and(
-        lt(authorizationCodes.expiresAt, now),
-        or(
-          isNull(authorizationCodes.familyId),
-          notExists(
-            tx
-              .select({ one: sql`1` })
-              .from(tokenFamilies)
-              .where(eq(tokenFamilies.id, authorizationCodes.familyId)),
-          ),
-        ),
-      ),
-    )
-    .run();
+    ),
+  );
   return { refreshTokens: changes(refreshed), tokenFamilies: changes(families), authorizationCodes: changes(codes) };
 }

@@ -5,7 +5,7 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { entities } from '../../db/schema.js';
+
 import { jsonText } from '../../db/sql.js';
 import type { Deps, ThrottleKey } from '../../deps.js';
 import type { SignInRealm } from '../../metrics.js';
@@ -24,6 +24,8 @@ import { checkPasskey, type PasskeyProof } from '../factors/passkeys.js';
 import { recordFactorEvent } from '../factors/factor-events.js';
 import { ENROLLMENT_REQUIRED, isSecondFactorRequired } from '../factors/second-factor-required.js';
 import { ADMIN_REALM, assertNotThrottled, recordLoginFailure, resetLoginFailures, throttleKeys, UNKNOWN_ADDRESS, type LoginContext } from './throttle.js';
+import { first } from '../../db/run.js';
+import { schemaOf } from '../../db/open.js';
 
 const BAD_LOGIN = 'the username or password is not correct';
 const SECOND_FACTOR_REQUIRED = 'a second factor is required: send otp, a code of your authenticator app or one of your recovery codes';
@@ -316,19 +318,21 @@ export async function authenticateAdmin(
  * cannot read are passed over (entity-store.ts, skippingUnreadable), not a failure for everyone.
  */
 export async function findAppUserByLogin(deps: Deps, appUuid: string, login: string): Promise<EntityRow | undefined> {
+  const { entities } = schemaOf(deps.db);
   const key = login.toLowerCase();
   const { result, skipped } = await skippingUnreadable((guard) =>
-    deps.db
-      .select()
-      .from(entities)
-      .where(
-        and(
-          eq(entities.appUuid, appUuid),
-          eq(entities.collection, 'users'),
-          login.includes('@') ? guard(sql`lower(${jsonText(deps.db, entities.properties, 'email')}) = ${key}`) : eq(entities.nameKey, key),
+    first(
+      deps.db
+        .select()
+        .from(entities)
+        .where(
+          and(
+            eq(entities.appUuid, appUuid),
+            eq(entities.collection, 'users'),
+            login.includes('@') ? guard(sql`lower(${jsonText(deps.db, entities.properties, 'email')}) = ${key}`) : eq(entities.nameKey, key),
+          ),
         ),
-      )
-      .get(),
+    ),
   );
   if (skipped) deps.logger.warn({ app: appUuid, collection: 'users' }, 'a sign-in by email skipped stored users whose JSON the database cannot read');
   return result;

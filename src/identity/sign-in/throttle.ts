@@ -9,12 +9,12 @@
  * expire by themselves, kept off the database that every other request needs).
  */
 import { and, eq, inArray, lt } from 'drizzle-orm';
-import { changes } from '../../db/changes.js';
-import { loginThrottle } from '../../db/schema.js';
-import type { Db } from '../../db/open.js';
+
+import { type Db, schemaOf } from '../../db/open.js';
 import type { Deps, ThrottleKey, ThrottleStore } from '../../deps.js';
 import { TooManyRequests } from '../../errors.js';
 import type { ThrottledKind } from '../../metrics.js';
+import { changes, first } from '../../db/run.js';
 
 // A person mistypes a few times; a shared NAT address carries many people's mistakes.
 const ACCOUNT_FREE_FAILURES = 5;
@@ -52,37 +52,37 @@ export function delayAfter(failures: number, free: number): number {
 }
 
 export function databaseThrottle(db: Db): ThrottleStore {
+  const { loginThrottle } = schemaOf(db);
   return {
     async blockedUntil(keys) {
       const rows = await db
         .select()
         .from(loginThrottle)
-        .where(inArray(loginThrottle.key, [...keys]))
-        .all();
+        .where(inArray(loginThrottle.key, [...keys]));
       return Math.max(0, ...rows.map((row) => row.blockedUntil));
     },
     async recordFailure(keys, now) {
       await db.transaction(async (tx) => {
+        const { loginThrottle } = schemaOf(tx);
         for (const { key, free } of keys) {
-          const row = await tx.select().from(loginThrottle).where(eq(loginThrottle.key, key)).get();
+          const row = await first(tx.select().from(loginThrottle).where(eq(loginThrottle.key, key)));
           const previous = row && now - row.lastFailure < FORGET_AFTER_MS ? row.failures : 0;
           const failures = previous + 1;
           const blockedUntil = failures > free ? now + delayAfter(failures, free) : 0;
           await tx
             .insert(loginThrottle)
             .values({ key, failures, blockedUntil, lastFailure: now })
-            .onConflictDoUpdate({ target: loginThrottle.key, set: { failures, blockedUntil, lastFailure: now } })
-            .run();
+            .onConflictDoUpdate({ target: loginThrottle.key, set: { failures, blockedUntil, lastFailure: now } });
         }
       });
     },
     async reset(key) {
-      await db.delete(loginThrottle).where(eq(loginThrottle.key, key)).run();
+      await db.delete(loginThrottle).where(eq(loginThrottle.key, key));
     },
     async prune(now) {
       // A count no longer blocking and past its memory reads as zero: its row says nothing.
       const forgotten = and(lt(loginThrottle.lastFailure, now - FORGET_AFTER_MS), lt(loginThrottle.blockedUntil, now));
-      return changes(await db.delete(loginThrottle).where(forgotten).run());
+      return changes(await db.delete(loginThrottle).where(forgotten));
     },
     async close() {},
   };

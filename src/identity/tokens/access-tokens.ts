@@ -8,8 +8,8 @@ import { signTokenOnThreadPool } from '../keys/token-signing-on-thread-pool.js';
 import { randomUUID } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { preparedFor } from '../../db/prepared.js';
-import { remembered } from '../../db/open.js';
-import { adminUsers, entities } from '../../db/schema.js';
+import { remembered, schemaOf } from '../../db/open.js';
+
 import type { Deps } from '../../deps.js';
 import type { Principal } from '../../principal.js';
 import { ExpiredToken, Unauthorized } from '../../errors.js';
@@ -17,6 +17,7 @@ import { isAccessTokenRevoked } from './revocations.js';
 import { findClient } from '../clients/find.js';
 import { issuerOf } from '../issuer.js';
 import { SEALED_USER_CLAIM, sealUserId, subjectFor, unsealUserId } from './subjects.js';
+import { prepare } from '../../db/run.js';
 
 export type TokenPrincipal = Exclude<Principal, { kind: 'guest' }>;
 
@@ -188,24 +189,30 @@ async function verifySignedClaims(deps: Deps, token: string): Promise<AccessToke
   return claims;
 }
 
-const principalBy = preparedFor((db) => ({
-  admin: db
-    .select({ uuid: adminUsers.uuid, username: adminUsers.username, disabled: adminUsers.disabled, sysadmin: adminUsers.sysadmin })
-    .from(adminUsers)
-    .where(eq(adminUsers.uuid, sql.placeholder('user')))
-    .prepare(),
-  appUser: db
-    .select({ uuid: entities.uuid, name: entities.name, properties: entities.properties })
-    .from(entities)
-    .where(and(eq(entities.uuid, sql.placeholder('user')), eq(entities.appUuid, sql.placeholder('app')), eq(entities.collection, 'users')))
-    .prepare(),
-}));
+const principalBy = preparedFor((db) => {
+  const { adminUsers, entities } = schemaOf(db);
+  return {
+    admin: prepare(
+      db
+        .select({ uuid: adminUsers.uuid, username: adminUsers.username, disabled: adminUsers.disabled, sysadmin: adminUsers.sysadmin })
+        .from(adminUsers)
+        .where(eq(adminUsers.uuid, sql.placeholder('user'))),
+    ),
+    appUser: prepare(
+      db
+        .select({ uuid: entities.uuid, name: entities.name, properties: entities.properties })
+        .from(entities)
+        .where(and(eq(entities.uuid, sql.placeholder('user')), eq(entities.appUuid, sql.placeholder('app')), eq(entities.collection, 'users'))),
+    ),
+  };
+});
 
 /**
  * A principal as it is now: users are re-read (a disabled admin or a deleted app user loses
  * access at once); null when it may no longer act.
  */
 export async function currentPrincipal(deps: Deps, principal: TokenPrincipal): Promise<TokenPrincipal | null> {
+  const { adminUsers, entities } = schemaOf(deps.db);
   switch (principal.kind) {
     case 'admin':
     case 'sysadmin': {

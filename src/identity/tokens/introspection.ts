@@ -6,7 +6,7 @@
  * token ends its token family; revoking an access token ends that token.
  */
 import { eq } from 'drizzle-orm';
-import { applications } from '../../db/schema.js';
+
 import type { Deps } from '../../deps.js';
 import { IllegalArgument, InvalidRequest, UnauthorizedClient, isAppError } from '../../errors.js';
 import { principalOfClaims, verifyAccessTokenClaims, type AccessTokenClaims } from './access-tokens.js';
@@ -18,6 +18,8 @@ import { authenticationClaims } from './issue.js';
 import { subjectFor } from './subjects.js';
 import { issuerOf } from '../issuer.js';
 import { signTokenOnThreadPool } from '../keys/token-signing-on-thread-pool.js';
+import { first } from '../../db/run.js';
+import { schemaOf } from '../../db/open.js';
 
 type Hint = 'access_token' | 'refresh_token';
 
@@ -39,8 +41,9 @@ async function liveRefreshToken(deps: Deps, token: string): Promise<{ row: Refre
 }
 
 async function orgOfApp(deps: Deps, appUuid: string | undefined): Promise<string | undefined> {
+  const { applications } = schemaOf(deps.db);
   if (!appUuid) return undefined;
-  return (await deps.db.select({ orgUuid: applications.orgUuid }).from(applications).where(eq(applications.uuid, appUuid)).get())?.orgUuid;
+  return (await first(deps.db.select({ orgUuid: applications.orgUuid }).from(applications).where(eq(applications.uuid, appUuid))))?.orgUuid;
 }
 
 async function isVisibleTo(deps: Deps, client: Client, claims: AccessTokenClaims): Promise<boolean> {

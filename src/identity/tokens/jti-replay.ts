@@ -7,10 +7,10 @@
  */
 import { createHash } from 'node:crypto';
 import { lt, sql } from 'drizzle-orm';
-import { changes } from '../../db/changes.js';
-import { jtiReplay } from '../../db/schema.js';
-import type { Tx } from '../../db/open.js';
+
+import { type Tx, schemaOf } from '../../db/open.js';
 import type { Deps } from '../../deps.js';
+import { changes } from '../../db/run.js';
 
 /**
  * What a `jti` is unique within, such as `client_assertion:<client_id>` or `dpop:<jkt>`: the same
@@ -28,16 +28,17 @@ function keyOf(purpose: JtiPurpose, jti: string): string {
  * over, so a row housekeeping has not yet pruned refuses nothing it should not.
  */
 export async function claimJti(deps: Pick<Deps, 'db' | 'now'>, purpose: JtiPurpose, jti: string, expiresAt: number): Promise<boolean> {
+  const { jtiReplay } = schemaOf(deps.db);
   const now = deps.now();
   const result = await deps.db
     .insert(jtiReplay)
     .values({ key: keyOf(purpose, jti), expiresAt })
-    .onConflictDoUpdate({ target: jtiReplay.key, set: { expiresAt }, setWhere: sql`${jtiReplay.expiresAt} <= ${now}` })
-    .run();
+    .onConflictDoUpdate({ target: jtiReplay.key, set: { expiresAt }, setWhere: sql`${jtiReplay.expiresAt} <= ${now}` });
   return changes(result) === 1;
 }
 
 /** Forgets the claims expired as of `now` (ms); returns how many. */
 export async function pruneJtiClaims(tx: Tx, now: number): Promise<number> {
-  return changes(await tx.delete(jtiReplay).where(lt(jtiReplay.expiresAt, now)).run());
+  const { jtiReplay } = schemaOf(tx);
+  return changes(await tx.delete(jtiReplay).where(lt(jtiReplay.expiresAt, now)));
 }

@@ -5,33 +5,37 @@
  * dropped once every token they could match has expired.
  */
 import { eq, lt, sql } from 'drizzle-orm';
-import { tokenFamilies, refreshTokens, tokenRevocations } from '../../db/schema.js';
+
 import { preparedFor } from '../../db/prepared.js';
-import { remembered, type Tx } from '../../db/open.js';
+import { remembered, type Tx, schemaOf } from '../../db/open.js';
 import { greater } from '../../db/sql.js';
 import type { Deps } from '../../deps.js';
+import { prepare } from '../../db/run.js';
 
-const revocationLookup = preparedFor((db) =>
-  db
-    .select({ key: tokenRevocations.key })
-    .from(tokenRevocations)
-    .where(sql`${tokenRevocations.key} in (${sql.placeholder('jti')}, ${sql.placeholder('gid')})`)
-    .prepare(),
-);
+const revocationLookup = preparedFor((db) => {
+  const { tokenRevocations } = schemaOf(db);
+  return prepare(
+    db
+      .select({ key: tokenRevocations.key })
+      .from(tokenRevocations)
+      .where(sql`${tokenRevocations.key} in (${sql.placeholder('jti')}, ${sql.placeholder('gid')})`),
+  );
+});
 
 /** One indexed lookup: is this token, or the token family it belongs to, revoked? */
 export async function isAccessTokenRevoked(deps: Deps, jti: string, familyId: string | undefined): Promise<boolean> {
+  const { tokenRevocations } = schemaOf(deps.db);
   const keys = { jti: `jti:${jti}`, gid: familyId ? `gid:${familyId}` : `jti:${jti}` };
   return remembered(deps.db, `revoked:${keys.jti}:${keys.gid}`, [tokenRevocations], async () => (await revocationLookup(deps.db).get(keys)) !== undefined);
 }
 
 async function insertRevocation(tx: Tx, key: string, now: number, expiresAt: number): Promise<void> {
-  await tx.delete(tokenRevocations).where(lt(tokenRevocations.expiresAt, now)).run();
+  const { tokenRevocations } = schemaOf(tx);
+  await tx.delete(tokenRevocations).where(lt(tokenRevocations.expiresAt, now));
   await tx
     .insert(tokenRevocations)
     .values({ key, created: now, expiresAt })
-    .onConflictDoUpdate({ target: tokenRevocations.key, set: { expiresAt: greater(tx, tokenRevocations.expiresAt, expiresAt) } })
-    .run();
+    .onConflictDoUpdate({ target: tokenRevocations.key, set: { expiresAt: greater(tx, tokenRevocations.expiresAt, expiresAt) } });
 }
 
 /** Revokes one access token until its own expiry (ms). */
@@ -47,8 +51,9 @@ export async function revokeAccessToken(deps: Deps, jti: string, expiresAt: numb
 export async function revokeTokenFamily(deps: Deps, familyId: string): Promise<void> {
   const now = deps.now();
   await deps.db.transaction(async (tx) => {
-    await tx.update(tokenFamilies).set({ revokedAt: now }).where(eq(tokenFamilies.id, familyId)).run();
-    await tx.update(refreshTokens).set({ status: 'revoked' }).where(eq(refreshTokens.familyId, familyId)).run();
+    const { refreshTokens, tokenFamilies } = schemaOf(tx);
+    await tx.update(tokenFamilies).set({ revokedAt: now }).where(eq(tokenFamilies.id, familyId));
+    await tx.update(refreshTokens).set({ status: 'revoked' }).where(eq(refreshTokens.familyId, familyId));
     await insertRevocation(tx, `gid:${familyId}`, now, now + deps.config.accessTokenTtl * 1000);
   });
 }

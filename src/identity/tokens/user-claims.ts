@@ -5,9 +5,11 @@
  * and put in ID tokens.
  */
 import { and, eq } from 'drizzle-orm';
-import { adminUsers, entities, verifiedEmails } from '../../db/schema.js';
+
 import type { Deps } from '../../deps.js';
 import type { TokenPrincipal } from './access-tokens.js';
+import { first } from '../../db/run.js';
+import { schemaOf } from '../../db/open.js';
 
 export type UserPrincipal = Extract<TokenPrincipal, { kind: 'admin' | 'sysadmin' | 'app-user' }>;
 
@@ -64,18 +66,21 @@ function addressOf(value: unknown): Record<string, string> | undefined {
 
 /** The address the user proved theirs by a mailed link, if it is still their email (lifecycle/links.ts). */
 async function isEmailVerified(deps: Deps, userUuid: string, email: string): Promise<boolean> {
-  const row = await deps.db.select().from(verifiedEmails).where(eq(verifiedEmails.subjectUuid, userUuid)).get();
+  const { verifiedEmails } = schemaOf(deps.db);
+  const row = await first(deps.db.select().from(verifiedEmails).where(eq(verifiedEmails.subjectUuid, userUuid)));
   return row?.email === email.toLowerCase();
 }
 
 /** All the claims the user's record holds, by name, `sub` aside. */
 async function findUserClaims(deps: Deps, principal: UserPrincipal): Promise<Record<string, unknown> | undefined> {
+  const { adminUsers, entities } = schemaOf(deps.db);
   if (principal.kind === 'app-user') {
-    const row = await deps.db
-      .select()
-      .from(entities)
-      .where(and(eq(entities.uuid, principal.userUuid), eq(entities.appUuid, principal.appUuid)))
-      .get();
+    const row = await first(
+      deps.db
+        .select()
+        .from(entities)
+        .where(and(eq(entities.uuid, principal.userUuid), eq(entities.appUuid, principal.appUuid))),
+    );
     if (!row) return undefined;
     const properties = row.properties;
     const email = textOf(properties.email);
@@ -89,7 +94,7 @@ async function findUserClaims(deps: Deps, principal: UserPrincipal): Promise<Rec
       ...(addressOf(properties.address) && { address: addressOf(properties.address) }),
     };
   }
-  const row = await deps.db.select().from(adminUsers).where(eq(adminUsers.uuid, principal.userUuid)).get();
+  const row = await first(deps.db.select().from(adminUsers).where(eq(adminUsers.uuid, principal.userUuid)));
   if (!row) return undefined;
   return {
     ...(row.name && { name: row.name }),
