@@ -5,7 +5,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { openDatabase, type Database_ } from '../src/db/open.js';
+import type { SQL } from 'drizzle-orm';
+import { clientOf, openDatabase, type Database_, type Db } from '../src/db/open.js';
+import { sqlOf } from '../src/db/run.js';
 import { resolveConfig, type Config, type ServeFlags } from '../src/config.js';
 import { startServer, type RunningServer } from '../server/serve.js';
 
@@ -69,6 +71,12 @@ export function createTestSchema(base: string = POSTGRES_URL): TestSchema {
       }
     },
   };
+}
+
+/** The rows, keyed by column name, of a statement written with drizzle's `sql`, in the handle's own dialect. */
+export async function selectRows<T>(db: Db, statement: SQL): Promise<T[]> {
+  const { sql: text, params } = sqlOf(db, statement);
+  return await clientOf(db).query<T>(text, params);
 }
 
 export async function openTestDatabase(options: { poolSize?: number } = {}): Promise<Database_> {

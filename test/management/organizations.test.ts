@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { selectRows } from '../database.js';
 import { adminToken, createTestApp, expectRefusedUnchanged, ORG, signUp, type TestApp } from '../helpers.js';
 
 let t: TestApp;
@@ -78,9 +80,9 @@ describe('organizations', () => {
     const token = await signUp(t);
     const app = await t.request('POST', '/management/orgs/acme/apps', { json: { name: 'sandbox' }, token });
     // Reads the stored roles directly: the data API that lists them arrives separately.
-    const rows = await t.deps.db.$client.query<{ name: string; properties: string }>(
-      `select name, properties from entities where app_uuid = ? and collection = 'roles' order by name`,
-      [app.body.entities[0].uuid],
+    const rows = await selectRows<{ name: string; properties: string }>(
+      t.deps.db,
+      sql`select name, properties from entities where app_uuid = ${app.body.entities[0].uuid} and collection = 'roles' order by name`,
     );
     expect(rows.map((r) => r.name)).toEqual(['admin', 'default', 'guest']);
     expect(JSON.parse(rows[2].properties).permissions).toEqual(['post:/users', 'post:/devices', 'put:/devices/*']);

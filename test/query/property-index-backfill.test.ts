@@ -6,6 +6,7 @@
  * progress, carries on after a stop where it stopped, only one instance runs it, and writes made
  * meanwhile end up indexed as they are.
  */
+import { selectRows } from '../database.js';
 import { execute } from '../../src/db/run.js';
 import { sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -72,7 +73,7 @@ async function query(db: Database_, ql: string) {
 }
 
 async function indexRows(db: Database_): Promise<number> {
-  const [{ rows }] = await db.driver.query<{ rows: number }>('SELECT count(*) AS rows FROM entity_values WHERE app_uuid = ?', [APP]);
+  const [{ rows }] = await selectRows<{ rows: number }>(db.db, sql`SELECT count(*) AS rows FROM entity_values WHERE app_uuid = ${APP}`);
   return Number(rows);
 }
 
@@ -129,11 +130,10 @@ describe('the property index of an older database', () => {
     expect(await isPropertyIndexComplete(db.db)).toBe(true);
     // Two rows for each of the eight dogs, and for dog5 its new age only.
     expect(await indexRows(db)).toBe(16);
-    const [{ age }] = await db.driver.query<{ age: number }>(
-      db.driver.dialect === 'sqlite'
-        ? "SELECT value AS age FROM entity_values WHERE entity_uuid = ? AND path = 'age'"
-        : "SELECT num AS age FROM entity_values WHERE entity_uuid = ? AND path = 'age'",
-      [DOGS[5][0]],
+    const column = sql.raw(db.driver.dialect === 'sqlite' ? 'value' : 'num');
+    const [{ age }] = await selectRows<{ age: number }>(
+      db.db,
+      sql`SELECT ${column} AS age FROM entity_values WHERE entity_uuid = ${DOGS[5][0]} AND path = 'age'`,
     );
     expect(Number(age)).toBe(50);
     const answer = await query(db, 'age >= 7');

@@ -6,6 +6,7 @@
  * (docs/design.md#the-location-index), and queries answered through them give the reference's
  * answer.
  */
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { pino } from 'pino';
@@ -18,7 +19,7 @@ import { isPlainObject } from '../../src/data/query/properties.js';
 import { APP, COLLECTION, openQueryDatabase, reference, type QueryDatabase } from './database.js';
 import { applyWrite, emptyCollections, type Write } from './writes.js';
 import { entityArbitrary, entityProperties, queryArbitrary, UUID_POOL, type GeneratedEntity } from './arbitraries.js';
-import { TEST_DATABASE_URL } from '../database.js';
+import { selectRows, TEST_DATABASE_URL } from '../database.js';
 import { createOlderDatabase } from './older-database.js';
 
 let database: QueryDatabase;
@@ -68,7 +69,10 @@ async function storedRows(handle: Database_ = database.handle): Promise<IndexRow
   // SQLite keeps numbers and text in one column (value), PostgreSQL in two.
   const columns =
     handle.driver.dialect === 'sqlite' ? `CASE WHEN kind = 2 THEN NULL ELSE value END AS num, CASE WHEN kind = 2 THEN value END AS text` : 'num, text';
-  const rows = await handle.driver.query<IndexRow>(`SELECT entity_uuid, path, collection, kind, ${columns} FROM entity_values WHERE app_uuid = ?`, [APP]);
+  const rows = await selectRows<IndexRow>(
+    handle.db,
+    sql`SELECT entity_uuid, path, collection, kind, ${sql.raw(columns)} FROM entity_values WHERE app_uuid = ${APP}`,
+  );
   return rows.map((row) => ({ ...row, kind: Number(row.kind), num: row.num === null ? null : Number(row.num) })).sort(byKey);
 }
 
@@ -98,7 +102,7 @@ async function storedLocations(handle: Database_ = database.handle): Promise<Loc
     handle.driver.dialect === 'sqlite'
       ? 'min_latitude AS south, max_latitude AS north, min_longitude AS west, max_longitude AS east'
       : '(bounds[1])[1] AS south, (bounds[0])[1] AS north, (bounds[1])[0] AS west, (bounds[0])[0] AS east';
-  const rows = await handle.driver.query<LocationRow>(`SELECT entity_uuid, collection, ${columns} FROM entity_locations WHERE app_uuid = ?`, [APP]);
+  const rows = await selectRows<LocationRow>(handle.db, sql`SELECT entity_uuid, collection, ${sql.raw(columns)} FROM entity_locations WHERE app_uuid = ${APP}`);
   return rows.sort((a, b) => (a.entity_uuid < b.entity_uuid ? -1 : a.entity_uuid > b.entity_uuid ? 1 : 0));
 }
 

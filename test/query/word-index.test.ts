@@ -17,9 +17,8 @@ import { APP, COLLECTION, openQueryDatabase, reference, type QueryDatabase } fro
 import { applyWrite, emptyCollections, type Write } from './writes.js';
 import { acrossMigration } from './older-database.js';
 import { compileQuery } from '../../src/data/query/compile.js';
-import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
 import { UUID_POOL, type GeneratedEntity } from './arbitraries.js';
-import { TEST_DATABASE_URL } from '../database.js';
+import { selectRows, TEST_DATABASE_URL } from '../database.js';
 
 let database: QueryDatabase;
 const DATABASE_PROPERTY_TIMEOUT = 300_000;
@@ -210,8 +209,7 @@ describe('the word index', () => {
         const rows = await after.driver.query<{ entity_uuid: string }>('SELECT entity_uuid FROM entity_words');
         expect(rows.map((row) => row.entity_uuid).sort()).toEqual([UUID_POOL[0], UUID_POOL[1]].sort());
         const compiled = compileQuery(parseQuery("title contains 'zebra'"), { dialect: after.driver.dialect, index: { appUuid: APP, collection: 'dogs' } });
-        const candidates = new SQLiteSyncDialect().sqlToQuery(compiled.narrowed[0].candidates);
-        const found = await after.driver.query<{ entity_uuid: string }>(candidates.sql, candidates.params);
+        const found = await selectRows<{ entity_uuid: string }>(after.db, compiled.narrowed[0].candidates);
         expect(found.map((row) => row.entity_uuid)).toEqual([UUID_POOL[0]]);
       },
     );
