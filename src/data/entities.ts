@@ -10,6 +10,7 @@ import type { Deps } from '../deps.js';
 import { deleteEntityRows, findEntityByName, findEntityByUuid, findRelationNames, insertEntity, updateEntityRow, type EntityRow } from '../db/entity-store.js';
 import { rulesOf, SYSTEM_PROPERTIES, type Properties } from './rules.js';
 import { isOwnedRelation } from './relations.js';
+import { oneStatement } from '../db/run.js';
 
 export type { EntityRow } from '../db/entity-store.js';
 
@@ -152,6 +153,10 @@ export async function insertEntityFromBody(
 
 export async function createEntities(deps: Deps, appUuid: string, collection: CollectionRef, body: unknown): Promise<EntityRow[]> {
   const items = entityBodies(body);
+  if (items.length === 1 && collection.stored && rulesOf(collection.name).afterWrite === undefined) {
+    // Nothing but the entity's insert.
+    return [await oneStatement(deps.db, (tx) => insertEntityFromBody(tx, appUuid, collection, items[0], deps.now()))];
+  }
   return await deps.db.transaction(async (tx) => {
     const now = deps.now();
     const rows: EntityRow[] = [];
