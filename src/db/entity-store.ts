@@ -7,6 +7,7 @@
  * a type creates it, as in Usergrid).
  */
 import { and, eq, inArray, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { noteEntitiesWritten } from './planner-statistics.js';
 import { preparedFor } from './prepared.js';
 import { clientOf, dialectOf, remembered, type Tx } from './open.js';
 import type { DialectName } from './driver.js';
@@ -71,6 +72,7 @@ export async function insertEntity(tx: Tx, entity: NewEntity): Promise<EntityRow
   const statements = entityWrites(tx);
   if (!entity.collectionStored) await statements.collection.run({ app: entity.appUuid, name: entity.collection, type: entity.type, now: entity.now });
   await statements.entity.run(row);
+  noteEntitiesWritten(tx, 1);
   return row;
 }
 

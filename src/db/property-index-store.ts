@@ -10,6 +10,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { changes } from './changes.js';
 import { clientOf, dialectOf, remembered, type Db, type Tx } from './open.js';
+import { noteEntitiesWritten } from './planner-statistics.js';
 import { unindexedPaths } from './schema.js';
 
 const STATE = sql.identifier('property_index_backfill');
@@ -80,6 +81,7 @@ export async function indexNextEntities(db: Db, owner: string, batchSize: number
     }
     await tx.run(insertRows(tx, after, last));
     const entities = Number(count);
+    noteEntitiesWritten(tx, entities);
     const [indexed] = (await tx.get<[number]>(
       sql`UPDATE ${STATE} SET after_uuid = ${last}, indexed = indexed + ${entities}, lease_until = ${now + leaseMs} WHERE id = 1 RETURNING indexed`,
     )) ?? [0];
