@@ -66,8 +66,27 @@ describe('entities and collections', () => {
 
   it('refuses a duplicate name in a collection and stores nothing of the array', async () => {
     await req('POST', '/dogs', { name: 'rex' });
-    await expectRefusedUnchanged(d.t, () => req('POST', '/dogs', [{ name: 'a' }, { name: 'REX' }]), 400, 'duplicate_unique_property_exists');
+    const refused = await expectRefusedUnchanged(d.t, () => req('POST', '/dogs', [{ name: 'a' }, { name: 'REX' }]), 400, 'duplicate_unique_property_exists');
+    expect(refused.body.error_description).toBe("dogs already has an entity with name 'REX'");
     expectRefusal(await req('GET', '/dogs/a'), 404, 'entity_not_found');
+  });
+
+  it('names the first entity of an array whose name is taken, by a stored entity or by one before it in the array', async () => {
+    await req('POST', '/dogs', { name: 'rex' });
+    const items = (names: string[]) => names.map((name, i) => ({ name, age: i }));
+    const stored = await expectRefusedUnchanged(d.t, () => req('POST', '/dogs', items(['a', 'b', 'Rex', 'c'])), 400, 'duplicate_unique_property_exists');
+    expect(stored.body.error_description).toBe("dogs already has an entity with name 'Rex'");
+    const twice = await expectRefusedUnchanged(d.t, () => req('POST', '/dogs', items(['a', 'b', 'A', 'rex'])), 400, 'duplicate_unique_property_exists');
+    expect(twice.body.error_description).toBe("dogs already has an entity with name 'A'");
+    // The first refusal in the array's order is the answer: the taken name before a malformed one, and the other way round.
+    const first = await expectRefusedUnchanged(
+      d.t,
+      () => req('POST', '/dogs', [{ name: 'z' }, { name: 'rex' }, { name: 7 }]),
+      400,
+      'duplicate_unique_property_exists',
+    );
+    expect(first.body.error_description).toBe("dogs already has an entity with name 'rex'");
+    await expectRefusedUnchanged(d.t, () => req('POST', '/dogs', [{ name: 'z' }, { name: 7 }, { name: 'rex' }]), 400, 'illegal_argument');
   });
 
   it('refuses renaming an entity to a name its collection already has, and keeps the old name', async () => {
