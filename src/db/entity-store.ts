@@ -82,8 +82,8 @@ export async function insertEntity(tx: Tx, entity: NewEntity): Promise<EntityRow
 }
 
 /**
- * Entities per INSERT of insertEntities: 9 parameters each, far below either database's limit
- * (SQLite 32,766, PostgreSQL 65,535), and the most one request body holds (docs/api.md#limits).
+ * Entities per INSERT of insertEntities: 9 parameters each, so a statement stays far below either
+ * database's limit of parameters (SQLite 32,766, PostgreSQL 65,535) however many a body holds.
  */
 const ROWS_PER_INSERT = 1000;
 
