@@ -120,6 +120,22 @@ export default tseslint.config(
     },
   },
   {
+    // Storage code runs on both databases (docs/design.md#storage): what only drizzle's SQLite
+    // builder answers goes through src/db/run.ts, which asks the handle's dialect. Exempt: the
+    // SQLite driver's own better-sqlite3 statements, and mail (whose transport has a `get()`).
+    files: ['src/**'],
+    ignores: ['src/db/sqlite.ts', 'src/db/group-commit.ts', 'src/db/backup.ts', 'src/db/open.ts', 'src/db/run.ts', 'src/mail/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'CallExpression[arguments.length=0] > MemberExpression.callee > Identifier.property[name=/^(get|all|run|prepare)$/]',
+          message: "Only SQLite's query builder has it: await the query, or use first/prepare of src/db/run.ts.",
+        },
+      ],
+    },
+  },
+  {
     // A function says what it does in a screenful: a longer one is split into named pieces.
     files: ['src/**', 'server/**', 'commands/**'],
     rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },

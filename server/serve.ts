@@ -27,6 +27,7 @@ import { startLogoutWorker } from '../src/identity/sessions/logout-worker.js';
 import { postLogoutToken } from './logout-post.js';
 import { startHousekeeping } from '../src/operations/housekeeping.js';
 import { startPropertyIndexBackfill } from '../src/data/property-index-backfill.js';
+import { keepPlannerStatistics } from '../src/db/planner-statistics.js';
 
 export interface RunningServer {
   url: string;
@@ -141,6 +142,9 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     const housekeeping = startHousekeeping(deps);
     // After listening: an older database is answered (without the index) while it is filled.
     const backfill = startPropertyIndexBackfill(deps, config.propertyIndexBatch);
+    const statistics = keepPlannerStatistics(deps.db, (error) =>
+      logger.warn({ err: error }, 'planner statistics: ANALYZE failed; the next bulk write tries again'),
+    );
     let closing: Promise<void> | undefined;
     return {
       url,
@@ -151,7 +155,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
       close() {
         closing ??= (async () => {
           // Sends in flight finish and are recorded while the last requests are answered.
-          const drained = Promise.all([worker.stop(), logoutWorker.stop(), housekeeping.stop(), backfill.stop()]);
+          const drained = Promise.all([worker.stop(), logoutWorker.stop(), housekeeping.stop(), backfill.stop(), statistics.stop()]);
           await Promise.all([closeServer(server), closeServer(metricsServer)]);
           await drained;
           // Mail already handed over (a reset link, say) goes out before the process ends.

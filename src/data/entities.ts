@@ -4,10 +4,20 @@
  * request that fails on its tenth entity stores none of them.
  */
 import { remembered, type Tx, schemaOf } from '../db/open.js';
-import { EntityNotFound, IllegalArgument, DuplicateUniqueProperty } from '../errors.js';
+import { AppError, EntityNotFound, IllegalArgument, DuplicateUniqueProperty } from '../errors.js';
 import { isUuid } from '../ids.js';
 import type { Deps } from '../deps.js';
-import { deleteEntityRows, findEntityByName, findEntityByUuid, findRelationNames, insertEntity, updateEntityRow, type EntityRow } from '../db/entity-store.js';
+import {
+  deleteEntityRows,
+  findEntityByName,
+  findEntityByUuid,
+  findRelationNames,
+  insertEntities,
+  insertEntity,
+  updateEntityRow,
+  type EntityRow,
+  type NewEntity,
+} from '../db/entity-store.js';
 import { rulesOf, SYSTEM_PROPERTIES, type Properties } from './rules.js';
 import { isOwnedRelation } from './relations.js';
 import { oneStatement } from '../db/run.js';
@@ -123,6 +133,23 @@ async function claimingName<T>(collection: string, name: string | null, write: (
   }
 }
 
+/** The new entity of `collection` that request properties make, normalized by its collection's rules. */
+function newEntityOf(appUuid: string, collection: CollectionRef, body: Properties, now: number, uuid?: string): NewEntity {
+  const rules = rulesOf(collection.name);
+  const { name, properties } = rules.normalize(writableProperties(collection.name, body), true);
+  return {
+    appUuid,
+    collection: collection.name,
+    type: collection.type,
+    collectionStored: collection.stored,
+    name,
+    nameProperty: rules.nameProperty,
+    properties,
+    now,
+    uuid,
+  };
+}
+
 /** Inserts one entity of `collection` from request properties (inside the caller's transaction). */
 export async function insertEntityFromBody(
   tx: Tx,
@@ -132,22 +159,9 @@ export async function insertEntityFromBody(
   now: number,
   uuid?: string,
 ): Promise<EntityRow> {
-  const rules = rulesOf(collection.name);
-  const { name, properties } = rules.normalize(writableProperties(collection.name, body), true);
-  const row = await claimingName(collection.name, name, () =>
-    insertEntity(tx, {
-      appUuid,
-      collection: collection.name,
-      type: collection.type,
-      collectionStored: collection.stored,
-      name,
-      nameProperty: rules.nameProperty,
-      properties,
-      now,
-      uuid,
-    }),
-  );
-  await rules.afterWrite?.(tx, row);
+  const entity = newEntityOf(appUuid, collection, body, now, uuid);
+  const row = await claimingName(collection.name, entity.name ?? null, () => insertEntity(tx, entity));
+  await rulesOf(collection.name).afterWrite?.(tx, row);
   return row;
 }
 
@@ -156,6 +170,22 @@ export async function createEntities(deps: Deps, appUuid: string, collection: Co
   if (items.length === 1 && collection.stored && rulesOf(collection.name).afterWrite === undefined) {
     // Nothing but the entity's insert.
     return [await oneStatement(deps.db, (tx) => insertEntityFromBody(tx, appUuid, collection, items[0], deps.now()))];
+  }
+  if (items.length > 1 && rulesOf(collection.name).afterWrite === undefined) {
+    // The bulk path (insertEntities): the entities in statements of many. A request it refuses
+    // (a name taken, a property refused) is rolled back whole and run again entity by entity
+    // below, which refuses it for the same first entity the plain path names.
+    try {
+      return await deps.db.transaction(async (tx) => {
+        const now = deps.now();
+        return await insertEntities(
+          tx,
+          items.map((item) => newEntityOf(appUuid, collection, item, now)),
+        );
+      });
+    } catch (error) {
+      if (!(error instanceof AppError) && !isNameClash(error)) throw error;
+    }
   }
   return await deps.db.transaction(async (tx) => {
     const now = deps.now();

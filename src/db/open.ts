@@ -30,13 +30,17 @@ export { defaultMigrationsFolder };
  * one dialect's builder has is used through the functions of run.ts (`first`, `execute`,
  * `prepare`), which ask the handle's dialect.
  */
-export type Db = SqliteRemoteDatabase & { $client: Driver };
+export type Db = Omit<SqliteRemoteDatabase, 'get' | 'all' | 'run' | 'values' | 'batch' | 'transaction'> & {
+  $client: Driver;
+  /** Runs `body` in one transaction (bindTransactions below), which gets this handle again. */
+  transaction<T>(body: (tx: Db) => Promise<T>): Promise<T>;
+};
 
 /** The tables, as storage code names them (schema.ts); each handle has its database's own. */
 export type Schema = typeof sqliteSchema;
 
 /** A drizzle handle inside or outside a transaction: storage helpers accept either. */
-export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
+export type Tx = Db;
 
 export interface Database_ {
   readonly db: Db;

@@ -9,7 +9,7 @@
  */
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { clientOf, dialectOf, remembered, type Db, type Tx, schemaOf } from './open.js';
-
+import { noteEntitiesWritten } from './planner-statistics.js';
 import { execute, row } from './run.js';
 
 const STATE = sql.identifier('property_index_backfill');
@@ -82,6 +82,7 @@ export async function indexNextEntities(db: Db, owner: string, batchSize: number
     }
     await execute(tx, insertRows(tx, after, last));
     const entities = Number(count);
+    noteEntitiesWritten(tx, entities);
     const [indexed] = (await row<[number]>(
       tx,
       sql`UPDATE ${STATE} SET after_uuid = ${last}, indexed = indexed + ${entities}, lease_until = ${now + leaseMs} WHERE id = 1 RETURNING indexed`,

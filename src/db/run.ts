@@ -5,6 +5,7 @@
  */
 import type { Query, SQL } from 'drizzle-orm';
 import type { SQLiteDialect } from 'drizzle-orm/sqlite-core';
+import type { SqliteRemoteDatabase } from 'drizzle-orm/sqlite-proxy';
 import type { PgDialect } from 'drizzle-orm/pg-core';
 import { clientOf, dialectOf, type Db, type Tx } from './open.js';
 import type { PostgresDriver } from './postgres.js';
@@ -33,7 +34,7 @@ export function changes(result: unknown): number {
 /** Runs a statement written with drizzle's `sql` for its effect; how many rows it changed. */
 export async function execute(tx: Tx, statement: SQL): Promise<number> {
   if (dialectOf(tx) === 'postgres') return changes(await (tx as unknown as { execute(statement: SQL): Promise<unknown> }).execute(statement));
-  return changes(await tx.run(statement));
+  return changes(await (tx as unknown as SqliteRemoteDatabase).run(statement));
 }
 
 /**
@@ -46,7 +47,7 @@ export async function rows<T extends unknown[]>(tx: Tx, statement: SQL): Promise
     const result = await (clientOf(tx) as PostgresDriver).client.query({ text: query.sql, values: query.params, rowMode: 'array' });
     return result.rows as T[];
   }
-  return await tx.all<T>(statement);
+  return await (tx as unknown as SqliteRemoteDatabase).all<T>(statement);
 }
 
 /** A statement written with drizzle's `sql` as the text and parameters of the handle's own dialect. */
