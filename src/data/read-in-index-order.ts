@@ -1,11 +1,11 @@
 /**
  * Reads a page of a collection in the order of one property by walking the property index
- * (query/index-order.ts, docs/design.md#sorting-through-the-property-index), instead of reading
- * and sorting the whole collection: `order by score asc` at 100,000 entities took 229 ms sorted
- * and takes a few milliseconds walked (docs/benchmarks.md). The ranks the index holds (numbers,
- * strings, booleans) are walked one after the other, each joined to its entities, with the
- * query's exact condition, until the page is full; the entities of the last rank (no value of
- * those types) are then read as the collection was before.
+ * (query/index-order.ts, docs/design.md#sorting-through-the-property-index) instead of reading
+ * and sorting the whole collection: `order by score asc` at 100,000 entities took 87 ms sorted
+ * and takes 1.0 ms walked on SQLite, 312 ms and 1.4 ms on PostgreSQL (docs/benchmarks.md). The
+ * ranks the index holds (numbers, strings, booleans) are walked one after the other, each joined
+ * to its entities, with the query's exact condition, until the page is full; the entities of
+ * the last rank (no value of those types) are then read as the collection was before.
  */
 import { and, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import { entities } from '../db/schema.js';

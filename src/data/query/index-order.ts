@@ -10,7 +10,7 @@
  *
  * The index keeps strings cut to their first INDEXED_TEXT_LENGTH characters. Cutting keeps the
  * order (x <= y implies cut(x) <= cut(y)), so the walk's order is the query's except among
- * strings whose cut texts are equal and that long: find.ts sorts a page's strings again by the
+ * strings whose cut texts are equal and that long: read-in-index-order.ts sorts a page's strings again by the
  * exact order, having read every row of such a tie (`isLongTie`).
  *
  * Only the order comes from here: the caller keeps the query's exact condition (cursor included),
@@ -106,20 +106,19 @@ function rankWalk(
 }
 
 /**
- * The index rows at or after the cursor's (value, uuid), a range the index serves. A number or
- * boolean is held exactly, and so is a string shorter than the cut; a longer one only bounds
- * the range by its cut text (the exact condition decides within).
+ * The index rows after the cursor's (value, uuid): one row-value comparison, a range the index
+ * serves, so a page deep into many entities of one value starts where the last one ended. A
+ * number or boolean is held exactly, and so is a string shorter than the cut; a longer one only
+ * bounds the range by its cut text, as does a cursor holding a NUL, which PostgreSQL cannot take
+ * as text (dialect.ts compares with it exactly) — the exact condition decides within.
  */
 function boundAfter(values: Operand, uuid: Operand, key: SortKey, dialect: Dialect, after: { value: number | string; uuid: string }): SQL {
-  const beyond = key.direction === 'asc' ? '>' : '<';
+  // The cursor holds the folded text (order.ts).
+  const value = typeof after.value === 'string' ? indexedText(after.value) : after.value;
   const from = key.direction === 'asc' ? '>=' : '<=';
-  if (typeof after.value === 'string') {
-    // The cursor holds the folded text (order.ts).
-    const cut = indexedText(after.value);
-    if (isLongTie(cut)) return dialect.compare(values, from, cut);
-    return sql`${dialect.compare(values, from, cut)} AND (${dialect.compare(values, beyond, cut)} OR ${dialect.compare(uuid, beyond, after.uuid)})`;
-  }
-  return sql`${dialect.compare(values, from, after.value)} AND (${dialect.compare(values, beyond, after.value)} OR ${dialect.compare(uuid, beyond, after.uuid)})`;
+  if ((typeof value === 'string' && (isLongTie(value) || value.includes(NUL))) || after.uuid.includes(NUL)) return dialect.compare(values, from, value);
+  return sql`(${values.sql}, ${uuid.sql}) ${sql.raw(key.direction === 'asc' ? '>' : '<')} (${value}, ${after.uuid})`;
 }
 
+const NUL = '\u0000';
 const INDEX = sql.identifier('entity_values');
