@@ -10,9 +10,12 @@ import { dialectOf, type Tx, schemaOf } from '../db/open.js';
 import { parseLimit } from './query/limit.js';
 import { compileQuery, encodeCursor, parseQuery, type EntityRecord, type PropertyPath, type Query } from './query/index.js';
 import type { Narrowed } from './query/compile.js';
+import { compareEntities } from './query/evaluate.js';
+import type { IndexOrder } from './query/index-order.js';
+import { readInIndexOrder } from './read-in-index-order.js';
 import { propertyPathsOf } from './query/property-index.js';
 import { skippingUnreadable, unreadableProperties, type EntityRow } from '../db/entity-store.js';
-import { countingRows, type Explanation } from '../db/explain.js';
+import { countingRows, type Explanation, type Statement } from '../db/explain.js';
 import { rows } from '../db/run.js';
 import { findUnindexedPaths, isPropertyIndexComplete } from '../db/property-index-store.js';
 import type { Logger } from '../logger.js';
@@ -90,27 +93,39 @@ async function reportUnreadable(tx: Tx, appUuid: string, scope: EntityScope, log
 /**
  * Which of the property index's ways to narrow the query to take (compile.ts `narrowed`), or none.
  * SQLite: the one with the fewest candidates, counted up to BROAD of each; none when every one has
- * that many, as reading the collection in created order then stops after a page sooner
+ * that many, as reading the collection in created order — or in the order of the property the
+ * query sorts by, through the index (`inIndexOrder`) — then stops after a page sooner
  * (docs/design.md#the-property-index: `color = 'red'` over a third of 100,000 entities took
  * 119 ms through its candidates and 0.4 ms in created order; counting up to BROAD takes about
- * 0.1 ms). PostgreSQL: the first, its planner weighing it against the collection by statistics.
+ * 0.1 ms). PostgreSQL: the first, its planner weighing it against the collection by statistics —
+ * but counted as on SQLite when the order can walk the index, which its planner does not weigh.
  */
-async function chooseNarrowing(tx: Tx, narrowings: readonly Narrowed[]): Promise<Narrowed | undefined> {
-  if (dialectOf(tx) !== 'sqlite') return narrowings[0];
+async function chooseNarrowing(tx: Tx, narrowings: readonly Narrowed[], inIndexOrder: boolean): Promise<Narrowed | undefined> {
+  if (dialectOf(tx) !== 'sqlite' && !inIndexOrder) return narrowings[0];
   let best: { narrowing: Narrowed; count: number } | undefined;
   for (const narrowing of narrowings) {
     const [[count]] = await rows<[number]>(tx, sql`SELECT count(*) FROM (SELECT 1 FROM (${narrowing.candidates}) AS c LIMIT ${BROAD}) AS p`);
-    if (count < BROAD && (best === undefined || count < best.count)) best = { narrowing, count };
+    if (Number(count) < BROAD && (best === undefined || Number(count) < best.count)) best = { narrowing, count: Number(count) };
   }
   return best?.narrowing;
 }
 
 /**
- * The narrowings the property index can be trusted with, and why it cannot when it has none of
- * them left (for `explain`): until the entities stored before the index existed are in it, it
- * may miss some (docs/design.md#filling-the-index-of-an-older-database); and it holds no rows of
- * the paths the collection's settings leave out (docs/api.md#collection-settings).
+ * What the property index can be trusted with, and why not (for `explain`): until the entities
+ * stored before the index existed are in it, it may miss some
+ * (docs/design.md#filling-the-index-of-an-older-database); and it holds no rows of the paths the
+ * collection's settings leave out (docs/api.md#collection-settings).
  */
+async function trustedIndex(tx: Tx, appUuid: string, collection: string): Promise<{ complete: boolean; isUnindexed: (path: string) => boolean }> {
+  const complete = await isPropertyIndexComplete(tx);
+  const unindexed = await findUnindexedPaths(tx, appUuid, collection);
+  return { complete, isUnindexed: (path) => unindexed.some((out) => path === out || path.startsWith(`${out}.`)) };
+}
+
+const STILL_BUILDING = 'the property index is still being built';
+const leftOut = (paths: readonly string[]): string => `the collection's settings leave ${paths.join(', ')} out of the property index`;
+
+/** The narrowings the property index can be trusted with (`trustedIndex`), and why it cannot when it has none of them left. */
 async function usableNarrowings(
   tx: Tx,
   appUuid: string,
@@ -118,19 +133,25 @@ async function usableNarrowings(
   narrowings: readonly Narrowed[],
 ): Promise<{ narrowings: readonly Narrowed[]; skipped?: string }> {
   if (narrowings.length === 0 || scope.kind !== 'collection') return { narrowings };
+  const trusted = await trustedIndex(tx, appUuid, scope.collection);
   let complete = narrowings;
-  if (!(await isPropertyIndexComplete(tx))) {
+  if (!trusted.complete) {
     // The word and location indexes are filled by their migrations: only the property index waits.
     complete = narrowings.filter((narrowing) => propertyPathsOf(narrowing.indexes).length === 0);
-    if (complete.length === 0) return { narrowings: [], skipped: 'the property index is still being built' };
+    if (complete.length === 0) return { narrowings: [], skipped: STILL_BUILDING };
   }
-  const unindexed = await findUnindexedPaths(tx, appUuid, scope.collection);
-  if (unindexed.length === 0) return { narrowings: complete };
-  const isUnindexed = (path: string): boolean => unindexed.some((out) => path === out || path.startsWith(`${out}.`));
-  const usable = complete.filter((narrowing) => !propertyPathsOf(narrowing.indexes).some(isUnindexed));
+  const usable = complete.filter((narrowing) => !propertyPathsOf(narrowing.indexes).some(trusted.isUnindexed));
   if (usable.length > 0) return { narrowings: usable };
-  const paths = [...new Set(complete.flatMap((narrowing) => propertyPathsOf(narrowing.indexes).filter(isUnindexed)))];
-  return { narrowings: [], skipped: `the collection's settings leave ${paths.join(', ')} out of the property index` };
+  return { narrowings: [], skipped: leftOut([...new Set(complete.flatMap((narrowing) => propertyPathsOf(narrowing.indexes).filter(trusted.isUnindexed)))]) };
+}
+
+/** The walk of the property index giving the query's order, when the index can be trusted with it (`trustedIndex`), and why not. */
+async function usableOrder(tx: Tx, appUuid: string, scope: EntityScope, order: IndexOrder | null): Promise<{ order?: IndexOrder; skipped?: string }> {
+  if (order === null || scope.kind !== 'collection') return {};
+  const trusted = await trustedIndex(tx, appUuid, scope.collection);
+  if (!trusted.complete) return { skipped: STILL_BUILDING };
+  if (trusted.isUnindexed(order.path)) return { skipped: leftOut([order.path]) };
+  return { order };
 }
 
 // Candidates from which reading the collection in created order is preferred (chooseNarrowing).
@@ -146,22 +167,47 @@ export async function findEntities(tx: Tx, appUuid: string, scope: EntityScope, 
     index: scope.kind === 'collection' ? { appUuid, collection: scope.collection } : undefined,
   });
   const usable = await usableNarrowings(tx, appUuid, scope, compiled.narrowed);
-  const narrowed = await chooseNarrowing(tx, usable.narrowings);
+  const ordered = await usableOrder(tx, appUuid, scope, compiled.ordered);
+  const narrowed = await chooseNarrowing(tx, usable.narrowings, ordered.order !== undefined);
+  // A few candidates are sorted sooner than the index is walked (chooseNarrowing).
+  const walked = narrowed === undefined ? ordered.order : undefined;
   const counting = options.explain ? countingRows(tx) : undefined;
-  let ran: { sql: string; params: unknown[] } | undefined;
+  const ran: Statement[] = [];
   const { result: rows, skipped } = await skippingUnreadable((guard) => {
+    ran.length = 0;
+    if (walked !== undefined) {
+      const compare = compareEntities(query);
+      return readInIndexOrder(
+        tx,
+        {
+          order: walked,
+          compare: (a, b) => compare(entityRecord(a), entityRecord(b)),
+          where: compiled.where,
+          orderBy: compiled.orderBy,
+          collection: scopeCondition(tx, appUuid, scope),
+          count: limit + 1,
+          counting: counting?.condition,
+          ran,
+        },
+        guard,
+      );
+    }
     const select = fromScope(tx, scope, getTableColumns(entities))
       .where(and(counting?.condition, narrowed?.scope ?? scopeCondition(tx, appUuid, scope), guard(compiled.where)))
       .orderBy(compiled.orderBy)
       .limit(limit + 1);
-    ran = select.toSQL();
+    ran.push(select.toSQL());
     return select;
   });
   if (skipped) await reportUnreadable(tx, appUuid, scope, options.logger);
+  const notUsed = usable.skipped ?? ordered.skipped;
   const explain =
-    counting === undefined || ran === undefined
+    counting === undefined || ran.length === 0
       ? undefined
-      : { ...(await counting.explain(ran, narrowed?.indexes ?? [])), ...(usable.skipped !== undefined && { skipped: usable.skipped }) };
+      : {
+          ...(await counting.explain(ran, walked !== undefined ? [walked.label] : (narrowed?.indexes ?? []), walked?.label)),
+          ...(notUsed !== undefined && { skipped: notUsed }),
+        };
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
   return {

@@ -23,35 +23,54 @@ export interface Explanation {
   readonly rows_read: number;
   /** Why the property index was not used though it has candidates for the query. */
   readonly skipped?: string;
+  /** `property NAME` when the entities were read in the query's order from the property index rather than sorted. */
+  readonly order?: string;
 }
 
-/** A query being explained: run it with `condition` among its conditions, then ask `explain`. */
+/** A statement as run: its SQL text and parameters. */
+export interface Statement {
+  readonly sql: string;
+  readonly params: unknown[];
+}
+
+/** A page being explained: run its statements with `condition` among their conditions, then ask `explain`. */
 export interface RowCount {
   /** A condition that always holds; on SQLite it counts the rows read. */
   readonly condition: SQL | undefined;
-  /** The explanation of `query` (its SQL text and parameters, as run); ends the count. */
-  explain(query: { sql: string; params: unknown[] }, indexed: readonly string[]): Promise<Explanation>;
+  /**
+   * The explanation of the statements that read the page, as run: the first says how the
+   * entities were found, and whether in the order of `ordered` (an index's label) without a
+   * sort; the rows read are all of theirs. Ends the count.
+   */
+  explain(statements: readonly Statement[], indexed: readonly string[], ordered?: string): Promise<Explanation>;
 }
 
 export function countingRows(tx: Tx): RowCount {
-  if (dialectOf(tx) === 'postgres') return { condition: undefined, explain: (query, indexed) => explainPostgres(tx, query, indexed) };
+  if (dialectOf(tx) === 'postgres')
+    return { condition: undefined, explain: (statements, indexed, ordered) => explainPostgres(tx, statements, indexed, ordered) };
   const token = randomUUID();
   countedRows.set(token, 0);
   return {
     condition: sql`idp_count_row(${token})`,
-    async explain(query, indexed) {
+    async explain([first], indexed, ordered) {
       try {
-        const plan = await clientOf(tx).query<{ detail: string }>(`EXPLAIN QUERY PLAN ${query.sql}`, query.params);
+        const plan = await clientOf(tx).query<{ detail: string }>(`EXPLAIN QUERY PLAN ${first.sql}`, first.params);
         // The candidates drive the plan when the entities are searched by uuid.
         const byUuid = plan.some((step) => /^SEARCH entities USING (INDEX sqlite_autoindex_entities_1|PRIMARY KEY) \(uuid=\?\)/.test(step.detail));
-        return { index: byUuid ? describeIndex(indexed) : null, rows_read: countedRows.get(token) ?? 0 };
+        // In index order: the index rows are walked and nothing is sorted (a sort of a part of the order is only ever of a tie).
+        const inOrder =
+          plan.some((step) => /^(SCAN|SEARCH) entity_values\b/.test(step.detail)) && !plan.some((step) => step.detail === 'USE TEMP B-TREE FOR ORDER BY');
+        return {
+          index: byUuid ? describeIndex(indexed) : null,
+          rows_read: countedRows.get(token) ?? 0,
+          ...(ordered !== undefined && inOrder && { order: ordered }),
+        };
       } finally {
         countedRows.delete(token);
       }
     },
   };
 }
-
 function describeIndex(indexed: readonly string[]): string | null {
   return indexed.length === 0 ? null : indexed.join(', ');
 }
@@ -67,19 +86,31 @@ interface PlanNode {
   readonly Plans?: readonly PlanNode[];
 }
 
-async function explainPostgres(tx: Tx, query: { sql: string; params: unknown[] }, indexed: readonly string[]): Promise<Explanation> {
-  const [row] = await clientOf(tx).query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${query.sql}`, query.params);
-  // The driver may hand json over as its text.
-  const document = typeof row['QUERY PLAN'] === 'string' ? JSON.parse(row['QUERY PLAN']) : row['QUERY PLAN'];
-  const reads = nodesOf((document as [{ Plan: PlanNode }])[0].Plan).filter((node) => node['Relation Name'] === 'entities');
+async function explainPostgres(tx: Tx, statements: readonly Statement[], indexed: readonly string[], ordered: string | undefined): Promise<Explanation> {
+  const plans: PlanNode[] = [];
+  for (const statement of statements) {
+    const [row] = await clientOf(tx).query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement.sql}`, statement.params);
+    // The driver may hand json over as its text.
+    const document = typeof row['QUERY PLAN'] === 'string' ? JSON.parse(row['QUERY PLAN']) : row['QUERY PLAN'];
+    plans.push((document as [{ Plan: PlanNode }])[0].Plan);
+  }
+  const readsOf = (plan: PlanNode): PlanNode[] => nodesOf(plan).filter((node) => node['Relation Name'] === 'entities');
   // The counts are per loop (averages), as EXPLAIN prints them.
-  const rowsRead = reads.reduce(
-    (sum, node) =>
-      sum + ((node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0)) * (node['Actual Loops'] ?? 1),
-    0,
-  );
+  const rowsRead = plans
+    .flatMap(readsOf)
+    .reduce(
+      (sum, node) =>
+        sum + ((node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0)) * (node['Actual Loops'] ?? 1),
+      0,
+    );
+  const reads = readsOf(plans[0]);
   const byUuid = reads.length > 0 && reads.every(readsByUuid);
-  return { index: byUuid ? describeIndex(indexed) : null, rows_read: Math.round(rowsRead) };
+  // In index order: an index scan of the index rows, and no sort but an incremental one (of ties).
+  const nodes = nodesOf(plans[0]);
+  const inOrder =
+    nodes.some((node) => node['Relation Name'] === 'entity_values' && node['Node Type'].startsWith('Index')) &&
+    !nodes.some((node) => node['Node Type'] === 'Sort');
+  return { index: byUuid ? describeIndex(indexed) : null, rows_read: Math.round(rowsRead), ...(ordered !== undefined && inOrder && { order: ordered }) };
 }
 
 /** Whether a node reads `entities` by uuid: through its primary key, directly or by a bitmap of it. */

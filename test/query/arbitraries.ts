@@ -115,6 +115,7 @@ export const entitiesArbitrary = fc.uniqueArray(entityArbitrary(fc.constantFrom(
 });
 
 const QUERY_PROPERTIES = ['a', 'b', 'name', 'title', 'order', 'n.x', 'n.y.z', 'n.y.w.v', 'location.latitude', 'missing', 'created', 'modified', 'uuid', 'type'];
+const COLUMNS = ['created', 'modified', 'uuid', 'type'];
 const property = fc.constantFrom(...QUERY_PROPERTIES);
 
 const literal: fc.Arbitrary<Literal> = fc.oneof(
@@ -176,6 +177,21 @@ export const conditionArbitrary: fc.Arbitrary<Condition> = fc.letrec<{ condition
 })).condition;
 
 const orderKey: fc.Arbitrary<OrderKey> = fc.record({ property, direction: fc.constantFrom('asc' as const, 'desc' as const) });
+
+/**
+ * Queries ordered by one JSON property, which the property index can walk in order
+ * (index-order.ts) — except `n.y.w.v`, deeper than it goes — with a condition or none.
+ */
+export const propertyOrderArbitrary: fc.Arbitrary<Query> = fc.record({
+  select: fc.constant(null),
+  where: fc.option(conditionArbitrary, { nil: null, freq: 2 }),
+  orderBy: fc.tuple(
+    fc.record({
+      property: fc.constantFrom(...QUERY_PROPERTIES.filter((name) => !COLUMNS.includes(name) && name !== 'n.y.w.v')),
+      direction: fc.constantFrom('asc' as const, 'desc' as const),
+    }),
+  ),
+});
 
 export const queryArbitrary: fc.Arbitrary<Query> = fc.record({
   select: fc.option(fc.uniqueArray(property, { minLength: 1, maxLength: 3 }), { nil: null }),

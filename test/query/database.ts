@@ -10,6 +10,8 @@ import { execute, sqlOf } from '../../src/db/run.js';
 import { compileQuery } from '../../src/data/query/compile.js';
 import type { Query } from '../../src/data/query/ast.js';
 import { compareEntities, matchesQuery } from '../../src/data/query/evaluate.js';
+import { readInIndexOrder } from '../../src/data/read-in-index-order.js';
+import type { EntityRow } from '../../src/db/entity-store.js';
 import type { EntityRecord } from '../../src/data/query/properties.js';
 import { openTestDatabase } from '../database.js';
 import type { GeneratedEntity } from './arbitraries.js';
@@ -27,9 +29,10 @@ export interface QueryDatabase {
    * Runs the compiled query; `limit` adds LIMIT. Rows come back as entity records. Conditions
    * find candidates through the property index whenever it has some (a collection read does
    * where they are few) — the `narrowing`th way, the first by default — unless `index` is false
-   * (as a read of related entities does).
+   * (as a read of related entities does). `inIndexOrder` reads by walking the property index in
+   * the order of the query's property instead (read-in-index-order.ts), with the exact condition.
    */
-  select(query: Query, options?: { cursor?: string; limit?: number; index?: boolean; narrowing?: number }): Promise<EntityRecord[]>;
+  select(query: Query, options?: { cursor?: string; limit?: number; index?: boolean; narrowing?: number; inIndexOrder?: boolean }): Promise<EntityRecord[]>;
   /** How many ways the property index has to narrow `query` (compile.ts `narrowed`). */
   narrowings(query: Query): number;
   close(): Promise<void>;
@@ -74,6 +77,26 @@ export async function openQueryDatabase(): Promise<QueryDatabase> {
     async select(query, options = {}) {
       const index = options.index === false ? undefined : { appUuid: APP, collection: COLLECTION };
       const compiled = compileQuery(query, { dialect: dialectOf(db), cursor: options.cursor, index });
+      if (options.inIndexOrder === true) {
+        if (compiled.ordered === null) throw new Error('the property index cannot give the order of this query');
+        const compare = compareEntities(query);
+        const record = (row: EntityRow): EntityRecord => ({ ...row.properties, uuid: row.uuid, type: row.type, created: row.created, modified: row.modified });
+        const rows = await readInIndexOrder(
+          db,
+          {
+            order: compiled.ordered,
+            compare: (a, b) => compare(record(a), record(b)),
+            where: compiled.where,
+            orderBy: compiled.orderBy,
+            collection: sql`app_uuid = ${APP} AND collection = ${COLLECTION}`,
+            count: options.limit ?? Number.MAX_SAFE_INTEGER,
+            counting: undefined,
+            ran: [],
+          },
+          (condition) => condition,
+        );
+        return rows.map(record);
+      }
       const limit = options.limit === undefined ? sql`` : sql` LIMIT ${options.limit}`;
       const scope = compiled.narrowed[options.narrowing ?? 0]?.scope ?? sql`app_uuid = ${APP} AND collection = ${COLLECTION}`;
       const statement = sqlOf(

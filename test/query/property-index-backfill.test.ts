@@ -96,6 +96,11 @@ describe('the property index of an older database', () => {
     expect(words.explain.skipped).toBeUndefined();
     // A query no index could help with has nothing to say about it.
     expect((await query(db, 'not age >= 5')).explain.skipped).toBeUndefined();
+    // Nor is the order read from it: the collection is sorted.
+    const sorted = await query(db, 'order by age desc');
+    expect(sorted.names).toEqual(['dog6', 'dog5', 'dog4', 'dog3', 'dog2', 'dog1', 'dog0']);
+    expect(sorted.explain).toMatchObject({ index: null, skipped: SKIPPED });
+    expect(sorted.explain).not.toHaveProperty('order');
   });
 
   it('logs its progress, carries on where a stopped one stopped, then queries use the index', async () => {
@@ -140,6 +145,10 @@ describe('the property index of an older database', () => {
     expect(answer.names).toEqual(['dog7', 'dog5']);
     expect(answer.explain.skipped).toBeUndefined();
     if (db.driver.dialect === 'sqlite') expect(answer.explain.index).toBe('property age');
+    // Written during the backfill or before it, every dog is in the order the index gives.
+    const sorted = await query(db, 'order by age desc');
+    expect(sorted.names).toEqual(['dog5', 'dog7', 'dog6', 'dog4', 'dog3', 'dog2', 'dog1', 'dog0']);
+    if (db.driver.dialect === 'sqlite') expect(sorted.explain).toMatchObject({ index: 'property age', order: 'property age' });
   });
 
   it('is filled by `idp serve` after it listens, IDP_PROPERTY_INDEX_BATCH entities at a time', async () => {

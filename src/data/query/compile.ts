@@ -16,7 +16,8 @@ import type { Condition, Direction, Literal, PropertyPath, Query } from './ast.j
 import { decodeCursor } from './cursor.js';
 import { dialects, type Dialect, type DialectName, type Operand, type SortValueColumn } from './dialect.js';
 import { foldCase } from './functions.js';
-import { alternativesOf, type IndexScope } from './property-index.js';
+import { alternativesOf, type CollectionScope, type IndexScope } from './property-index.js';
+import { indexOrderOf, type IndexOrder } from './index-order.js';
 import { sortKeys, type SortKey, type SortValue } from './order.js';
 import { literalType, resolveProperty, type ValueType } from './properties.js';
 
@@ -45,6 +46,8 @@ export interface CompiledQuery {
    * of which is right, in the order to prefer them; empty when it cannot. `where` still decides.
    */
   readonly narrowed: readonly Narrowed[];
+  /** With `index`, the walk of the property index that gives the order (index-order.ts); null when it cannot. */
+  readonly ordered: IndexOrder | null;
 }
 
 export interface Narrowed {
@@ -68,7 +71,8 @@ export function compileQuery(query: Query, options: CompileOptions): CompiledQue
   const conditions: SQL[] = [];
   const table = sql`${sql.identifier(options.table ?? 'entities')}`;
   const index = options.index;
-  const narrowed = query.where === null || index === undefined ? [] : narrowingsOf(query.where, index, table, dialect);
+  const collection = index === undefined ? undefined : collectionOf(index, table, dialect);
+  const narrowed = query.where === null || collection === undefined ? [] : narrowingsOf(query.where, collection, dialect);
   if (query.where !== null) conditions.push(compileCondition(query.where, dialect));
   if (options.cursor !== undefined) conditions.push(compileAfter(keys, decodeCursor(options.cursor, keys), dialect));
   return {
@@ -79,17 +83,30 @@ export function compileQuery(query: Query, options: CompileOptions): CompiledQue
     ),
     select: query.select,
     narrowed,
+    ordered: collection === undefined ? null : indexOrderOf(query, collection, dialect, options.cursor),
+  };
+}
+
+/**
+ * The collection a query reads, its condition written so that a plan starts from the property
+ * index's rows rather than from the collection's own index (dialect.ts `filterOnly`), and the
+ * entities' uuid column as stored (so its index serves the lookup of an index row's entity).
+ */
+function collectionOf(index: IndexScope, table: SQL, dialect: Dialect): CollectionScope {
+  const column = (name: string): SQL => sql`${table}.${sql.identifier(name)}`;
+  return {
+    ...index,
+    condition: sql`${dialect.filterOnly(column('app_uuid'), index.appUuid)} AND ${dialect.filterOnly(column('collection'), index.collection)}`,
+    uuid: column('uuid'),
   };
 }
 
 /** The property index's ways to narrow `condition` (property-index.ts `alternativesOf`). */
-function narrowingsOf(condition: Condition, index: IndexScope, table: SQL, dialect: Dialect): Narrowed[] {
-  const column = (name: string): SQL => sql`${table}.${sql.identifier(name)}`;
-  const collection = sql`${dialect.filterOnly(column('app_uuid'), index.appUuid)} AND ${dialect.filterOnly(column('collection'), index.collection)}`;
-  return alternativesOf(condition, index, dialect).map((candidates) => ({
+function narrowingsOf(condition: Condition, collection: CollectionScope, dialect: Dialect): Narrowed[] {
+  return alternativesOf(condition, collection, dialect).map((candidates) => ({
     candidates: candidates.sql,
     indexes: candidates.indexes,
-    scope: sql`${collection} AND ${column('uuid')} IN (${candidates.sql})`,
+    scope: sql`${collection.condition} AND ${collection.uuid} IN (${candidates.sql})`,
   }));
 }
 

@@ -90,8 +90,11 @@ export interface Dialect {
    * those candidates.
    */
   filterOnly(column: SQL, value: string): SQL;
-  /** The property index's columns holding numbers (and 1/0 for booleans) and folded text (the migrations). */
-  readonly indexColumns: { readonly number: string; readonly text: string };
+  /**
+   * A column of the property index's rows (the migrations) as an operand: its numbers (1/0 for
+   * booleans), its folded and cut texts, its entity uuids (index-order.ts).
+   */
+  indexColumn(name: 'number' | 'text' | 'uuid'): Operand;
   /**
    * `SELECT entity_uuid …` of the collection's entities whose indexed location meets `box`, from
    * the location index (location-index.ts, the migrations' …_location_index.sql).
@@ -101,6 +104,7 @@ export interface Dialect {
   wordMatch(lookup: WordLookup): SQL;
 }
 
+const INDEX_ROWS = sql.identifier('entity_values');
 const LOCATIONS = sql.identifier('entity_locations');
 const location = (name: string): SQL => sql`${LOCATIONS}.${sql.identifier(name)}`;
 const locationScope = (appUuid: string, collection: string): SQL => sql`${location('app_uuid')} = ${appUuid} AND ${location('collection')} = ${collection}`;
@@ -170,7 +174,10 @@ function createSqliteDialect(table: string): Dialect {
     // index choices (sqlite.org/optoverview.html#disqualifying_where_clause_terms_using_unary_).
     filterOnly: (column, value) => sql`+${column} = ${value}`,
     // One untyped column: the whole row is the table's key (migrations/sqlite/0012_property_index.sql).
-    indexColumns: { number: 'value', text: 'value' },
+    indexColumn: (name) => ({
+      sql: sql`${INDEX_ROWS}.${sql.identifier(name === 'uuid' ? 'entity_uuid' : 'value')}`,
+      type: name === 'number' ? 'number' : 'text',
+    }),
     // The R*Tree's box overlap test, which it answers from its index; then the collection, an
     // auxiliary column it filters by.
     locatedIn: (appUuid, collection, box) =>
@@ -228,6 +235,14 @@ function comparePostgresInteger(left: SQL, operator: ComparisonOperator, right: 
       return sql`${left} >= ${Math.ceil(right)}`;
   }
 }
+
+// The text column is COLLATE "C" (0007_property_index.sql); the uuids are compared and ordered so
+// too, as the indexes of 0023_property_index_order.sql hold them.
+const POSTGRES_INDEX_COLUMNS: Readonly<Record<'number' | 'text' | 'uuid', Operand>> = {
+  number: { sql: sql`${INDEX_ROWS}.num`, type: 'number' },
+  text: { sql: sql`${INDEX_ROWS}.text`, type: 'text' },
+  uuid: { sql: sql`(${INDEX_ROWS}.entity_uuid COLLATE "C")`, type: 'text' },
+};
 
 /**
  * PostgreSQL: jsonb operators on `properties`, and the idp_* SQL functions of the migrations
@@ -340,7 +355,7 @@ function createPostgresDialect(table: string): Dialect {
     },
     // PostgreSQL's planner weighs the candidates against the collection by its statistics.
     filterOnly: (column, value) => sql`${column} = ${value}`,
-    indexColumns: { number: 'num', text: 'text' },
+    indexColumn: (name) => POSTGRES_INDEX_COLUMNS[name],
     // Box overlap (&&), which the GiST index serves; x is the longitude. Inclusive of the edges,
     // and loose by 1e-6 like every geometric comparison of PostgreSQL: only ever more candidates.
     locatedIn: (appUuid, collection, box) =>

@@ -34,6 +34,12 @@ export interface IndexScope {
   readonly collection: string;
 }
 
+/** The collection a compiled query reads (compile.ts): its condition on `entities`, and that table's uuid column. */
+export interface CollectionScope extends IndexScope {
+  readonly condition: SQL;
+  readonly uuid: SQL;
+}
+
 export interface Candidates {
   /** `SELECT entity_uuid FROM entity_values …` (or `entity_words`): a superset of the matches. */
   readonly sql: SQL;
@@ -53,6 +59,10 @@ export function indexedText(text: string): string {
 
 // How `explain` names a lookup of the property index: this, then the path.
 const PROPERTY_LABEL = 'property ';
+
+export function propertyLabel(path: string): string {
+  return `${PROPERTY_LABEL}${path}`;
+}
 
 /** The property paths among a narrowing's `indexes` labels (the ones collection settings can leave out). */
 export function propertyPathsOf(indexes: readonly string[]): string[] {
@@ -120,7 +130,7 @@ function union(parts: readonly Candidates[]): Candidates {
 const COMPOUND = sql.identifier('candidates');
 
 /** The path as the index names it, or null when the index does not hold it. */
-function indexedPath(property: string): string | null {
+export function indexedPath(property: string): string | null {
   const source = resolveProperty(property);
   if (source.kind === 'column' || source.path.length > INDEXED_DEPTH || property.length > INDEXED_PATH_LENGTH) return null;
   return property;
@@ -129,7 +139,7 @@ function indexedPath(property: string): string | null {
 function lookup(scope: IndexScope, path: string, test: SQL): Candidates {
   return {
     sql: sql`SELECT ${VALUES}.entity_uuid FROM ${VALUES} WHERE ${VALUES}.app_uuid = ${scope.appUuid} AND ${VALUES}.collection = ${scope.collection} AND ${VALUES}.path = ${path} AND ${test}`,
-    indexes: [`${PROPERTY_LABEL}${path}`],
+    indexes: [propertyLabel(path)],
   };
 }
 
@@ -146,10 +156,10 @@ function compareTest(operator: ComparisonOperator, literal: Literal, dialect: Di
   const type = literalType(literal);
   const kind = sql`${column('kind')} = ${sql.raw(String(TYPE_RANK[type]))}`;
   if (type === 'string') {
-    const text = { sql: column(dialect.indexColumns.text), type: 'text' as const };
+    const text = dialect.indexColumn('text');
     return sql`${kind} AND ${dialect.compare(text, WIDENED[operator], indexedText(foldCase(String(literal.value))))}`;
   }
-  const num = { sql: column(dialect.indexColumns.number), type: 'number' as const };
+  const num = dialect.indexColumn('number');
   const value = literal.kind === 'boolean' ? (literal.value ? 1 : 0) : Number(literal.value);
   return sql`${kind} AND ${dialect.compare(num, operator, value)}`;
 }
@@ -162,7 +172,7 @@ const WIDENED: Readonly<Record<ComparisonOperator, ComparisonOperator>> = { '=':
  * index (SQLite BINARY, PostgreSQL COLLATE "C").
  */
 function prefixTest(prefix: string, dialect: Dialect): SQL {
-  const text = { sql: column(dialect.indexColumns.text), type: 'text' as const };
+  const text = dialect.indexColumn('text');
   const from = indexedText(prefix);
   const lower = sql`${column('kind')} = ${sql.raw(String(TYPE_RANK.string))} AND ${dialect.compare(text, '>=', from)}`;
   const upper = successor(from);

@@ -1,0 +1,85 @@
+/**
+ * Reads a page of a collection in the order of one property by walking the property index
+ * (query/index-order.ts, docs/design.md#sorting-through-the-property-index) instead of reading
+ * and sorting the whole collection: `order by score asc` at 100,000 entities took 87 ms sorted
+ * and takes 1.0 ms walked on SQLite, 312 ms and 1.4 ms on PostgreSQL (docs/benchmarks.md). The
+ * ranks the index holds (numbers, strings, booleans) are walked one after the other, each joined
+ * to its entities, with the query's exact condition, until the page is full; the entities of
+ * the last rank (no value of those types) are then read as the collection was before.
+ */
+import { and, getTableColumns, sql, type SQL } from 'drizzle-orm';
+import type { EntityRow, Guard } from '../db/entity-store.js';
+import type { Statement } from '../db/explain.js';
+import { type Tx, schemaOf } from '../db/open.js';
+import { isLongTie, type IndexOrder, type RankWalk } from './query/index-order.js';
+
+export interface IndexOrderRead {
+  readonly order: IndexOrder;
+  /** The query's exact order of two entities (evaluate.ts `compareEntities`). */
+  readonly compare: (a: EntityRow, b: EntityRow) => number;
+  /** The query's exact condition, cursor included (compile.ts `where`). */
+  readonly where: SQL;
+  /** The query's ORDER BY (compile.ts `orderBy`), for the last rank. */
+  readonly orderBy: SQL;
+  /** The collection's condition, for the last rank. */
+  readonly collection: SQL | undefined;
+  /** How many entities to read. */
+  readonly count: number;
+  /** explain.ts `countingRows` condition, when explaining. */
+  readonly counting: SQL | undefined;
+  /** Where each statement run is added, for `explain`. */
+  readonly ran: Statement[];
+}
+
+export async function readInIndexOrder(tx: Tx, read: IndexOrderRead, guard: Guard): Promise<EntityRow[]> {
+  const { entities } = schemaOf(tx);
+  const rows: EntityRow[] = [];
+  for (const walk of read.order.ranks) {
+    const wanted = read.count - rows.length;
+    if (wanted <= 0) return rows;
+    rows.push(...(await readRank(tx, read, walk, wanted, guard)));
+  }
+  const wanted = read.count - rows.length;
+  if (wanted <= 0) return rows;
+  const last = tx
+    .select(getTableColumns(entities))
+    .from(entities)
+    .where(and(read.counting, read.collection, guard(sql`(${read.where} AND ${read.order.lastRank})`)))
+    .orderBy(read.orderBy)
+    .limit(wanted);
+  read.ran.push(last.toSQL());
+  rows.push(...(await last));
+  return rows;
+}
+
+/**
+ * The first `wanted` entities of one rank in the query's order. Strings are sorted again by the
+ * exact order (the index orders them by their cut text, then uuid), after reading every row of
+ * a tie of long texts that the page ends in, since its rows may belong before the ones read.
+ */
+async function readRank(tx: Tx, read: IndexOrderRead, walk: RankWalk, wanted: number, guard: Guard): Promise<EntityRow[]> {
+  const { entities } = schemaOf(tx);
+  const select = (tie?: SQL) => {
+    const statement = tx
+      .select({ ...getTableColumns(entities), indexed: sql<string | number>`${walk.indexed}` })
+      .from(entities)
+      .innerJoin(walk.join, walk.on)
+      .where(and(read.counting, guard(read.where), tie))
+      .orderBy(walk.orderBy);
+    const limited = tie === undefined ? statement.limit(wanted) : statement;
+    read.ran.push(limited.toSQL());
+    return limited;
+  };
+  const rows = await select();
+  if (!walk.cut) return rows.map(withoutIndexed);
+  const last = rows.at(-1);
+  if (rows.length === wanted && last !== undefined && isLongTie(String(last.indexed))) {
+    const seen = new Set(rows.map((row) => row.uuid));
+    rows.push(...(await select(sql`${walk.indexed} = ${last.indexed}`)).filter((row) => !seen.has(row.uuid)));
+  }
+  return rows.map(withoutIndexed).sort(read.compare).slice(0, wanted);
+}
+
+function withoutIndexed({ indexed: _indexed, ...row }: EntityRow & { indexed: unknown }): EntityRow {
+  return row;
+}
