@@ -97,17 +97,21 @@ async function reportUnreadable(tx: Tx, appUuid: string, scope: EntityScope, log
  * query sorts by, through the index (`inIndexOrder`) — then stops after a page sooner
  * (docs/design.md#the-property-index: `color = 'red'` over a third of 100,000 entities took
  * 119 ms through its candidates and 0.4 ms in created order; counting up to BROAD takes about
- * 0.1 ms). PostgreSQL: the first, its planner weighing it against the collection by statistics —
- * but counted as on SQLite when the order can walk the index, which its planner does not weigh.
+ * 0.1 ms). PostgreSQL: a single one as it is, its planner weighing it against the collection by
+ * statistics; several (the parts of an `and`) counted as on SQLite, since the planner is given
+ * only the one taken (`city = 'Rome' and age = 7` through `city`, a tenth of 100,000 entities,
+ * read the collection in 118 ms; docs/benchmarks.md), keeping the first when each has BROAD or
+ * more; and counted as on SQLite when the order can walk the index, which its planner does not weigh.
  */
 async function chooseNarrowing(tx: Tx, narrowings: readonly Narrowed[], inIndexOrder: boolean): Promise<Narrowed | undefined> {
-  if (dialectOf(tx) !== 'sqlite' && !inIndexOrder) return narrowings[0];
+  const planned = dialectOf(tx) !== 'sqlite' && !inIndexOrder;
+  if (planned && narrowings.length < 2) return narrowings[0];
   let best: { narrowing: Narrowed; count: number } | undefined;
   for (const narrowing of narrowings) {
     const [[count]] = await rows<[number]>(tx, sql`SELECT count(*) FROM (SELECT 1 FROM (${narrowing.candidates}) AS c LIMIT ${BROAD}) AS p`);
     if (Number(count) < BROAD && (best === undefined || Number(count) < best.count)) best = { narrowing, count: Number(count) };
   }
-  return best?.narrowing;
+  return best?.narrowing ?? (planned ? narrowings[0] : undefined);
 }
 
 /**

@@ -35,6 +35,8 @@ describe('explain=true on a collection', () => {
     { ql: "owner.city = 'oslo'", index: 'property owner.city', matches: 3 },
     { ql: 'age >= 18', index: 'property age', matches: 6 },
     { ql: "name = 'dog1*' and age >= 10", index: 'property name', matches: 10 },
+    // The narrower part of an `and`, whichever comes first: 3 of age 7, not 57 in Rome.
+    { ql: "owner.city = 'rome' and age = 7", index: 'property age', matches: 3 },
     { ql: "age = 7 or name = 'dog5*'", index: 'property age, property name', matches: 14 },
     { ql: "name contains 'DOG7'", index: 'full-text name', matches: 1 },
     { ql: "name contains 'dog1*'", index: 'full-text name', matches: 11 },
