@@ -189,10 +189,16 @@ function cursorOf(body: unknown): string | undefined {
 export async function listTable(ctx: Ctx, path: string, flags: ListFlags, columns: (string | Column)[], empty: string): Promise<Result> {
   const body = await fetchList(ctx, path, flags);
   const result = pagedTable(body, selectedColumns(flags.ql) ?? columns, empty);
-  const explain = (body as { explain?: { index: string | null; rows_read: number } }).explain;
+  const explain = (body as { explain?: { index: string | null; rows_read: number; order?: string; skipped?: string } }).explain;
   if (explain === undefined || result.view.kind !== 'table') return result;
-  // docs/api.md#explain: the index that found the rows, or none when the database read the collection.
-  const line = `explain: ${explain.index === null ? 'no index, the collection was read' : `index ${explain.index}`}; ${explain.rows_read} row${explain.rows_read === 1 ? '' : 's'} read`;
+  // docs/api.md#explain: the index that found the rows (or none: the database read the
+  // collection), whether they were read in its order instead of sorted, and why one was not used.
+  const line = [
+    `explain: ${explain.index === null ? 'no index, the collection was read' : `index ${explain.index}`}`,
+    ...(explain.order === undefined ? [] : [`read in the order of ${explain.order}`]),
+    `${explain.rows_read} row${explain.rows_read === 1 ? '' : 's'} read`,
+    ...(explain.skipped === undefined ? [] : [`skipped: ${explain.skipped}`]),
+  ].join('; ');
   return { ...result, view: { ...result.view, footer: result.view.footer === undefined ? line : `${result.view.footer}\n${line}` } };
 }
 

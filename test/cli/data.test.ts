@@ -50,6 +50,9 @@ describe('entities', () => {
       index: expect.toBeOneOf(['property name', null]),
       rows_read: expect.any(Number),
     });
+    const sorted = await cli.run(['entity', 'list', 'cats', '--ql', 'order by lives desc', '--limit', '3', '--explain']);
+    expect(sorted.stdout).toMatch(/^TYPE +NAME +UUID +CREATED\ncat +cat-24 /);
+    expect(sorted.stdout).toMatch(/\nexplain: index property lives; read in the order of property lives; 4 rows read\n?$/);
     const bad = await cli.run(['entity', 'list', 'cats', '--ql', 'where ((']);
     expect(bad.code).toBe(1);
     expect((await cli.run(['entity', 'list', 'cats', '--limit', 'ten'])).code).toBe(2);
