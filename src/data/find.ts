@@ -16,7 +16,7 @@ import { readInIndexOrder } from './read-in-index-order.js';
 import { propertyPathsOf } from './query/property-index.js';
 import { skippingUnreadable, unreadableProperties, type EntityRow } from '../db/entity-store.js';
 import { countingRows, type Explanation, type Statement } from '../db/explain.js';
-import { rows } from '../db/run.js';
+import { row } from '../db/run.js';
 import { findUnindexedPaths, isPropertyIndexComplete } from '../db/property-index-store.js';
 import type { Logger } from '../logger.js';
 import type { RelationView } from './relations.js';
@@ -108,8 +108,9 @@ async function chooseNarrowing(tx: Tx, narrowings: readonly Narrowed[], inIndexO
   if (planned && narrowings.length < 2) return narrowings[0];
   let best: { narrowing: Narrowed; count: number } | undefined;
   for (const narrowing of narrowings) {
-    const [[count]] = await rows<[number]>(tx, sql`SELECT count(*) FROM (SELECT 1 FROM (${narrowing.candidates}) AS c LIMIT ${BROAD}) AS p`);
-    if (Number(count) < BROAD && (best === undefined || Number(count) < best.count)) best = { narrowing, count: Number(count) };
+    const [found] = (await row<[number]>(tx, sql`SELECT count(*) FROM (SELECT 1 FROM (${narrowing.candidates}) AS c LIMIT ${BROAD}) AS p`))!;
+    const count = Number(found);
+    if (count < BROAD && (best === undefined || count < best.count)) best = { narrowing, count };
   }
   return best?.narrowing ?? (planned ? narrowings[0] : undefined);
 }
