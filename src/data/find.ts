@@ -177,9 +177,10 @@ export async function findEntities(tx: Tx, appUuid: string, scope: EntityScope, 
   // A few candidates are sorted sooner than the index is walked (chooseNarrowing).
   const walked = narrowed === undefined ? ordered.order : undefined;
   const counting = options.explain ? countingRows(tx) : undefined;
-  const ran: Statement[] = [];
+  // The statements as run, for `explain` only: rendering one again costs about as much as running it.
+  const ran: Statement[] | undefined = counting === undefined ? undefined : [];
   const { result: rows, skipped } = await skippingUnreadable((guard) => {
-    ran.length = 0;
+    if (ran !== undefined) ran.length = 0;
     if (walked !== undefined) {
       const compare = compareEntities(query);
       return readInIndexOrder(
@@ -201,13 +202,13 @@ export async function findEntities(tx: Tx, appUuid: string, scope: EntityScope, 
       .where(and(counting?.condition, narrowed?.scope ?? scopeCondition(tx, appUuid, scope), guard(compiled.where)))
       .orderBy(compiled.orderBy)
       .limit(limit + 1);
-    ran.push(select.toSQL());
+    ran?.push(select.toSQL());
     return select;
   });
   if (skipped) await reportUnreadable(tx, appUuid, scope, options.logger);
   const notUsed = usable.skipped ?? ordered.skipped;
   const explain =
-    counting === undefined || ran.length === 0
+    counting === undefined || ran === undefined || ran.length === 0
       ? undefined
       : {
           ...(await counting.explain(ran, walked !== undefined ? [walked.label] : (narrowed?.indexes ?? []), walked?.label)),

@@ -27,8 +27,8 @@ export interface IndexOrderRead {
   readonly count: number;
   /** explain.ts `countingRows` condition, when explaining. */
   readonly counting: SQL | undefined;
-  /** Where each statement run is added, for `explain`. */
-  readonly ran: Statement[];
+  /** With `explain`: where each statement run is added (rendered only then, as rendering costs as much as running). */
+  readonly ran: Statement[] | undefined;
 }
 
 export async function readInIndexOrder(tx: Tx, read: IndexOrderRead, guard: Guard): Promise<EntityRow[]> {
@@ -47,7 +47,7 @@ export async function readInIndexOrder(tx: Tx, read: IndexOrderRead, guard: Guar
     .where(and(read.counting, read.collection, guard(sql`(${read.where} AND ${read.order.lastRank})`)))
     .orderBy(read.orderBy)
     .limit(wanted);
-  read.ran.push(last.toSQL());
+  read.ran?.push(last.toSQL());
   rows.push(...(await last));
   return rows;
 }
@@ -67,7 +67,7 @@ async function readRank(tx: Tx, read: IndexOrderRead, walk: RankWalk, wanted: nu
       .where(and(read.counting, guard(read.where), tie))
       .orderBy(walk.orderBy);
     const limited = tie === undefined ? statement.limit(wanted) : statement;
-    read.ran.push(limited.toSQL());
+    read.ran?.push(limited.toSQL());
     return limited;
   };
   const rows = await select();
