@@ -6,7 +6,7 @@
  */
 import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
-import { dialectOf, type Tx, schemaOf } from '../db/open.js';
+import { clientOf, dialectOf, type Tx, schemaOf } from '../db/open.js';
 import { parseLimit } from './query/limit.js';
 import { compileQuery, encodeCursor, parseQuery, type EntityRecord, type PropertyPath, type Query } from './query/index.js';
 import type { Narrowed } from './query/compile.js';
@@ -14,12 +14,13 @@ import { compareEntities } from './query/evaluate.js';
 import type { IndexOrder } from './query/index-order.js';
 import { readInIndexOrder } from './read-in-index-order.js';
 import { propertyPathsOf } from './query/property-index.js';
-import { skippingUnreadable, unreadableProperties, type EntityRow } from '../db/entity-store.js';
+import { isUnreadableJsonError, skippingUnreadable, unreadableProperties, type EntityRow } from '../db/entity-store.js';
 import { countingRows, type Explanation, type Statement } from '../db/explain.js';
-import { row } from '../db/run.js';
+import { row, sqlOf } from '../db/run.js';
 import { findUnindexedPaths, isPropertyIndexComplete } from '../db/property-index-store.js';
 import type { Logger } from '../logger.js';
 import type { RelationView } from './relations.js';
+import { paramsOf, shapeCache, shapeOf, shapeStatement, type QueryShape, type ShapedStatement } from './query-shapes.js';
 
 export type EntityScope =
   { readonly kind: 'collection'; readonly collection: string } | { readonly kind: 'related'; readonly uuid: string; readonly view: RelationView };
@@ -70,6 +71,15 @@ function fromScope<Columns extends Record<string, SQLiteColumn>>(tx: Tx, scope: 
     : base.innerJoin(connections, eq(scope.view.direction === 'out' ? connections.targetUuid : connections.sourceUuid, entities.uuid));
 }
 
+/** The statement reading a page: the entities of the scope meeting `condition`, in the query's order, one more than `limit`. */
+function selectPage(tx: Tx, scope: EntityScope, condition: SQL | undefined, orderBy: SQL, limit: number) {
+  const { entities } = schemaOf(tx);
+  return fromScope(tx, scope, getTableColumns(entities))
+    .where(condition)
+    .orderBy(orderBy)
+    .limit(limit + 1);
+}
+
 // How many unreadable entities a warning names.
 const NAMED_IN_WARNING = 10;
 
@@ -103,16 +113,23 @@ async function reportUnreadable(tx: Tx, appUuid: string, scope: EntityScope, log
  * read the collection in 118 ms; docs/benchmarks.md), keeping the first when each has BROAD or
  * more; and counted as on SQLite when the order can walk the index, which its planner does not weigh.
  */
-async function chooseNarrowing(tx: Tx, narrowings: readonly Narrowed[], inIndexOrder: boolean): Promise<Narrowed | undefined> {
+async function chooseNarrowing<N>(tx: Tx, narrowings: readonly N[], inIndexOrder: boolean, countOf: (narrowing: N) => Promise<number>): Promise<N | undefined> {
   const planned = dialectOf(tx) !== 'sqlite' && !inIndexOrder;
   if (planned && narrowings.length < 2) return narrowings[0];
-  let best: { narrowing: Narrowed; count: number } | undefined;
+  let best: { narrowing: N; count: number } | undefined;
   for (const narrowing of narrowings) {
-    const [found] = (await row<[number]>(tx, sql`SELECT count(*) FROM (SELECT 1 FROM (${narrowing.candidates}) AS c LIMIT ${BROAD}) AS p`))!;
-    const count = Number(found);
+    const count = await countOf(narrowing);
     if (count < BROAD && (best === undefined || count < best.count)) best = { narrowing, count };
   }
   return best?.narrowing ?? (planned ? narrowings[0] : undefined);
+}
+
+/** The statement counting a narrowing's candidates up to BROAD (chooseNarrowing). */
+const countingCandidates = (candidates: SQL): SQL => sql`SELECT count(*) FROM (SELECT 1 FROM (${candidates}) AS c LIMIT ${BROAD}) AS p`;
+
+async function countCandidates(tx: Tx, narrowing: Narrowed): Promise<number> {
+  const [found] = (await row<[number]>(tx, countingCandidates(narrowing.candidates)))!;
+  return Number(found);
 }
 
 /**
@@ -131,12 +148,12 @@ const STILL_BUILDING = 'the property index is still being built';
 const leftOut = (paths: readonly string[]): string => `the collection's settings leave ${paths.join(', ')} out of the property index`;
 
 /** The narrowings the property index can be trusted with (`trustedIndex`), and why it cannot when it has none of them left. */
-async function usableNarrowings(
+async function usableNarrowings<N extends Pick<Narrowed, 'indexes'>>(
   tx: Tx,
   appUuid: string,
   scope: EntityScope,
-  narrowings: readonly Narrowed[],
-): Promise<{ narrowings: readonly Narrowed[]; skipped?: string }> {
+  narrowings: readonly N[],
+): Promise<{ narrowings: readonly N[]; skipped?: string }> {
   if (narrowings.length === 0 || scope.kind !== 'collection') return { narrowings };
   const trusted = await trustedIndex(tx, appUuid, scope.collection);
   let complete = narrowings;
@@ -163,9 +180,12 @@ async function usableOrder(tx: Tx, appUuid: string, scope: EntityScope, order: I
 const BROAD = 1000;
 
 export async function findEntities(tx: Tx, appUuid: string, scope: EntityScope, options: FindOptions): Promise<EntityPage> {
-  const { entities } = schemaOf(tx);
   const query: Query = parseQuery(options.ql);
   const limit = parseLimit(options.limit);
+  if (scope.kind === 'collection' && !options.cursor && !options.explain) {
+    const page = await findByShape(tx, appUuid, scope, query, limit);
+    if (page !== undefined) return page;
+  }
   const compiled = compileQuery(query, {
     dialect: dialectOf(tx),
     cursor: options.cursor || undefined,
@@ -173,7 +193,7 @@ export async function findEntities(tx: Tx, appUuid: string, scope: EntityScope, 
   });
   const usable = await usableNarrowings(tx, appUuid, scope, compiled.narrowed);
   const ordered = await usableOrder(tx, appUuid, scope, compiled.ordered);
-  const narrowed = await chooseNarrowing(tx, usable.narrowings, ordered.order !== undefined);
+  const narrowed = await chooseNarrowing(tx, usable.narrowings, ordered.order !== undefined, (narrowing) => countCandidates(tx, narrowing));
   // A few candidates are sorted sooner than the index is walked (chooseNarrowing).
   const walked = narrowed === undefined ? ordered.order : undefined;
   const counting = options.explain ? countingRows(tx) : undefined;
@@ -198,10 +218,13 @@ export async function findEntities(tx: Tx, appUuid: string, scope: EntityScope, 
         guard,
       );
     }
-    const select = fromScope(tx, scope, getTableColumns(entities))
-      .where(and(counting?.condition, narrowed?.scope ?? scopeCondition(tx, appUuid, scope), guard(compiled.where)))
-      .orderBy(compiled.orderBy)
-      .limit(limit + 1);
+    const select = selectPage(
+      tx,
+      scope,
+      and(counting?.condition, narrowed?.scope ?? scopeCondition(tx, appUuid, scope), guard(compiled.where)),
+      compiled.orderBy,
+      limit,
+    );
     ran?.push(select.toSQL());
     return select;
   });
@@ -214,12 +237,100 @@ export async function findEntities(tx: Tx, appUuid: string, scope: EntityScope, 
           ...(await counting.explain(ran, walked !== undefined ? [walked.label] : (narrowed?.indexes ?? []), walked?.label)),
           ...(notUsed !== undefined && { skipped: notUsed }),
         };
+  return pageOf(query, rows, limit, compiled.select, explain);
+}
+
+/** The first `limit` of `rows`, and a cursor when there are more. */
+function pageOf(query: Query, rows: EntityRow[], limit: number, select: readonly PropertyPath[] | null, explain?: Explanation): EntityPage {
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
   return {
     rows: page,
     cursor: more ? encodeCursor(query, entityRecord(page[page.length - 1])) : undefined,
-    select: compiled.select,
+    select,
     explain,
   };
+}
+
+/** A page's statements rendered for a shape of query (query-shapes.ts): one per narrowing, and the collection's own. */
+interface ShapedPage {
+  readonly select: readonly PropertyPath[] | null;
+  readonly narrowings: readonly { readonly indexes: readonly string[]; readonly count: ShapedStatement; readonly read: ShapedStatement }[];
+  readonly collection: ShapedStatement;
+}
+
+const shapes = shapeCache<ShapedPage>();
+
+/**
+ * The first page of a collection read through the statements of its shape (query-shapes.ts),
+ * chosen as `findEntities` chooses; undefined when the shape is not cached, or a stored entity's
+ * JSON cannot be read (the plain way skips it and says so).
+ */
+async function findByShape(
+  tx: Tx,
+  appUuid: string,
+  scope: Extract<EntityScope, { kind: 'collection' }>,
+  query: Query,
+  limit: number,
+): Promise<EntityPage | undefined> {
+  const shape = shapeOf(query, dialectOf(tx), `${appUuid}/${scope.collection}`, limit);
+  const shaped = shapes(clientOf(tx), shape.key, () => shapePage(tx, appUuid, scope, query, shape, limit));
+  if (shaped === null) return undefined;
+  const run = (statement: ShapedStatement) => clientOf(tx).query<Record<string, unknown>>(statement.sql, paramsOf(statement, shape.numbers));
+  try {
+    const usable = await usableNarrowings(tx, appUuid, scope, shaped.narrowings);
+    const narrowed = await chooseNarrowing(tx, usable.narrowings, false, async (narrowing) => Number(Object.values((await run(narrowing.count))[0])[0]));
+    const rows = (await run(narrowed?.read ?? shaped.collection)).map(entityRowOf(tx));
+    return pageOf(query, rows, limit, shaped.select);
+  } catch (error) {
+    if (isUnreadableJsonError(error)) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * What `findByShape` runs for `query` of `shape`, from the statements built for it and for its
+ * moved copy; null when they do not show its numbers as parameters, or the order walks an index.
+ */
+function shapePage(
+  tx: Tx,
+  appUuid: string,
+  scope: Extract<EntityScope, { kind: 'collection' }>,
+  query: Query,
+  shape: QueryShape,
+  limit: number,
+): ShapedPage | null {
+  const index = { appUuid, collection: scope.collection };
+  const rendered = (compiled: ReturnType<typeof compileQuery>) => ({
+    counts: compiled.narrowed.map((narrowing) => sqlOf(tx, countingCandidates(narrowing.candidates))),
+    reads: [...compiled.narrowed.map((narrowing) => narrowing.scope), scopeCondition(tx, appUuid, scope)].map((condition) =>
+      selectPage(tx, scope, and(condition, compiled.where), compiled.orderBy, limit).toSQL(),
+    ),
+  });
+  const compiled = compileQuery(query, { dialect: dialectOf(tx), index });
+  const moved = compileQuery(shape.moved, { dialect: dialectOf(tx), index });
+  if (compiled.ordered !== null || compiled.narrowed.length !== moved.narrowed.length) return null;
+  const [actual, other] = [rendered(compiled), rendered(moved)];
+  const counts = actual.counts.map((statement, i) => shapeStatement(shape, statement, other.counts[i]));
+  const reads = actual.reads.map((statement, i) => shapeStatement(shape, statement, other.reads[i]));
+  if (!isEach(counts) || !isEach(reads)) return null;
+  return {
+    select: compiled.select,
+    narrowings: compiled.narrowed.map((narrowing, i) => ({ indexes: narrowing.indexes, count: counts[i], read: reads[i] })),
+    collection: reads[reads.length - 1],
+  };
+}
+
+const isEach = <T>(list: readonly (T | null)[]): list is T[] => list.every((item) => item !== null);
+
+/** An entity row from a row the driver answered (columns by name), as drizzle's select maps it. */
+function entityRowOf(tx: Tx): (found: Record<string, unknown>) => EntityRow {
+  const columns = Object.entries(getTableColumns(schemaOf(tx).entities));
+  return (found) =>
+    Object.fromEntries(
+      columns.map(([field, column]) => {
+        const value = found[column.name];
+        return [field, value === null ? null : column.mapFromDriverValue(value)];
+      }),
+    ) as EntityRow;
 }

@@ -230,7 +230,7 @@ export async function findRelationNames(tx: Tx, uuids: readonly string[]): Promi
 const UNREADABLE_JSON = new Set(['malformed JSON', 'JSON nested too deep']);
 
 /** Whether a query failed because a stored row's JSON could not be read (maybe under drizzle's error). */
-function isUnreadableJsonError(error: unknown): boolean {
+export function isUnreadableJsonError(error: unknown): boolean {
   const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause ?? (error as { code?: unknown; message?: unknown });
   return cause?.code === 'SQLITE_ERROR' && UNREADABLE_JSON.has(String(cause.message));
 }
