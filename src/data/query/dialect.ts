@@ -312,9 +312,12 @@ function createPostgresDialect(table: string): Dialect {
           return { sql: asBit(path), type: 'integer' };
       }
     },
+    // The document written around the value, which stays a parameter of its own (node-postgres
+    // sends a number as String writes it, which is how JSON writes it) so that statements by
+    // query shape can refill it (query-shapes.ts).
     jsonEquals: (path, value) => {
-      const document = path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), value);
-      return sql`${properties} @> CAST(${JSON.stringify(document)} AS jsonb)`;
+      const before = path.map((key) => `{${JSON.stringify(key)}:`).join('');
+      return sql`${properties} @> CAST(CAST(${before} AS text) || CAST(${value} AS text) || CAST(${'}'.repeat(path.length)} AS text) AS jsonb)`;
     },
     jsonSortRank: (path) =>
       sql`CASE ${jsonType(path)} WHEN 'number' THEN ${rank(TYPE_RANK.number)} WHEN 'string' THEN ${rank(TYPE_RANK.string)} WHEN 'boolean' THEN ${rank(TYPE_RANK.boolean)} ELSE ${rank(TYPE_RANK.none)} END`,
