@@ -121,8 +121,10 @@ describe('the PostgreSQL dialect', () => {
 
   it('adds index-served containment to = on numbers and booleans, not strings', () => {
     const params = (ql: string) => builder.sqlToQuery(compile(ql).where).params;
-    expect(params('n.y.z = 1')).toContain('{"n":{"y":{"z":1}}}');
-    expect(params('a = true')).toContain('{"a":true}');
+    // The document around the value, which stays a parameter of its own (query-shapes.ts).
+    expect(builder.sqlToQuery(compile('n.y.z = 1').where).sql).toMatch(/"e"\."properties" @> CAST\(CAST\(\$\d+ AS text\) \|\| CAST\(\$\d+ AS text\)/);
+    expect(params('n.y.z = 1')).toEqual(expect.arrayContaining(['{"n":{"y":{"z":', 1, '}}}']));
+    expect(params('a = true')).toEqual(expect.arrayContaining(['{"a":', true, '}']));
     expect(builder.sqlToQuery(compile("a = 'x'").where).sql).not.toContain('@>');
     expect(builder.sqlToQuery(compile('a < 1').where).sql).not.toContain('@>');
   });
