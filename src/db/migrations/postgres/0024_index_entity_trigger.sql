@@ -1,9 +1,10 @@
 -- One trigger keeps all three indexes of an entity (docs/design.md#keeping-the-indexes-on-postgresql):
 -- the property index (…_property_index.sql, …_collection_settings.sql), the word index
 -- (…_word_index.sql) and the location index (…_location_index.sql), with the same rows as the
--- three triggers it replaces. It walks the entity's JSON once for the property rows and the words,
--- in statements PL/pgSQL plans once per session (plan_cache_mode): the SQL functions called for
--- each row before were planned again for every entity written, and the walk was done twice.
+-- three triggers it replaces, at about two thirds of their cost (docs/benchmarks.md#creating-an-entity-on-postgresql):
+-- it walks the entity's JSON once for the property rows and the words, where they walked it
+-- twice, in statements whose plans PL/pgSQL keeps for the session, and the index tables have no
+-- foreign keys to check for each row (below).
 --
 -- The scalar properties of an entity, as the property index reads them: `path` through objects
 -- only, identifier segments, at most 3 deep and 128 characters; `kind` 1 number, 2 string,
@@ -52,7 +53,6 @@ $$;
 -- idp_words gives them (its ASCII case inline, from the folded string).
 CREATE FUNCTION idp_index_entity() RETURNS trigger
 LANGUAGE plpgsql
-SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
   bounds box;
