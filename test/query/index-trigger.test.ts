@@ -2,7 +2,8 @@
  * PostgreSQL's one index trigger (migration …_index_entity_trigger.sql,
  * docs/design.md#keeping-the-indexes-on-postgresql) on a database the three triggers before it
  * indexed: the migration keeps the rows they wrote, and the trigger writes the same rows again for
- * the same entities — property rows, words and boxes alike — and removes them with the entity.
+ * the same entities — property rows, words and boxes alike — and removes them with the entity,
+ * whether it is deleted itself or with its application.
  */
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
@@ -62,6 +63,9 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('the index trigger of PostgreSQ
         expect(await indexRows(after)).toEqual([]);
         for (const [i, properties] of PROPERTIES.entries()) await insert(after, UUID_POOL[i], properties);
         expect(await indexRows(after)).toEqual(before);
+        // An application's deletion takes its entities (a foreign key cascades), and they their rows.
+        await execute(after.db, sql`DELETE FROM applications WHERE uuid = ${APP}`);
+        expect(await indexRows(after)).toEqual([]);
       },
     );
   });

@@ -60,7 +60,10 @@ BEGIN
   IF TG_OP <> 'INSERT' THEN
     DELETE FROM entity_values WHERE entity_values.entity_uuid = OLD.uuid;
     DELETE FROM entity_words WHERE entity_words.entity_uuid = OLD.uuid;
-    DELETE FROM entity_locations WHERE entity_locations.entity_uuid = OLD.uuid;
+    -- Only a location has a box.
+    IF OLD.properties #> '{location,latitude}' IS NOT NULL AND OLD.properties #> '{location,longitude}' IS NOT NULL THEN
+      DELETE FROM entity_locations WHERE entity_locations.entity_uuid = OLD.uuid;
+    END IF;
     IF TG_OP = 'DELETE' THEN
       RETURN NULL;
     END IF;
