@@ -95,7 +95,7 @@ export async function indexNextEntities(db: Db, owner: string, batchSize: number
 function insertRows(tx: Tx, after: string, last: string) {
   if (dialectOf(tx) === 'postgres') {
     return sql`INSERT INTO entity_values SELECT v.* FROM entities e, idp_entity_values(e.uuid, e.app_uuid, e.collection, e.properties) v
-               WHERE e.uuid > ${after} AND e.uuid <= ${last} ON CONFLICT DO NOTHING`;
+               WHERE e.uuid > ${after} AND e.uuid <= ${last} FOR KEY SHARE OF e ON CONFLICT DO NOTHING`;
   }
   return sql`INSERT OR IGNORE INTO entity_values SELECT * FROM entity_values_source WHERE entity_uuid > ${after} AND entity_uuid <= ${last}`;
 }
@@ -137,7 +137,7 @@ export async function replaceUnindexedPaths(tx: Tx, appUuid: string, collection:
       tx,
       dialectOf(tx) === 'postgres'
         ? sql`INSERT INTO entity_values SELECT v.* FROM entities e, idp_entity_values(e.uuid, e.app_uuid, e.collection, e.properties) v
-              WHERE e.app_uuid = ${appUuid} AND e.collection = ${collection} AND ${underPath(path)} ON CONFLICT DO NOTHING`
+              WHERE e.app_uuid = ${appUuid} AND e.collection = ${collection} AND ${underPath(path)} FOR KEY SHARE OF e ON CONFLICT DO NOTHING`
         : sql`INSERT OR IGNORE INTO entity_values SELECT * FROM entity_values_source WHERE app_uuid = ${appUuid} AND collection = ${collection} AND ${underPath(path)}`,
     );
   }
