@@ -130,9 +130,10 @@ export const DEFAULTS = {
   pushLeaseMs: 30_000,
   // A few thousand entities: a transaction of tens of milliseconds, so writes wait little.
   propertyIndexBatch: 2000,
-  // A transaction of about a second on SQLite: the per-batch cost (commit, sorted index writes)
-  // is spread over many entities, and other writes wait at most that long (docs/benchmarks.md#the-bulk-import).
-  importBatch: 20_000,
+  // Several seconds of one transaction on SQLite, which other requests wait for: at a million
+  // entities a batch of 20,000 still dirties most of the property index's pages, one of 100,000
+  // spreads that over five times the entities (docs/benchmarks.md#the-bulk-import).
+  importBatch: 100_000,
   // Per instance; PostgreSQL's default max_connections (100) leaves room for several instances.
   databasePoolSize: 10,
   // 1 MiB: entity documents are small; larger bodies are refused with 413 before parsing.

@@ -8,7 +8,7 @@
 import type { Deps } from '../deps.js';
 import { AppError, IllegalArgument } from '../errors.js';
 import { insertEntity, type NewEntity } from '../db/entity-store.js';
-import { insertEntityBatch } from '../db/entity-import-store.js';
+import { importBatchSize, insertEntityBatch } from '../db/entity-import-store.js';
 import { claimingName, entityBodies, newEntityOf, type CollectionRef } from './entities.js';
 import { rulesOf } from './rules.js';
 
@@ -50,6 +50,7 @@ export function refuseImportInto(collection: string, why: string): never {
  */
 export async function importEntities(deps: Deps, appUuid: string, collection: CollectionRef, lines: AsyncIterable<ImportLine>): Promise<ImportResult> {
   if (rulesOf(collection.name).afterWrite !== undefined) refuseImportInto(collection.name, 'its writes do more than store entities');
+  const batchSize = importBatchSize(deps.db, deps.config.importBatch);
   let stored = 0;
   let lastLine = 0;
   let batch: Batch = { entities: [], lines: [], bytes: 0 };
@@ -73,7 +74,7 @@ export async function importEntities(deps: Deps, appUuid: string, collection: Co
     batch.entities.push(entity);
     batch.lines.push(item.line);
     batch.bytes += item.size;
-    if (batch.entities.length >= deps.config.importBatch || batch.bytes >= BATCH_BYTES) await flush();
+    if (batch.entities.length >= batchSize || batch.bytes >= BATCH_BYTES) await flush();
   }
   await flush();
   return { stored, lines: lastLine };

@@ -16,6 +16,7 @@ import { atomicAlone } from './driver.js';
 import { insertEntities, type NewEntity } from './entity-store.js';
 import { deferIndexing } from './functions.js';
 import { clientOf, type Db } from './open.js';
+import { noteEntitiesWritten } from './planner-statistics.js';
 import { execute, row } from './run.js';
 import type { SqliteDriver } from './sqlite.js';
 
@@ -25,6 +26,19 @@ import type { SqliteDriver } from './sqlite.js';
  */
 const BATCH_CACHE_KIB = 64 * 1024;
 
+/**
+ * Entities per batch on PostgreSQL at most, whatever is configured: its triggers index row by row
+ * anyway, and its planner needs statistics while a collection grows (planner-statistics.ts
+ * analyzes after each large part written). One batch of 100,000 left the planner without them
+ * until after the commit, and the first query after the import read by nested loops for minutes.
+ */
+const POSTGRES_BATCH = 10_000;
+
+/** The entities per batch of an import into `db`, given the configured number (config.ts `importBatch`). */
+export function importBatchSize(db: Db, configured: number): number {
+  return clientOf(db).dialect === 'sqlite' ? configured : Math.min(configured, POSTGRES_BATCH);
+}
+
 /** Stores `list` (new entities of one collection) in one transaction with their index rows. */
 export async function insertEntityBatch(db: Db, list: readonly NewEntity[]): Promise<void> {
   const driver = clientOf(db);
@@ -32,6 +46,10 @@ export async function insertEntityBatch(db: Db, list: readonly NewEntity[]): Pro
     await db.transaction(async (tx) => {
       await insertEntities(tx, list);
     });
+    // Counted again once committed: a batch's transaction lasts long enough for the analysis its
+    // insert asked for (planner-statistics.ts, a second later) to run before the commit, without
+    // its rows; a planner left with that reads 100,000 entities by nested loops for minutes.
+    noteEntitiesWritten(db, list.length);
     return;
   }
   const { sqlite } = driver as SqliteDriver;
