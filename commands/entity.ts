@@ -1,7 +1,8 @@
-import { createWriteStream, openAsBlob } from 'node:fs';
+import { createReadStream, createWriteStream, openAsBlob } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { PassThrough } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import type { Command } from 'commander';
 import { act, examples } from './client/run.js';
 import { confirmOrYes } from './client/prompt.js';
@@ -59,6 +60,107 @@ async function download(ctx: Ctx, collection: string, id: string, file: string |
   return messageOf({ saved: file }, `saved ${collection}/${id} to ${file}`, file);
 }
 
+/** Bytes of lines gathered into one piece of the import's stream. */
+const IMPORT_PIECE = 64 * 1024;
+
+/**
+ * The NDJSON the import sends, made from `input` as it is read: NDJSON passes through, a JSON
+ * array becomes one line per item (its items are the lines, numbered from 1), read and checked
+ * whole before anything is sent. Lines before `fromLine` are sent blank, so the server numbers the
+ * lines as the file does.
+ */
+async function importLines(input: AsyncIterable<Buffer>, fromLine: number): Promise<AsyncIterable<Buffer>> {
+  const chunks = input[Symbol.asyncIterator]();
+  let first = await chunks.next();
+  while (!first.done && first.value.toString('utf8').trim() === '') first = await chunks.next();
+  if (first.done) return arrayLines([], fromLine);
+  if (first.value.toString('utf8').trimStart().startsWith('[')) {
+    const pieces = [first.value];
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) pieces.push(next.value);
+    return arrayLines(parseArray(Buffer.concat(pieces).toString('utf8')), fromLine);
+  }
+  return ndjsonLines(first.value, chunks, fromLine);
+}
+
+/** NDJSON lines from `first` on and then the rest of `chunks` (importLines). */
+async function* ndjsonLines(first: Buffer, chunks: AsyncIterator<Buffer>, fromLine: number): AsyncGenerator<Buffer> {
+  // A character may be split between chunks: decoded across them.
+  const decoder = new StringDecoder('utf8');
+  let line = 1;
+  let pending = '';
+  let piece = '';
+  for (let next: IteratorResult<Buffer> = { value: first }; !next.done; next = await chunks.next()) {
+    const parts = (pending + decoder.write(next.value)).split('\n');
+    pending = parts.pop() ?? '';
+    for (const part of parts) piece += `${line++ < fromLine ? '' : part}\n`;
+    if (piece.length >= IMPORT_PIECE) {
+      yield Buffer.from(piece);
+      piece = '';
+    }
+  }
+  pending += decoder.end();
+  yield Buffer.from(`${piece}${line < fromLine ? '' : pending}`);
+}
+
+function parseArray(text: string): unknown[] {
+  let items: unknown;
+  try {
+    items = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`the file is neither NDJSON nor a JSON array: ${(error as Error).message}`);
+  }
+  if (!Array.isArray(items)) throw new UsageError('the file is neither NDJSON nor a JSON array');
+  return items;
+}
+
+/** The items of a JSON array file, one line each (importLines). */
+async function* arrayLines(items: readonly unknown[], fromLine: number): AsyncGenerator<Buffer> {
+  let piece = '';
+  for (const [i, item] of items.entries()) {
+    piece += `${i + 1 < fromLine ? '' : JSON.stringify(item)}\n`;
+    if (piece.length >= IMPORT_PIECE) {
+      yield Buffer.from(piece);
+      piece = '';
+    }
+  }
+  yield Buffer.from(piece);
+}
+
+/**
+ * POST /{orgId}/{appId}/{collection} of application/x-ndjson: the bulk import of FILE (`-`:
+ * stdin), streamed as it is read. A refusal says the line to go on from with --from-line.
+ */
+async function importFile(ctx: Ctx, collection: string, file: string, flags: { fromLine?: string }) {
+  const fromLine = Number(flags.fromLine ?? '1');
+  if (!Number.isInteger(fromLine) || fromLine < 1) throw new UsageError(`--from-line must be a line number (1 or more), not '${flags.fromLine}'`);
+  let input: Readable;
+  if (file === '-') input = process.stdin;
+  else {
+    input = createReadStream(file);
+    // Opening fails as an event: a usage error before anything is sent.
+    await new Promise<void>((resolve, reject) => {
+      input.once('open', () => resolve());
+      input.once('error', (error) => reject(new UsageError(`cannot read ${file}: ${error.message}`)));
+    });
+  }
+  const lines = await importLines(input, fromLine);
+  const body = await ctx
+    .call({ method: 'POST', path: appPath(ctx, collection), stream: { contentType: 'application/x-ndjson', body: lines } })
+    .catch((error: unknown) => {
+      throw resumable(error, collection, file) ?? error;
+    });
+  const count = Number((body as { count?: unknown }).count ?? 0);
+  return messageOf(body, `stored ${count} ${count === 1 ? 'entity' : 'entities'} in ${collection}`, String(count));
+}
+
+/** A refused import's error, with the command that goes on from the line it names. */
+function resumable(error: unknown, collection: string, file: string): ServerError | undefined {
+  if (!(error instanceof ServerError)) return undefined;
+  const resume = (error.body as { fields?: { resume_line?: unknown } } | undefined)?.fields?.resume_line;
+  if (typeof resume !== 'string') return undefined;
+  return new ServerError(error.status, error.error, `${error.message}; to go on: idp entity import ${collection} ${file} --from-line ${resume}`, error.body);
+}
+
 /** POST|DELETE /{orgId}/{appId}/{collectionId}/{entityId1}/{relation}/{entityId2}. */
 function connection(method: 'POST' | 'DELETE') {
   return async (ctx: Ctx, collection: string, id: string, relation: string, target: string, flags: { yes?: boolean }) => {
@@ -104,6 +206,17 @@ export function register(noun: Command): void {
     ).action(act(create)),
     'idp entity create dogs fido age=3 \'tags=["good","loud"]\'',
     'idp entity create dogs --data @dogs.json',
+  );
+  examples(
+    entity
+      .command('import')
+      .description('store many entities from a file, streamed: one JSON object per line (NDJSON) or a JSON array')
+      .argument('<collection>', 'collection or type, e.g. dogs or dog')
+      .argument('<file>', 'the file, or - for stdin')
+      .option('--from-line <n>', 'go on from this line (of an array: item), as a refusal names it')
+      .action(act(importFile)),
+    'idp entity import dogs dogs.ndjson',
+    'idp entity import dogs dogs.ndjson --from-line 20001',
   );
   addCollectionVerbs(entity, { what: 'entity', idHelp: 'name or uuid', columns: ['type', NAME_COLUMN, 'uuid', 'created'], example: 'dogs fido' }, [
     'list',

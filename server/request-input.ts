@@ -35,8 +35,11 @@ export const SECRET_PARAMS: ReadonlySet<string> = new Set([
   'csrf_token',
 ]);
 
-/** What a body is, by its Content-Type: `text` (text/plain) and `none` are told apart for the data API. */
-export type BodyFormat = 'json' | 'form' | 'multipart' | 'text' | 'none' | 'other';
+/**
+ * What a body is, by its Content-Type: `text` (text/plain) and `none` are told apart for the data
+ * API; `ndjson` (one JSON value per line) is the bulk import's stream (docs/api.md#bulk-import).
+ */
+export type BodyFormat = 'json' | 'ndjson' | 'form' | 'multipart' | 'text' | 'none' | 'other';
 
 /**
  * The one content-type rule, for a request's Content-Type and for the media types a route
@@ -46,6 +49,7 @@ export function formatOfMediaType(contentType: string | undefined): BodyFormat {
   const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
   if (type === '') return 'none';
   if (type === 'application/json' || /^application\/[\w.-]+\+json$/.test(type)) return 'json';
+  if (type === 'application/x-ndjson') return 'ndjson';
   if (type === 'application/x-www-form-urlencoded') return 'form';
   if (type === 'multipart/form-data') return 'multipart';
   if (type === 'text/plain') return 'text';

@@ -50,6 +50,8 @@ export interface Config {
   pushLeaseMs: number;
   /** Entities per transaction of the property index's backfill (docs/design.md#filling-the-index-of-an-older-database). */
   propertyIndexBatch: number;
+  /** Entities per transaction of a bulk import (docs/api.md#bulk-import). */
+  importBatch: number;
   /** Largest request body accepted, in bytes. */
   bodyLimit: number;
   /** What a JSON body may hold: nested levels, keys in one object, characters in one key. */
@@ -128,6 +130,10 @@ export const DEFAULTS = {
   pushLeaseMs: 30_000,
   // A few thousand entities: a transaction of tens of milliseconds, so writes wait little.
   propertyIndexBatch: 2000,
+  // Several seconds of one transaction on SQLite, which other requests wait for: at a million
+  // entities a batch of 20,000 still dirties most of the property index's pages, one of 100,000
+  // spreads that over five times the entities (docs/benchmarks.md#the-bulk-import).
+  importBatch: 100_000,
   // Per instance; PostgreSQL's default max_connections (100) leaves room for several instances.
   databasePoolSize: 10,
   // 1 MiB: entity documents are small; larger bodies are refused with 413 before parsing.
@@ -278,6 +284,7 @@ export function resolveConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): Config
     fcmUrl: emptyToUndefined(env.IDP_FCM_URL),
     pushLeaseMs: parseSeconds(emptyToUndefined(env.IDP_PUSH_LEASE_MS), DEFAULTS.pushLeaseMs, 'IDP_PUSH_LEASE_MS', 'milliseconds'),
     propertyIndexBatch: parseSeconds(emptyToUndefined(env.IDP_PROPERTY_INDEX_BATCH), DEFAULTS.propertyIndexBatch, 'IDP_PROPERTY_INDEX_BATCH', 'entities'),
+    importBatch: parseSeconds(emptyToUndefined(env.IDP_IMPORT_BATCH), DEFAULTS.importBatch, 'IDP_IMPORT_BATCH', 'entities'),
     bodyLimit: DEFAULTS.bodyLimit,
     json: { ...DEFAULTS.json, maxDepth: parseJsonDepth(pick(flags.maxJsonDepth, 'IDP_MAX_JSON_DEPTH')) },
     maxAssetSize: parseSize(pick(flags.maxAssetSize, 'IDP_MAX_ASSET_SIZE'), DEFAULTS.maxAssetSize, '--max-asset-size'),

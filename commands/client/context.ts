@@ -92,7 +92,8 @@ export async function createContext(flags: GlobalFlags, env: NodeJS.ProcessEnv =
     if (first.status === 401 && auth && !fromProfile)
       throw refused(req, first, `pass a valid --token (or IDP_TOKEN), or leave it out and run \`${loginCommand}\``);
     if (first.status === 403 && auth) throw refused(req, first, `run \`${loginCommand}\` as a user who may, or pass --token`);
-    if (first.status !== 401 || !fromProfile) return first;
+    // A streamed body is gone once sent: no second try.
+    if (first.status !== 401 || !fromProfile || req.stream !== undefined) return first;
     if (!(await refresh())) throw sessionExpired(first);
     const second = await http.send({ ...req, token: bearer() });
     if (second.status === 401) throw sessionExpired(second);

@@ -3,7 +3,7 @@
  * or applies fixtures makes many requests to one origin), bounded time-outs, and failures turned
  * into messages a person can act on instead of a stack trace.
  */
-import type { Writable } from 'node:stream';
+import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Agent, FormData, request } from 'undici';
 import { NetworkError, ServerError, UsageError } from './errors.js';
@@ -25,6 +25,12 @@ export interface HttpRequest {
   headers?: Record<string, string>;
   /** A file sent as the one file of a multipart/form-data body, read as it is sent. */
   file?: { field: string; blob: Blob; filename: string };
+  /**
+   * A body sent as it is made, of this content type (the bulk import, docs/api.md#bulk-import):
+   * sent once, never again, and the answer awaited without a time limit, as the server answers
+   * only once it has read the whole body.
+   */
+  stream?: { contentType: string; body: AsyncIterable<Uint8Array> };
   /** Where a 2xx answer's body goes, as it arrives, instead of into `text`. */
   saveTo?: Writable;
   /** Gives up on the request when it aborts (shell completion waits two seconds at most). */
@@ -69,8 +75,11 @@ export function createHttp(baseUrl: string): Http {
       const url = new URL(baseUrl + req.path);
       for (const [name, value] of Object.entries(req.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
       const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
-      let body: string | FormData | undefined;
-      if (req.file !== undefined) {
+      let body: string | FormData | Readable | undefined;
+      if (req.stream !== undefined) {
+        headers['content-type'] = req.stream.contentType;
+        body = Readable.from(req.stream.body);
+      } else if (req.file !== undefined) {
         body = new FormData();
         body.append(req.file.field, req.file.blob, req.file.filename);
       } else if (req.json !== undefined) {
@@ -82,7 +91,8 @@ export function createHttp(baseUrl: string): Http {
       }
       if (req.token) headers.authorization = `Bearer ${req.token}`;
       try {
-        const response = await request(url, { method: req.method, headers, body, dispatcher: agent, signal: req.signal });
+        const timeouts = req.stream === undefined ? {} : { headersTimeout: 0 };
+        const response = await request(url, { method: req.method, headers, body, dispatcher: agent, signal: req.signal, ...timeouts });
         const contentType = String(response.headers['content-type'] ?? '');
         if (req.saveTo !== undefined && response.statusCode >= 200 && response.statusCode < 300) {
           await pipeline(response.body, req.saveTo);

@@ -9,6 +9,10 @@
  * A multipart/form-data body may carry a file attached to an entity (docs/api.md#assets): it
  * passes here up to the asset size plus the body limit for its other fields, and whoever reads it
  * holds each part to its own limit (server/multipart.ts, request-input.ts for the forms read whole).
+ *
+ * An `application/x-ndjson` body (the bulk import, docs/api.md#bulk-import) has no total limit:
+ * each of its lines is held to the body limit instead, counted as it is read, and its reader
+ * (server/ndjson.ts) answers the failure with the line it happened on.
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Env } from '../env.js';
@@ -16,26 +20,59 @@ import { PayloadTooLarge } from '../../src/errors.js';
 import { onError } from '../errors.js';
 import { bodyFormatOf } from '../request-input.js';
 
-/** Replaces the request's body by one that fails past `maxSize` bytes; tells whether it did. */
-function countBody(c: Context<Env>, maxSize: number, tooLarge: () => Error): () => boolean {
+/**
+ * Replaces the request's body by one that passes on the bytes `fits` allows of each chunk (all,
+ * or those before the first too many) and then fails with `tooLarge()`, once its reader has read
+ * what came before; tells whether it did.
+ */
+function guardBody(c: Context<Env>, fits: (chunk: Uint8Array) => number, tooLarge: () => Error): () => boolean {
   const reader = c.req.raw.body?.getReader();
   if (reader === undefined) return () => false;
-  let size = 0;
   let exceeded = false;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
+      if (exceeded) return controller.error(tooLarge());
       const { done, value } = await reader.read();
       if (done) return controller.close();
-      size += value.byteLength;
-      if (size <= maxSize) return controller.enqueue(value);
+      const allowed = fits(value);
+      if (allowed === value.byteLength) return controller.enqueue(value);
       exceeded = true;
       await reader.cancel();
-      controller.error(tooLarge());
+      // Erroring now would discard what the reader has not read yet: the next pull fails instead.
+      if (allowed > 0) controller.enqueue(value.subarray(0, allowed));
+      else controller.error(tooLarge());
     },
     cancel: (reason) => reader.cancel(reason),
   });
   c.req.raw = new Request(c.req.raw, { body, duplex: 'half' } as RequestInit);
   return () => exceeded;
+}
+
+/** A body that fails once it passes `maxSize` bytes (guardBody). */
+function countBody(c: Context<Env>, maxSize: number, tooLarge: () => Error): () => boolean {
+  let size = 0;
+  return guardBody(c, (chunk) => ((size += chunk.byteLength) <= maxSize ? chunk.byteLength : 0), tooLarge);
+}
+
+/** A body that fails once one of its lines (the bytes between newlines) passes `maxSize` bytes (guardBody). */
+function countLines(c: Context<Env>, maxSize: number, tooLarge: () => Error): void {
+  // Bytes since the last newline.
+  let run = 0;
+  guardBody(
+    c,
+    (chunk) => {
+      for (let at = 0; at < chunk.byteLength;) {
+        const newline = chunk.indexOf(0x0a, at);
+        run += (newline === -1 ? chunk.byteLength : newline) - at;
+        if (run > maxSize) return at;
+        if (newline === -1) break;
+        run = 0;
+        at = newline + 1;
+      }
+      return chunk.byteLength;
+    },
+    tooLarge,
+  );
 }
 
 /**
@@ -47,7 +84,12 @@ export function bodySizeLimit(limits: { body: number; multipart: number }): Midd
   return async (c, next) => {
     const method = c.req.method;
     if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return next();
-    const maxSize = bodyFormatOf(c) === 'multipart' ? limits.multipart : limits.body;
+    const format = bodyFormatOf(c);
+    if (format === 'ndjson') {
+      countLines(c, limits.body, () => PayloadTooLarge(`a line of the request body is longer than ${limits.body} bytes`));
+      return next();
+    }
+    const maxSize = format === 'multipart' ? limits.multipart : limits.body;
     const tooLarge = () => PayloadTooLarge(`the request body is larger than ${maxSize} bytes`);
     const length = c.req.header('content-length');
     if (length !== undefined && c.req.header('transfer-encoding') === undefined) {

@@ -124,7 +124,7 @@ function isNameClash(error: unknown): boolean {
 }
 
 /** `write`, with a clash on the unique index of names answered as a taken name. */
-async function claimingName<T>(collection: string, name: string | null, write: () => Promise<T>): Promise<T> {
+export async function claimingName<T>(collection: string, name: string | null, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (error) {
@@ -134,7 +134,7 @@ async function claimingName<T>(collection: string, name: string | null, write: (
 }
 
 /** The new entity of `collection` that request properties make, normalized by its collection's rules. */
-function newEntityOf(appUuid: string, collection: CollectionRef, body: Properties, now: number, uuid?: string): NewEntity {
+export function newEntityOf(appUuid: string, collection: CollectionRef, body: Properties, now: number, uuid?: string): NewEntity {
   const rules = rulesOf(collection.name);
   const { name, properties } = rules.normalize(writableProperties(collection.name, body), true);
   return {

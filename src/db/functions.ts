@@ -16,7 +16,24 @@ import { entityToken, entityWords } from '../data/query/word-index.js';
 /** Rows counted by idp_count_row, by the token of the query that counts (explain.ts). */
 export const countedRows = new Map<string, number>();
 
+/** Connections whose entity insert triggers leave the indexes to the bulk import (deferIndexing). */
+const deferring = new WeakSet<Database.Database>();
+
+/**
+ * Has the insert triggers of `entities` on `sqlite` leave the property, word and location indexes
+ * alone (`on`), or index every insert again: the bulk import writes each batch's index rows
+ * itself, inside its own transaction (entity-import-store.ts,
+ * migrations/sqlite/0026_deferred_index_build.sql).
+ */
+export function deferIndexing(sqlite: Database.Database, on: boolean): void {
+  if (on) deferring.add(sqlite);
+  else deferring.delete(sqlite);
+}
+
 export function registerSqlFunctions(sqlite: Database.Database): void {
+  // idp_index_deferred(): 1 while the bulk import writes the indexes itself (deferIndexing), else 0.
+  // Not deterministic: SQLite asks again for every row.
+  sqlite.function('idp_index_deferred', () => (deferring.has(sqlite) ? 1 : 0));
   // idp_count_row(token): 1, counting the call: a query's rows read, for `explain` (explain.ts).
   // Not deterministic, so SQLite calls it for every row it reads.
   sqlite.function('idp_count_row', (token: unknown) => {

@@ -13,11 +13,12 @@ import { pino } from 'pino';
 import type { Database_ } from '../../src/db/open.js';
 import { startPropertyIndexBackfill } from '../../src/data/property-index-backfill.js';
 import { parseQuery } from '../../src/data/query/parse.js';
+import type { Query } from '../../src/data/query/ast.js';
 import { foldCase } from '../../src/data/query/functions.js';
 import { successor } from '../../src/data/query/property-index.js';
 import { isPlainObject } from '../../src/data/query/properties.js';
 import { APP, COLLECTION, openQueryDatabase, reference, type QueryDatabase } from './database.js';
-import { applyWrite, emptyCollections, type Write } from './writes.js';
+import { applyWrite, emptyCollections, type StoredEntities, type Write } from './writes.js';
 import {
   entitiesArbitrary,
   entityArbitrary,
@@ -30,6 +31,7 @@ import {
 } from './arbitraries.js';
 import { encodeCursor } from '../../src/data/query/cursor.js';
 import { findEntities } from '../../src/data/find.js';
+import { insertEntityBatch } from '../../src/db/entity-import-store.js';
 
 const PLAIN = { upperKeywords: false, wordOperators: false, explicitWhere: false, explicitStar: false, space: ' ' };
 import { selectRows, TEST_DATABASE_URL } from '../database.js';
@@ -151,6 +153,27 @@ function covers(stored: LocationRow, expected: LocationRow): boolean {
   );
 }
 
+/**
+ * The property index holds exactly the rows of the entities `stored`, the location index their
+ * boxes, and `queries` answer through the indexes (each way they narrow) as the reference does.
+ */
+async function expectIndexedAsStored(stored: StoredEntities, queries: readonly Query[]): Promise<void> {
+  const expected = [...stored.values()].flatMap(({ entity, collection }) => expectedRows(entity.record.uuid, collection, entity.properties)).sort(byKey);
+  expect(await storedRows()).toEqual(expected);
+  const located = [...stored.values()]
+    .flatMap(({ entity, collection }) => expectedLocation(entity.record.uuid, collection, entity.properties))
+    .sort((a, b) => (a.entity_uuid < b.entity_uuid ? -1 : 1));
+  const locations = await storedLocations();
+  expect(locations.map((row) => row.entity_uuid)).toEqual(located.map((row) => row.entity_uuid));
+  located.forEach((row, i) => expect(covers(locations[i], row), JSON.stringify([locations[i], row])).toBe(true));
+  const dogs = [...stored.values()].filter((entry) => entry.collection === COLLECTION).map((entry) => entry.entity);
+  for (const query of queries) {
+    for (let narrowing = 0; narrowing < Math.max(1, database.narrowings(query)); narrowing++) {
+      expect((await database.select(query, { narrowing })).map((row) => row.uuid)).toEqual(reference(query, dogs));
+    }
+  }
+}
+
 const writeArbitrary: fc.Arbitrary<Write> = fc.oneof(
   entityArbitrary(fc.constantFrom(...UUID_POOL)).map((entity): Write => ({ kind: 'insert', entity })),
   fc.record({ kind: fc.constant('replace' as const), pick: fc.nat(), properties: entityProperties }),
@@ -175,25 +198,54 @@ describe('the property index', () => {
           async (writes, queries) => {
             const stored = await emptyCollections(database);
             for (const write of writes) await applyWrite(database, write, stored);
-            const expected = [...stored.values()]
-              .flatMap(({ entity, collection }) => expectedRows(entity.record.uuid, collection, entity.properties))
-              .sort(byKey);
-            expect(await storedRows()).toEqual(expected);
-            const located = [...stored.values()].flatMap(({ entity, collection }) => expectedLocation(entity.record.uuid, collection, entity.properties));
-            const locations = await storedLocations();
-            expect(locations.map((row) => row.entity_uuid)).toEqual(located.map((row) => row.entity_uuid).sort());
-            located
-              .sort((a, b) => (a.entity_uuid < b.entity_uuid ? -1 : 1))
-              .forEach((row, i) => expect(covers(locations[i], row), JSON.stringify([locations[i], row])).toBe(true));
-            const dogs = [...stored.values()].filter((entry) => entry.collection === COLLECTION).map((entry) => entry.entity);
-            for (const query of queries) {
-              for (let narrowing = 0; narrowing < Math.max(1, database.narrowings(query)); narrowing++) {
-                expect((await database.select(query, { narrowing })).map((row) => row.uuid)).toEqual(reference(query, dogs));
-              }
-            }
+            await expectIndexedAsStored(stored, queries);
           },
         ),
         { numRuns: 150 },
+      );
+    },
+    DATABASE_PROPERTY_TIMEOUT,
+  );
+
+  it(
+    'holds exactly the same rows after a bulk import in batches (the indexes written per batch, not by the triggers), and after writes that follow',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          entitiesArbitrary,
+          fc.array(fc.integer({ min: 1, max: 8 }), { minLength: 1, maxLength: 10 }),
+          fc.array(writeArbitrary, { maxLength: 8 }),
+          fc.array(queryArbitrary, { minLength: 1, maxLength: 4 }),
+          async (entities, batchSizes, writes, queries) => {
+            const stored = await emptyCollections(database);
+            // Batches of the given sizes (the last takes the rest), each stamped with its own time.
+            let from = 0;
+            for (let i = 0; from < entities.length; i++) {
+              const size = i < batchSizes.length - 1 ? batchSizes[i] : entities.length - from;
+              const batch = entities.slice(from, from + size);
+              from += size;
+              const now = batch[0].record.created;
+              await insertEntityBatch(
+                database.handle.db,
+                // As the API has them: parsed from JSON text (the arbitraries make objects without a prototype).
+                batch.map(({ record, properties }) => ({
+                  appUuid: APP,
+                  collection: COLLECTION,
+                  type: record.type,
+                  uuid: record.uuid,
+                  properties: JSON.parse(JSON.stringify(properties)),
+                  now,
+                })),
+              );
+              for (const { record, properties } of batch) {
+                stored.set(record.uuid, { entity: { properties, record: { ...record, created: now, modified: now } }, collection: COLLECTION });
+              }
+            }
+            for (const write of writes) await applyWrite(database, write, stored);
+            await expectIndexedAsStored(stored, queries);
+          },
+        ),
+        { numRuns: 100 },
       );
     },
     DATABASE_PROPERTY_TIMEOUT,

@@ -42,6 +42,8 @@ import {
   type EntityRow,
 } from '../../../src/data/entities.js';
 import { findEntities } from '../../../src/data/find.js';
+import { importEntities, refuseImportInto } from '../../../src/data/entity-import.js';
+import { ndjsonLines } from '../../ndjson.js';
 import { createUsers, USERS } from '../../../src/data/users.js';
 import { sendActivationLink } from '../../../src/lifecycle/activation.js';
 import type { Principal } from '../../../src/principal.js';
@@ -98,7 +100,27 @@ async function createFromBody(c: Context<Env>, segment: string, reshape: (body: 
   return describedResponse(c, action, described, modelMembers(c, entityView(scope(c), described[0])));
 }
 
+/**
+ * A POST of `application/x-ndjson`: the bulk import, one entity per line, stored in batches as
+ * the body arrives (docs/api.md#bulk-import). Answers how many were stored, not the entities.
+ */
+async function importFromStream(c: Context<Env>) {
+  const { app } = scope(c);
+  const deps = c.get('deps');
+  const collection = await collectionForWrite(deps.db, app.uuid, c.req.param('collection') ?? '');
+  if (CREATORS.has(collection.name)) refuseImportInto(collection.name, 'its POST does more than store entities');
+  const imported = await importEntities(deps, app.uuid, collection, ndjsonLines(c));
+  return ok(c, {
+    action: 'post',
+    organization: scope(c).org,
+    application: app,
+    location: dataLocation(c, collection.name),
+    extra: { count: imported.stored, lines: imported.lines },
+  });
+}
+
 function postEntities(c: Context<Env>) {
+  if (c.req.method === 'POST' && bodyFormatOf(c) === 'ndjson') return importFromStream(c);
   return createFromBody(c, c.req.param('collection') ?? '');
 }
 
