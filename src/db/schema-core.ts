@@ -118,6 +118,8 @@ export const entities = sqliteTable(
       .on(t.appUuid, t.collection, t.nameKey)
       .where(sql`${t.nameKey} is not null`),
     index('entities_app_collection_created').on(t.appUuid, t.collection, t.created),
+    // `order by modified` reads it a page at a time, as the default order reads the one above.
+    index('entities_app_collection_modified').on(t.appUuid, t.collection, t.modified),
   ],
 );
 
