@@ -81,6 +81,7 @@ describe('idp on the PATH from a checkout', () => {
     terminal.type(session, 'demo-password', 'Enter');
     const screen = await terminal.waitFor(session, /EXIT:\d+/, 60_000);
     expect(screen).toContain('"fido"');
+    expect(screen).toContain('stored 2 entities in dogs');
     expect(screen).toMatch(/^created \d+, unchanged \d+, failed 0$/m);
     expect(screen).toContain('EXIT:0');
     terminal.kill(session);

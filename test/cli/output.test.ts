@@ -74,7 +74,7 @@ describe('shell completion', () => {
     const program = await buildFullProgram();
     const bash = completionScript(program, 'bash');
     expect(bash).toContain('complete -F _idp idp');
-    expect(bash).toMatch(/ {6}entity\)\n {8}case "\$verb" in\n {10}''\) words="create list get update delete connect disconnect connections /);
+    expect(bash).toMatch(/ {6}entity\)\n {8}case "\$verb" in\n {10}''\) words="create import list get update delete connect disconnect connections /);
     const dir = mkdtempSync(join(tmpdir(), 'idp-completion-'));
     writeFileSync(join(dir, 'idp.bash'), bash);
     execFileSync('bash', ['-n', join(dir, 'idp.bash')]);
