@@ -6,7 +6,7 @@
  * users, `path` for groups — and writing an entity registers its collection (the first entity of
  * a type creates it, as in Usergrid).
  */
-import { and, eq, inArray, or, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { and, eq, getTableColumns, inArray, or, sql, type Column, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { noteEntitiesWritten } from './planner-statistics.js';
 import { preparedFor } from './prepared.js';
 import { clientOf, dialectOf, remembered, type Tx, schemaOf } from './open.js';
@@ -116,23 +116,25 @@ export async function insertEntities(tx: Tx, list: readonly NewEntity[]): Promis
   return rows;
 }
 
-/** The SQLite INSERT of ROWS_PER_INSERT entities, made once (insertSqliteRows). */
-let fullSqliteInsert: string | undefined;
+/** The columns of `entities` as the SQLite table names and maps them, and its INSERT of ROWS_PER_INSERT rows, made once (insertSqliteRows). */
+const sqliteInsert = (() => {
+  const columns = Object.entries(getTableColumns(sqliteEntities)) as [keyof EntityRow, Column][];
+  const text = (count: number) =>
+    `INSERT INTO entities (${columns.map(([, column]) => column.name).join(', ')}) VALUES ${Array.from({ length: count }, () => `(${columns.map(() => '?').join(',')})`).join(',')}`;
+  return { columns, text, full: text(ROWS_PER_INSERT) };
+})();
 
 /**
  * On SQLite, rows inserted by SQL text made once per row count rather than by drizzle's builder,
  * which took 15–20 µs per entity to build the statement (a bulk import of 100,000 people, load 4:
  * 20–27 µs per entity inserted, 6 µs this way; docs/benchmarks.md#the-bulk-import). The values
- * are those drizzle writes: properties as JSON text.
+ * are mapped by the table's own columns, as drizzle's insert maps them (properties as JSON text).
  */
 async function insertSqliteRows(tx: Tx, rows: readonly EntityRow[]): Promise<void> {
-  const text = (count: number) =>
-    `INSERT INTO entities (uuid, app_uuid, collection, type, name, name_key, properties, created, modified) VALUES ${Array.from({ length: count }, () => '(?,?,?,?,?,?,?,?,?)').join(',')}`;
-  const statement = rows.length === ROWS_PER_INSERT ? (fullSqliteInsert ??= text(ROWS_PER_INSERT)) : text(rows.length);
+  const { columns, text, full } = sqliteInsert;
   const params: unknown[] = [];
-  for (const row of rows)
-    params.push(row.uuid, row.appUuid, row.collection, row.type, row.name, row.nameKey, JSON.stringify(row.properties), row.created, row.modified);
-  await clientOf(tx).run(statement, params);
+  for (const row of rows) for (const [field, column] of columns) params.push(row[field] === null ? null : column.mapToDriverValue(row[field]));
+  await clientOf(tx).run(rows.length === ROWS_PER_INSERT ? full : text(rows.length), params);
 }
 
 const entityBy = preparedFor((db) => {
