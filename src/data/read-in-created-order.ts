@@ -8,8 +8,9 @@
  * are the first of the query's answer, whatever the batches.
  *
  * `about contains 'tag777'` among a million people (1,000 candidates) read 11,223 entities newest
- * first (15 ms) or all 1,000 candidates and sorted them (about 12 ms); ordering the candidates
- * first reads 11 (docs/benchmarks.md).
+ * first (15 ms median in `bench query`), or would read all 1,000 candidates and sort them (about
+ * 12 ms); ordering the candidates first (0.7 ms) reads 11: 3.0 ms
+ * (docs/benchmarks.md#contains-in-created-order).
  */
 import { and, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
 import type { EntityRow, Guard } from '../db/entity-store.js';
