@@ -13,6 +13,7 @@ import type { Narrowed } from './query/compile.js';
 import { compareEntities } from './query/evaluate.js';
 import type { IndexOrder } from './query/index-order.js';
 import { readInIndexOrder } from './read-in-index-order.js';
+import { readInCreatedOrder } from './read-in-created-order.js';
 import { propertyPathsOf } from './query/property-index.js';
 import { isUnreadableJsonError, skippingUnreadable, unreadableProperties, type EntityRow } from '../db/entity-store.js';
 import { countingRows, type Explanation, type Statement } from '../db/explain.js';
@@ -100,35 +101,54 @@ async function reportUnreadable(tx: Tx, appUuid: string, scope: EntityScope, log
   );
 }
 
+/** A narrowing chosen (chooseNarrowing), and whether its candidates are read in created order (read-in-created-order.ts) rather than all. */
+interface Choice<N> {
+  readonly narrowing: N;
+  readonly inCreatedOrder: boolean;
+}
+
 /**
  * Which of the property index's ways to narrow the query to take (compile.ts `narrowed`), or none.
- * SQLite: the one with the fewest candidates, counted up to BROAD of each; none when every one has
+ * SQLite: the cheapest, its candidates counted up to BROAD of each; none when every one has
  * that many, as reading the collection in created order — or in the order of the property the
  * query sorts by, through the index (`inIndexOrder`) — then stops after a page sooner
  * (docs/design.md#the-property-index: `color = 'red'` over a third of 100,000 entities took
  * 119 ms through its candidates and 0.4 ms in created order; counting up to BROAD takes about
- * 0.1 ms). PostgreSQL: a single one as it is, its planner weighing it against the collection by
- * statistics; several (the parts of an `and`) counted as on SQLite, since the planner is given
- * only the one taken (`city = 'Rome' and age = 7` through `city`, a tenth of 100,000 entities,
- * read the collection in 118 ms; docs/benchmarks.md), keeping the first when each has BROAD or
- * more; and counted as on SQLite when the order can walk the index, which its planner does not weigh.
+ * 0.1 ms). A narrowing whose candidates can be put in the query's created order from their index
+ * alone (`inCreatedOrder`: the word index on SQLite) reads only a page of them, and costs the
+ * ordering of them all, ORDERED_PER_READ to the price of an entity read: it is counted up to
+ * ORDERED_BROAD (docs/design.md#the-word-index). PostgreSQL: a single one as it is, its planner
+ * weighing it against the collection by statistics; several (the parts of an `and`) counted as on
+ * SQLite, since the planner is given only the one taken (`city = 'Rome' and age = 7` through
+ * `city`, a tenth of 100,000 entities, read the collection in 118 ms; docs/benchmarks.md), keeping
+ * the first when each has BROAD or more; and counted as on SQLite when the order can walk the
+ * index, which its planner does not weigh.
  */
-async function chooseNarrowing<N>(tx: Tx, narrowings: readonly N[], inIndexOrder: boolean, countOf: (narrowing: N) => Promise<number>): Promise<N | undefined> {
+async function chooseNarrowing<N>(
+  tx: Tx,
+  narrowings: readonly N[],
+  inIndexOrder: boolean,
+  countOf: (narrowing: N, upTo: number) => Promise<number>,
+  inCreatedOrder: (narrowing: N) => boolean = () => false,
+): Promise<Choice<N> | undefined> {
   const planned = dialectOf(tx) !== 'sqlite' && !inIndexOrder;
-  if (planned && narrowings.length < 2) return narrowings[0];
-  let best: { narrowing: N; count: number } | undefined;
+  if (planned && narrowings.length < 2) return narrowings.length === 0 ? undefined : { narrowing: narrowings[0], inCreatedOrder: false };
+  let best: { choice: Choice<N>; cost: number } | undefined;
   for (const narrowing of narrowings) {
-    const count = await countOf(narrowing);
-    if (count < BROAD && (best === undefined || count < best.count)) best = { narrowing, count };
+    const ordered = inCreatedOrder(narrowing);
+    const upTo = ordered ? ORDERED_BROAD : BROAD;
+    const count = await countOf(narrowing, upTo);
+    const cost = ordered ? count / ORDERED_PER_READ : count;
+    if (count < upTo && (best === undefined || cost < best.cost)) best = { choice: { narrowing, inCreatedOrder: ordered }, cost };
   }
-  return best?.narrowing ?? (planned ? narrowings[0] : undefined);
+  return best?.choice ?? (planned ? { narrowing: narrowings[0], inCreatedOrder: false } : undefined);
 }
 
-/** The statement counting a narrowing's candidates up to BROAD (chooseNarrowing). */
-const countingCandidates = (candidates: SQL): SQL => sql`SELECT count(*) FROM (SELECT 1 FROM (${candidates}) AS c LIMIT ${BROAD}) AS p`;
+/** The statement counting a narrowing's candidates up to `upTo` (chooseNarrowing). */
+const countingCandidates = (candidates: SQL, upTo = BROAD): SQL => sql`SELECT count(*) FROM (SELECT 1 FROM (${candidates}) AS c LIMIT ${upTo}) AS p`;
 
-async function countCandidates(tx: Tx, narrowing: Narrowed): Promise<number> {
-  const [found] = (await row<[number]>(tx, countingCandidates(narrowing.candidates)))!;
+async function countCandidates(tx: Tx, narrowing: Narrowed, upTo: number): Promise<number> {
+  const [found] = (await row<[number]>(tx, countingCandidates(narrowing.candidates, upTo)))!;
   return Number(found);
 }
 
@@ -178,6 +198,13 @@ async function usableOrder(tx: Tx, appUuid: string, scope: EntityScope, order: I
 
 // Candidates from which reading the collection in created order is preferred (chooseNarrowing).
 const BROAD = 1000;
+// The same for candidates that are ordered before their entities are read, and how many of them
+// are ordered for the price of one entity read (chooseNarrowing): at a million, ordering 5,000
+// took about 3.5 ms, where newest first finds a page of a word 5,000 people have in about 2,200
+// entities (4 ms); a candidate ordered 0.7 µs, one read and tested about 12 µs
+// (docs/design.md#the-word-index).
+const ORDERED_BROAD = 5000;
+const ORDERED_PER_READ = 10;
 
 export async function findEntities(tx: Tx, appUuid: string, scope: EntityScope, options: FindOptions): Promise<EntityPage> {
   const query: Query = parseQuery(options.ql);
@@ -193,14 +220,31 @@ export async function findEntities(tx: Tx, appUuid: string, scope: EntityScope, 
   });
   const usable = await usableNarrowings(tx, appUuid, scope, compiled.narrowed);
   const ordered = await usableOrder(tx, appUuid, scope, compiled.ordered);
-  const narrowed = await chooseNarrowing(tx, usable.narrowings, ordered.order !== undefined, (narrowing) => countCandidates(tx, narrowing));
+  const created = compiled.created;
+  const chosen = await chooseNarrowing(
+    tx,
+    usable.narrowings,
+    ordered.order !== undefined,
+    (narrowing, upTo) => countCandidates(tx, narrowing, upTo),
+    (narrowing) => created !== null && narrowing.created !== undefined,
+  );
+  const narrowed = chosen?.narrowing;
   // A few candidates are sorted sooner than the index is walked (chooseNarrowing).
   const walked = narrowed === undefined ? ordered.order : undefined;
+  const inCreatedOrder =
+    chosen?.inCreatedOrder === true && created !== null && narrowed?.created !== undefined ? { candidates: narrowed.created, order: created } : undefined;
   const counting = options.explain ? countingRows(tx) : undefined;
   // The statements as run, for `explain` only: rendering one again costs about as much as running it.
   const ran: Statement[] | undefined = counting === undefined ? undefined : [];
   const { result: rows, skipped } = await skippingUnreadable((guard) => {
     if (ran !== undefined) ran.length = 0;
+    if (inCreatedOrder !== undefined) {
+      return readInCreatedOrder(
+        tx,
+        { ...inCreatedOrder, where: compiled.where, orderBy: compiled.orderBy, count: limit + 1, counting: counting?.condition, ran },
+        guard,
+      );
+    }
     if (walked !== undefined) {
       const compare = compareEntities(query);
       return readInIndexOrder(
@@ -279,8 +323,8 @@ async function findByShape(
   const run = (statement: ShapedStatement) => clientOf(tx).query<Record<string, unknown>>(statement.sql, paramsOf(statement, shape.numbers));
   try {
     const usable = await usableNarrowings(tx, appUuid, scope, shaped.narrowings);
-    const narrowed = await chooseNarrowing(tx, usable.narrowings, false, async (narrowing) => Number(Object.values((await run(narrowing.count))[0])[0]));
-    const rows = (await run(narrowed?.read ?? shaped.collection)).map(entityRowOf(tx));
+    const chosen = await chooseNarrowing(tx, usable.narrowings, false, async (narrowing) => Number(Object.values((await run(narrowing.count))[0])[0]));
+    const rows = (await run(chosen?.narrowing.read ?? shaped.collection)).map(entityRowOf(tx));
     return pageOf(query, rows, limit, shaped.select);
   } catch (error) {
     if (isUnreadableJsonError(error)) return undefined;
@@ -290,7 +334,8 @@ async function findByShape(
 
 /**
  * What `findByShape` runs for `query` of `shape`, from the statements built for it and for its
- * moved copy; null when they do not show its numbers as parameters, or the order walks an index.
+ * moved copy; null when they do not show its numbers as parameters, the order walks an index, or
+ * candidates are read in created order.
  */
 function shapePage(
   tx: Tx,
@@ -309,7 +354,9 @@ function shapePage(
   });
   const compiled = compileQuery(query, { dialect: dialectOf(tx), index });
   const moved = compileQuery(shape.moved, { dialect: dialectOf(tx), index });
-  if (compiled.ordered !== null || compiled.narrowed.length !== moved.narrowed.length) return null;
+  // Candidates read in created order take more than one statement (read-in-created-order.ts).
+  const inCreatedOrder = compiled.created !== null && compiled.narrowed.some((narrowing) => narrowing.created !== undefined);
+  if (compiled.ordered !== null || inCreatedOrder || compiled.narrowed.length !== moved.narrowed.length) return null;
   const [actual, other] = [rendered(compiled), rendered(moved)];
   const counts = actual.counts.map((statement, i) => shapeStatement(shape, statement, other.counts[i]));
   const reads = actual.reads.map((statement, i) => shapeStatement(shape, statement, other.reads[i]));

@@ -85,8 +85,8 @@ async function indexBatch(db: Db, last: number): Promise<void> {
   // MATERIALIZED: idp_entity_words runs once per entity, not once more for the WHERE.
   await execute(
     db,
-    sql`WITH words AS MATERIALIZED (SELECT uuid, idp_entity_words(uuid, app_uuid, collection, properties) AS words FROM entities WHERE rowid > ${last})
-        INSERT INTO entity_words (entity_uuid, words) SELECT uuid, words FROM words WHERE words IS NOT NULL`,
+    sql`WITH words AS MATERIALIZED (SELECT uuid, created, idp_entity_words(uuid, app_uuid, collection, properties) AS words FROM entities WHERE rowid > ${last})
+        INSERT INTO entity_words (entity_uuid, created, words) SELECT uuid, created, words FROM words WHERE words IS NOT NULL`,
   );
   await execute(db, sql`INSERT INTO entity_locations SELECT * FROM entity_locations_source WHERE entity_uuid IN (${batch}) ORDER BY min_latitude`);
 }

@@ -220,10 +220,17 @@ function migrateSqlite(driver: SqliteDriver, migrationsFolder: string, location:
     refuseNewer(location, schemaVersionOf(applied, journal));
     const newest = Math.max(-Infinity, ...applied);
     const record = sqlite.prepare('insert into "__drizzle_migrations" ("hash", "created_at") values (?, ?)');
-    for (const migration of migrations) {
-      if (migration.folderMillis <= newest) continue;
-      for (const statement of migration.sql) sqlite.exec(statement);
-      record.run(migration.hash, migration.folderMillis);
+    // Our own migrations run outside SQLite's defensive mode, which forbids dropping a table
+    // FTS5 names as its shadow: …_word_index_created.sql drops the one FTS5 leaves behind.
+    sqlite.unsafeMode(true);
+    try {
+      for (const migration of migrations) {
+        if (migration.folderMillis <= newest) continue;
+        for (const statement of migration.sql) sqlite.exec(statement);
+        record.run(migration.hash, migration.folderMillis);
+      }
+    } finally {
+      sqlite.unsafeMode(false);
     }
     sqlite.exec('commit');
   } catch (error) {

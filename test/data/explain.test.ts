@@ -76,6 +76,40 @@ describe('explain=true on a collection', () => {
     if (!postgres()) expect(narrow.body.explain).toEqual({ index: 'property born', rows_read: 5 });
   });
 
+  it('reads the candidates of contains in created order a page at a time, not all of them, and keeps to updates and deletes', async () => {
+    // Every other owl sings: 150 candidates, fewer than the thousand from which the collection is
+    // read newest first. One POST: one `created`, the uuids in the array's order.
+    const owls = Array.from({ length: 300 }, (_, i) => ({ name: `owl${i}`, about: i % 2 === 0 ? 'sings at dawn' : 'quiet' }));
+    expect((await d.t.request('POST', `${APP}/owls`, { json: owls, token: d.admin })).status).toBe(200);
+    const read = async (ql: string, cursor?: string) => {
+      const res = await d.t.request('GET', `${APP}/owls?ql=${encodeURIComponent(ql)}&explain=true&limit=5${cursor === undefined ? '' : `&cursor=${cursor}`}`, {
+        token: d.admin,
+      });
+      expect(res.status, res.text).toBe(200);
+      return { names: res.body.entities.map((owl: { name: string }) => owl.name) as string[], explain: res.body.explain, cursor: res.body.cursor as string };
+    };
+    const newest = await read("about contains 'sings'");
+    expect(newest.names).toEqual(['owl298', 'owl296', 'owl294', 'owl292', 'owl290']);
+    // A page and the entity that says there is another, not the 150 candidates.
+    if (!postgres()) expect(newest.explain).toEqual({ index: 'full-text about', rows_read: 6 });
+    const next = await read("about contains 'sings'", newest.cursor);
+    expect(next.names).toEqual(['owl288', 'owl286', 'owl284', 'owl282', 'owl280']);
+    if (!postgres()) expect(next.explain).toEqual({ index: 'full-text about', rows_read: 6 });
+    const oldest = await read("about contains 'sings' order by created asc");
+    expect(oldest.names).toEqual(['owl0', 'owl2', 'owl4', 'owl6', 'owl8']);
+    if (!postgres()) expect(oldest.explain).toEqual({ index: 'full-text about', rows_read: 6 });
+    // An owl stops singing, one leaves, one starts: each keeps its `created`, so its place.
+    expect((await d.t.request('PUT', `${APP}/owls/owl298`, { json: { about: 'quiet now' }, token: d.admin })).status).toBe(200);
+    expect((await d.t.request('DELETE', `${APP}/owls/owl296`, { token: d.admin })).status).toBe(200);
+    expect((await d.t.request('PUT', `${APP}/owls/owl1`, { json: { about: 'sings too' }, token: d.admin })).status).toBe(200);
+    expect((await read("about contains 'sings'")).names).toEqual(['owl294', 'owl292', 'owl290', 'owl288', 'owl286']);
+    expect((await read("about contains 'sings' order by created asc")).names).toEqual(['owl0', 'owl1', 'owl2', 'owl4', 'owl6']);
+    // Ordered otherwise, the candidates are read and sorted as before.
+    const byName = await read("about contains 'sings' order by name desc");
+    expect(byName.names).toEqual(['owl98', 'owl96', 'owl94', 'owl92', 'owl90']);
+    if (!postgres()) expect(byName.explain).toEqual({ index: 'full-text about', rows_read: 149 });
+  });
+
   it('names the location index for a within on location, and reads only the places inside its box', async () => {
     // A grid of 100 places a tenth of a degree apart around Oslo, and one at the north pole.
     const places = Array.from({ length: 100 }, (_, i) => ({

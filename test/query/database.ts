@@ -11,6 +11,7 @@ import { compileQuery } from '../../src/data/query/compile.js';
 import type { Query } from '../../src/data/query/ast.js';
 import { compareEntities, matchesQuery } from '../../src/data/query/evaluate.js';
 import { readInIndexOrder } from '../../src/data/read-in-index-order.js';
+import { readInCreatedOrder } from '../../src/data/read-in-created-order.js';
 import type { EntityRow } from '../../src/db/entity-store.js';
 import type { EntityRecord } from '../../src/data/query/properties.js';
 import { openTestDatabase } from '../database.js';
@@ -30,9 +31,14 @@ export interface QueryDatabase {
    * find candidates through the property index whenever it has some (a collection read does
    * where they are few) — the `narrowing`th way, the first by default — unless `index` is false
    * (as a read of related entities does). `inIndexOrder` reads by walking the property index in
-   * the order of the query's property instead (read-in-index-order.ts), with the exact condition.
+   * the order of the query's property instead (read-in-index-order.ts), with the exact condition;
+   * `inCreatedOrder` reads the `narrowing`th way's candidates in created order
+   * (read-in-created-order.ts), `limit` of them or all.
    */
-  select(query: Query, options?: { cursor?: string; limit?: number; index?: boolean; narrowing?: number; inIndexOrder?: boolean }): Promise<EntityRecord[]>;
+  select(
+    query: Query,
+    options?: { cursor?: string; limit?: number; index?: boolean; narrowing?: number; inIndexOrder?: boolean; inCreatedOrder?: boolean },
+  ): Promise<EntityRecord[]>;
   /** How many ways the property index has to narrow `query` (compile.ts `narrowed`). */
   narrowings(query: Query): number;
   close(): Promise<void>;
@@ -77,10 +83,28 @@ export async function openQueryDatabase(): Promise<QueryDatabase> {
     async select(query, options = {}) {
       const index = options.index === false ? undefined : { appUuid: APP, collection: COLLECTION };
       const compiled = compileQuery(query, { dialect: dialectOf(db), cursor: options.cursor, index });
+      const record = (row: EntityRow): EntityRecord => ({ ...row.properties, uuid: row.uuid, type: row.type, created: row.created, modified: row.modified });
+      if (options.inCreatedOrder === true) {
+        const candidates = compiled.narrowed[options.narrowing ?? 0]?.created;
+        if (candidates === undefined || compiled.created === null) throw new Error('the candidates of this query cannot be read in created order');
+        const rows = await readInCreatedOrder(
+          db,
+          {
+            candidates,
+            order: compiled.created,
+            where: compiled.where,
+            orderBy: compiled.orderBy,
+            count: options.limit ?? Number.MAX_SAFE_INTEGER,
+            counting: undefined,
+            ran: [],
+          },
+          (condition) => condition,
+        );
+        return rows.map(record);
+      }
       if (options.inIndexOrder === true) {
         if (compiled.ordered === null) throw new Error('the property index cannot give the order of this query');
         const compare = compareEntities(query);
-        const record = (row: EntityRow): EntityRecord => ({ ...row.properties, uuid: row.uuid, type: row.type, created: row.created, modified: row.modified });
         const rows = await readInIndexOrder(
           db,
           {

@@ -6,17 +6,20 @@
  * reference's answer — words, prefixes, case, long words, any script.
  */
 import { execute } from '../../src/db/run.js';
+import type { Database_ } from '../../src/db/open.js';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { splitWords } from '../../src/data/query/functions.js';
 import { isPlainObject } from '../../src/data/query/properties.js';
 import { parseQuery } from '../../src/data/query/parse.js';
-import type { Condition, Query } from '../../src/data/query/ast.js';
+import type { Condition, OrderKey, Query } from '../../src/data/query/ast.js';
+import { encodeCursor } from '../../src/data/query/cursor.js';
 import { APP, COLLECTION, openQueryDatabase, reference, type QueryDatabase } from './database.js';
-import { applyWrite, emptyCollections, type Write } from './writes.js';
+import { applyWrite, emptyCollections, type StoredEntities, type Write } from './writes.js';
 import { acrossMigration } from './older-database.js';
 import { compileQuery } from '../../src/data/query/compile.js';
+import { readInCreatedOrder } from '../../src/data/read-in-created-order.js';
 import { UUID_POOL, type GeneratedEntity } from './arbitraries.js';
 import { selectRows, TEST_DATABASE_URL } from '../database.js';
 
@@ -102,6 +105,7 @@ const writeArbitrary: fc.Arbitrary<Write> = fc.oneof(
   fc.record({ kind: fc.constant('remove' as const), pick: fc.nat(), key: fc.constant('title') }),
   fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }),
   fc.record({ kind: fc.constant('move' as const), pick: fc.nat() }),
+  fc.record({ kind: fc.constant('date' as const), pick: fc.nat(), created: fc.integer({ min: 0, max: 5 }) }),
 );
 
 /** Whether an entity has a word in a property the index holds (identifier paths through objects, at most three deep). */
@@ -120,6 +124,24 @@ async function indexedEntities(): Promise<string[]> {
   return rows.map((row) => row.entity_uuid).sort();
 }
 
+/** On SQLite, each row's entity and `created` (…_word_index_created.sql), as `uuid created`. */
+async function indexedCreated(): Promise<string[]> {
+  const rows = await database.handle.driver.query<{ entity_uuid: string; created: number }>('SELECT entity_uuid, created FROM entity_words');
+  return rows.map((row) => `${row.entity_uuid} ${row.created}`).sort();
+}
+
+// Orders a page of candidates may be read in created order for (read-in-created-order.ts), and not.
+const orders = fc.constantFrom<OrderKey[][]>(
+  [],
+  [{ property: 'created', direction: 'asc' }],
+  [{ property: 'created', direction: 'desc' }],
+  [
+    { property: 'created', direction: 'asc' },
+    { property: 'uuid', direction: 'asc' },
+  ],
+  [{ property: 'title', direction: 'asc' }],
+);
+
 async function answers(query: Query): Promise<string[][]> {
   const ways = Math.max(1, database.narrowings(query));
   const answers: string[][] = [];
@@ -127,30 +149,120 @@ async function answers(query: Query): Promise<string[][]> {
   return answers;
 }
 
+/**
+ * The first two pages of `limit` read through each way's candidates in created order
+ * (read-in-created-order.ts), the second from the first's last entity's cursor — for each way
+ * that can: a `contains` (or a part of an `and`) on SQLite, in an order by `created`.
+ */
+async function pagesInCreatedOrder(query: Query, limit: number): Promise<string[][]> {
+  const compiled = compileQuery(query, { dialect: database.handle.driver.dialect, index: { appUuid: APP, collection: COLLECTION } });
+  if (compiled.created === null) return [];
+
+  const ways = compiled.narrowed.flatMap((narrowing, i) => (narrowing.created === undefined ? [] : [i]));
+  const pages: string[][] = [];
+  for (const narrowing of ways) {
+    const first = await database.select(query, { narrowing, limit, inCreatedOrder: true });
+    const last = first.at(-1);
+    const second =
+      first.length < limit || last === undefined
+        ? []
+        : await database.select(query, { narrowing, limit, inCreatedOrder: true, cursor: encodeCursor(query, last) });
+    pages.push([...first, ...second].map((record) => record.uuid));
+  }
+  return pages;
+}
+
+/** Up to four queries of `condition`, each with an order and a page's size. */
+const queriesOf = (condition: fc.Arbitrary<Condition>) => fc.array(fc.tuple(condition, orders, fc.integer({ min: 1, max: 4 })), { minLength: 1, maxLength: 4 });
+
+/** The model of the collections after `writes` to empty ones. */
+async function storedAfter(writes: readonly Write[]): Promise<StoredEntities> {
+  const stored = await emptyCollections(database);
+  for (const write of writes) await applyWrite(database, write, stored);
+  return stored;
+}
+
+const dogsOf = (stored: StoredEntities): GeneratedEntity[] =>
+  [...stored.values()].filter((entry) => entry.collection === COLLECTION).map((entry) => entry.entity);
+
+/** Stores dogs titled `titles` in SQL, the `i`th with uuid UUID_POOL[i] and `created(i)`. */
+async function insertTitles(database: Database_, titles: readonly string[], created: (i: number) => number): Promise<void> {
+  for (const [i, title] of titles.entries()) {
+    await execute(
+      database.db,
+      sql`INSERT INTO entities (uuid, app_uuid, collection, type, properties, created, modified) VALUES (${UUID_POOL[i]}, ${APP}, 'dogs', 'dog', ${JSON.stringify({ title })}, ${created(i)}, 0)`,
+    );
+  }
+}
+
 describe('the word index', () => {
   it(
     'holds a row for exactly the entities with a word after any writes, and answers contains as the reference does',
     async () => {
       await fc.assert(
-        fc.asyncProperty(
-          fc.array(writeArbitrary, { minLength: 1, maxLength: 25 }),
-          fc.array(condition, { minLength: 1, maxLength: 4 }),
-          async (writes, conditions) => {
-            const stored = await emptyCollections(database);
-            for (const write of writes) await applyWrite(database, write, stored);
-            // The test database's other cat (database.ts) has the word 'fred'.
-            const expected = [...stored.values()].filter(({ entity }) => hasWord(entity.properties)).map(({ entity }) => entity.record.uuid);
-            expect((await indexedEntities()).filter((uuid) => uuid !== 'ffffffff-0000-4000-8000-000000000000')).toEqual(expected.sort());
-            const dogs = [...stored.values()].filter((entry) => entry.collection === COLLECTION).map((entry) => entry.entity);
-            for (const where of conditions) {
-              const query: Query = { select: null, where, orderBy: [] };
-              const expectedAnswer = reference(query, dogs);
-              for (const answer of await answers(query)) expect(answer).toEqual(expectedAnswer);
-            }
-          },
-        ),
+        fc.asyncProperty(fc.array(writeArbitrary, { minLength: 1, maxLength: 25 }), queriesOf(condition), async (writes, conditions) => {
+          const stored = await storedAfter(writes);
+          // The test database's other cat (database.ts) has the word 'fred'.
+          const other = 'ffffffff-0000-4000-8000-000000000000';
+          const withWords = [...stored.values()].filter(({ entity }) => hasWord(entity.properties)).map(({ entity }) => entity.record);
+          expect((await indexedEntities()).filter((uuid) => uuid !== other)).toEqual(withWords.map((record) => record.uuid).sort());
+          if (TEST_DATABASE_URL === undefined) {
+            expect((await indexedCreated()).filter((row) => !row.startsWith(other))).toEqual(
+              withWords.map((record) => `${record.uuid} ${record.created}`).sort(),
+            );
+          }
+          const dogs = dogsOf(stored);
+          for (const [where, orderBy, limit] of conditions) {
+            const query: Query = { select: null, where, orderBy };
+            const expectedAnswer = reference(query, dogs);
+            for (const answer of await answers(query)) expect(answer).toEqual(expectedAnswer);
+            for (const pages of await pagesInCreatedOrder(query, limit)) expect(pages).toEqual(expectedAnswer.slice(0, 2 * limit));
+          }
+        }),
         { numRuns: 120 },
       );
+    },
+    DATABASE_PROPERTY_TIMEOUT,
+  );
+
+  it(
+    'reads the candidates of contains in created order a page at a time, after any writes, as the reference orders the answer',
+    async () => {
+      // Few words, so that most entities are candidates and pages are full; `created` from 0 to 3, so that many tie.
+      const title = fc.array(fc.constantFrom('alpha', 'beta', 'Alphabet', 'gamma'), { maxLength: 4 }).map((words) => words.join(' '));
+      const dense = fc
+        .record({ uuid: fc.constantFrom(...UUID_POOL.slice(0, 24)), created: fc.integer({ min: 0, max: 3 }), title })
+        .map(({ uuid, created, title }): GeneratedEntity => ({ properties: { title }, record: { title, uuid, type: 'dog', created, modified: created } }));
+      const denseWrite: fc.Arbitrary<Write> = fc.oneof(
+        { weight: 4, arbitrary: dense.map((entity): Write => ({ kind: 'insert', entity })) },
+        fc.record({ kind: fc.constant('set' as const), pick: fc.nat(), key: fc.constant('title'), value: title }),
+        fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }),
+        fc.record({ kind: fc.constant('move' as const), pick: fc.nat() }),
+        fc.record({ kind: fc.constant('date' as const), pick: fc.nat(), created: fc.integer({ min: 0, max: 3 }) }),
+      );
+      const term = fc.constantFrom('alpha', 'alp', 'beta', 'alpha beta', 'beta alpha', 'gamma');
+      const denseContains = fc.record({ kind: fc.constant('contains' as const), property: fc.constant('title'), term, prefix: fc.boolean() });
+      const denseCondition: fc.Arbitrary<Condition> = fc.oneof(
+        { weight: 3, arbitrary: denseContains },
+        fc.tuple(denseContains, denseContains).map((conditions): Condition => ({ kind: 'and', conditions })),
+      );
+      let paged = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.array(denseWrite, { minLength: 8, maxLength: 30 }), queriesOf(denseCondition), async (writes, conditions) => {
+          const dogs = dogsOf(await storedAfter(writes));
+          for (const [where, orderBy, limit] of conditions) {
+            const query: Query = { select: null, where, orderBy };
+            const expected = reference(query, dogs).slice(0, 2 * limit);
+            for (const pages of await pagesInCreatedOrder(query, limit)) {
+              expect(pages).toEqual(expected);
+              if (expected.length > limit) paged++;
+            }
+          }
+        }),
+        { numRuns: 150 },
+      );
+      // On SQLite, second pages were read (PostgreSQL's word index keeps no `created`).
+      if (TEST_DATABASE_URL === undefined) expect(paged).toBeGreaterThan(20);
     },
     DATABASE_PROPERTY_TIMEOUT,
   );
@@ -197,14 +309,7 @@ describe('the word index', () => {
     const titles = ['Zebra crossing', 'no words here? yes', '', '!?'];
     await acrossMigration(
       '_word_index',
-      async (before) => {
-        for (const [i, title] of titles.entries()) {
-          await execute(
-            before.db,
-            sql`INSERT INTO entities (uuid, app_uuid, collection, type, properties, created, modified) VALUES (${UUID_POOL[i]}, ${APP}, 'dogs', 'dog', ${JSON.stringify({ title })}, 0, 0)`,
-          );
-        }
-      },
+      (before) => insertTitles(before, titles, () => 0),
       async (after) => {
         const rows = await after.driver.query<{ entity_uuid: string }>('SELECT entity_uuid FROM entity_words');
         expect(rows.map((row) => row.entity_uuid).sort()).toEqual([UUID_POOL[0], UUID_POOL[1]].sort());
@@ -214,4 +319,58 @@ describe('the word index', () => {
       },
     );
   });
+  it.skipIf(TEST_DATABASE_URL !== undefined)(
+    'keeps created in the SQLite word index once migrated, for the entities already stored and those written after',
+    async () => {
+      const titles = ['Zebra crossing', 'zebra', 'a zebra', 'no stripes', 'zebras', 'zebra again'];
+      await acrossMigration(
+        '_word_index_created',
+        (before) => insertTitles(before, titles, (i) => i % 3),
+        async (after) => {
+          const rows = await after.driver.query<{ entity_uuid: string; created: number }>('SELECT entity_uuid, created FROM entity_words');
+          expect(rows.map((row) => `${row.entity_uuid} ${row.created}`).sort()).toEqual(titles.map((_, i) => `${UUID_POOL[i]} ${i % 3}`).sort());
+          // The table made again, its shadow tables with it, nothing left of the old one.
+          const tables = await after.driver.query<{ name: string }>(
+            "SELECT name FROM sqlite_master WHERE name LIKE 'entity_words%' AND type = 'table' ORDER BY name",
+          );
+          expect(tables.map((table) => table.name)).toEqual([
+            'entity_words',
+            'entity_words_config',
+            'entity_words_content',
+            'entity_words_data',
+            'entity_words_docsize',
+            'entity_words_idx',
+          ]);
+          // Written after: through the new triggers, then read in created order as the reference orders them.
+          await execute(after.db, sql`UPDATE entities SET created = 7 WHERE uuid = ${UUID_POOL[3]}`);
+          await execute(after.db, sql`UPDATE entities SET properties = ${JSON.stringify({ title: 'zebra at last' })} WHERE uuid = ${UUID_POOL[3]}`);
+          await execute(after.db, sql`DELETE FROM entities WHERE uuid = ${UUID_POOL[1]}`);
+          const query = parseQuery("title contains 'zebra'");
+          const compiled = compileQuery(query, { dialect: 'sqlite', index: { appUuid: APP, collection: 'dogs' } });
+          const found = await readInCreatedOrder(
+            after.db,
+            {
+              candidates: compiled.narrowed[0].created!,
+              order: compiled.created!,
+              where: compiled.where,
+              orderBy: compiled.orderBy,
+              count: 3,
+              counting: undefined,
+              ran: [],
+            },
+            (condition) => condition,
+          );
+          const stored = titles
+            .map((title, i): GeneratedEntity => {
+              const properties = { title: i === 3 ? 'zebra at last' : title };
+              const created = i === 3 ? 7 : i % 3;
+              return { properties, record: { ...properties, uuid: UUID_POOL[i], type: 'dog', created, modified: 0 } };
+            })
+            .filter((_, i) => i !== 1);
+          expect(found.map((row) => row.uuid)).toEqual(reference(query, stored).slice(0, 3));
+          expect(found[0].uuid).toBe(UUID_POOL[3]);
+        },
+      );
+    },
+  );
 });

@@ -1,8 +1,8 @@
 /**
  * Writes to the test collection as the storage layer makes them — whole properties, one property
- * set or removed in SQL (push-store.ts), deletes, moves to another collection — applied both to
- * the database and to a model of what it holds, for the tests of the derived tables (the
- * property index, the word index) after any sequence of writes.
+ * set or removed in SQL (push-store.ts), deletes, moves to another collection — and an UPDATE of
+ * `created` in SQL, applied both to the database and to a model of what it holds, for the tests
+ * of the derived tables (the property index, the word index) after any sequence of writes.
  */
 import type { QueryDatabase } from './database.js';
 import { APP, COLLECTION } from './database.js';
@@ -18,7 +18,8 @@ export type Write =
   | { kind: 'set'; pick: number; key: string; value: unknown }
   | { kind: 'remove'; pick: number; key: string }
   | { kind: 'delete'; pick: number }
-  | { kind: 'move'; pick: number };
+  | { kind: 'move'; pick: number }
+  | { kind: 'date'; pick: number; created: number };
 
 /** The model: uuid → entity, with the collection it is in (COLLECTION or `cats`). */
 export type StoredEntities = Map<string, { entity: GeneratedEntity; collection: string }>;
@@ -81,6 +82,13 @@ export async function applyWrite(database: QueryDatabase, write: Write, stored: 
       const collection = current.collection === COLLECTION ? 'cats' : COLLECTION;
       await execute(db, sql`UPDATE entities SET collection = ${collection} WHERE uuid = ${picked}`);
       stored.set(picked!, { ...current, collection });
+      return;
+    }
+    case 'date': {
+      if (current === undefined) return;
+      await execute(db, sql`UPDATE entities SET created = ${write.created} WHERE uuid = ${picked}`);
+      const { entity } = current;
+      stored.set(picked!, { ...current, entity: { ...entity, record: { ...entity.record, created: write.created } } });
       return;
     }
   }

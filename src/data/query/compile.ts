@@ -48,6 +48,8 @@ export interface CompiledQuery {
   readonly narrowed: readonly Narrowed[];
   /** With `index`, the walk of the property index that gives the order (index-order.ts); null when it cannot. */
   readonly ordered: IndexOrder | null;
+  /** The order, when it is by `created` (read-in-created-order.ts); null otherwise. */
+  readonly created: CreatedOrder | null;
 }
 
 export interface Narrowed {
@@ -60,6 +62,22 @@ export interface Narrowed {
    * candidates; use it in place of selecting the collection.
    */
   readonly scope: SQL;
+  /** The same candidates in created order, when their index keeps `created` (property-index.ts `Candidates`). */
+  readonly created?: CreatedCandidates;
+}
+
+/** Candidates that can be ordered by `created` before their entities are read (read-in-created-order.ts). */
+export interface CreatedCandidates {
+  /** `SELECT entity_uuid, created …`: the candidates. */
+  readonly candidates: SQL;
+  /** The collection's condition, written so the plan starts from the uuids it is given (as `scope`'s). */
+  readonly collection: SQL;
+}
+
+/** The query's order when it is `created` then `uuid`, in one direction (the default, newest first), and where its cursor left off. */
+export interface CreatedOrder {
+  readonly direction: Direction;
+  readonly after: { readonly created: number; readonly uuid: string } | null;
 }
 
 /** Throws IllegalArgument when `cursor` is malformed or belongs to another order. */
@@ -74,7 +92,8 @@ export function compileQuery(query: Query, options: CompileOptions): CompiledQue
   const collection = index === undefined ? undefined : collectionOf(index, table, dialect);
   const narrowed = query.where === null || collection === undefined ? [] : narrowingsOf(query.where, collection, dialect);
   if (query.where !== null) conditions.push(compileCondition(query.where, dialect));
-  if (options.cursor !== undefined) conditions.push(compileAfter(keys, decodeCursor(options.cursor, keys), dialect));
+  const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor, keys);
+  if (after !== undefined) conditions.push(compileAfter(keys, after, dialect));
   return {
     where: conditions.length > 0 ? sql`(${joinBalanced(conditions, AND)})` : dialect.true,
     orderBy: sql.join(
@@ -84,7 +103,16 @@ export function compileQuery(query: Query, options: CompileOptions): CompiledQue
     select: query.select,
     narrowed,
     ordered: collection === undefined ? null : indexOrderOf(query, collection, dialect, options.cursor),
+    created: createdOrderOf(keys, after),
   };
+}
+
+/** `keys`' order as a CreatedOrder, when it is `created` then `uuid` in one direction. */
+function createdOrderOf(keys: readonly SortKey[], after: readonly SortValue[] | undefined): CreatedOrder | null {
+  const [created, uuid] = keys;
+  const isColumn = (key: SortKey, column: string): boolean => key.source.kind === 'column' && key.source.column === column;
+  if (keys.length !== 2 || !isColumn(created, 'created') || !isColumn(uuid, 'uuid') || created.direction !== uuid.direction) return null;
+  return { direction: created.direction, after: after === undefined ? null : { created: after[0] as number, uuid: after[1] as string } };
 }
 
 /**
@@ -107,6 +135,7 @@ function narrowingsOf(condition: Condition, collection: CollectionScope, dialect
     candidates: candidates.sql,
     indexes: candidates.indexes,
     scope: sql`${collection.condition} AND ${collection.uuid} IN (${candidates.sql})`,
+    ...(candidates.created !== undefined && { created: { candidates: candidates.created, collection: collection.condition } }),
   }));
 }
 

@@ -102,6 +102,12 @@ export interface Dialect {
   locatedIn(appUuid: string, collection: string, box: LocationBox): SQL;
   /** `SELECT entity_uuid …` of the word index's rows (word-index.ts) that answer `lookup`. */
   wordMatch(lookup: WordLookup): SQL;
+  /**
+   * The same lookup as `SELECT entity_uuid, created …` when the word index keeps each entity's
+   * `created` (SQLite), so its candidates can be put in created order before any entity is read
+   * (docs/design.md#the-word-index); else null.
+   */
+  wordMatchCreated(lookup: WordLookup): SQL | null;
 }
 
 const INDEX_ROWS = sql.identifier('entity_values');
@@ -182,12 +188,14 @@ function createSqliteDialect(table: string): Dialect {
     // auxiliary column it filters by.
     locatedIn: (appUuid, collection, box) =>
       sql`SELECT ${location('entity_uuid')} FROM ${LOCATIONS} WHERE ${location('max_latitude')} >= ${box.south} AND ${location('min_latitude')} <= ${box.north} AND ${location('max_longitude')} >= ${box.west} AND ${location('min_longitude')} <= ${box.east} AND ${locationScope(appUuid, collection)}`,
-    // An FTS5 query: quoted tokens, all required; `"…"*` is a prefix (sqlite.org/fts5.html#full_text_query_syntax).
-    // SQLite stores no `any` token: its rows have no size limit.
-    wordMatch: ({ all, lastIsPrefix }) =>
-      sql`SELECT entity_words.entity_uuid FROM entity_words WHERE entity_words MATCH ${all.map((token) => `"${token}"`).join(' ') + (lastIsPrefix ? '*' : '')}`,
+    wordMatch: (lookup) => sql`SELECT entity_words.entity_uuid FROM entity_words WHERE entity_words MATCH ${ftsQuery(lookup)}`,
+    wordMatchCreated: (lookup) => sql`SELECT entity_words.entity_uuid, entity_words.created FROM entity_words WHERE entity_words MATCH ${ftsQuery(lookup)}`,
   };
 }
+
+// An FTS5 query: quoted tokens, all required; `"…"*` is a prefix (sqlite.org/fts5.html#full_text_query_syntax).
+// SQLite stores no `any` token: its rows have no size limit.
+const ftsQuery = ({ all, lastIsPrefix }: WordLookup): string => all.map((token) => `"${token}"`).join(' ') + (lastIsPrefix ? '*' : '');
 
 /** A number parameter as a PostgreSQL double (the driver sends parameters as text). */
 const float = (value: number): SQL => sql`CAST(${value} AS double precision)`;
@@ -367,6 +375,8 @@ function createPostgresDialect(table: string): Dialect {
     // entity with too many words (the migration).
     wordMatch: ({ all, lastIsPrefix, any }) =>
       sql`SELECT entity_words.entity_uuid FROM entity_words WHERE entity_words.words @@ CAST(${`${all.map((token) => `'${token}'`).join(' & ')}${lastIsPrefix ? ':*' : ''} | '${any}'`} AS tsquery)`,
+    // Its word index holds no `created`: the planner weighs the candidates against the collection.
+    wordMatchCreated: () => null,
   };
 }
 

@@ -45,6 +45,12 @@ export interface Candidates {
   readonly sql: SQL;
   /** The indexes looked up, for `explain` (docs/api.md#explain): `property PATH`, `spatial PATH`, `full-text PATH`. */
   readonly indexes: readonly string[];
+  /**
+   * The same candidates as `SELECT entity_uuid, created …` from an index that keeps each
+   * entity's `created` (the word index on SQLite, word-index.ts), so they can be read in created
+   * order (read-in-created-order.ts); absent otherwise.
+   */
+  readonly created?: SQL;
 }
 
 /** Text cut as the index cuts it: the first INDEXED_TEXT_LENGTH code points. */
@@ -93,7 +99,8 @@ export function candidatesOf(condition: Condition, scope: IndexScope, dialect: D
     case 'contains': {
       // The word index (word-index.ts) holds every entity whose words can match.
       const words = wordCandidates(condition, scope.appUuid, scope.collection, dialect);
-      return words === null ? null : { sql: words, indexes: [`full-text ${condition.property}`] };
+      if (words === null) return null;
+      return { sql: words.sql, indexes: [`full-text ${condition.property}`], ...(words.created !== null && { created: words.created }) };
     }
     case 'not':
       return null;

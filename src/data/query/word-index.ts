@@ -110,12 +110,25 @@ export interface WordLookup {
   readonly any: string;
 }
 
+/** The entities that may match a `contains` (wordCandidates). */
+interface WordCandidates {
+  /** `SELECT entity_uuid …` */
+  readonly sql: SQL;
+  /** `SELECT entity_uuid, created …` of the same rows, where the index keeps `created` (dialect.ts `wordMatchCreated`); else null. */
+  readonly created: SQL | null;
+}
+
 /**
- * `SELECT entity_uuid …` of the entities that may match `contains`, or null when the word index
- * cannot say: a column, a path it does not hold, a term without words (`'*'` matches every text
- * that has a word; without `*` it matches nothing, which the exact condition finds on its own).
+ * The entities that may match `contains`, or null when the word index cannot say: a column, a
+ * path it does not hold, a term without words (`'*'` matches every text that has a word; without
+ * `*` it matches nothing, which the exact condition finds on its own).
  */
-export function wordCandidates(condition: Extract<Condition, { kind: 'contains' }>, appUuid: string, collection: string, dialect: Dialect): SQL | null {
+export function wordCandidates(
+  condition: Extract<Condition, { kind: 'contains' }>,
+  appUuid: string,
+  collection: string,
+  dialect: Dialect,
+): WordCandidates | null {
   const source = resolveProperty(condition.property);
   if (
     source.kind === 'column' ||
@@ -128,9 +141,10 @@ export function wordCandidates(condition: Extract<Condition, { kind: 'contains' 
   const words = splitWords(condition.term);
   if (words.length === 0) return null;
   const key = wordKey(appUuid, collection, condition.property);
-  return dialect.wordMatch({
+  const lookup: WordLookup = {
     all: words.map((word) => wordToken(key, word)),
     lastIsPrefix: condition.prefix,
     any: collectionToken(appUuid, collection),
-  });
+  };
+  return { sql: dialect.wordMatch(lookup), created: dialect.wordMatchCreated(lookup) };
 }
