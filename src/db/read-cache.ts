@@ -168,8 +168,9 @@ export class ReadCache {
    * when there is none; such a read is remembered where inserts are not heard of, once found.
    */
   async get<T>(key: string, tables: readonly Table[], load: () => Promise<T>, row = false): Promise<T> {
+    if (this.inTransaction()) return load();
     const heard = this.heardOf(tables);
-    if (this.inTransaction() || heard === undefined || (heard === 'all but inserts' && !row)) return load();
+    if (heard === undefined || (heard === 'all but inserts' && !row)) return load();
     const outside = this.externalVersion();
     if (outside !== this.outside) {
       if (this.outside !== undefined) this.epoch++;
