@@ -44,6 +44,7 @@ const NOT_AGAIN = {
   'test/bin/runtime.test.ts': 'the move onto the shipped Node.js, before any database is opened',
   'test/cli/readme.test.ts': "the README and docs/cli.md against each command's --help; no server",
   'test/query/parse.test.ts': 'the query parser alone; no database',
+  'test/db/change-feed.test.ts': "on PostgreSQL already in the SQLite run: PostgreSQL's change feed",
   'test/multi/coherence.test.ts': 'on PostgreSQL already in the SQLite run (test/multi/cluster.ts)',
   'test/multi/instances.test.ts': 'on PostgreSQL already in the SQLite run (test/multi/cluster.ts)',
 };

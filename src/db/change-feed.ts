@@ -2,7 +2,9 @@
  * PostgreSQL's side of the read cache (read-cache.ts, docs/design.md#the-read-cache): one
  * connection per instance LISTENs on `idp_changed`, where a trigger on each remembered table
  * (migration 0014_change_feed) names `schema.table` at the commit of every statement that changed
- * it, by any instance or tool. Each name that belongs to this instance's schema reaches `changed`.
+ * it, by any instance or tool — but an insert into `entities` (0026_change_feed_without_inserts,
+ * see read-cache.ts for what is remembered of it). Each name that belongs to this instance's
+ * schema reaches `changed`.
  *
  * Correct when a notification is missed: while the connection is down nothing is remembered
  * (`version` differs on every call, so every read goes to the database), and when it is back

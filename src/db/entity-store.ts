@@ -9,7 +9,7 @@
 import { and, eq, getTableColumns, inArray, or, sql, type Column, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { noteEntitiesWritten } from './planner-statistics.js';
 import { preparedFor } from './prepared.js';
-import { clientOf, dialectOf, remembered, type Tx, schemaOf } from './open.js';
+import { clientOf, dialectOf, rememberedRow, type Tx, schemaOf } from './open.js';
 import type { DialectName } from './driver.js';
 // Only SQLite can hold JSON its functions cannot read, so the guard below is written in its tables.
 import { entities as sqliteEntities, type entities } from './schema.js';
@@ -163,12 +163,13 @@ const entityBy = preparedFor((db) => {
 
 // An entity addressed by name or uuid is remembered until the entities table changes
 // (read-cache.ts), frozen: a GET of an entity nobody writes meanwhile runs no query (get-entity:
-// 14,800 → 20,800 req/s). Rows are never changed in place. The collection's length keeps
-// (`a:b`, `c`) and (`a`, `b:c`) apart.
+// 14,800 → 20,800 req/s). Rows are never changed in place. Each is one row by a unique key
+// (`rememberedRow`): on PostgreSQL new entities are not reported to other instances. The
+// collection's length keeps (`a:b`, `c`) and (`a`, `b:c`) apart.
 export async function findEntityByName(tx: Tx, appUuid: string, collection: string, name: string): Promise<EntityRow | undefined> {
   const { entities } = schemaOf(tx);
   const key = name.toLowerCase();
-  return await remembered(tx, `entity-name:${appUuid}:${collection.length}:${collection}:${key}`, [entities], () =>
+  return await rememberedRow(tx, `entity-name:${appUuid}:${collection.length}:${collection}:${key}`, [entities], () =>
     entityBy(tx).name.get({ app: appUuid, collection, key }),
   );
 }
@@ -176,7 +177,7 @@ export async function findEntityByName(tx: Tx, appUuid: string, collection: stri
 export async function findEntityByUuid(tx: Tx, appUuid: string, uuid: string): Promise<EntityRow | undefined> {
   const { entities } = schemaOf(tx);
   const key = uuid.toLowerCase();
-  return await remembered(tx, `entity-uuid:${appUuid}:${key}`, [entities], () => entityBy(tx).uuid.get({ app: appUuid, uuid: key }));
+  return await rememberedRow(tx, `entity-uuid:${appUuid}:${key}`, [entities], () => entityBy(tx).uuid.get({ app: appUuid, uuid: key }));
 }
 
 /** Whether any application holds an entity with this uuid (entity uuids are unique server-wide). */

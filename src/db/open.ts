@@ -14,6 +14,7 @@ import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { drizzle, type SqliteRemoteDatabase } from 'drizzle-orm/sqlite-proxy';
 import type { DialectName, Driver } from './driver.js';
 import type { PostgresDriver, QueryClient } from './postgres.js';
+import type { Heard } from './read-cache.js';
 import { defaultMigrationsFolder, journalOf, refuseNewer, schemaVersionOf, type SchemaVersion } from './schema-version.js';
 import * as sqliteSchema from './schema.js';
 import { nativeBinding, openSqlite, type SqliteDriver } from './sqlite.js';
@@ -104,6 +105,24 @@ export function dialectOf(handle: object): DialectName {
 export function remembered<T>(handle: object, key: string, tables: readonly Table[], load: () => Promise<T>): Promise<T> {
   const cache = driverOf(handle)?.readCache;
   return cache ? cache.get(key, tables, load) : load();
+}
+
+/**
+ * One row found by a key no other row can hold (a primary key, a unique index), undefined when
+ * there is none, remembered as `remembered` does. It is also remembered where the database does
+ * not report new rows to other instances (PostgreSQL's `entities`, see read-cache.ts), since no
+ * insert can change a row once found; there "not found" is not remembered. A read that can
+ * answer anything else from a table like that (a list, a count, a yes or no) goes through
+ * `remembered`, which reads it from the database each time.
+ */
+export function rememberedRow<T extends object>(
+  handle: object,
+  key: string,
+  tables: readonly Table[],
+  load: () => Promise<T | undefined>,
+): Promise<T | undefined> {
+  const cache = driverOf(handle)?.readCache;
+  return cache ? cache.get(key, tables, load, true) : load();
 }
 
 /**
@@ -285,13 +304,25 @@ function schemaNameOf(options: { url: string; schema?: string }): string | undef
   return schemaName;
 }
 
-/** The tables of the connection's schema whose changes the change feed reports (postgres/0014_change_feed.sql). */
-async function tablesWithChangeFeed(client: Pick<ClientBase, 'query'>): Promise<Set<string>> {
+/** pg_trigger.tgtype's bits for the events a trigger fires on (PostgreSQL's pg_trigger.h). */
+const TRIGGER_ON = { insert: 4, delete: 8, update: 16, truncate: 32 };
+
+/**
+ * The tables of the connection's schema whose changes the change feed reports, and which
+ * (postgres/0014_change_feed.sql, 0026_change_feed_without_inserts.sql), as their triggers say: a
+ * table counts only when its updates, deletes and truncations are all reported.
+ */
+async function tablesWithChangeFeed(client: Pick<ClientBase, 'query'>): Promise<Map<string, Heard>> {
   const { rows } = await client.query(
-    `select c.relname as name from pg_trigger t join pg_class c on c.oid = t.tgrelid
+    `select c.relname as name, t.tgtype::int as events from pg_trigger t join pg_class c on c.oid = t.tgrelid
      where t.tgname = 'idp_changed' and c.relnamespace = current_schema()::regnamespace`,
   );
-  return new Set((rows as { name: string }[]).map((row) => row.name));
+  const changes = TRIGGER_ON.update | TRIGGER_ON.delete | TRIGGER_ON.truncate;
+  return new Map(
+    (rows as { name: string; events: number }[])
+      .filter((row) => (row.events & changes) === changes)
+      .map((row) => [row.name, row.events & TRIGGER_ON.insert ? 'every change' : 'all but inserts']),
+  );
 }
 
 async function openPostgresDatabase(options: OpenOptions & { url: string }): Promise<Database_> {

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { atomicAlone, TextCache, TransactionScope, type Driver } from './driver.js';
 import { startChangeFeed, type ChangeFeed } from './change-feed.js';
-import { ReadCache, tablesOf, writtenTable } from './read-cache.js';
+import { ReadCache, tablesOf, writtenTable, type Heard } from './read-cache.js';
 import * as schema from './schema.js';
 
 export interface PostgresOptions {
@@ -38,7 +38,7 @@ export interface PostgresDriver extends Driver {
    * From now on, remembers reads of the `covered` tables (those the change feed reports, see
    * change-feed.ts) until a change to them is heard or made here. Called once the schema is migrated.
    */
-  rememberReads(covered: ReadonlySet<string>): void;
+  rememberReads(covered: ReadonlyMap<string, Heard>): void;
 }
 
 /** Commands after which rows may have changed; DDL changes what any read means. */
@@ -121,7 +121,7 @@ function trackChanges(url: string, scope: TransactionScope<pg.PoolClient>) {
       changedIn.set(transaction, tables);
     },
     freshen: (): Promise<void> => feed?.sync() ?? Promise.resolve(),
-    rememberReads(covered: ReadonlySet<string>): void {
+    rememberReads(covered: ReadonlyMap<string, Heard>): void {
       if (feed !== undefined) return;
       feed = startChangeFeed({ url, changed: (table) => readCache?.written(table) });
       readCache = new ReadCache(tablesOf(schema), feed.version, () => scope.current() !== undefined, undefined, covered);

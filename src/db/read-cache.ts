@@ -15,7 +15,10 @@
  *
  * On PostgreSQL other instances write where this one cannot see: their changes arrive through
  * the change feed (change-feed.ts), and only the tables it reports are remembered
- * (docs/design.md#the-read-cache).
+ * (docs/design.md#the-read-cache). Of a table whose new rows it does not report (`entities`),
+ * only single rows found by a key no other row can hold are remembered (`rememberedRow` in
+ * open.ts): no insert can change such a row, while "not found" would go stale at the first insert
+ * made elsewhere, so it is read again each time.
  *
  * The fast path for authenticated reads, measured on 2026-11-24 against every lookup going to
  * the database (`get-entity` scenario, 3 interleaved pairs,
@@ -96,6 +99,12 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/**
+ * What the cache is told of other writers' changes to a table: every change, or every change but
+ * new rows (PostgreSQL's change feed for `entities`, migration 0026_change_feed_without_inserts).
+ */
+export type Heard = 'every change' | 'all but inserts';
+
 interface Entry {
   stamp: number;
   value: unknown;
@@ -118,8 +127,8 @@ export class ReadCache {
     private readonly externalVersion: () => number,
     private readonly inTransaction: () => boolean,
     private readonly limit = DEFAULT_LIMIT,
-    /** The tables whose changes the cache is told of; reads of any other table are not remembered (all when undefined). */
-    private readonly covered?: ReadonlySet<string>,
+    /** The tables whose changes the cache is told of, and which; reads of any other table are not remembered (every change of every table when undefined). */
+    private readonly covered?: ReadonlyMap<string, Heard>,
   ) {
     this.dependents = dependentsOf(tables);
   }
@@ -141,9 +150,27 @@ export class ReadCache {
     return stamp;
   }
 
-  /** What `load` reads from `tables`, remembered under `key` until one of them changes. */
-  async get<T>(key: string, tables: readonly Table[], load: () => Promise<T>): Promise<T> {
-    if (this.inTransaction() || (this.covered !== undefined && !tables.every((table) => this.covered!.has(getTableName(table))))) return load();
+  /** What the cache is told of changes to all of `tables`: the least it is told of one of them, undefined when nothing. */
+  private heardOf(tables: readonly Table[]): Heard | undefined {
+    if (this.covered === undefined) return 'every change';
+    let heard: Heard = 'every change';
+    for (const table of tables) {
+      const told = this.covered.get(getTableName(table));
+      if (told === undefined) return undefined;
+      if (told === 'all but inserts') heard = told;
+    }
+    return heard;
+  }
+
+  /**
+   * What `load` reads from `tables`, remembered under `key` until one of them changes. `row`: the
+   * read is of one row by a key no other row can hold (a primary key, a unique index), undefined
+   * when there is none; such a read is remembered where inserts are not heard of, once found.
+   */
+  async get<T>(key: string, tables: readonly Table[], load: () => Promise<T>, row = false): Promise<T> {
+    if (this.inTransaction()) return load();
+    const heard = this.heardOf(tables);
+    if (heard === undefined || (heard === 'all but inserts' && !row)) return load();
     const outside = this.externalVersion();
     if (outside !== this.outside) {
       if (this.outside !== undefined) this.epoch++;
@@ -153,6 +180,11 @@ export class ReadCache {
     const entry = this.entries.get(key);
     if (entry !== undefined && entry.stamp === stamp) return entry.value as T;
     const value = deepFreeze(await load());
+    // Not found, where a row inserted elsewhere would not be heard of: asked again next time.
+    if (value === undefined && heard === 'all but inserts') {
+      this.entries.delete(key);
+      return value;
+    }
     if (entry === undefined && this.entries.size >= this.limit) this.entries.delete(this.entries.keys().next().value ?? '');
     this.entries.set(key, { stamp, value });
     return value;

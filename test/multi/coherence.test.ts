@@ -68,6 +68,39 @@ describe.skipIf(postgres !== undefined)(
       expect((await bobSignsIn(b.url)).status).toBe(200);
     });
 
+    it('a user moved to another collection or deleted with plain SQL, as a tool would, loses access at A at once', async () => {
+      const signIn = async (username: string) =>
+        (await must(a.url, 'POST', '/acme/shop/token', { json: { grant_type: 'password', username, password: 'carols-password-1' } })).access_token as string;
+      for (const [username, change] of [
+        ['carol', `update entities set collection = 'former_users' where collection = 'users' and name_key = $1`],
+        ['cleo', `delete from entities where collection = 'users' and name_key = $1`],
+      ]) {
+        await must(b.url, 'POST', '/acme/shop/users', { token: admin, json: { username, password: 'carols-password-1' } });
+        const token = await signIn(username);
+        expect((await call(a.url, 'GET', '/acme/shop/users/me', { token })).status).toBe(200);
+        await schema.sql(change, [username]);
+        expect((await call(a.url, 'GET', '/acme/shop/users/me', { token })).status).toBe(401);
+      }
+    });
+
+    it('a user or an item created through B, or by plain SQL, is found by A right after A answered 404', async () => {
+      for (const path of ['/acme/shop/users/dora', '/acme/shop/items/lamp']) {
+        expect((await call(a.url, 'GET', path, { token: admin })).status).toBe(404);
+        const [, , , collection, name] = path.split('/');
+        await must(b.url, 'POST', `/acme/shop/${collection}`, { token: admin, json: collection === 'users' ? { username: name } : { name } });
+        const [found] = (await must(a.url, 'GET', path, { token: admin })).entities;
+        expect(collection === 'users' ? found.username : found.name).toBe(name);
+      }
+      const uuid = '01a40000-0000-7000-8000-000000000001';
+      expect((await call(a.url, 'GET', `/acme/shop/items/${uuid}`, { token: admin })).status).toBe(404);
+      await schema.sql(
+        `insert into entities (uuid, app_uuid, collection, type, name, name_key, properties, created, modified)
+         select $1, uuid, 'items', 'item', 'desk', 'desk', '{"name":"desk"}', 1, 1 from applications where name_key = 'shop'`,
+        [uuid],
+      );
+      expect((await must(a.url, 'GET', `/acme/shop/items/${uuid}`, { token: admin })).entities[0].name).toBe('desk');
+    });
+
     it('a permission removed through B is refused by A on the next request', async () => {
       const token = (await bobSignsIn(a.url)).body.access_token as string;
       const permission = 'post:/vaults';

@@ -8,7 +8,7 @@ import { signTokenOnThreadPool } from '../keys/token-signing-on-thread-pool.js';
 import { randomUUID } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { preparedFor } from '../../db/prepared.js';
-import { remembered, schemaOf } from '../../db/open.js';
+import { remembered, rememberedRow, schemaOf } from '../../db/open.js';
 
 import type { Deps } from '../../deps.js';
 import type { Principal } from '../../principal.js';
@@ -221,7 +221,7 @@ export async function currentPrincipal(deps: Deps, principal: TokenPrincipal): P
       return { kind: user.sysadmin ? 'sysadmin' : 'admin', userUuid: user.uuid, username: user.username };
     }
     case 'app-user': {
-      const user = await remembered(deps.db, `app-user:${principal.appUuid}:${principal.userUuid}`, [entities], () =>
+      const user = await rememberedRow(deps.db, `app-user:${principal.appUuid}:${principal.userUuid}`, [entities], () =>
         principalBy(deps.db).appUser.get({ user: principal.userUuid, app: principal.appUuid }),
       );
       if (!user || user.properties.disabled === true) return null;
