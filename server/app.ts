@@ -111,7 +111,11 @@ export function createApp(deps: Deps, areas: readonly Area[] = AREAS): Hono<Env>
   // the body size limit (413 before anything reads the body, or authenticates). X-Frame-Options
   // DENY, nosniff and friends go on every response: added by Node's response where the server
   // is made (serve.ts), or by the first middleware here for any other caller (middleware/secure-headers.ts).
-  const limitBodySize = bodySizeLimit({ body: deps.config.bodyLimit, multipart: deps.config.maxAssetSize + deps.config.bodyLimit });
+  const limitBodySize = bodySizeLimit({
+    body: deps.config.bodyLimit,
+    multipart: deps.config.maxAssetSize + deps.config.bodyLimit,
+    idleMs: deps.config.bodyTimeout * 1000,
+  });
   app.use('*', secureHeadersElsewhere({ hsts: sendsHsts(deps.config.issuer) }));
   // First, so that it sees every answer, refusals before routing included.
   app.use('*', observeRequests(deps));

@@ -20,6 +20,7 @@ import type { Hono } from 'hono';
 import { createApp } from './app.js';
 import { createSecureServer, sendsHsts } from './middleware/secure-headers.js';
 import { refusingRawBackslash } from './middleware/path-segments.js';
+import { limitingBodyTime } from './middleware/body-time.js';
 import type { Env } from './env.js';
 import { createMetricsApp } from './routes/metrics.js';
 import { startDeliveryWorker } from '../src/push/worker.js';
@@ -68,7 +69,8 @@ function listen(app: Hono<Env>, config: Config, port: number): Promise<ServerTyp
   return new Promise((resolvePromise, reject) => {
     // HSTS only where clients reach the server over https; an issuer not given is http (below).
     const hsts = sendsHsts(config.issuer);
-    const server = createSecureServer(refusingRawBackslash(getRequestListener(app.fetch, { hostname: config.host })), { hsts });
+    const listener = refusingRawBackslash(getRequestListener(app.fetch, { hostname: config.host }));
+    const server = createSecureServer(limitingBodyTime(listener, config.bodyTimeout * 1000), { hsts });
     server.listen(port, config.host, () => resolvePromise(server));
     server.once('error', (error: NodeJS.ErrnoException) => {
       const reason = error.code === 'EADDRINUSE' ? 'the port is in use' : error.code === 'EACCES' ? 'permission denied' : error.message;

@@ -54,6 +54,8 @@ export interface Config {
   importBatch: number;
   /** Largest request body accepted, in bytes. */
   bodyLimit: number;
+  /** Seconds a request body may take to arrive; a bulk import's, between two of its chunks (server/middleware/body-time.ts). */
+  bodyTimeout: number;
   /** What a JSON body may hold: nested levels, keys in one object, characters in one key. */
   json: JsonLimits;
   /** Largest file attached to an entity, in bytes (docs/api.md#assets). */
@@ -138,6 +140,8 @@ export const DEFAULTS = {
   databasePoolSize: 10,
   // 1 MiB: entity documents are small; larger bodies are refused with 413 before parsing.
   bodyLimit: 1024 * 1024,
+  // Node's own limit for a whole request, which it replaces (server/middleware/body-time.ts).
+  bodyTimeout: 300,
   // 32 levels, as the query language caps its own nesting; far below the 1,000 levels SQLite's
   // JSON functions read. A thousand keys in one object and 256 characters in one key leave room
   // for any entity and keep a single object from costing more than the documents around it.
@@ -286,6 +290,7 @@ export function resolveConfig(flags: ServeFlags, env: NodeJS.ProcessEnv): Config
     propertyIndexBatch: parseSeconds(emptyToUndefined(env.IDP_PROPERTY_INDEX_BATCH), DEFAULTS.propertyIndexBatch, 'IDP_PROPERTY_INDEX_BATCH', 'entities'),
     importBatch: parseSeconds(emptyToUndefined(env.IDP_IMPORT_BATCH), DEFAULTS.importBatch, 'IDP_IMPORT_BATCH', 'entities'),
     bodyLimit: DEFAULTS.bodyLimit,
+    bodyTimeout: parseSeconds(emptyToUndefined(env.IDP_BODY_TIMEOUT), DEFAULTS.bodyTimeout, 'IDP_BODY_TIMEOUT'),
     json: { ...DEFAULTS.json, maxDepth: parseJsonDepth(pick(flags.maxJsonDepth, 'IDP_MAX_JSON_DEPTH')) },
     maxAssetSize: parseSize(pick(flags.maxAssetSize, 'IDP_MAX_ASSET_SIZE'), DEFAULTS.maxAssetSize, '--max-asset-size'),
     assetsDir: pick(flags.assetsDir, 'IDP_ASSETS_DIR'),

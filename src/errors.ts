@@ -68,6 +68,7 @@ export const UserNotFound = kind(404, 'user_not_found');
 export const MethodNotAllowed = kind(405, 'method_not_allowed');
 export const Conflict = kind(409, 'conflict');
 export const PayloadTooLarge = kind(413, 'payload_too_large');
+export const RequestTimeout = kind(408, 'request_timeout');
 export const UnsupportedMediaType = kind(415, 'unsupported_media_type');
 export const RangeNotSatisfiable = kind(416, 'range_not_satisfiable');
 export const TooManyRequests = kind(429, 'too_many_requests');

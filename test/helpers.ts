@@ -57,10 +57,11 @@ export async function createTestApp(overrides: Partial<Config> = {}, options: { 
 
 /**
  * The same, but over a real `idp serve` (its own HTTP server on a free port): for what only
- * Node's response adds (server/middleware/secure-headers.ts). `flags` as `idp serve` takes them.
+ * Node's response adds (server/middleware/secure-headers.ts). `flags` as `idp serve` takes them,
+ * `config` over what they resolve to.
  */
-export async function createServedTestApp(flags: ServeFlags = {}): Promise<TestApp> {
-  const server = await startTestServer({ port: '0', ...flags });
+export async function createServedTestApp(flags: ServeFlags = {}, config: Partial<Config> = {}): Promise<TestApp> {
+  const server = await startTestServer({ port: '0', ...flags }, { config });
   const send = (path: string, init: RequestInit) => fetch(`${server.url}${path}`, { ...init, redirect: 'manual' });
   return {
     deps: server.deps,

@@ -12,27 +12,47 @@
  *
  * An `application/x-ndjson` body (the bulk import, docs/api.md#bulk-import) has no total limit:
  * each of its lines is held to the body limit instead, counted as it is read, and its reader
- * (server/ndjson.ts) answers the failure with the line it happened on.
+ * (server/ndjson.ts) answers the failure with the line it happened on. Nor has it a time limit
+ * (body-time.ts): it fails with `408 request_timeout` when no byte of it came for the body's
+ * time limit while it was waited for.
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Env } from '../env.js';
-import { PayloadTooLarge } from '../../src/errors.js';
+import { PayloadTooLarge, RequestTimeout } from '../../src/errors.js';
 import { onError } from '../errors.js';
 import { bodyFormatOf } from '../request-input.js';
+
+/** The next chunk of `reader`; with `idleMs`, a failure with `408 request_timeout` when none came in that time. */
+async function nextChunk(reader: ReadableStreamDefaultReader<Uint8Array>, idleMs: number | undefined): Promise<ReadableStreamReadResult<Uint8Array>> {
+  if (idleMs === undefined) return reader.read();
+  let timer: NodeJS.Timeout | undefined;
+  const idle = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(RequestTimeout(`no byte of the request body came for ${idleMs / 1000} s`));
+      reader.cancel().catch(() => undefined);
+    }, idleMs);
+  });
+  try {
+    return await Promise.race([reader.read(), idle]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /**
  * Replaces the request's body by one that passes on the bytes `fits` allows of each chunk (all,
  * or those before the first too many) and then fails with `tooLarge()`, once its reader has read
- * what came before; tells whether it did.
+ * what came before; tells whether it did. With `idleMs`, it fails with `408 request_timeout` once
+ * no chunk came for that long.
  */
-function guardBody(c: Context<Env>, fits: (chunk: Uint8Array) => number, tooLarge: () => Error): () => boolean {
+function guardBody(c: Context<Env>, fits: (chunk: Uint8Array) => number, tooLarge: () => Error, idleMs?: number): () => boolean {
   const reader = c.req.raw.body?.getReader();
   if (reader === undefined) return () => false;
   let exceeded = false;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (exceeded) return controller.error(tooLarge());
-      const { done, value } = await reader.read();
+      const { done, value } = await nextChunk(reader, idleMs);
       if (done) return controller.close();
       const allowed = fits(value);
       if (allowed === value.byteLength) return controller.enqueue(value);
@@ -54,8 +74,8 @@ function countBody(c: Context<Env>, maxSize: number, tooLarge: () => Error): () 
   return guardBody(c, (chunk) => ((size += chunk.byteLength) <= maxSize ? chunk.byteLength : 0), tooLarge);
 }
 
-/** A body that fails once one of its lines (the bytes between newlines) passes `maxSize` bytes (guardBody). */
-function countLines(c: Context<Env>, maxSize: number, tooLarge: () => Error): void {
+/** A body that fails once one of its lines (the bytes between newlines) passes `maxSize` bytes, or none of it came for `idleMs` (guardBody). */
+function countLines(c: Context<Env>, maxSize: number, tooLarge: () => Error, idleMs: number): void {
   // Bytes since the last newline.
   let run = 0;
   guardBody(
@@ -72,21 +92,23 @@ function countLines(c: Context<Env>, maxSize: number, tooLarge: () => Error): vo
       return chunk.byteLength;
     },
     tooLarge,
+    idleMs,
   );
 }
 
 /**
  * The limit as request-wide middleware: a declared length over it is 413 at once; a counted body
  * that passed it makes the answer 413, whatever the reader of the body made of the failure.
- * `limits.body` for every body, `limits.multipart` for a multipart one.
+ * `limits.body` for every body, `limits.multipart` for a multipart one; `limits.idleMs`, the wait
+ * for a bulk import's next chunk.
  */
-export function bodySizeLimit(limits: { body: number; multipart: number }): MiddlewareHandler<Env> {
+export function bodySizeLimit(limits: { body: number; multipart: number; idleMs: number }): MiddlewareHandler<Env> {
   return async (c, next) => {
     const method = c.req.method;
     if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS') return next();
     const format = bodyFormatOf(c);
     if (format === 'ndjson') {
-      countLines(c, limits.body, () => PayloadTooLarge(`a line of the request body is longer than ${limits.body} bytes`));
+      countLines(c, limits.body, () => PayloadTooLarge(`a line of the request body is longer than ${limits.body} bytes`), limits.idleMs);
       return next();
     }
     const maxSize = format === 'multipart' ? limits.multipart : limits.body;

@@ -133,8 +133,9 @@ export const sendsHsts = (issuer: string | undefined) => issuer?.startsWith('htt
 
 /**
  * An HTTP server for `listener` (hono's, through @hono/node-server) giving every response the
- * headers, Strict-Transport-Security among them when `hsts`.
+ * headers, Strict-Transport-Security among them when `hsts`. Without Node's time limit for a whole
+ * request, which would cut a long bulk import: the listener holds bodies to its own (body-time.ts).
  */
 export function createSecureServer(listener: RequestListener, { hsts }: { hsts: boolean }): Server {
-  return createServer({ ServerResponse: hsts ? WITH_HSTS_RESPONSE : WITHOUT_HSTS_RESPONSE }, listener);
+  return createServer({ ServerResponse: hsts ? WITH_HSTS_RESPONSE : WITHOUT_HSTS_RESPONSE, requestTimeout: 0 }, listener);
 }
