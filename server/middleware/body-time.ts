@@ -14,10 +14,10 @@ import { formatOfMediaType } from '../request-input.js';
 
 export function limitingBodyTime(listener: RequestListener, timeoutMs: number): RequestListener {
   return (incoming, outgoing) => {
-    const method = incoming.method;
-    if (method === 'GET' || method === 'HEAD' || method === 'OPTIONS' || formatOfMediaType(incoming.headers['content-type']) === 'ndjson') {
-      return listener(incoming, outgoing);
-    }
+    const { headers } = incoming;
+    // A request has a body only with one of these (RFC 9112 6.1): the others are not timed.
+    const hasBody = headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
+    if (!hasBody || formatOfMediaType(headers['content-type']) === 'ndjson') return listener(incoming, outgoing);
     const timer = setTimeout(() => {
       if (!incoming.complete) incoming.socket.destroy();
     }, timeoutMs);

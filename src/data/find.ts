@@ -9,11 +9,11 @@ import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { clientOf, dialectOf, type Tx, schemaOf } from '../db/open.js';
 import { parseLimit } from './query/limit.js';
 import { compileQuery, encodeCursor, parseQuery, type EntityRecord, type PropertyPath, type Query } from './query/index.js';
-import type { Narrowed } from './query/compile.js';
+import type { CompiledQuery, Narrowed } from './query/compile.js';
 import { compareEntities } from './query/evaluate.js';
 import type { IndexOrder } from './query/index-order.js';
 import { readInIndexOrder } from './read-in-index-order.js';
-import { readInCreatedOrder } from './read-in-created-order.js';
+import { readInCreatedOrder, type CreatedOrderRead } from './read-in-created-order.js';
 import { propertyPathsOf } from './query/property-index.js';
 import { isUnreadableJsonError, skippingUnreadable, unreadableProperties, type EntityRow } from '../db/entity-store.js';
 import { countingRows, type Explanation, type Statement } from '../db/explain.js';
@@ -144,6 +144,11 @@ async function chooseNarrowing<N>(
   return best?.choice ?? (planned ? { narrowing: narrowings[0], inCreatedOrder: false } : undefined);
 }
 
+/** How `narrowing`'s candidates are read in the query's created order (read-in-created-order.ts), when they can be. */
+function inCreatedOrderOf(compiled: Pick<CompiledQuery, 'created'>, narrowing: Narrowed): Pick<CreatedOrderRead, 'candidates' | 'order'> | undefined {
+  return compiled.created !== null && narrowing.created !== undefined ? { candidates: narrowing.created, order: compiled.created } : undefined;
+}
+
 /** The statement counting a narrowing's candidates up to `upTo` (chooseNarrowing). */
 const countingCandidates = (candidates: SQL, upTo = BROAD): SQL => sql`SELECT count(*) FROM (SELECT 1 FROM (${candidates}) AS c LIMIT ${upTo}) AS p`;
 
@@ -220,19 +225,17 @@ export async function findEntities(tx: Tx, appUuid: string, scope: EntityScope, 
   });
   const usable = await usableNarrowings(tx, appUuid, scope, compiled.narrowed);
   const ordered = await usableOrder(tx, appUuid, scope, compiled.ordered);
-  const created = compiled.created;
   const chosen = await chooseNarrowing(
     tx,
     usable.narrowings,
     ordered.order !== undefined,
     (narrowing, upTo) => countCandidates(tx, narrowing, upTo),
-    (narrowing) => created !== null && narrowing.created !== undefined,
+    (narrowing) => inCreatedOrderOf(compiled, narrowing) !== undefined,
   );
   const narrowed = chosen?.narrowing;
   // A few candidates are sorted sooner than the index is walked (chooseNarrowing).
   const walked = narrowed === undefined ? ordered.order : undefined;
-  const inCreatedOrder =
-    chosen?.inCreatedOrder === true && created !== null && narrowed?.created !== undefined ? { candidates: narrowed.created, order: created } : undefined;
+  const inCreatedOrder = chosen?.inCreatedOrder === true ? inCreatedOrderOf(compiled, chosen.narrowing) : undefined;
   const counting = options.explain ? countingRows(tx) : undefined;
   // The statements as run, for `explain` only: rendering one again costs about as much as running it.
   const ran: Statement[] | undefined = counting === undefined ? undefined : [];
@@ -355,7 +358,7 @@ function shapePage(
   const compiled = compileQuery(query, { dialect: dialectOf(tx), index });
   const moved = compileQuery(shape.moved, { dialect: dialectOf(tx), index });
   // Candidates read in created order take more than one statement (read-in-created-order.ts).
-  const inCreatedOrder = compiled.created !== null && compiled.narrowed.some((narrowing) => narrowing.created !== undefined);
+  const inCreatedOrder = compiled.narrowed.some((narrowing) => inCreatedOrderOf(compiled, narrowing) !== undefined);
   if (compiled.ordered !== null || inCreatedOrder || compiled.narrowed.length !== moved.narrowed.length) return null;
   const [actual, other] = [rendered(compiled), rendered(moved)];
   const counts = actual.counts.map((statement, i) => shapeStatement(shape, statement, other.counts[i]));
