@@ -49,24 +49,12 @@ function nodeGyp() {
 }
 
 const addonDir = dirname(require.resolve('better-sqlite3/package.json'));
-// SQLite's compile-time options beyond better-sqlite3's own (deps/defines.gypi), passed to the C
-// compiler through CFLAGS, which node-gyp's Makefiles append (docs/design.md#storage):
-// SQLITE_STMTJRNL_SPILL keeps a statement's or savepoint's journal in memory up to 1 MiB instead of
-// 64 KiB. Every unit of a group commit (src/db/group-commit.ts) runs between a savepoint and its
-// release, and an entity's insert with its index triggers changes more than 16 pages, so with
-// 64 KiB the journal went to a temporary file, written through the kernel page by page; measured
-// on 2026-11-25, 20,000 creates of the `create-entity` item through the group commit, 50 to a
-// group, three interleaved pairs: 101, 102, 103 µs CPU each against 128, 119, 117
-// (docs/benchmarks.md#speed-ups-and-their-figures). Larger journals still go to a file, so a
-// transaction that rewrites a whole collection cannot hold it in memory.
-const SQLITE_DEFINES = ['SQLITE_STMTJRNL_SPILL=1048576'];
 const stampFile = join(addonDir, 'build', 'idp-built-for.json');
 const { node, version, nodedir } = target();
 const stamp = JSON.stringify({
   node: version,
   nodedir: nodedir ?? null,
   'better-sqlite3': JSON.parse(readFileSync(join(addonDir, 'package.json'), 'utf8')).version,
-  defines: SQLITE_DEFINES,
 });
 const loads = () => spawnSync(node, ['-e', 'new (require("better-sqlite3"))(":memory:").close()'], { cwd: root, stdio: 'ignore' }).status === 0;
 
@@ -76,11 +64,7 @@ if (!process.argv.includes('--force') && existsSync(stampFile) && readFileSync(s
 if (!nodedir) process.stderr.write(`build-native: no headers of Node.js ${version} found here; node-gyp downloads them\n`);
 const started = Date.now();
 // The npm configuration's nodedir (a global npmrc may name the system Node's headers) must not win.
-const env = {
-  ...process.env,
-  npm_config_nodedir: nodedir ?? '',
-  CFLAGS: [process.env.CFLAGS, ...SQLITE_DEFINES.map((define) => `-D${define}`)].filter(Boolean).join(' '),
-};
+const env = { ...process.env, npm_config_nodedir: nodedir ?? '' };
 if (!nodedir) delete env.npm_config_nodedir;
 const args = [nodeGyp(), 'rebuild', '--release', '--jobs=max', '--force_build=1', ...(nodedir ? [`--nodedir=${nodedir}`] : [])];
 const result = spawnSync(node, args, { cwd: addonDir, env, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
