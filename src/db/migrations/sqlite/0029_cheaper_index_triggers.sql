@@ -1,10 +1,9 @@
 -- Two of the tests the index triggers make for every entity written, made cheaper without changing
 -- what they select (docs/design.md#the-property-index, #the-location-index). Measured on
 -- 2026-11-25 with `valgrind --tool=callgrind`, counting the instructions inside SQLite of 3,000
--- creates of the `create-entity` item (1 KB of JSON, no location), 50 to a group commit: 446.6k
--- instructions per create before, 410.5k with the location test below, 387k with no location
--- trigger at all; 423.3k with the property index's test below alone
--- (docs/benchmarks.md#speed-ups-and-their-figures).
+-- creates of the `create-entity` item (1 KB of JSON, no location), 50 to a group commit: 437.2k
+-- instructions per create before, 389.2k after; the location test was about two thirds of the
+-- difference (docs/benchmarks.md#speed-ups-and-their-figures).
 --
 -- The location triggers look for the text `"location"` (or a backslash, which may spell it
 -- escaped) in the stored JSON before reading any of it. `instr` compared the needle at every
