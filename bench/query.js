@@ -60,6 +60,11 @@ function queryForms(size) {
     { label: `name = '${name}'`, ql: `where name = '${name}'`, parse: { where: { name }, order: '-createdAt' } },
     { label: "city = 'Rome' and age = 7", ql: "where city = 'Rome' and age = 7", parse: { where: { city: 'Rome', age: 7 }, order: '-createdAt' } },
     { label: 'order by score asc', ql: 'order by score asc', parse: { order: 'score' } },
+    // Several keys: the first is walked through the index, and a page sorts the entities of the
+    // first key's value it ends in — size / 10,000 of them for `age`, a tenth of the collection
+    // for `city` (docs/api.md#queries-and-paging).
+    { label: 'order by age asc, score desc', ql: 'order by age asc, score desc', parse: { order: 'age,-score' } },
+    { label: 'order by city, score', ql: 'order by city, score', parse: { order: 'city,score' } },
     {
       label: "about contains 'tag777'",
       ql: "where about contains 'tag777'",

@@ -54,8 +54,11 @@ export async function readInIndexOrder(tx: Tx, read: IndexOrderRead, guard: Guar
 
 /**
  * The first `wanted` entities of one rank in the query's order. Strings are sorted again by the
- * exact order (the index orders them by their cut text, then uuid), after reading every row of
- * a tie of long texts that the page ends in, since its rows may belong before the ones read.
+ * exact order (the index orders them by their cut text, then uuid), after reading the first
+ * `wanted` in the exact order of a tie of long texts that the page ends in, since they may belong
+ * before the ones read; so is every page of an order of several keys, with the first `wanted` of
+ * the value it ends in (index-order.ts `tied`). A tie comes after every value before it in the
+ * exact order too, as cutting keeps order, so no more of it can be on the page.
  */
 async function readRank(tx: Tx, read: IndexOrderRead, walk: RankWalk, wanted: number, guard: Guard): Promise<EntityRow[]> {
   const { entities } = schemaOf(tx);
@@ -65,15 +68,15 @@ async function readRank(tx: Tx, read: IndexOrderRead, walk: RankWalk, wanted: nu
       .from(entities)
       .innerJoin(walk.join, walk.on)
       .where(and(read.counting, guard(read.where), tie))
-      .orderBy(walk.orderBy);
-    const limited = tie === undefined ? statement.limit(wanted) : statement;
-    read.ran?.push(limited.toSQL());
-    return limited;
+      .orderBy(tie === undefined ? walk.orderBy : read.orderBy)
+      .limit(wanted);
+    read.ran?.push(statement.toSQL());
+    return statement;
   };
   const rows = await select();
-  if (!walk.cut) return rows.map(withoutIndexed);
+  if (!walk.cut && !read.order.tied) return rows.map(withoutIndexed);
   const last = rows.at(-1);
-  if (rows.length === wanted && last !== undefined && isLongTie(String(last.indexed))) {
+  if (rows.length === wanted && last !== undefined && (read.order.tied || isLongTie(String(last.indexed)))) {
     const seen = new Set(rows.map((row) => row.uuid));
     rows.push(...(await select(sql`${walk.indexed} = ${last.indexed}`)).filter((row) => !seen.has(row.uuid)));
   }

@@ -179,18 +179,22 @@ export const conditionArbitrary: fc.Arbitrary<Condition> = fc.letrec<{ condition
 const orderKey: fc.Arbitrary<OrderKey> = fc.record({ property, direction: fc.constantFrom('asc' as const, 'desc' as const) });
 
 /**
- * Queries ordered by one JSON property, which the property index can walk in order
- * (index-order.ts) — except `n.y.w.v`, deeper than it goes — with a condition or none.
+ * Queries ordered by a JSON property, which the property index can walk in order
+ * (index-order.ts) — except `n.y.w.v`, deeper than it goes — alone or followed by up to two more
+ * keys of any kind, with a condition or none.
  */
 export const propertyOrderArbitrary: fc.Arbitrary<Query> = fc.record({
   select: fc.constant(null),
   where: fc.option(conditionArbitrary, { nil: null, freq: 2 }),
-  orderBy: fc.tuple(
-    fc.record({
-      property: fc.constantFrom(...QUERY_PROPERTIES.filter((name) => !COLUMNS.includes(name) && name !== 'n.y.w.v')),
-      direction: fc.constantFrom('asc' as const, 'desc' as const),
-    }),
-  ),
+  orderBy: fc
+    .tuple(
+      fc.record({
+        property: fc.constantFrom(...QUERY_PROPERTIES.filter((name) => !COLUMNS.includes(name) && name !== 'n.y.w.v')),
+        direction: fc.constantFrom('asc' as const, 'desc' as const),
+      }),
+      fc.oneof({ weight: 1, arbitrary: fc.constant([]) }, { weight: 2, arbitrary: fc.array(orderKey, { minLength: 1, maxLength: 2 }) }),
+    )
+    .map(([first, more]) => [first, ...more]),
 });
 
 export const queryArbitrary: fc.Arbitrary<Query> = fc.record({

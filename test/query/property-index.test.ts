@@ -261,7 +261,7 @@ describe('the property index', () => {
   );
 
   it(
-    'gives the order of one property by walking it, page by page, as the reference sorts (missing values, mixed types, ties), and explain says so',
+    'gives the order of one property, or of one and more keys, by walking the first, page by page, as the reference sorts (missing values, mixed types, ties), and explain says so',
     async () => {
       await fc.assert(
         fc.asyncProperty(entitiesArbitrary, propertyOrderArbitrary, fc.integer({ min: 1, max: 7 }), async (entities, query, limit) => {

@@ -13,6 +13,11 @@
  * strings whose cut texts are equal and that long: read-in-index-order.ts sorts a page's strings again by the
  * exact order, having read every row of such a tie (`isLongTie`).
  *
+ * An order of several keys (`order by city, score`) walks its first key the same way. The walk
+ * then orders entities by that key alone, so read-in-index-order.ts reads every row of the value
+ * a page ends in (`tied`) and sorts the page by the exact order of all the keys: whatever belongs
+ * on the page has a first value no later than that one, and so has been read.
+ *
  * Only the order comes from here: the caller keeps the query's exact condition (cursor included),
  * so the index only decides in which order entities are read, never which ones match.
  */
@@ -46,32 +51,36 @@ export interface IndexOrder {
   readonly ranks: readonly RankWalk[];
   /** The condition holding for exactly the entities of the last rank (no index row), for reading them as before. */
   readonly lastRank: SQL;
+  /** More keys follow the walked one: the walk's ties are in no order the query's keys give, and a page reads every row of the value it ends in. */
+  readonly tied: boolean;
 }
 
 /**
- * The walk of the property index that gives `query`'s order, or null when it cannot: an order of
- * one key on a JSON property the index holds (uuid, type, created and modified are columns with
- * their own order; several keys would need the other keys' values, which the index cannot order
- * by — docs/api.md#queries-and-paging).
+ * The walk of the property index that gives `query`'s order, or null when it cannot: an order
+ * whose first key is a JSON property the index holds (uuid, type, created and modified are
+ * columns with their own order — docs/api.md#queries-and-paging).
  */
 export function indexOrderOf(query: Query, scope: CollectionScope, dialect: Dialect, cursor: string | undefined): IndexOrder | null {
-  if (query.orderBy.length !== 1) return null;
+  if (query.orderBy.length === 0) return null;
   const keys = sortKeys(query);
   const [key] = keys;
   if (key.source.kind !== 'json') return null;
   const path = indexedPath(key.property);
   if (path === null) return null;
+  const tied = query.orderBy.length > 1;
   const after = cursor === undefined ? undefined : decodeCursor(cursor, keys);
   const [rank, value] = after === undefined ? [TYPE_RANK.number, null] : (after[0] as readonly [number, number | string | null]);
-  const uuid = after?.[1] as string | undefined;
+  // With more keys the cursor's entity may be followed by others of its first value, in any uuid order.
+  const from = value === null ? undefined : tied ? { value } : { value, uuid: after!.at(-1) as string };
   const ranks = [TYPE_RANK.number, TYPE_RANK.string, TYPE_RANK.boolean]
     .filter((walked) => walked >= rank)
-    .map((walked) => rankWalk(scope, path, key, dialect, walked, walked === rank && value !== null ? { value, uuid: uuid! } : undefined));
+    .map((walked) => rankWalk(scope, path, key, dialect, walked, walked === rank ? from : undefined));
   return {
     label: propertyLabel(path),
     path,
     ranks,
     lastRank: sql`${dialect.jsonSortRank(key.source.path)} = ${sql.raw(String(TYPE_RANK.none))}`,
+    tied,
   };
 }
 
@@ -86,7 +95,7 @@ function rankWalk(
   key: SortKey,
   dialect: Dialect,
   rank: number,
-  after?: { value: number | string; uuid: string },
+  after?: { value: number | string; uuid?: string },
 ): RankWalk {
   const values = dialect.indexColumn(rank === TYPE_RANK.string ? 'text' : 'number');
   const uuid = dialect.indexColumn('uuid');
@@ -110,13 +119,16 @@ function rankWalk(
  * serves, so a page deep into many entities of one value starts where the last one ended. A
  * number or boolean is held exactly, and so is a string shorter than the cut; a longer one only
  * bounds the range by its cut text, as does a cursor holding a NUL, which PostgreSQL cannot take
- * as text (dialect.ts compares with it exactly) — the exact condition decides within.
+ * as text (dialect.ts compares with it exactly), or one of an order of several keys, whose ties
+ * are not in uuid order — the exact condition decides within.
  */
-function boundAfter(values: Operand, uuid: Operand, key: SortKey, dialect: Dialect, after: { value: number | string; uuid: string }): SQL {
+function boundAfter(values: Operand, uuid: Operand, key: SortKey, dialect: Dialect, after: { value: number | string; uuid?: string }): SQL {
   // The cursor holds the folded text (order.ts).
   const value = typeof after.value === 'string' ? indexedText(after.value) : after.value;
   const from = key.direction === 'asc' ? '>=' : '<=';
-  if ((typeof value === 'string' && (isLongTie(value) || value.includes(NUL))) || after.uuid.includes(NUL)) return dialect.compare(values, from, value);
+  if (after.uuid === undefined || (typeof value === 'string' && (isLongTie(value) || value.includes(NUL))) || after.uuid.includes(NUL)) {
+    return dialect.compare(values, from, value);
+  }
   return sql`(${values.sql}, ${uuid.sql}) ${sql.raw(key.direction === 'asc' ? '>' : '<')} (${value}, ${after.uuid})`;
 }
 
