@@ -11,7 +11,8 @@
  * first (15 ms median in `bench query`), or would read all 1,000 candidates and sort them (about
  * 12 ms); ordering the candidates first (0.7 ms) reads 11: 3.0 ms
  * (docs/benchmarks.md#contains-in-created-order). On PostgreSQL, which read and sorted the 1,000
- * candidates, 12 → 4 ms (docs/benchmarks.md#within-and-contains-on-postgresql).
+ * candidates, 19–22 → 2.6–4.5 ms as statements side by side
+ * (docs/benchmarks.md#within-and-contains-on-postgresql).
  */
 import { and, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
 import type { EntityRow, Guard } from '../db/entity-store.js';
