@@ -115,24 +115,28 @@ interface Choice<N> {
  * (docs/design.md#the-property-index: `color = 'red'` over a third of 100,000 entities took
  * 119 ms through its candidates and 0.4 ms in created order; counting up to BROAD takes about
  * 0.1 ms). A narrowing whose candidates can be put in the query's created order from their index
- * alone (`inCreatedOrder`: the word index on SQLite) reads only a page of them, and costs the
+ * alone (`inCreatedOrder`: the word index) reads only a page of them, and costs the
  * ordering of them all, ORDERED_PER_READ to the price of an entity read: it is counted up to
- * ORDERED_BROAD (docs/design.md#the-word-index). PostgreSQL: a single one as it is, its planner
- * weighing it against the collection by statistics; several (the parts of an `and`) counted as on
- * SQLite, since the planner is given only the one taken (`city = 'Rome' and age = 7` through
+ * ORDERED_BROAD (docs/design.md#the-word-index). PostgreSQL: a single one whose candidates its
+ * planner can estimate (`estimated`) and will read all of, as it is, the planner weighing it
+ * against the collection by statistics; the others counted as on SQLite: several (the parts of an
+ * `and`), since the planner is given only the one taken (`city = 'Rome' and age = 7` through
  * `city`, a tenth of 100,000 entities, read the collection in 118 ms; docs/benchmarks.md), keeping
- * the first when each has BROAD or more; and counted as on SQLite when the order can walk the
- * index, which its planner does not weigh.
+ * the first it can estimate when each has BROAD or more; one it cannot estimate (the location
+ * index's, which it takes for 0.5% of any collection: 90 candidates among a million read the
+ * collection in 872 ms; docs/benchmarks.md#within-and-contains-on-postgresql), then read from its
+ * candidates whatever the planner believes (dialect.ts `filterOnly`, `amongCandidates`); one read
+ * in created order; and any when the order can walk the index, which its planner does not weigh.
  */
-async function chooseNarrowing<N>(
+async function chooseNarrowing<N extends Pick<Narrowed, 'estimated'>>(
   tx: Tx,
   narrowings: readonly N[],
   inIndexOrder: boolean,
   countOf: (narrowing: N, upTo: number) => Promise<number>,
   inCreatedOrder: (narrowing: N) => boolean = () => false,
 ): Promise<Choice<N> | undefined> {
-  const planned = dialectOf(tx) !== 'sqlite' && !inIndexOrder;
-  if (planned && narrowings.length < 2) return narrowings.length === 0 ? undefined : { narrowing: narrowings[0], inCreatedOrder: false };
+  const planned = dialectOf(tx) !== 'sqlite' && !inIndexOrder ? narrowings.filter((narrowing) => narrowing.estimated && !inCreatedOrder(narrowing)) : [];
+  if (narrowings.length === 1 && planned.length === 1) return { narrowing: planned[0], inCreatedOrder: false };
   let best: { choice: Choice<N>; cost: number } | undefined;
   for (const narrowing of narrowings) {
     const ordered = inCreatedOrder(narrowing);
@@ -141,7 +145,7 @@ async function chooseNarrowing<N>(
     const cost = ordered ? count / ORDERED_PER_READ : count;
     if (count < upTo && (best === undefined || cost < best.cost)) best = { choice: { narrowing, inCreatedOrder: ordered }, cost };
   }
-  return best?.choice ?? (planned ? { narrowing: narrowings[0], inCreatedOrder: false } : undefined);
+  return best?.choice ?? (planned.length > 0 ? { narrowing: planned[0], inCreatedOrder: false } : undefined);
 }
 
 /** How `narrowing`'s candidates are read in the query's created order (read-in-created-order.ts), when they can be. */
@@ -302,7 +306,12 @@ function pageOf(query: Query, rows: EntityRow[], limit: number, select: readonly
 /** A page's statements rendered for a shape of query (query-shapes.ts): one per narrowing, and the collection's own. */
 interface ShapedPage {
   readonly select: readonly PropertyPath[] | null;
-  readonly narrowings: readonly { readonly indexes: readonly string[]; readonly count: ShapedStatement; readonly read: ShapedStatement }[];
+  readonly narrowings: readonly {
+    readonly indexes: readonly string[];
+    readonly estimated: boolean;
+    readonly count: ShapedStatement;
+    readonly read: ShapedStatement;
+  }[];
   readonly collection: ShapedStatement;
 }
 
@@ -366,7 +375,7 @@ function shapePage(
   if (!isEach(counts) || !isEach(reads)) return null;
   return {
     select: compiled.select,
-    narrowings: compiled.narrowed.map((narrowing, i) => ({ indexes: narrowing.indexes, count: counts[i], read: reads[i] })),
+    narrowings: compiled.narrowed.map((narrowing, i) => ({ indexes: narrowing.indexes, estimated: narrowing.estimated, count: counts[i], read: reads[i] })),
     collection: reads[reads.length - 1],
   };
 }

@@ -124,7 +124,7 @@ async function indexedEntities(): Promise<string[]> {
   return rows.map((row) => row.entity_uuid).sort();
 }
 
-/** On SQLite, each row's entity and `created` (…_word_index_created.sql), as `uuid created`. */
+/** Each row's entity and `created` (…_word_index_created.sql), as `uuid created`. */
 async function indexedCreated(): Promise<string[]> {
   const rows = await database.handle.driver.query<{ entity_uuid: string; created: number }>('SELECT entity_uuid, created FROM entity_words');
   return rows.map((row) => `${row.entity_uuid} ${row.created}`).sort();
@@ -152,7 +152,7 @@ async function answers(query: Query): Promise<string[][]> {
 /**
  * The first two pages of `limit` read through each way's candidates in created order
  * (read-in-created-order.ts), the second from the first's last entity's cursor — for each way
- * that can: a `contains` (or a part of an `and`) on SQLite, in an order by `created`.
+ * that can: a `contains` (or a part of an `and`), in an order by `created`.
  */
 async function pagesInCreatedOrder(query: Query, limit: number): Promise<string[][]> {
   const compiled = compileQuery(query, { dialect: database.handle.driver.dialect, index: { appUuid: APP, collection: COLLECTION } });
@@ -206,11 +206,9 @@ describe('the word index', () => {
           const other = 'ffffffff-0000-4000-8000-000000000000';
           const withWords = [...stored.values()].filter(({ entity }) => hasWord(entity.properties)).map(({ entity }) => entity.record);
           expect((await indexedEntities()).filter((uuid) => uuid !== other)).toEqual(withWords.map((record) => record.uuid).sort());
-          if (TEST_DATABASE_URL === undefined) {
-            expect((await indexedCreated()).filter((row) => !row.startsWith(other))).toEqual(
-              withWords.map((record) => `${record.uuid} ${record.created}`).sort(),
-            );
-          }
+          expect((await indexedCreated()).filter((row) => !row.startsWith(other))).toEqual(
+            withWords.map((record) => `${record.uuid} ${record.created}`).sort(),
+          );
           const dogs = dogsOf(stored);
           for (const [where, orderBy, limit] of conditions) {
             const query: Query = { select: null, where, orderBy };
@@ -261,8 +259,8 @@ describe('the word index', () => {
         }),
         { numRuns: 150 },
       );
-      // On SQLite, second pages were read (PostgreSQL's word index keeps no `created`).
-      if (TEST_DATABASE_URL === undefined) expect(paged).toBeGreaterThan(20);
+      // Second pages were read.
+      expect(paged).toBeGreaterThan(20);
     },
     DATABASE_PROPERTY_TIMEOUT,
   );
@@ -319,58 +317,54 @@ describe('the word index', () => {
       },
     );
   });
-  it.skipIf(TEST_DATABASE_URL !== undefined)(
-    'keeps created in the SQLite word index once migrated, for the entities already stored and those written after',
-    async () => {
-      const titles = ['Zebra crossing', 'zebra', 'a zebra', 'no stripes', 'zebras', 'zebra again'];
-      await acrossMigration(
-        '_word_index_created',
-        (before) => insertTitles(before, titles, (i) => i % 3),
-        async (after) => {
-          const rows = await after.driver.query<{ entity_uuid: string; created: number }>('SELECT entity_uuid, created FROM entity_words');
-          expect(rows.map((row) => `${row.entity_uuid} ${row.created}`).sort()).toEqual(titles.map((_, i) => `${UUID_POOL[i]} ${i % 3}`).sort());
-          // The table made again, its shadow tables with it, nothing left of the old one.
-          const tables = await after.driver.query<{ name: string }>(
-            "SELECT name FROM sqlite_master WHERE name LIKE 'entity_words%' AND type = 'table' ORDER BY name",
-          );
-          expect(tables.map((table) => table.name)).toEqual([
-            'entity_words',
-            'entity_words_config',
-            'entity_words_content',
-            'entity_words_data',
-            'entity_words_docsize',
-            'entity_words_idx',
-          ]);
-          // Written after: through the new triggers, then read in created order as the reference orders them.
-          await execute(after.db, sql`UPDATE entities SET created = 7 WHERE uuid = ${UUID_POOL[3]}`);
-          await execute(after.db, sql`UPDATE entities SET properties = ${JSON.stringify({ title: 'zebra at last' })} WHERE uuid = ${UUID_POOL[3]}`);
-          await execute(after.db, sql`DELETE FROM entities WHERE uuid = ${UUID_POOL[1]}`);
-          const query = parseQuery("title contains 'zebra'");
-          const compiled = compileQuery(query, { dialect: 'sqlite', index: { appUuid: APP, collection: 'dogs' } });
-          const found = await readInCreatedOrder(
-            after.db,
-            {
-              candidates: compiled.narrowed[0].created!,
-              order: compiled.created!,
-              where: compiled.where,
-              orderBy: compiled.orderBy,
-              count: 3,
-              counting: undefined,
-              ran: [],
-            },
-            (condition) => condition,
-          );
-          const stored = titles
-            .map((title, i): GeneratedEntity => {
-              const properties = { title: i === 3 ? 'zebra at last' : title };
-              const created = i === 3 ? 7 : i % 3;
-              return { properties, record: { ...properties, uuid: UUID_POOL[i], type: 'dog', created, modified: 0 } };
-            })
-            .filter((_, i) => i !== 1);
-          expect(found.map((row) => row.uuid)).toEqual(reference(query, stored).slice(0, 3));
-          expect(found[0].uuid).toBe(UUID_POOL[3]);
-        },
-      );
-    },
-  );
+  it('keeps created in the word index once migrated, for the entities already stored and those written after', async () => {
+    const titles = ['Zebra crossing', 'zebra', 'a zebra', 'no stripes', 'zebras', 'zebra again'];
+    await acrossMigration(
+      '_word_index_created',
+      (before) => insertTitles(before, titles, (i) => i % 3),
+      async (after) => {
+        const rows = await after.driver.query<{ entity_uuid: string; created: number }>('SELECT entity_uuid, created FROM entity_words');
+        expect(rows.map((row) => `${row.entity_uuid} ${row.created}`).sort()).toEqual(titles.map((_, i) => `${UUID_POOL[i]} ${i % 3}`).sort());
+        // The table made again (on SQLite its shadow tables with it), nothing left of the old one.
+        const tables = await after.driver.query<{ name: string }>(
+          TEST_DATABASE_URL === undefined
+            ? "SELECT name FROM sqlite_master WHERE name LIKE 'entity_words%' AND type = 'table' ORDER BY name"
+            : "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_name LIKE 'entity_words%'",
+        );
+        expect(tables.map((table) => table.name)).toEqual(
+          TEST_DATABASE_URL === undefined
+            ? ['entity_words', 'entity_words_config', 'entity_words_content', 'entity_words_data', 'entity_words_docsize', 'entity_words_idx']
+            : ['entity_words'],
+        );
+        // Written after: through the new triggers, then read in created order as the reference orders them.
+        await execute(after.db, sql`UPDATE entities SET created = 7 WHERE uuid = ${UUID_POOL[3]}`);
+        await execute(after.db, sql`UPDATE entities SET properties = ${JSON.stringify({ title: 'zebra at last' })} WHERE uuid = ${UUID_POOL[3]}`);
+        await execute(after.db, sql`DELETE FROM entities WHERE uuid = ${UUID_POOL[1]}`);
+        const query = parseQuery("title contains 'zebra'");
+        const compiled = compileQuery(query, { dialect: after.driver.dialect, index: { appUuid: APP, collection: 'dogs' } });
+        const found = await readInCreatedOrder(
+          after.db,
+          {
+            candidates: compiled.narrowed[0].created!,
+            order: compiled.created!,
+            where: compiled.where,
+            orderBy: compiled.orderBy,
+            count: 3,
+            counting: undefined,
+            ran: [],
+          },
+          (condition) => condition,
+        );
+        const stored = titles
+          .map((title, i): GeneratedEntity => {
+            const properties = { title: i === 3 ? 'zebra at last' : title };
+            const created = i === 3 ? 7 : i % 3;
+            return { properties, record: { ...properties, uuid: UUID_POOL[i], type: 'dog', created, modified: 0 } };
+          })
+          .filter((_, i) => i !== 1);
+        expect(found.map((row) => row.uuid)).toEqual(reference(query, stored).slice(0, 3));
+        expect(found[0].uuid).toBe(UUID_POOL[3]);
+      },
+    );
+  });
 });

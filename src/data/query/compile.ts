@@ -57,9 +57,11 @@ export interface Narrowed {
   readonly candidates: SQL;
   /** The indexes looked up, for `explain`: `property PATH`, `spatial PATH`, `full-text PATH` (property-index.ts). */
   readonly indexes: readonly string[];
+  /** Whether PostgreSQL's planner can estimate how many candidates there are (property-index.ts `Candidates`). */
+  readonly estimated: boolean;
   /**
    * The collection's condition and `uuid IN (candidates)`, written so the plan starts from the
-   * candidates; use it in place of selecting the collection.
+   * candidates (dialect.ts `filterOnly`, `amongCandidates`); use it in place of selecting the collection.
    */
   readonly scope: SQL;
   /** The same candidates in created order, when their index keeps `created` (property-index.ts `Candidates`). */
@@ -124,19 +126,29 @@ function collectionOf(index: IndexScope, table: SQL, dialect: Dialect): Collecti
   const column = (name: string): SQL => sql`${table}.${sql.identifier(name)}`;
   return {
     ...index,
-    condition: sql`${dialect.filterOnly(column('app_uuid'), index.appUuid)} AND ${dialect.filterOnly(column('collection'), index.collection)}`,
+    condition: (few) =>
+      sql`${dialect.filterOnly(column('app_uuid'), index.appUuid, few)} AND ${dialect.filterOnly(column('collection'), index.collection, few)}`,
     uuid: column('uuid'),
   };
 }
 
-/** The property index's ways to narrow `condition` (property-index.ts `alternativesOf`). */
+/**
+ * The property index's ways to narrow `condition` (property-index.ts `alternativesOf`). Candidates
+ * PostgreSQL's planner cannot estimate are read only when counted and found few (find.ts
+ * chooseNarrowing), and a page read in created order names its few entities: both are written so
+ * that the plan starts from them, whatever the planner believes.
+ */
 function narrowingsOf(condition: Condition, collection: CollectionScope, dialect: Dialect): Narrowed[] {
-  return alternativesOf(condition, collection, dialect).map((candidates) => ({
-    candidates: candidates.sql,
-    indexes: candidates.indexes,
-    scope: sql`${collection.condition} AND ${collection.uuid} IN (${candidates.sql})`,
-    ...(candidates.created !== undefined && { created: { candidates: candidates.created, collection: collection.condition } }),
-  }));
+  return alternativesOf(condition, collection, dialect).map((candidates) => {
+    const few = !candidates.estimated;
+    return {
+      candidates: candidates.sql,
+      indexes: candidates.indexes,
+      estimated: candidates.estimated,
+      scope: sql`${collection.condition(few)} AND ${dialect.amongCandidates(collection.uuid, candidates.sql, few)}`,
+      ...(candidates.created !== undefined && { created: { candidates: candidates.created, collection: collection.condition(true) } }),
+    };
+  });
 }
 
 const AND = sql.raw(' AND ');

@@ -87,9 +87,13 @@ export interface Dialect {
   /**
    * `column = value` as a filter the planner serves from no index: the collection's own
    * condition beside candidates from the property index (compile.ts), so the plan starts from
-   * those candidates.
+   * those candidates. PostgreSQL's planner weighs candidates it can estimate against the
+   * collection; `few`: they are known to be few (counted, or a page's uuids), and the plan starts
+   * from them there too.
    */
-  filterOnly(column: SQL, value: string): SQL;
+  filterOnly(column: SQL, value: string, few: boolean): SQL;
+  /** `uuid IN (candidates)`: the entities among the property index's candidates (compile.ts), `few` as for filterOnly. */
+  amongCandidates(uuid: SQL, candidates: SQL, few: boolean): SQL;
   /**
    * A column of the property index's rows (the migrations) as an operand: its numbers (1/0 for
    * booleans), its folded and cut texts, its entity uuids (index-order.ts).
@@ -103,11 +107,11 @@ export interface Dialect {
   /** `SELECT entity_uuid …` of the word index's rows (word-index.ts) that answer `lookup`. */
   wordMatch(lookup: WordLookup): SQL;
   /**
-   * The same lookup as `SELECT entity_uuid, created …` when the word index keeps each entity's
-   * `created` (SQLite), so its candidates can be put in created order before any entity is read
-   * (docs/design.md#the-word-index); else null.
+   * The same lookup as `SELECT entity_uuid, created …`: the word index keeps each entity's
+   * `created`, so its candidates can be put in created order before any entity is read
+   * (docs/design.md#the-word-index).
    */
-  wordMatchCreated(lookup: WordLookup): SQL | null;
+  wordMatchCreated(lookup: WordLookup): SQL;
 }
 
 const INDEX_ROWS = sql.identifier('entity_values');
@@ -179,6 +183,7 @@ function createSqliteDialect(table: string): Dialect {
     // created order rather than look up the candidates; a unary + takes the column out of its
     // index choices (sqlite.org/optoverview.html#disqualifying_where_clause_terms_using_unary_).
     filterOnly: (column, value) => sql`+${column} = ${value}`,
+    amongCandidates: (uuid, candidates) => sql`${uuid} IN (${candidates})`,
     // One untyped column: the whole row is the table's key (migrations/sqlite/0012_property_index.sql).
     indexColumn: (name) => ({
       sql: sql`${INDEX_ROWS}.${sql.identifier(name === 'uuid' ? 'entity_uuid' : 'value')}`,
@@ -364,21 +369,30 @@ function createPostgresDialect(table: string): Dialect {
       const band = latitudeBand(meters);
       return band === null ? null : sql`(abs(${latitude.sql}) > 90 OR abs(${latitude.sql} - ${float(toLatitude)}) <= ${float(band)})`;
     },
-    // PostgreSQL's planner weighs the candidates against the collection by its statistics.
-    filterOnly: (column, value) => sql`${column} = ${value}`,
+    // The planner weighs candidates against the collection by its statistics. Few candidates are
+    // looked up whatever it believes: `|| ''` takes the column out of its index choices (as
+    // SQLite's unary +), ARRAY(…) runs the candidates' lookup once before any entity is read, and
+    // `= ANY` of it probes the primary key for each. Without them it took the location index's 90
+    // candidates among a million for 4,972 (it keeps no statistics for box overlap), walked the
+    // collection newest first and looked each entity up in the location index: 872 ms
+    // (docs/benchmarks.md#within-and-contains-on-postgresql).
+    filterOnly: (column, value, few) => (few ? sql`${column} || '' = ${value}` : sql`${column} = ${value}`),
+    amongCandidates: (uuid, candidates, few) => (few ? sql`${uuid} = ANY(ARRAY(${candidates}))` : sql`${uuid} IN (${candidates})`),
     indexColumn: (name) => POSTGRES_INDEX_COLUMNS[name],
     // Box overlap (&&), which the GiST index serves; x is the longitude. Inclusive of the edges,
     // and loose by 1e-6 like every geometric comparison of PostgreSQL: only ever more candidates.
     locatedIn: (appUuid, collection, box) =>
       sql`SELECT ${location('entity_uuid')} FROM ${LOCATIONS} WHERE ${location('bounds')} && box(point(${float(box.west)}, ${float(box.south)}), point(${float(box.east)}, ${float(box.north)})) AND ${locationScope(appUuid, collection)}`,
-    // A tsquery of quoted lexemes, taken as written: `&` all, `:*` a prefix, `|` the row of an
-    // entity with too many words (the migration).
-    wordMatch: ({ all, lastIsPrefix, any }) =>
-      sql`SELECT entity_words.entity_uuid FROM entity_words WHERE entity_words.words @@ CAST(${`${all.map((token) => `'${token}'`).join(' & ')}${lastIsPrefix ? ':*' : ''} | '${any}'`} AS tsquery)`,
-    // Its word index holds no `created`: the planner weighs the candidates against the collection.
-    wordMatchCreated: () => null,
+    wordMatch: (lookup) => sql`SELECT entity_words.entity_uuid FROM entity_words WHERE ${wordsMatch(lookup)}`,
+    // migrations/postgres/0027_word_index_created.sql
+    wordMatchCreated: (lookup) => sql`SELECT entity_words.entity_uuid, entity_words.created FROM entity_words WHERE ${wordsMatch(lookup)}`,
   };
 }
+
+// A tsquery of quoted lexemes, taken as written: `&` all, `:*` a prefix, `|` the row of an entity
+// with too many words (migrations/postgres/0022_word_index.sql).
+const wordsMatch = ({ all, lastIsPrefix, any }: WordLookup): SQL =>
+  sql`entity_words.words @@ CAST(${`${all.map((token) => `'${token}'`).join(' & ')}${lastIsPrefix ? ':*' : ''} | '${any}'`} AS tsquery)`;
 
 /**
  * How far in latitude (degrees) a point within ±90 can be from one within `meters` of it, with

@@ -34,9 +34,13 @@ export interface IndexScope {
   readonly collection: string;
 }
 
-/** The collection a compiled query reads (compile.ts): its condition on `entities`, and that table's uuid column. */
+/**
+ * The collection a compiled query reads (compile.ts): its condition on `entities` beside
+ * candidates, `few` when they are known to be few (dialect.ts `filterOnly`), and that table's
+ * uuid column.
+ */
 export interface CollectionScope extends IndexScope {
-  readonly condition: SQL;
+  readonly condition: (few: boolean) => SQL;
   readonly uuid: SQL;
 }
 
@@ -46,9 +50,15 @@ export interface Candidates {
   /** The indexes looked up, for `explain` (docs/api.md#explain): `property PATH`, `spatial PATH`, `full-text PATH`. */
   readonly indexes: readonly string[];
   /**
+   * Whether PostgreSQL's planner estimates their number from its statistics (dialect.ts
+   * `amongCandidates`): of the property index's and the word index's rows it does; of the
+   * location index's box overlap it does not.
+   */
+  readonly estimated: boolean;
+  /**
    * The same candidates as `SELECT entity_uuid, created …` from an index that keeps each
-   * entity's `created` (the word index on SQLite, word-index.ts), so they can be read in created
-   * order (read-in-created-order.ts); absent otherwise.
+   * entity's `created` (the word index, word-index.ts), so they can be read in created order
+   * (read-in-created-order.ts); absent otherwise.
    */
   readonly created?: SQL;
 }
@@ -100,7 +110,7 @@ export function candidatesOf(condition: Condition, scope: IndexScope, dialect: D
       // The word index (word-index.ts) holds every entity whose words can match.
       const words = wordCandidates(condition, scope.appUuid, scope.collection, dialect);
       if (words === null) return null;
-      return { sql: words.sql, indexes: [`full-text ${condition.property}`], ...(words.created !== null && { created: words.created }) };
+      return { sql: words.sql, indexes: [`full-text ${condition.property}`], estimated: true, created: words.created };
     }
     case 'not':
       return null;
@@ -131,7 +141,11 @@ function union(parts: readonly Candidates[]): Candidates {
     const middle = Math.ceil(list.length / 2);
     return sql`SELECT ${COMPOUND}.entity_uuid FROM (${tree(list.slice(0, middle))} UNION ${tree(list.slice(middle))}) AS ${COMPOUND}`;
   };
-  return { sql: tree(parts.map((part) => part.sql)), indexes: [...new Set(parts.flatMap((part) => part.indexes))] };
+  return {
+    sql: tree(parts.map((part) => part.sql)),
+    indexes: [...new Set(parts.flatMap((part) => part.indexes))],
+    estimated: parts.every((part) => part.estimated),
+  };
 }
 
 const COMPOUND = sql.identifier('candidates');
@@ -147,6 +161,7 @@ function lookup(scope: IndexScope, path: string, test: SQL): Candidates {
   return {
     sql: sql`SELECT ${VALUES}.entity_uuid FROM ${VALUES} WHERE ${VALUES}.app_uuid = ${scope.appUuid} AND ${VALUES}.collection = ${scope.collection} AND ${VALUES}.path = ${path} AND ${test}`,
     indexes: [propertyLabel(path)],
+    estimated: true,
   };
 }
 

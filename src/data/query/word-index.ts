@@ -114,8 +114,8 @@ export interface WordLookup {
 interface WordCandidates {
   /** `SELECT entity_uuid …` */
   readonly sql: SQL;
-  /** `SELECT entity_uuid, created …` of the same rows, where the index keeps `created` (dialect.ts `wordMatchCreated`); else null. */
-  readonly created: SQL | null;
+  /** `SELECT entity_uuid, created …` of the same rows (dialect.ts `wordMatchCreated`). */
+  readonly created: SQL;
 }
 
 /**
