@@ -1,9 +1,11 @@
 -- The trigger of 0024_index_entity_trigger.sql, with the same rows at about four fifths of its
--- cost (docs/design.md#keeping-the-indexes-on-postgresql, docs/benchmarks.md#creating-an-entity-on-postgresql):
--- the entity's JSON is walked by PL/pgSQL statements whose plans are small — one jsonb_each per
--- object, the rest plain expressions — where one statement of recursive CTEs, a subquery per
--- property for the collection's settings, a regexp split and a DISTINCT had many nodes for the
--- executor to set up again for each entity. The rows are the same, built the same way:
+-- cost in statements of many rows (docs/design.md#keeping-the-indexes-on-postgresql): 261 → 216 µs
+-- per entity inserted 3,000 to a statement, 350 → 325 µs of PostgreSQL's CPU per create of
+-- `parse` with create batching (docs/benchmarks.md#creating-an-entity-on-postgresql); in
+-- statements of one row under load it measured 11% more. The entity's JSON is walked by PL/pgSQL
+-- statements whose plans are small — one jsonb_each per object, the rest plain expressions —
+-- where one statement of recursive CTEs, a subquery per property for the collection's settings,
+-- a regexp split and a DISTINCT had many nodes for the executor to set up again for each entity. The rows are the same, built the same way:
 --
 -- idp_entity_rows: of an entity's properties, the property index's rows as arrays (path, kind 1
 -- number / 2 string / 3 boolean, number, folded string cut to 200 characters) and the word
