@@ -11,7 +11,7 @@ import { noteEntitiesWritten } from './planner-statistics.js';
 import { preparedFor } from './prepared.js';
 import { clientOf, dialectOf, rememberedRow, type Tx, schemaOf } from './open.js';
 import type { DialectName, Driver } from './driver.js';
-import { batchingInserts } from './create-batching.js';
+import { batchingInserts, MAX_BATCH_ROWS } from './create-batching.js';
 // Only SQLite can hold JSON its functions cannot read, so the guard below is written in its tables.
 import { entities as sqliteEntities, type entities } from './schema.js';
 import { newUuid } from '../ids.js';
@@ -157,8 +157,8 @@ function insertsInto(table: typeof entities, placeholder: (n: number) => string)
       if (text === undefined) {
         const values = Array.from({ length: count }, (_, row) => `(${columns.map((_, i) => placeholder(row * columns.length + i + 1)).join(',')})`);
         text = `INSERT INTO entities (${columns.map(([, column]) => column.name).join(', ')}) VALUES ${values.join(',')}`;
-        // A batch holds at most 100 rows (create-batching.ts), the bulk path 1,000: the texts of 200 counts are kept.
-        if (texts.size < 200) texts.set(count, text);
+        // Kept: a batch's (create-batching.ts) and a full statement of the bulk path's.
+        if (count <= MAX_BATCH_ROWS || count === ROWS_PER_INSERT) texts.set(count, text);
       }
       return text;
     },
