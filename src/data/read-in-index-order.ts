@@ -1,5 +1,5 @@
 /**
- * Reads a page of a collection in the order of one property by walking the property index
+ * Reads a page of a collection in an order whose first key is a property by walking the property index
  * (query/index-order.ts, docs/design.md#sorting-through-the-property-index) instead of reading
  * and sorting the whole collection: `order by score asc` at 100,000 entities took 87 ms sorted
  * and takes 1.0 ms walked on SQLite, 312 ms and 1.4 ms on PostgreSQL (docs/benchmarks.md). The
@@ -19,7 +19,7 @@ export interface IndexOrderRead {
   readonly compare: (a: EntityRow, b: EntityRow) => number;
   /** The query's exact condition, cursor included (compile.ts `where`). */
   readonly where: SQL;
-  /** The query's ORDER BY (compile.ts `orderBy`), for the last rank. */
+  /** The query's ORDER BY (compile.ts `orderBy`), for the last rank and for the first page of a tie (readRank). */
   readonly orderBy: SQL;
   /** The collection's condition, for the last rank. */
   readonly collection: SQL | undefined;

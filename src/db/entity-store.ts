@@ -10,7 +10,8 @@ import { and, eq, getTableColumns, inArray, or, sql, type Column, type SQL, type
 import { noteEntitiesWritten } from './planner-statistics.js';
 import { preparedFor } from './prepared.js';
 import { clientOf, dialectOf, rememberedRow, type Tx, schemaOf } from './open.js';
-import type { DialectName } from './driver.js';
+import type { DialectName, Driver } from './driver.js';
+import { batchingInserts, MAX_BATCH_ROWS } from './create-batching.js';
 // Only SQLite can hold JSON its functions cannot read, so the guard below is written in its tables.
 import { entities as sqliteEntities, type entities } from './schema.js';
 import { newUuid } from '../ids.js';
@@ -81,9 +82,33 @@ export async function insertEntity(tx: Tx, entity: NewEntity): Promise<EntityRow
   const row = rowOf(entity);
   const statements = entityWrites(tx);
   if (!entity.collectionStored) await statements.collection.run({ app: entity.appUuid, name: entity.collection, type: entity.type, now: entity.now });
-  await statements.entity.run(row);
+  const driver = clientOf(tx);
+  // Outside a transaction on PostgreSQL, the row may share its statement (create-batching.ts).
+  if (driver.dialect === 'postgres' && !driver.inTransaction()) await batchedInsertOf(driver, schemaOf(tx).entities)(row);
+  else await statements.entity.run(row);
   noteEntitiesWritten(tx, 1);
   return row;
+}
+
+/** The row order of a batch: by the unique key of names, so that batches take names in one order. */
+function byNameKey(a: EntityRow, b: EntityRow): number {
+  const left = `${a.appUuid}\u0000${a.collection}\u0000${a.nameKey ?? ''}`;
+  const right = `${b.appUuid}\u0000${b.collection}\u0000${b.nameKey ?? ''}`;
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+const batchedInserts = new WeakMap<Driver, (row: EntityRow) => Promise<void>>();
+
+/** The batching insert into one PostgreSQL database's `entities` (create-batching.ts); `table` is its drizzle table. */
+function batchedInsertOf(driver: Driver, table: typeof entities): (row: EntityRow) => Promise<void> {
+  let insert = batchedInserts.get(driver);
+  if (insert === undefined) {
+    // The PostgreSQL tables are loaded only on PostgreSQL (open.ts), so its texts are made here.
+    const statement = insertsInto(table, (n) => `$${n}`);
+    insert = batchingInserts((rows: readonly EntityRow[]) => driver.run(statement.text(rows.length), statement.params(rows)), byNameKey);
+    batchedInserts.set(driver, insert);
+  }
+  return insert;
 }
 
 /**
@@ -116,25 +141,39 @@ export async function insertEntities(tx: Tx, list: readonly NewEntity[]): Promis
   return rows;
 }
 
-/** The columns of `entities` as the SQLite table names and maps them, and its INSERT of ROWS_PER_INSERT rows, made once (insertSqliteRows). */
-const sqliteInsert = (() => {
-  const columns = Object.entries(getTableColumns(sqliteEntities)) as [keyof EntityRow, Column][];
-  const text = (count: number) =>
-    `INSERT INTO entities (${columns.map(([, column]) => column.name).join(', ')}) VALUES ${Array.from({ length: count }, () => `(${columns.map(() => '?').join(',')})`).join(',')}`;
-  return { columns, text, full: text(ROWS_PER_INSERT) };
-})();
-
 /**
- * On SQLite, rows inserted by SQL text made once per row count rather than by drizzle's builder,
- * which took 15–20 µs per entity to build the statement (a bulk import of 100,000 people, load 4:
- * 20–27 µs per entity inserted, 6 µs this way; docs/benchmarks.md#the-bulk-import). The values
- * are mapped by the table's own columns, as drizzle's insert maps them (properties as JSON text).
+ * INSERTs of `count` rows into `entities` by SQL text made once per row count rather than by
+ * drizzle's builder, which took 15–20 µs per entity to build the statement on SQLite (a bulk
+ * import of 100,000 people, load 4: 20–27 µs per entity inserted, 6 µs this way;
+ * docs/benchmarks.md#the-bulk-import). The values are mapped by the table's own columns, as
+ * drizzle's insert maps them (properties as JSON text). `placeholder(n)` writes the n-th parameter.
  */
+function insertsInto(table: typeof entities, placeholder: (n: number) => string) {
+  const columns = Object.entries(getTableColumns(table)) as [keyof EntityRow, Column][];
+  const texts = new Map<number, string>();
+  return {
+    text(count: number): string {
+      let text = texts.get(count);
+      if (text === undefined) {
+        const values = Array.from({ length: count }, (_, row) => `(${columns.map((_, i) => placeholder(row * columns.length + i + 1)).join(',')})`);
+        text = `INSERT INTO entities (${columns.map(([, column]) => column.name).join(', ')}) VALUES ${values.join(',')}`;
+        // Kept: a batch's (create-batching.ts) and a full statement of the bulk path's.
+        if (count <= MAX_BATCH_ROWS || count === ROWS_PER_INSERT) texts.set(count, text);
+      }
+      return text;
+    },
+    params(rows: readonly EntityRow[]): unknown[] {
+      const params: unknown[] = [];
+      for (const row of rows) for (const [field, column] of columns) params.push(row[field] === null ? null : column.mapToDriverValue(row[field]));
+      return params;
+    },
+  };
+}
+
+const sqliteInsert = insertsInto(sqliteEntities, () => '?');
+
 async function insertSqliteRows(tx: Tx, rows: readonly EntityRow[]): Promise<void> {
-  const { columns, text, full } = sqliteInsert;
-  const params: unknown[] = [];
-  for (const row of rows) for (const [field, column] of columns) params.push(row[field] === null ? null : column.mapToDriverValue(row[field]));
-  await clientOf(tx).run(rows.length === ROWS_PER_INSERT ? full : text(rows.length), params);
+  await clientOf(tx).run(sqliteInsert.text(rows.length), sqliteInsert.params(rows));
 }
 
 const entityBy = preparedFor((db) => {

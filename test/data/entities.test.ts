@@ -85,6 +85,30 @@ describe('entities and collections', () => {
     }
   });
 
+  it('answers creates sent at once each for itself: a taken name refuses only its own, and every other is stored and found', async () => {
+    await req('POST', '/dogs', { name: 'rex' });
+    // On PostgreSQL creates that start together share one INSERT (docs/design.md#create-batching-on-postgresql).
+    const names = Array.from({ length: 30 }, (_, i) => (i === 7 ? 'REX' : i === 11 || i === 23 ? 'twin' : `dog${i}`));
+    const answers = await Promise.all(names.map((name, i) => req('POST', '/dogs', { name, n: i })));
+    const refused = answers.filter((answer) => answer.status !== 200);
+    expect(refused.map((answer) => answer.body.error_description).sort()).toEqual([
+      "dogs already has an entity with name 'REX'",
+      "dogs already has an entity with name 'twin'",
+    ]);
+    for (const answer of refused) expectRefusal(answer, 400, 'duplicate_unique_property_exists');
+    expect(answers[7]!.status).toBe(400);
+    const twin = answers[11]!.status === 200 ? 11 : 23;
+    expect(answers[twin === 11 ? 23 : 11]!.status).toBe(400);
+    expect((await req('GET', '/dogs?limit=100')).body.count).toBe(29);
+    for (const [i, answer] of answers.entries()) {
+      if (answer.status !== 200) continue;
+      const found = await req('GET', `/dogs?ql=${encodeURIComponent(`n = ${i}`)}`);
+      expect(found.body.entities.map((e: { uuid: string; name: string }) => [e.uuid, e.name])).toEqual([[answer.body.entities[0].uuid, names[i]]]);
+    }
+    expect((await req('GET', '/dogs/twin')).body.entities[0].n).toBe(twin);
+    expect((await req('GET', '/dogs/rex')).body.entities[0]).not.toHaveProperty('n');
+  });
+
   it('names the first entity of an array whose name is taken, by a stored entity or by one before it in the array', async () => {
     await req('POST', '/dogs', { name: 'rex' });
     const items = (names: string[]) => names.map((name, i) => ({ name, age: i }));

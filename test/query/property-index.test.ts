@@ -169,7 +169,7 @@ async function expectIndexedAsStored(stored: StoredEntities, queries: readonly Q
   // The word index keeps each entity's `created` (…_word_index_created.sql), written by its triggers and by an import's batch alike.
   const wrong = await selectRows<{ entity_uuid: string }>(
     database.handle.db,
-    sql`SELECT w.entity_uuid FROM entity_words w LEFT JOIN entities e ON e.uuid = w.entity_uuid WHERE e.uuid IS NULL OR e.created <> w.created`,
+    sql`SELECT w.entity_uuid FROM entity_words w LEFT JOIN entities e ON e.uuid = w.entity_uuid WHERE e.uuid IS NULL OR w.created IS NULL OR e.created <> w.created`,
   );
   expect(wrong).toEqual([]);
   const dogs = [...stored.values()].filter((entry) => entry.collection === COLLECTION).map((entry) => entry.entity);

@@ -119,7 +119,8 @@ function createdOrderOf(keys: readonly SortKey[], after: readonly SortValue[] | 
 
 /**
  * The collection a query reads, its condition written so that a plan starts from the property
- * index's rows rather than from the collection's own index (dialect.ts `filterOnly`), and the
+ * index's rows rather than from the collection's own index (dialect.ts `filterOnly`; on
+ * PostgreSQL only for candidates known to be few, as its planner weighs the others), and the
  * entities' uuid column as stored (so its index serves the lookup of an index row's entity).
  */
 function collectionOf(index: IndexScope, table: SQL, dialect: Dialect): CollectionScope {

@@ -11,12 +11,13 @@
  * The index keeps strings cut to their first INDEXED_TEXT_LENGTH characters. Cutting keeps the
  * order (x <= y implies cut(x) <= cut(y)), so the walk's order is the query's except among
  * strings whose cut texts are equal and that long: read-in-index-order.ts sorts a page's strings again by the
- * exact order, having read every row of such a tie (`isLongTie`).
+ * exact order, having read the first page of such a tie in that order (`isLongTie`).
  *
  * An order of several keys (`order by city, score`) walks its first key the same way. The walk
- * then orders entities by that key alone, so read-in-index-order.ts reads every row of the value
- * a page ends in (`tied`) and sorts the page by the exact order of all the keys: whatever belongs
- * on the page has a first value no later than that one, and so has been read.
+ * then orders entities by that key alone, so read-in-index-order.ts also reads the first page, in
+ * the query's order, of the value a page ends in (`tied`) and sorts the page by the exact order of
+ * all the keys: whatever belongs on the page has a first value no later than that one, and so has
+ * been read.
  *
  * Only the order comes from here: the caller keeps the query's exact condition (cursor included),
  * so the index only decides in which order entities are read, never which ones match.
@@ -51,7 +52,7 @@ export interface IndexOrder {
   readonly ranks: readonly RankWalk[];
   /** The condition holding for exactly the entities of the last rank (no index row), for reading them as before. */
   readonly lastRank: SQL;
-  /** More keys follow the walked one: the walk's ties are in no order the query's keys give, and a page reads every row of the value it ends in. */
+  /** More keys follow the walked one: the walk's ties are in no order the query's keys give, and a page also reads the first page of the value it ends in. */
   readonly tied: boolean;
 }
 
@@ -67,7 +68,8 @@ export function indexOrderOf(query: Query, scope: CollectionScope, dialect: Dial
   if (key.source.kind !== 'json') return null;
   const path = indexedPath(key.property);
   if (path === null) return null;
-  const tied = query.orderBy.length > 1;
+  // `order by age, uuid` is walked exactly as `order by age`: its ties are in uuid order.
+  const tied = keys.length > 2 || keys[1].direction !== key.direction;
   const after = cursor === undefined ? undefined : decodeCursor(cursor, keys);
   const [rank, value] = after === undefined ? [TYPE_RANK.number, null] : (after[0] as readonly [number, number | string | null]);
   // With more keys the cursor's entity may be followed by others of its first value, in any uuid order.
