@@ -112,10 +112,23 @@ export class Metrics {
    */
   async scrape(): Promise<string> {
     if (!this.processMetrics) {
+      // prom-client counts CPU from when its collector starts; Prometheus' process_cpu_* count
+      // from the start of the process, so what was spent before the first scrape is added (read
+      // before the collector starts, so nothing is counted twice).
+      const before = process.cpuUsage();
       collectDefaultMetrics({ register: this.registry });
+      this.addCpu('process_cpu_user_seconds_total', before.user);
+      this.addCpu('process_cpu_system_seconds_total', before.system);
+      this.addCpu('process_cpu_seconds_total', before.user + before.system);
       this.processMetrics = true;
     }
     return this.registry.metrics();
+  }
+
+  /** Adds `micros` of CPU time to the process counter `name` (scrape). */
+  private addCpu(name: string, micros: number): void {
+    const counter = this.registry.getSingleMetric(name);
+    if (counter instanceof Counter) counter.inc(micros / 1e6);
   }
 
   get contentType(): string {
