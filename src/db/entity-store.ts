@@ -10,7 +10,7 @@ import { and, eq, getTableColumns, inArray, or, sql, type Column, type SQL, type
 import { noteEntitiesWritten } from './planner-statistics.js';
 import { preparedFor } from './prepared.js';
 import { clientOf, dialectOf, rememberedRow, type Tx, schemaOf } from './open.js';
-import type { DialectName, Driver } from './driver.js';
+import { placeholder, type DialectName, type Driver } from './driver.js';
 import { batchingInserts, MAX_BATCH_ROWS } from './create-batching.js';
 // Only SQLite can hold JSON its functions cannot read, so the guard below is written in its tables.
 import { entities as sqliteEntities, type entities } from './schema.js';
@@ -104,7 +104,7 @@ function batchedInsertOf(driver: Driver, table: typeof entities): (row: EntityRo
   let insert = batchedInserts.get(driver);
   if (insert === undefined) {
     // The PostgreSQL tables are loaded only on PostgreSQL (open.ts), so its texts are made here.
-    const statement = insertsInto(table, (n) => `$${n}`);
+    const statement = insertsInto(table, 'postgres');
     insert = batchingInserts((rows: readonly EntityRow[]) => driver.run(statement.text(rows.length), statement.params(rows)), byNameKey);
     batchedInserts.set(driver, insert);
   }
@@ -146,16 +146,16 @@ export async function insertEntities(tx: Tx, list: readonly NewEntity[]): Promis
  * drizzle's builder, which took 15–20 µs per entity to build the statement on SQLite (a bulk
  * import of 100,000 people, load 4: 20–27 µs per entity inserted, 6 µs this way;
  * docs/benchmarks.md#the-bulk-import). The values are mapped by the table's own columns, as
- * drizzle's insert maps them (properties as JSON text). `placeholder(n)` writes the n-th parameter.
+ * drizzle's insert maps them (properties as JSON text), with `dialect`'s placeholders.
  */
-function insertsInto(table: typeof entities, placeholder: (n: number) => string) {
+function insertsInto(table: typeof entities, dialect: DialectName) {
   const columns = Object.entries(getTableColumns(table)) as [keyof EntityRow, Column][];
   const texts = new Map<number, string>();
   return {
     text(count: number): string {
       let text = texts.get(count);
       if (text === undefined) {
-        const values = Array.from({ length: count }, (_, row) => `(${columns.map((_, i) => placeholder(row * columns.length + i + 1)).join(',')})`);
+        const values = Array.from({ length: count }, (_, row) => `(${columns.map((_, i) => placeholder(dialect, row * columns.length + i + 1)).join(',')})`);
         text = `INSERT INTO entities (${columns.map(([, column]) => column.name).join(', ')}) VALUES ${values.join(',')}`;
         // Kept: a batch's (create-batching.ts) and a full statement of the bulk path's.
         if (count <= MAX_BATCH_ROWS || count === ROWS_PER_INSERT) texts.set(count, text);
@@ -170,7 +170,7 @@ function insertsInto(table: typeof entities, placeholder: (n: number) => string)
   };
 }
 
-const sqliteInsert = insertsInto(sqliteEntities, () => '?');
+const sqliteInsert = insertsInto(sqliteEntities, 'sqlite');
 
 async function insertSqliteRows(tx: Tx, rows: readonly EntityRow[]): Promise<void> {
   await clientOf(tx).run(sqliteInsert.text(rows.length), sqliteInsert.params(rows));
