@@ -17,7 +17,8 @@ import { insertEntities, type NewEntity } from './entity-store.js';
 import { deferIndexing } from './functions.js';
 import { clientOf, type Db } from './open.js';
 import { noteEntitiesWritten } from './planner-statistics.js';
-import { execute, row } from './run.js';
+import { row } from './run.js';
+import { indexEntitiesAfter } from './group-indexing.js';
 import type { SqliteDriver } from './sqlite.js';
 
 /**
@@ -69,24 +70,11 @@ export async function insertEntityBatch(db: Db, list: readonly NewEntity[]): Pro
         } finally {
           deferIndexing(sqlite, false);
         }
-        await indexBatch(db, last ?? 0);
+        indexEntitiesAfter(sqlite, last ?? 0);
       } finally {
         sqlite.pragma(`cache_size = ${cacheSize}`);
       }
     },
     'begin immediate',
   );
-}
-
-/** The property, word and location index rows of the entities after rowid `last`, each index's in its key order. */
-async function indexBatch(db: Db, last: number): Promise<void> {
-  const batch = sql`SELECT uuid FROM entities WHERE rowid > ${last}`;
-  await execute(db, sql`INSERT OR IGNORE INTO entity_values SELECT * FROM entity_values_source WHERE entity_uuid IN (${batch}) ORDER BY 1, 2, 3, 4, 5, 6`);
-  // MATERIALIZED: idp_entity_words runs once per entity, not once more for the WHERE.
-  await execute(
-    db,
-    sql`WITH words AS MATERIALIZED (SELECT uuid, created, idp_entity_words(uuid, app_uuid, collection, properties) AS words FROM entities WHERE rowid > ${last})
-        INSERT INTO entity_words (entity_uuid, created, words) SELECT uuid, created, words FROM words WHERE words IS NOT NULL`,
-  );
-  await execute(db, sql`INSERT INTO entity_locations SELECT * FROM entity_locations_source WHERE entity_uuid IN (${batch}) ORDER BY min_latitude`);
 }

@@ -16,6 +16,7 @@ import { batchingInserts, MAX_BATCH_ROWS } from './create-batching.js';
 import { entities as sqliteEntities, type entities } from './schema.js';
 import { newUuid } from '../ids.js';
 import { prepare } from './run.js';
+import type { SqliteDriver } from './sqlite.js';
 
 export type EntityRow = typeof entities.$inferSelect;
 
@@ -83,9 +84,12 @@ export async function insertEntity(tx: Tx, entity: NewEntity): Promise<EntityRow
   const statements = entityWrites(tx);
   if (!entity.collectionStored) await statements.collection.run({ app: entity.appUuid, name: entity.collection, type: entity.type, now: entity.now });
   const driver = clientOf(tx);
-  // Outside a transaction on PostgreSQL, the row may share its statement (create-batching.ts).
-  if (driver.dialect === 'postgres' && !driver.inTransaction()) await batchedInsertOf(driver, schemaOf(tx).entities)(row);
-  else await statements.entity.run(row);
+  // Outside a transaction the insert is a unit of its own: on PostgreSQL the row may share its
+  // statement (create-batching.ts), on SQLite its indexing (group-indexing.ts).
+  if (!driver.inTransaction()) {
+    if (driver.dialect === 'postgres') await batchedInsertOf(driver, schemaOf(tx).entities)(row);
+    else await (driver as SqliteDriver).insertEntitiesAlone(sqliteInsert.text(1), sqliteInsert.params([row]));
+  } else await statements.entity.run(row);
   noteEntitiesWritten(tx, 1);
   return row;
 }

@@ -27,6 +27,10 @@ interface Holder {
 /** Nobody's statements run: the holder's scope between the units of a group. */
 const NO_ONE: object = Object.freeze({});
 
+// Some errors (a full disk, I/O) make SQLite roll back the whole transaction: the group is lost,
+// its commit will fail, and a unit joining now must not begin another by its savepoint.
+const LOST = 'SQLite rolled back the transaction this change was to join; nothing was changed';
+
 /** A promise and what settles it. */
 interface Deferred {
   readonly promise: Promise<void>;
@@ -50,6 +54,8 @@ interface Group {
   unit: Deferred | null;
   /** The commit is due: no unit joins any more, and the last one to end commits. */
   due: boolean;
+  /** A unit left work for later (`atomicStatement`): `settle` runs before any other unit and before the commit. */
+  unsettled: boolean;
 }
 
 /** The connection's turns: what the SQLite driver's statements, transactions and units go through. */
@@ -60,6 +66,13 @@ export interface Turns {
   turn(): Promise<void>;
   transaction<T>(body: () => Promise<T>): Promise<T>;
   atomic<T>(body: () => Promise<T>): Promise<T>;
+  /**
+   * `atomic` for exactly one statement, which `run` makes synchronously: SQLite undoes a statement
+   * that fails alone, so the unit needs no savepoint. With `leavesWork` it leaves the driver's
+   * `settle` to do later in the group: once for every such unit in a row, before the next other
+   * unit begins and before the commit, outside any unit's savepoint.
+   */
+  atomicStatement<T>(run: () => T, leavesWork: boolean): Promise<T>;
   /** Resolves once no group is open (its units were told nothing yet, and may still be awaited). */
   settled(): Promise<void>;
 }
@@ -93,6 +106,7 @@ class ConnectionTurns implements Turns {
   constructor(
     private readonly sqlite: Database.Database,
     private readonly scope: TransactionScope<null>,
+    private readonly settle: () => void,
   ) {
     this.#statements = transactionStatementsOf(sqlite);
   }
@@ -124,14 +138,56 @@ class ConnectionTurns implements Turns {
   /** One unit in the open group, or the first of a new one (see the top). */
   async atomic<T>(body: () => Promise<T>): Promise<T> {
     for (;;) {
-      if (this.#holder === null) return await this.#runUnit(this.#openGroup(), body);
-      const open = this.#group;
-      if (open !== null && this.#holder === open.holder && !open.due) {
-        if (open.unit === null) return await this.#runUnit(open, body);
-        await open.unit.promise;
-      } else {
-        await this.#holder.ended;
-      }
+      const joined = this.#joinable();
+      if (joined instanceof Promise) await joined;
+      else return await this.#runUnit(joined, body);
+    }
+  }
+
+  async atomicStatement<T>(run: () => T, leavesWork: boolean): Promise<T> {
+    let joined = this.#joinable();
+    while (joined instanceof Promise) {
+      await joined;
+      joined = this.#joinable();
+    }
+    // Taken in the same synchronous step as the check that the group was free.
+    const unit = (joined.unit = deferred());
+    let result: T;
+    try {
+      if (!this.sqlite.inTransaction) throw new Error(LOST);
+      if (!leavesWork) this.#settleWork(joined);
+      result = run();
+      if (leavesWork) joined.unsettled = true;
+    } finally {
+      this.#endUnit(joined, unit);
+    }
+    await joined.committed.promise;
+    return result;
+  }
+
+  /**
+   * The open group if a unit may join it now (a new one if none is open), or what to wait for
+   * before asking again. The unit must claim the group (`unit`) in the same synchronous step.
+   */
+  #joinable(): Group | Promise<void> {
+    if (this.#holder === null) return this.#openGroup();
+    const open = this.#group;
+    if (open !== null && this.#holder === open.holder && !open.due) return open.unit === null ? open : open.unit.promise;
+    return this.#holder.ended;
+  }
+
+  /**
+   * Does the work units of `group` left, if any. Work left undone would commit their changes
+   * without it, so a failure loses the whole group: every unit fails with its commit.
+   */
+  #settleWork(group: Group): void {
+    if (!group.unsettled) return;
+    group.unsettled = false;
+    try {
+      this.settle();
+    } catch (error) {
+      if (this.sqlite.inTransaction) this.#statements.rollback.run();
+      throw error;
     }
   }
 
@@ -159,7 +215,7 @@ class ConnectionTurns implements Turns {
     const committed = deferred();
     // Units whose changes were kept await it; when every unit failed, nobody does.
     committed.promise.catch(() => undefined);
-    const opened: Group = { holder, end, committed, unit: null, due: false };
+    const opened: Group = { holder, end, committed, unit: null, due: false, unsettled: false };
     this.#group = opened;
     // Units that start in this turn of the event loop join; the commit follows, after I/O.
     setImmediate(() => {
@@ -171,6 +227,7 @@ class ConnectionTurns implements Turns {
 
   #commitGroup(ending: Group): void {
     try {
+      this.#settleWork(ending);
       this.#statements.commit.run();
       ending.committed.settle();
     } catch (error) {
@@ -190,9 +247,8 @@ class ConnectionTurns implements Turns {
     const result = await this.scope.run(null, async () => {
       joined.holder.scope = this.scope.current();
       try {
-        // Some errors (a full disk, I/O) make SQLite roll back the whole transaction: the group is
-        // lost, its commit will fail, and a unit joining now must not begin another by its savepoint.
-        if (!this.sqlite.inTransaction) throw new Error('SQLite rolled back the transaction this change was to join; nothing was changed');
+        if (!this.sqlite.inTransaction) throw new Error(LOST);
+        this.#settleWork(joined);
         this.#statements.savepoint.run();
         const value = await body();
         this.#statements.release.run();
@@ -204,17 +260,23 @@ class ConnectionTurns implements Turns {
         }
         throw error;
       } finally {
-        joined.holder.scope = NO_ONE;
-        joined.unit = null;
-        unit.settle();
-        if (joined.due) this.#commitGroup(joined);
+        this.#endUnit(joined, unit);
       }
     });
     await joined.committed.promise;
     return result;
   }
+
+  /** Lets the next unit of `group` run, or commits it when it is due. */
+  #endUnit(group: Group, unit: Deferred): void {
+    group.holder.scope = NO_ONE;
+    group.unit = null;
+    unit.settle();
+    if (group.due) this.#commitGroup(group);
+  }
 }
 
-export function createTurns(sqlite: Database.Database, scope: TransactionScope<null>): Turns {
-  return new ConnectionTurns(sqlite, scope);
+/** `settle`: the work units leave for later in their group (`atomicStatement`). */
+export function createTurns(sqlite: Database.Database, scope: TransactionScope<null>, settle: () => void = () => undefined): Turns {
+  return new ConnectionTurns(sqlite, scope, settle);
 }

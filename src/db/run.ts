@@ -62,14 +62,14 @@ export async function row<T extends unknown[]>(tx: Tx, statement: SQL): Promise<
 
 /**
  * Runs `body`, which makes exactly one statement, atomically. A statement is atomic on its own,
- * so PostgreSQL runs it as it comes, without a transaction's `begin` and `commit`: two of the
- * four round trips of creating an entity. Measured in one run (create-entity, 50 connections,
- * load 5–7): 351–388 → 466–478 req/s, 699–753 → 441–505 µs CPU per request
- * (docs/benchmarks.md#postgresql). SQLite runs it in a transaction of its own, which shares one
- * commit with those of the same turn (group-commit.ts).
+ * so it runs as it comes, outside a transaction: on PostgreSQL without a transaction's `begin`
+ * and `commit`, two of the four round trips of creating an entity (measured in one run,
+ * create-entity, 50 connections, load 5–7: 351–388 → 466–478 req/s, 699–753 → 441–505 µs CPU
+ * per request, docs/benchmarks.md#postgresql); the SQLite driver still shares one commit among
+ * the statements of a turn that insert entities (group-indexing.ts).
  */
 export function oneStatement<T>(db: Db, body: (tx: Tx) => Promise<T>): Promise<T> {
-  return dialectOf(db) === 'postgres' ? body(db) : db.transaction(body);
+  return body(db);
 }
 
 /** What a prepared statement answers, named as SQLite's builder names it. */

@@ -10,6 +10,7 @@ import { assetPath, isSingleExecutable } from '../runtime/assets.js';
 import { registerSqlFunctions } from './functions.js';
 import { TextCache, TransactionScope, type Driver, type Method, type ProxyResult } from './driver.js';
 import { createTurns } from './group-commit.js';
+import { groupIndexing } from './group-indexing.js';
 import { oncePerTurn, ReadCache, tablesOf, writtenTable } from './read-cache.js';
 import * as schema from './schema.js';
 
@@ -51,6 +52,11 @@ export interface SqliteDriver extends Driver {
   readonly dialect: 'sqlite';
   /** drizzle's proxy callback (open.ts). */
   execute(sql: string, params: readonly unknown[], method: Method): Promise<ProxyResult>;
+  /**
+   * Runs an INSERT of entities atomically, on its own (outside any transaction), as a unit of a
+   * group commit whose entities are indexed together at the end of the group (group-indexing.ts).
+   */
+  insertEntitiesAlone(sql: string, params: readonly unknown[]): Promise<number>;
   /** The connection itself, for the migrator and for tests that inspect the file. */
   readonly sqlite: Database.Database;
 }
@@ -96,7 +102,8 @@ function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
       return { statement: prepared, writes: !prepared.readonly, table: writtenTable(source) };
     });
   const scope = new TransactionScope<null>();
-  const turns = createTurns(sqlite, scope);
+  const indexing = groupIndexing(sqlite);
+  const turns = createTurns(sqlite, scope, indexing.settle);
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
   const readCache = new ReadCache(
     tablesOf(schema),
@@ -141,6 +148,7 @@ function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
       if (turns.held()) await turns.turn();
       return change(statement(source), params);
     },
+    insertEntitiesAlone: (source, params) => turns.atomicStatement(() => indexing.leaving(() => change(statement(source), params)), true),
     transaction: (body) => turns.transaction(body),
     atomic: (body) => turns.atomic(body),
     inTransaction: () => scope.current() !== undefined,

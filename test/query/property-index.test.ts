@@ -18,7 +18,7 @@ import { foldCase } from '../../src/data/query/functions.js';
 import { successor } from '../../src/data/query/property-index.js';
 import { isPlainObject } from '../../src/data/query/properties.js';
 import { APP, COLLECTION, openQueryDatabase, reference, type QueryDatabase } from './database.js';
-import { applyWrite, emptyCollections, type StoredEntities, type Write } from './writes.js';
+import { applyWrite, applyWritesTogether, emptyCollections, type StoredEntities, type Write } from './writes.js';
 import {
   entitiesArbitrary,
   entityArbitrary,
@@ -209,6 +209,25 @@ describe('the property index', () => {
           },
         ),
         { numRuns: 150 },
+      );
+    },
+    DATABASE_PROPERTY_TIMEOUT,
+  );
+
+  it(
+    'holds exactly the indexed properties of every entity after writes started together (creates indexed at the end of their group commit on SQLite), and answers queries as the reference does',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.array(writeArbitrary, { minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 4 }),
+          fc.array(queryArbitrary, { minLength: 1, maxLength: 4 }),
+          async (batches, queries) => {
+            const stored = await emptyCollections(database);
+            for (const batch of batches) await applyWritesTogether(database, batch, stored);
+            await expectIndexedAsStored(stored, queries);
+          },
+        ),
+        { numRuns: 100 },
       );
     },
     DATABASE_PROPERTY_TIMEOUT,

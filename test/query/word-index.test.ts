@@ -16,7 +16,7 @@ import { parseQuery } from '../../src/data/query/parse.js';
 import type { Condition, OrderKey, Query } from '../../src/data/query/ast.js';
 import { encodeCursor } from '../../src/data/query/cursor.js';
 import { APP, COLLECTION, openQueryDatabase, reference, type QueryDatabase } from './database.js';
-import { applyWrite, emptyCollections, type StoredEntities, type Write } from './writes.js';
+import { applyWrite, applyWritesTogether, emptyCollections, type StoredEntities, type Write } from './writes.js';
 import { acrossMigration } from './older-database.js';
 import { compileQuery } from '../../src/data/query/compile.js';
 import { readInCreatedOrder } from '../../src/data/read-in-created-order.js';
@@ -195,29 +195,50 @@ async function insertTitles(database: Database_, titles: readonly string[], crea
   }
 }
 
+/** The word index holds a row for exactly the entities of `stored` with a word, and `contains` answers as the reference does. */
+async function expectWordsAsStored(stored: StoredEntities, conditions: [Condition, OrderKey[], number][]): Promise<void> {
+  // The test database's other cat (database.ts) has the word 'fred'.
+  const other = 'ffffffff-0000-4000-8000-000000000000';
+  const withWords = [...stored.values()].filter(({ entity }) => hasWord(entity.properties)).map(({ entity }) => entity.record);
+  expect((await indexedEntities()).filter((uuid) => uuid !== other)).toEqual(withWords.map((record) => record.uuid).sort());
+  expect((await indexedCreated()).filter((row) => !row.startsWith(other))).toEqual(withWords.map((record) => `${record.uuid} ${record.created}`).sort());
+  const dogs = dogsOf(stored);
+  for (const [where, orderBy, limit] of conditions) {
+    const query: Query = { select: null, where, orderBy };
+    const expectedAnswer = reference(query, dogs);
+    for (const answer of await answers(query)) expect(answer).toEqual(expectedAnswer);
+    for (const pages of await pagesInCreatedOrder(query, limit)) expect(pages).toEqual(expectedAnswer.slice(0, 2 * limit));
+  }
+}
+
 describe('the word index', () => {
   it(
     'holds a row for exactly the entities with a word after any writes, and answers contains as the reference does',
     async () => {
       await fc.assert(
         fc.asyncProperty(fc.array(writeArbitrary, { minLength: 1, maxLength: 25 }), queriesOf(condition), async (writes, conditions) => {
-          const stored = await storedAfter(writes);
-          // The test database's other cat (database.ts) has the word 'fred'.
-          const other = 'ffffffff-0000-4000-8000-000000000000';
-          const withWords = [...stored.values()].filter(({ entity }) => hasWord(entity.properties)).map(({ entity }) => entity.record);
-          expect((await indexedEntities()).filter((uuid) => uuid !== other)).toEqual(withWords.map((record) => record.uuid).sort());
-          expect((await indexedCreated()).filter((row) => !row.startsWith(other))).toEqual(
-            withWords.map((record) => `${record.uuid} ${record.created}`).sort(),
-          );
-          const dogs = dogsOf(stored);
-          for (const [where, orderBy, limit] of conditions) {
-            const query: Query = { select: null, where, orderBy };
-            const expectedAnswer = reference(query, dogs);
-            for (const answer of await answers(query)) expect(answer).toEqual(expectedAnswer);
-            for (const pages of await pagesInCreatedOrder(query, limit)) expect(pages).toEqual(expectedAnswer.slice(0, 2 * limit));
-          }
+          await expectWordsAsStored(await storedAfter(writes), conditions);
         }),
         { numRuns: 120 },
+      );
+    },
+    DATABASE_PROPERTY_TIMEOUT,
+  );
+
+  it(
+    'holds a row for exactly the entities with a word after writes started together (creates indexed at the end of their group commit on SQLite)',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.array(writeArbitrary, { minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 4 }),
+          queriesOf(condition),
+          async (batches, conditions) => {
+            const stored = await emptyCollections(database);
+            for (const batch of batches) await applyWritesTogether(database, batch, stored);
+            await expectWordsAsStored(stored, conditions);
+          },
+        ),
+        { numRuns: 100 },
       );
     },
     DATABASE_PROPERTY_TIMEOUT,

@@ -1,0 +1,72 @@
+/**
+ * Indexing a group's new entities at once, on SQLite (docs/design.md#indexing-at-the-end-of-a-group).
+ * An entity created on its own (a POST of one entity, outside any transaction) is a unit of one
+ * statement in a group commit (group-commit.ts `atomicStatement`) whose insert the triggers leave
+ * unindexed (functions.ts `deferIndexing`). Before any other unit of the group runs, and before its
+ * commit, `settle` writes the property, word and location index rows of every entity inserted so
+ * since: one statement per index, in the index's key order, one word index segment for all of
+ * them — the bulk import's way (entity-import-store.ts). No statement but those inserts runs
+ * while entities wait, and nothing outside the group sees them before the commit, so no query
+ * ever finds an entity without its index rows.
+ */
+import type Database from 'better-sqlite3';
+import { deferIndexing } from './functions.js';
+
+/** The statements writing the three indexes' rows of the entities after a rowid, each index's in its key order. */
+function indexStatementsOf(sqlite: Database.Database) {
+  const batch = 'SELECT uuid FROM entities WHERE rowid > ?';
+  return [
+    sqlite.prepare(`INSERT OR IGNORE INTO entity_values SELECT * FROM entity_values_source WHERE entity_uuid IN (${batch}) ORDER BY 1, 2, 3, 4, 5, 6`),
+    // MATERIALIZED: idp_entity_words runs once per entity, not once more for the WHERE.
+    sqlite.prepare(
+      `WITH words AS MATERIALIZED (SELECT uuid, created, idp_entity_words(uuid, app_uuid, collection, properties) AS words FROM entities WHERE rowid > ?)
+       INSERT INTO entity_words (entity_uuid, created, words) SELECT uuid, created, words FROM words WHERE words IS NOT NULL`,
+    ),
+    sqlite.prepare(`INSERT INTO entity_locations SELECT * FROM entity_locations_source WHERE entity_uuid IN (${batch}) ORDER BY min_latitude`),
+  ];
+}
+
+const indexStatements = new WeakMap<Database.Database, ReturnType<typeof indexStatementsOf>>();
+
+/**
+ * Writes the index rows of the entities inserted after rowid `last` while the insert triggers left
+ * them alone (`deferIndexing`): they must be the only entities after it.
+ */
+export function indexEntitiesAfter(sqlite: Database.Database, last: number): void {
+  let statements = indexStatements.get(sqlite);
+  if (statements === undefined) indexStatements.set(sqlite, (statements = indexStatementsOf(sqlite)));
+  for (const statement of statements) statement.run(last);
+}
+
+export interface GroupIndexing {
+  /** Runs `insert`, which inserts entities, leaving their index rows to `settle`. */
+  leaving<T>(insert: () => T): T;
+  /** Writes the index rows of the entities `leaving` inserted since the last settle. */
+  settle(): void;
+}
+
+export function groupIndexing(sqlite: Database.Database): GroupIndexing {
+  // Prepared at first use: the driver is made before the migrations create the table.
+  let lastRowid: Database.Statement | undefined;
+  // The rowid after which every entity waits for its index rows; null when none waits. Entities
+  // are the table's newest rows: their rowids are larger than any other's.
+  let waitingAfter: number | null = null;
+  return {
+    leaving(insert) {
+      lastRowid ??= sqlite.prepare('SELECT max(rowid) FROM entities').pluck();
+      waitingAfter ??= (lastRowid.get() as number | null) ?? 0;
+      deferIndexing(sqlite, true);
+      try {
+        return insert();
+      } finally {
+        deferIndexing(sqlite, false);
+      }
+    },
+    settle() {
+      if (waitingAfter === null) return;
+      const after = waitingAfter;
+      waitingAfter = null;
+      indexEntitiesAfter(sqlite, after);
+    },
+  };
+}
