@@ -50,6 +50,10 @@ export function registerSqlFunctions(sqlite: Database.Database): void {
   // idp_index_text(text): what the property index keeps of a string (property-index.ts):
   // folded and cut in JavaScript, as SQLite's substr stops at a NUL.
   sqlite.function('idp_index_text', options, (value: unknown) => (typeof value === 'string' ? indexedText(foldCase(value)) : null));
+  // idp_index_path(fullkey): the property index's path of a json_tree fullkey in which SQLite
+  // quotes a name (`$.a."first_name"` → `a.first_name`); NULL unless every segment is a name the
+  // query language writes (migrations/sqlite/0030_property_index_quoted_keys.sql).
+  sqlite.function('idp_index_path', options, (fullkey: unknown) => (typeof fullkey === 'string' ? indexPathOf(fullkey) : null));
   // idp_entity_words(uuid, app, collection, properties): the word index's row of an entity, or
   // NULL when it has no word; idp_entity_word_match(uuid): the FTS5 query finding that row again
   // (word-index.ts, migrations/sqlite/0025_word_index.sql).
@@ -69,6 +73,15 @@ export function registerSqlFunctions(sqlite: Database.Database): void {
       ? distanceMeters(lat1, lon1, lat2, lon2)
       : null,
   );
+}
+
+// A json_tree fullkey of names only, each bare (SQLite writes a name bare when it is ASCII letters
+// and digits starting with a letter) or quoted; a quoted one that is a segment of the query
+// language (tokenize.ts) holds no escape.
+const QUOTED_FULLKEY = /^\$(?:\.(?:[A-Za-z][A-Za-z0-9]*|"[A-Za-z_][A-Za-z0-9_]*"))+$/;
+
+function indexPathOf(fullkey: string): string | null {
+  return QUOTED_FULLKEY.test(fullkey) ? fullkey.slice(2).replaceAll('"', '') : null;
 }
 
 // What better-sqlite3 accepts as a function result; anything else becomes NULL.

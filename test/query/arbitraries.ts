@@ -80,12 +80,19 @@ export const entityProperties: fc.Arbitrary<Record<string, unknown>> = fc.record
     name: fc.oneof(stringValue.map(storable), numberValue.map(normaliseZero)),
     title: fc.oneof({ weight: 4, arbitrary: wordText }, { weight: 1, arbitrary: jsonValue }),
     order: jsonValue,
+    first_name: jsonValue,
     location,
-    // n.y.w.v is deeper than the property index goes (3 segments).
+    // n.y.w.v is deeper than the property index goes (3 segments); `n.x` a name no query can
+    // write (`n.x` is x inside n), which the index must not hold as that path.
     n: fc.record(
-      { x: jsonValue, y: fc.record({ z: jsonValue, w: fc.record({ v: jsonValue }, { requiredKeys: [] }) }, { requiredKeys: [] }) },
+      {
+        x: jsonValue,
+        _y: jsonValue,
+        y: fc.record({ z: jsonValue, w: fc.record({ v: jsonValue }, { requiredKeys: [] }) }, { requiredKeys: [] }),
+      },
       { requiredKeys: [] },
     ),
+    'n.x': jsonValue,
   },
   { requiredKeys: [] },
 );
@@ -114,7 +121,25 @@ export const entitiesArbitrary = fc.uniqueArray(entityArbitrary(fc.constantFrom(
   selector: (entity) => entity.record.uuid,
 });
 
-const QUERY_PROPERTIES = ['a', 'b', 'name', 'title', 'order', 'n.x', 'n.y.z', 'n.y.w.v', 'location.latitude', 'missing', 'created', 'modified', 'uuid', 'type'];
+// first_name and n._y: names SQLite's json_tree writes quoted (migrations/sqlite/…_property_index_quoted_keys.sql).
+const QUERY_PROPERTIES = [
+  'a',
+  'b',
+  'name',
+  'first_name',
+  'title',
+  'order',
+  'n.x',
+  'n._y',
+  'n.y.z',
+  'n.y.w.v',
+  'location.latitude',
+  'missing',
+  'created',
+  'modified',
+  'uuid',
+  'type',
+];
 const COLUMNS = ['created', 'modified', 'uuid', 'type'];
 const property = fc.constantFrom(...QUERY_PROPERTIES);
 

@@ -6,7 +6,7 @@
  * progress, carries on after a stop where it stopped, only one instance runs it, and writes made
  * meanwhile end up indexed as they are.
  */
-import { selectRows } from '../database.js';
+import { selectRows, TEST_DATABASE_URL } from '../database.js';
 import { execute } from '../../src/db/run.js';
 import { sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -189,6 +189,12 @@ describe('the property index of an older database', () => {
     older = await createOlderDatabase(DOGS, '_property_index_backfill');
     handle = await older.open();
     expect(await indexRows(handle)).toBe(DOGS.length * 2);
+    if (handle.driver.dialect === 'sqlite') {
+      // …_property_index_quoted_keys.sql has the backfill walk every entity once more (below).
+      expect(await isPropertyIndexComplete(handle.db)).toBe(false);
+      await startCapturing(handle).backfill.finished();
+      expect(await indexRows(handle)).toBe(DOGS.length * 2);
+    }
     expect(await isPropertyIndexComplete(handle.db)).toBe(true);
     expect((await query(handle, 'age >= 5')).explain.skipped).toBeUndefined();
     await older.remove(handle);
@@ -196,4 +202,25 @@ describe('the property index of an older database', () => {
     handle = await older.open();
     expect(await isPropertyIndexComplete(handle.db)).toBe(true);
   });
+
+  it.runIf(TEST_DATABASE_URL === undefined)(
+    'gets the rows of the names SQLite quotes once upgraded: queries read the collection until the backfill has walked every entity again',
+    async () => {
+      // Indexed by the view before …_property_index_quoted_keys.sql, which left out `first_name`.
+      const people = DOGS.map(([uuid, properties]) => [uuid, { ...properties, first_name: properties.name.toUpperCase(), n: { _y: properties.age } }] as const);
+      older = await createOlderDatabase(people, '_property_index_quoted_keys');
+      handle = await older.open();
+      expect(await indexRows(handle)).toBe(DOGS.length * 2);
+      expect(await isPropertyIndexComplete(handle.db)).toBe(false);
+      const meanwhile = await query(handle, "first_name = 'DOG3' or n._y = 5");
+      expect(meanwhile.names).toEqual(['dog5', 'dog3']);
+      expect(meanwhile.explain).toMatchObject({ index: null, skipped: SKIPPED });
+      await startCapturing(handle).backfill.finished();
+      expect(await indexRows(handle)).toBe(DOGS.length * 4);
+      const answer = await query(handle, "first_name = 'DOG3' or n._y = 5");
+      expect(answer.names).toEqual(['dog5', 'dog3']);
+      expect(answer.explain.index).toBe('property first_name, property n._y');
+      expect((await query(handle, 'order by first_name desc')).names).toEqual(['dog6', 'dog5', 'dog4', 'dog3', 'dog2', 'dog1', 'dog0']);
+    },
+  );
 });
