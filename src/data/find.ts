@@ -202,7 +202,16 @@ async function usableOrder(tx: Tx, appUuid: string, scope: EntityScope, order: I
   const trusted = await trustedIndex(tx, appUuid, scope.collection);
   if (!trusted.complete) return { skipped: STILL_BUILDING };
   if (trusted.isUnindexed(order.path)) return { skipped: leftOut([order.path]) };
-  return { order };
+  return { order: withIndexedNextKeys(order, trusted.isUnindexed) };
+}
+
+/** `order` without the walks of next keys (index-order.ts NextKeyWalk) whose paths the index leaves out: those ties are sorted. */
+function withIndexedNextKeys(order: IndexOrder, isUnindexed: (path: string) => boolean): IndexOrder {
+  const { next } = order;
+  if (next === null) return order;
+  if (isUnindexed(next.order.path)) return { ...order, next: null };
+  const fromCursor = next.fromCursor === null ? null : { ...next.fromCursor, order: withIndexedNextKeys(next.fromCursor.order, isUnindexed) };
+  return { ...order, next: { ...next, order: withIndexedNextKeys(next.order, isUnindexed), fromCursor } };
 }
 
 // Candidates from which reading the collection in created order is preferred (chooseNarrowing).

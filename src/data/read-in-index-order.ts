@@ -11,6 +11,7 @@ import { and, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { EntityRow, Guard } from '../db/entity-store.js';
 import type { Statement } from '../db/explain.js';
 import { type Tx, schemaOf } from '../db/open.js';
+import { row, sqlOf } from '../db/run.js';
 import { isLongTie, type IndexOrder, type RankWalk } from './query/index-order.js';
 
 export interface IndexOrderRead {
@@ -29,6 +30,8 @@ export interface IndexOrderRead {
   readonly counting: SQL | undefined;
   /** With `explain`: where each statement run is added (rendered only then, as rendering costs as much as running). */
   readonly ran: Statement[] | undefined;
+  /** How many entities sharing a value of the walked key make walking the next key among them worth it; SHARED_BY_MANY by default. */
+  readonly sharedByMany?: number;
 }
 
 export async function readInIndexOrder(tx: Tx, read: IndexOrderRead, guard: Guard): Promise<EntityRow[]> {
@@ -75,12 +78,63 @@ async function readRank(tx: Tx, read: IndexOrderRead, walk: RankWalk, wanted: nu
   };
   const rows = await select();
   if (!walk.cut && !read.order.tied) return rows.map(withoutIndexed);
+  const page = rows.map(withoutIndexed);
   const last = rows.at(-1);
   if (rows.length === wanted && last !== undefined && (read.order.tied || isLongTie(String(last.indexed)))) {
     const seen = new Set(rows.map((row) => row.uuid));
-    rows.push(...(await select(sql`${walk.indexed} = ${last.indexed}`)).filter((row) => !seen.has(row.uuid)));
+    // A long text's tie may hold texts that differ after the cut, which the next key does not order.
+    const longTie = walk.cut && isLongTie(String(last.indexed));
+    const tie =
+      (longTie ? undefined : await readSharingByNextKey(tx, read, walk.rank, last.indexed, wanted, guard)) ??
+      (await select(sql`${walk.indexed} = ${last.indexed}`)).map(withoutIndexed);
+    page.push(...tie.filter((row) => !seen.has(row.uuid)));
   }
-  return rows.map(withoutIndexed).sort(read.compare).slice(0, wanted);
+  return page.sort(read.compare).slice(0, wanted);
+}
+
+/**
+ * Entities sharing one value of the walked key at least this many are read by walking the next
+ * key among them (index-order.ts NextKeyWalk) rather than all read and sorted. Sorting costs about
+ * 1.5 µs per entity sharing the value, the walk about 2.6 µs per entity of the next key it passes,
+ * (the collection / those sharing) per entity of the page: for the first 11 of one value among a
+ * million on SQLite, 250 sharing it took 1.4 ms sorted and 114 ms walked, 4,000 6.4 and 5.9 ms,
+ * 16,000 24 and 2.0 ms (docs/design.md#sorting-through-the-property-index).
+ */
+const SHARED_BY_MANY = 4000;
+
+/**
+ * The first `wanted` entities whose walked key's index value is `value` (of `rank`), in the order
+ * of the keys after it, by walking the next key among them; undefined when fewer than
+ * `sharedByMany` share it, or the next key cannot be walked: they are then read and sorted.
+ */
+async function readSharingByNextKey(
+  tx: Tx,
+  read: IndexOrderRead,
+  rank: number,
+  value: string | number,
+  wanted: number,
+  guard: Guard,
+): Promise<EntityRow[] | undefined> {
+  const { next } = read.order;
+  if (next === null) return undefined;
+  const many = read.sharedByMany ?? SHARED_BY_MANY;
+  const counting = next.counting(rank, value, many);
+  read.ran?.push(sqlOf(tx, counting));
+  const [sharing] = (await row<[number]>(tx, counting))!;
+  if (Number(sharing) < many) return undefined;
+  const fromCursor = next.fromCursor !== null && next.fromCursor.rank === rank && next.fromCursor.value === value;
+  const among = next.sharing(rank, value);
+  return await readInIndexOrder(
+    tx,
+    {
+      ...read,
+      order: fromCursor ? next.fromCursor!.order : next.order,
+      where: sql`(${read.where} AND ${among})`,
+      collection: and(read.collection, among),
+      count: wanted,
+    },
+    guard,
+  );
 }
 
 function withoutIndexed({ indexed: _indexed, ...row }: EntityRow & { indexed: unknown }): EntityRow {

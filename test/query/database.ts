@@ -33,11 +33,20 @@ export interface QueryDatabase {
    * (as a read of related entities does). `inIndexOrder` reads by walking the property index in
    * the order of the query's property instead (read-in-index-order.ts), with the exact condition;
    * `inCreatedOrder` reads the `narrowing`th way's candidates in created order
-   * (read-in-created-order.ts), `limit` of them or all.
+   * (read-in-created-order.ts), `limit` of them or all. `sharedByMany`: how many entities sharing
+   * a value of the walked key are read by walking the next key (read-in-index-order.ts).
    */
   select(
     query: Query,
-    options?: { cursor?: string; limit?: number; index?: boolean; narrowing?: number; inIndexOrder?: boolean; inCreatedOrder?: boolean },
+    options?: {
+      cursor?: string;
+      limit?: number;
+      index?: boolean;
+      narrowing?: number;
+      inIndexOrder?: boolean;
+      inCreatedOrder?: boolean;
+      sharedByMany?: number;
+    },
   ): Promise<EntityRecord[]>;
   /** How many ways the property index has to narrow `query` (compile.ts `narrowed`). */
   narrowings(query: Query): number;
@@ -116,6 +125,7 @@ export async function openQueryDatabase(): Promise<QueryDatabase> {
             count: options.limit ?? Number.MAX_SAFE_INTEGER,
             counting: undefined,
             ran: [],
+            sharedByMany: options.sharedByMany,
           },
           (condition) => condition,
         );

@@ -286,13 +286,16 @@ describe('the property index', () => {
           await emptyCollections(database);
           await database.replaceEntities(entities);
           const expected = reference(query, entities);
-          // The walk itself, whatever the condition.
-          const walked = await readPages(entities.length + 1, async (cursor) => {
-            const rows = await database.select(query, { cursor, limit: limit + 1, inIndexOrder: true });
-            const page = rows.slice(0, limit);
-            return { uuids: page.map((row) => row.uuid), cursor: rows.length > limit ? encodeCursor(query, page[limit - 1]) : undefined };
-          });
-          expect(walked).toEqual(expected);
+          // The walk itself, whatever the condition: the entities sharing a value of the first
+          // key read and sorted, and read by walking the next key among them.
+          for (const sharedByMany of [undefined, 1]) {
+            const walked = await readPages(entities.length + 1, async (cursor) => {
+              const rows = await database.select(query, { cursor, limit: limit + 1, inIndexOrder: true, sharedByMany });
+              const page = rows.slice(0, limit);
+              return { uuids: page.map((row) => row.uuid), cursor: rows.length > limit ? encodeCursor(query, page[limit - 1]) : undefined };
+            });
+            expect(walked).toEqual(expected);
+          }
           // A collection read, which walks it unless a condition has few candidates (all have, here).
           const ql = printQuery(query, PLAIN);
           const label = `property ${query.orderBy[0].property}`;
@@ -342,6 +345,24 @@ describe('the property index', () => {
     const expected = reference(query, fixture);
     expect(expected.length).toBeGreaterThan(0);
     expect((await database.select(query)).map((row) => row.uuid)).toEqual(expected);
+  });
+
+  it('orders texts that differ only past the indexed length by the whole text before the next key, a page at a time', async () => {
+    // Cut to one text, `${LONG}r`…: the next key's order among them is not the query's.
+    const tied: GeneratedEntity[] = [`${LONG}rz`, `${LONG}ry`, `${LONG}rx`, `${LONG}r`, 'a'].map((a, i) => ({
+      properties: { a, n: i },
+      record: { a, n: i, uuid: `0000000${i}-0000-4000-8000-000000000000`, type: 'dog', created: i, modified: i },
+    }));
+    await database.replaceEntities(tied);
+    const query = parseQuery('order by a, n');
+    for (const limit of [1, 2]) {
+      const walked = await readPages(tied.length + 1, async (cursor) => {
+        const rows = await database.select(query, { cursor, limit: limit + 1, inIndexOrder: true, sharedByMany: 1 });
+        const page = rows.slice(0, limit);
+        return { uuids: page.map((row) => row.uuid), cursor: rows.length > limit ? encodeCursor(query, page[limit - 1]) : undefined };
+      });
+      expect(walked).toEqual(reference(query, tied));
+    }
   });
 
   it('bounds a prefix by the least text after every text it starts', () => {
