@@ -15,27 +15,46 @@ import { deferIndexing } from './functions.js';
 /** The statements writing the three indexes' rows of the entities after a rowid, each index's in its key order. */
 function indexStatementsOf(sqlite: Database.Database) {
   const batch = 'SELECT uuid FROM entities WHERE rowid > ?';
-  return [
-    sqlite.prepare(`INSERT OR IGNORE INTO entity_values SELECT * FROM entity_values_source WHERE entity_uuid IN (${batch}) ORDER BY 1, 2, 3, 4, 5, 6`),
+  return {
+    // The property index's rows name their path by number (migrations/sqlite/…_property_index_compact_keys.sql):
+    // `paths` numbers the paths of the entities' rows. ON CONFLICT, unlike OR IGNORE, lets a row
+    // whose path has no number yet fail the statement (NOT NULL) rather than be left out.
+    values: sqlite.prepare(
+      `INSERT INTO entity_values SELECT path_id, kind, value, entity_uuid FROM entity_values_source WHERE entity_uuid IN (${batch}) ORDER BY 1, 2, 3, 4 ON CONFLICT DO NOTHING`,
+    ),
+    paths: sqlite.prepare(
+      `INSERT OR IGNORE INTO entity_value_paths (app_uuid, collection, path) SELECT DISTINCT app_uuid, collection, path FROM entity_values_source WHERE entity_uuid IN (${batch})`,
+    ),
     // MATERIALIZED: idp_entity_words runs once per entity, not once more for the WHERE.
-    sqlite.prepare(
+    words: sqlite.prepare(
       `WITH words AS MATERIALIZED (SELECT uuid, created, idp_entity_words(uuid, app_uuid, collection, properties) AS words FROM entities WHERE rowid > ?)
        INSERT INTO entity_words (entity_uuid, created, words) SELECT uuid, created, words FROM words WHERE words IS NOT NULL`,
     ),
-    sqlite.prepare(`INSERT INTO entity_locations SELECT * FROM entity_locations_source WHERE entity_uuid IN (${batch}) ORDER BY min_latitude`),
-  ];
+    locations: sqlite.prepare(`INSERT INTO entity_locations SELECT * FROM entity_locations_source WHERE entity_uuid IN (${batch}) ORDER BY min_latitude`),
+  };
 }
 
 const indexStatements = new WeakMap<Database.Database, ReturnType<typeof indexStatementsOf>>();
 
 /**
  * Writes the index rows of the entities inserted after rowid `last` while the insert triggers left
- * them alone (`deferIndexing`): they must be the only entities after it.
+ * them alone (`deferIndexing`): they must be the only entities after it. Their property index
+ * rows are written at once when each of their paths has its number, as the paths of a
+ * collection's entities mostly have; when one has not, the statement fails, writing nothing, and
+ * the paths are numbered first (another walk of the entities' JSON, about 9 µs an entity).
  */
 export function indexEntitiesAfter(sqlite: Database.Database, last: number): void {
   let statements = indexStatements.get(sqlite);
   if (statements === undefined) indexStatements.set(sqlite, (statements = indexStatementsOf(sqlite)));
-  for (const statement of statements) statement.run(last);
+  try {
+    statements.values.run(last);
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'SQLITE_CONSTRAINT_NOTNULL') throw error;
+    statements.paths.run(last);
+    statements.values.run(last);
+  }
+  statements.words.run(last);
+  statements.locations.run(last);
 }
 
 export interface GroupIndexing {

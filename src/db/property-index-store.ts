@@ -7,7 +7,7 @@
  * is done, queries do not trust the index (data/find.ts). Also the paths a collection's settings
  * leave out of the index.
  */
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import { clientOf, dialectOf, remembered, type Db, type Tx, schemaOf } from './open.js';
 import { noteEntitiesWritten } from './planner-statistics.js';
 import { execute, row } from './run.js';
@@ -80,7 +80,7 @@ export async function indexNextEntities(db: Db, owner: string, batchSize: number
       await execute(tx, sql`UPDATE ${STATE} SET done = 1, lease_owner = NULL, lease_until = NULL WHERE id = 1`);
       return { state: 'done' as const };
     }
-    await execute(tx, insertRows(tx, after, last));
+    for (const statement of insertRows(tx, after, last)) await execute(tx, statement);
     const entities = Number(count);
     noteEntitiesWritten(tx, entities);
     const [indexed] = (await row<[number]>(
@@ -92,12 +92,25 @@ export async function indexNextEntities(db: Db, owner: string, batchSize: number
 }
 
 /** The index rows of the entities whose uuid is in (after, last], as the triggers write them. */
-function insertRows(tx: Tx, after: string, last: string) {
+function insertRows(tx: Tx, after: string, last: string): SQL[] {
   if (dialectOf(tx) === 'postgres') {
-    return sql`INSERT INTO entity_values SELECT v.* FROM entities e, idp_entity_values(e.uuid, e.app_uuid, e.collection, e.properties) v
-               WHERE e.uuid > ${after} AND e.uuid <= ${last} FOR KEY SHARE OF e ON CONFLICT DO NOTHING`;
+    return [
+      sql`INSERT INTO entity_values SELECT v.* FROM entities e, idp_entity_values(e.uuid, e.app_uuid, e.collection, e.properties) v
+          WHERE e.uuid > ${after} AND e.uuid <= ${last} FOR KEY SHARE OF e ON CONFLICT DO NOTHING`,
+    ];
   }
-  return sql`INSERT OR IGNORE INTO entity_values SELECT * FROM entity_values_source WHERE entity_uuid > ${after} AND entity_uuid <= ${last}`;
+  return sqliteRows(sql`entity_uuid > ${after} AND entity_uuid <= ${last}`);
+}
+
+/**
+ * SQLite's index rows of the entities `which` selects from `entity_values_source`: their paths
+ * first, then the rows, which name them by number (migrations/sqlite/…_property_index_compact_keys.sql).
+ */
+function sqliteRows(which: SQL): SQL[] {
+  return [
+    sql`INSERT OR IGNORE INTO entity_value_paths (app_uuid, collection, path) SELECT DISTINCT app_uuid, collection, path FROM entity_values_source WHERE ${which}`,
+    sql`INSERT OR IGNORE INTO entity_values SELECT path_id, kind, value, entity_uuid FROM entity_values_source WHERE ${which}`,
+  ];
 }
 
 /**
@@ -128,18 +141,24 @@ export async function replaceUnindexedPaths(tx: Tx, appUuid: string, collection:
   const takenBack = current.filter((path) => !paths.includes(path));
   const scope = and(eq(unindexedPaths.appUuid, appUuid), eq(unindexedPaths.collection, collection));
   for (const path of leftOut) {
-    await execute(tx, sql`DELETE FROM entity_values WHERE app_uuid = ${appUuid} AND collection = ${collection} AND ${underPath(path)}`);
+    await execute(
+      tx,
+      dialectOf(tx) === 'postgres'
+        ? sql`DELETE FROM entity_values WHERE app_uuid = ${appUuid} AND collection = ${collection} AND ${underPath(path)}`
+        : sql`DELETE FROM entity_values WHERE path_id IN (SELECT id FROM entity_value_paths WHERE app_uuid = ${appUuid} AND collection = ${collection} AND ${underPath(path)})`,
+    );
     await tx.insert(unindexedPaths).values({ appUuid, collection, path });
   }
   for (const path of takenBack) {
     await tx.delete(unindexedPaths).where(and(scope, eq(unindexedPaths.path, path)));
-    await execute(
-      tx,
+    const statements =
       dialectOf(tx) === 'postgres'
-        ? sql`INSERT INTO entity_values SELECT v.* FROM entities e, idp_entity_values(e.uuid, e.app_uuid, e.collection, e.properties) v
-              WHERE e.app_uuid = ${appUuid} AND e.collection = ${collection} AND ${underPath(path)} FOR KEY SHARE OF e ON CONFLICT DO NOTHING`
-        : sql`INSERT OR IGNORE INTO entity_values SELECT * FROM entity_values_source WHERE app_uuid = ${appUuid} AND collection = ${collection} AND ${underPath(path)}`,
-    );
+        ? [
+            sql`INSERT INTO entity_values SELECT v.* FROM entities e, idp_entity_values(e.uuid, e.app_uuid, e.collection, e.properties) v
+                WHERE e.app_uuid = ${appUuid} AND e.collection = ${collection} AND ${underPath(path)} FOR KEY SHARE OF e ON CONFLICT DO NOTHING`,
+          ]
+        : sqliteRows(sql`app_uuid = ${appUuid} AND collection = ${collection} AND ${underPath(path)}`);
+    for (const statement of statements) await execute(tx, statement);
   }
 }
 

@@ -24,8 +24,10 @@ const SETTINGS = `${APP}/dogs/_settings`;
 
 /** The paths the index holds rows of for the dogs collection, with how many. */
 async function indexedPaths(): Promise<Record<string, number>> {
+  // SQLite's rows name their path by number (docs/design.md#the-property-index): its view has the names.
+  const table = d.t.deps.db.$client.dialect === 'sqlite' ? 'entity_values_named' : 'entity_values';
   const rows = await d.t.deps.db.$client.query<{ path: string; rows: number }>(
-    "SELECT path, count(*) AS rows FROM entity_values WHERE collection = 'dogs' GROUP BY path ORDER BY path",
+    `SELECT path, count(*) AS rows FROM ${table} WHERE collection = 'dogs' GROUP BY path ORDER BY path`,
   );
   return Object.fromEntries(rows.map((row) => [row.path, Number(row.rows)]));
 }

@@ -185,9 +185,19 @@ describe('the reserved sub-resources of users and entities', () => {
     'receipts',
   ];
   /** What each route documents that it writes (docs/api.md), by method, owner collection and sub-resource. */
-  // An entity's write rewrites its rows in the property index and the word index (FTS5 keeps the
+  // An entity's write rewrites its rows in the property index (whose paths SQLite numbers in a
+  // table of their own: docs/design.md#the-property-index) and the word index (FTS5 keeps the
   // latter in tables of its own on SQLite: docs/design.md#the-word-index).
-  const ENTITY = ['entities', 'entity_values', 'entity_words', 'entity_words_content', 'entity_words_data', 'entity_words_docsize', 'entity_words_idx'];
+  const ENTITY = [
+    'entities',
+    'entity_values',
+    'entity_value_paths',
+    'entity_words',
+    'entity_words_content',
+    'entity_words_data',
+    'entity_words_docsize',
+    'entity_words_idx',
+  ];
   const DOCUMENTED: Record<string, { tables: string[]; creates?: boolean }> = {
     'POST users/password': { tables: ['app_user_credentials'] },
     'PUT users/password': { tables: ['app_user_credentials'] },

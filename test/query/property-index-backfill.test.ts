@@ -72,8 +72,11 @@ async function query(db: Database_, ql: string) {
   return { names: page.rows.map((row) => row.properties.name), explain: page.explain! };
 }
 
+/** The property index's rows with their paths' names: on SQLite a view of them (docs/design.md#the-property-index). */
+const namedRows = (db: Database_) => sql.identifier(db.driver.dialect === 'sqlite' ? 'entity_values_named' : 'entity_values');
+
 async function indexRows(db: Database_): Promise<number> {
-  const [{ rows }] = await selectRows<{ rows: number }>(db.db, sql`SELECT count(*) AS rows FROM entity_values WHERE app_uuid = ${APP}`);
+  const [{ rows }] = await selectRows<{ rows: number }>(db.db, sql`SELECT count(*) AS rows FROM ${namedRows(db)} WHERE app_uuid = ${APP}`);
   return Number(rows);
 }
 
@@ -138,7 +141,7 @@ describe('the property index of an older database', () => {
     const column = sql.raw(db.driver.dialect === 'sqlite' ? 'value' : 'num');
     const [{ age }] = await selectRows<{ age: number }>(
       db.db,
-      sql`SELECT ${column} AS age FROM entity_values WHERE entity_uuid = ${DOGS[5][0]} AND path = 'age'`,
+      sql`SELECT ${column} AS age FROM ${namedRows(db)} WHERE entity_uuid = ${DOGS[5][0]} AND path = 'age'`,
     );
     expect(Number(age)).toBe(50);
     const answer = await query(db, 'age >= 7');
@@ -188,13 +191,13 @@ describe('the property index of an older database', () => {
     // The property index migration ran before it left the filling to the backfill: rows for all.
     older = await createOlderDatabase(DOGS, '_property_index_backfill');
     handle = await older.open();
-    expect(await indexRows(handle)).toBe(DOGS.length * 2);
     if (handle.driver.dialect === 'sqlite') {
-      // …_property_index_quoted_keys.sql has the backfill walk every entity once more (below).
+      // …_property_index_compact_keys.sql makes the rows anew: the backfill walks every entity once more (below).
+      expect(await indexRows(handle)).toBe(0);
       expect(await isPropertyIndexComplete(handle.db)).toBe(false);
       await startCapturing(handle).backfill.finished();
-      expect(await indexRows(handle)).toBe(DOGS.length * 2);
     }
+    expect(await indexRows(handle)).toBe(DOGS.length * 2);
     expect(await isPropertyIndexComplete(handle.db)).toBe(true);
     expect((await query(handle, 'age >= 5')).explain.skipped).toBeUndefined();
     await older.remove(handle);
@@ -210,7 +213,6 @@ describe('the property index of an older database', () => {
       const people = DOGS.map(([uuid, properties]) => [uuid, { ...properties, first_name: properties.name.toUpperCase(), n: { _y: properties.age } }] as const);
       older = await createOlderDatabase(people, '_property_index_quoted_keys');
       handle = await older.open();
-      expect(await indexRows(handle)).toBe(DOGS.length * 2);
       expect(await isPropertyIndexComplete(handle.db)).toBe(false);
       const meanwhile = await query(handle, "first_name = 'DOG3' or n._y = 5");
       expect(meanwhile.names).toEqual(['dog5', 'dog3']);

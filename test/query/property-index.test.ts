@@ -102,7 +102,7 @@ async function storedRows(handle: Database_ = database.handle): Promise<IndexRow
     handle.driver.dialect === 'sqlite' ? `CASE WHEN kind = 2 THEN NULL ELSE value END AS num, CASE WHEN kind = 2 THEN value END AS text` : 'num, text';
   const rows = await selectRows<IndexRow>(
     handle.db,
-    sql`SELECT entity_uuid, path, collection, kind, ${sql.raw(columns)} FROM entity_values WHERE app_uuid = ${APP}`,
+    sql`SELECT entity_uuid, path, collection, kind, ${sql.raw(columns)} FROM ${sql.identifier(handle.driver.dialect === 'sqlite' ? 'entity_values_named' : 'entity_values')} WHERE app_uuid = ${APP}`,
   );
   return rows.map((row) => ({ ...row, kind: Number(row.kind), num: row.num === null ? null : Number(row.num) })).sort(byKey);
 }

@@ -104,6 +104,8 @@ export interface Dialect {
    * booleans), its folded and cut texts, its entity uuids (index-order.ts).
    */
   indexColumn(name: 'number' | 'text' | 'uuid'): Operand;
+  /** The condition on the property index's rows of one property of a collection (property-index.ts, index-order.ts). */
+  indexRowsOf(appUuid: string, collection: string, path: string): SQL;
   /**
    * `SELECT entity_uuid …` of the collection's entities whose indexed location meets `box`, from
    * the location index (location-index.ts, the migrations' …_location_index.sql).
@@ -190,6 +192,10 @@ function createSqliteDialect(table: string): Dialect {
     filterOnly: (column, value) => sql`+${column} = ${value}`,
     amongCandidates: (uuid, candidates) => sql`${uuid} IN (${candidates})`,
     testedPerRow: (exists) => exists,
+    // A row names its property by number (migrations/sqlite/0031_property_index_compact_keys.sql);
+    // the number is looked up once per statement, NULL (no rows) for a property no entity has.
+    indexRowsOf: (appUuid, collection, path) =>
+      sql`${INDEX_ROWS}.path_id = (SELECT id FROM entity_value_paths WHERE app_uuid = ${appUuid} AND collection = ${collection} AND path = ${path})`,
     // One untyped column: the whole row is the table's key (migrations/sqlite/0012_property_index.sql).
     indexColumn: (name) => ({
       sql: sql`${INDEX_ROWS}.${sql.identifier(name === 'uuid' ? 'entity_uuid' : 'value')}`,
@@ -261,6 +267,21 @@ const POSTGRES_INDEX_COLUMNS: Readonly<Record<'number' | 'text' | 'uuid', Operan
   number: { sql: sql`${INDEX_ROWS}.num`, type: 'number' },
   text: { sql: sql`${INDEX_ROWS}.text`, type: 'text' },
   uuid: { sql: sql`(${INDEX_ROWS}.entity_uuid COLLATE "C")`, type: 'text' },
+};
+
+/**
+ * A plain EXISTS in WHERE becomes a semi-join, and where PostgreSQL believes its rows few (the
+ * entities of one city, a tenth of 100,000, taken for 620), the plan reads them all and sorts
+ * them: 106 ms for the first page of `order by city, score` instead of walking `score`. Under IS
+ * TRUE it stays a subplan, run for each entity the walk reads.
+ */
+const postgresTestedPerRow = (exists: SQL): SQL => sql`(${exists}) IS TRUE`;
+
+/** The property index's rows on PostgreSQL: named by application, collection and path (0007_property_index.sql). */
+const POSTGRES_INDEX_ROWS: Pick<Dialect, 'indexRowsOf' | 'indexColumn'> = {
+  indexRowsOf: (appUuid, collection, path) =>
+    sql`${INDEX_ROWS}.app_uuid = ${appUuid} AND ${INDEX_ROWS}.collection = ${collection} AND ${INDEX_ROWS}.path = ${path}`,
+  indexColumn: (name) => POSTGRES_INDEX_COLUMNS[name],
 };
 
 /**
@@ -384,12 +405,8 @@ function createPostgresDialect(table: string): Dialect {
     // (docs/benchmarks.md#within-and-contains-on-postgresql).
     filterOnly: (column, value, few) => (few ? sql`${column} || '' = ${value}` : sql`${column} = ${value}`),
     amongCandidates: (uuid, candidates, few) => (few ? sql`${uuid} = ANY(ARRAY(${candidates}))` : sql`${uuid} IN (${candidates})`),
-    // A plain EXISTS in WHERE becomes a semi-join, and where PostgreSQL believes its rows few (the
-    // entities of one city, a tenth of 100,000, taken for 620), the plan reads them all and sorts
-    // them: 106 ms for the first page of `order by city, score` instead of walking `score`. Under
-    // IS TRUE it stays a subplan, run for each entity the walk reads.
-    testedPerRow: (exists) => sql`(${exists}) IS TRUE`,
-    indexColumn: (name) => POSTGRES_INDEX_COLUMNS[name],
+    testedPerRow: postgresTestedPerRow,
+    ...POSTGRES_INDEX_ROWS,
     // Box overlap (&&), which the GiST index serves; x is the longitude. Inclusive of the edges,
     // and loose by 1e-6 like every geometric comparison of PostgreSQL: only ever more candidates.
     locatedIn: (appUuid, collection, box) =>

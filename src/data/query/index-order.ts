@@ -127,7 +127,7 @@ function nextKeyWalk(
   const exact = value !== null && !(typeof value === 'string' && isLongTie(indexedText(value)));
   const rows = (rank: number, value: number | string): SQL => {
     const column = dialect.indexColumn(rank === TYPE_RANK.string ? 'text' : 'number');
-    return sql`${INDEX}.app_uuid = ${scope.appUuid} AND ${INDEX}.collection = ${scope.collection} AND ${INDEX}.path = ${path} AND ${INDEX}.kind = ${sql.raw(String(rank))} AND ${dialect.compare(column, '=', value)}`;
+    return sql`${dialect.indexRowsOf(scope.appUuid, scope.collection, path)} AND ${INDEX}.kind = ${sql.raw(String(rank))} AND ${dialect.compare(column, '=', value)}`;
   };
   return {
     order,
@@ -155,7 +155,7 @@ function rankWalk(
 ): RankWalk {
   const values = dialect.indexColumn(rank === TYPE_RANK.string ? 'text' : 'number');
   const uuid = dialect.indexColumn('uuid');
-  const rows = sql`${INDEX}.app_uuid = ${scope.appUuid} AND ${INDEX}.collection = ${scope.collection} AND ${INDEX}.path = ${path} AND ${INDEX}.kind = ${sql.raw(String(rank))} AND ${values.sql} IS NOT NULL`;
+  const rows = sql`${dialect.indexRowsOf(scope.appUuid, scope.collection, path)} AND ${INDEX}.kind = ${sql.raw(String(rank))} AND ${values.sql} IS NOT NULL`;
   // A row's application and collection are its entity's (the triggers write them together), so
   // the entity is looked up by its uuid alone: the only way into `entities` the plan is offered.
   const entity = sql`${INDEX}.entity_uuid = ${scope.uuid}`;

@@ -89,11 +89,11 @@ export function candidatesOf(condition: Condition, scope: IndexScope, dialect: D
   switch (condition.kind) {
     case 'compare': {
       const path = indexedPath(condition.property);
-      return path === null ? null : lookup(scope, path, compareTest(condition.operator, condition.value, dialect));
+      return path === null ? null : lookup(scope, path, compareTest(condition.operator, condition.value, dialect), dialect);
     }
     case 'prefix': {
       const path = indexedPath(condition.property);
-      return path === null ? null : lookup(scope, path, prefixTest(foldCase(condition.prefix), dialect));
+      return path === null ? null : lookup(scope, path, prefixTest(foldCase(condition.prefix), dialect), dialect);
     }
     case 'and': {
       // Any one part's candidates hold every match of the whole.
@@ -157,9 +157,9 @@ export function indexedPath(property: string): string | null {
   return property;
 }
 
-function lookup(scope: IndexScope, path: string, test: SQL): Candidates {
+function lookup(scope: IndexScope, path: string, test: SQL, dialect: Dialect): Candidates {
   return {
-    sql: sql`SELECT ${VALUES}.entity_uuid FROM ${VALUES} WHERE ${VALUES}.app_uuid = ${scope.appUuid} AND ${VALUES}.collection = ${scope.collection} AND ${VALUES}.path = ${path} AND ${test}`,
+    sql: sql`SELECT ${VALUES}.entity_uuid FROM ${VALUES} WHERE ${dialect.indexRowsOf(scope.appUuid, scope.collection, path)} AND ${test}`,
     indexes: [propertyLabel(path)],
     estimated: true,
   };
