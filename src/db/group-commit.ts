@@ -68,11 +68,11 @@ export interface Turns {
   atomic<T>(body: () => Promise<T>): Promise<T>;
   /**
    * `atomic` for exactly one statement, which `run` makes synchronously: SQLite undoes a statement
-   * that fails alone, so the unit needs no savepoint. With `leavesWork` it leaves the driver's
-   * `settle` to do later in the group: once for every such unit in a row, before the next other
-   * unit begins and before the commit, outside any unit's savepoint.
+   * that fails alone, so the unit needs no savepoint. It leaves the driver's `settle` to do later
+   * in the group: once for every such unit in a row, before the next other unit begins and before
+   * the commit, outside any unit's savepoint.
    */
-  atomicStatement<T>(run: () => T, leavesWork: boolean): Promise<T>;
+  atomicStatement<T>(run: () => T): Promise<T>;
   /** Resolves once no group is open (its units were told nothing yet, and may still be awaited). */
   settled(): Promise<void>;
 }
@@ -144,25 +144,12 @@ class ConnectionTurns implements Turns {
     }
   }
 
-  async atomicStatement<T>(run: () => T, leavesWork: boolean): Promise<T> {
-    let joined = this.#joinable();
-    while (joined instanceof Promise) {
-      await joined;
-      joined = this.#joinable();
+  async atomicStatement<T>(run: () => T): Promise<T> {
+    for (;;) {
+      const joined = this.#joinable();
+      if (joined instanceof Promise) await joined;
+      else return await this.#runStatement(joined, run);
     }
-    // Taken in the same synchronous step as the check that the group was free.
-    const unit = (joined.unit = deferred());
-    let result: T;
-    try {
-      if (!this.sqlite.inTransaction) throw new Error(LOST);
-      if (!leavesWork) this.#settleWork(joined);
-      result = run();
-      if (leavesWork) joined.unsettled = true;
-    } finally {
-      this.#endUnit(joined, unit);
-    }
-    await joined.committed.promise;
-    return result;
   }
 
   /**
@@ -263,6 +250,21 @@ class ConnectionTurns implements Turns {
         this.#endUnit(joined, unit);
       }
     });
+    await joined.committed.promise;
+    return result;
+  }
+
+  /** Runs a unit of one statement (`atomicStatement`) inside the open group; it claims the group at once. */
+  async #runStatement<T>(joined: Group, run: () => T): Promise<T> {
+    const unit = (joined.unit = deferred());
+    let result: T;
+    try {
+      if (!this.sqlite.inTransaction) throw new Error(LOST);
+      result = run();
+      joined.unsettled = true;
+    } finally {
+      this.#endUnit(joined, unit);
+    }
     await joined.committed.promise;
     return result;
   }

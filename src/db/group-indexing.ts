@@ -3,8 +3,8 @@
  * An entity created on its own (a POST of one entity, outside any transaction) is a unit of one
  * statement in a group commit (group-commit.ts `atomicStatement`) whose insert the triggers leave
  * unindexed (functions.ts `deferIndexing`). Before any other unit of the group runs, and before its
- * commit, `settle` writes the property, word and location index rows of every entity inserted so
- * since: one statement per index, in the index's key order, one word index segment for all of
+ * commit, `settle` writes the property, word and location index rows of every entity inserted
+ * since the last: one statement per index, in the index's key order, one word index segment for all of
  * them — the bulk import's way (entity-import-store.ts). No statement but those inserts runs
  * while entities wait, and nothing outside the group sees them before the commit, so no query
  * ever finds an entity without its index rows.

@@ -148,7 +148,7 @@ function createSqliteDriver(sqlite: Database.Database): SqliteDriver {
       if (turns.held()) await turns.turn();
       return change(statement(source), params);
     },
-    insertEntitiesAlone: (source, params) => turns.atomicStatement(() => indexing.leaving(() => change(statement(source), params)), true),
+    insertEntitiesAlone: (source, params) => turns.atomicStatement(() => indexing.leaving(() => change(statement(source), params))),
     transaction: (body) => turns.transaction(body),
     atomic: (body) => turns.atomic(body),
     inTransaction: () => scope.current() !== undefined,
