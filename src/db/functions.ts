@@ -52,7 +52,7 @@ export function registerSqlFunctions(sqlite: Database.Database): void {
   sqlite.function('idp_index_text', options, (value: unknown) => (typeof value === 'string' ? indexedText(foldCase(value)) : null));
   // idp_index_path(fullkey): the property index's path of a json_tree fullkey in which SQLite
   // quotes a name (`$.a."first_name"` → `a.first_name`); NULL unless every segment is a name the
-  // query language writes (migrations/sqlite/0030_property_index_quoted_keys.sql).
+  // query language writes (migrations/sqlite/0030_property_index_compact_keys.sql).
   sqlite.function('idp_index_path', options, (fullkey: unknown) => (typeof fullkey === 'string' ? indexPathOf(fullkey) : null));
   // idp_entity_words(uuid, app, collection, properties): the word index's row of an entity, or
   // NULL when it has no word; idp_entity_word_match(uuid): the FTS5 query finding that row again

@@ -121,7 +121,7 @@ export const entitiesArbitrary = fc.uniqueArray(entityArbitrary(fc.constantFrom(
   selector: (entity) => entity.record.uuid,
 });
 
-// first_name and n._y: names SQLite's json_tree writes quoted (migrations/sqlite/…_property_index_quoted_keys.sql).
+// first_name and n._y: names SQLite's json_tree writes quoted (migrations/sqlite/…_property_index_compact_keys.sql).
 const QUERY_PROPERTIES = [
   'a',
   'b',

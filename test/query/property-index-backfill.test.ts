@@ -209,9 +209,9 @@ describe('the property index of an older database', () => {
   it.runIf(TEST_DATABASE_URL === undefined)(
     'gets the rows of the names SQLite quotes once upgraded: queries read the collection until the backfill has walked every entity again',
     async () => {
-      // Indexed by the view before …_property_index_quoted_keys.sql, which left out `first_name`.
+      // Indexed by the view before …_property_index_compact_keys.sql, which left out `first_name`.
       const people = DOGS.map(([uuid, properties]) => [uuid, { ...properties, first_name: properties.name.toUpperCase(), n: { _y: properties.age } }] as const);
-      older = await createOlderDatabase(people, '_property_index_quoted_keys');
+      older = await createOlderDatabase(people, '_property_index_compact_keys');
       handle = await older.open();
       expect(await isPropertyIndexComplete(handle.db)).toBe(false);
       const meanwhile = await query(handle, "first_name = 'DOG3' or n._y = 5");

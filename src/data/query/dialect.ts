@@ -192,7 +192,7 @@ function createSqliteDialect(table: string): Dialect {
     filterOnly: (column, value) => sql`+${column} = ${value}`,
     amongCandidates: (uuid, candidates) => sql`${uuid} IN (${candidates})`,
     testedPerRow: (exists) => exists,
-    // A row names its property by number (migrations/sqlite/0031_property_index_compact_keys.sql);
+    // A row names its property by number (migrations/sqlite/0030_property_index_compact_keys.sql);
     // the number is looked up once per statement, NULL (no rows) for a property no entity has.
     indexRowsOf: (appUuid, collection, path) =>
       sql`${INDEX_ROWS}.path_id = (SELECT id FROM entity_value_paths WHERE app_uuid = ${appUuid} AND collection = ${collection} AND path = ${path})`,

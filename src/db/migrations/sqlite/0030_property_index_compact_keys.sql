@@ -1,14 +1,22 @@
--- The property index's rows name their property by a number instead of its application,
--- collection and path (docs/design.md#the-property-index): each row's key held the application's
--- 36-character uuid, the collection and the path, about 114 bytes a row, 796 MB for the seven
--- properties of a million people; with the number, 410 MB. Importing a million people (the rows
--- of each batch written in key order) cost 37 µs per person for these rows, 22 µs after, its
--- commit 5.6 µs, 3.3 after (docs/benchmarks.md#the-bulk-import).
+-- The property index's rows, made anew (docs/design.md#the-property-index):
 --
--- `entity_value_paths` numbers each (application, collection, path) the index has rows of; a
--- number is never reused. A write adds the paths of its rows first, then the rows, each path by
--- its number. The rows are made again by the backfill after start-up (…_property_index_backfill.sql,
--- as …_property_index_quoted_keys.sql asked): queries read the collections until it is done.
+-- - Their property is named by a number instead of its application, collection and path: each
+--   row's key held the application's 36-character uuid, the collection and the path, about 114
+--   bytes a row, 796 MB for the seven properties of a million people; with the number, 410 MB.
+--   Importing a million people (the rows of each batch written in key order) cost 37 µs per
+--   person for these rows, 22 µs after, its commit 5.6 µs, 3.3 after
+--   (docs/benchmarks.md#the-bulk-import). `entity_value_paths` numbers each (application,
+--   collection, path) the index has rows of; a number is never reused. A write adds the paths of
+--   its rows first, then the rows, each path by its number.
+-- - They include the properties whose name SQLite quotes in json_tree's `fullkey`: a name is
+--   written bare only when it is ASCII letters and digits starting with a letter, so `first_name`
+--   is `$."first_name"`, and the view left out every fullkey holding a `"`; a query on such a
+--   property through the index found no entity. The path is read from the fullkey by
+--   idp_index_path (src/db/functions.ts) when it holds a quote: NULL unless every segment is a
+--   name the query language can write, as on PostgreSQL.
+--
+-- The rows are written by the backfill after start-up (…_property_index_backfill.sql, at the end
+-- here): queries read the collections until it is done.
 DROP TRIGGER `entity_values_insert`;
 --> statement-breakpoint
 DROP TRIGGER `entity_values_update_old`;
@@ -38,8 +46,8 @@ CREATE TABLE `entity_values` (
   PRIMARY KEY (`path_id`, `kind`, `value`, `entity_uuid`)
 ) WITHOUT ROWID;
 --> statement-breakpoint
--- The rows of every entity, by name (as …_property_index_quoted_keys.sql made them), and each
--- path's number, NULL until the path is added.
+-- The rows of every entity, by name, and each path's number, NULL until the path is added.
+-- Otherwise as …_cheaper_index_triggers.sql made them.
 CREATE VIEW `entity_values_source` AS
 SELECT (SELECT p.`id` FROM `entity_value_paths` p WHERE p.`app_uuid` = s.`app_uuid` AND p.`collection` = s.`collection` AND p.`path` = s.`path`) AS `path_id`,
   s.`kind` AS `kind`, s.`value` AS `value`, s.`entity_uuid` AS `entity_uuid`,
@@ -89,3 +97,6 @@ CREATE TRIGGER `entity_values_delete` BEFORE DELETE ON `entities`
 BEGIN
   DELETE FROM `entity_values` WHERE (`path_id`, `kind`, `value`, `entity_uuid`) IN (SELECT `path_id`, `kind`, `value`, `entity_uuid` FROM `entity_values_source` WHERE `entity_uuid` = old.`uuid`);
 END;
+--> statement-breakpoint
+UPDATE `property_index_backfill` SET `done` = 0, `after_uuid` = NULL, `indexed` = 0
+WHERE `id` = 1 AND EXISTS (SELECT 1 FROM `entities`);
