@@ -1,6 +1,6 @@
 /**
- * Fills the property index for the entities stored before it existed
- * (docs/design.md#filling-the-index-of-an-older-database), inside `idp serve`, after it listens:
+ * Fills the property index for the entities stored before it existed, or before a migration made
+ * its rows anew (docs/design.md#filling-the-index-of-an-older-database), inside `idp serve`, after it listens:
  * batches of entities in uuid order, one transaction each, with a pause between them
  * so requests get in, and the progress in the log. The position is stored with each batch, so a
  * stopped server carries on where it stopped; with several instances on one database the one
@@ -50,7 +50,7 @@ export function startPropertyIndexBackfill(deps: Pick<Deps, 'db' | 'logger' | 'n
     const position = await leasePropertyIndexBackfill(deps.db, owner, deps.now(), options.leaseMs);
     if (position === null) return false;
     const total = position.indexed + position.remaining;
-    log.info({ indexed: position.indexed, total }, `property index: indexing the ${count.format(total)} entities stored before it existed`);
+    log.info({ indexed: position.indexed, total }, `property index: indexing the ${count.format(total)} stored entities`);
     let shown = -1;
     while (!stopping) {
       const step = await indexNextEntities(deps.db, owner, batchSize, deps.now(), options.leaseMs);

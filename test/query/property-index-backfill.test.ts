@@ -110,7 +110,7 @@ describe('the property index of an older database', () => {
     const db = await openOlder();
     // A long pause between batches: the test stops it after its first.
     const first = startCapturing(db, { pauseMs: 60_000 });
-    expect(await first.next()).toBe('property index: indexing the 7 entities stored before it existed');
+    expect(await first.next()).toBe('property index: indexing the 7 stored entities');
     expect(await first.next()).toBe('property index: 2 of 7 entities (28%)');
     await first.backfill.stop();
     expect(await isPropertyIndexComplete(db.db)).toBe(false);
@@ -129,7 +129,7 @@ describe('the property index of an older database', () => {
     const second = startCapturing(db);
     await second.backfill.finished();
     expect(second.lines).toEqual([
-      'property index: indexing the 8 entities stored before it existed',
+      'property index: indexing the 8 stored entities',
       'property index: 4 of 8 entities (50%)',
       'property index: 6 of 8 entities (75%)',
       'property index: 8 of 8 entities (100%)',
@@ -164,7 +164,7 @@ describe('the property index of an older database', () => {
       await server.close();
     }
     expect(lines.filter((line) => line.startsWith('property index:'))).toEqual([
-      'property index: indexing the 7 entities stored before it existed',
+      'property index: indexing the 7 stored entities',
       'property index: 3 of 7 entities (42%)',
       'property index: 6 of 7 entities (85%)',
       'property index: 7 of 7 entities (100%)',
