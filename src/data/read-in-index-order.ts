@@ -122,13 +122,14 @@ async function readSharingByNextKey(
   read.ran?.push(sqlOf(tx, counting));
   const [sharing] = (await row<[number]>(tx, counting))!;
   if (Number(sharing) < many) return undefined;
-  const fromCursor = next.fromCursor !== null && next.fromCursor.rank === rank && next.fromCursor.value === value;
+  // From the cursor's entity on when the cursor is within this value.
+  const order = next.fromCursor?.rank === rank && next.fromCursor.value === value ? next.fromCursor.order : next.order;
   const among = next.sharing(rank, value);
   return await readInIndexOrder(
     tx,
     {
       ...read,
-      order: fromCursor ? next.fromCursor!.order : next.order,
+      order,
       where: sql`(${read.where} AND ${among})`,
       collection: and(read.collection, among),
       count: wanted,

@@ -11,14 +11,12 @@
  * neighbouring pages. Measured at 100,000 people (bench/query.js, docs/benchmarks.md#the-bulk-import).
  * PostgreSQL inserts the batch as a POST of an array does (insertEntities), its triggers indexing.
  */
-import { sql } from 'drizzle-orm';
 import { atomicAlone } from './driver.js';
 import { insertEntities, type NewEntity } from './entity-store.js';
 import { deferIndexing } from './functions.js';
 import { clientOf, type Db } from './open.js';
 import { noteEntitiesWritten } from './planner-statistics.js';
-import { row } from './run.js';
-import { indexEntitiesAfter } from './group-indexing.js';
+import { indexEntitiesAfter, lastEntityRowid } from './group-indexing.js';
 import type { SqliteDriver } from './sqlite.js';
 
 /**
@@ -63,14 +61,14 @@ export async function insertEntityBatch(db: Db, list: readonly NewEntity[]): Pro
       sqlite.pragma(`cache_size = -${BATCH_CACHE_KIB}`);
       try {
         // The write lock is held from `begin immediate`: every row above this rowid is the batch's.
-        const [last] = (await row<[number | null]>(db, sql`SELECT max(rowid) FROM entities`)) ?? [null];
+        const last = lastEntityRowid(sqlite);
         deferIndexing(sqlite, true);
         try {
           await insertEntities(db, list);
         } finally {
           deferIndexing(sqlite, false);
         }
-        indexEntitiesAfter(sqlite, last ?? 0);
+        indexEntitiesAfter(sqlite, last);
       } finally {
         sqlite.pragma(`cache_size = ${cacheSize}`);
       }

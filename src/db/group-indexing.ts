@@ -57,6 +57,15 @@ export function indexEntitiesAfter(sqlite: Database.Database, last: number): voi
   statements.locations.run(last);
 }
 
+/** The largest rowid of `entities` (0 when it is empty): entities inserted after it have larger ones. */
+export function lastEntityRowid(sqlite: Database.Database): number {
+  let statement = lastRowids.get(sqlite);
+  if (statement === undefined) lastRowids.set(sqlite, (statement = sqlite.prepare('SELECT max(rowid) FROM entities').pluck()));
+  return (statement.get() as number | null) ?? 0;
+}
+
+const lastRowids = new WeakMap<Database.Database, Database.Statement>();
+
 export interface GroupIndexing {
   /** Runs `insert`, which inserts entities, leaving their index rows to `settle`. */
   leaving<T>(insert: () => T): T;
@@ -65,15 +74,12 @@ export interface GroupIndexing {
 }
 
 export function groupIndexing(sqlite: Database.Database): GroupIndexing {
-  // Prepared at first use: the driver is made before the migrations create the table.
-  let lastRowid: Database.Statement | undefined;
   // The rowid after which every entity waits for its index rows; null when none waits. Entities
   // are the table's newest rows: their rowids are larger than any other's.
   let waitingAfter: number | null = null;
   return {
     leaving(insert) {
-      lastRowid ??= sqlite.prepare('SELECT max(rowid) FROM entities').pluck();
-      waitingAfter ??= (lastRowid.get() as number | null) ?? 0;
+      waitingAfter ??= lastEntityRowid(sqlite);
       deferIndexing(sqlite, true);
       try {
         return insert();

@@ -80,7 +80,7 @@ export async function indexNextEntities(db: Db, owner: string, batchSize: number
       await execute(tx, sql`UPDATE ${STATE} SET done = 1, lease_owner = NULL, lease_until = NULL WHERE id = 1`);
       return { state: 'done' as const };
     }
-    for (const statement of insertRows(tx, after, last)) await execute(tx, statement);
+    await writeIndexRows(tx, { postgres: sql`e.uuid > ${after} AND e.uuid <= ${last}`, sqlite: sql`entity_uuid > ${after} AND entity_uuid <= ${last}` });
     const entities = Number(count);
     noteEntitiesWritten(tx, entities);
     const [indexed] = (await row<[number]>(
@@ -91,26 +91,26 @@ export async function indexNextEntities(db: Db, owner: string, batchSize: number
   });
 }
 
-/** The index rows of the entities whose uuid is in (after, last], as the triggers write them. */
-function insertRows(tx: Tx, after: string, last: string): SQL[] {
-  if (dialectOf(tx) === 'postgres') {
-    return [
-      sql`INSERT INTO entity_values SELECT v.* FROM entities e, idp_entity_values(e.uuid, e.app_uuid, e.collection, e.properties) v
-          WHERE e.uuid > ${after} AND e.uuid <= ${last} FOR KEY SHARE OF e ON CONFLICT DO NOTHING`,
-    ];
-  }
-  return sqliteRows(sql`entity_uuid > ${after} AND entity_uuid <= ${last}`);
-}
-
 /**
- * SQLite's index rows of the entities `which` selects from `entity_values_source`: their paths
- * first, then the rows, which name them by number (migrations/sqlite/…_property_index_compact_keys.sql).
+ * Writes the property index rows the triggers write, of the entities and paths `which` selects:
+ * on PostgreSQL a condition on `entities e` and `idp_entity_values(…) v`, on SQLite on
+ * `entity_values_source`, where the rows' paths are numbered first and the rows then name them
+ * by number (migrations/sqlite/…_property_index_compact_keys.sql).
  */
-function sqliteRows(which: SQL): SQL[] {
-  return [
-    sql`INSERT OR IGNORE INTO entity_value_paths (app_uuid, collection, path) SELECT DISTINCT app_uuid, collection, path FROM entity_values_source WHERE ${which}`,
-    sql`INSERT OR IGNORE INTO entity_values SELECT path_id, kind, value, entity_uuid FROM entity_values_source WHERE ${which}`,
-  ];
+async function writeIndexRows(tx: Tx, which: { readonly postgres: SQL; readonly sqlite: SQL }): Promise<void> {
+  if (dialectOf(tx) === 'postgres') {
+    await execute(
+      tx,
+      sql`INSERT INTO entity_values SELECT v.* FROM entities e, idp_entity_values(e.uuid, e.app_uuid, e.collection, e.properties) v
+          WHERE ${which.postgres} FOR KEY SHARE OF e ON CONFLICT DO NOTHING`,
+    );
+    return;
+  }
+  await execute(
+    tx,
+    sql`INSERT OR IGNORE INTO entity_value_paths (app_uuid, collection, path) SELECT DISTINCT app_uuid, collection, path FROM entity_values_source WHERE ${which.sqlite}`,
+  );
+  await execute(tx, sql`INSERT OR IGNORE INTO entity_values SELECT path_id, kind, value, entity_uuid FROM entity_values_source WHERE ${which.sqlite}`);
 }
 
 /**
@@ -151,14 +151,10 @@ export async function replaceUnindexedPaths(tx: Tx, appUuid: string, collection:
   }
   for (const path of takenBack) {
     await tx.delete(unindexedPaths).where(and(scope, eq(unindexedPaths.path, path)));
-    const statements =
-      dialectOf(tx) === 'postgres'
-        ? [
-            sql`INSERT INTO entity_values SELECT v.* FROM entities e, idp_entity_values(e.uuid, e.app_uuid, e.collection, e.properties) v
-                WHERE e.app_uuid = ${appUuid} AND e.collection = ${collection} AND ${underPath(path)} FOR KEY SHARE OF e ON CONFLICT DO NOTHING`,
-          ]
-        : sqliteRows(sql`app_uuid = ${appUuid} AND collection = ${collection} AND ${underPath(path)}`);
-    for (const statement of statements) await execute(tx, statement);
+    await writeIndexRows(tx, {
+      postgres: sql`e.app_uuid = ${appUuid} AND e.collection = ${collection} AND ${underPath(path)}`,
+      sqlite: sql`app_uuid = ${appUuid} AND collection = ${collection} AND ${underPath(path)}`,
+    });
   }
 }
 

@@ -125,10 +125,8 @@ function nextKeyWalk(
   // text as long as the index keeps is shared by longer texts, before and after it.
   const [rank, value] = (after?.[0] ?? [TYPE_RANK.none, null]) as readonly [number, number | string | null];
   const exact = value !== null && !(typeof value === 'string' && isLongTie(indexedText(value)));
-  const rows = (rank: number, value: number | string): SQL => {
-    const column = dialect.indexColumn(rank === TYPE_RANK.string ? 'text' : 'number');
-    return sql`${dialect.indexRowsOf(scope.appUuid, scope.collection, path)} AND ${INDEX}.kind = ${sql.raw(String(rank))} AND ${dialect.compare(column, '=', value)}`;
-  };
+  const rows = (rank: number, value: number | string): SQL =>
+    sql`${rankRows(scope, path, dialect, rank)} AND ${dialect.compare(dialect.indexColumn(rank === TYPE_RANK.string ? 'text' : 'number'), '=', value)}`;
   return {
     order,
     fromCursor: exact
@@ -138,6 +136,11 @@ function nextKeyWalk(
     sharing: (rank, value) => dialect.testedPerRow(sql`EXISTS (SELECT 1 FROM ${INDEX} WHERE ${rows(rank, value)} AND ${INDEX}.entity_uuid = ${scope.uuid})`),
     counting: (rank, value, upTo) => sql`SELECT count(*) FROM (SELECT 1 FROM ${INDEX} WHERE ${rows(rank, value)} LIMIT ${upTo}) AS sharing`,
   };
+}
+
+/** The index rows of one path and type rank of the collection. */
+function rankRows(scope: CollectionScope, path: string, dialect: Dialect, rank: number): SQL {
+  return sql`${dialect.indexRowsOf(scope.appUuid, scope.collection, path)} AND ${INDEX}.kind = ${sql.raw(String(rank))}`;
 }
 
 /** Whether a cut text is as long as the index keeps: longer texts may cut to it too, ordered by what follows. */
@@ -155,7 +158,7 @@ function rankWalk(
 ): RankWalk {
   const values = dialect.indexColumn(rank === TYPE_RANK.string ? 'text' : 'number');
   const uuid = dialect.indexColumn('uuid');
-  const rows = sql`${dialect.indexRowsOf(scope.appUuid, scope.collection, path)} AND ${INDEX}.kind = ${sql.raw(String(rank))} AND ${values.sql} IS NOT NULL`;
+  const rows = sql`${rankRows(scope, path, dialect, rank)} AND ${values.sql} IS NOT NULL`;
   // A row's application and collection are its entity's (the triggers write them together), so
   // the entity is looked up by its uuid alone: the only way into `entities` the plan is offered.
   const entity = sql`${INDEX}.entity_uuid = ${scope.uuid}`;
