@@ -12,6 +12,14 @@
 import type Database from 'better-sqlite3';
 import { deferIndexing } from './functions.js';
 
+/**
+ * The start of the statement numbering the paths of the property index rows that
+ * `entity_values_source` gives, up to its WHERE: rows name their path by number
+ * (migrations/sqlite/…_property_index_compact_keys.sql), and a new path needs one first.
+ */
+export const NUMBERING_PATHS_WHERE =
+  'INSERT OR IGNORE INTO entity_value_paths (app_uuid, collection, path) SELECT DISTINCT app_uuid, collection, path FROM entity_values_source WHERE';
+
 /** The statements writing the three indexes' rows of the entities after a rowid, each index's in its key order. */
 function indexStatementsOf(sqlite: Database.Database) {
   const batch = 'SELECT uuid FROM entities WHERE rowid > ?';
@@ -22,9 +30,7 @@ function indexStatementsOf(sqlite: Database.Database) {
     values: sqlite.prepare(
       `INSERT INTO entity_values SELECT path_id, kind, value, entity_uuid FROM entity_values_source WHERE entity_uuid IN (${batch}) ORDER BY 1, 2, 3, 4 ON CONFLICT DO NOTHING`,
     ),
-    paths: sqlite.prepare(
-      `INSERT OR IGNORE INTO entity_value_paths (app_uuid, collection, path) SELECT DISTINCT app_uuid, collection, path FROM entity_values_source WHERE entity_uuid IN (${batch})`,
-    ),
+    paths: sqlite.prepare(`${NUMBERING_PATHS_WHERE} entity_uuid IN (${batch})`),
     // MATERIALIZED: idp_entity_words runs once per entity, not once more for the WHERE.
     words: sqlite.prepare(
       `WITH words AS MATERIALIZED (SELECT uuid, created, idp_entity_words(uuid, app_uuid, collection, properties) AS words FROM entities WHERE rowid > ?)

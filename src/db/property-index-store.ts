@@ -11,6 +11,7 @@ import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import { clientOf, dialectOf, remembered, type Db, type Tx, schemaOf } from './open.js';
 import { noteEntitiesWritten } from './planner-statistics.js';
 import { execute, row } from './run.js';
+import { NUMBERING_PATHS_WHERE } from './group-indexing.js';
 
 const STATE = sql.identifier('property_index_backfill');
 
@@ -106,10 +107,7 @@ async function writeIndexRows(tx: Tx, which: { readonly postgres: SQL; readonly 
     );
     return;
   }
-  await execute(
-    tx,
-    sql`INSERT OR IGNORE INTO entity_value_paths (app_uuid, collection, path) SELECT DISTINCT app_uuid, collection, path FROM entity_values_source WHERE ${which.sqlite}`,
-  );
+  await execute(tx, sql`${sql.raw(NUMBERING_PATHS_WHERE)} ${which.sqlite}`);
   await execute(tx, sql`INSERT OR IGNORE INTO entity_values SELECT path_id, kind, value, entity_uuid FROM entity_values_source WHERE ${which.sqlite}`);
 }
 
