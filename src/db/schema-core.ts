@@ -117,9 +117,12 @@ export const entities = sqliteTable(
     uniqueIndex('entities_app_collection_name')
       .on(t.appUuid, t.collection, t.nameKey)
       .where(sql`${t.nameKey} is not null`),
-    index('entities_app_collection_created').on(t.appUuid, t.collection, t.created),
+    // The default order, `created` then `uuid` (docs/api.md#queries-and-paging), whole: a page
+    // reads a page, though the entities of one POST share their `created`. On PostgreSQL the uuid
+    // is COLLATE "C", as the order compares it (migrations/postgres/0029_created_order_ties.sql).
+    index('entities_app_collection_created').on(t.appUuid, t.collection, t.created, t.uuid),
     // `order by modified` reads it a page at a time, as the default order reads the one above.
-    index('entities_app_collection_modified').on(t.appUuid, t.collection, t.modified),
+    index('entities_app_collection_modified').on(t.appUuid, t.collection, t.modified, t.uuid),
   ],
 );
 

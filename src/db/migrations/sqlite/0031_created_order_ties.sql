@@ -1,0 +1,8 @@
+-- The default order is `created` then `uuid`, and `order by modified` is `modified` then `uuid`
+-- (docs/api.md#queries-and-paging). With the uuid in the index, a page newest first reads a page:
+-- without it, the entities sharing a `created` (every entity of one POST) were read whole and
+-- sorted, a thousand for a page of ten after a POST of a thousand.
+DROP INDEX `entities_app_collection_created`;--> statement-breakpoint
+DROP INDEX `entities_app_collection_modified`;--> statement-breakpoint
+CREATE INDEX `entities_app_collection_created` ON `entities` (`app_uuid`,`collection`,`created`,`uuid`);--> statement-breakpoint
+CREATE INDEX `entities_app_collection_modified` ON `entities` (`app_uuid`,`collection`,`modified`,`uuid`);
