@@ -316,92 +316,138 @@ async function prepareParse(url, databaseUrl) {
   return ids[PARSE_SIZE >> 1];
 }
 
-/** Creates a new person per request, numbered from PARSE_SIZE up, in the server's own shape (into a collection of its own). */
-function createRequest(headers, shape) {
-  let n = PARSE_SIZE;
+/**
+ * Creates a new person per request, in the server's own shape (into a collection of its own),
+ * numbered on from `numbering.next` (PARSE_SIZE at first): names stay unique over every round.
+ */
+function createRequest(headers, shape, numbering) {
   return {
     method: 'POST',
     headers: { ...headers, 'content-type': 'application/json' },
     // Only a setupRequest inside `requests` is applied (see bench/run.js's create-entity).
-    requests: [{ setupRequest: (request) => ({ ...request, body: JSON.stringify(shape(n++)) }) }],
+    requests: [{ setupRequest: (request) => ({ ...request, body: JSON.stringify(shape(numbering.next++)) }) }],
   };
 }
 
 /**
- * create, get and a selective query (`age = 7`) on one server under load (`measureLoad` of
- * bench/run.js), then every query form timed sequentially: resolves with both.
+ * Rounds of the loads: in each, every server's create, get and query once, the servers in an
+ * order turned by one each round; each figure is a server's median round. Measured one server
+ * after another, the figures of this shared machine moved by up to half between two runs of the
+ * same server a few minutes apart (docs/benchmarks.md#against-parse-server): in rounds, the
+ * machine's moments weigh on every server alike.
  */
-async function measurePeer(label, target, measureLoad, { createPath, getPath, queryPath, headers, shape, forms }) {
-  const get = { method: 'GET', headers };
-  const create = await measureLoad(target, createPath, createRequest(headers, shape));
-  const read = await measureLoad(target, getPath, get);
-  const query = await measureLoad(target, queryPath, get);
-  // Each server's rates as soon as they are measured: a run stopped at its limit keeps them.
-  console.log(`  ${label}: create ${create.rps.toFixed(0)}, get ${read.rps.toFixed(0)}, query ${query.rps.toFixed(0)} req/s`);
+const PARSE_ROUNDS = 3;
+
+/** The round whose req/s is the median of `rounds` (its CPU and p99 with it); the rounds' req/s in `each`. */
+function medianRound(rounds) {
+  const sorted = [...rounds].sort((a, b) => a.rps - b.rps);
+  return { ...sorted[Math.floor(sorted.length / 2)], each: rounds.map((round) => round.rps) };
+}
+
+/** create, get and the selective query (`age = 7`) of every peer under load (`measureLoad` of bench/run.js), in PARSE_ROUNDS rounds. */
+async function measureInRounds(peers, measureLoad) {
+  const rounds = new Map(peers.map((peer) => [peer, { create: [], get: [], query: [] }]));
+  for (let round = 0; round < PARSE_ROUNDS; round++) {
+    const order = [...peers.slice(round % peers.length), ...peers.slice(0, round % peers.length)];
+    for (const peer of order) {
+      const { label, target, createPath, getPath, queryPath, headers, shape, numbering } = peer;
+      const get = { method: 'GET', headers };
+      const measured = rounds.get(peer);
+      measured.create.push(await measureLoad(target, createPath, createRequest(headers, shape, numbering)));
+      measured.get.push(await measureLoad(target, getPath, get));
+      measured.query.push(await measureLoad(target, queryPath, get));
+      // Each round's rates as soon as they are measured: a run stopped at its limit keeps them.
+      const last = (what) => measured[what].at(-1).rps.toFixed(0);
+      console.log(`  round ${round + 1}, ${label}: create ${last('create')}, get ${last('get')}, query ${last('query')} req/s`);
+    }
+  }
+  return new Map(
+    [...rounds].map(([peer, measured]) => [peer, { create: medianRound(measured.create), get: medianRound(measured.get), query: medianRound(measured.query) }]),
+  );
+}
+
+/** Every query form of `peer`, timed in sequential requests. */
+async function timeForms(peer) {
   const timed = [];
-  for (const form of forms) timed.push({ label: form.label, ...(await timeSequentially(form.request)) });
-  return { create, get: read, query, timed };
+  for (const form of peer.forms) timed.push({ label: form.label, ...(await timeSequentially(form.request)) });
+  return timed;
 }
 
 /**
  * The `parse` scenario: Parse Server 9 on PostgreSQL, idp on the same PostgreSQL (a schema of
- * its own in the same database) and idp on SQLite, each with the same PARSE_SIZE people; the
- * rates of create, get and `age = 7` under load, and every query form's latency. `databaseUrl`
- * names the PostgreSQL server.
+ * its own in the same database) and idp on SQLite, each with the same PARSE_SIZE people, all
+ * three running at once; the rates of create, get and `age = 7` under load, in rounds
+ * (PARSE_ROUNDS), and every query form's latency. `databaseUrl` names the PostgreSQL server.
  */
 export async function runParseScenario({ databaseUrl, measureLoad, figures: { atLeast } }) {
   installParseServer();
   const parseDatabase = await freshParseDatabase(databaseUrl);
   const forms = queryForms(PARSE_SIZE);
   const parse = await startChild(['bench/parse-server.js', parseDatabase], 'Parse Server');
-  let theirs;
   try {
     const objectId = await prepareParse(parse.url, parseDatabase);
-    theirs = await measurePeer('Parse Server', parse, measureLoad, {
+    const theirs = {
+      label: 'Parse Server',
+      target: parse,
       createPath: `${PARSE_MOUNT}/classes/Item`,
       getPath: `${PARSE_MOUNT}/classes/Person/${objectId}`,
       queryPath: `${PARSE_MOUNT}${parseQueryPath(forms[1].parse)}`,
       headers: PARSE_CLIENT,
       shape: parsePerson,
+      numbering: { next: PARSE_SIZE },
       forms: forms.map((form) => ({ label: form.parseLabel ?? form.label, request: () => parseCall(parse.url, 'GET', parseQueryPath(form.parse)) })),
-    });
-  } finally {
-    await parse.stop();
-  }
-  const idpOn = (postgres) =>
-    withIdp({ databaseUrl: postgres ? parseDatabase : undefined }, async (idp) => {
+    };
+    const idpPeer = async (label, idp) => {
       const { token } = await setUpApplication(idp.url);
       const uuids = await loadPeople(idp.url, token, 0, PARSE_SIZE);
       const path = (ql) => `/bench/app/people?ql=${encodeURIComponent(ql)}&limit=${PAGE}`;
-      return measurePeer(postgres ? 'idp on PostgreSQL' : 'idp on SQLite', idp, measureLoad, {
+      return {
+        label,
+        target: idp,
         createPath: '/bench/app/items',
         getPath: `/bench/app/people/${uuids[PARSE_SIZE >> 1]}`,
         queryPath: path(forms[1].ql),
         headers: { authorization: `Bearer ${token}` },
         shape: person,
+        numbering: { next: PARSE_SIZE },
         forms: forms.map((form) => ({ label: form.label, request: () => call(idp.url, 'GET', path(form.ql), { token }) })),
-      });
-    });
-  const onPostgres = await idpOn(true);
-  const onSqlite = await idpOn(false);
+      };
+    };
+    return await withIdp({ databaseUrl: parseDatabase }, async (onPostgresServer) =>
+      withIdp({}, async (onSqliteServer) => {
+        const peers = [theirs, await idpPeer('idp on PostgreSQL', onPostgresServer), await idpPeer('idp on SQLite', onSqliteServer)];
+        const rates = await measureInRounds(peers, measureLoad);
+        const timed = new Map();
+        for (const peer of peers) timed.set(peer, await timeForms(peer));
+        return judgeParse(peers, rates, timed, forms, atLeast);
+      }),
+    );
+  } finally {
+    await parse.stop();
+  }
+}
+
+/** Prints the query forms' table and resolves with the figures of `parse`: each rate of idp against Parse's, both the median rounds. */
+function judgeParse([theirs, onPostgres, onSqlite], rates, timed, forms, atLeast) {
   printGrid(
     `query forms over ${PARSE_SIZE.toLocaleString('en-US')} people, median / p99 ms of sequential requests (runs)`,
     ['query', 'idp, PostgreSQL', 'idp, SQLite', 'Parse Server 9, PostgreSQL'],
     forms.map((form, i) => [
       form.label,
-      ...[onPostgres, onSqlite].map(({ timed }) => `${ms(timed[i].median)} / ${ms(timed[i].p99)} (${timed[i].runs})`),
-      `${ms(theirs.timed[i].median)} / ${ms(theirs.timed[i].p99)} (${theirs.timed[i].runs})${form.parseLabel ? `, as ${form.parseLabel}` : ''}`,
+      ...[onPostgres, onSqlite].map((peer) => timed.get(peer)[i]).map(({ median, p99, runs }) => `${ms(median)} / ${ms(p99)} (${runs})`),
+      `${ms(timed.get(theirs)[i].median)} / ${ms(timed.get(theirs)[i].p99)} (${timed.get(theirs)[i].runs})${form.parseLabel ? `, as ${form.parseLabel}` : ''}`,
     ]),
   );
-  const rate = ({ rps, cpuPerRequest, p99 }) => `${rps.toFixed(0)} req/s, ${cpuPerRequest === null ? '?' : cpuPerRequest.toFixed(0)} µs CPU/req, p99 ${p99} ms`;
-  return ['create', 'get', 'query'].flatMap((what) => [
-    atLeast(`${what} idp PostgreSQL vs Parse`, onPostgres[what].rps / theirs[what].rps, 1.5, '×', `idp ${rate(onPostgres[what])}; Parse ${rate(theirs[what])}`),
-    atLeast(
-      `${what} idp SQLite vs Parse`,
-      onSqlite[what].rps / theirs[what].rps,
-      3,
-      '×',
-      `idp ${rate(onSqlite[what])}; load ${onSqlite[what].load.toFixed(1)}`,
-    ),
-  ]);
+  const rate = ({ rps, cpuPerRequest, p99, each }) =>
+    `${rps.toFixed(0)} req/s (rounds ${each.map((round) => round.toFixed(0)).join(', ')}), ${cpuPerRequest === null ? '?' : cpuPerRequest.toFixed(0)} µs CPU/req, p99 ${p99} ms`;
+  return ['create', 'get', 'query'].flatMap((what) => {
+    const parse = rates.get(theirs)[what];
+    return [
+      [onPostgres, 'PostgreSQL', 1.5],
+      [onSqlite, 'SQLite', 3],
+    ].map(([peer, database, target]) => {
+      const ours = rates.get(peer)[what];
+      return atLeast(`${what} idp ${database} vs Parse`, ours.rps / parse.rps, target, '×', `idp ${rate(ours)}; Parse ${rate(parse)}`);
+    });
+  });
 }
