@@ -246,6 +246,25 @@ describe('explain=true on a collection', () => {
     }
   });
 
+  it('reads the first page of an order of two keys among a thousand sharing the first by walking the second, not by sorting the thousand', async () => {
+    // Two teams of 1,000: a walk of `score` among one team passes about two rows per entity of the page.
+    const players = Array.from({ length: 2000 }, (_, i) => ({ name: `player${i}`, team: i % 2, score: (i * 7919) % 10_007 }));
+    for (const part of [players.slice(0, 1000), players.slice(1000)]) {
+      expect((await d.t.request('POST', `${APP}/players`, { json: part, token: d.admin })).status).toBe(200);
+    }
+    const expected = players
+      .filter((player) => player.team === 0)
+      .sort((a, b) => a.score - b.score)
+      .slice(0, 10)
+      .map((player) => player.name);
+    const res = await d.t.request('GET', `${APP}/players?ql=${encodeURIComponent('order by team, score')}&explain=true&limit=10`, { token: d.admin });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.entities.map((player: { name: string }) => player.name)).toEqual(expected);
+    expect(res.body.explain).toMatchObject({ index: 'property team', order: 'property team' });
+    // Sorted, the thousand of team 0 would be read.
+    expect(res.body.explain.rows_read).toBeLessThan(100);
+  });
+
   it('is absent without the parameter, and with explain=false', async () => {
     for (const suffix of ['', '&explain=false']) {
       const res = await d.t.request('GET', `${APP}/dogs?ql=${encodeURIComponent('age = 7')}${suffix}`, { token: d.admin });

@@ -34,7 +34,8 @@ export interface QueryDatabase {
    * the order of the query's property instead (read-in-index-order.ts), with the exact condition;
    * `inCreatedOrder` reads the `narrowing`th way's candidates in created order
    * (read-in-created-order.ts), `limit` of them or all. `sharedByMany`: how many entities sharing
-   * a value of the walked key are read by walking the next key (read-in-index-order.ts).
+   * a value of the walked key are read by walking the next key, and `walkBudget` how far a walk
+   * among fewer may go (read-in-index-order.ts).
    */
   select(
     query: Query,
@@ -46,6 +47,7 @@ export interface QueryDatabase {
       inIndexOrder?: boolean;
       inCreatedOrder?: boolean;
       sharedByMany?: number;
+      walkBudget?: (sharing: number, wanted: number) => number | undefined;
     },
   ): Promise<EntityRecord[]>;
   /** How many ways the property index has to narrow `query` (compile.ts `narrowed`). */
@@ -126,6 +128,7 @@ export async function openQueryDatabase(): Promise<QueryDatabase> {
             counting: undefined,
             ran: [],
             sharedByMany: options.sharedByMany,
+            walkBudget: options.walkBudget,
           },
           (condition) => condition,
         );

@@ -281,36 +281,44 @@ describe('the property index', () => {
     'gives the order of one property, or of one and more keys, by walking the first, page by page, as the reference sorts (missing values, mixed types, ties), and explain says so',
     async () => {
       await fc.assert(
-        fc.asyncProperty(entitiesArbitrary, propertyOrderArbitrary, fc.integer({ min: 1, max: 7 }), async (entities, query, limit) => {
-          // The writes above may have moved entities of the pool to another collection.
-          await emptyCollections(database);
-          await database.replaceEntities(entities);
-          const expected = reference(query, entities);
-          // The walk itself, whatever the condition: the entities sharing a value of the first
-          // key read and sorted, and read by walking the next key among them.
-          for (const sharedByMany of [undefined, 1]) {
-            const walked = await readPages(entities.length + 1, async (cursor) => {
-              const rows = await database.select(query, { cursor, limit: limit + 1, inIndexOrder: true, sharedByMany });
-              const page = rows.slice(0, limit);
-              return { uuids: page.map((row) => row.uuid), cursor: rows.length > limit ? encodeCursor(query, page[limit - 1]) : undefined };
+        fc.asyncProperty(
+          entitiesArbitrary,
+          propertyOrderArbitrary,
+          fc.integer({ min: 1, max: 7 }),
+          fc.integer({ min: 0, max: 6 }),
+          async (entities, query, limit, spare) => {
+            // The writes above may have moved entities of the pool to another collection.
+            await emptyCollections(database);
+            await database.replaceEntities(entities);
+            const expected = reference(query, entities);
+            // The walk itself, whatever the condition: the entities sharing a value of the first
+            // key read and sorted, read by walking the next key among them, and walked within a
+            // budget of index rows, then read and sorted when it does not fill the page.
+            const walks = [{}, { sharedByMany: 1 }, { sharedByMany: Number.MAX_SAFE_INTEGER, walkBudget: (_: number, wanted: number) => wanted + spare }];
+            for (const walk of walks) {
+              const walked = await readPages(entities.length + 1, async (cursor) => {
+                const rows = await database.select(query, { cursor, limit: limit + 1, inIndexOrder: true, ...walk });
+                const page = rows.slice(0, limit);
+                return { uuids: page.map((row) => row.uuid), cursor: rows.length > limit ? encodeCursor(query, page[limit - 1]) : undefined };
+              });
+              expect(walked).toEqual(expected);
+            }
+            // A collection read, which walks it unless a condition has few candidates (all have, here).
+            const ql = printQuery(query, PLAIN);
+            const label = `property ${query.orderBy[0].property}`;
+            const found = await readPages(entities.length + 1, async (cursor, page) => {
+              const answer = await findEntities(
+                database.handle.db,
+                APP,
+                { kind: 'collection', collection: COLLECTION },
+                { ql, limit: String(limit), cursor, explain: true },
+              );
+              if (page === 0 && query.where === null) expect(answer.explain).toMatchObject({ index: label, order: label });
+              return { uuids: answer.rows.map((row) => row.uuid), cursor: answer.cursor };
             });
-            expect(walked).toEqual(expected);
-          }
-          // A collection read, which walks it unless a condition has few candidates (all have, here).
-          const ql = printQuery(query, PLAIN);
-          const label = `property ${query.orderBy[0].property}`;
-          const found = await readPages(entities.length + 1, async (cursor, page) => {
-            const answer = await findEntities(
-              database.handle.db,
-              APP,
-              { kind: 'collection', collection: COLLECTION },
-              { ql, limit: String(limit), cursor, explain: true },
-            );
-            if (page === 0 && query.where === null) expect(answer.explain).toMatchObject({ index: label, order: label });
-            return { uuids: answer.rows.map((row) => row.uuid), cursor: answer.cursor };
-          });
-          expect(found).toEqual(expected);
-        }),
+            expect(found).toEqual(expected);
+          },
+        ),
         { numRuns: 300 },
       );
     },

@@ -41,6 +41,10 @@ export interface RankWalk {
   readonly indexed: SQL;
   /** Whether the values are cut texts (strings), which may tie where the entities' texts do not (`isLongTie`). */
   readonly cut: boolean;
+  /** The statement giving the value and entity uuid of the walk's `n`th index row (from 1), for bounding a walk (`through`). */
+  readonly nth: (n: number) => SQL;
+  /** The index rows up to and including the one of `value` and `uuid`, in the walk's order. */
+  readonly through: (value: number | string, uuid: string) => SQL;
 }
 
 export interface IndexOrder {
@@ -69,8 +73,13 @@ export interface NextKeyWalk {
   readonly order: IndexOrder;
   /** The same from the cursor's entity on, for the value of its first key (`rank`, `value`), when the cursor holds one that is exact. */
   readonly fromCursor: { readonly rank: number; readonly value: number | string; readonly order: IndexOrder } | null;
-  /** Whether an entity's index row of the walked key has `value` in rank `rank` (correlated with the walk's entity). */
+  /** Whether an entity's index row of the walked key has `value` in rank `rank` (correlated with the entity read). */
   readonly sharing: (rank: number, value: number | string) => SQL;
+  /**
+   * The same, correlated with the index row a rank's walk joins (RankWalk): tested on that row
+   * before its entity is read, so the walk reads only the entities that share the value.
+   */
+  readonly sharingWalked: (rank: number, value: number | string) => SQL;
   /** The statement counting the entities with that row, up to `upTo`. */
   readonly counting: (rank: number, value: number | string, upTo: number) => SQL;
 }
@@ -125,22 +134,24 @@ function nextKeyWalk(
   // text as long as the index keeps is shared by longer texts, before and after it.
   const [rank, value] = (after?.[0] ?? [TYPE_RANK.none, null]) as readonly [number, number | string | null];
   const exact = value !== null && !(typeof value === 'string' && isLongTie(indexedText(value)));
-  const rows = (rank: number, value: number | string): SQL =>
-    sql`${rankRows(scope, path, dialect, rank)} AND ${dialect.compare(dialect.indexColumn(rank === TYPE_RANK.string ? 'text' : 'number'), '=', value)}`;
+  const rows = (rank: number, value: number | string, table = INDEX): SQL =>
+    sql`${rankRows(scope, path, dialect, rank, table)} AND ${dialect.compare(dialect.indexColumn(rank === TYPE_RANK.string ? 'text' : 'number', table), '=', value)}`;
   return {
     order,
     fromCursor: exact
       ? { rank, value: typeof value === 'string' ? indexedText(value) : value, order: orderOfKeys(rest, scope, dialect, after!.slice(1))! }
       : null,
     // The entity's own row, by the whole key of the index: a lookup per entity walked.
-    sharing: (rank, value) => dialect.testedPerRow(sql`EXISTS (SELECT 1 FROM ${INDEX} WHERE ${rows(rank, value)} AND ${INDEX}.entity_uuid = ${scope.uuid})`),
+    sharing: (rank, value) => dialect.testedPerRow(sql`SELECT 1 FROM ${INDEX} WHERE ${rows(rank, value)} AND ${INDEX}.entity_uuid = ${scope.uuid}`),
+    sharingWalked: (rank, value) =>
+      dialect.testedPerRow(sql`SELECT 1 FROM ${INDEX} AS ${SHARED} WHERE ${rows(rank, value, SHARED)} AND ${SHARED}.entity_uuid = ${INDEX}.entity_uuid`),
     counting: (rank, value, upTo) => sql`SELECT count(*) FROM (SELECT 1 FROM ${INDEX} WHERE ${rows(rank, value)} LIMIT ${upTo}) AS sharing`,
   };
 }
 
-/** The index rows of one path and type rank of the collection. */
-function rankRows(scope: CollectionScope, path: string, dialect: Dialect, rank: number): SQL {
-  return sql`${dialect.indexRowsOf(scope.appUuid, scope.collection, path)} AND ${INDEX}.kind = ${sql.raw(String(rank))}`;
+/** The index rows of one path and type rank of the collection, of the index under the name `table`. */
+function rankRows(scope: CollectionScope, path: string, dialect: Dialect, rank: number, table = INDEX): SQL {
+  return sql`${dialect.indexRowsOf(scope.appUuid, scope.collection, path, table)} AND ${dialect.indexRank(rank, table)}`;
 }
 
 /** Whether a cut text is as long as the index keeps: longer texts may cut to it too, ordered by what follows. */
@@ -163,13 +174,17 @@ function rankWalk(
   // the entity is looked up by its uuid alone: the only way into `entities` the plan is offered.
   const entity = sql`${INDEX}.entity_uuid = ${scope.uuid}`;
   const bound = after === undefined ? null : boundAfter(values, uuid, key, dialect, after);
+  const orderBy = sql`${dialect.orderTerm(values, key.direction, false)}, ${dialect.orderTerm(uuid, key.direction, false)}`;
+  const walked = bound === null ? rows : sql`${rows} AND ${bound}`;
   return {
     rank,
     join: sql`${INDEX}`,
-    on: bound === null ? sql`${rows} AND ${entity}` : sql`${rows} AND ${bound} AND ${entity}`,
-    orderBy: sql`${dialect.orderTerm(values, key.direction, false)}, ${dialect.orderTerm(uuid, key.direction, false)}`,
+    on: sql`${walked} AND ${entity}`,
+    orderBy,
     indexed: values.sql,
     cut: rank === TYPE_RANK.string,
+    nth: (n) => sql`SELECT ${values.sql}, ${uuid.sql} FROM ${INDEX} WHERE ${walked} ORDER BY ${orderBy} LIMIT 1 OFFSET ${n - 1}`,
+    through: (value, last) => sql`(${values.sql}, ${uuid.sql}) ${sql.raw(key.direction === 'asc' ? '<=' : '>=')} (${value}, ${last})`,
   };
 }
 
@@ -193,3 +208,4 @@ function boundAfter(values: Operand, uuid: Operand, key: SortKey, dialect: Diale
 
 const NUL = '\u0000';
 const INDEX = sql.identifier('entity_values');
+const SHARED = sql.identifier('shared');
