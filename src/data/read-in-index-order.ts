@@ -137,10 +137,11 @@ const SHARED_BY_SOME = 1000;
 
 /**
  * Index rows of the next key a walk may pass per entity sharing the value: a walk that fails
- * costs at most about half the sort that follows it. At 100,000 people on SQLite (on PostgreSQL),
- * `order by group, score`, 2,000 to a group, took 7.5 ms sorted and 3.2 walked (18 and 7.7);
- * `order by squad, score`, 1,000 to a squad, whose walk would pass 1,100 rows, 5.9 ms sorted
- * and 6.6 with the failed walk before it (11 and 16) (docs/benchmarks.md#orders-of-several-keys).
+ * costs about half the sort that follows it. At 100,000 people on SQLite (on PostgreSQL), a page
+ * of `order by group, score`, 2,000 to a group, took 8.5–9.5 ms sorted and 3.6–3.9 walked (28–31
+ * and 10–11); of `order by squad, score`, 1,000 to a squad, whose walk would pass 1,100 rows,
+ * 6.6–6.8 sorted and 7.1 with the failed walk before it (17–21 and 25)
+ * (docs/benchmarks.md#orders-of-several-keys).
  */
 const WALKED_PER_SHARING = 0.5;
 
