@@ -52,7 +52,7 @@ async function readWithin(tx: Tx, read: IndexOrderRead, guard: Guard, budget: nu
   for (const walk of read.order.ranks) {
     const wanted = read.count - rows.length;
     if (wanted <= 0) return rows;
-    const bound = budget === undefined ? null : await boundOf(tx, read, walk, budget);
+    const bound = budget === undefined ? undefined : await boundOf(tx, read, walk, budget);
     const ranked = await readRank(tx, read, walk, wanted, guard, bound);
     if (ranked === undefined) return undefined;
     rows.push(...ranked);
@@ -70,12 +70,12 @@ async function readWithin(tx: Tx, read: IndexOrderRead, guard: Guard, budget: nu
   return rows;
 }
 
-/** The condition keeping a rank's walk to its first `budget` index rows; null when the rank holds no more. */
-async function boundOf(tx: Tx, read: IndexOrderRead, walk: RankWalk, budget: number): Promise<SQL | null> {
+/** The condition keeping a rank's walk to its first `budget` index rows; undefined when the rank holds no more. */
+async function boundOf(tx: Tx, read: IndexOrderRead, walk: RankWalk, budget: number): Promise<SQL | undefined> {
   const nth = walk.nth(budget);
   read.ran?.push(sqlOf(tx, nth));
   const last = await row<[number | string, string]>(tx, nth);
-  return last === undefined ? null : walk.through(...last);
+  return last === undefined ? undefined : walk.through(...last);
 }
 
 /**
@@ -87,21 +87,21 @@ async function boundOf(tx: Tx, read: IndexOrderRead, walk: RankWalk, budget: num
  * exact order too, as cutting keeps order, so no more of it can be on the page. With `bound` (a
  * walk within a budget, boundOf): undefined when the rows within it do not fill the page.
  */
-async function readRank(tx: Tx, read: IndexOrderRead, walk: RankWalk, wanted: number, guard: Guard, bound: SQL | null): Promise<EntityRow[] | undefined> {
+async function readRank(tx: Tx, read: IndexOrderRead, walk: RankWalk, wanted: number, guard: Guard, bound: SQL | undefined): Promise<EntityRow[] | undefined> {
   const { entities } = schemaOf(tx);
   const select = (tie?: SQL) => {
     const statement = tx
       .select({ ...getTableColumns(entities), indexed: sql<string | number>`${walk.indexed}` })
       .from(entities)
       .innerJoin(walk.join, walk.on)
-      .where(and(read.counting, guard(read.walkedWhere ?? read.where), tie ?? bound ?? undefined))
+      .where(and(read.counting, guard(read.walkedWhere ?? read.where), tie ?? bound))
       .orderBy(tie === undefined ? walk.orderBy : read.orderBy)
       .limit(wanted);
     read.ran?.push(statement.toSQL());
     return statement;
   };
   const rows = await select();
-  if (bound !== null && rows.length < wanted) return undefined;
+  if (bound !== undefined && rows.length < wanted) return undefined;
   if (!walk.cut && !read.order.tied) return rows.map(withoutIndexed);
   const page = rows.map(withoutIndexed);
   const last = rows.at(-1);
