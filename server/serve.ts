@@ -145,7 +145,7 @@ export async function startServer(config: Config, logger: Logger = createLogger(
     // After listening: an older database is answered (without the index) while it is filled.
     const backfill = startPropertyIndexBackfill(deps, config.propertyIndexBatch);
     const statistics = keepPlannerStatistics(deps.db, (error) =>
-      logger.warn({ err: error }, 'planner statistics: ANALYZE failed; the next bulk write tries again'),
+      logger.warn({ err: error }, 'planner statistics: VACUUM or ANALYZE failed; the next bulk write tries again'),
     );
     let closing: Promise<void> | undefined;
     return {
