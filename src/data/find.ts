@@ -111,34 +111,31 @@ interface Choice<N> {
  * Which of the property index's ways to narrow the query to take (compile.ts `narrowed`), or none.
  * SQLite: the cheapest, its candidates counted up to BROAD of each; none when every one has
  * that many, as reading the collection in created order — or in the order of the property the
- * query sorts by, through the index — then stops after a page sooner (`walksInOrder`:
- * docs/design.md#the-property-index: `color = 'red'` over a third of 100,000 entities took
+ * query sorts by, through the index (`inIndexOrder`) — then stops after a page sooner
+ * (docs/design.md#the-property-index: `color = 'red'` over a third of 100,000 entities took
  * 119 ms through its candidates and 0.4 ms in created order; counting up to BROAD takes about
  * 0.1 ms). A narrowing whose candidates can be put in the query's created order from their index
  * alone (`inCreatedOrder`: the word index) reads only a page of them, and costs the
  * ordering of them all, ORDERED_PER_READ to the price of an entity read: it is counted up to
- * ORDERED_BROAD (docs/design.md#the-word-index). PostgreSQL: as SQLite when the page walks an
- * order (`walksInOrder`), which its planner does not weigh well: given `age > 5000` newest first,
- * half of 10,000 people, it read their candidates with two parallel workers, 50–60 ms where the
- * created order alone took 0.1–0.5 ms (docs/benchmarks.md#broad-candidates-on-postgresql).
- * Otherwise a single one whose candidates its planner can estimate (`estimated`) and will read
- * all of, as it is, the planner weighing it against the collection by statistics; the others
- * counted as on SQLite: several (the parts of an `and`), since the planner is given only the one
- * taken (`city = 'Rome' and age = 7` through `city`, a tenth of 100,000 entities, read the
- * collection in 118 ms; docs/benchmarks.md), keeping the first it can estimate when each has
- * BROAD or more; one it cannot estimate (the location index's, which it takes for 0.5% of any
- * collection: 90 candidates among a million read the collection in 872 ms;
- * docs/benchmarks.md#within-and-contains-on-postgresql), then read from its candidates whatever
- * the planner believes (dialect.ts `filterOnly`, `amongCandidates`); and one read in created order.
+ * ORDERED_BROAD (docs/design.md#the-word-index). PostgreSQL: a single one whose candidates its
+ * planner can estimate (`estimated`) and will read all of, as it is, the planner weighing it
+ * against the collection by statistics; the others counted as on SQLite: several (the parts of an
+ * `and`), since the planner is given only the one taken (`city = 'Rome' and age = 7` through
+ * `city`, a tenth of 100,000 entities, read the collection in 118 ms; docs/benchmarks.md), keeping
+ * the first it can estimate when each has BROAD or more; one it cannot estimate (the location
+ * index's, which it takes for 0.5% of any collection: 90 candidates among a million read the
+ * collection in 872 ms; docs/benchmarks.md#within-and-contains-on-postgresql), then read from its
+ * candidates whatever the planner believes (dialect.ts `filterOnly`, `amongCandidates`); one read
+ * in created order; and any when the order can walk the index, which its planner does not weigh.
  */
 async function chooseNarrowing<N extends Pick<Narrowed, 'estimated'>>(
   tx: Tx,
   narrowings: readonly N[],
-  walksInOrder: boolean,
+  inIndexOrder: boolean,
   countOf: (narrowing: N, upTo: number) => Promise<number>,
   inCreatedOrder: (narrowing: N) => boolean = () => false,
 ): Promise<Choice<N> | undefined> {
-  const planned = dialectOf(tx) !== 'sqlite' && !walksInOrder ? narrowings.filter((narrowing) => narrowing.estimated && !inCreatedOrder(narrowing)) : [];
+  const planned = dialectOf(tx) !== 'sqlite' && !inIndexOrder ? narrowings.filter((narrowing) => narrowing.estimated && !inCreatedOrder(narrowing)) : [];
   if (narrowings.length === 1 && planned.length === 1) return { narrowing: planned[0], inCreatedOrder: false };
   let best: { choice: Choice<N>; cost: number } | undefined;
   for (const narrowing of narrowings) {
@@ -244,8 +241,7 @@ export async function findEntities(tx: Tx, appUuid: string, scope: EntityScope, 
   const chosen = await chooseNarrowing(
     tx,
     usable.narrowings,
-    // Without a narrowing the page walks the property index in the query's order, or the collection in created order.
-    ordered.order !== undefined || compiled.created !== null,
+    ordered.order !== undefined,
     (narrowing, upTo) => countCandidates(tx, narrowing, upTo),
     (narrowing) => inCreatedOrderOf(compiled, narrowing) !== undefined,
   );
@@ -326,8 +322,6 @@ interface ShapedPage {
     readonly read: ShapedStatement;
   }[];
   readonly collection: ShapedStatement;
-  /** Whether the collection's statement reads it in created order (chooseNarrowing `walksInOrder`). */
-  readonly createdOrder: boolean;
 }
 
 const shapes = shapeCache<ShapedPage>();
@@ -350,9 +344,7 @@ async function findByShape(
   const run = (statement: ShapedStatement) => clientOf(tx).query<Record<string, unknown>>(statement.sql, paramsOf(statement, shape.numbers));
   try {
     const usable = await usableNarrowings(tx, appUuid, scope, shaped.narrowings);
-    const chosen = await chooseNarrowing(tx, usable.narrowings, shaped.createdOrder, async (narrowing) =>
-      Number(Object.values((await run(narrowing.count))[0])[0]),
-    );
+    const chosen = await chooseNarrowing(tx, usable.narrowings, false, async (narrowing) => Number(Object.values((await run(narrowing.count))[0])[0]));
     const rows = (await run(chosen?.narrowing.read ?? shaped.collection)).map(entityRowOf(tx));
     return pageOf(query, rows, limit, shaped.select);
   } catch (error) {
@@ -394,7 +386,6 @@ function shapePage(
     select: compiled.select,
     narrowings: compiled.narrowed.map((narrowing, i) => ({ indexes: narrowing.indexes, estimated: narrowing.estimated, count: counts[i], read: reads[i] })),
     collection: reads[reads.length - 1],
-    createdOrder: compiled.created !== null,
   };
 }
 
