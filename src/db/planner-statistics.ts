@@ -7,9 +7,9 @@
  *
  * Every entity insert (entity-store.ts) and backfill batch (property-index-store.ts) counts here;
  * once an instance has written a large part of what the table held at its last analysis, it
- * analyzes the tables again, a moment later (so the writes of that moment have committed), one
- * analysis at a time, never inside a request: a failure is reported, and the next threshold tries
- * again. SQLite plans without statistics and gets none.
+ * analyzes the tables again (vacuuming the property index, REFRESH), a moment later (so the writes
+ * of that moment have committed), one analysis at a time, never inside a request: a failure is
+ * reported, and the next threshold tries again. SQLite plans without statistics and gets none.
  */
 import { sql } from 'drizzle-orm';
 import type { Driver } from './driver.js';
@@ -74,8 +74,8 @@ export function keepPlannerStatistics(db: Db, onError: (error: unknown) => void,
   let running: Promise<void> | undefined;
   let stopped = false;
 
-  /** Analyzes when this instance's writes are a large enough part of the table; else raises the threshold. */
-  async function analyzeIfDue(): Promise<void> {
+  /** Runs REFRESH when this instance's writes are a large enough part of the table; else raises the threshold. */
+  async function refreshIfDue(): Promise<void> {
     const [tuples] = (await row<[number]>(db, sql`SELECT reltuples FROM pg_class WHERE oid = to_regclass('entities')`)) ?? [0];
     // reltuples is -1 for a table never analyzed.
     threshold = Math.max(options.minRows, Math.ceil(options.fraction * Math.max(0, Number(tuples))));
@@ -92,7 +92,7 @@ export function keepPlannerStatistics(db: Db, onError: (error: unknown) => void,
 
   function run(): void {
     timer = undefined;
-    running = analyzeIfDue()
+    running = refreshIfDue()
       .catch(onError)
       .finally(() => {
         running = undefined;
