@@ -105,50 +105,85 @@ async function reportUnreadable(tx: Tx, appUuid: string, scope: EntityScope, log
 interface Choice<N> {
   readonly narrowing: N;
   readonly inCreatedOrder: boolean;
+  /** Whether its candidates were counted and found few: read then from them, whatever PostgreSQL's planner believes (`fewScope`). */
+  readonly counted: boolean;
 }
 
 /**
  * Which of the property index's ways to narrow the query to take (compile.ts `narrowed`), or none.
  * SQLite: the cheapest, its candidates counted up to BROAD of each; none when every one has
  * that many, as reading the collection in created order — or in the order of the property the
- * query sorts by, through the index (`inIndexOrder`) — then stops after a page sooner
- * (docs/design.md#the-property-index: `color = 'red'` over a third of 100,000 entities took
+ * query sorts by, through the index — then stops after a page sooner (`walksInOrder`:
+ * docs/design.md#the-property-index: `color = 'red'` over a third of 100,000 entities took
  * 119 ms through its candidates and 0.4 ms in created order; counting up to BROAD takes about
  * 0.1 ms). A narrowing whose candidates can be put in the query's created order from their index
  * alone (`inCreatedOrder`: the word index) reads only a page of them, and costs the
  * ordering of them all, ORDERED_PER_READ to the price of an entity read: it is counted up to
- * ORDERED_BROAD (docs/design.md#the-word-index). PostgreSQL: a single one whose candidates its
- * planner can estimate (`estimated`) and will read all of, as it is, the planner weighing it
- * against the collection by statistics; the others counted as on SQLite: several (the parts of an
- * `and`), since the planner is given only the one taken (`city = 'Rome' and age = 7` through
- * `city`, a tenth of 100,000 entities, read the collection in 118 ms; docs/benchmarks.md), keeping
- * the first it can estimate when each has BROAD or more; one it cannot estimate (a range or
- * prefix, `age >= 9990` taken for 616 of 10,000 people where 10 were, which walked the collection
- * newest first, docs/benchmarks.md#ranges-on-postgresql; the location index's, which it takes for
- * 0.5% of any collection: 90 candidates among a million read the collection in 872 ms;
- * docs/benchmarks.md#within-and-contains-on-postgresql), then read from its few candidates
- * whatever the planner believes (dialect.ts `filterOnly`, `amongCandidates`); one read
- * in created order; and any when the order can walk the index, which its planner does not weigh.
+ * ORDERED_BROAD (docs/design.md#the-word-index). PostgreSQL: as SQLite when the page walks an
+ * order, its counts remembered a while (`rememberedCount`). Its planner misjudges the
+ * candidates there, as its statistics of the index's values are of every path together: it took
+ * `city = 'Rome'`, 10,000 of 100,000 people, for 610 and read and sorted them all, 60 ms where the
+ * collection newest first took 0.2; `age >= 9990`, 10 of 10,000, for 616, and walked the whole
+ * collection (docs/benchmarks.md#broad-equalities-on-postgresql). Otherwise a single one whose
+ * candidates its planner can estimate (`estimated`: an equality's) and will read all of, as it
+ * is, the planner weighing it against the collection by statistics; the others counted as on
+ * SQLite: several (the parts of an `and`), since the planner is given only the one taken, keeping
+ * the first it can estimate when each has BROAD or more; one it cannot estimate (a range's, a
+ * prefix's, the location index's, which it takes for 0.5% of any collection: 90 candidates
+ * among a million read the collection in 872 ms;
+ * docs/benchmarks.md#within-and-contains-on-postgresql). Candidates counted and found few are
+ * read from them, whatever the planner believes (`counted`; dialect.ts `filterOnly`,
+ * `amongCandidates`).
  */
 async function chooseNarrowing<N extends Pick<Narrowed, 'estimated'>>(
   tx: Tx,
   narrowings: readonly N[],
-  inIndexOrder: boolean,
+  walksInOrder: boolean,
   countOf: (narrowing: N, upTo: number) => Promise<number>,
   inCreatedOrder: (narrowing: N) => boolean = () => false,
 ): Promise<Choice<N> | undefined> {
-  const planned = dialectOf(tx) !== 'sqlite' && !inIndexOrder ? narrowings.filter((narrowing) => narrowing.estimated && !inCreatedOrder(narrowing)) : [];
-  if (narrowings.length === 1 && planned.length === 1) return { narrowing: planned[0], inCreatedOrder: false };
+  const planned = dialectOf(tx) !== 'sqlite' && !walksInOrder ? narrowings.filter((narrowing) => narrowing.estimated && !inCreatedOrder(narrowing)) : [];
+  if (narrowings.length === 1 && planned.length === 1) return { narrowing: planned[0], inCreatedOrder: false, counted: false };
   let best: { choice: Choice<N>; cost: number } | undefined;
   for (const narrowing of narrowings) {
     const ordered = inCreatedOrder(narrowing);
     const upTo = ordered ? ORDERED_BROAD : BROAD;
     const count = await countOf(narrowing, upTo);
     const cost = ordered ? count / ORDERED_PER_READ : count;
-    if (count < upTo && (best === undefined || cost < best.cost)) best = { choice: { narrowing, inCreatedOrder: ordered }, cost };
+    if (count < upTo && (best === undefined || cost < best.cost)) best = { choice: { narrowing, inCreatedOrder: ordered, counted: true }, cost };
   }
-  return best?.choice ?? (planned.length > 0 ? { narrowing: planned[0], inCreatedOrder: false } : undefined);
+  return best?.choice ?? (planned.length > 0 ? { narrowing: planned[0], inCreatedOrder: false, counted: false } : undefined);
 }
+
+/**
+ * The number `count` gives for `statement` (a count of candidates, chooseNarrowing): on
+ * PostgreSQL the one it gave within COUNT_REMEMBERED_MS, when it has. A count is a round trip
+ * of its own: sent before every page, it cost a selective query (`age = 7`, 10,000 people, one
+ * idp, 50 connections) a third of its rate, 4,268, 4,566, 2,866 → 2,813, 2,925, 2,137 req/s
+ * (docs/benchmarks.md#broad-candidates-on-postgresql); remembered, it kept its rate (9,786–11,308
+ * req/s before, 9,942–11,155 after), and a value not asked within COUNT_REMEMBERED_MS pays the
+ * round trip, a third of the rate where every request asked another
+ * (docs/benchmarks.md#broad-equalities-on-postgresql). One remembered a while past a change only
+ * slows a page: it chooses how to read, and the query's condition decides what is read.
+ */
+async function rememberedCount(tx: Tx, keyOf: () => string, count: () => Promise<number>): Promise<number> {
+  if (dialectOf(tx) === 'sqlite') return count();
+  let counts = rememberedCounts.get(clientOf(tx));
+  if (counts === undefined) rememberedCounts.set(clientOf(tx), (counts = new Map()));
+  const key = keyOf();
+  const now = Date.now();
+  const known = counts.get(key);
+  if (known !== undefined && known.until > now) return known.count;
+  const found = await count();
+  counts.delete(key);
+  if (counts.size >= COUNTS_KEPT) counts.delete(counts.keys().next().value!);
+  counts.set(key, { count: found, until: now + COUNT_REMEMBERED_MS });
+  return found;
+}
+
+const rememberedCounts = new WeakMap<object, Map<string, { count: number; until: number }>>();
+const COUNT_REMEMBERED_MS = 10_000;
+const COUNTS_KEPT = 2000;
 
 /** How `narrowing`'s candidates are read in the query's created order (read-in-created-order.ts), when they can be. */
 function inCreatedOrderOf(compiled: Pick<CompiledQuery, 'created'>, narrowing: Narrowed): Pick<CreatedOrderRead, 'candidates' | 'order'> | undefined {
@@ -159,8 +194,15 @@ function inCreatedOrderOf(compiled: Pick<CompiledQuery, 'created'>, narrowing: N
 const countingCandidates = (candidates: SQL, upTo = BROAD): SQL => sql`SELECT count(*) FROM (SELECT 1 FROM (${candidates}) AS c LIMIT ${upTo}) AS p`;
 
 async function countCandidates(tx: Tx, narrowing: Narrowed, upTo: number): Promise<number> {
-  const [found] = (await row<[number]>(tx, countingCandidates(narrowing.candidates, upTo)))!;
-  return Number(found);
+  const statement = countingCandidates(narrowing.candidates, upTo);
+  return rememberedCount(
+    tx,
+    () => {
+      const { sql: text, params } = sqlOf(tx, statement);
+      return `${text}\u0000${JSON.stringify(params)}`;
+    },
+    async () => Number((await row<[number]>(tx, statement))![0]),
+  );
 }
 
 /**
@@ -243,7 +285,8 @@ export async function findEntities(tx: Tx, appUuid: string, scope: EntityScope, 
   const chosen = await chooseNarrowing(
     tx,
     usable.narrowings,
-    ordered.order !== undefined,
+    // Without a narrowing the page walks the property index in the query's order, or the collection in created order.
+    ordered.order !== undefined || compiled.created !== null,
     (narrowing, upTo) => countCandidates(tx, narrowing, upTo),
     (narrowing) => inCreatedOrderOf(compiled, narrowing) !== undefined,
   );
@@ -283,7 +326,7 @@ export async function findEntities(tx: Tx, appUuid: string, scope: EntityScope, 
     const select = selectPage(
       tx,
       scope,
-      and(counting?.condition, narrowed?.scope ?? scopeCondition(tx, appUuid, scope), guard(compiled.where)),
+      and(counting?.condition, (chosen?.counted ? narrowed?.fewScope : narrowed?.scope) ?? scopeCondition(tx, appUuid, scope), guard(compiled.where)),
       compiled.orderBy,
       limit,
     );
@@ -322,8 +365,12 @@ interface ShapedPage {
     readonly estimated: boolean;
     readonly count: ShapedStatement;
     readonly read: ShapedStatement;
+    /** The read of candidates counted and found few (`fewScope`). */
+    readonly fewRead: ShapedStatement;
   }[];
   readonly collection: ShapedStatement;
+  /** Whether the collection's statement reads it in created order (chooseNarrowing `walksInOrder`). */
+  readonly createdOrder: boolean;
 }
 
 const shapes = shapeCache<ShapedPage>();
@@ -346,8 +393,16 @@ async function findByShape(
   const run = (statement: ShapedStatement) => clientOf(tx).query<Record<string, unknown>>(statement.sql, paramsOf(statement, shape.numbers));
   try {
     const usable = await usableNarrowings(tx, appUuid, scope, shaped.narrowings);
-    const chosen = await chooseNarrowing(tx, usable.narrowings, false, async (narrowing) => Number(Object.values((await run(narrowing.count))[0])[0]));
-    const rows = (await run(chosen?.narrowing.read ?? shaped.collection)).map(entityRowOf(tx));
+    // A shape's key and its numbers name a count as the count's text and parameters would.
+    const chosen = await chooseNarrowing(tx, usable.narrowings, shaped.createdOrder, (narrowing) =>
+      rememberedCount(
+        tx,
+        () => `${shape.key}\u0000${shaped.narrowings.indexOf(narrowing)}\u0000${shape.numbers.join(',')}`,
+        async () => Number(Object.values((await run(narrowing.count))[0])[0]),
+      ),
+    );
+    const read = chosen === undefined ? shaped.collection : chosen.counted ? chosen.narrowing.fewRead : chosen.narrowing.read;
+    const rows = (await run(read)).map(entityRowOf(tx));
     return pageOf(query, rows, limit, shaped.select);
   } catch (error) {
     if (isUnreadableJsonError(error)) return undefined;
@@ -371,7 +426,7 @@ function shapePage(
   const index = { appUuid, collection: scope.collection };
   const rendered = (compiled: ReturnType<typeof compileQuery>) => ({
     counts: compiled.narrowed.map((narrowing) => sqlOf(tx, countingCandidates(narrowing.candidates))),
-    reads: [...compiled.narrowed.map((narrowing) => narrowing.scope), scopeCondition(tx, appUuid, scope)].map((condition) =>
+    reads: [...compiled.narrowed.flatMap((narrowing) => [narrowing.scope, narrowing.fewScope]), scopeCondition(tx, appUuid, scope)].map((condition) =>
       selectPage(tx, scope, and(condition, compiled.where), compiled.orderBy, limit).toSQL(),
     ),
   });
@@ -386,8 +441,15 @@ function shapePage(
   if (!isEach(counts) || !isEach(reads)) return null;
   return {
     select: compiled.select,
-    narrowings: compiled.narrowed.map((narrowing, i) => ({ indexes: narrowing.indexes, estimated: narrowing.estimated, count: counts[i], read: reads[i] })),
+    narrowings: compiled.narrowed.map((narrowing, i) => ({
+      indexes: narrowing.indexes,
+      estimated: narrowing.estimated,
+      count: counts[i],
+      read: reads[2 * i],
+      fewRead: reads[2 * i + 1],
+    })),
     collection: reads[reads.length - 1],
+    createdOrder: compiled.created !== null,
   };
 }
 

@@ -193,12 +193,18 @@ describe('explain=true on a collection', () => {
     else expect(newest.explain.rows_read).toBeLessThan(100);
   });
 
-  it('reads the few candidates of a range or prefix by uuid on either database, and many in created order, though PostgreSQL misjudges their number', async () => {
+  it('reads the few candidates of a range, prefix or equality by uuid on either database, and many in created order, though PostgreSQL misjudges their number', async () => {
     // 3,000 readings: `level` 0–2,999, and `size` up to a million beside it. PostgreSQL keeps one
     // set of statistics for the values of every path, so it takes `level >= 2995` for a good
     // part of the collection (most sizes are that large) and would walk the collection newest
     // first, reading all of it; the candidates are counted first (docs/design.md#the-property-index, "The plan").
-    const readings = Array.from({ length: 3000 }, (_, i) => ({ name: `r${i}`, level: i, size: (i * 7919) % 1_000_003, code: `c${i}` }));
+    const readings = Array.from({ length: 3000 }, (_, i) => ({
+      name: `r${i}`,
+      level: i,
+      size: (i * 7919) % 1_000_003,
+      code: `c${i}`,
+      shade: i % 3 === 0 ? 'dark' : 'light',
+    }));
     await postByHundreds('readings', readings);
     const read = (ql: string) => readExplained('readings', ql, 10);
     const high = await read('level >= 2995');
@@ -213,6 +219,16 @@ describe('explain=true on a collection', () => {
     expect(wide.explain.index).toBeNull();
     if (!postgres()) expect(wide.explain.rows_read).toBe(11);
     else expect(wide.explain.rows_read).toBeLessThan(200);
+    // An equality of a thousand: the collection newest first on either database, though
+    // PostgreSQL takes them for fewer and would read and sort the thousand.
+    const dark = await read("shade = 'dark'");
+    expect(dark.names).toEqual(Array.from({ length: 10 }, (_, i) => `r${2997 - 3 * i}`));
+    expect(dark.explain.index).toBeNull();
+    expect(dark.explain.rows_read).toBeLessThanOrEqual(40);
+    // And of a few, by uuid from its candidates.
+    const seven = await read("shade = 'dark' and level = 2997");
+    expect(seven.names).toEqual(['r2997']);
+    expect(seven.explain).toEqual({ index: 'property level', rows_read: 1 });
   });
 
   it('reads a collection ordered by modified a page at a time, an entity just changed first', async () => {

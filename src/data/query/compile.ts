@@ -64,6 +64,12 @@ export interface Narrowed {
    * candidates (dialect.ts `filterOnly`, `amongCandidates`); use it in place of selecting the collection.
    */
   readonly scope: SQL;
+  /**
+   * The same, written so that the plan starts from the candidates whatever PostgreSQL's planner
+   * believes (as `scope` is for candidates it cannot estimate), for reading them once they are
+   * counted and found few (find.ts chooseNarrowing).
+   */
+  readonly fewScope: SQL;
   /** The same candidates in created order, when their index keeps `created` (property-index.ts `Candidates`). */
   readonly created?: CreatedCandidates;
 }
@@ -141,12 +147,13 @@ function collectionOf(index: IndexScope, table: SQL, dialect: Dialect): Collecti
  */
 function narrowingsOf(condition: Condition, collection: CollectionScope, dialect: Dialect): Narrowed[] {
   return alternativesOf(condition, collection, dialect).map((candidates) => {
-    const few = !candidates.estimated;
+    const scope = (few: boolean): SQL => sql`${collection.condition(few)} AND ${dialect.amongCandidates(collection.uuid, candidates.sql, few)}`;
     return {
       candidates: candidates.sql,
       indexes: candidates.indexes,
       estimated: candidates.estimated,
-      scope: sql`${collection.condition(few)} AND ${dialect.amongCandidates(collection.uuid, candidates.sql, few)}`,
+      scope: scope(!candidates.estimated),
+      fewScope: scope(true),
       ...(candidates.created !== undefined && { created: { candidates: candidates.created, collection: collection.condition(true) } }),
     };
   });

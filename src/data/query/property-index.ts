@@ -50,12 +50,13 @@ export interface Candidates {
   /** The indexes looked up, for `explain` (docs/api.md#explain): `property PATH`, `spatial PATH`, `full-text PATH`. */
   readonly indexes: readonly string[];
   /**
-   * Whether PostgreSQL's planner estimates their number well from its statistics (dialect.ts
-   * `amongCandidates`): of an equality's rows of the property index, and of the word index's, it
-   * does. Of a range or prefix of the property index it does not: its statistics of the values are
-   * of every path together, so given `age >= 9990` (10 of 10,000 people, among scores up to a
-   * million) it expected 616 and walked the whole collection newest first
-   * (docs/benchmarks.md#ranges-on-postgresql). Nor of the location index's box overlap.
+   * Whether PostgreSQL's planner may weigh them by its statistics, where a page walks no order
+   * (find.ts chooseNarrowing; dialect.ts `amongCandidates`): an equality's rows of the property
+   * index, and the word index's, whose number it estimates, if roughly. Not a range's or a
+   * prefix's: its statistics of the values are of every path together, so given `age >= 9990`
+   * (10 of 10,000 people, among scores up to a million) it expected 616 and walked the whole
+   * collection newest first (docs/benchmarks.md#ranges-on-postgresql). Nor the location index's
+   * box overlap.
    */
   readonly estimated: boolean;
   /**
