@@ -120,7 +120,7 @@ interface Choice<N> {
  * alone (`inCreatedOrder`: the word index) reads only a page of them, and costs the
  * ordering of them all, ORDERED_PER_READ to the price of an entity read: it is counted up to
  * ORDERED_BROAD (docs/design.md#the-word-index). PostgreSQL: as SQLite when the page walks an
- * order, its counts remembered a while (`rememberedCount`). Its planner misjudges the
+ * order. Its counts are remembered a while, in every order (`rememberedCount`). Its planner misjudges the
  * candidates there, as its statistics of the index's values are of every path together: it took
  * `city = 'Rome'`, 10,000 of 100,000 people, for 610 and read and sorted them all, 60 ms where the
  * collection newest first took 0.2; `age >= 9990`, 10 of 10,000, for 616, and walked the whole
@@ -357,7 +357,7 @@ function pageOf(query: Query, rows: EntityRow[], limit: number, select: readonly
   };
 }
 
-/** A page's statements rendered for a shape of query (query-shapes.ts): one per narrowing, and the collection's own. */
+/** A page's statements rendered for a shape of query (query-shapes.ts): a count and two reads per narrowing, and the collection's own. */
 interface ShapedPage {
   readonly select: readonly PropertyPath[] | null;
   readonly narrowings: readonly {

@@ -57,7 +57,7 @@ export interface Narrowed {
   readonly candidates: SQL;
   /** The indexes looked up, for `explain`: `property PATH`, `spatial PATH`, `full-text PATH` (property-index.ts). */
   readonly indexes: readonly string[];
-  /** Whether PostgreSQL's planner can estimate how many candidates there are (property-index.ts `Candidates`). */
+  /** Whether PostgreSQL's planner may weigh the candidates by its statistics where a page walks no order (property-index.ts `Candidates`). */
   readonly estimated: boolean;
   /**
    * The collection's condition and `uuid IN (candidates)`, written so the plan starts from the
