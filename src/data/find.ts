@@ -424,31 +424,34 @@ function shapePage(
   limit: number,
 ): ShapedPage | null {
   const index = { appUuid, collection: scope.collection };
-  const rendered = (compiled: ReturnType<typeof compileQuery>) => ({
-    counts: compiled.narrowed.map((narrowing) => sqlOf(tx, countingCandidates(narrowing.candidates))),
-    reads: [...compiled.narrowed.flatMap((narrowing) => [narrowing.scope, narrowing.fewScope]), scopeCondition(tx, appUuid, scope)].map((condition) =>
-      selectPage(tx, scope, and(condition, compiled.where), compiled.orderBy, limit).toSQL(),
-    ),
-  });
+  const rendered = (compiled: ReturnType<typeof compileQuery>) => {
+    const page = (condition: SQL | undefined) => selectPage(tx, scope, and(condition, compiled.where), compiled.orderBy, limit).toSQL();
+    return {
+      counts: compiled.narrowed.map((narrowing) => sqlOf(tx, countingCandidates(narrowing.candidates))),
+      reads: compiled.narrowed.map((narrowing) => page(narrowing.scope)),
+      fewReads: compiled.narrowed.map((narrowing) => page(narrowing.fewScope)),
+      collection: [page(scopeCondition(tx, appUuid, scope))],
+    };
+  };
   const compiled = compileQuery(query, { dialect: dialectOf(tx), index });
   const moved = compileQuery(shape.moved, { dialect: dialectOf(tx), index });
   // Candidates read in created order take more than one statement (read-in-created-order.ts).
   const inCreatedOrder = compiled.narrowed.some((narrowing) => inCreatedOrderOf(compiled, narrowing) !== undefined);
   if (compiled.ordered !== null || inCreatedOrder || compiled.narrowed.length !== moved.narrowed.length) return null;
   const [actual, other] = [rendered(compiled), rendered(moved)];
-  const counts = actual.counts.map((statement, i) => shapeStatement(shape, statement, other.counts[i]));
-  const reads = actual.reads.map((statement, i) => shapeStatement(shape, statement, other.reads[i]));
-  if (!isEach(counts) || !isEach(reads)) return null;
+  const shaped = (list: keyof typeof actual) => actual[list].map((statement, i) => shapeStatement(shape, statement, other[list][i]));
+  const [counts, reads, fewReads, collection] = [shaped('counts'), shaped('reads'), shaped('fewReads'), shaped('collection')];
+  if (!isEach(counts) || !isEach(reads) || !isEach(fewReads) || !isEach(collection)) return null;
   return {
     select: compiled.select,
     narrowings: compiled.narrowed.map((narrowing, i) => ({
       indexes: narrowing.indexes,
       estimated: narrowing.estimated,
       count: counts[i],
-      read: reads[2 * i],
-      fewRead: reads[2 * i + 1],
+      read: reads[i],
+      fewRead: fewReads[i],
     })),
-    collection: reads[reads.length - 1],
+    collection: collection[0],
     createdOrder: compiled.created !== null,
   };
 }
