@@ -4,7 +4,7 @@
  * correct while entities come and go; `limit` defaults to 10 and is clamped to 1000
  * (docs/api.md#queries-and-paging).
  */
-import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
+import { and, eq, getTableColumns, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { clientOf, dialectOf, type Tx, schemaOf } from '../db/open.js';
 import { parseLimit } from './query/limit.js';
@@ -162,23 +162,33 @@ async function chooseNarrowing<N extends Pick<Narrowed, 'estimated'>>(
  * idp, 50 connections) a third of its rate, 4,268, 4,566, 2,866 → 2,813, 2,925, 2,137 req/s
  * (docs/benchmarks.md#broad-candidates-on-postgresql); remembered, it kept its rate (9,786–11,308
  * req/s before, 9,942–11,155 after), and a value not asked within COUNT_REMEMBERED_MS pays the
- * round trip, a third of the rate where every request asked another
- * (docs/benchmarks.md#broad-equalities-on-postgresql). One remembered a while past a change only
+ * round trip (a third of the rate where every request asked another,
+ * docs/benchmarks.md#broad-equalities-on-postgresql) unless its first page counts and reads in
+ * one statement (`countingAndReadingFew`). One remembered a while past a change only
  * slows a page: it chooses how to read, and the query's condition decides what is read.
  */
 async function rememberedCount(tx: Tx, keyOf: () => string, count: () => Promise<number>): Promise<number> {
   if (dialectOf(tx) === 'sqlite') return count();
+  const key = keyOf();
+  const known = knownCount(tx, key);
+  if (known !== undefined) return known;
+  const found = await count();
+  rememberCount(tx, key, found);
+  return found;
+}
+
+/** The count remembered under `key` (rememberedCount), if it is still fresh. */
+function knownCount(tx: Tx, key: string): number | undefined {
+  const known = rememberedCounts.get(clientOf(tx))?.get(key);
+  return known !== undefined && known.until > Date.now() ? known.count : undefined;
+}
+
+function rememberCount(tx: Tx, key: string, count: number): void {
   let counts = rememberedCounts.get(clientOf(tx));
   if (counts === undefined) rememberedCounts.set(clientOf(tx), (counts = new Map()));
-  const key = keyOf();
-  const now = Date.now();
-  const known = counts.get(key);
-  if (known !== undefined && known.until > now) return known.count;
-  const found = await count();
   counts.delete(key);
   if (counts.size >= COUNTS_KEPT) counts.delete(counts.keys().next().value!);
-  counts.set(key, { count: found, until: now + COUNT_REMEMBERED_MS });
-  return found;
+  counts.set(key, { count, until: Date.now() + COUNT_REMEMBERED_MS });
 }
 
 const rememberedCounts = new WeakMap<object, Map<string, { count: number; until: number }>>();
@@ -192,6 +202,20 @@ function inCreatedOrderOf(compiled: Pick<CompiledQuery, 'created'>, narrowing: N
 
 /** The statement counting a narrowing's candidates up to `upTo` (chooseNarrowing). */
 const countingCandidates = (candidates: SQL, upTo = BROAD): SQL => sql`SELECT count(*) FROM (SELECT 1 FROM (${candidates}) AS c LIMIT ${upTo}) AS p`;
+
+/**
+ * One statement that counts a narrowing's candidates up to BROAD and, when they are fewer, reads
+ * the page from them (`fewScope`): its rows are the page's entities, or one row of nulls when it
+ * reads none, each with the count (`idp_candidates`). On PostgreSQL a count not remembered
+ * (`rememberedCount`) is then no round trip of its own: where every request asked a value not
+ * asked before (`score = …`, 10,000 people, 50 connections), the count sent first cost a third of
+ * the rate (docs/benchmarks.md#broad-equalities-on-postgresql). The condition on the count is a
+ * one-time filter: many candidates read no entity.
+ */
+function countingAndReadingFew(narrowing: Narrowed, select: (condition: SQL) => SQLWrapper): SQL {
+  const page = select(sql`idp_counted.n < ${BROAD} AND ${narrowing.fewScope}`);
+  return sql`WITH idp_counted (n) AS MATERIALIZED (${countingCandidates(narrowing.candidates)}) SELECT idp_counted.n AS idp_candidates, p.* FROM idp_counted LEFT JOIN LATERAL (${page}) AS p ON true`;
+}
 
 async function countCandidates(tx: Tx, narrowing: Narrowed, upTo: number): Promise<number> {
   const statement = countingCandidates(narrowing.candidates, upTo);
@@ -367,6 +391,8 @@ interface ShapedPage {
     readonly read: ShapedStatement;
     /** The read of candidates counted and found few (`fewScope`). */
     readonly fewRead: ShapedStatement;
+    /** On PostgreSQL, for a page in created order: the count and the read of few in one statement (`countingAndReadingFew`). */
+    readonly countedRead?: ShapedStatement;
   }[];
   readonly collection: ShapedStatement;
   /** Whether the collection's statement reads it in created order (chooseNarrowing `walksInOrder`). */
@@ -394,10 +420,20 @@ async function findByShape(
   try {
     const usable = await usableNarrowings(tx, appUuid, scope, shaped.narrowings);
     // A shape's key and its numbers name a count as the count's text and parameters would.
+    const countKey = (narrowing: ShapedPage['narrowings'][number]) =>
+      `${shape.key}\u0000${shaped.narrowings.indexOf(narrowing)}\u0000${shape.numbers.join(',')}`;
+    const [only] = usable.narrowings;
+    if (usable.narrowings.length === 1 && only.countedRead !== undefined && knownCount(tx, countKey(only)) === undefined) {
+      const found = await run(only.countedRead);
+      const count = Number(found[0].idp_candidates);
+      rememberCount(tx, countKey(only), count);
+      // Many: the count is remembered, and chooseNarrowing reads the collection newest first.
+      if (count < BROAD) return pageOf(query, found.filter((entity) => entity.uuid !== null).map(entityRowOf(tx)), limit, shaped.select);
+    }
     const chosen = await chooseNarrowing(tx, usable.narrowings, shaped.createdOrder, (narrowing) =>
       rememberedCount(
         tx,
-        () => `${shape.key}\u0000${shaped.narrowings.indexOf(narrowing)}\u0000${shape.numbers.join(',')}`,
+        () => countKey(narrowing),
         async () => Number(Object.values((await run(narrowing.count))[0])[0]),
       ),
     );
@@ -425,11 +461,15 @@ function shapePage(
 ): ShapedPage | null {
   const index = { appUuid, collection: scope.collection };
   const rendered = (compiled: ReturnType<typeof compileQuery>) => {
-    const page = (condition: SQL | undefined) => selectPage(tx, scope, and(condition, compiled.where), compiled.orderBy, limit).toSQL();
+    const select = (condition: SQL | undefined) => selectPage(tx, scope, and(condition, compiled.where), compiled.orderBy, limit);
+    const page = (condition: SQL | undefined) => select(condition).toSQL();
+    // Where PostgreSQL counts before it reads (chooseNarrowing `walksInOrder`).
+    const countsFirst = dialectOf(tx) !== 'sqlite' && compiled.created !== null;
     return {
       counts: compiled.narrowed.map((narrowing) => sqlOf(tx, countingCandidates(narrowing.candidates))),
       reads: compiled.narrowed.map((narrowing) => page(narrowing.scope)),
       fewReads: compiled.narrowed.map((narrowing) => page(narrowing.fewScope)),
+      countedReads: countsFirst ? compiled.narrowed.map((narrowing) => sqlOf(tx, countingAndReadingFew(narrowing, select))) : [],
       collection: [page(scopeCondition(tx, appUuid, scope))],
     };
   };
@@ -440,8 +480,14 @@ function shapePage(
   if (compiled.ordered !== null || inCreatedOrder || compiled.narrowed.length !== moved.narrowed.length) return null;
   const [actual, other] = [rendered(compiled), rendered(moved)];
   const shaped = (list: keyof typeof actual) => actual[list].map((statement, i) => shapeStatement(shape, statement, other[list][i]));
-  const [counts, reads, fewReads, collection] = [shaped('counts'), shaped('reads'), shaped('fewReads'), shaped('collection')];
-  if (!isEach(counts) || !isEach(reads) || !isEach(fewReads) || !isEach(collection)) return null;
+  const [counts, reads, fewReads, countedReads, collection] = [
+    shaped('counts'),
+    shaped('reads'),
+    shaped('fewReads'),
+    shaped('countedReads'),
+    shaped('collection'),
+  ];
+  if (!isEach(counts) || !isEach(reads) || !isEach(fewReads) || !isEach(countedReads) || !isEach(collection)) return null;
   return {
     select: compiled.select,
     narrowings: compiled.narrowed.map((narrowing, i) => ({
@@ -450,6 +496,7 @@ function shapePage(
       count: counts[i],
       read: reads[i],
       fewRead: fewReads[i],
+      ...(countedReads.length > 0 && { countedRead: countedReads[i] }),
     })),
     collection: collection[0],
     createdOrder: compiled.created !== null,

@@ -3,10 +3,12 @@
  * once for the shape (docs/design.md#statements-by-query-shape), on SQLite, or PostgreSQL when
  * IDP_TEST_DATABASE_URL is set: each must answer with its own numbers, as the reference does.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import type { Condition, Query } from '../../src/data/query/ast.js';
 import { findEntities } from '../../src/data/find.js';
+import { clientOf } from '../../src/db/open.js';
+import type { PostgresDriver } from '../../src/db/postgres.js';
 import { APP, COLLECTION, openQueryDatabase, reference, type QueryDatabase } from './database.js';
 import { emptyCollections } from './writes.js';
 import { TEST_DATABASE_URL } from '../database.js';
@@ -134,4 +136,52 @@ describe('statements by query shape', () => {
     expect(expectedPage(sizeIs(1), entities, 10).uuids).toHaveLength(10);
     expect(expectedPage(sizeIs(2, 30), entities, 10).uuids).toHaveLength(3);
   });
+
+  it.skipIf(TEST_DATABASE_URL === undefined)(
+    `counts the candidates of a value not asked before and reads its few in one statement on PostgreSQL, and many with a second${TEST_DATABASE_URL === undefined ? ' (skipped: IDP_TEST_DATABASE_URL is not set)' : ''}`,
+    async () => {
+      await emptyCollections(database);
+      // 1,100 of width 1, more than find.ts reads by uuid (BROAD), and 100 of width 2; a property no
+      // other test asks, so that no count of it is remembered.
+      const entities: GeneratedEntity[] = Array.from({ length: 1200 }, (_, i) => {
+        const uuid = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+        const properties = { width: i % 12 === 0 ? 2 : 1 };
+        return { properties, record: { ...properties, uuid, type: 'dog', created: i, modified: i } };
+      });
+      await database.replaceEntities(entities);
+      const widthIs = (width: number): Query => ({
+        select: null,
+        where: { kind: 'compare', property: 'width', operator: '=', value: { kind: 'number', value: width } },
+        orderBy: [],
+      });
+      await firstPage(widthIs(3), 10);
+      const pool = (clientOf(database.handle.db) as PostgresDriver).pool;
+      // The statements of a first page that read the collection or its index, in the order sent.
+      const readsOf = async (query: Query): Promise<string[]> => {
+        const sent = vi.spyOn(pool, 'query');
+        try {
+          expect(await firstPage(query, 10), printQuery(query, PLAIN)).toMatchObject(expectedPage(query, entities, 10));
+          const texts = sent.mock.calls.map((call) => {
+            const [config] = call as unknown[];
+            return typeof config === 'string' ? config : (config as { text: string }).text;
+          });
+          return texts.filter((text) => /"entit(ies|y_values)"/.test(text));
+        } finally {
+          sent.mockRestore();
+        }
+      };
+      const fresh = await readsOf(widthIs(2));
+      expect(fresh).toHaveLength(1);
+      expect(fresh[0]).toMatch(/^WITH idp_counted/);
+      // Remembered: its few read by uuid.
+      expect(await readsOf(widthIs(2))).toHaveLength(1);
+      // Many: the same statement reads no entity, and the collection is read newest first; the
+      // count remembered, the next page of that value is one statement.
+      const many = await readsOf(widthIs(1));
+      expect(many).toHaveLength(2);
+      expect(many[0]).toBe(fresh[0]);
+      expect(many[1]).not.toMatch(/entity_values/);
+      expect(await readsOf(widthIs(1))).toEqual([many[1]]);
+    },
+  );
 });
