@@ -217,15 +217,18 @@ function countingAndReadingFew(narrowing: Narrowed, select: (condition: SQL) => 
   return sql`WITH idp_counted (n) AS MATERIALIZED (${countingCandidates(narrowing.candidates)}) SELECT idp_counted.n AS idp_candidates, p.* FROM idp_counted LEFT JOIN LATERAL (${page}) AS p ON true`;
 }
 
+/** The number a count's statement answered, as rows keyed by column name. */
+const countOf = (counted: readonly Record<string, unknown>[]): number => Number(Object.values(counted[0])[0]);
+
 async function countCandidates(tx: Tx, narrowing: Narrowed, upTo: number): Promise<number> {
   const statement = countingCandidates(narrowing.candidates, upTo);
+  if (dialectOf(tx) === 'sqlite') return Number((await row<[number]>(tx, statement))![0]);
+  // Rendered once: its text and parameters are the remembered count's key and what is run.
+  const { sql: text, params } = sqlOf(tx, statement);
   return rememberedCount(
     tx,
-    () => {
-      const { sql: text, params } = sqlOf(tx, statement);
-      return `${text}\u0000${JSON.stringify(params)}`;
-    },
-    async () => Number((await row<[number]>(tx, statement))![0]),
+    () => `${text}\u0000${JSON.stringify(params)}`,
+    async () => countOf(await clientOf(tx).query(text, params)),
   );
 }
 
@@ -434,7 +437,7 @@ async function findByShape(
       rememberedCount(
         tx,
         () => countKey(narrowing),
-        async () => Number(Object.values((await run(narrowing.count))[0])[0]),
+        async () => countOf(await run(narrowing.count)),
       ),
     );
     const read = chosen === undefined ? shaped.collection : chosen.counted ? chosen.narrowing.fewRead : chosen.narrowing.read;
