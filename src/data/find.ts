@@ -169,26 +169,16 @@ async function chooseNarrowing<N extends Pick<Narrowed, 'estimated'>>(
  */
 async function rememberedCount(tx: Tx, keyOf: () => string, count: () => Promise<number>): Promise<number> {
   if (dialectOf(tx) === 'sqlite') return count();
-  const key = keyOf();
-  const known = knownCount(tx, key);
-  if (known !== undefined) return known;
-  const found = await count();
-  rememberCount(tx, key, found);
-  return found;
-}
-
-/** The count remembered under `key` (rememberedCount), if it is still fresh. */
-function knownCount(tx: Tx, key: string): number | undefined {
-  const known = rememberedCounts.get(clientOf(tx))?.get(key);
-  return known !== undefined && known.until > Date.now() ? known.count : undefined;
-}
-
-function rememberCount(tx: Tx, key: string, count: number): void {
   let counts = rememberedCounts.get(clientOf(tx));
   if (counts === undefined) rememberedCounts.set(clientOf(tx), (counts = new Map()));
+  const key = keyOf();
+  const known = counts.get(key);
+  if (known !== undefined && known.until > Date.now()) return known.count;
+  const found = await count();
   counts.delete(key);
   if (counts.size >= COUNTS_KEPT) counts.delete(counts.keys().next().value!);
-  counts.set(key, { count, until: Date.now() + COUNT_REMEMBERED_MS });
+  counts.set(key, { count: found, until: Date.now() + COUNT_REMEMBERED_MS });
+  return found;
 }
 
 const rememberedCounts = new WeakMap<object, Map<string, { count: number; until: number }>>();
@@ -426,12 +416,17 @@ async function findByShape(
     const countKey = (narrowing: ShapedPage['narrowings'][number]) =>
       `${shape.key}\u0000${shaped.narrowings.indexOf(narrowing)}\u0000${shape.numbers.join(',')}`;
     const [only] = usable.narrowings;
-    if (usable.narrowings.length === 1 && only.countedRead !== undefined && knownCount(tx, countKey(only)) === undefined) {
-      const found = await run(only.countedRead);
-      const count = Number(found[0].idp_candidates);
-      rememberCount(tx, countKey(only), count);
+    if (usable.narrowings.length === 1 && only.countedRead !== undefined) {
+      const { countedRead } = only;
+      // Its rows, when the count was not remembered and this statement gave it.
+      let found: Record<string, unknown>[] | undefined;
+      const count = await rememberedCount(
+        tx,
+        () => countKey(only),
+        async () => countOf((found = await run(countedRead))),
+      );
       // Many: the count is remembered, and chooseNarrowing reads the collection newest first.
-      if (count < BROAD) return pageOf(query, found.filter((entity) => entity.uuid !== null).map(entityRowOf(tx)), limit, shaped.select);
+      if (found !== undefined && count < BROAD) return pageOf(query, found.filter((entity) => entity.uuid !== null).map(entityRowOf(tx)), limit, shaped.select);
     }
     const chosen = await chooseNarrowing(tx, usable.narrowings, shaped.createdOrder, (narrowing) =>
       rememberedCount(
