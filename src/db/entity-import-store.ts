@@ -68,7 +68,7 @@ export async function insertEntityBatch(db: Db, list: readonly NewEntity[]): Pro
         } finally {
           deferIndexing(sqlite, false);
         }
-        indexEntitiesAfter(sqlite, last);
+        indexEntitiesAfter(sqlite, last, { numberFirstPaths: true });
       } finally {
         sqlite.pragma(`cache_size = ${cacheSize}`);
       }

@@ -93,6 +93,25 @@ describe('the bulk import', () => {
     expect(await namesOf("about contains 'zebra'")).toEqual(['late']);
   });
 
+  it('indexes the properties that only entities late in a batch have, as the ones every entity has', async () => {
+    // One batch of 450: the first hundred are numbered before it is indexed, the rest after.
+    const lines = Array.from({ length: 450 }, (_, i) =>
+      i === 420 ? { ...dog(i), rare: 5, collar: { colour: 'Red' } } : i === 430 ? { ...dog(i), rare: 6 } : dog(i),
+    );
+    const res = await importLines(ndjson(lines));
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.count).toBe(450);
+
+    expect(await namesOf('rare = 5')).toEqual(['d420']);
+    expect(await namesOf('rare >= 5')).toEqual(['d420', 'd430']);
+    expect(await namesOf("collar.colour = 'red'")).toEqual(['d420']);
+    expect(await namesOf("city = 'rome' and age = 3")).toEqual(expectedNames(450, (one) => one.city === 'Rome' && one.age === 3));
+    if (dialectOf(d.t.deps.db) === 'sqlite') {
+      expect((await get('rare = 6', true)).body.explain).toMatchObject({ index: 'property rare', rows_read: 1 });
+      expect((await get("collar.colour = 'red'", true)).body.explain).toMatchObject({ index: 'property collar.colour', rows_read: 1 });
+    }
+  });
+
   it('stops at a refused line: the batches before it stay stored and indexed, nothing of its batch, and the error says where to resume', async () => {
     const lines: unknown[] = Array.from({ length: 1300 }, (_, i) => dog(i));
     // Line 1201 (in the third batch of 500) takes the name of line 3.
