@@ -17,7 +17,7 @@ import { readInCreatedOrder, type CreatedOrderRead } from './read-in-created-ord
 import { propertyPathsOf } from './query/property-index.js';
 import { isUnreadableJsonError, skippingUnreadable, unreadableProperties, type EntityRow } from '../db/entity-store.js';
 import { countingRows, type Explanation, type Statement } from '../db/explain.js';
-import { row, sqlOf } from '../db/run.js';
+import { sqlOf } from '../db/run.js';
 import { findUnindexedPaths, isPropertyIndexComplete } from '../db/property-index-store.js';
 import type { Logger } from '../logger.js';
 import type { RelationView } from './relations.js';
@@ -119,8 +119,8 @@ interface Choice<N> {
  * 0.1 ms). A narrowing whose candidates can be put in the query's created order from their index
  * alone (`inCreatedOrder`: the word index) reads only a page of them, and costs the
  * ordering of them all, ORDERED_PER_READ to the price of an entity read: it is counted up to
- * ORDERED_BROAD (docs/design.md#the-word-index). PostgreSQL: as SQLite when the page walks an
- * order. Its counts are remembered a while, in every order (`rememberedCount`). Its planner misjudges the
+ * ORDERED_BROAD (docs/design.md#the-word-index). Counts are remembered a while on either
+ * database (`rememberedCount`). PostgreSQL: as SQLite when the page walks an order. Its planner misjudges the
  * candidates there, as its statistics of the index's values are of every path together: it took
  * `city = 'Rome'`, 10,000 of 100,000 people, for 610 and read and sorted them all, 60 ms where the
  * collection newest first took 0.2; `age >= 9990`, 10 of 10,000, for 616, and walked the whole
@@ -156,9 +156,12 @@ async function chooseNarrowing<N extends Pick<Narrowed, 'estimated'>>(
 }
 
 /**
- * The number `count` gives for `statement` (a count of candidates, chooseNarrowing): on
- * PostgreSQL the one it gave within COUNT_REMEMBERED_MS, when it has. A count is a round trip
- * of its own: sent before every page, it cost a selective query (`age = 7`, 10,000 people, one
+ * The number `count` gives for `statement` (a count of candidates, chooseNarrowing): the one it
+ * gave within COUNT_REMEMBERED_MS, when it has. On SQLite a count is a statement more per page,
+ * cheap alone (about 6 µs for `age = 7` among 10,000 people, 40 µs with the processor's caches
+ * emptied between runs, as serving other requests does); remembered, the same query under load
+ * cost about 4% less CPU per request (docs/benchmarks.md#counts-remembered-on-sqlite). On
+ * PostgreSQL a count is a round trip of its own: sent before every page, it cost a selective query (`age = 7`, 10,000 people, one
  * idp, 50 connections) a third of its rate, 4,268, 4,566, 2,866 → 2,813, 2,925, 2,137 req/s
  * (docs/benchmarks.md#broad-candidates-on-postgresql); remembered, it kept its rate (9,786–11,308
  * req/s before, 9,942–11,155 after), and a value not asked within COUNT_REMEMBERED_MS pays the
@@ -168,7 +171,6 @@ async function chooseNarrowing<N extends Pick<Narrowed, 'estimated'>>(
  * slows a page: it chooses how to read, and the query's condition decides what is read.
  */
 async function rememberedCount(tx: Tx, keyOf: () => string, count: () => Promise<number>): Promise<number> {
-  if (dialectOf(tx) === 'sqlite') return count();
   let counts = rememberedCounts.get(clientOf(tx));
   if (counts === undefined) rememberedCounts.set(clientOf(tx), (counts = new Map()));
   const key = keyOf();
@@ -212,7 +214,6 @@ const countOf = (counted: readonly Record<string, unknown>[]): number => Number(
 
 async function countCandidates(tx: Tx, narrowing: Narrowed, upTo: number): Promise<number> {
   const statement = countingCandidates(narrowing.candidates, upTo);
-  if (dialectOf(tx) === 'sqlite') return Number((await row<[number]>(tx, statement))![0]);
   // Rendered once: its text and parameters are the remembered count's key and what is run.
   const { sql: text, params } = sqlOf(tx, statement);
   return rememberedCount(
