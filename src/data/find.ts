@@ -160,10 +160,10 @@ async function chooseNarrowing<N extends Pick<Narrowed, 'estimated'>>(
  * gave within COUNT_REMEMBERED_MS, when it has. On SQLite a count is a statement more per page,
  * cheap alone (about 6 µs for `age = 7` among 10,000 people, 40 µs with the processor's caches
  * emptied between runs, as serving other requests does); remembered, the same query under load
- * cost about 4% less CPU per request (docs/benchmarks.md#counts-remembered-on-sqlite). On
- * PostgreSQL a count is a round trip of its own: sent before every page, it cost a selective query (`age = 7`, 10,000 people, one
- * idp, 50 connections) a third of its rate, 4,268, 4,566, 2,866 → 2,813, 2,925, 2,137 req/s
- * (docs/benchmarks.md#broad-candidates-on-postgresql); remembered, it kept its rate (9,786–11,308
+ * cost 4% to 11% less CPU per request (docs/benchmarks.md#counts-remembered-on-sqlite). On
+ * PostgreSQL a count is a round trip of its own: sent before every page, it cost a selective
+ * query (`age = 7`, 10,000 people, one idp, 50 connections) a third of its rate, 4,268, 4,566,
+ * 2,866 → 2,813, 2,925, 2,137 req/s (docs/benchmarks.md#broad-candidates-on-postgresql); remembered, it kept its rate (9,786–11,308
  * req/s before, 9,942–11,155 after), and a value not asked within COUNT_REMEMBERED_MS pays the
  * round trip (a third of the rate where every request asked another,
  * docs/benchmarks.md#broad-equalities-on-postgresql) unless its first page counts and reads in
