@@ -120,11 +120,12 @@ interface Choice<N> {
  * alone (`inCreatedOrder`: the word index) reads only a page of them, and costs the
  * ordering of them all, ORDERED_PER_READ to the price of an entity read: it is counted up to
  * ORDERED_BROAD (docs/design.md#the-word-index). Counts are remembered a while on either
- * database (`rememberedCount`). PostgreSQL: as SQLite when the page walks an order. Its planner misjudges the
- * candidates there, as its statistics of the index's values are of every path together: it took
- * `city = 'Rome'`, 10,000 of 100,000 people, for 610 and read and sorted them all, 60 ms where the
- * collection newest first took 0.2; `age >= 9990`, 10 of 10,000, for 616, and walked the whole
- * collection (docs/benchmarks.md#broad-equalities-on-postgresql). Otherwise a single one whose
+ * database (`rememberedCount`). PostgreSQL: as SQLite when the page walks an order. Its
+ * planner misjudges the candidates there, as its statistics of the index's values are of every
+ * path together: it took `city = 'Rome'`, 10,000 of 100,000 people, for 610 and read and sorted
+ * them all, 60 ms where the collection newest first took 0.2; `age >= 9990`, 10 of 10,000, for
+ * 616, and walked the whole collection (docs/benchmarks.md#broad-equalities-on-postgresql).
+ * Otherwise a single one whose
  * candidates its planner can estimate (`estimated`: an equality's) and will read all of, as it
  * is, the planner weighing it against the collection by statistics; the others counted as on
  * SQLite: several (the parts of an `and`), since the planner is given only the one taken, keeping
@@ -163,11 +164,11 @@ async function chooseNarrowing<N extends Pick<Narrowed, 'estimated'>>(
  * cost 4% to 11% less CPU per request (docs/benchmarks.md#counts-remembered-on-sqlite). On
  * PostgreSQL a count is a round trip of its own: sent before every page, it cost a selective
  * query (`age = 7`, 10,000 people, one idp, 50 connections) a third of its rate, 4,268, 4,566,
- * 2,866 → 2,813, 2,925, 2,137 req/s (docs/benchmarks.md#broad-candidates-on-postgresql); remembered, it kept its rate (9,786–11,308
- * req/s before, 9,942–11,155 after), and a value not asked within COUNT_REMEMBERED_MS pays the
- * round trip (a third of the rate where every request asked another,
- * docs/benchmarks.md#broad-equalities-on-postgresql) unless its first page counts and reads in
- * one statement (`countingAndReadingFew`). One remembered a while past a change only
+ * 2,866 → 2,813, 2,925, 2,137 req/s (docs/benchmarks.md#broad-candidates-on-postgresql);
+ * remembered, it kept its rate (9,786–11,308 req/s before, 9,942–11,155 after), and a value not
+ * asked within COUNT_REMEMBERED_MS pays the round trip (a third of the rate where every request
+ * asked another, docs/benchmarks.md#broad-equalities-on-postgresql) unless its first page counts
+ * and reads in one statement (`countingAndReadingFew`). One remembered a while past a change only
  * slows a page: it chooses how to read, and the query's condition decides what is read.
  */
 async function rememberedCount(tx: Tx, keyOf: () => string, count: () => Promise<number>): Promise<number> {
