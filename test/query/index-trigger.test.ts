@@ -3,7 +3,9 @@
  * docs/design.md#keeping-the-indexes-on-postgresql) on a database the three triggers before it
  * indexed: the migration keeps the rows they wrote, and the trigger writes the same rows again for
  * the same entities — property rows, words and boxes alike — and removes them with the entity,
- * whether it is deleted itself or with its application.
+ * whether it is deleted itself or with its application. Since …_index_entities_per_statement.sql
+ * the rows of an INSERT's entities are written once per statement: the same rows, for entities of
+ * several collections in one statement too.
  */
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
@@ -66,6 +68,54 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('the index trigger of PostgreSQ
         // An application's deletion takes its entities (a foreign key cascades), and they their rows.
         await execute(after.db, sql`DELETE FROM applications WHERE uuid = ${APP}`);
         expect(await indexRows(after)).toEqual([]);
+      },
+    );
+  });
+
+  it('indexes the entities of one INSERT together, with the rows the trigger of each row wrote', async () => {
+    // The same properties in `cats`, whose settings leave nothing out, beside `dogs`, which leave out `secret`.
+    const entities = PROPERTIES.flatMap((properties, i) => [
+      { uuid: UUID_POOL[i]!, collection: 'dogs', properties, created: i },
+      { uuid: `cat-${i}`, collection: 'cats', properties, created: 1000 + i },
+    ]);
+    const values = (list: typeof entities) =>
+      sql.join(
+        list.map(({ uuid, collection, properties, created }) => sql`(${uuid}, ${APP}, ${collection}, 'pet', ${JSON.stringify(properties)}, ${created}, 0)`),
+        sql`, `,
+      );
+    const insert = (handle: Database_, list: typeof entities) =>
+      execute(handle.db, sql`INSERT INTO entities (uuid, app_uuid, collection, type, properties, created, modified) VALUES ${values(list)}`);
+    let before: string[] = [];
+    await acrossMigration(
+      '_index_entities_per_statement',
+      async (older) => {
+        await execute(older.db, sql`INSERT INTO unindexed_paths (app_uuid, collection, path) VALUES (${APP}, 'dogs', 'secret')`);
+        for (const entity of entities) await insert(older, [entity]);
+        before = await indexRows(older);
+      },
+      async (after) => {
+        const secrets = before.filter((row) => row.startsWith('value ') && row.includes(' secret '));
+        expect(secrets.length).toBeGreaterThan(0);
+        expect(secrets.every((row) => row.startsWith('value cat-'))).toBe(true);
+        const oslo = PROPERTIES.length - 3;
+        expect(before.filter((row) => row.startsWith(`box cat-${oslo} `) || row.startsWith(`box cat-${oslo + 1} `))).toHaveLength(2);
+        expect(before.filter((row) => row.startsWith('words cat-')).length).toBeGreaterThan(10);
+        expect(await indexRows(after)).toEqual(before);
+        await execute(after.db, sql`DELETE FROM entities`);
+        expect(await indexRows(after)).toEqual([]);
+        // All of them in one statement, and then in statements of a few each.
+        await insert(after, entities);
+        expect(await indexRows(after)).toEqual(before);
+        await execute(after.db, sql`DELETE FROM entities`);
+        for (let from = 0; from < entities.length; from += 7) await insert(after, entities.slice(from, from + 7));
+        expect(await indexRows(after)).toEqual(before);
+        // An INSERT of no row, and updates of every entity, leave the same rows.
+        await execute(after.db, sql`INSERT INTO entities SELECT * FROM entities WHERE false`);
+        await execute(after.db, sql`UPDATE entities SET properties = properties || '{}'::jsonb`);
+        expect(await indexRows(after)).toEqual(before);
+        // An INSERT that fails writes no index row.
+        await expect(insert(after, [entities[0]!, { ...entities[1]!, uuid: 'new-cat' }])).rejects.toThrow();
+        expect(await indexRows(after)).toEqual(before);
       },
     );
   });
