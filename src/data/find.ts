@@ -125,16 +125,14 @@ interface Choice<N> {
  * path together: it took `city = 'Rome'`, 10,000 of 100,000 people, for 610 and read and sorted
  * them all, 60 ms where the collection newest first took 0.2; `age >= 9990`, 10 of 10,000, for
  * 616, and walked the whole collection (docs/benchmarks.md#broad-equalities-on-postgresql).
- * Otherwise a single one whose
- * candidates its planner can estimate (`estimated`: an equality's) and will read all of, as it
- * is, the planner weighing it against the collection by statistics; the others counted as on
- * SQLite: several (the parts of an `and`), since the planner is given only the one taken, keeping
- * the first it can estimate when each has BROAD or more; one it cannot estimate (a range's, a
- * prefix's, the location index's, which it takes for 0.5% of any collection: 90 candidates
- * among a million read the collection in 872 ms;
- * docs/benchmarks.md#within-and-contains-on-postgresql). Candidates counted and found few are
- * read from them, whatever the planner believes (`counted`; dialect.ts `filterOnly`,
- * `amongCandidates`).
+ * Otherwise a single one whose candidates its planner can estimate (`estimated`: an equality's) and
+ * will read all of, as it is, the planner weighing it against the collection by statistics; the
+ * others counted as on SQLite: several (the parts of an `and`), since the planner is given only the
+ * one taken, keeping the first it can estimate when each has BROAD or more; one it cannot estimate
+ * (a range's, a prefix's, the location index's, which it takes for 0.5% of any collection: 90
+ * candidates among a million read the collection in 872 ms;
+ * docs/benchmarks.md#within-and-contains-on-postgresql). Candidates counted and found few are read
+ * from them, whatever the planner believes (`counted`; dialect.ts `filterOnly`, `amongCandidates`).
  */
 async function chooseNarrowing<N extends Pick<Narrowed, 'estimated'>>(
   tx: Tx,
