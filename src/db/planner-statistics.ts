@@ -6,7 +6,7 @@
  * nested loop, 9 to 22 s, against 7 ms after `ANALYZE` (docs/benchmarks.md#queries-as-collections-grow).
  *
  * Every entity insert (entity-store.ts) and backfill batch (property-index-store.ts) counts here;
- * once an instance has written a large part of what the table held at its last analysis, it
+ * once an instance has written as many entities as the table held at its last analysis, it
  * analyzes the tables again (vacuuming the property index, REFRESH), a moment later (so the writes
  * of that moment have committed), one analysis at a time, never inside a request: a failure is
  * reported, and the next threshold tries again. SQLite plans without statistics and gets none.
@@ -28,8 +28,11 @@ export interface StatisticsOptions {
 const DEFAULTS: StatisticsOptions = {
   // One POST of 1,000 entities (the largest the body limit lets through, docs/api.md#limits).
   minRows: 1000,
-  // PostgreSQL's autovacuum_analyze_scale_factor is 0.1; fewer analyses while a table grows.
-  fraction: 0.2,
+  // The table doubled: what autovacuum, which analyzes each tenth more but looks once a minute at
+  // most, may not have seen yet. Between analyses the planner scales a table's row count by its
+  // pages. A fifth cost a create of `parse` about a tenth of PostgreSQL's CPU while its table
+  // grew (docs/benchmarks.md#analyzing-when-the-table-doubled).
+  fraction: 1,
   delayMs: 1000,
 };
 

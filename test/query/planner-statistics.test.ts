@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import { dialectOf } from '../../src/db/open.js';
-import { row } from '../../src/db/run.js';
+import { execute, row } from '../../src/db/run.js';
 import { keepPlannerStatistics, type StatisticsKeeper } from '../../src/db/planner-statistics.js';
 import { APP, createDataTest, type DataTest } from '../data/setup.js';
 
@@ -34,6 +34,26 @@ async function vacuumed(table: string): Promise<boolean> {
   return found?.[0] != null;
 }
 
+/** How many times an ANALYZE statement (not autovacuum) has analyzed `table`. */
+async function analyses(table: string): Promise<number> {
+  const found = await row<[number | string]>(d.t.deps.db, sql`SELECT analyze_count FROM pg_stat_user_tables WHERE relid = to_regclass(${table})`);
+  return Number(found?.[0] ?? 0);
+}
+
+/** Posts `count` people numbered from `from`, 1,000 to a request. */
+async function postPeople(from: number, count: number): Promise<void> {
+  for (let start = from; start < from + count; start += BATCH) {
+    const people = Array.from({ length: Math.min(BATCH, from + count - start) }, (_, k) => ({
+      name: `p${start + k}`,
+      age: (start + k) % 1000,
+      about: `likes tag${(start + k) % 100}`,
+      city: (start + k) % 2 === 0 ? 'Rome' : 'Oslo',
+    }));
+    const created = await d.t.request('POST', `${APP}/people`, { json: people, token: d.admin });
+    expect(created.status, created.text).toBe(200);
+  }
+}
+
 /** Whether PostgreSQL holds statistics of `table` (an ANALYZE ran on it). */
 async function analyzed(table: string): Promise<boolean> {
   const found = await row<[number]>(d.t.deps.db, sql`SELECT count(*) FROM pg_stats WHERE schemaname = current_schema() AND tablename = ${table}`);
@@ -42,16 +62,7 @@ async function analyzed(table: string): Promise<boolean> {
 
 describe('planner statistics after a bulk load', () => {
   it('a collection loaded in bulk is analyzed, and a selective query then reads only its matches through the property index', async () => {
-    for (let from = 0; from < PEOPLE; from += BATCH) {
-      const people = Array.from({ length: BATCH }, (_, k) => ({
-        name: `p${from + k}`,
-        age: (from + k) % 1000,
-        about: `likes tag${(from + k) % 100}`,
-        city: (from + k) % 2 === 0 ? 'Rome' : 'Oslo',
-      }));
-      const created = await d.t.request('POST', `${APP}/people`, { json: people, token: d.admin });
-      expect(created.status, created.text).toBe(200);
-    }
+    await postPeople(0, PEOPLE);
     await keeper.settled();
     expect(failures).toEqual([]);
     if (postgres()) {
@@ -72,5 +83,27 @@ describe('planner statistics after a bulk load', () => {
     expect(both.status, both.text).toBe(200);
     expect(both.body.entities.map((person: { name: string }) => person.name).sort()).toEqual(['p1007', 'p2007', 'p3007', 'p7']);
     expect(both.body.explain).toEqual({ index: 'property age', rows_read: 4 });
+  });
+
+  it('a growing table is analyzed again once it has doubled since its last analysis, not before', async () => {
+    if (!postgres()) return;
+    // Autovacuum's own analyses would move the threshold under the test.
+    for (const table of ['entities', 'entity_values', 'entity_words', 'entity_locations'])
+      await execute(d.t.deps.db, sql.raw(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`));
+    await keeper.settled();
+    const before = await analyses('entities');
+    expect(before).toBeGreaterThan(0);
+    const [held] = (await row<[number]>(d.t.deps.db, sql`SELECT reltuples FROM pg_class WHERE oid = to_regclass('entities')`)) ?? [0];
+    // The 4,000 people above and the test's users.
+    expect(Number(held)).toBeGreaterThanOrEqual(PEOPLE);
+    await postPeople(PEOPLE, Number(held) - 1);
+    await keeper.settled();
+    expect(failures).toEqual([]);
+    expect(await analyses('entities')).toBe(before);
+    // One more: as many written as the table held at its last analysis.
+    await postPeople(PEOPLE + Number(held) - 1, 1);
+    await keeper.settled();
+    expect(failures).toEqual([]);
+    expect(await analyses('entities')).toBe(before + 1);
   });
 });
