@@ -107,8 +107,7 @@ const batchedInserts = new WeakMap<Driver, (row: EntityRow) => Promise<void>>();
 function batchedInsertOf(driver: Driver, table: typeof entities): (row: EntityRow) => Promise<void> {
   let insert = batchedInserts.get(driver);
   if (insert === undefined) {
-    // The PostgreSQL tables are loaded only on PostgreSQL (open.ts), so its texts are made here.
-    const statement = insertsInto(table, 'postgres');
+    const statement = postgresInsertInto(table);
     insert = batchingInserts((rows: readonly EntityRow[]) => driver.run(statement.text(rows.length), statement.params(rows)), byNameKey);
     batchedInserts.set(driver, insert);
   }
@@ -136,10 +135,10 @@ export async function insertEntities(tx: Tx, list: readonly NewEntity[]): Promis
   if (first !== undefined && !first.collectionStored)
     await statements.collection.run({ app: first.appUuid, name: first.collection, type: first.type, now: first.now });
   const { entities } = schemaOf(tx);
+  const statement = dialectOf(tx) === 'sqlite' ? sqliteInsert : postgresInsertInto(entities);
   for (let from = 0; from < rows.length; from += ROWS_PER_INSERT) {
     const part = rows.slice(from, from + ROWS_PER_INSERT);
-    if (dialectOf(tx) === 'sqlite') await insertSqliteRows(tx, part);
-    else await tx.insert(entities).values(part);
+    await clientOf(tx).run(statement.text(part.length), statement.params(part));
   }
   noteEntitiesWritten(tx, rows.length);
   return rows;
@@ -149,8 +148,9 @@ export async function insertEntities(tx: Tx, list: readonly NewEntity[]): Promis
  * INSERTs of `count` rows into `entities` by SQL text made once per row count rather than by
  * drizzle's builder, which took 15–20 µs per entity to build the statement on SQLite (a bulk
  * import of 100,000 people, load 4: 20–27 µs per entity inserted, 6 µs this way;
- * docs/benchmarks.md#the-bulk-import). The values are mapped by the table's own columns, as
- * drizzle's insert maps them (properties as JSON text), with `dialect`'s placeholders.
+ * docs/benchmarks.md#the-bulk-import), and half of idp's CPU in an import on PostgreSQL
+ * (docs/benchmarks.md#the-bulk-import-on-postgresql). The values are mapped by the table's own
+ * columns, as drizzle's insert maps them (properties as JSON text), with `dialect`'s placeholders.
  */
 function insertsInto(table: typeof entities, dialect: DialectName) {
   const columns = Object.entries(getTableColumns(table)) as [keyof EntityRow, Column][];
@@ -176,8 +176,13 @@ function insertsInto(table: typeof entities, dialect: DialectName) {
 
 const sqliteInsert = insertsInto(sqliteEntities, 'sqlite');
 
-async function insertSqliteRows(tx: Tx, rows: readonly EntityRow[]): Promise<void> {
-  await clientOf(tx).run(sqliteInsert.text(rows.length), sqliteInsert.params(rows));
+const postgresInserts = new WeakMap<typeof entities, ReturnType<typeof insertsInto>>();
+
+/** The INSERTs into PostgreSQL's `entities`, `table` (its tables are loaded only on PostgreSQL, open.ts, so its texts are made here). */
+function postgresInsertInto(table: typeof entities): ReturnType<typeof insertsInto> {
+  let statement = postgresInserts.get(table);
+  if (statement === undefined) postgresInserts.set(table, (statement = insertsInto(table, 'postgres')));
+  return statement;
 }
 
 const entityBy = preparedFor((db) => {
