@@ -28,7 +28,7 @@ const BATCH_CACHE_KIB = 64 * 1024;
 /**
  * Entities per batch on PostgreSQL at most, whatever is configured: its trigger indexes the rows
  * of each INSERT anyway, and its planner needs statistics while a collection grows
- * (planner-statistics.ts analyzes after each large part written). One batch of 100,000 left the
+ * (planner-statistics.ts analyzes each time the table has grown by half during an import). One batch of 100,000 left the
  * planner without them until after the commit, and the first query after the import read by
  * nested loops for minutes.
  */

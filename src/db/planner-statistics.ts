@@ -30,8 +30,8 @@ const DEFAULTS: StatisticsOptions = {
   minRows: 1000,
   // The table doubled: what autovacuum, which analyzes each tenth more but looks once a minute at
   // most, may not have seen yet. Between analyses the planner scales a table's row count by its
-  // pages. A fifth cost a create of `parse` about a tenth of PostgreSQL's CPU while its table
-  // grew (docs/benchmarks.md#analyzing-when-the-table-doubled).
+  // pages. Analyses at each fifth more took about 15% of PostgreSQL's CPU under the create of
+  // `parse` while its table grew (docs/benchmarks.md#analyzing-when-the-table-doubled).
   fraction: 1,
   delayMs: 1000,
 };

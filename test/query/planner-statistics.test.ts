@@ -22,6 +22,8 @@ const postgres = (): boolean => dialectOf(d.t.deps.db) === 'postgres';
 beforeAll(async () => {
   d = await createDataTest();
   keeper = keepPlannerStatistics(d.t.deps.db, (error) => failures.push(error));
+  // The collection loaded in bulk: PEOPLE people, BATCH to a POST.
+  await postPeople(0, PEOPLE);
 });
 afterAll(async () => {
   await keeper.stop();
@@ -34,9 +36,9 @@ async function vacuumed(table: string): Promise<boolean> {
   return found?.[0] != null;
 }
 
-/** How many times an ANALYZE statement (not autovacuum) has analyzed `table`. */
-async function analyses(table: string): Promise<number> {
-  const found = await row<[number | string]>(d.t.deps.db, sql`SELECT analyze_count FROM pg_stat_user_tables WHERE relid = to_regclass(${table})`);
+/** The rows of `entities` as its last analysis counted them (pg_class.reltuples). */
+async function estimatedEntities(): Promise<number> {
+  const found = await row<[number | string]>(d.t.deps.db, sql`SELECT reltuples FROM pg_class WHERE oid = to_regclass('entities')`);
   return Number(found?.[0] ?? 0);
 }
 
@@ -62,7 +64,6 @@ async function analyzed(table: string): Promise<boolean> {
 
 describe('planner statistics after a bulk load', () => {
   it('a collection loaded in bulk is analyzed, and a selective query then reads only its matches through the property index', async () => {
-    await postPeople(0, PEOPLE);
     await keeper.settled();
     expect(failures).toEqual([]);
     if (postgres()) {
@@ -85,25 +86,26 @@ describe('planner statistics after a bulk load', () => {
     expect(both.body.explain).toEqual({ index: 'property age', rows_read: 4 });
   });
 
-  it('a growing table is analyzed again once it has doubled since its last analysis, not before', async () => {
-    if (!postgres()) return;
+  it('a growing table is analyzed again once it has doubled since its last analysis, not before', async (context) => {
+    if (!postgres()) return context.skip();
     // Autovacuum's own analyses would move the threshold under the test.
     for (const table of ['entities', 'entity_values', 'entity_words', 'entity_locations'])
       await execute(d.t.deps.db, sql.raw(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`));
-    await keeper.settled();
-    const before = await analyses('entities');
-    expect(before).toBeGreaterThan(0);
-    const [held] = (await row<[number]>(d.t.deps.db, sql`SELECT reltuples FROM pg_class WHERE oid = to_regclass('entities')`)) ?? [0];
+    // A keeper of its own, counting from nothing, after an analysis of the table as it stands.
+    await keeper.stop();
+    await execute(d.t.deps.db, sql`ANALYZE entities`);
+    keeper = keepPlannerStatistics(d.t.deps.db, (error) => failures.push(error));
+    const held = await estimatedEntities();
     // The 4,000 people above and the test's users.
-    expect(Number(held)).toBeGreaterThanOrEqual(PEOPLE);
-    await postPeople(PEOPLE, Number(held) - 1);
+    expect(held).toBeGreaterThanOrEqual(PEOPLE);
+    await postPeople(PEOPLE, held - 1);
     await keeper.settled();
     expect(failures).toEqual([]);
-    expect(await analyses('entities')).toBe(before);
+    expect(await estimatedEntities()).toBe(held);
     // One more: as many written as the table held at its last analysis.
-    await postPeople(PEOPLE + Number(held) - 1, 1);
+    await postPeople(PEOPLE + held - 1, 1);
     await keeper.settled();
     expect(failures).toEqual([]);
-    expect(await analyses('entities')).toBe(before + 1);
+    expect(await estimatedEntities()).toBe(2 * held);
   });
 });
