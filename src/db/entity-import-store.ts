@@ -28,9 +28,9 @@ const BATCH_CACHE_KIB = 64 * 1024;
 /**
  * Entities per batch on PostgreSQL at most, whatever is configured: its trigger indexes the rows
  * of each INSERT anyway, and its planner needs statistics while a collection grows
- * (planner-statistics.ts analyzes each time the table has grown by half during an import). One batch of 100,000 left the
- * planner without them until after the commit, and the first query after the import read by
- * nested loops for minutes.
+ * (planner-statistics.ts analyzes each time the table has grown by half during an import). One
+ * batch of 100,000 left the planner without them until after the commit, and the first query
+ * after the import read by nested loops for minutes.
  */
 const POSTGRES_BATCH = 10_000;
 

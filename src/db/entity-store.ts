@@ -136,9 +136,10 @@ export async function insertEntities(tx: Tx, list: readonly NewEntity[]): Promis
     await statements.collection.run({ app: first.appUuid, name: first.collection, type: first.type, now: first.now });
   const { entities } = schemaOf(tx);
   const statement = dialectOf(tx) === 'sqlite' ? sqliteInsert : postgresInsertInto(entities);
+  const driver = clientOf(tx);
   for (let from = 0; from < rows.length; from += ROWS_PER_INSERT) {
     const part = rows.slice(from, from + ROWS_PER_INSERT);
-    await clientOf(tx).run(statement.text(part.length), statement.params(part));
+    await driver.run(statement.text(part.length), statement.params(part));
   }
   noteEntitiesWritten(tx, rows.length);
   return rows;

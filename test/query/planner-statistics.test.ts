@@ -10,6 +10,7 @@ import { dialectOf } from '../../src/db/open.js';
 import { execute, row } from '../../src/db/run.js';
 import { keepPlannerStatistics, type StatisticsKeeper } from '../../src/db/planner-statistics.js';
 import { APP, createDataTest, type DataTest } from '../data/setup.js';
+import { TEST_DATABASE_URL } from '../database.js';
 
 let d: DataTest;
 let keeper: StatisticsKeeper;
@@ -86,26 +87,29 @@ describe('planner statistics after a bulk load', () => {
     expect(both.body.explain).toEqual({ index: 'property age', rows_read: 4 });
   });
 
-  it('a growing table is analyzed again once it has doubled since its last analysis, not before', async (context) => {
-    if (!postgres()) return context.skip();
-    // Autovacuum's own analyses would move the threshold under the test.
-    for (const table of ['entities', 'entity_values', 'entity_words', 'entity_locations'])
-      await execute(d.t.deps.db, sql.raw(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`));
-    // A keeper of its own, counting from nothing, after an analysis of the table as it stands.
-    await keeper.stop();
-    await execute(d.t.deps.db, sql`ANALYZE entities`);
-    keeper = keepPlannerStatistics(d.t.deps.db, (error) => failures.push(error));
-    const held = await estimatedEntities();
-    // The 4,000 people above and the test's users.
-    expect(held).toBeGreaterThanOrEqual(PEOPLE);
-    await postPeople(PEOPLE, held - 1);
-    await keeper.settled();
-    expect(failures).toEqual([]);
-    expect(await estimatedEntities()).toBe(held);
-    // One more: as many written as the table held at its last analysis.
-    await postPeople(PEOPLE + held - 1, 1);
-    await keeper.settled();
-    expect(failures).toEqual([]);
-    expect(await estimatedEntities()).toBe(2 * held);
-  });
+  // SQLite plans without statistics: nothing is analyzed there.
+  it.skipIf(TEST_DATABASE_URL === undefined)(
+    `a growing table is analyzed again once it has doubled since its last analysis, not before${TEST_DATABASE_URL === undefined ? ' (skipped: PostgreSQL only)' : ''}`,
+    async () => {
+      // Autovacuum's own analyses would move the threshold under the test.
+      for (const table of ['entities', 'entity_values', 'entity_words', 'entity_locations'])
+        await execute(d.t.deps.db, sql.raw(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`));
+      // A keeper of its own, counting from nothing, after an analysis of the table as it stands.
+      await keeper.stop();
+      await execute(d.t.deps.db, sql`ANALYZE entities`);
+      keeper = keepPlannerStatistics(d.t.deps.db, (error) => failures.push(error));
+      const held = await estimatedEntities();
+      // The 4,000 people above and the test's users.
+      expect(held).toBeGreaterThanOrEqual(PEOPLE);
+      await postPeople(PEOPLE, held - 1);
+      await keeper.settled();
+      expect(failures).toEqual([]);
+      expect(await estimatedEntities()).toBe(held);
+      // One more: as many written as the table held at its last analysis.
+      await postPeople(PEOPLE + held - 1, 1);
+      await keeper.settled();
+      expect(failures).toEqual([]);
+      expect(await estimatedEntities()).toBe(2 * held);
+    },
+  );
 });
