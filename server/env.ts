@@ -5,7 +5,6 @@ import type { Principal } from '../src/principal.js';
 import type { Authentication } from '../src/access/app-access.js';
 import type { Organization } from '../src/management/organizations.js';
 import type { Application } from '../src/management/applications.js';
-import type { Area } from './route-table.js';
 
 /**
  * Typed per-request state. Read it with `c.get(name)`: hono's `c.var` copies every variable into
@@ -28,8 +27,8 @@ export interface Env {
     organization: Organization;
     /** The application of `/{orgId}/{appId}/…` and `/management/orgs/{orgId}/apps/{appId}/…`, set by the area's middleware. */
     appScope: { org: Organization; app: Application };
-    /** The area of the route table whose middleware has run for this request (server/route-table.ts). */
-    area: Area;
+    /** The area of the route table whose middleware has run for this request, compared by identity only (server/route-table.ts `Area`). */
+    area: object;
     /** The path as the client sent it, before a nested group path was routed by uuid (group-paths.ts). */
     sentPath: string;
     /** The request's URL as answers show it, read once (envelope.ts urlOf). */

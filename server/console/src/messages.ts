@@ -3,8 +3,6 @@
  * keys; each translation must have every one of them (a missing key fails the build).
  * `{name}` is filled in where the text is used.
  */
-import type { Locale } from './i18n';
-
 const en = {
   'common.in': 'in {place}',
   'common.loading': 'Loading…',
@@ -1734,4 +1732,5 @@ const es: Messages = {
   'consents.none_self': 'No ha permitido ninguna aplicación.',
 };
 
-export const MESSAGES: Record<Locale, Messages> = { en, de, fr, es };
+/** By language; i18n.ts lists the languages (LOCALES), and indexing this with one it lacks fails the build. */
+export const MESSAGES = { en, de, fr, es } satisfies Record<string, Messages>;

@@ -14,7 +14,6 @@ import type { ComparisonOperator, Direction } from './ast.js';
 import { splitWords } from './functions.js';
 import { TYPE_RANK } from './order.js';
 import type { ColumnName, ValueType } from './properties.js';
-import type { WordLookup } from './word-index.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -33,6 +32,13 @@ export interface LocationBox {
   readonly north: number;
   readonly west: number;
   readonly east: number;
+}
+
+/** What the word index is asked (word-index.ts): entities with every token of `all` (the last perhaps as a prefix), or with `any`. */
+export interface WordLookup {
+  readonly all: readonly string[];
+  readonly lastIsPrefix: boolean;
+  readonly any: string;
 }
 
 /** One ORDER BY expression of a JSON property's value: the numbers (1/0 for booleans), the folded strings, or both. */

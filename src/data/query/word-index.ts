@@ -18,7 +18,7 @@
 import { createHash } from 'node:crypto';
 import type { SQL } from 'drizzle-orm';
 import type { Condition } from './ast.js';
-import type { Dialect } from './dialect.js';
+import type { Dialect, WordLookup } from './dialect.js';
 import { splitWords } from './functions.js';
 import { isPlainObject, resolveProperty } from './properties.js';
 
@@ -101,13 +101,6 @@ export function entityWords(uuid: string, appUuid: string, collection: string, p
   };
   visit(parsed, '', 1);
   return tokens.size === 0 ? null : `${entityToken(uuid)} ${[...tokens].join(' ')}`;
-}
-
-/** What the word index is asked: entities with every token of `all` (the last perhaps as a prefix), or with `any`. */
-export interface WordLookup {
-  readonly all: readonly string[];
-  readonly lastIsPrefix: boolean;
-  readonly any: string;
 }
 
 /** The entities that may match a `contains` (wordCandidates). */

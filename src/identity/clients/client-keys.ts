@@ -7,6 +7,7 @@
 import { createPublicKey, type JsonWebKey } from 'node:crypto';
 import { createLocalJWKSet, createRemoteJWKSet, customFetch, errors, type JWK, type JWTVerifyGetKey } from 'jose';
 import { InvalidClientMetadata } from '../../errors.js';
+import { FETCH_TIMEOUT_MS, fetchLimited } from './client-documents.js';
 import type { Client } from './find.js';
 
 /** Signatures with a client's public key (RFC 7518 3.1, RFC 8037): RSA, RSA-PSS, ECDSA, EdDSA. */
@@ -21,9 +22,6 @@ export interface ClientJwks {
 /** Members of a JWK that hold private or symmetric key material (RFC 7518 6.2.2, 6.3.2, 6.4; RFC 8037 2). */
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 const MAX_KEYS = 20;
-/** How large a fetched document may be: a JWK Set of twenty 4096-bit RSA keys fits with room to spare. */
-const MAX_DOCUMENT_BYTES = 64 * 1024;
-const FETCH_TIMEOUT_MS = 5000;
 /** A fetched set is used this long before it is fetched again; a JWT with an unknown kid refetches it at most every COOLDOWN_MS. */
 const JWKS_TTL_MS = 10 * 60_000;
 const COOLDOWN_MS = 30_000;
@@ -66,53 +64,6 @@ export function checkClientJwks(value: unknown): ClientJwks {
     }
   }
   return { keys: keys as JWK[] };
-}
-
-/**
- * Fetches a document a client registered the URL of (its JWK Set, its sector identifier
- * document): no redirects, the caller's time limit, and at most MAX_DOCUMENT_BYTES read, so a slow
- * or endless answer cannot tie up the server.
- */
-async function fetchLimited(url: string, init: RequestInit): Promise<Response> {
-  const response = await fetch(url, { ...init, redirect: 'manual' });
-  const reader = response.body?.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const next = reader ? await reader.read() : { done: true as const };
-    if (next.done) break;
-    size += next.value.byteLength;
-    if (size > MAX_DOCUMENT_BYTES) {
-      await reader?.cancel();
-      throw new Error(`the document is larger than ${MAX_DOCUMENT_BYTES} bytes`);
-    }
-    chunks.push(next.value);
-  }
-  return new Response(Buffer.concat(chunks), { status: response.status, headers: response.headers });
-}
-
-/**
- * The JSON document at a client's URL, fetched as fetchLimited does within FETCH_TIMEOUT_MS.
- * @throws Error saying why, in words for the client's developer, when it cannot be had.
- */
-export async function fetchClientJson(url: string): Promise<unknown> {
-  let response: Response;
-  try {
-    response = await fetchLimited(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), headers: { accept: 'application/json' } });
-  } catch (error) {
-    if (error instanceof DOMException && error.name === 'TimeoutError')
-      throw new Error(`no answer within ${FETCH_TIMEOUT_MS / 1000} seconds`, { cause: error });
-    // fetch says only "fetch failed"; its cause says why (ECONNREFUSED, ENOTFOUND, a certificate error).
-    const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-    const reason = cause?.code ?? cause?.message;
-    throw new Error(typeof reason === 'string' ? `it could not be reached (${reason})` : (error as Error).message, { cause: error });
-  }
-  if (response.status !== 200) throw new Error(`the answer was HTTP ${response.status}, not 200`);
-  try {
-    return JSON.parse(await response.text()) as unknown;
-  } catch (error) {
-    throw new Error('the answer is not JSON', { cause: error });
-  }
 }
 
 const remoteSets = new Map<string, JWTVerifyGetKey>();

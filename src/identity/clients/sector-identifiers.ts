@@ -8,7 +8,7 @@
  */
 import type { StoredClientMetadata } from '../../db/schema.js';
 import { InvalidClientMetadata } from '../../errors.js';
-import { fetchClientJson } from './client-keys.js';
+import { fetchClientJson } from './client-documents.js';
 
 export const SUBJECT_TYPES = ['public', 'pairwise'] as const;
 
