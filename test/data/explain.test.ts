@@ -49,6 +49,9 @@ describe('explain=true on a collection', () => {
     { ql: "name = 'DOG7'", index: 'property name', matches: 1 },
     { ql: "owner.city = 'oslo'", index: 'property owner.city', matches: 3 },
     { ql: 'age >= 18', index: 'property age', matches: 6 },
+    // One band of the index between the bounds: 6 dogs, where either bound alone has 30 or more.
+    { ql: 'age >= 10 and age < 12', index: 'property age', matches: 6 },
+    { ql: "name > 'dog2' and color = 'red' and name < 'dog3'", index: 'property name', matches: 5 },
     { ql: "name = 'dog1*' and age >= 10", index: 'property name', matches: 10 },
     // The narrower part of an `and`, whichever comes first: 3 of age 7, not 57 in Rome.
     { ql: "owner.city = 'rome' and age = 7", index: 'property age', matches: 3 },

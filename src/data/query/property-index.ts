@@ -123,7 +123,8 @@ export function candidatesOf(condition: Condition, scope: IndexScope, dialect: D
 
 /**
  * Candidates of `condition` that each hold all its matches, for the caller to pick from: for an
- * `and`, each part's that has some, equalities first (they tend to narrow most); else its own.
+ * `and`, each part's that has some, equalities first (they tend to narrow most), then the band of
+ * each path that ranges bound from more than one side (bandsOf); else its own.
  */
 export function alternativesOf(condition: Condition, scope: IndexScope, dialect: Dialect): Candidates[] {
   if (condition.kind !== 'and') {
@@ -132,7 +133,40 @@ export function alternativesOf(condition: Condition, scope: IndexScope, dialect:
   }
   const isEquality = (part: Condition): boolean => part.kind === 'compare' && part.operator === '=';
   const parts = [...condition.conditions].sort((a, b) => Number(isEquality(b)) - Number(isEquality(a)));
-  return parts.map((part) => candidatesOf(part, scope, dialect)).filter((part) => part !== null);
+  const equalities = parts.filter(isEquality);
+  const others = parts.filter((part) => !isEquality(part));
+  return [...equalities, ...bandsOf(others), ...others]
+    .map((part) => (Array.isArray(part) ? bandCandidates(part, scope, dialect) : candidatesOf(part, scope, dialect)))
+    .filter((part) => part !== null);
+}
+
+type RangePart = Extract<Condition, { kind: 'compare' }>;
+
+/**
+ * The range parts of an `and` that bound one path with literals of one type, two or more to a
+ * path (`age >= 30 and age < 40`): each such group is looked up as one band of the index, which
+ * reads only the rows between the bounds where either bound alone reads every row on its side.
+ */
+function bandsOf(parts: readonly Condition[]): RangePart[][] {
+  const groups = new Map<string, RangePart[]>();
+  for (const part of parts) {
+    if (part.kind !== 'compare' || part.operator === '=') continue;
+    const key = `${literalType(part.value)} ${part.property}`;
+    groups.set(key, [...(groups.get(key) ?? []), part]);
+  }
+  return [...groups.values()].filter((group) => group.length > 1);
+}
+
+/**
+ * The entities with one row of the path that passes every bound. A scalar property has one row
+ * per path, and a value that satisfies each bound has a row that passes each bound's test
+ * (compareTest), so the band holds every match of the parts together.
+ */
+function bandCandidates(parts: readonly RangePart[], scope: IndexScope, dialect: Dialect): Candidates | null {
+  const path = indexedPath(parts[0].property);
+  if (path === null) return null;
+  const tests = parts.map((part) => compareTest(part.operator, part.value, dialect));
+  return lookup(scope, path, sql.join(tests, sql` AND `), dialect, false);
 }
 
 /**
