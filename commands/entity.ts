@@ -153,12 +153,32 @@ async function importFile(ctx: Ctx, collection: string, file: string, flags: { f
   return messageOf(body, `stored ${count} ${count === 1 ? 'entity' : 'entities'} in ${collection}`, String(count));
 }
 
-/** A refused import's error, with the command that goes on from the line it names. */
+/**
+ * A refused import's error, with the command that goes on from the line it names once the refused
+ * line is put right: run as it was, it would be refused at the same line again.
+ */
 function resumable(error: unknown, collection: string, file: string): ServerError | undefined {
   if (!(error instanceof ServerError)) return undefined;
-  const resume = (error.body as { fields?: { resume_line?: unknown } } | undefined)?.fields?.resume_line;
+  const fields = (error.body as { fields?: { resume_line?: unknown; line?: unknown } } | undefined)?.fields;
+  const resume = fields?.resume_line;
   if (typeof resume !== 'string') return undefined;
-  return new ServerError(error.status, error.error, `${error.message}; to go on: idp entity import ${collection} ${file} --from-line ${resume}`, error.body);
+  const next = typeof fields?.line === 'string' ? `correct or remove line ${fields.line}, then go on with` : 'to go on';
+  return new ServerError(error.status, error.error, `${error.message}; ${next}: idp entity import ${collection} ${file} --from-line ${resume}`, error.body);
+}
+
+/**
+ * GET /{orgId}/{appId}/{collection}/_settings, or with --unindexed a PUT replacing the paths the
+ * property index leaves out (docs/api.md#collection-settings).
+ */
+async function settings(ctx: Ctx, collection: string, flags: { unindexed?: string }) {
+  const path = appPath(ctx, collection, '_settings');
+  const body =
+    flags.unindexed === undefined
+      ? await ctx.call({ method: 'GET', path })
+      : await ctx.call({ method: 'PUT', path, json: { unindexed: flags.unindexed === 'none' ? [] : flags.unindexed.split(',').map((item) => item.trim()) } });
+  const unindexed = (body as { data?: { unindexed?: string[] } }).data?.unindexed ?? [];
+  const text = unindexed.length === 0 ? `${collection}: every property indexed` : `${collection}: the property index leaves out ${unindexed.join(', ')}`;
+  return messageOf(body, text, unindexed.join('\n') || undefined);
 }
 
 /** POST|DELETE /{orgId}/{appId}/{collectionId}/{entityId1}/{relation}/{entityId2}. */
@@ -235,6 +255,16 @@ export function register(noun: Command): void {
     'idp entity disconnect users fred likes dogs/fido --yes',
   );
   addCollectionVerbs(entity, { what: 'entity', idHelp: 'name or uuid', columns: [], example: 'users fred' }, ['connections']);
+  examples(
+    entity
+      .command('settings')
+      .description("show a collection's settings, or change them: the properties its property index leaves out")
+      .argument('<collection>', 'collection, e.g. dogs')
+      .option('--unindexed <paths>', 'property paths to leave out, comma-separated, or none; replaces the list')
+      .action(act(settings)),
+    'idp entity settings dogs',
+    'idp entity settings dogs --unindexed photo,notes.body',
+  );
   examples(
     entity
       .command('upload')

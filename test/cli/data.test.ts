@@ -59,6 +59,23 @@ describe('entities', () => {
     expect((await cli.run(['entity', 'create', 'cats', 'tom', 'nonsense'])).code).toBe(2);
   });
 
+  it("shows and changes a collection's settings: the paths the property index leaves out", async () => {
+    await cli.run(['entity', 'create', 'birds', 'name=tweety', 'notes.body=long', 'wings=2']);
+    expect((await cli.run(['entity', 'settings', 'birds'])).stdout.trim()).toBe('birds: every property indexed');
+    const changed = await cli.run(['entity', 'settings', 'birds', '--unindexed', 'wings, notes']);
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(changed.stdout.trim()).toBe('birds: the property index leaves out notes, wings');
+    expect((await cli.json(['entity', 'settings', 'birds'])).data).toEqual({ unindexed: ['notes', 'wings'] });
+    const explained = await cli.json(['entity', 'list', 'birds', '--ql', 'where wings = 2', '--explain']);
+    expect(explained.entities).toHaveLength(1);
+    expect(explained.explain.skipped).toMatch(/leave wings out of the property index/);
+    const refused = await cli.run(['entity', 'settings', 'birds', '--unindexed', 'bad path']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^error: /);
+    expect((await cli.run(['entity', 'settings', 'birds', '--quiet'])).stdout.trim().split('\n')).toEqual(['notes', 'wings']);
+    expect((await cli.run(['entity', 'settings', 'birds', '--unindexed', 'none'])).stdout.trim()).toBe('birds: every property indexed');
+  });
+
   it('lists page like gh: a count, the next page command, --limit N across pages, --all to the end', async () => {
     const body = Array.from({ length: 25 }, (_, i) => ({ name: `thing-${String(i).padStart(2, '0')}`, n: i }));
     expect((await cli.run(['entity', 'create', 'things', '--data', JSON.stringify(body)])).code).toBe(0);

@@ -63,7 +63,7 @@ describe('idp entity import', () => {
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toContain('line 1100');
     expect(refused.stderr).toContain('1000 entities stored');
-    expect(refused.stderr).toContain(`to go on: idp entity import birds ${file} --from-line 1001`);
+    expect(refused.stderr).toContain(`correct or remove line 1100, then go on with: idp entity import birds ${file} --from-line 1001`);
     expect(await count('birds')).toBe(1000);
 
     lines[1099] = { name: 'bird-1099' };

@@ -138,7 +138,7 @@ export class Lexer {
       value += replacement;
       i += 2;
     }
-    throw syntaxError(source, start, 'unterminated string starting', "close it with '");
+    throw syntaxError(source, start, 'unterminated string starting', 'close it with a single quote');
   }
 
   private unexpectedCharacter(start: number): AppError {
