@@ -59,6 +59,8 @@ function queryForms(size) {
     { label: 'age = 7', ql: 'where age = 7', parse: { where: { age: 7 }, order: '-createdAt' } },
     { label: `name = '${name}'`, ql: `where name = '${name}'`, parse: { where: { name }, order: '-createdAt' } },
     { label: "city = 'Rome' and age = 7", ql: "where city = 'Rome' and age = 7", parse: { where: { city: 'Rome', age: 7 }, order: '-createdAt' } },
+    // A band between two bounds: either alone holds half the collection.
+    { label: 'age >= 5000 and age < 5002', ql: 'where age >= 5000 and age < 5002', parse: { where: { age: { $gte: 5000, $lt: 5002 } }, order: '-createdAt' } },
     { label: 'order by score asc', ql: 'order by score asc', parse: { order: 'score' } },
     // Several keys: the first is walked through the index, and a page sorts the entities of the
     // first key's value it ends in — size / 10,000 of them for `age`, a tenth of the collection
