@@ -234,8 +234,18 @@ async function trustedIndex(tx: Tx, appUuid: string, collection: string): Promis
   return { complete, isUnindexed: (path) => unindexed.some((out) => path === out || path.startsWith(`${out}.`)) };
 }
 
-const STILL_BUILDING = 'the property index is still being built';
-const leftOut = (paths: readonly string[]): string => `the collection's settings leave ${paths.join(', ')} out of the property index`;
+/** Why the property index was not used for a query's narrowing or its order: it is still being built, or the settings leave these paths out. */
+interface Skipped {
+  readonly building?: true;
+  readonly leftOut?: readonly string[];
+}
+
+/** What `explain` says of the reasons `skipped` (the narrowing's and the order's), if any. */
+function skippedText(...skipped: readonly (Skipped | undefined)[]): string | undefined {
+  if (skipped.some((reason) => reason?.building)) return 'the property index is still being built';
+  const paths = [...new Set(skipped.flatMap((reason) => reason?.leftOut ?? []))];
+  return paths.length === 0 ? undefined : `the collection's settings leave ${paths.join(', ')} out of the property index`;
+}
 
 /** The narrowings the property index can be trusted with (`trustedIndex`), and why it cannot when it has none of them left. */
 async function usableNarrowings<N extends Pick<Narrowed, 'indexes'>>(
@@ -243,26 +253,26 @@ async function usableNarrowings<N extends Pick<Narrowed, 'indexes'>>(
   appUuid: string,
   scope: EntityScope,
   narrowings: readonly N[],
-): Promise<{ narrowings: readonly N[]; skipped?: string }> {
+): Promise<{ narrowings: readonly N[]; skipped?: Skipped }> {
   if (narrowings.length === 0 || scope.kind !== 'collection') return { narrowings };
   const trusted = await trustedIndex(tx, appUuid, scope.collection);
   let complete = narrowings;
   if (!trusted.complete) {
     // The word and location indexes are filled by their migrations: only the property index waits.
     complete = narrowings.filter((narrowing) => propertyPathsOf(narrowing.indexes).length === 0);
-    if (complete.length === 0) return { narrowings: [], skipped: STILL_BUILDING };
+    if (complete.length === 0) return { narrowings: [], skipped: { building: true } };
   }
   const usable = complete.filter((narrowing) => !propertyPathsOf(narrowing.indexes).some(trusted.isUnindexed));
   if (usable.length > 0) return { narrowings: usable };
-  return { narrowings: [], skipped: leftOut([...new Set(complete.flatMap((narrowing) => propertyPathsOf(narrowing.indexes).filter(trusted.isUnindexed)))]) };
+  return { narrowings: [], skipped: { leftOut: complete.flatMap((narrowing) => propertyPathsOf(narrowing.indexes).filter(trusted.isUnindexed)) } };
 }
 
 /** The walk of the property index giving the query's order, when the index can be trusted with it (`trustedIndex`), and why not. */
-async function usableOrder(tx: Tx, appUuid: string, scope: EntityScope, order: IndexOrder | null): Promise<{ order?: IndexOrder; skipped?: string }> {
+async function usableOrder(tx: Tx, appUuid: string, scope: EntityScope, order: IndexOrder | null): Promise<{ order?: IndexOrder; skipped?: Skipped }> {
   if (order === null || scope.kind !== 'collection') return {};
   const trusted = await trustedIndex(tx, appUuid, scope.collection);
-  if (!trusted.complete) return { skipped: STILL_BUILDING };
-  if (trusted.isUnindexed(order.path)) return { skipped: leftOut([order.path]) };
+  if (!trusted.complete) return { skipped: { building: true } };
+  if (trusted.isUnindexed(order.path)) return { skipped: { leftOut: [order.path] } };
   return { order: withIndexedNextKeys(order, trusted.isUnindexed) };
 }
 
@@ -351,7 +361,7 @@ export async function findEntities(tx: Tx, appUuid: string, scope: EntityScope, 
     return select;
   });
   if (skipped) await reportUnreadable(tx, appUuid, scope, options.logger);
-  const notUsed = usable.skipped ?? ordered.skipped;
+  const notUsed = skippedText(usable.skipped, ordered.skipped);
   const explain =
     counting === undefined || ran === undefined || ran.length === 0
       ? undefined

@@ -68,6 +68,10 @@ describe('collection settings', () => {
     expect(both.names.sort()).toEqual(['dog3', 'rex']);
     expect(both.explain.skipped).toBeUndefined();
     if (d.t.deps.db.$client.dialect === 'sqlite') expect(both.explain.index).toBe('property age');
+    // Neither the condition's path nor the order's: both are named.
+    const sorted = await explained("photo = 'blob3' order by notes.body desc");
+    expect(sorted.names.sort()).toEqual(['dog3', 'rex']);
+    expect(sorted.explain).toMatchObject({ index: null, skipped: "the collection's settings leave photo, notes.body out of the property index" });
   });
 
   it('indexes a path again once it is taken back', async () => {
