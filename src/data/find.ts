@@ -363,7 +363,7 @@ export async function findEntities(tx: Tx, appUuid: string, scope: EntityScope, 
   if (skipped) await reportUnreadable(tx, appUuid, scope, options.logger);
   const notUsed = skippedText(usable.skipped, ordered.skipped);
   const explain =
-    counting === undefined || ran === undefined || ran.length === 0
+    counting === undefined || ran === undefined
       ? undefined
       : {
           ...(await counting.explain(ran, walked !== undefined ? [walked.label] : (narrowed?.indexes ?? []), walked?.label)),

@@ -52,8 +52,10 @@ export function countingRows(tx: Tx): RowCount {
   countedRows.set(token, 0);
   return {
     condition: sql`idp_count_row(${token})`,
-    async explain([first], indexed, ordered) {
+    async explain(statements, indexed, ordered) {
       try {
+        if (statements.length === 0) return foundNone(indexed);
+        const [first] = statements;
         const plan = await clientOf(tx).query<{ detail: string }>(`EXPLAIN QUERY PLAN ${first.sql}`, first.params);
         // The candidates drive the plan when the entities are searched by uuid.
         const byUuid = plan.some((step) => /^SEARCH entities USING (INDEX sqlite_autoindex_entities_1|PRIMARY KEY) \(uuid=\?\)/.test(step.detail));
@@ -71,6 +73,11 @@ export function countingRows(tx: Tx): RowCount {
     },
   };
 }
+/** A page for which no statement read entities: the index gave no candidate. */
+function foundNone(indexed: readonly string[]): Explanation {
+  return { index: describeIndex(indexed), rows_read: 0 };
+}
+
 function describeIndex(indexed: readonly string[]): string | null {
   return indexed.length === 0 ? null : indexed.join(', ');
 }
@@ -87,6 +94,7 @@ interface PlanNode {
 }
 
 async function explainPostgres(tx: Tx, statements: readonly Statement[], indexed: readonly string[], ordered: string | undefined): Promise<Explanation> {
+  if (statements.length === 0) return foundNone(indexed);
   const plans: PlanNode[] = [];
   for (const statement of statements) {
     const [row] = await clientOf(tx).query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement.sql}`, statement.params);
