@@ -59,6 +59,10 @@ describe('explain=true on a collection', () => {
     { ql: "name contains 'DOG7'", index: 'full-text name', matches: 1 },
     { ql: "name contains 'dog1*'", index: 'full-text name', matches: 11 },
     { ql: "name contains 'dog7' or age = 8", index: 'full-text name, property age', matches: 4 },
+    // A word no dog has, and a term without words, which matches nothing: no candidates, not a dog read.
+    { ql: "name contains 'cat'", index: 'full-text name', matches: 0 },
+    { ql: "name contains ''", index: 'full-text name', matches: 0 },
+    { ql: "name contains '-!' or age = 8", index: 'full-text name, property age', matches: 3 },
   ])('names the index for $ql for $ql and reads only its candidates', async ({ ql, index, matches }) => {
     const res = await d.t.request('GET', list(ql), { token: d.admin });
     expect(res.status, res.text).toBe(200);

@@ -16,7 +16,7 @@
  * are left to the exact condition, which still decides (property-index.ts).
  */
 import { createHash } from 'node:crypto';
-import type { SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Condition } from './ast.js';
 import type { Dialect, WordLookup } from './dialect.js';
 import { splitWords } from './functions.js';
@@ -111,10 +111,16 @@ interface WordCandidates {
   readonly created: SQL;
 }
 
+const NO_CANDIDATES: WordCandidates = {
+  sql: sql`SELECT entity_words.entity_uuid FROM entity_words WHERE 1 = 0`,
+  created: sql`SELECT entity_words.entity_uuid, entity_words.created FROM entity_words WHERE 1 = 0`,
+};
+
 /**
  * The entities that may match `contains`, or null when the word index cannot say: a column, a
- * path it does not hold, a term without words (`'*'` matches every text that has a word; without
- * `*` it matches nothing, which the exact condition finds on its own).
+ * path it does not hold, `'*'` (a term without words as a prefix, which matches every text that
+ * has a word). A term without words and without `*` matches nothing (functions.ts containsWords):
+ * it has no candidates, rather than have the collection read to find none.
  */
 export function wordCandidates(
   condition: Extract<Condition, { kind: 'contains' }>,
@@ -132,7 +138,7 @@ export function wordCandidates(
     return null;
   }
   const words = splitWords(condition.term);
-  if (words.length === 0) return null;
+  if (words.length === 0) return condition.prefix ? null : NO_CANDIDATES;
   const key = wordKey(appUuid, collection, condition.property);
   const lookup: WordLookup = {
     all: words.map((word) => wordToken(key, word)),
