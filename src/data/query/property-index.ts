@@ -124,7 +124,8 @@ export function candidatesOf(condition: Condition, scope: IndexScope, dialect: D
 /**
  * Candidates of `condition` that each hold all its matches, for the caller to pick from: for an
  * `and`, each part's that has some, equalities first (they tend to narrow most), then the band of
- * each path that ranges bound from more than one side (bandsOf); else its own.
+ * each path that ranges bound two or more times (bandsOf) in place of its bounds' own, which hold
+ * every row of the band and more; else its own.
  */
 export function alternativesOf(condition: Condition, scope: IndexScope, dialect: Dialect): Candidates[] {
   if (condition.kind !== 'and') {
@@ -132,12 +133,14 @@ export function alternativesOf(condition: Condition, scope: IndexScope, dialect:
     return candidates === null ? [] : [candidates];
   }
   const isEquality = (part: Condition): boolean => part.kind === 'compare' && part.operator === '=';
-  const parts = [...condition.conditions].sort((a, b) => Number(isEquality(b)) - Number(isEquality(a)));
-  const equalities = parts.filter(isEquality);
-  const others = parts.filter((part) => !isEquality(part));
-  return [...equalities, ...bandsOf(others), ...others]
-    .map((part) => (Array.isArray(part) ? bandCandidates(part, scope, dialect) : candidatesOf(part, scope, dialect)))
-    .filter((part) => part !== null);
+  const others = condition.conditions.filter((part) => !isEquality(part));
+  const bands = bandsOf(others);
+  const banded = new Set<Condition>(bands.flat());
+  return [
+    ...condition.conditions.filter(isEquality).map((part) => candidatesOf(part, scope, dialect)),
+    ...bands.map((band) => bandCandidates(band, scope, dialect)),
+    ...others.filter((part) => !banded.has(part)).map((part) => candidatesOf(part, scope, dialect)),
+  ].filter((part) => part !== null);
 }
 
 type RangePart = Extract<Condition, { kind: 'compare' }>;
@@ -146,6 +149,7 @@ type RangePart = Extract<Condition, { kind: 'compare' }>;
  * The range parts of an `and` that bound one path with literals of one type, two or more to a
  * path (`age >= 30 and age < 40`): each such group is looked up as one band of the index, which
  * reads only the rows between the bounds where either bound alone reads every row on its side.
+ * A band is null only where its bounds' own lookups are (a path the index does not hold).
  */
 function bandsOf(parts: readonly Condition[]): RangePart[][] {
   const groups = new Map<string, RangePart[]>();
