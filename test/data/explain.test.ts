@@ -9,6 +9,7 @@ import { APP, appUser, createDataTest, type DataTest } from './setup.js';
 
 let d: DataTest;
 let user: string;
+let fred: string;
 const DOGS = 60;
 
 beforeAll(async () => {
@@ -21,7 +22,7 @@ beforeAll(async () => {
   }));
   const created = await d.t.request('POST', `${APP}/dogs`, { json: dogs, token: d.admin });
   expect(created.status, created.text).toBe(200);
-  user = (await appUser(d, 'fred')).token;
+  ({ token: user, uuid: fred } = await appUser(d, 'fred'));
 });
 afterAll(() => d.t.close());
 
@@ -74,6 +75,33 @@ describe('explain=true on a collection', () => {
     expect(res.body.explain.index).toBe(index);
     // `name = 'dog1*' and age >= 10` reads the 11 names starting dog1, not all 60 dogs.
     expect(res.body.explain.rows_read).toBeLessThanOrEqual(14);
+  });
+
+  it("finds an entity by uuid from the entities' own key, however the uuid is written, alone or combined", async () => {
+    const found = await d.t.request('GET', `${APP}/dogs/dog7`, { token: d.admin });
+    const other = await d.t.request('GET', `${APP}/dogs/dog8`, { token: d.admin });
+    const [seven, eight] = [found.body.entities[0].uuid as string, other.body.entities[0].uuid as string];
+    for (const [ql, names] of [
+      [`uuid = ${seven.toUpperCase()}`, ['dog7']],
+      [`uuid = '${seven}'`, ['dog7']],
+      [`uuid = ${seven} or uuid = '${eight.toUpperCase()}'`, ['dog8', 'dog7']],
+      [`uuid = ${seven} and age = 8`, []],
+      [`uuid = ${seven} and age = 7`, ['dog7']],
+      [`age = 7 and uuid = ${seven}`, ['dog7']],
+      // Another collection's entity is no candidate of this one.
+      [`uuid = ${fred}`, []],
+      ["uuid = 'dog7'", []],
+    ] as const) {
+      const res = await d.t.request('GET', list(ql), { token: d.admin });
+      expect(res.status, res.text).toBe(200);
+      expect(
+        res.body.entities.map((entity: { name: string }) => entity.name),
+        ql,
+      ).toEqual(names);
+      if (postgres() && res.body.explain.index === null) continue;
+      expect(res.body.explain.index, ql).toBe('uuid');
+      expect(res.body.explain.rows_read, ql).toBeLessThanOrEqual(2);
+    }
   });
 
   it.each(["name contains '*'", "type contains 'dog'", 'not age = 7', ''])('reads the collection for %j, which the index cannot answer', async (ql) => {

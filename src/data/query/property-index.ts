@@ -6,7 +6,7 @@
  * (src/db/migrations/*\/…_property_index.sql).
  *
  * `candidatesOf` turns a condition into a subquery of entity uuids that holds every entity the
- * condition matches, or null when the index cannot say (`not`, columns, paths it does not hold);
+ * condition matches, or null when the index cannot say (`not`, columns but `uuid =`, paths it does not hold);
  * a `within` on `location` has its candidates from the location index (location-index.ts), a
  * `contains` from the word index (word-index.ts). compile.ts adds `uuid IN (candidates)` beside
  * the exact condition, which still decides: the index only narrows what the database reads, so an
@@ -92,6 +92,7 @@ export function propertyPathsOf(indexes: readonly string[]): string[] {
 export function candidatesOf(condition: Condition, scope: IndexScope, dialect: Dialect): Candidates | null {
   switch (condition.kind) {
     case 'compare': {
+      if (condition.property === 'uuid') return uuidCandidates(condition);
       const path = indexedPath(condition.property);
       return path === null ? null : lookup(scope, path, compareTest(condition.operator, condition.value, dialect), dialect, condition.operator === '=');
     }
@@ -207,6 +208,20 @@ function lookup(scope: IndexScope, path: string, test: SQL, dialect: Dialect, eq
     estimated: equality,
   };
 }
+
+/**
+ * `uuid = …` names its one candidate: the literal folded as the exact test folds it. Entity uuids
+ * are stored lowercase (made by idp, or a device's lowercased), so the one a folded literal
+ * matches is that literal itself, found by the entities' own key; no other can match. Other
+ * comparisons of the uuid have none.
+ */
+function uuidCandidates(condition: Extract<Condition, { kind: 'compare' }>): Candidates | null {
+  if (condition.operator !== '=' || literalType(condition.value) !== 'string') return null;
+  return { sql: sql`SELECT CAST(${foldCase(String(condition.value.value))} AS TEXT) AS entity_uuid`, indexes: [UUID_LABEL], estimated: true };
+}
+
+// How `explain` names the lookup of an entity by its uuid.
+const UUID_LABEL = 'uuid';
 
 const VALUES = sql.identifier('entity_values');
 const column = (name: string): SQL => sql`${VALUES}.${sql.identifier(name)}`;
