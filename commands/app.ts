@@ -6,7 +6,7 @@ import { p } from './client/api.js';
 import { entitiesOf, messageOf, recordOf, tableOf } from './client/output.js';
 import { credentialsResult, SECOND_FACTOR_FLAG, secondFactorSetting } from './client/management.js';
 import { UsageError } from './client/errors.js';
-import { nameHint, nameOf } from './client/data.js';
+import { listOrNone, nameHint, nameOf } from './client/data.js';
 
 const appsPath = (ctx: Ctx) => p`/management/orgs/${ctx.org()}/apps`;
 
@@ -66,7 +66,7 @@ function passwordPolicyOf(flags: PolicyFlags): Record<string, unknown> | null | 
   const require = flags.passwordRequire;
   return {
     ...(minLength !== undefined && { minLength: /^\d+$/.test(minLength) ? Number(minLength) : minLength }),
-    ...(require !== undefined && { require: require === 'none' ? [] : require.split(',').map((name) => name.trim()) }),
+    ...(require !== undefined && { require: listOrNone(require) }),
     ...(flags.passwordBlocklist !== undefined && { blocklist: flags.passwordBlocklist }),
   };
 }

@@ -8,7 +8,7 @@ import { act, examples } from './client/run.js';
 import { confirmOrYes } from './client/prompt.js';
 import { ServerError } from './client/errors.js';
 import type { Ctx } from './client/context.js';
-import { createArguments, parseEntityBody, splitCreateWords } from './client/data.js';
+import { createArguments, listOrNone, parseEntityBody, splitCreateWords } from './client/data.js';
 import { entitiesOf, messageOf, recordOf, tableOf } from './client/output.js';
 import { addCollectionVerbs, appPath, NAME_COLUMN, targetSegments } from './client/collection.js';
 import { UsageError } from './client/errors.js';
@@ -175,7 +175,7 @@ async function settings(ctx: Ctx, collection: string, flags: { unindexed?: strin
   const body =
     flags.unindexed === undefined
       ? await ctx.call({ method: 'GET', path })
-      : await ctx.call({ method: 'PUT', path, json: { unindexed: flags.unindexed === 'none' ? [] : flags.unindexed.split(',').map((item) => item.trim()) } });
+      : await ctx.call({ method: 'PUT', path, json: { unindexed: listOrNone(flags.unindexed) } });
   const unindexed = (body as { data?: { unindexed?: string[] } }).data?.unindexed ?? [];
   const text = unindexed.length === 0 ? `${collection}: every property indexed` : `${collection}: the property index leaves out ${unindexed.join(', ')}`;
   return messageOf(body, text, unindexed.join('\n') || undefined);

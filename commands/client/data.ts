@@ -10,6 +10,11 @@ import { UsageError } from './errors.js';
 import type { Ctx } from './context.js';
 import { entitiesOf, statusLine, tableOf, type Column, type Result } from './output.js';
 
+/** A flag's list, `a,b.c` (each item trimmed), or `none` for the empty list. */
+export function listOrNone(text: string): string[] {
+  return text === 'none' ? [] : text.split(',').map((item) => item.trim());
+}
+
 /**
  * `name=fido age=3 tags=["a","b"] location.latitude=52.1`: a value that parses as JSON is that
  * JSON (numbers, booleans, arrays), anything else is a string; dots make nested objects.
