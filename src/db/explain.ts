@@ -14,6 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { sql, type SQL } from 'drizzle-orm';
+import { COLUMN_CANDIDATES } from '../data/query/property-index.js';
 import { countedRows } from './functions.js';
 import { clientOf, dialectOf, type Tx } from './open.js';
 
@@ -85,6 +86,7 @@ function describeIndex(indexed: readonly string[]): string | null {
 interface PlanNode {
   readonly 'Node Type': string;
   readonly 'Relation Name'?: string;
+  readonly Alias?: string;
   readonly 'Index Name'?: string;
   readonly 'Actual Rows'?: number;
   readonly 'Actual Loops'?: number;
@@ -102,7 +104,8 @@ async function explainPostgres(tx: Tx, statements: readonly Statement[], indexed
     const document = typeof row['QUERY PLAN'] === 'string' ? JSON.parse(row['QUERY PLAN']) : row['QUERY PLAN'];
     plans.push((document as [{ Plan: PlanNode }])[0].Plan);
   }
-  const readsOf = (plan: PlanNode): PlanNode[] => nodesOf(plan).filter((node) => node['Relation Name'] === 'entities');
+  // The entities read for a page, not the columns' candidates looked up in their indexes.
+  const readsOf = (plan: PlanNode): PlanNode[] => nodesOf(plan).filter((node) => node['Relation Name'] === 'entities' && node.Alias !== COLUMN_CANDIDATES);
   // The counts are per loop (averages), as EXPLAIN prints them.
   const rowsRead = plans
     .flatMap(readsOf)

@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { splitWords } from '../../src/data/query/functions.js';
 import { isPlainObject } from '../../src/data/query/properties.js';
 import { parseQuery } from '../../src/data/query/parse.js';
-import type { Condition, OrderKey, Query } from '../../src/data/query/ast.js';
+import type { ComparisonOperator, Condition, Literal, OrderKey, Query } from '../../src/data/query/ast.js';
 import { encodeCursor } from '../../src/data/query/cursor.js';
 import { APP, COLLECTION, openQueryDatabase, reference, type QueryDatabase } from './database.js';
 import { applyWrite, applyWritesTogether, emptyCollections, type StoredEntities, type Write } from './writes.js';
@@ -245,7 +245,7 @@ describe('the word index', () => {
   );
 
   it(
-    'reads the candidates of contains in created order a page at a time, after any writes, as the reference orders the answer',
+    'reads the candidates of contains, created and modified in created order a page at a time, after any writes, as the reference orders the answer',
     async () => {
       // Few words, so that most entities are candidates and pages are full; `created` from 0 to 3, so that many tie.
       const title = fc.array(fc.constantFrom('alpha', 'beta', 'Alphabet', 'gamma'), { maxLength: 4 }).map((words) => words.join(' '));
@@ -261,9 +261,19 @@ describe('the word index', () => {
       );
       const term = fc.constantFrom('alpha', 'alp', 'beta', 'alpha beta', 'beta alpha', 'gamma');
       const denseContains = fc.record({ kind: fc.constant('contains' as const), property: fc.constant('title'), term, prefix: fc.boolean() });
+      // The columns' candidates are read in created order too (property-index.ts columnCandidates), a band's among them.
+      const columnCompare = fc.record({
+        kind: fc.constant('compare' as const),
+        property: fc.constantFrom('created', 'modified'),
+        operator: fc.constantFrom<ComparisonOperator>('=', '<', '<=', '>', '>='),
+        value: fc.integer({ min: -1, max: 4 }).map((value): Literal => ({ kind: 'number', value })),
+      });
       const denseCondition: fc.Arbitrary<Condition> = fc.oneof(
         { weight: 3, arbitrary: denseContains },
         fc.tuple(denseContains, denseContains).map((conditions): Condition => ({ kind: 'and', conditions })),
+        { weight: 2, arbitrary: columnCompare },
+        fc.tuple(columnCompare, columnCompare).map((conditions): Condition => ({ kind: 'and', conditions })),
+        fc.tuple(denseContains, columnCompare).map((conditions): Condition => ({ kind: 'and', conditions })),
       );
       let paged = 0;
       await fc.assert(
