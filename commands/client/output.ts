@@ -133,9 +133,11 @@ export function renderView(view: View, style: Style, width?: number): string {
       return view.text;
     case 'record':
       return renderRecord(view.record, view.keys, style);
-    case 'table':
-      if (view.rows.length === 0) return style.dim(view.empty ?? '(none)');
-      return renderTable(view.columns, view.rows, style, width) + (view.footer === undefined ? '' : `\n${style.dim(view.footer)}`);
+    case 'table': {
+      const footer = view.footer === undefined ? '' : `\n${style.dim(view.footer)}`;
+      if (view.rows.length === 0) return style.dim(view.empty ?? '(none)') + footer;
+      return renderTable(view.columns, view.rows, style, width) + footer;
+    }
   }
 }
 

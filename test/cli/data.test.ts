@@ -50,6 +50,9 @@ describe('entities', () => {
       index: expect.toBeOneOf(['property name', null]),
       rows_read: expect.any(Number),
     });
+    // With no entity found, the explanation still follows.
+    const none = await cli.run(['entity', 'list', 'cats', '--ql', "where name = 'no-such-cat'", '--explain']);
+    expect(none.stdout).toMatch(/^no entities\nexplain: (index property name|no index, the collection was read); \d+ rows? read\n?$/);
     const sorted = await cli.run(['entity', 'list', 'cats', '--ql', 'order by lives desc', '--limit', '3', '--explain']);
     expect(sorted.stdout).toMatch(/^TYPE +NAME +UUID +CREATED\ncat +cat-24 /);
     expect(sorted.stdout).toMatch(/\nexplain: index property lives; read in the order of property lives; 4 rows read\n?$/);
