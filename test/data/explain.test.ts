@@ -120,6 +120,11 @@ describe('explain=true on a collection', () => {
     }
     const all = await readExplained('dogs', `created = ${created} order by name desc`, 3);
     expect(all.names).toEqual(['dog9', 'dog8', 'dog7']);
+    // In created order the created index is walked from the bound: a page and one more, not the 60 candidates.
+    const newest = await readExplained('dogs', `created <= ${created}`, 10);
+    expect(newest.names).toHaveLength(10);
+    expect(newest.explain.index).toBeNull();
+    if (!postgres()) expect(newest.explain.rows_read).toBe(11);
   });
 
   it.each(["name contains '*'", "type contains 'dog'", 'not age = 7', ''])('reads the collection for %j, which the index cannot answer', async (ql) => {

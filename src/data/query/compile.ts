@@ -98,7 +98,7 @@ export function compileQuery(query: Query, options: CompileOptions): CompiledQue
   const table = sql`${sql.identifier(options.table ?? 'entities')}`;
   const index = options.index;
   const collection = index === undefined ? undefined : collectionOf(index, table, dialect);
-  const narrowed = query.where === null || collection === undefined ? [] : narrowingsOf(query.where, collection, dialect);
+  const narrowed = query.where === null || collection === undefined ? [] : narrowingsOf(query.where, collection, dialect).filter(readsAnotherOrder(keys));
   if (query.where !== null) conditions.push(compileCondition(query.where, dialect));
   const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor, keys);
   if (after !== undefined) conditions.push(compileAfter(keys, after, dialect));
@@ -113,6 +113,17 @@ export function compileQuery(query: Query, options: CompileOptions): CompiledQue
     ordered: collection === undefined ? null : indexOrderOf(query, collection, dialect, options.cursor),
     created: createdOrderOf(keys, after),
   };
+}
+
+/**
+ * Whether a narrowing can help a page read in the order of `keys`: not the candidates of a
+ * comparison of `created` or `modified` where the order starts with that column, as the page then
+ * walks the column's own index from the bound (property-index.ts columnCandidates).
+ */
+function readsAnotherOrder(keys: readonly SortKey[]): (narrowing: Narrowed) => boolean {
+  const first = keys[0]?.source;
+  if (first?.kind !== 'column' || (first.column !== 'created' && first.column !== 'modified')) return () => true;
+  return (narrowing) => !(narrowing.indexes.length === 1 && narrowing.indexes[0] === first.column);
 }
 
 /** `keys`' order as a CreatedOrder, when it is `created` then `uuid` in one direction. */

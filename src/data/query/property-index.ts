@@ -234,11 +234,12 @@ function columnCandidates(parts: readonly RangePart[], scope: IndexScope, dialec
     // Counted before they are read, as a range's (chooseNarrowing): where they are many, the
     // collection in created order, or the column's own test, reads it as before.
     estimated: false,
-    // In created order a page of them is read, not all (read-in-created-order.ts). Those of
-    // `modified` are few (counted) and sorted: SQLite, given `+created`, cannot take the order
-    // from the created index instead and walk the collection (`modified = …`, 300 among 100,000
-    // people: 14 ms that way, 2 ms sorted).
-    created: sql`SELECT ${COLUMNS}.uuid AS entity_uuid, ${sql.raw(property === 'modified' ? '+' : '')}${COLUMNS}.created AS created ${from}`,
+    // Those of `modified` in created order: a page of them is read, not all
+    // (read-in-created-order.ts). They are few (counted) and sorted: SQLite, given `+created`,
+    // cannot take the order from the created index instead and walk the collection (`modified =
+    // …`, 300 among 100,000 people: 14 ms that way, 2 ms sorted). Those of `created` are not used
+    // there: the page walks that index from the bound (compile.ts readsAnotherOrder).
+    ...(property === 'modified' && { created: sql`SELECT ${COLUMNS}.uuid AS entity_uuid, +${COLUMNS}.created AS created ${from}` }),
   };
 }
 
