@@ -322,6 +322,9 @@ function checkValue(table: DumpTable, column: DumpColumn, value: unknown): unkno
     throw new LineError(
       `${table.name}.${column.name} must be ${column.kind === 'text' ? 'a string' : column.kind === 'bytes' ? 'base64 text' : `a${column.kind === 'integer' ? 'n integer' : ' number'}`} or null, not ${JSON.stringify(value)}`,
     );
+  // Entity uuids are stored lowercase: lookups by uuid, and queries' `uuid = …`, rely on it (docs/design.md#the-property-index).
+  if (table.name === 'entities' && column.name === 'uuid' && typeof value === 'string' && value !== value.toLowerCase())
+    throw new LineError(`entities.uuid must be lowercase, not ${JSON.stringify(value)}`);
   return value;
 }
 

@@ -91,6 +91,8 @@ describe('explain=true on a collection', () => {
       // Another collection's entity is no candidate of this one.
       [`uuid = ${fred}`, []],
       ["uuid = 'dog7'", []],
+      // No uuid holds a NUL (and PostgreSQL is sent none).
+      ["uuid = 'x\u0000y'", []],
     ] as const) {
       const res = await d.t.request('GET', list(ql), { token: d.admin });
       expect(res.status, res.text).toBe(200);

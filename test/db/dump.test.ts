@@ -404,6 +404,15 @@ describe('idp db import', () => {
       /\.created must be an integer or null, not "yesterday"/,
     ],
     [
+      'an entity uuid not in lowercase, which lookups by uuid would never find',
+      (lines) => {
+        const index = lines.findIndex((line) => line.startsWith('{"table":"entities"'));
+        lines[index] = lines[index].replace(/"uuid":"([0-9a-f-]+)"/, (_whole, uuid: string) => `"uuid":"${uuid.toUpperCase()}"`);
+        return index;
+      },
+      /entities\.uuid must be lowercase, not "[0-9A-F-]+"/,
+    ],
+    [
       'a table not in the header',
       (lines) => (lines.splice(-2, 1, '{"table":"sqlite_sequence","row":{"name":"x"}}'), lines.length - 2),
       /table sqlite_sequence is not in the header/,

@@ -222,8 +222,12 @@ function lookup(scope: IndexScope, path: string, test: SQL, dialect: Dialect, eq
  */
 function columnCandidates(parts: readonly RangePart[], scope: IndexScope, dialect: Dialect): Candidates | null {
   const [{ property, operator, value }] = parts;
-  if (parts.length === 1 && property === 'uuid' && operator === '=' && literalType(value) === 'string')
-    return { sql: sql`SELECT CAST(${foldCase(String(value.value))} AS TEXT) AS entity_uuid`, indexes: ['uuid'], estimated: true };
+  if (parts.length === 1 && property === 'uuid' && operator === '=' && literalType(value) === 'string') {
+    const uuid = foldCase(String(value.value));
+    // No uuid holds a NUL, which PostgreSQL refuses in any text it is sent (dialect.ts).
+    const one = uuid.includes('\u0000') ? sql`SELECT CAST(NULL AS TEXT) AS entity_uuid WHERE 1 = 0` : sql`SELECT CAST(${uuid} AS TEXT) AS entity_uuid`;
+    return { sql: one, indexes: ['uuid'], estimated: true };
+  }
   if ((property !== 'created' && property !== 'modified') || parts.some((part) => part.value.kind !== 'number')) return null;
   const column: Operand = { sql: sql`${COLUMNS}.${sql.identifier(property)}`, type: 'integer' };
   const tests = parts.map((part) => dialect.compare(column, part.operator, part.value.value as number));
