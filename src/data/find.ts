@@ -117,7 +117,7 @@ interface Choice<N> {
  * docs/design.md#the-property-index: `color = 'red'` over a third of 100,000 entities took
  * 119 ms through its candidates and 0.4 ms in created order; counting up to BROAD takes about
  * 0.1 ms). A narrowing whose candidates can be put in the query's created order from their index
- * alone (`inCreatedOrder`: the word index's, the columns') reads only a page of them, and costs the
+ * alone (`inCreatedOrder`: the word index's, `modified`'s) reads only a page of them, and costs the
  * ordering of them all, ORDERED_PER_READ to the price of an entity read: it is counted up to
  * ORDERED_BROAD (docs/design.md#the-word-index). Counts are remembered a while on either
  * database (`rememberedCount`). PostgreSQL: as SQLite when the page walks an order. Its

@@ -1,8 +1,8 @@
 /**
  * Reads a page of a collection in created order (the default order, newest first, or `order by
  * created`) through an index that keeps each candidate's `created`: the word index
- * (docs/design.md#the-word-index), or the entities' own for a comparison of `created` or
- * `modified` (property-index.ts columnCandidates). The candidates are put in the query's order — created, then
+ * (docs/design.md#the-word-index), or the entities' own for a comparison of `modified`
+ * (property-index.ts columnCandidates). The candidates are put in the query's order — created, then
  * uuid — from the index's rows alone, and their entities are read in that order, a batch at a
  * time, only until the page is full of entities that pass the exact condition. Every match is a
  * candidate and the index holds the entity's own `created` (its triggers), so the entities read
