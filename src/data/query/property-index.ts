@@ -62,8 +62,9 @@ export interface Candidates {
   readonly estimated: boolean;
   /**
    * The same candidates as `SELECT entity_uuid, created …` from an index that keeps each
-   * entity's `created` (the word index, word-index.ts; the entities' own, columnCandidates), so they can be read in created order
-   * (read-in-created-order.ts); absent otherwise.
+   * entity's `created` (the word index, word-index.ts; the entities' own for `modified`,
+   * columnCandidates), so they can be read in created order (read-in-created-order.ts); absent
+   * otherwise.
    */
   readonly created?: SQL;
 }
@@ -145,7 +146,7 @@ export function alternativesOf(condition: Condition, scope: IndexScope, dialect:
   ].filter((part) => part !== null);
 }
 
-type RangePart = Extract<Condition, { kind: 'compare' }>;
+type Comparison = Extract<Condition, { kind: 'compare' }>;
 
 /**
  * The range parts of an `and` that bound one path with literals of one type, two or more to a
@@ -153,8 +154,8 @@ type RangePart = Extract<Condition, { kind: 'compare' }>;
  * reads only the rows between the bounds where either bound alone reads every row on its side.
  * A band is null only where its bounds' own lookups are (a path the index does not hold).
  */
-function bandsOf(parts: readonly Condition[]): RangePart[][] {
-  const groups = new Map<string, RangePart[]>();
+function bandsOf(parts: readonly Condition[]): Comparison[][] {
+  const groups = new Map<string, Comparison[]>();
   for (const part of parts) {
     if (part.kind !== 'compare' || part.operator === '=') continue;
     const key = `${literalType(part.value)} ${part.property}`;
@@ -168,7 +169,7 @@ function bandsOf(parts: readonly Condition[]): RangePart[][] {
  * per path, and a value that satisfies each bound has a row that passes each bound's test
  * (compareTest), so the band holds every match of the parts together.
  */
-function bandCandidates(parts: readonly RangePart[], scope: IndexScope, dialect: Dialect): Candidates | null {
+function bandCandidates(parts: readonly Comparison[], scope: IndexScope, dialect: Dialect): Candidates | null {
   if (resolveProperty(parts[0].property).kind === 'column') return columnCandidates(parts, scope, dialect);
   const path = indexedPath(parts[0].property);
   if (path === null) return null;
@@ -220,9 +221,10 @@ function lookup(scope: IndexScope, path: string, test: SQL, dialect: Dialect, eq
  * has an index by application, collection and the column), exactly the matches. Others (`type`,
  * the uuid's ranges, other literals) have none.
  */
-function columnCandidates(parts: readonly RangePart[], scope: IndexScope, dialect: Dialect): Candidates | null {
+function columnCandidates(parts: readonly Comparison[], scope: IndexScope, dialect: Dialect): Candidates | null {
   const [{ property, operator, value }] = parts;
-  if (parts.length === 1 && property === 'uuid' && operator === '=' && literalType(value) === 'string') {
+  // An equality is never in a band: alone.
+  if (property === 'uuid' && operator === '=' && literalType(value) === 'string') {
     const uuid = foldCase(String(value.value));
     // No uuid holds a NUL, which PostgreSQL refuses in any text it is sent (dialect.ts).
     const one = uuid.includes('\u0000') ? sql`SELECT CAST(NULL AS TEXT) AS entity_uuid WHERE 1 = 0` : sql`SELECT CAST(${uuid} AS TEXT) AS entity_uuid`;
