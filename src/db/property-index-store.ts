@@ -12,6 +12,7 @@ import { clientOf, dialectOf, remembered, type Db, type Tx, schemaOf } from './o
 import { noteEntitiesWritten } from './planner-statistics.js';
 import { execute, row } from './run.js';
 import { NUMBERING_PATHS_WHERE } from './group-indexing.js';
+import { elementsPath } from '../data/query/property-index.js';
 
 const STATE = sql.identifier('property_index_backfill');
 
@@ -156,7 +157,10 @@ export async function replaceUnindexedPaths(tx: Tx, appUuid: string, collection:
   }
 }
 
-/** `path` is the given one or below it (paths are ASCII identifiers joined by dots). */
+/**
+ * `path` is the given one, its array's elements (`path[]`, property-index.ts `elementsPath`) or
+ * below it (paths are ASCII identifiers joined by dots).
+ */
 function underPath(path: string) {
-  return sql`(path = ${path} OR substr(path, 1, ${sql.raw(String(path.length + 1))}) = ${`${path}.`})`;
+  return sql`(path = ${path} OR path = ${elementsPath(path)} OR substr(path, 1, ${sql.raw(String(path.length + 1))}) = ${`${path}.`})`;
 }

@@ -57,12 +57,26 @@ const wordText = fc
   .array(fc.oneof(fc.constantFrom(...WORDS), fc.string({ maxLength: 4, unit: 'grapheme' })), { maxLength: 5 })
   .chain((words) => fc.constantFrom(' ', ', ', '-', '  ').map((separator) => words.join(separator)));
 
-/** A JSON value a property may hold: scalars of every type, and non-scalars that never match. */
-const jsonValue: fc.Arbitrary<unknown> = fc.oneof(
+const scalarValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: numberValue.map(normaliseZero) },
   { weight: 4, arbitrary: stringValue.map(storable) },
   { weight: 2, arbitrary: fc.boolean() },
-  { weight: 1, arbitrary: fc.constantFrom(null, [1, 'fred'], { x: 1 }) },
+);
+
+/**
+ * A JSON value a property may hold: scalars of every type, values that never match (null, an
+ * object), and arrays, which match by element: of scalars, repeated ones (in another case too),
+ * and elements that match nothing (null, an object, an array inside).
+ */
+const jsonValue: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 10, arbitrary: scalarValue },
+  { weight: 1, arbitrary: fc.constantFrom(null, { x: 1 }) },
+  {
+    weight: 2,
+    arbitrary: fc.array(fc.oneof({ weight: 6, arbitrary: scalarValue }, { weight: 1, arbitrary: fc.constantFrom(null, { x: 1 }, [1, 'fred'], 'FRED') }), {
+      maxLength: 4,
+    }),
+  },
 );
 
 const latitude = fc.oneof(fc.constantFrom(37.77, 37.78, -33.86, 0, 90), fc.double({ min: -90, max: 90, noNaN: true }));

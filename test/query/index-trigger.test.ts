@@ -17,11 +17,15 @@ import { entityProperties, UUID_POOL } from './arbitraries.js';
 import { acrossMigration } from './older-database.js';
 import { selectRows, TEST_DATABASE_URL } from '../database.js';
 
-/** Every row of the three indexes, as text, in one order. */
+/**
+ * Every row of the three indexes, as text, in one order; not the rows of arrays' elements, which
+ * the triggers before …_array_elements.sql did not write (property-index.test.ts checks them).
+ */
 async function indexRows(handle: Database_): Promise<string[]> {
   const rows = await selectRows<{ row: string }>(
     handle.db,
     sql`SELECT 'value ' || entity_uuid || ' ' || path || ' ' || collection || ' ' || kind || ' ' || coalesce(num::text, '-') || ' ' || coalesce(text, '-') AS row FROM entity_values
+        WHERE right(path, 2) <> '[]'
         UNION ALL SELECT 'words ' || entity_uuid || ' ' || words::text FROM entity_words
         UNION ALL SELECT 'box ' || entity_uuid || ' ' || collection || ' ' || bounds::text FROM entity_locations`,
   );

@@ -191,12 +191,11 @@ describe('the property index of an older database', () => {
     // The property index migration ran before it left the filling to the backfill: rows for all.
     older = await createOlderDatabase(DOGS, '_property_index_backfill');
     handle = await older.open();
-    if (handle.driver.dialect === 'sqlite') {
-      // …_property_index_compact_keys.sql makes the rows anew: the backfill walks every entity once more (below).
-      expect(await indexRows(handle)).toBe(0);
-      expect(await isPropertyIndexComplete(handle.db)).toBe(false);
-      await startCapturing(handle).backfill.finished();
-    }
+    // …_property_index_compact_keys.sql makes SQLite's rows anew, and …_array_elements.sql adds
+    // the elements' on both: the backfill walks every entity once more.
+    expect(await indexRows(handle)).toBe(handle.driver.dialect === 'sqlite' ? 0 : DOGS.length * 2);
+    expect(await isPropertyIndexComplete(handle.db)).toBe(false);
+    await startCapturing(handle).backfill.finished();
     expect(await indexRows(handle)).toBe(DOGS.length * 2);
     expect(await isPropertyIndexComplete(handle.db)).toBe(true);
     expect((await query(handle, 'age >= 5')).explain.skipped).toBeUndefined();
@@ -204,6 +203,24 @@ describe('the property index of an older database', () => {
     older = await createOlderDatabase([]);
     handle = await older.open();
     expect(await isPropertyIndexComplete(handle.db)).toBe(true);
+  });
+
+  it("gets the rows of arrays' elements once upgraded: queries read the collection until the backfill has walked every entity again", async () => {
+    // Even dogs are tagged ['even', 'nI'], odd ones 'odd' (a string, indexed before too).
+    const tagged = DOGS.map(([uuid, properties], i) => [uuid, { ...properties, tags: i % 2 === 0 ? ['even', `n${i}`, 'EVEN'] : 'odd' }] as const);
+    older = await createOlderDatabase(tagged, '_array_elements');
+    handle = await older.open();
+    expect(await isPropertyIndexComplete(handle.db)).toBe(false);
+    const meanwhile = await query(handle, "tags = 'Even' and age < 3 or tags = 'n6' or tags = 'odd' and age = 1");
+    expect(meanwhile.names).toEqual(['dog6', 'dog2', 'dog1', 'dog0']);
+    expect(meanwhile.explain).toMatchObject({ index: null, skipped: SKIPPED });
+    await startCapturing(handle).backfill.finished();
+    // name and age of each, the odd dogs' tags, and the even dogs' two distinct elements ('even' once).
+    expect(await indexRows(handle)).toBe(DOGS.length * 2 + 3 + 4 * 2);
+    const answer = await query(handle, "tags = 'Even' and age < 3 or tags = 'n6' or tags = 'odd' and age = 1");
+    expect(answer.names).toEqual(['dog6', 'dog2', 'dog1', 'dog0']);
+    expect(answer.explain.index).toBe('property tags');
+    expect((await query(handle, "tags = 'ev*'")).names).toEqual(['dog6', 'dog4', 'dog2', 'dog0']);
   });
 
   it.runIf(TEST_DATABASE_URL === undefined)(

@@ -83,18 +83,38 @@ function expectedRows(uuid: string, collection: string, properties: Record<strin
         continue;
       }
       if (path.length > 128) continue;
-      const row = { entity_uuid: uuid, path, collection };
-      if (typeof inner === 'number') rows.push({ ...row, kind: 1, num: inner, text: null });
-      else if (typeof inner === 'string') rows.push({ ...row, kind: 2, num: null, text: Array.from(foldCase(inner)).slice(0, 200).join('') });
-      else if (typeof inner === 'boolean') rows.push({ ...row, kind: 3, num: inner ? 1 : 0, text: null });
+      if (Array.isArray(inner)) {
+        // An array's distinct scalar elements, under `path[]`.
+        const elements = new Map(
+          inner
+            .map((element) => scalarRow(uuid, `${path}[]`, collection, element))
+            .filter((row) => row !== null)
+            .map((row) => [JSON.stringify(row), row]),
+        );
+        rows.push(...elements.values());
+        continue;
+      }
+      const row = scalarRow(uuid, path, collection, inner);
+      if (row !== null) rows.push(row);
     }
   };
   visit(properties, '', 1);
   return rows;
 }
 
-const byKey = (a: IndexRow, b: IndexRow): number =>
-  a.entity_uuid + a.path < b.entity_uuid + b.path ? -1 : a.entity_uuid + a.path > b.entity_uuid + b.path ? 1 : 0;
+function scalarRow(uuid: string, path: string, collection: string, value: unknown): IndexRow | null {
+  const row = { entity_uuid: uuid, path, collection };
+  if (typeof value === 'number') return { ...row, kind: 1, num: value, text: null };
+  if (typeof value === 'string') return { ...row, kind: 2, num: null, text: Array.from(foldCase(value)).slice(0, 200).join('') };
+  if (typeof value === 'boolean') return { ...row, kind: 3, num: value ? 1 : 0, text: null };
+  return null;
+}
+
+// Total: an array's elements share their entity and path.
+const byKey = (a: IndexRow, b: IndexRow): number => {
+  const [x, y] = [a, b].map((row) => JSON.stringify([row.entity_uuid, row.path, row.kind, row.num, row.text]));
+  return x < y ? -1 : x > y ? 1 : 0;
+};
 
 async function storedRows(handle: Database_ = database.handle): Promise<IndexRow[]> {
   // SQLite keeps numbers and text in one column (value), PostgreSQL in two.

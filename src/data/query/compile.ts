@@ -191,20 +191,21 @@ function compileCondition(condition: Condition, dialect: Dialect): SQL {
       const type = literalType(condition.value);
       const typed = typedProperty(condition.property, type, dialect);
       if (typed === null) return dialect.false;
-      const value = type === 'string' ? dialect.fold(typed.value) : typed.value;
       const literal = condition.value;
+      const test = (value: Operand): SQL => dialect.compare(type === 'string' ? dialect.fold(value) : value, condition.operator, operand(literal));
       // An index-friendly condition the exact one implies (dialect.ts), for `=` on numbers and booleans.
       const hint =
         typed.path !== null && condition.operator === '=' && (literal.kind === 'number' || literal.kind === 'boolean')
           ? dialect.jsonEquals(typed.path, literal.value)
           : null;
-      const guard = hint === null ? typed.guard : typed.guard === null ? hint : sql`${hint} AND ${typed.guard}`;
-      return guarded(guard, dialect.compare(value, condition.operator, operand(literal)));
+      const exact = valueOrElement(typed, type, test, dialect);
+      return hint === null ? exact : sql`(${hint} AND ${exact})`;
     }
     case 'prefix': {
       const typed = typedProperty(condition.property, 'string', dialect);
       if (typed === null) return dialect.false;
-      return guarded(typed.guard, dialect.hasPrefix(dialect.fold(typed.value), foldCase(condition.prefix)));
+      const prefix = foldCase(condition.prefix);
+      return valueOrElement(typed, 'string', (value) => dialect.hasPrefix(dialect.fold(value), prefix), dialect);
     }
     case 'contains': {
       const typed = typedProperty(condition.property, 'string', dialect);
@@ -238,6 +239,12 @@ function typedProperty(property: PropertyPath, type: ValueType, dialect: Dialect
   const source = resolveProperty(property);
   if (source.kind === 'column') return source.type === type ? { guard: null, value: dialect.column(source.column), path: null } : null;
   return { guard: dialect.jsonTypeIs(source.path, type), value: dialect.jsonValue(source.path, type), path: source.path };
+}
+
+/** `test` of the property's value, or of an element of it where a JSON property is an array (dialect.ts `jsonElement`). */
+function valueOrElement(typed: TypedProperty, type: ValueType, test: (value: Operand) => SQL, dialect: Dialect): SQL {
+  const value = guarded(typed.guard, test(typed.value));
+  return typed.path === null ? value : sql`(${value} OR ${dialect.jsonElement(typed.path, type, test)})`;
 }
 
 function guarded(guard: SQL | null, test: SQL): SQL {

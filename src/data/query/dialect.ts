@@ -65,6 +65,12 @@ export interface Dialect {
    */
   jsonValue(path: readonly string[], type: ValueType): Operand;
   /**
+   * True when the JSON property at `path` is an array with an element of `type` for which `test`
+   * holds of the element as a value of that type (as `jsonValue` gives it); never NULL. Arrays
+   * are compared by element (evaluate.ts `someValue`).
+   */
+  jsonElement(path: readonly string[], type: ValueType, test: (element: Operand) => SQL): SQL;
+  /**
    * A condition implied by "the property at `path` equals `value`" that an index can serve, to
    * be ANDed with the exact test; null when the dialect has none.
    */
@@ -113,6 +119,8 @@ export interface Dialect {
   indexColumn(name: 'number' | 'text' | 'uuid', table?: Name): Operand;
   /** The condition on the property index's rows of one property of a collection (property-index.ts, index-order.ts), under the name `table`. */
   indexRowsOf(appUuid: string, collection: string, path: string, table?: Name): SQL;
+  /** The same of any of `paths` (a path and its array's elements, property-index.ts `lookup`), under the name `entity_values`. */
+  indexRowsOfAny(appUuid: string, collection: string, paths: readonly string[]): SQL;
   /** The condition on the property index's rows that hold a value of type rank `rank` (order.ts TYPE_RANK), under the name `table`. */
   indexRank(rank: number, table?: Name): SQL;
   /**
@@ -131,6 +139,8 @@ export interface Dialect {
 }
 
 const INDEX_ROWS = sql.identifier('entity_values');
+/** An element of an array property, in the subquery that reads them (Dialect `jsonElement`). */
+const ELEMENT = sql.identifier('idp_element');
 const LOCATIONS = sql.identifier('entity_locations');
 const location = (name: string): SQL => sql`${LOCATIONS}.${sql.identifier(name)}`;
 const locationScope = (appUuid: string, collection: string): SQL => sql`${location('app_uuid')} = ${appUuid} AND ${location('collection')} = ${collection}`;
@@ -173,6 +183,13 @@ function createSqliteDialect(table: string): Dialect {
       type === 'number'
         ? { sql: sql`CAST(${jsonExtract(path)} AS REAL)`, type: 'number' }
         : { sql: jsonExtract(path), type: type === 'string' ? 'text' : 'integer' },
+    // json_each reads a scalar as a one-element array: only an array is read by element.
+    jsonElement: (path, type, test) =>
+      sql`(coalesce(${jsonType(path)}, '') = 'array' AND EXISTS (SELECT 1 FROM json_each(${properties}, ${jsonPath(path)}) AS ${ELEMENT} WHERE ${ELEMENT}.type IN ${typeNames[type]} AND ${test(
+        type === 'number'
+          ? { sql: sql`CAST(${ELEMENT}.value AS REAL)`, type: 'number' }
+          : { sql: sql`${ELEMENT}.value`, type: type === 'string' ? 'text' : 'integer' },
+      )}))`,
     jsonEquals: () => null,
     jsonSortRank: (path) =>
       sql`CASE ${jsonType(path)} WHEN 'integer' THEN ${rank(TYPE_RANK.number)} WHEN 'real' THEN ${rank(TYPE_RANK.number)} WHEN 'text' THEN ${rank(TYPE_RANK.string)} WHEN 'true' THEN ${rank(TYPE_RANK.boolean)} WHEN 'false' THEN ${rank(TYPE_RANK.boolean)} ELSE ${rank(TYPE_RANK.none)} END`,
@@ -205,6 +222,11 @@ function createSqliteDialect(table: string): Dialect {
     // the number is looked up once per statement, NULL (no rows) for a property no entity has.
     indexRowsOf: (appUuid, collection, path, table = INDEX_ROWS) =>
       sql`${table}.path_id = (SELECT id FROM entity_value_paths WHERE app_uuid = ${appUuid} AND collection = ${collection} AND path = ${path})`,
+    indexRowsOfAny: (appUuid, collection, paths) =>
+      sql`${INDEX_ROWS}.path_id IN (SELECT id FROM entity_value_paths WHERE app_uuid = ${appUuid} AND collection = ${collection} AND path IN (${sql.join(
+        paths.map((path) => sql`${path}`),
+        sql`, `,
+      )}))`,
     indexRank: (rank, table = INDEX_ROWS) => sql`${table}.kind = ${sql.raw(String(rank))}`,
     // One untyped column: the whole row is the table's key (migrations/sqlite/0012_property_index.sql).
     indexColumn: (name, table = INDEX_ROWS) => ({
@@ -290,10 +312,44 @@ const POSTGRES_INDEX_COLUMNS = postgresIndexColumns(INDEX_ROWS);
  */
 const postgresTestedPerRow = (subquery: SQL): SQL => sql`(EXISTS (${subquery} OFFSET 0)) IS TRUE`;
 
+/**
+ * Dialect `jsonEquals` on PostgreSQL: the document written around the value, or around an array of
+ * it (an array matches by element), the value a parameter of its own (node-postgres sends a
+ * number as String writes it, which is how JSON writes it) so that statements by query shape can
+ * refill it (query-shapes.ts).
+ */
+function postgresJsonEquals(properties: SQL, path: readonly string[], value: number | boolean): SQL {
+  const before = path.map((key) => `{${JSON.stringify(key)}:`).join('');
+  const contains = (open: string, close: string): SQL =>
+    sql`${properties} @> CAST(CAST(${before + open} AS text) || CAST(${value} AS text) || CAST(${close + '}'.repeat(path.length)} AS text) AS jsonb)`;
+  return sql`(${contains('', '')} OR ${contains('[', ']')})`;
+}
+
+/**
+ * Dialect `jsonElement` on PostgreSQL, `value` the property's jsonb: jsonb_array_elements refuses
+ * anything but an array, and the CASEs keep each cast to elements of its type, as PostgreSQL does
+ * not promise to test the type first.
+ */
+function postgresJsonElement(value: SQL, type: ValueType, test: (element: Operand) => SQL): SQL {
+  const element = sql`${ELEMENT}.value`;
+  const typed: Operand =
+    type === 'number'
+      ? { sql: sql`CASE WHEN jsonb_typeof(${element}) = 'number' THEN CAST(${element} AS double precision) END`, type: 'number' }
+      : type === 'string'
+        ? { sql: sql`(${element} #>> '{}')`, type: 'text' }
+        : { sql: sql`CASE ${element} WHEN 'true'::jsonb THEN 1 WHEN 'false'::jsonb THEN 0 END`, type: 'integer' };
+  return sql`(coalesce(jsonb_typeof(${value}) = 'array', FALSE) AND EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(${value}) = 'array' THEN ${value} END) AS ${ELEMENT}(value) WHERE jsonb_typeof(${element}) = ${sql.raw(`'${type}'`)} AND ${test(typed)}))`;
+}
+
 /** The property index's rows on PostgreSQL: named by application, collection and path (0007_property_index.sql). */
-const POSTGRES_INDEX_ROWS: Pick<Dialect, 'indexRowsOf' | 'indexColumn' | 'indexRank'> = {
+const POSTGRES_INDEX_ROWS: Pick<Dialect, 'indexRowsOf' | 'indexRowsOfAny' | 'indexColumn' | 'indexRank'> = {
   indexRowsOf: (appUuid, collection, path, table = INDEX_ROWS) =>
     sql`${table}.app_uuid = ${appUuid} AND ${table}.collection = ${collection} AND ${table}.path = ${path}`,
+  indexRowsOfAny: (appUuid, collection, paths) =>
+    sql`${INDEX_ROWS}.app_uuid = ${appUuid} AND ${INDEX_ROWS}.collection = ${collection} AND ${INDEX_ROWS}.path IN (${sql.join(
+      paths.map((path) => sql`${path}`),
+      sql`, `,
+    )})`,
   indexColumn: (name, table) => (table === undefined ? POSTGRES_INDEX_COLUMNS : postgresIndexColumns(table))[name],
   // Only strings have a text (0007_property_index.sql), and the text index does not hold `kind`:
   // named by it, the rows of a string are found in that index alone, not each looked up in the
@@ -330,7 +386,8 @@ const POSTGRES_INDEX_ROWS: Pick<Dialect, 'indexRowsOf' | 'indexColumn' | 'indexR
  *
  * Indexes (migration 0001_query_functions.sql, beside the btree ones of schema.ts):
  * - `entities_properties`: GIN (properties jsonb_path_ops). `=` on a number or boolean adds
- *   `properties @> '{"a":{"b":value}}'`, which it serves. Implied by the exact test, so adding it
+ *   `properties @> '{"a":{"b":value}}' OR properties @> '{"a":{"b":[value]}}'` (an array matches
+ *   by element), which it serves. Implied by the exact test, so adding it
  *   changes no answer: for booleans plainly; for numbers because every stored number was written
  *   by JSON.stringify (the entity layer stores JavaScript values), i.e. is the shortest decimal
  *   of a double, as the literal's is, so equal doubles are equal numerics. Strings get no
@@ -369,13 +426,8 @@ function createPostgresDialect(table: string): Dialect {
           return { sql: asBit(path), type: 'integer' };
       }
     },
-    // The document written around the value, which stays a parameter of its own (node-postgres
-    // sends a number as String writes it, which is how JSON writes it) so that statements by
-    // query shape can refill it (query-shapes.ts).
-    jsonEquals: (path, value) => {
-      const before = path.map((key) => `{${JSON.stringify(key)}:`).join('');
-      return sql`${properties} @> CAST(CAST(${before} AS text) || CAST(${value} AS text) || CAST(${'}'.repeat(path.length)} AS text) AS jsonb)`;
-    },
+    jsonElement: (path, type, test) => postgresJsonElement(jsonb(path), type, test),
+    jsonEquals: (path, value) => postgresJsonEquals(properties, path, value),
     jsonSortRank: (path) =>
       sql`CASE ${jsonType(path)} WHEN 'number' THEN ${rank(TYPE_RANK.number)} WHEN 'string' THEN ${rank(TYPE_RANK.string)} WHEN 'boolean' THEN ${rank(TYPE_RANK.boolean)} ELSE ${rank(TYPE_RANK.none)} END`,
     jsonSortValues: (path) => [

@@ -3,8 +3,11 @@
  * compiler is tested against (test/query/), and serves filtering where no SQL is involved.
  *
  * Comparisons follow Usergrid: a number only compares with numbers, a string only with strings
- * (case-insensitively), a boolean only with booleans; any other pairing — or a missing, null,
- * object or array value — does not match, and `not` of a non-match matches.
+ * (case-insensitively), a boolean only with booleans; any other pairing — or a missing, null or
+ * object value — does not match, and `not` of a non-match matches. An array is compared by
+ * element: a comparison or a prefix matches an array when it matches one of the array's own
+ * elements (docs/api.md#arrays), each on its own, so `tags = 'a' and tags = 'b'` is an array
+ * holding both.
  */
 import type { ComparisonOperator, Condition, Literal, PropertyPath, Query } from './ast.js';
 import { compareText, containsWords, distanceMeters, foldCase, hasPrefix } from './functions.js';
@@ -70,10 +73,10 @@ function matchesCondition(condition: Condition, entity: EntityRecord): boolean {
     case 'not':
       return !matchesCondition(condition.condition, entity);
     case 'compare':
-      return compareMatches(readProperty(entity, condition.property), condition.operator, condition.value);
+      return someValue(readProperty(entity, condition.property), (value) => compareMatches(value, condition.operator, condition.value));
     case 'prefix': {
-      const value = readProperty(entity, condition.property);
-      return typeof value === 'string' && hasPrefix(foldCase(value), foldCase(condition.prefix));
+      const prefix = foldCase(condition.prefix);
+      return someValue(readProperty(entity, condition.property), (value) => typeof value === 'string' && hasPrefix(foldCase(value), prefix));
     }
     case 'contains': {
       const value = readProperty(entity, condition.property);
@@ -89,6 +92,11 @@ function matchesCondition(condition: Condition, entity: EntityRecord): boolean {
       );
     }
   }
+}
+
+/** Whether `test` holds of the value, or of one element of it when it is an array (`test` matches no array, so arrays inside are not descended). */
+function someValue(value: unknown, test: (value: unknown) => boolean): boolean {
+  return Array.isArray(value) ? value.some(test) : test(value);
 }
 
 function compareMatches(value: unknown, operator: ComparisonOperator, literal: Literal): boolean {

@@ -165,17 +165,31 @@ function bandsOf(parts: readonly Condition[]): Comparison[][] {
 }
 
 /**
- * The entities with one row of the path that passes every bound. A scalar property has one row
- * per path, and a value that satisfies each bound has a row that passes each bound's test
- * (compareTest), so the band holds every match of the parts together.
+ * The entities with one row of the path that passes every bound, and those with rows of its
+ * array's elements that pass each bound. A scalar property has one row per path, and a value that
+ * satisfies each bound has a row that passes each bound's test (compareTest). An array matches
+ * each bound by an element of its own, maybe each by another (`[1, 10]` is `> 5 and < 3`), so
+ * it has an element row passing each bound: the band holds every match of the parts together.
  */
 function bandCandidates(parts: readonly Comparison[], scope: IndexScope, dialect: Dialect): Candidates | null {
   if (resolveProperty(parts[0].property).kind === 'column') return columnCandidates(parts, scope, dialect);
   const path = indexedPath(parts[0].property);
   if (path === null) return null;
+  const rows = (of: string, tests: SQL[]): SQL =>
+    sql`SELECT ${VALUES}.entity_uuid FROM ${VALUES} WHERE ${dialect.indexRowsOf(scope.appUuid, scope.collection, of)} AND ${sql.join(tests, sql` AND `)}`;
   const tests = parts.map((part) => compareTest(part.operator, part.value, dialect));
-  return lookup(scope, path, sql.join(tests, sql` AND `), dialect, false);
+  const elements = sql.join(
+    tests.map((test) => rows(elementsPath(path), [test])),
+    sql` INTERSECT `,
+  );
+  return {
+    sql: sql`SELECT ${COMPOUND}.entity_uuid FROM (${rows(path, tests)} UNION ALL SELECT ${ELEMENTS}.entity_uuid FROM (${elements}) AS ${ELEMENTS}) AS ${COMPOUND}`,
+    indexes: [propertyLabel(path)],
+    estimated: false,
+  };
 }
+
+const ELEMENTS = sql.identifier('elements');
 
 /**
  * The parts' union, as a balanced tree of two-part unions: SQLite allows 500 parts in one
@@ -203,10 +217,23 @@ export function indexedPath(property: string): string | null {
   return property;
 }
 
-/** The rows of `path` that pass `test`; `equality` when the test is `=` (`Candidates.estimated`). */
+/**
+ * The path under which the index holds the elements of an array at `path` (the migrations'
+ * …_array_elements.sql): apart from the path's own rows, which a walk in the property's order
+ * reads (index-order.ts), as an array sorts with the values that are not scalars.
+ */
+export function elementsPath(path: string): string {
+  return `${path}[]`;
+}
+
+/**
+ * The rows of `path`, and of its array's elements, that pass `test`; `equality` when the test is
+ * `=` (`Candidates.estimated`). A comparison or prefix matches an array by element
+ * (evaluate.ts), each element with a row of its own.
+ */
 function lookup(scope: IndexScope, path: string, test: SQL, dialect: Dialect, equality: boolean): Candidates {
   return {
-    sql: sql`SELECT ${VALUES}.entity_uuid FROM ${VALUES} WHERE ${dialect.indexRowsOf(scope.appUuid, scope.collection, path)} AND ${test}`,
+    sql: sql`SELECT ${VALUES}.entity_uuid FROM ${VALUES} WHERE ${dialect.indexRowsOfAny(scope.appUuid, scope.collection, [path, elementsPath(path)])} AND ${test}`,
     indexes: [propertyLabel(path)],
     estimated: equality,
   };
