@@ -16,6 +16,7 @@ import type { Condition, Direction, Literal, PropertyPath, Query } from './ast.j
 import { decodeCursor } from './cursor.js';
 import { dialects, type Dialect, type DialectName, type Operand, type SortValueColumn } from './dialect.js';
 import { foldCase } from './functions.js';
+import { balancedTree } from './balanced.js';
 import { alternativesOf, type CollectionScope, type IndexScope } from './property-index.js';
 import { indexOrderOf, type IndexOrder } from './index-order.js';
 import { sortKeys, type SortKey, type SortValue } from './order.js';
@@ -264,12 +265,9 @@ function operand(literal: Literal): number | string {
   }
 }
 
-/** Joins as a balanced tree, so a long `or` list nests log2(n) deep, not n (SQLite caps depth at 1000). */
+/** Joins with `operator` as a balanced tree (balanced.ts), so a long `or` list nests log2(n) deep, not n. */
 function joinBalanced(parts: readonly SQL[], operator: SQL): SQL {
-  if (parts.length === 0) throw new RangeError('joinBalanced needs at least one part');
-  if (parts.length === 1) return parts[0];
-  const middle = Math.ceil(parts.length / 2);
-  return sql`(${joinBalanced(parts.slice(0, middle), operator)}${operator}${joinBalanced(parts.slice(middle), operator)})`;
+  return balancedTree(parts, (left, right) => sql`(${left}${operator}${right})`);
 }
 
 interface SortComponent {

@@ -2,8 +2,9 @@
  * Finds a query's candidate entities through the property index (docs/design.md#the-property-index):
  * the table `entity_values` holds one row per scalar property of every entity — its path, type
  * rank (order.ts TYPE_RANK), number (1/0 for booleans) and case-folded text cut to
- * INDEXED_TEXT_LENGTH characters — kept by triggers in the migrations
- * (src/db/migrations/*\/…_property_index.sql).
+ * INDEXED_TEXT_LENGTH characters — and one per distinct scalar element of an array property
+ * (under `elementsPath`), kept by triggers in the migrations
+ * (src/db/migrations/*\/…_property_index.sql, …_array_elements.sql).
  *
  * `candidatesOf` turns a condition into a subquery of entity uuids that holds every entity the
  * condition matches, or null when the index cannot say (`not`, `type`, paths it does not hold);
@@ -17,6 +18,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { ComparisonOperator, Condition, Literal } from './ast.js';
 import type { Dialect, Operand } from './dialect.js';
+import { balancedTree } from './balanced.js';
 import { foldCase } from './functions.js';
 import { locationCandidates } from './location-index.js';
 import { TYPE_RANK } from './order.js';
@@ -175,37 +177,38 @@ function bandCandidates(parts: readonly Comparison[], scope: IndexScope, dialect
   if (resolveProperty(parts[0].property).kind === 'column') return columnCandidates(parts, scope, dialect);
   const path = indexedPath(parts[0].property);
   if (path === null) return null;
-  const rows = (of: string, tests: SQL[]): SQL =>
-    sql`SELECT ${VALUES}.entity_uuid FROM ${VALUES} WHERE ${dialect.indexRowsOf(scope.appUuid, scope.collection, of)} AND ${sql.join(tests, sql` AND `)}`;
+  const rows = (of: string, tests: readonly SQL[]): SQL =>
+    sql`SELECT ${VALUES}.entity_uuid FROM ${VALUES} WHERE ${dialect.indexRowsOf(scope.appUuid, scope.collection, of)} AND ${balancedTree(tests, (left, right) => sql`(${left} AND ${right})`)}`;
   const tests = parts.map((part) => compareTest(part.operator, part.value, dialect));
-  const elements = sql.join(
+  const elements = compound(
     tests.map((test) => rows(elementsPath(path), [test])),
-    sql` INTERSECT `,
+    INTERSECT,
   );
   return {
-    sql: sql`SELECT ${COMPOUND}.entity_uuid FROM (${rows(path, tests)} UNION ALL SELECT ${ELEMENTS}.entity_uuid FROM (${elements}) AS ${ELEMENTS}) AS ${COMPOUND}`,
+    sql: sql`SELECT ${COMPOUND}.entity_uuid FROM (${rows(path, tests)} UNION ALL ${elements}) AS ${COMPOUND}`,
     indexes: [propertyLabel(path)],
     estimated: false,
   };
 }
 
-const ELEMENTS = sql.identifier('elements');
-
-/**
- * The parts' union, as a balanced tree of two-part unions: SQLite allows 500 parts in one
- * compound SELECT, and a long `or` list has more.
- */
+/** The parts' union (`compound`). */
 function union(parts: readonly Candidates[]): Candidates {
-  const tree = (list: readonly SQL[]): SQL => {
-    if (list.length === 1) return list[0];
-    const middle = Math.ceil(list.length / 2);
-    return sql`SELECT ${COMPOUND}.entity_uuid FROM (${tree(list.slice(0, middle))} UNION ${tree(list.slice(middle))}) AS ${COMPOUND}`;
-  };
   return {
-    sql: tree(parts.map((part) => part.sql)),
+    sql: compound(
+      parts.map((part) => part.sql),
+      UNION,
+    ),
     indexes: [...new Set(parts.flatMap((part) => part.indexes))],
     estimated: parts.every((part) => part.estimated),
   };
+}
+
+const UNION = sql.raw(' UNION ');
+const INTERSECT = sql.raw(' INTERSECT ');
+
+/** The union or intersection of `SELECT entity_uuid …` parts, as a balanced tree (balanced.ts). */
+function compound(parts: readonly SQL[], operator: SQL): SQL {
+  return balancedTree(parts, (left, right) => sql`SELECT ${COMPOUND}.entity_uuid FROM (${left}${operator}${right}) AS ${COMPOUND}`);
 }
 
 const COMPOUND = sql.identifier('candidates');
