@@ -6,7 +6,7 @@
  */
 import type { Literal, PropertyPath } from './ast.js';
 
-/** The types a query compares; a value of another type (null, object, array) matches nothing. */
+/** The types a query compares; a value of another type (null, object) matches nothing, an array by its elements (evaluate.ts). */
 export type ValueType = 'number' | 'string' | 'boolean';
 
 export type ColumnName = 'uuid' | 'type' | 'created' | 'modified';
