@@ -16,7 +16,7 @@ import type { Condition, Direction, Literal, PropertyPath, Query } from './ast.j
 import { decodeCursor } from './cursor.js';
 import { dialects, type Dialect, type DialectName, type Operand, type SortValueColumn } from './dialect.js';
 import { foldCase } from './functions.js';
-import { balancedTree } from './balanced.js';
+import { joinBalanced } from './balanced.js';
 import { alternativesOf, type CollectionScope, type IndexScope } from './property-index.js';
 import { indexOrderOf, type IndexOrder } from './index-order.js';
 import { sortKeys, type SortKey, type SortValue } from './order.js';
@@ -263,11 +263,6 @@ function operand(literal: Literal): number | string {
     case 'uuid':
       return foldCase(literal.value);
   }
-}
-
-/** Joins with `operator` as a balanced tree (balanced.ts), so a long `or` list nests log2(n) deep, not n. */
-function joinBalanced(parts: readonly SQL[], operator: SQL): SQL {
-  return balancedTree(parts, (left, right) => sql`(${left}${operator}${right})`);
 }
 
 interface SortComponent {

@@ -18,7 +18,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { ComparisonOperator, Condition, Literal } from './ast.js';
 import type { Dialect, Operand } from './dialect.js';
-import { balancedTree } from './balanced.js';
+import { balancedTree, joinBalanced } from './balanced.js';
 import { foldCase } from './functions.js';
 import { locationCandidates } from './location-index.js';
 import { TYPE_RANK } from './order.js';
@@ -177,15 +177,14 @@ function bandCandidates(parts: readonly Comparison[], scope: IndexScope, dialect
   if (resolveProperty(parts[0].property).kind === 'column') return columnCandidates(parts, scope, dialect);
   const path = indexedPath(parts[0].property);
   if (path === null) return null;
-  const rows = (of: string, tests: readonly SQL[]): SQL =>
-    sql`SELECT ${VALUES}.entity_uuid FROM ${VALUES} WHERE ${dialect.indexRowsOf(scope.appUuid, scope.collection, of)} AND ${balancedTree(tests, (left, right) => sql`(${left} AND ${right})`)}`;
+  const rowsOf = (of: string): SQL => dialect.indexRowsOf(scope.appUuid, scope.collection, of);
   const tests = parts.map((part) => compareTest(part.operator, part.value, dialect));
   const elements = compound(
-    tests.map((test) => rows(elementsPath(path), [test])),
+    tests.map((test) => rowsPassing(rowsOf(elementsPath(path)), test)),
     INTERSECT,
   );
   return {
-    sql: sql`SELECT ${COMPOUND}.entity_uuid FROM (${rows(path, tests)} UNION ALL ${elements}) AS ${COMPOUND}`,
+    sql: sql`SELECT ${COMPOUND}.entity_uuid FROM (${rowsPassing(rowsOf(path), joinBalanced(tests, sql` AND `))} UNION ALL ${elements}) AS ${COMPOUND}`,
     indexes: [propertyLabel(path)],
     estimated: false,
   };
@@ -236,10 +235,15 @@ export function elementsPath(path: string): string {
  */
 function lookup(scope: IndexScope, path: string, test: SQL, dialect: Dialect, equality: boolean): Candidates {
   return {
-    sql: sql`SELECT ${VALUES}.entity_uuid FROM ${VALUES} WHERE ${dialect.indexRowsOfAny(scope.appUuid, scope.collection, [path, elementsPath(path)])} AND ${test}`,
+    sql: rowsPassing(dialect.indexRowsOfAny(scope.appUuid, scope.collection, [path, elementsPath(path)]), test),
     indexes: [propertyLabel(path)],
     estimated: equality,
   };
+}
+
+/** `SELECT entity_uuid` of the property index's rows that `rows` names (dialect.ts `indexRowsOf`) and that pass `test`. */
+function rowsPassing(rows: SQL, test: SQL): SQL {
+  return sql`SELECT ${VALUES}.entity_uuid FROM ${VALUES} WHERE ${rows} AND ${test}`;
 }
 
 /**
