@@ -10,7 +10,7 @@
  */
 import type Database from 'better-sqlite3';
 import { containsWords, distanceMeters, foldCase, hasPrefix } from '../data/query/functions.js';
-import { indexedText } from '../data/query/property-index.js';
+import { indexedText, indexRowsOf } from '../data/query/property-index.js';
 import { entityToken, entityWords } from '../data/query/word-index.js';
 
 /** Rows counted by idp_count_row, by the token of the query that counts (explain.ts). */
@@ -52,8 +52,20 @@ export function registerSqlFunctions(sqlite: Database.Database): void {
   sqlite.function('idp_index_text', options, (value: unknown) => (typeof value === 'string' ? indexedText(foldCase(value)) : null));
   // idp_index_path(fullkey): the property index's path of a json_tree fullkey in which SQLite
   // quotes a name (`$.a."first_name"` → `a.first_name`); NULL unless every segment is a name the
-  // query language writes (migrations/sqlite/0030_property_index_compact_keys.sql).
+  // query language writes (migrations/sqlite/0030_property_index_compact_keys.sql). It and
+  // idp_index_text serve the views of the migrations before idp_index_rows, which a database
+  // from before them runs while it is upgraded.
   sqlite.function('idp_index_path', options, (fullkey: unknown) => (typeof fullkey === 'string' ? indexPathOf(fullkey) : null));
+  // idp_index_rows(properties): the property index's rows of an entity's JSON, a table of
+  // (path, property, kind, value) (property-index.ts indexRowsOf), which the view
+  // entity_values_source reads (migrations/sqlite/0033_index_rows_in_javascript.sql).
+  sqlite.table('idp_index_rows', {
+    columns: ['path', 'property', 'kind', 'value'],
+    parameters: ['properties'],
+    *rows(properties: unknown) {
+      if (typeof properties === 'string') yield* indexRowsOf(properties);
+    },
+  });
   // idp_entity_words(uuid, app, collection, properties): the word index's row of an entity, or
   // NULL when it has no word; idp_entity_word_match(uuid): the FTS5 query finding that row again
   // (word-index.ts, migrations/sqlite/0025_word_index.sql).

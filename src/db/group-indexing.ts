@@ -34,22 +34,23 @@ const FIRST_NUMBERED = 100;
 
 /** The statements writing the three indexes' rows of the entities after a rowid, each index's in its key order. */
 function indexStatementsOf(sqlite: Database.Database) {
-  const batch = 'SELECT uuid FROM entities WHERE rowid > ?';
   return {
     // The property index's rows name their path by number (migrations/sqlite/…_property_index_compact_keys.sql):
     // `paths` numbers the paths of the entities' rows. ON CONFLICT, unlike OR IGNORE, lets a row
     // whose path has no number yet fail the statement (NOT NULL) rather than be left out.
     values: sqlite.prepare(
-      `INSERT INTO entity_values SELECT path_id, kind, value, entity_uuid FROM entity_values_source WHERE entity_uuid IN (${batch}) ORDER BY 1, 2, 3, 4 ON CONFLICT DO NOTHING`,
+      `INSERT INTO entity_values SELECT path_id, kind, value, entity_uuid FROM entity_values_source WHERE entity_rowid > ? ORDER BY 1, 2, 3, 4 ON CONFLICT DO NOTHING`,
     ),
-    paths: sqlite.prepare(`${NUMBERING_PATHS_WHERE} entity_uuid IN (${batch})`),
-    firstPaths: sqlite.prepare(`${NUMBERING_PATHS_WHERE} entity_uuid IN (${batch} ORDER BY rowid LIMIT ${FIRST_NUMBERED})`),
+    paths: sqlite.prepare(`${NUMBERING_PATHS_WHERE} entity_rowid > ?`),
+    firstPaths: sqlite.prepare(`${NUMBERING_PATHS_WHERE} entity_rowid IN (SELECT rowid FROM entities WHERE rowid > ? ORDER BY rowid LIMIT ${FIRST_NUMBERED})`),
     // MATERIALIZED: idp_entity_words runs once per entity, not once more for the WHERE.
     words: sqlite.prepare(
       `WITH words AS MATERIALIZED (SELECT uuid, created, idp_entity_words(uuid, app_uuid, collection, properties) AS words FROM entities WHERE rowid > ?)
        INSERT INTO entity_words (entity_uuid, created, words) SELECT uuid, created, words FROM words WHERE words IS NOT NULL`,
     ),
-    locations: sqlite.prepare(`INSERT INTO entity_locations SELECT * FROM entity_locations_source WHERE entity_uuid IN (${batch}) ORDER BY min_latitude`),
+    locations: sqlite.prepare(
+      `INSERT INTO entity_locations SELECT * FROM entity_locations_source WHERE entity_uuid IN (SELECT uuid FROM entities WHERE rowid > ?) ORDER BY min_latitude`,
+    ),
   };
 }
 

@@ -32,6 +32,7 @@ import {
 import { encodeCursor } from '../../src/data/query/cursor.js';
 import { findEntities } from '../../src/data/find.js';
 import { insertEntityBatch } from '../../src/db/entity-import-store.js';
+import { execute } from '../../src/db/run.js';
 
 const PLAIN = { upperKeywords: false, wordOperators: false, explicitWhere: false, explicitStar: false, space: ' ' };
 import { selectRows, TEST_DATABASE_URL } from '../database.js';
@@ -373,6 +374,52 @@ describe('the property index', () => {
     const expected = reference(query, fixture);
     expect(expected.length).toBeGreaterThan(0);
     expect((await database.select(query)).map((row) => row.uuid)).toEqual(expected);
+  });
+
+  it("holds paths up to the longest and deepest it takes, an array's scalar elements once each, and no row of stored JSON that does not parse", async () => {
+    await emptyCollections(database);
+    // 128 characters, then 129; three segments, then four.
+    const longest = `${'x'.repeat(60)}.${'y'.repeat(60)}.${'z'.repeat(6)}`;
+    const tooLong = `${longest}z`;
+    const longestArray = `${'w'.repeat(60)}.${'y'.repeat(60)}.${'t'.repeat(6)}`;
+    const nested = (path: string, value: unknown): Record<string, unknown> =>
+      path
+        .split('.')
+        .reverse()
+        .reduce<unknown>((inner, segment) => ({ [segment]: inner }), value) as Record<string, unknown>;
+    const [first, second, unreadable] = UUID_POOL;
+    const entity = (uuid: string, properties: Record<string, unknown>): GeneratedEntity => ({
+      record: { ...properties, uuid, type: 'dog', created: 1000, modified: 1000 },
+      properties,
+    });
+    await database.insertEntity(entity(first, { ...nested(longest, 1), a: { b: { c: { d: 2 } } }, first_name: 'Ann', 'a-b': 3 }));
+    await database.insertEntity(
+      entity(second, { ...nested(tooLong, 1), tags: ['Red', 'red', 'RED', 3, 3, true, true, null, { a: 1 }, [4]], ...nested(longestArray, ['Q']) }),
+    );
+    await database.insertEntity(entity(unreadable, { a: 5 }));
+    const row = (uuid: string, path: string, kind: number, num: number | null, text: string | null): IndexRow => ({
+      entity_uuid: uuid,
+      path,
+      collection: COLLECTION,
+      kind,
+      num,
+      text,
+    });
+    const expected = [
+      row(first, longest, 1, 1, null),
+      row(first, 'first_name', 2, null, 'ann'),
+      row(second, 'tags[]', 1, 3, null),
+      row(second, 'tags[]', 2, null, 'red'),
+      row(second, 'tags[]', 3, 1, null),
+      row(second, `${longestArray}[]`, 2, null, 'q'),
+    ];
+    if (database.handle.driver.dialect !== 'sqlite') {
+      expect(await storedRows()).toEqual([...expected, row(unreadable, 'a', 1, 5, null)].sort(byKey));
+      return;
+    }
+    // Only SQLite can hold text that is not JSON (PostgreSQL's jsonb refuses it): written by another tool, say.
+    await execute(database.handle.db, sql`UPDATE entities SET properties = '{"a": 5' WHERE uuid = ${unreadable}`);
+    expect(await storedRows()).toEqual(expected.sort(byKey));
   });
 
   it('orders texts that differ only past the indexed length by the whole text before the next key, a page at a time', async () => {

@@ -55,6 +55,34 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * The paths the property and word indexes hold (docs/design.md#the-property-index): identifiers
+ * joined by dots through objects, at most INDEXED_DEPTH deep and INDEXED_PATH_LENGTH characters.
+ */
+export const INDEXED_SEGMENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+export const INDEXED_DEPTH = 3;
+export const INDEXED_PATH_LENGTH = 128;
+
+/**
+ * Calls `visit` with each value of `properties` at a path the indexes hold, objects excepted,
+ * which are descended instead: scalars, arrays and nulls.
+ */
+export function forEachIndexedValue(properties: Record<string, unknown>, visit: (path: string, value: unknown) => void): void {
+  const descend = (object: Record<string, unknown>, prefix: string, depth: number): void => {
+    for (const name of Object.keys(object)) {
+      if (!INDEXED_SEGMENT.test(name)) continue;
+      const path = prefix === '' ? name : `${prefix}.${name}`;
+      const value = object[name];
+      if (isPlainObject(value)) {
+        if (depth < INDEXED_DEPTH) descend(value, path, depth + 1);
+      } else if (path.length <= INDEXED_PATH_LENGTH) {
+        visit(path, value);
+      }
+    }
+  };
+  descend(properties, '', 1);
+}
+
 /** The type a literal compares as: an unquoted UUID is a string. */
 export function literalType(literal: Literal): ValueType {
   return literal.kind === 'uuid' ? 'string' : literal.kind;

@@ -22,14 +22,11 @@ import { balancedTree, joinBalanced } from './balanced.js';
 import { foldCase } from './functions.js';
 import { locationCandidates } from './location-index.js';
 import { TYPE_RANK } from './order.js';
-import { literalType, resolveProperty } from './properties.js';
+import { forEachIndexedValue, INDEXED_DEPTH, INDEXED_PATH_LENGTH, isPlainObject, literalType, resolveProperty } from './properties.js';
 import { wordCandidates } from './word-index.js';
 
 /** Strings are indexed by their folded text's first this many characters (code points). */
 export const INDEXED_TEXT_LENGTH = 200;
-/** Deeper paths, and longer ones, are not indexed (the migrations' limits). */
-const INDEXED_DEPTH = 3;
-const INDEXED_PATH_LENGTH = 128;
 
 /** The entities a query reads: one collection of one application. */
 export interface IndexScope {
@@ -217,6 +214,66 @@ export function indexedPath(property: string): string | null {
   const source = resolveProperty(property);
   if (source.kind === 'column' || source.path.length > INDEXED_DEPTH || property.length > INDEXED_PATH_LENGTH) return null;
   return property;
+}
+
+/** A row of the property index, as SQLite's index triggers and batches read it (idp_index_rows, src/db/functions.ts). */
+export interface IndexRow {
+  /** The path the row is under: the property's, or `elementsPath` of it for an array's element. */
+  readonly path: string;
+  /** The property's path, as a collection's settings name it (docs/api.md#collection-settings). */
+  readonly property: string;
+  /** TYPE_RANK of the value's type. */
+  readonly kind: number;
+  /** A number; a boolean as 1 or 0; a string folded and cut (`indexedText`). */
+  readonly value: number | string;
+}
+
+/**
+ * The property index's rows of an entity's stored JSON: one for each scalar at a path the index
+ * holds (properties.ts `forEachIndexedValue`), and one for each distinct scalar element of an
+ * array there, under `elementsPath`; none when it does not parse. `null`, and the objects and
+ * arrays inside an array, have none: the query language compares none of them (evaluate.ts).
+ */
+export function indexRowsOf(properties: string): IndexRow[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(properties);
+  } catch {
+    return [];
+  }
+  if (!isPlainObject(parsed)) return [];
+  const rows: IndexRow[] = [];
+  forEachIndexedValue(parsed, (property, value) => {
+    if (!Array.isArray(value)) {
+      const row = scalarRow(property, property, value);
+      if (row !== null) rows.push(row);
+      return;
+    }
+    const path = elementsPath(property);
+    const seen = new Set<string>();
+    for (const element of value) {
+      const row = scalarRow(path, property, element);
+      if (row === null) continue;
+      const key = `${row.kind}:${row.value}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      rows.push(row);
+    }
+  });
+  return rows;
+}
+
+function scalarRow(path: string, property: string, value: unknown): IndexRow | null {
+  switch (typeof value) {
+    case 'number':
+      return { path, property, kind: TYPE_RANK.number, value };
+    case 'string':
+      return { path, property, kind: TYPE_RANK.string, value: indexedText(foldCase(value)) };
+    case 'boolean':
+      return { path, property, kind: TYPE_RANK.boolean, value: value ? 1 : 0 };
+    default:
+      return null;
+  }
 }
 
 /**

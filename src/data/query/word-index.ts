@@ -20,14 +20,10 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Condition } from './ast.js';
 import type { Dialect, WordLookup } from './dialect.js';
 import { splitWords } from './functions.js';
-import { isPlainObject, resolveProperty } from './properties.js';
+import { forEachIndexedValue, INDEXED_DEPTH, INDEXED_PATH_LENGTH, INDEXED_SEGMENT, isPlainObject, resolveProperty } from './properties.js';
 
 /** A word is stored by its first this many code points. */
 const WORD_LENGTH = 64;
-/** Paths the word index holds: as the property index's (property-index.ts), identifiers through objects, at most 3 deep and 128 long. */
-const SEGMENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const DEPTH = 3;
-const PATH_LENGTH = 128;
 
 /** The key of the words of one property path of one collection: 12 hex digits of an MD5 (the PostgreSQL migration computes the same); two keys alike only add candidates. */
 export function wordKey(appUuid: string, collection: string, path: string): string {
@@ -85,21 +81,13 @@ export function entityWords(uuid: string, appUuid: string, collection: string, p
   }
   if (!isPlainObject(parsed)) return null;
   const tokens = new Set<string>();
-  const visit = (object: Record<string, unknown>, prefix: string, depth: number): void => {
-    for (const [name, value] of Object.entries(object)) {
-      if (!SEGMENT.test(name)) continue;
-      const path = prefix === '' ? name : `${prefix}.${name}`;
-      if (isPlainObject(value)) {
-        if (depth < DEPTH) visit(value, path, depth + 1);
-      } else if (typeof value === 'string' && path.length <= PATH_LENGTH) {
-        const words = splitWords(value);
-        if (words.length === 0) continue;
-        const key = wordKey(appUuid, collection, path);
-        for (const word of words) tokens.add(wordToken(key, word));
-      }
-    }
-  };
-  visit(parsed, '', 1);
+  forEachIndexedValue(parsed, (path, value) => {
+    if (typeof value !== 'string') return;
+    const words = splitWords(value);
+    if (words.length === 0) return;
+    const key = wordKey(appUuid, collection, path);
+    for (const word of words) tokens.add(wordToken(key, word));
+  });
   return tokens.size === 0 ? null : `${entityToken(uuid)} ${[...tokens].join(' ')}`;
 }
 
@@ -131,9 +119,9 @@ export function wordCandidates(
   const source = resolveProperty(condition.property);
   if (
     source.kind === 'column' ||
-    source.path.length > DEPTH ||
-    condition.property.length > PATH_LENGTH ||
-    !source.path.every((segment) => SEGMENT.test(segment))
+    source.path.length > INDEXED_DEPTH ||
+    condition.property.length > INDEXED_PATH_LENGTH ||
+    !source.path.every((segment) => INDEXED_SEGMENT.test(segment))
   ) {
     return null;
   }
