@@ -8,14 +8,19 @@ import type { Deps } from '../deps.js';
 import { IllegalArgument } from '../errors.js';
 import { findUnindexedPaths, replaceUnindexedPaths } from '../db/property-index-store.js';
 import { requireCollection } from './collections.js';
+import { INDEXED_DEPTH, INDEXED_PATH_LENGTH, INDEXED_SEGMENT } from './query/properties.js';
 
 export interface CollectionSettings {
   readonly unindexed: readonly string[];
 }
 
-/** Paths as a query names them (docs/api.md#queries-and-paging): identifiers joined by dots, as deep and long as the index goes. */
-const INDEXABLE_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*){0,2}$/;
-const MAX_PATH_LENGTH = 128;
+/** A path as a query names it (docs/api.md#queries-and-paging), as deep and long as the index goes (properties.ts). */
+function isIndexablePath(path: unknown): path is string {
+  if (typeof path !== 'string' || path.length > INDEXED_PATH_LENGTH) return false;
+  const segments = path.split('.');
+  return segments.length <= INDEXED_DEPTH && segments.every((segment) => INDEXED_SEGMENT.test(segment));
+}
+
 /** A bound on what one write re-indexes or deletes. */
 const MAX_UNINDEXED = 100;
 
@@ -48,9 +53,9 @@ function parseSettings(body: unknown): CollectionSettings {
     throw IllegalArgument(`unindexed must be an array of at most ${MAX_UNINDEXED} property paths`, { fields: { unindexed: 'not an array of paths' } });
   }
   paths.forEach((path: unknown, i) => {
-    if (typeof path !== 'string' || !INDEXABLE_PATH.test(path) || path.length > MAX_PATH_LENGTH) {
+    if (!isIndexablePath(path)) {
       throw IllegalArgument(
-        `unindexed[${i}] is not a property path the index holds: identifiers joined by dots, at most 3 deep and ${MAX_PATH_LENGTH} characters`,
+        `unindexed[${i}] is not a property path the index holds: identifiers joined by dots, at most ${INDEXED_DEPTH} deep and ${INDEXED_PATH_LENGTH} characters`,
         {
           fields: { unindexed: 'not a property path' },
         },

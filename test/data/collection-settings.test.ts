@@ -91,6 +91,9 @@ describe('collection settings', () => {
     { body: { unindexed: 'photo' }, field: 'unindexed' },
     { body: { unindexed: ['photo', 'a b'] }, field: 'unindexed' },
     { body: { unindexed: ['a.b.c.d'] }, field: 'unindexed' },
+    { body: { unindexed: [`${'a'.repeat(64)}.${'b'.repeat(64)}`] }, field: 'unindexed' },
+    { body: { unindexed: ['a..b'] }, field: 'unindexed' },
+    { body: { unindexed: [''] }, field: 'unindexed' },
     { body: { unindexed: [7] }, field: 'unindexed' },
     { body: { unindexed: [], indexed: ['x'] }, field: 'indexed' },
   ])('refuses $body with 400 naming $field, changing nothing', async ({ body, field }) => {
