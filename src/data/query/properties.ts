@@ -63,6 +63,16 @@ export const INDEXED_SEGMENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export const INDEXED_DEPTH = 3;
 export const INDEXED_PATH_LENGTH = 128;
 
+/** An entity's stored properties (JSON text) as an object; null when the text is not a JSON object (such an entity has no index rows). */
+export function parseStoredProperties(text: string): Record<string, unknown> | null {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return isPlainObject(parsed) ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Calls `visit` with each value of `properties` at a path the indexes hold, objects excepted,
  * which are descended instead: scalars, arrays and nulls.

@@ -22,7 +22,7 @@ import { balancedTree, joinBalanced } from './balanced.js';
 import { foldCase } from './functions.js';
 import { locationCandidates } from './location-index.js';
 import { TYPE_RANK } from './order.js';
-import { forEachIndexedValue, INDEXED_DEPTH, INDEXED_PATH_LENGTH, isPlainObject, literalType, resolveProperty } from './properties.js';
+import { forEachIndexedValue, INDEXED_DEPTH, INDEXED_PATH_LENGTH, literalType, parseStoredProperties, resolveProperty } from './properties.js';
 import { wordCandidates } from './word-index.js';
 
 /** Strings are indexed by their folded text's first this many characters (code points). */
@@ -70,8 +70,8 @@ export interface Candidates {
 
 /** Text cut as the index cuts it: the first INDEXED_TEXT_LENGTH code points. */
 export function indexedText(text: string): string {
-  // Every write of a string property comes here (the triggers' idp_index_text): count code
-  // points in place rather than split the text into an array of them.
+  // Every write of a string property comes here (indexRowsOf): count code points in place
+  // rather than split the text into an array of them.
   if (text.length <= INDEXED_TEXT_LENGTH) return text;
   let end = 0;
   for (let points = 0; points < INDEXED_TEXT_LENGTH && end < text.length; points++) end += text.codePointAt(end)! > 0xffff ? 2 : 1;
@@ -235,13 +235,8 @@ export interface IndexRow {
  * arrays inside an array, have none: the query language compares none of them (evaluate.ts).
  */
 export function indexRowsOf(properties: string): IndexRow[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(properties);
-  } catch {
-    return [];
-  }
-  if (!isPlainObject(parsed)) return [];
+  const parsed = parseStoredProperties(properties);
+  if (parsed === null) return [];
   const rows: IndexRow[] = [];
   forEachIndexedValue(parsed, (property, value) => {
     if (!Array.isArray(value)) {

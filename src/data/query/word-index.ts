@@ -20,7 +20,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Condition } from './ast.js';
 import type { Dialect, WordLookup } from './dialect.js';
 import { splitWords } from './functions.js';
-import { forEachIndexedValue, INDEXED_DEPTH, INDEXED_PATH_LENGTH, INDEXED_SEGMENT, isPlainObject, resolveProperty } from './properties.js';
+import { forEachIndexedValue, INDEXED_DEPTH, INDEXED_PATH_LENGTH, INDEXED_SEGMENT, parseStoredProperties, resolveProperty } from './properties.js';
 
 /** A word is stored by its first this many code points. */
 const WORD_LENGTH = 64;
@@ -73,13 +73,8 @@ const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
  * has no word, or its stored JSON does not parse (such an entity matches no condition).
  */
 export function entityWords(uuid: string, appUuid: string, collection: string, properties: string): string | null {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(properties);
-  } catch {
-    return null;
-  }
-  if (!isPlainObject(parsed)) return null;
+  const parsed = parseStoredProperties(properties);
+  if (parsed === null) return null;
   const tokens = new Set<string>();
   forEachIndexedValue(parsed, (path, value) => {
     if (typeof value !== 'string') return;
