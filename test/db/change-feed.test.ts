@@ -98,7 +98,7 @@ describe.skipIf(postgres !== undefined)(postgres === undefined ? 'the change fee
     // The first entity of a collection stores the collection too, which is remembered.
     expect(await notified(() => insertEntity(other.db, person('ann')))).toEqual(['collections']);
     expect(await notified(() => insertEntity(other.db, { ...person('amy'), collectionStored: true }))).toEqual([]);
-    await insertEntity(other.db, person('sprocket', 'items'));
+    expect(await notified(() => insertEntity(other.db, person('sprocket', 'items')))).toEqual(['collections']);
     expect(await notified(() => insertEntity(other.db, { ...person('widget', 'items'), collectionStored: true }))).toEqual([]);
     const insert = `insert into entities (uuid, app_uuid, collection, type, name, name_key, properties, created, modified)
       values (gen_random_uuid()::text, $1, $2, $2, $3, $3, '{}', 1, 1)`;
