@@ -48,8 +48,13 @@ function indexStatementsOf(sqlite: Database.Database) {
       `WITH words AS MATERIALIZED (SELECT uuid, created, idp_entity_words(uuid, app_uuid, collection, properties) AS words FROM entities WHERE rowid > ?)
        INSERT INTO entity_words (entity_uuid, created, words) SELECT uuid, created, words FROM words WHERE words IS NOT NULL`,
     ),
+    // Only an entity whose text names "location" (or escapes a character) can have one: the
+    // insert triggers' test (migrations/sqlite/…_cheaper_index_triggers.sql), which spares the
+    // others' JSON a parse.
     locations: sqlite.prepare(
-      `INSERT INTO entity_locations SELECT * FROM entity_locations_source WHERE entity_uuid IN (SELECT uuid FROM entities WHERE rowid > ?) ORDER BY min_latitude`,
+      `INSERT INTO entity_locations SELECT * FROM entity_locations_source WHERE entity_uuid IN (
+         SELECT uuid FROM entities WHERE rowid > ? AND (properties GLOB '*"location"*' OR properties GLOB '*\\*')
+       ) ORDER BY min_latitude`,
     ),
   };
 }
