@@ -8,17 +8,10 @@ import type { Deps } from '../deps.js';
 import { IllegalArgument } from '../errors.js';
 import { findUnindexedPaths, replaceUnindexedPaths } from '../db/property-index-store.js';
 import { requireCollection } from './collections.js';
-import { INDEXED_DEPTH, INDEXED_PATH_LENGTH, INDEXED_SEGMENT } from './query/properties.js';
+import { INDEXED_DEPTH, INDEXED_PATH_LENGTH, isIndexedPath } from './query/properties.js';
 
 export interface CollectionSettings {
   readonly unindexed: readonly string[];
-}
-
-/** A path as a query names it (docs/api.md#queries-and-paging), as deep and long as the index goes (properties.ts). */
-function isIndexablePath(path: unknown): path is string {
-  if (typeof path !== 'string' || path.length > INDEXED_PATH_LENGTH) return false;
-  const segments = path.split('.');
-  return segments.length <= INDEXED_DEPTH && segments.every((segment) => INDEXED_SEGMENT.test(segment));
 }
 
 /** A bound on what one write re-indexes or deletes. */
@@ -53,7 +46,7 @@ function parseSettings(body: unknown): CollectionSettings {
     throw IllegalArgument(`unindexed must be an array of at most ${MAX_UNINDEXED} property paths`, { fields: { unindexed: 'not an array of paths' } });
   }
   paths.forEach((path: unknown, i) => {
-    if (!isIndexablePath(path)) {
+    if (typeof path !== 'string' || !isIndexedPath(path)) {
       throw IllegalArgument(
         `unindexed[${i}] is not a property path the index holds: identifiers joined by dots, at most ${INDEXED_DEPTH} deep and ${INDEXED_PATH_LENGTH} characters`,
         {

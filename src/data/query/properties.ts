@@ -59,9 +59,16 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
  * The paths the property and word indexes hold (docs/design.md#the-property-index): identifiers
  * joined by dots through objects, at most INDEXED_DEPTH deep and INDEXED_PATH_LENGTH characters.
  */
-export const INDEXED_SEGMENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const INDEXED_SEGMENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export const INDEXED_DEPTH = 3;
 export const INDEXED_PATH_LENGTH = 128;
+
+/** Whether the indexes hold `path` (a property path as a query names it, dotted): the paths `forEachIndexedValue` visits. */
+export function isIndexedPath(path: string): boolean {
+  if (path.length > INDEXED_PATH_LENGTH) return false;
+  const segments = path.split('.');
+  return segments.length <= INDEXED_DEPTH && segments.every((segment) => INDEXED_SEGMENT.test(segment));
+}
 
 /** An entity's stored properties (JSON text) as an object; null when the text is not a JSON object (such an entity has no index rows). */
 export function parseStoredProperties(text: string): Record<string, unknown> | null {

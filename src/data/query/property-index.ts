@@ -22,7 +22,7 @@ import { balancedTree, joinBalanced } from './balanced.js';
 import { foldCase } from './functions.js';
 import { locationCandidates } from './location-index.js';
 import { TYPE_RANK } from './order.js';
-import { forEachIndexedValue, INDEXED_DEPTH, INDEXED_PATH_LENGTH, literalType, parseStoredProperties, resolveProperty } from './properties.js';
+import { forEachIndexedValue, isIndexedPath, literalType, parseStoredProperties, resolveProperty } from './properties.js';
 import { wordCandidates } from './word-index.js';
 
 /** Strings are indexed by their folded text's first this many characters (code points). */
@@ -211,9 +211,7 @@ const COMPOUND = sql.identifier('candidates');
 
 /** The path as the index names it, or null when the index does not hold it. */
 export function indexedPath(property: string): string | null {
-  const source = resolveProperty(property);
-  if (source.kind === 'column' || source.path.length > INDEXED_DEPTH || property.length > INDEXED_PATH_LENGTH) return null;
-  return property;
+  return resolveProperty(property).kind === 'column' || !isIndexedPath(property) ? null : property;
 }
 
 /** A row of the property index, as SQLite's index triggers and batches read it (idp_index_rows, src/db/functions.ts). */

@@ -20,7 +20,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Condition } from './ast.js';
 import type { Dialect, WordLookup } from './dialect.js';
 import { splitWords } from './functions.js';
-import { forEachIndexedValue, INDEXED_DEPTH, INDEXED_PATH_LENGTH, INDEXED_SEGMENT, parseStoredProperties, resolveProperty } from './properties.js';
+import { forEachIndexedValue, isIndexedPath, parseStoredProperties, resolveProperty } from './properties.js';
 
 /** A word is stored by its first this many code points. */
 const WORD_LENGTH = 64;
@@ -111,15 +111,7 @@ export function wordCandidates(
   collection: string,
   dialect: Dialect,
 ): WordCandidates | null {
-  const source = resolveProperty(condition.property);
-  if (
-    source.kind === 'column' ||
-    source.path.length > INDEXED_DEPTH ||
-    condition.property.length > INDEXED_PATH_LENGTH ||
-    !source.path.every((segment) => INDEXED_SEGMENT.test(segment))
-  ) {
-    return null;
-  }
+  if (resolveProperty(condition.property).kind === 'column' || !isIndexedPath(condition.property)) return null;
   const words = splitWords(condition.term);
   if (words.length === 0) return condition.prefix ? null : NO_CANDIDATES;
   const key = wordKey(appUuid, collection, condition.property);
